@@ -1,0 +1,192 @@
+/* cpu_device.c: the CPU's device operations (see backend/device.h). */
+#include "backend/cpu/cpu_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend/cpu/executor.h"
+#include "jit/jit.h"
+
+/* Buffers from this size up are mapped: the kernel hands out zeroed pages
+ * lazily, so a large buffer costs nothing until it is touched. */
+#define MAP_THRESHOLD (1u << 20)
+#define CPU_MAX_WORK_GROUP_SIZE 4096
+#define CPU_LOCAL_MEM_SIZE (256u * 1024u)
+
+typedef struct cpu_device {
+  const weft_config *config;
+  weft_executor *executor;
+  char name[128];
+} cpu_device;
+
+static cpu_device *cpu_of(weft_device *device) { return device->impl; }
+
+/* "model name" from /proc/cpuinfo, or a generic name. */
+static void read_cpu_name(char *out, size_t size) {
+  snprintf(out, size, "CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    colon += 1 + (colon[1] == ' ');
+    colon[strcspn(colon, "\n")] = 0;
+    snprintf(out, size, "%s", colon);
+    break;
+  }
+  fclose(f);
+}
+
+static void cpu_info(weft_device *device, weft_device_info *info) {
+  cpu_device *cpu = cpu_of(device);
+  memset(info, 0, sizeof *info);
+  info->kind = WEFT_DEVICE_CPU;
+  snprintf(info->name, sizeof info->name, "%s", cpu->name);
+  snprintf(info->vendor, sizeof info->vendor, "Weft");
+  info->compute_units = weft__executor_threads(cpu->executor);
+  info->max_work_group_size = CPU_MAX_WORK_GROUP_SIZE;
+  for (int d = 0; d < 3; d++)
+    info->max_work_item_sizes[d] = CPU_MAX_WORK_GROUP_SIZE;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  info->global_mem_size = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page
+                                                : (uint64_t)1 << 30;
+  info->max_alloc_size = info->global_mem_size / 2;
+  info->local_mem_size = CPU_LOCAL_MEM_SIZE;
+  info->address_bits = 64;
+  info->stack_size = cpu->config->stack_size;
+  snprintf(info->fiber, sizeof info->fiber, "%s",
+           cpu->config->fiber == WEFT_FIBER_ASM ? "asm" : "ucontext");
+}
+
+static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
+                         void **mem, weft_msg *msg) {
+  (void)device;
+  if (host_ptr) {
+    *mem = host_ptr;
+    return 0;
+  }
+  if (size >= MAP_THRESHOLD) {
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      snprintf(msg->text, sizeof msg->text, "cannot map %zu bytes", size);
+      return WEFT_ENOMEM;
+    }
+    *mem = p;
+    return 0;
+  }
+  /* 128-byte alignment: the widest vector type, and whole cache lines. */
+  void *p = NULL;
+  if (posix_memalign(&p, WEFT_LOCAL_ALIGN, size ? size : 1)) {
+    snprintf(msg->text, sizeof msg->text, "cannot allocate %zu bytes", size);
+    return WEFT_ENOMEM;
+  }
+  memset(p, 0, size);
+  *mem = p;
+  return 0;
+}
+
+static void cpu_mem_free(weft_device *device, void *mem, size_t size,
+                         void *host_ptr) {
+  (void)device;
+  if (host_ptr) return;
+  if (size >= MAP_THRESHOLD) munmap(mem, size);
+  else free(mem);
+}
+
+static int cpu_mem_write(weft_device *device, void *mem, size_t offset,
+                         size_t size, const void *src) {
+  (void)device;
+  memcpy((char *)mem + offset, src, size);
+  return 0;
+}
+
+static int cpu_mem_read(weft_device *device, void *mem, size_t offset,
+                        size_t size, void *dst) {
+  (void)device;
+  memcpy(dst, (const char *)mem + offset, size);
+  return 0;
+}
+
+/* Host and device share memory: a map is the address itself. */
+static int cpu_mem_map(weft_device *device, void *mem, size_t offset,
+                       size_t size, unsigned flags, void **ptr) {
+  (void)device;
+  (void)size;
+  (void)flags;
+  *ptr = (char *)mem + offset;
+  return 0;
+}
+
+static int cpu_mem_unmap(weft_device *device, void *mem, void *ptr) {
+  (void)device;
+  (void)mem;
+  (void)ptr;
+  return 0;
+}
+
+static int cpu_build(weft_device *device, const char *source, size_t length,
+                     const char *options, weft_binary **out, char **log) {
+  (void)device;
+  return weft__jit_build(source, length, options, out, log);
+}
+
+static void cpu_binary_free(weft_device *device, weft_binary *binary) {
+  (void)device;
+  weft__jit_binary_free(binary);
+}
+
+static int cpu_launch(weft_device *device, const weft_launch_desc *launch,
+                      weft_msg *msg) {
+  return weft__executor_run(cpu_of(device)->executor, launch, msg);
+}
+
+static const weft_device_ops cpu_ops = {
+    .name = "cpu",
+    .info = cpu_info,
+    .mem_alloc = cpu_mem_alloc,
+    .mem_free = cpu_mem_free,
+    .mem_write = cpu_mem_write,
+    .mem_read = cpu_mem_read,
+    .mem_map = cpu_mem_map,
+    .mem_unmap = cpu_mem_unmap,
+    .build = cpu_build,
+    .binary_free = cpu_binary_free,
+    .launch = cpu_launch,
+};
+
+int weft__cpu_device_create(const weft_config *config, weft_device **out,
+                            char **error) {
+  static const weft_jit_symbol symbols[] = {
+      {WEFT_BARRIER_SYMBOL, (void *)weft__cpu_barrier},
+  };
+  weft_jit_config jit = {symbols, sizeof symbols / sizeof *symbols,
+                         config->dump_ir};
+  int rc = weft__jit_init(&jit, error);
+  if (rc) return rc;
+  weft_device *device = calloc(1, sizeof *device);
+  cpu_device *cpu = calloc(1, sizeof *cpu);
+  if (!device || !cpu) {
+    free(device);
+    free(cpu);
+    return WEFT_ENOMEM;
+  }
+  cpu->config = config;
+  read_cpu_name(cpu->name, sizeof cpu->name);
+  rc = weft__executor_create(config, &cpu->executor);
+  if (rc) {
+    *error = strdup("cannot start the CPU device's worker threads");
+    free(device);
+    free(cpu);
+    return rc;
+  }
+  weft__object_init(&device->object, WEFT_KIND_DEVICE);
+  device->ops = &cpu_ops;
+  device->impl = cpu;
+  *out = device;
+  return 0;
+}

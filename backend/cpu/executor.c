@@ -1,0 +1,478 @@
+/* executor.c: work-groups on worker threads, work-items on fibers after a
+ * barrier (see executor.h). */
+#include "backend/cpu/executor.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cpu/fault.h"
+#include "backend/cpu/fiber.h"
+#include "backend/cpu/pool.h"
+#include "backend/cpu/stacks.h"
+
+/* Bytes of a worker's stack beyond the work-item stack size, for the
+ * runtime's own frames below the kernel. */
+#define WORKER_STACK_EXTRA (64u * 1024u)
+
+typedef struct launch_state launch_state;
+typedef struct cpu_worker cpu_worker;
+typedef struct cpu_group cpu_group;
+
+typedef struct cpu_item {
+  weft_fiber fiber;
+  weft_wg_range range;  /* this work-item alone */
+  cpu_group *group;
+  unsigned site;        /* the barrier it waits at */
+} cpu_item;
+
+/* A work-group being run by a worker. Item 0 runs on the thread's stack
+ * (main); in fiber mode the others run on fibers. */
+struct cpu_group {
+  weft_wg_ctx ctx;
+  launch_state *launch;
+  cpu_worker *worker;
+  uint64_t index;       /* linear group index */
+  unsigned num_items;
+  unsigned cur;         /* the work-item running (fiber mode) */
+  unsigned arrived;     /* work-items at the current barrier */
+  unsigned done;        /* work-items that have returned */
+  int replay;           /* re-running items one by one after a fault */
+  cpu_item *items;
+  unsigned capacity;
+  weft_fiber main;
+};
+
+struct cpu_worker {
+  weft_executor *executor;
+  weft_fault fault;
+  weft_stacks stacks;
+  cpu_group group;
+  char *local_mem;
+  size_t local_capacity;
+  char *stack_lo;       /* the lowest address of the thread's own stack */
+  size_t stack_guard;
+  int init_error;
+};
+
+struct weft_executor {
+  const weft_fiber_ops *fibers;
+  size_t stack_size;
+  weft_pool *pool;
+  unsigned num_workers;
+  cpu_worker *workers;
+};
+
+struct launch_state {
+  weft_executor *executor;
+  const weft_launch_desc *desc;
+  uint64_t num_groups[3];
+  uint64_t total;
+  uint64_t chunk;
+  atomic_uint_fast64_t next;
+  atomic_int failed;
+  pthread_mutex_t lock; /* guards status and msg: the first report wins */
+  int status;
+  weft_msg *msg;
+};
+
+/* ------------------------------------------------------------ reports */
+
+static void report(launch_state *l, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void report(launch_state *l, int status, const char *fmt, ...) {
+  pthread_mutex_lock(&l->lock);
+  if (!l->status) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->msg->text, sizeof l->msg->text, fmt, ap);
+    va_end(ap);
+    l->status = status;
+  }
+  pthread_mutex_unlock(&l->lock);
+  atomic_store(&l->failed, 1);
+}
+
+static void item_local_id(const cpu_group *g, unsigned k, uint64_t lid[3]) {
+  lid[0] = k % g->ctx.local_size[0];
+  lid[1] = k / g->ctx.local_size[0] % g->ctx.local_size[1];
+  lid[2] = k / (g->ctx.local_size[0] * g->ctx.local_size[1]);
+}
+
+static int format_ids(char *out, size_t size, unsigned dims,
+                      const uint64_t v[3]) {
+  if (dims == 1) return snprintf(out, size, "(%llu)", (unsigned long long)v[0]);
+  if (dims == 2)
+    return snprintf(out, size, "(%llu,%llu)", (unsigned long long)v[0],
+                    (unsigned long long)v[1]);
+  return snprintf(out, size, "(%llu,%llu,%llu)", (unsigned long long)v[0],
+                  (unsigned long long)v[1], (unsigned long long)v[2]);
+}
+
+/* "work-item (67) [local (3) in work-group (1)]" */
+static void describe_item(const cpu_group *g, unsigned k, char *out,
+                          size_t size) {
+  uint64_t lid[3], gid[3];
+  item_local_id(g, k, lid);
+  for (int d = 0; d < 3; d++)
+    gid[d] = g->ctx.group_id[d] * g->ctx.enqueued_local_size[d] + lid[d] +
+             g->ctx.global_offset[d];
+  unsigned dims = g->ctx.work_dim;
+  char a[64], b[64], c[64];
+  format_ids(a, sizeof a, dims, gid);
+  format_ids(b, sizeof b, dims, lid);
+  format_ids(c, sizeof c, dims, g->ctx.group_id);
+  snprintf(out, size, "work-item %s [local %s in work-group %s]", a, b, c);
+}
+
+static void describe_site(const cpu_group *g, unsigned site, char *out,
+                          size_t size) {
+  const weft_binary *bin = g->launch->desc->binary;
+  if (site < bin->num_sites && bin->sites[site].line)
+    snprintf(out, size, "the barrier at line %u, column %u",
+             bin->sites[site].line, bin->sites[site].column);
+  else
+    snprintf(out, size, "a barrier");
+}
+
+static _Noreturn void abort_group(cpu_group *g) {
+  siglongjmp(g->worker->fault.recover, WEFT_JUMP_ABORT);
+}
+
+/* Ends the group with a barrier divergence report. a and b are work-items;
+ * what says how they differ. */
+static _Noreturn void diverged(cpu_group *g, unsigned a, unsigned site_a,
+                               const char *what, unsigned b, int b_site) {
+  char item_a[256], item_b[256], where_a[64], where_b[64], group[64];
+  describe_item(g, a, item_a, sizeof item_a);
+  describe_item(g, b, item_b, sizeof item_b);
+  describe_site(g, site_a, where_a, sizeof where_a);
+  format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
+  if (b_site >= 0) describe_site(g, (unsigned)b_site, where_b, sizeof where_b);
+  report(g->launch, WEFT_EBARRIER,
+         "kernel '%s': barrier divergence in work-group %s: %s reached %s, "
+         "but %s %s%s%s",
+         g->launch->desc->kernel->name, group, item_a, where_a, item_b, what,
+         b_site >= 0 ? " " : "", b_site >= 0 ? where_b : "");
+  abort_group(g);
+}
+
+/* ------------------------------------------------------------- fibers */
+
+static weft_fiber *fiber_of(cpu_group *g, unsigned k) {
+  return k ? &g->items[k].fiber : &g->main;
+}
+
+static void switch_item(cpu_group *g, unsigned from, unsigned to) {
+  g->cur = to;
+  g->worker->executor->fibers->swap(fiber_of(g, from), fiber_of(g, to));
+}
+
+/* A work-item's fiber: run the kernel for it alone, then hand over. */
+static void fiber_main(void *arg) {
+  cpu_item *item = arg;
+  cpu_group *g = item->group;
+  const weft_launch_desc *d = g->launch->desc;
+  d->kernel->entry(d->args, &g->ctx, &item->range);
+  unsigned k = (unsigned)(item - g->items);
+  if (g->arrived)
+    diverged(g, 0, g->items[0].site, "returned without reaching it", k, -1);
+  g->done++;
+  /* Work-items finish in order; the last one resumes the scheduler. */
+  switch_item(g, k, k + 1 < g->num_items ? k + 1 : 0);
+}
+
+static void enter_fiber_mode(cpu_group *g) {
+  cpu_worker *w = g->worker;
+  const weft_fiber_ops *fibers = w->executor->fibers;
+  for (unsigned k = 1; k < g->num_items; k++) {
+    void *stack = weft__stacks_get(&w->stacks, k - 1);
+    if (!stack) {
+      report(g->launch, WEFT_ESYS,
+             "kernel '%s': cannot map a stack for work-item %u (%zu bytes "
+             "each; lower WEFT_STACK_SIZE or the work-group size)",
+             g->launch->desc->kernel->name, k, w->stacks.size);
+      abort_group(g);
+    }
+    cpu_item *item = &g->items[k];
+    item_local_id(g, k, item->range.lo);
+    for (int d = 0; d < 3; d++) item->range.hi[d] = item->range.lo[d] + 1;
+    item->group = g;
+    fibers->make(&item->fiber, stack, w->stacks.size, fiber_main, item);
+  }
+  g->ctx.fiber_mode = 1;
+}
+
+void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                       uint64_t lz, uint32_t flags, uint32_t site) {
+  (void)flags; /* one thread runs the group: memory is already consistent */
+  cpu_group *g = ctx->group;
+  if (g->num_items == 1) return;
+  if (g->replay) siglongjmp(g->worker->fault.recover, WEFT_JUMP_SKIP);
+  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  if (!ctx->fiber_mode) {
+    /* Work-items run in order, so the first to arrive must be the first. */
+    if (k != 0) diverged(g, k, site, "returned without reaching it", 0, -1);
+    enter_fiber_mode(g);
+    g->items[0].site = site;
+    g->arrived = 1;
+    switch_item(g, 0, 1);
+    return;
+  }
+  if (g->done) diverged(g, k, site, "returned without reaching it", 0, -1);
+  if (g->arrived && site != g->items[0].site)
+    diverged(g, k, site, "waits at", 0, (int)g->items[0].site);
+  g->items[k].site = site;
+  g->arrived++;
+  unsigned next = k + 1;
+  if (next == g->num_items) {
+    g->arrived = 0; /* all arrived: release them, in order */
+    next = 0;
+  }
+  switch_item(g, k, next);
+}
+
+/* ------------------------------------------------------------- groups */
+
+static void run_group(cpu_group *g, uint64_t index) {
+  const launch_state *l = g->launch;
+  const weft_launch_desc *d = l->desc;
+  uint64_t rest = index;
+  unsigned n = 1;
+  weft_wg_range range = {{0, 0, 0}, {1, 1, 1}};
+  for (int k = 0; k < 3; k++) {
+    uint64_t id = rest % l->num_groups[k];
+    rest /= l->num_groups[k];
+    uint64_t size = d->global[k] - id * d->local[k];
+    if (size > d->local[k]) size = d->local[k];
+    g->ctx.group_id[k] = id;
+    g->ctx.local_size[k] = size;
+    range.hi[k] = size;
+    n *= (unsigned)size;
+  }
+  g->index = index;
+  g->num_items = n;
+  g->cur = g->arrived = g->done = 0;
+  g->ctx.fiber_mode = 0;
+  d->kernel->entry(d->args, &g->ctx, &range);
+  if (g->ctx.fiber_mode) {
+    /* Item 0 has returned: the others resume from their barrier in turn,
+     * and the last to return switches back here. */
+    g->done = 1;
+    switch_item(g, 0, 1);
+    g->ctx.fiber_mode = 0;
+  }
+}
+
+/* After a fault with no fiber running, finds the faulting work-item by
+ * running the group's items one at a time (they ran in this order before).
+ * An item that reaches a barrier is not it: the fault came earlier. */
+static long replay(cpu_group *g) {
+  cpu_worker *const w = g->worker;
+  const weft_launch_desc *const d = g->launch->desc;
+  volatile unsigned k;
+  g->replay = 1;
+  for (k = 0; k < g->num_items; k++) {
+    int jump = sigsetjmp(w->fault.recover, 0);
+    if (jump == WEFT_JUMP_FAULT) break;
+    if (jump) continue;
+    weft_wg_range range;
+    item_local_id(g, k, range.lo);
+    for (int i = 0; i < 3; i++) range.hi[i] = range.lo[i] + 1;
+    w->fault.armed = 1;
+    d->kernel->entry(d->args, &g->ctx, &range);
+    w->fault.armed = 0;
+  }
+  g->replay = 0;
+  return k < g->num_items ? (long)k : -1;
+}
+
+static int is_stack_overflow(const cpu_worker *w, const void *addr) {
+  const char *a = addr;
+  if (weft__stacks_guard_hit(&w->stacks, addr) >= 0) return 1;
+  return a < w->stack_lo && a >= w->stack_lo - w->stack_guard;
+}
+
+static void report_fault(cpu_group *g) {
+  cpu_worker *w = g->worker;
+  const weft_launch_desc *d = g->launch->desc;
+  int in_fiber = g->ctx.fiber_mode;
+  long k = in_fiber ? (long)g->cur : replay(g);
+  char where[256], group[64], what[160];
+  if (k >= 0) {
+    describe_item(g, (unsigned)k, where, sizeof where);
+  } else {
+    format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
+    snprintf(where, sizeof where, "work-group %s (the fault did not recur "
+             "when its work-items were re-run one at a time)", group);
+  }
+  if (is_stack_overflow(w, w->fault.addr)) {
+    report(g->launch, WEFT_ESTACK,
+           "kernel '%s': stack overflow in %s: each work-item has a "
+           "%zu-byte stack; raise it with WEFT_STACK_SIZE",
+           d->kernel->name, where, w->stacks.size);
+  } else {
+    weft__fault_describe(&w->fault, what, sizeof what);
+    report(g->launch, WEFT_EKERNELFAULT, "kernel '%s' crashed with %s in %s",
+           d->kernel->name, what, where);
+  }
+}
+
+/* ------------------------------------------------------------ workers */
+
+static int prepare_worker(cpu_worker *w, launch_state *l) {
+  const weft_launch_desc *d = l->desc;
+  cpu_group *g = &w->group;
+  const weft_fiber_ops *fibers = w->executor->fibers;
+  if (d->local_mem_size > w->local_capacity) {
+    free(w->local_mem);
+    w->local_capacity = 0;
+    if (posix_memalign((void **)&w->local_mem, WEFT_LOCAL_ALIGN,
+                       d->local_mem_size))
+      return WEFT_ENOMEM;
+    w->local_capacity = d->local_mem_size;
+  }
+  unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
+  if ((d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) && items > g->capacity) {
+    cpu_item *grown = realloc(g->items, items * sizeof *grown);
+    if (!grown) return WEFT_ENOMEM;
+    memset(grown + g->capacity, 0, (items - g->capacity) * sizeof *grown);
+    g->items = grown;
+    for (; g->capacity < items; g->capacity++)
+      if (fibers->init(&g->items[g->capacity].fiber)) return WEFT_ENOMEM;
+  }
+  if (fibers->init(&g->main)) return WEFT_ENOMEM;
+  g->launch = l;
+  g->worker = w;
+  for (int k = 0; k < 3; k++) {
+    g->ctx.enqueued_local_size[k] = d->local[k];
+    g->ctx.global_size[k] = d->global[k];
+    g->ctx.global_offset[k] = d->offset[k];
+    g->ctx.num_groups[k] = l->num_groups[k];
+  }
+  g->ctx.work_dim = d->dims;
+  g->ctx.local_mem = w->local_mem;
+  g->ctx.group = g;
+  return 0;
+}
+
+static void run_groups(cpu_group *g) {
+  launch_state *l = g->launch;
+  while (!atomic_load_explicit(&l->failed, memory_order_relaxed)) {
+    uint64_t first = atomic_fetch_add(&l->next, l->chunk);
+    if (first >= l->total) break;
+    uint64_t end = first + l->chunk < l->total ? first + l->chunk : l->total;
+    for (uint64_t i = first; i < end; i++) run_group(g, i);
+  }
+}
+
+static void worker_job(void *arg, unsigned index) {
+  launch_state *const l = arg;
+  cpu_worker *const w = &l->executor->workers[index];
+  if (w->init_error) {
+    report(l, w->init_error, "worker thread %u could not be set up", index);
+    return;
+  }
+  if (prepare_worker(w, l)) {
+    report(l, WEFT_ENOMEM, "out of memory for kernel '%s' (local memory or "
+           "work-item contexts)", l->desc->kernel->name);
+    return;
+  }
+  int jump = sigsetjmp(w->fault.recover, 0);
+  if (jump) {
+    w->fault.armed = 0;
+    if (jump == WEFT_JUMP_FAULT) report_fault(&w->group);
+    w->group.ctx.fiber_mode = 0;
+    return;
+  }
+  w->fault.armed = 1;
+  run_groups(&w->group);
+  w->fault.armed = 0;
+}
+
+static void worker_init(void *arg, unsigned index) {
+  weft_executor *e = arg;
+  cpu_worker *w = &e->workers[index];
+  w->init_error = weft__fault_thread_init(&w->fault);
+  pthread_attr_t attr;
+  void *lo;
+  size_t size;
+  if (!pthread_getattr_np(pthread_self(), &attr)) {
+    pthread_attr_getstack(&attr, &lo, &size);
+    pthread_attr_getguardsize(&attr, &w->stack_guard);
+    w->stack_lo = lo;
+    pthread_attr_destroy(&attr);
+  }
+}
+
+int weft__executor_create(const weft_config *config, weft_executor **out) {
+  weft_executor *e = calloc(1, sizeof *e);
+  if (!e) return WEFT_ENOMEM;
+  e->fibers = weft__fiber_ops(config->fiber);
+  e->stack_size = config->stack_size;
+  e->num_workers = config->num_threads;
+  e->workers = calloc(e->num_workers, sizeof *e->workers);
+  if (!e->workers) {
+    free(e);
+    return WEFT_ENOMEM;
+  }
+  for (unsigned i = 0; i < e->num_workers; i++) {
+    e->workers[i].executor = e;
+    weft__stacks_init(&e->workers[i].stacks, config->stack_size);
+  }
+  int rc = weft__fault_install();
+  if (!rc)
+    rc = weft__pool_create(e->num_workers,
+                           config->stack_size + WORKER_STACK_EXTRA,
+                           worker_init, e, &e->pool);
+  if (rc) {
+    free(e->workers);
+    free(e);
+    return rc;
+  }
+  *out = e;
+  return 0;
+}
+
+void weft__executor_destroy(weft_executor *e) {
+  if (!e) return;
+  weft__pool_destroy(e->pool);
+  for (unsigned i = 0; i < e->num_workers; i++) {
+    cpu_worker *w = &e->workers[i];
+    weft__stacks_fini(&w->stacks);
+    for (unsigned k = 0; k < w->group.capacity; k++)
+      e->fibers->fini(&w->group.items[k].fiber);
+    e->fibers->fini(&w->group.main);
+    free(w->group.items);
+    free(w->local_mem);
+  }
+  free(e->workers);
+  free(e);
+}
+
+unsigned weft__executor_threads(const weft_executor *e) {
+  return e->num_workers;
+}
+
+int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
+                       weft_msg *msg) {
+  launch_state l = {.executor = e, .desc = d, .total = 1, .msg = msg};
+  for (int k = 0; k < 3; k++) {
+    l.num_groups[k] = (d->global[k] + d->local[k] - 1) / d->local[k];
+    l.total *= l.num_groups[k];
+  }
+  /* Several chunks per worker balance uneven groups; more cost atomics. */
+  l.chunk = l.total / (16ull * e->num_workers);
+  if (l.chunk == 0) l.chunk = 1;
+  atomic_init(&l.next, 0);
+  atomic_init(&l.failed, 0);
+  pthread_mutex_init(&l.lock, NULL);
+  weft__pool_run(e->pool, worker_job, &l);
+  pthread_mutex_destroy(&l.lock);
+  return l.status;
+}

@@ -1,0 +1,37 @@
+/*
+ * executor.h: running an NDRange on the CPU.
+ *
+ * Work-groups are handed out to the pool's workers in chunks. A group runs
+ * its work-items one after another inside the work-group function, on the
+ * worker's own stack and with no per-item state. At the first barrier() the
+ * group switches to fibers (Clover's scheme): the work-item that reached it
+ * keeps the thread's stack, every other work-item gets a fiber of its own,
+ * and a barrier passes control to the next work-item in turn; the last one
+ * to arrive resumes the first. A work-item that returns hands over to the
+ * next; the group ends when all have returned.
+ *
+ * Barrier divergence (work-items reaching different barriers, or some
+ * returning while others wait), crashes and stack overflows end the launch
+ * with a report naming the kernel and the work-item.
+ */
+#ifndef WEFT_BACKEND_CPU_EXECUTOR_H
+#define WEFT_BACKEND_CPU_EXECUTOR_H
+
+#include "backend/device.h"
+#include "core/config.h"
+
+typedef struct weft_executor weft_executor;
+
+int weft__executor_create(const weft_config *config, weft_executor **out);
+void weft__executor_destroy(weft_executor *executor);
+unsigned weft__executor_threads(const weft_executor *executor);
+
+/* Runs a launch to completion; on failure msg says what happened where. */
+int weft__executor_run(weft_executor *executor, const weft_launch_desc *launch,
+                       weft_msg *msg);
+
+/* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
+void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                       uint64_t lz, uint32_t flags, uint32_t site);
+
+#endif

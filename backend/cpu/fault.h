@@ -1,0 +1,42 @@
+/*
+ * fault.h: turning a crash inside a kernel into an error report.
+ *
+ * Each worker thread has a weft_fault. While it is armed, a SIGSEGV, SIGBUS,
+ * SIGFPE or SIGILL on that thread records what happened and jumps back to
+ * the worker's recovery point (on an alternate signal stack, so a stack
+ * overflow can be handled too). A fault anywhere else goes to whatever
+ * handled the signal before Weft, or gets the default action.
+ */
+#ifndef WEFT_BACKEND_CPU_FAULT_H
+#define WEFT_BACKEND_CPU_FAULT_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
+
+/* The values a recovery point sees from sigsetjmp. */
+#define WEFT_JUMP_FAULT 1   /* a signal arrived; signo/addr say which */
+#define WEFT_JUMP_ABORT 2   /* the runtime gave up on the group (reported) */
+#define WEFT_JUMP_SKIP 3    /* replay: this work-item is not the faulty one */
+
+typedef struct weft_fault {
+  sigjmp_buf recover;
+  volatile sig_atomic_t armed;
+  volatile int signo;
+  volatile int code;
+  void *volatile addr;
+  void *altstack;
+  size_t altstack_size;
+} weft_fault;
+
+/* Installs the process's handlers (once). */
+int weft__fault_install(void);
+
+/* Called on the worker thread that owns f: alternate stack, thread link. */
+int weft__fault_thread_init(weft_fault *f);
+void weft__fault_thread_fini(weft_fault *f);
+
+/* "segmentation fault (invalid access to address 0x10)", and the like. */
+void weft__fault_describe(const weft_fault *f, char *out, size_t size);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * device.h: a device is a table of operations (compile, memory, launch)
+ * that each back end fills in, the way SQLite's VFS or PoCL's device ops
+ * work. core/ calls through the table and never asks which back end it has.
+ *
+ * Memory is named by a device address (void *): for the CPU it is the host
+ * pointer itself; a GPU back end gives its own. A buffer argument passes that
+ * address to the kernel.
+ */
+#ifndef WEFT_BACKEND_DEVICE_H
+#define WEFT_BACKEND_DEVICE_H
+
+#include <stddef.h>
+
+#include "core/object.h"
+#include "jit/kernel_abi.h"
+#include "weft/weft.h"
+
+/* Everything a launch needs, validated by core/ (local sizes divide the
+ * global sizes; unused dimensions are 1). */
+typedef struct weft_launch_desc {
+  const weft_kernel_desc *kernel;
+  const weft_binary *binary;   /* for barrier sites in reports */
+  void *const *args;           /* see weft_wg_fn in kernel_abi.h */
+  size_t local_mem_size;       /* per group: the kernel's and its arguments' */
+  unsigned dims;
+  size_t offset[3];
+  size_t global[3];
+  size_t local[3];
+} weft_launch_desc;
+
+/* Messages from a back end go into a buffer the caller owns. */
+typedef struct weft_msg {
+  char text[WEFT_MSG_MAX];
+} weft_msg;
+
+typedef struct weft_device_ops {
+  const char *name;
+  void (*info)(weft_device *device, weft_device_info *info);
+
+  /* Memory of size bytes, zero-filled; with host_ptr, that memory itself. */
+  int (*mem_alloc)(weft_device *device, size_t size, void *host_ptr,
+                   void **mem, weft_msg *msg);
+  void (*mem_free)(weft_device *device, void *mem, size_t size,
+                   void *host_ptr);
+  int (*mem_write)(weft_device *device, void *mem, size_t offset, size_t size,
+                   const void *src);
+  int (*mem_read)(weft_device *device, void *mem, size_t offset, size_t size,
+                  void *dst);
+  /* A host pointer to a range of memory, valid until unmapped. */
+  int (*mem_map)(weft_device *device, void *mem, size_t offset, size_t size,
+                 unsigned map_flags, void **ptr);
+  int (*mem_unmap)(weft_device *device, void *mem, void *ptr);
+
+  /* Compiles OpenCL C for the device; *log is malloc'd in every case. */
+  int (*build)(weft_device *device, const char *source, size_t length,
+               const char *options, weft_binary **out, char **log);
+  void (*binary_free)(weft_device *device, weft_binary *binary);
+
+  /* Runs a launch to completion. */
+  int (*launch)(weft_device *device, const weft_launch_desc *launch,
+                weft_msg *msg);
+} weft_device_ops;
+
+struct weft_device {
+  weft_object object;
+  const weft_device_ops *ops;
+  void *impl; /* the back end's state */
+};
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * builtins.h: macros shared by the OpenCL C builtin library.
+ *
+ * Builtins are overloaded functions (the declarations in opencl-c.h carry
+ * __attribute__((overloadable))), so every definition here is one too. The
+ * WEFT_EACH_* macros stamp a definition M(T, ...) out for a scalar type and
+ * each of its vector widths, so a table of types is written once.
+ */
+#ifndef WEFT_BUILTINS_H
+#define WEFT_BUILTINS_H
+
+#define WEFT_OVERLOAD __attribute__((overloadable))
+
+/* M(T, ...) for T and its vectors of 2, 3, 4, 8 and 16. */
+#define WEFT_EACH_WIDTH(M, T, ...)                                           \
+  M(T, __VA_ARGS__) M(T##2, __VA_ARGS__) M(T##3, __VA_ARGS__)                \
+  M(T##4, __VA_ARGS__) M(T##8, __VA_ARGS__) M(T##16, __VA_ARGS__)
+
+/* M(V, S, ...) for the vector types V of a scalar S. */
+#define WEFT_EACH_VECTOR(M, S, ...)                                          \
+  M(S##2, S, __VA_ARGS__) M(S##3, S, __VA_ARGS__) M(S##4, S, __VA_ARGS__)    \
+  M(S##8, S, __VA_ARGS__) M(S##16, S, __VA_ARGS__)
+
+#define WEFT_EACH_FLOAT(M, ...)                                              \
+  WEFT_EACH_WIDTH(M, float, __VA_ARGS__)                                     \
+  WEFT_EACH_WIDTH(M, double, __VA_ARGS__)
+
+#define WEFT_EACH_FLOAT_VECTOR(M, ...)                                       \
+  WEFT_EACH_VECTOR(M, float, __VA_ARGS__)                                    \
+  WEFT_EACH_VECTOR(M, double, __VA_ARGS__)
+
+#define WEFT_EACH_INTEGER(M, ...)                                            \
+  WEFT_EACH_WIDTH(M, char, __VA_ARGS__)                                      \
+  WEFT_EACH_WIDTH(M, uchar, __VA_ARGS__)                                     \
+  WEFT_EACH_WIDTH(M, short, __VA_ARGS__)                                     \
+  WEFT_EACH_WIDTH(M, ushort, __VA_ARGS__)                                    \
+  WEFT_EACH_WIDTH(M, int, __VA_ARGS__)                                       \
+  WEFT_EACH_WIDTH(M, uint, __VA_ARGS__)                                      \
+  WEFT_EACH_WIDTH(M, long, __VA_ARGS__)                                      \
+  WEFT_EACH_WIDTH(M, ulong, __VA_ARGS__)
+
+#define WEFT_EACH_INTEGER_VECTOR(M, ...)                                     \
+  WEFT_EACH_VECTOR(M, char, __VA_ARGS__)                                     \
+  WEFT_EACH_VECTOR(M, uchar, __VA_ARGS__)                                    \
+  WEFT_EACH_VECTOR(M, short, __VA_ARGS__)                                    \
+  WEFT_EACH_VECTOR(M, ushort, __VA_ARGS__)                                   \
+  WEFT_EACH_VECTOR(M, int, __VA_ARGS__)                                      \
+  WEFT_EACH_VECTOR(M, uint, __VA_ARGS__)                                     \
+  WEFT_EACH_VECTOR(M, long, __VA_ARGS__)                                     \
+  WEFT_EACH_VECTOR(M, ulong, __VA_ARGS__)
+
+/* Definitions of name(x), name(x, y) and name(x, y, z) as one expression. */
+#define WEFT_DEF1(T, name, expr)                                             \
+  T WEFT_OVERLOAD name(T x) { return expr; }
+#define WEFT_DEF2(T, name, expr)                                             \
+  T WEFT_OVERLOAD name(T x, T y) { return expr; }
+#define WEFT_DEF3(T, name, expr)                                             \
+  T WEFT_OVERLOAD name(T x, T y, T z) { return expr; }
+
+#endif

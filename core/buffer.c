@@ -1,0 +1,154 @@
+/* buffer.c: buffers, their copies and their mappings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/handles.h"
+
+#define ACCESS_FLAGS (WEFT_MEM_READ_ONLY | WEFT_MEM_WRITE_ONLY)
+#define HOST_FLAGS (WEFT_MEM_USE_HOST_PTR | WEFT_MEM_COPY_HOST_PTR)
+
+static int check_flags(weft_context *c, size_t size, unsigned flags,
+                       void *host_ptr) {
+  weft_object *o = &c->object;
+  if (flags & ~(ACCESS_FLAGS | HOST_FLAGS))
+    return weft__fail(o, WEFT_EINVAL, "unknown buffer flags 0x%x", flags);
+  if ((flags & ACCESS_FLAGS) == ACCESS_FLAGS)
+    return weft__fail(o, WEFT_EINVAL, "a buffer cannot be both read-only "
+                      "and write-only");
+  if ((flags & HOST_FLAGS) == HOST_FLAGS)
+    return weft__fail(o, WEFT_EINVAL, "USE_HOST_PTR and COPY_HOST_PTR "
+                      "exclude each other");
+  if ((flags & HOST_FLAGS) && !host_ptr)
+    return weft__fail(o, WEFT_EINVAL, "USE_HOST_PTR and COPY_HOST_PTR need "
+                      "a host pointer");
+  if (!(flags & HOST_FLAGS) && host_ptr)
+    return weft__fail(o, WEFT_EINVAL, "a host pointer needs USE_HOST_PTR or "
+                      "COPY_HOST_PTR");
+  const weft_device_info *info = weft__device_info(c->device);
+  if (size == 0 || size > info->max_alloc_size)
+    return weft__fail(o, WEFT_EINVAL, "buffer size %zu is not within 1 and "
+                      "%llu bytes", size, (unsigned long long)info->max_alloc_size);
+  return 0;
+}
+
+int weft_buffer_create(weft_context *c, size_t size, unsigned flags,
+                       void *host_ptr, weft_buffer **out) {
+  if (!weft__object_is(c, WEFT_KIND_CONTEXT) || !out) return WEFT_EINVAL;
+  int rc = check_flags(c, size, flags, host_ptr);
+  if (rc) return rc;
+  weft_buffer *b = calloc(1, sizeof *b);
+  if (!b) return weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
+  weft_device *dev = c->device;
+  weft_msg msg = {{0}};
+  void *use = flags & WEFT_MEM_USE_HOST_PTR ? host_ptr : NULL;
+  rc = dev->ops->mem_alloc(dev, size, use, &b->mem, &msg);
+  if (!rc && (flags & WEFT_MEM_COPY_HOST_PTR))
+    rc = dev->ops->mem_write(dev, b->mem, 0, size, host_ptr);
+  if (rc) {
+    if (b->mem) dev->ops->mem_free(dev, b->mem, size, use);
+    free(b);
+    return weft__fail(&c->object, rc, "cannot create a buffer of %zu bytes: %s",
+                      size, msg.text);
+  }
+  weft__object_init(&b->object, WEFT_KIND_BUFFER);
+  b->context = c;
+  b->size = size;
+  b->flags = flags;
+  b->host_ptr = use;
+  weft_context_retain(c);
+  *out = b;
+  return 0;
+}
+
+void weft_buffer_retain(weft_buffer *b) {
+  if (weft__object_is(b, WEFT_KIND_BUFFER)) weft__object_retain(&b->object);
+}
+
+void weft_buffer_release(weft_buffer *b) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER) || !weft__object_release(&b->object))
+    return;
+  weft_device *dev = b->context->device;
+  dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
+  weft_context *c = b->context;
+  free(b->maps);
+  weft__object_fini(&b->object);
+  free(b);
+  weft_context_release(c);
+}
+
+size_t weft_buffer_size(weft_buffer *b) {
+  return weft__object_is(b, WEFT_KIND_BUFFER) ? b->size : 0;
+}
+
+/* Validates a byte range of the buffer, without overflow. */
+static int check_range(weft_buffer *b, size_t offset, size_t size,
+                       const void *ptr) {
+  if (!ptr) return weft__fail(&b->object, WEFT_EINVAL, "NULL host pointer");
+  if (size == 0) return weft__fail(&b->object, WEFT_EINVAL, "size is 0");
+  if (offset > b->size || size > b->size - offset)
+    return weft__fail(&b->object, WEFT_ERANGE, "bytes %zu to %zu lie outside "
+                      "the %zu-byte buffer", offset, offset + size, b->size);
+  return 0;
+}
+
+int weft_buffer_write(weft_buffer *b, size_t offset, size_t size,
+                      const void *src) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  int rc = check_range(b, offset, size, src);
+  if (rc) return rc;
+  weft_device *dev = b->context->device;
+  return dev->ops->mem_write(dev, b->mem, offset, size, src);
+}
+
+int weft_buffer_read(weft_buffer *b, size_t offset, size_t size, void *dst) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  int rc = check_range(b, offset, size, dst);
+  if (rc) return rc;
+  weft_device *dev = b->context->device;
+  return dev->ops->mem_read(dev, b->mem, offset, size, dst);
+}
+
+static int add_mapping(weft_buffer *b, weft_mapping m) {
+  if (b->num_maps == b->map_capacity) {
+    unsigned capacity = b->map_capacity ? 2 * b->map_capacity : 4;
+    weft_mapping *grown = realloc(b->maps, capacity * sizeof *grown);
+    if (!grown) return WEFT_ENOMEM;
+    b->maps = grown;
+    b->map_capacity = capacity;
+  }
+  b->maps[b->num_maps++] = m;
+  return 0;
+}
+
+int weft_buffer_map(weft_buffer *b, size_t offset, size_t size,
+                    unsigned map_flags, void **ptr) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  int rc = check_range(b, offset, size, ptr);
+  if (rc) return rc;
+  if (!map_flags || (map_flags & ~(WEFT_MAP_READ | WEFT_MAP_WRITE)))
+    return weft__fail(&b->object, WEFT_EINVAL, "map flags must be "
+                      "WEFT_MAP_READ, WEFT_MAP_WRITE or both");
+  weft_device *dev = b->context->device;
+  rc = dev->ops->mem_map(dev, b->mem, offset, size, map_flags, ptr);
+  if (rc) return weft__fail(&b->object, rc, "the device cannot map the buffer");
+  pthread_mutex_lock(&b->object.lock);
+  rc = add_mapping(b, (weft_mapping){*ptr, offset, size, map_flags});
+  pthread_mutex_unlock(&b->object.lock);
+  if (rc) dev->ops->mem_unmap(dev, b->mem, *ptr);
+  return rc;
+}
+
+int weft_buffer_unmap(weft_buffer *b, void *ptr) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  pthread_mutex_lock(&b->object.lock);
+  unsigned i = 0;
+  while (i < b->num_maps && b->maps[i].ptr != ptr) i++;
+  int found = i < b->num_maps;
+  if (found) b->maps[i] = b->maps[--b->num_maps];
+  pthread_mutex_unlock(&b->object.lock);
+  if (!found)
+    return weft__fail(&b->object, WEFT_EMAPPED, "%p is not a mapping of this "
+                      "buffer", ptr);
+  weft_device *dev = b->context->device;
+  return dev->ops->mem_unmap(dev, b->mem, ptr);
+}

@@ -1,0 +1,85 @@
+/* config.c: environment variables, read in one place (see config.h). A bad
+ * value is reported on stderr and replaced by the default, so a typo never
+ * silently changes behaviour. */
+#include "core/config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static weft_config config;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void warn(const char *name, const char *value, const char *expected) {
+  fprintf(stderr, "weft: ignoring %s='%s': expected %s\n", name, value,
+          expected);
+}
+
+/* A positive size with an optional K, M or G suffix. */
+static int parse_size(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || v == 0) return -1;
+  unsigned long long unit = 1;
+  if (*end == 'K' || *end == 'k') unit = 1ull << 10, end++;
+  else if (*end == 'M' || *end == 'm') unit = 1ull << 20, end++;
+  else if (*end == 'G' || *end == 'g') unit = 1ull << 30, end++;
+  if (*end || v > SIZE_MAX / unit) return -1;
+  *out = (size_t)(v * unit);
+  return 0;
+}
+
+static void read_threads(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  config.num_threads = cores > 0 ? (unsigned)cores : 1;
+  const char *v = getenv("WEFT_NUM_THREADS");
+  size_t n;
+  if (!v) return;
+  if (parse_size(v, &n) || n > 1024) warn("WEFT_NUM_THREADS", v, "1 to 1024");
+  else config.num_threads = (unsigned)n;
+}
+
+static void read_stack_size(void) {
+  config.stack_size = WEFT_DEFAULT_STACK_SIZE;
+  const char *v = getenv("WEFT_STACK_SIZE");
+  size_t n;
+  if (!v) return;
+  if (parse_size(v, &n) || n < WEFT_MIN_STACK_SIZE || n > (1u << 30))
+    warn("WEFT_STACK_SIZE", v, "a size from 16K to 1G, like 512K");
+  else config.stack_size = n;
+}
+
+static void read_fiber(void) {
+#if defined(__x86_64__)
+  config.fiber = WEFT_FIBER_ASM;
+#else
+  config.fiber = WEFT_FIBER_UCONTEXT;
+#endif
+  const char *v = getenv("WEFT_FIBER");
+  if (!v) return;
+  if (!strcmp(v, "ucontext")) config.fiber = WEFT_FIBER_UCONTEXT;
+#if defined(__x86_64__)
+  else if (!strcmp(v, "asm")) config.fiber = WEFT_FIBER_ASM;
+  else warn("WEFT_FIBER", v, "asm or ucontext");
+#else
+  else warn("WEFT_FIBER", v, "ucontext (no fast switch on this CPU)");
+#endif
+}
+
+static void read_config(void) {
+  read_threads();
+  read_stack_size();
+  read_fiber();
+  const char *dump = getenv("WEFT_DUMP_IR");
+  config.dump_ir = dump && *dump ? dump : NULL;
+}
+
+const weft_config *weft__config(void) {
+  pthread_once(&once, read_config);
+  return &config;
+}

@@ -1,0 +1,28 @@
+/*
+ * config.h: Weft's settings, read from the environment once, at the first
+ * call into the library, and kept here. The README lists the variables.
+ */
+#ifndef WEFT_CORE_CONFIG_H
+#define WEFT_CORE_CONFIG_H
+
+#include <stddef.h>
+
+typedef enum weft_fiber_kind {
+  WEFT_FIBER_ASM = 0,     /* register-only switch, x86-64 assembly */
+  WEFT_FIBER_UCONTEXT = 1 /* swapcontext(3): portable, slower */
+} weft_fiber_kind;
+
+typedef struct weft_config {
+  unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
+  size_t stack_size;        /* WEFT_STACK_SIZE: bytes per work-item */
+  weft_fiber_kind fiber;    /* WEFT_FIBER: asm or ucontext */
+  const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
+} weft_config;
+
+#define WEFT_DEFAULT_STACK_SIZE (256u * 1024u)
+#define WEFT_MIN_STACK_SIZE (16u * 1024u)
+
+/* The configuration (read on first use; never changes afterwards). */
+const weft_config *weft__config(void);
+
+#endif

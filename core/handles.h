@@ -1,0 +1,62 @@
+/*
+ * handles.h: the structs behind the native API's handles. Each starts with
+ * a weft_object (object.h). Only core/ looks inside them.
+ */
+#ifndef WEFT_CORE_HANDLES_H
+#define WEFT_CORE_HANDLES_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "backend/device.h"
+#include "core/object.h"
+
+struct weft_context {
+  weft_object object;
+  weft_device *device;
+};
+
+typedef struct weft_mapping {
+  void *ptr;
+  size_t offset;
+  size_t size;
+  unsigned flags;
+} weft_mapping;
+
+struct weft_buffer {
+  weft_object object;
+  weft_context *context;
+  size_t size;
+  unsigned flags;
+  void *mem;             /* the device address */
+  void *host_ptr;        /* with WEFT_MEM_USE_HOST_PTR */
+  unsigned num_maps;     /* live mappings, guarded by object.lock */
+  unsigned map_capacity;
+  weft_mapping *maps;
+};
+
+struct weft_program {
+  weft_object object;
+  weft_context *context;
+  char *source;
+  size_t length;
+  pthread_mutex_t build_lock; /* one build at a time */
+  char *log;
+  weft_binary *binary;        /* NULL until a build succeeds */
+  atomic_int num_kernels;     /* kernel objects made from the binary */
+};
+
+struct weft_kernel {
+  weft_object object;
+  weft_program *program;
+  const weft_kernel_desc *desc;
+  unsigned char *values;      /* the argument values, one aligned slot each */
+  void **args;                /* args[i] points at slot i */
+  unsigned char *is_set;
+  size_t *local_sizes;        /* bytes asked for __local arguments */
+};
+
+/* The device's limits (cached by core/device.c). */
+const weft_device_info *weft__device_info(weft_device *device);
+
+#endif

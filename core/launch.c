@@ -1,0 +1,152 @@
+/* launch.c: NDRange validation, automatic local sizes, and the launch. */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/handles.h"
+
+/* Groups per thread an automatic local size aims at: enough to balance
+ * uneven work, few enough that per-group costs stay small. */
+#define GROUPS_PER_THREAD 8
+
+static size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+/* The largest divisor of n that is at most limit (at least 1). */
+static size_t largest_divisor(size_t n, size_t limit) {
+  if (n <= limit) return n;
+  size_t best = 1;
+  for (size_t d = 1; d * d <= n; d++) {
+    if (n % d) continue;
+    if (d <= limit && d > best) best = d;
+    if (n / d <= limit && n / d > best) best = n / d;
+  }
+  return best;
+}
+
+static int check_global(weft_kernel *k, unsigned dims, const size_t *offset,
+                        const size_t *global) {
+  weft_object *o = &k->object;
+  if (dims < 1 || dims > 3)
+    return weft__fail(o, WEFT_EWORKDIM, "%u dimensions: Weft supports 1 to 3",
+                      dims);
+  if (!global) return weft__fail(o, WEFT_EGLOBALSIZE, "NULL global size");
+  size_t total = 1;
+  for (unsigned d = 0; d < dims; d++) {
+    if (global[d] == 0)
+      return weft__fail(o, WEFT_EGLOBALSIZE, "global size %zu in dimension %u",
+                        global[d], d);
+    if (offset && global[d] > SIZE_MAX - offset[d])
+      return weft__fail(o, WEFT_EGLOBALSIZE, "offset + global size overflows "
+                        "in dimension %u", d);
+    if (total > SIZE_MAX / global[d])
+      return weft__fail(o, WEFT_EGLOBALSIZE, "the NDRange has more than "
+                        "SIZE_MAX work-items");
+    total *= global[d];
+  }
+  return 0;
+}
+
+static int check_local(weft_kernel *k, unsigned dims, const size_t *global,
+                       const size_t *local) {
+  const weft_device_info *info = weft__device_info(k->program->context->device);
+  weft_object *o = &k->object;
+  size_t items = 1;
+  for (unsigned d = 0; d < dims; d++) {
+    if (local[d] == 0 || local[d] > info->max_work_item_sizes[d])
+      return weft__fail(o, WEFT_EGROUPSIZE, "local size %zu in dimension %u is "
+                        "not within 1 and %zu", local[d], d,
+                        info->max_work_item_sizes[d]);
+    if (global[d] % local[d])
+      return weft__fail(o, WEFT_EGROUPSIZE, "local size %zu does not divide "
+                        "global size %zu in dimension %u", local[d], global[d], d);
+    items *= local[d];
+  }
+  if (items > info->max_work_group_size)
+    return weft__fail(o, WEFT_EGROUPSIZE, "a work-group of %zu work-items is "
+                      "larger than the maximum, %zu", items,
+                      info->max_work_group_size);
+  return 0;
+}
+
+/* Divide the work by the threads: aim at GROUPS_PER_THREAD groups per
+ * thread, filling dimension 0 first (the one LLVM vectorizes). Each local
+ * size divides its global size, as OpenCL 1.2 requires. */
+static void suggest(const weft_device_info *info, unsigned dims,
+                    const size_t *global, size_t *local) {
+  size_t total = 1;
+  for (unsigned d = 0; d < dims; d++) total *= global[d];
+  size_t want = total / ((size_t)info->compute_units * GROUPS_PER_THREAD);
+  if (want < 1) want = 1;
+  if (want > info->max_work_group_size) want = info->max_work_group_size;
+  for (unsigned d = 0; d < 3; d++) {
+    if (d >= dims) {
+      local[d] = 1;
+      continue;
+    }
+    size_t limit = want < info->max_work_item_sizes[d] ? want
+                                                       : info->max_work_item_sizes[d];
+    local[d] = largest_divisor(global[d], limit);
+    want /= local[d];
+    if (want < 1) want = 1;
+  }
+}
+
+int weft_kernel_suggest_local_size(weft_kernel *k, unsigned dims,
+                                   const size_t *global, size_t *local) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL) || !local) return WEFT_EINVAL;
+  int rc = check_global(k, dims, NULL, global);
+  if (rc) return rc;
+  suggest(weft__device_info(k->program->context->device), dims, global, local);
+  return 0;
+}
+
+/* Places the __local arguments after the kernel's own __local variables:
+ * each slot of a local argument receives its offset. */
+static int place_local_args(weft_kernel *k, size_t *total) {
+  const weft_device_info *info = weft__device_info(k->program->context->device);
+  size_t offset = align_up(k->desc->local_mem_size, WEFT_LOCAL_ALIGN);
+  for (unsigned i = 0; i < k->desc->num_args; i++) {
+    if (k->desc->args[i].kind != WEFT_ARG_LOCAL) continue;
+    uint64_t at = offset;
+    memcpy(k->args[i], &at, sizeof at);
+    offset += align_up(k->local_sizes[i], WEFT_LOCAL_ALIGN);
+  }
+  if (offset > info->local_mem_size)
+    return weft__fail(&k->object, WEFT_ELOCALMEM, "kernel '%s' needs %zu bytes "
+                      "of local memory per work-group; the device has %llu",
+                      k->desc->name, offset,
+                      (unsigned long long)info->local_mem_size);
+  *total = offset;
+  return 0;
+}
+
+static int check_args_set(weft_kernel *k) {
+  for (unsigned i = 0; i < k->desc->num_args; i++)
+    if (!k->is_set[i])
+      return weft__fail(&k->object, WEFT_EARGUNSET, "argument %u ('%s %s') of "
+                        "kernel '%s' is not set", i, k->desc->args[i].type_name,
+                        k->desc->args[i].name, k->desc->name);
+  return 0;
+}
+
+int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
+                       const size_t *global, const size_t *local) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
+  int rc = check_global(k, dims, offset, global);
+  if (!rc && local) rc = check_local(k, dims, global, local);
+  if (!rc) rc = check_args_set(k);
+  weft_launch_desc d = {.kernel = k->desc, .binary = k->program->binary,
+                        .args = k->args, .dims = dims};
+  if (!rc) rc = place_local_args(k, &d.local_mem_size);
+  if (rc) return rc;
+  weft_device *dev = k->program->context->device;
+  if (!local) suggest(weft__device_info(dev), dims, global, d.local);
+  for (unsigned i = 0; i < 3; i++) {
+    d.offset[i] = offset && i < dims ? offset[i] : 0;
+    d.global[i] = i < dims ? global[i] : 1;
+    if (local) d.local[i] = i < dims ? local[i] : 1;
+  }
+  weft_msg msg = {{0}};
+  rc = dev->ops->launch(dev, &d, &msg);
+  if (rc) return weft__fail(&k->object, rc, "%s", msg.text);
+  return 0;
+}

@@ -1,0 +1,101 @@
+/* program.c: programs: source, build, log, kernel names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/handles.h"
+
+int weft_program_create(weft_context *c, const char *source, size_t length,
+                        weft_program **out) {
+  if (!weft__object_is(c, WEFT_KIND_CONTEXT) || !out) return WEFT_EINVAL;
+  if (!source) return weft__fail(&c->object, WEFT_EINVAL, "NULL source");
+  if (!length) length = strlen(source);
+  weft_program *p = calloc(1, sizeof *p);
+  if (!p || !(p->source = malloc(length + 1))) {
+    free(p);
+    return weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
+  }
+  memcpy(p->source, source, length);
+  p->source[length] = 0;
+  p->length = length;
+  weft__object_init(&p->object, WEFT_KIND_PROGRAM);
+  pthread_mutex_init(&p->build_lock, NULL);
+  p->context = c;
+  weft_context_retain(c);
+  *out = p;
+  return 0;
+}
+
+void weft_program_retain(weft_program *p) {
+  if (weft__object_is(p, WEFT_KIND_PROGRAM)) weft__object_retain(&p->object);
+}
+
+void weft_program_release(weft_program *p) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM) || !weft__object_release(&p->object))
+    return;
+  weft_device *dev = p->context->device;
+  if (p->binary) dev->ops->binary_free(dev, p->binary);
+  weft_context *c = p->context;
+  free(p->log);
+  free(p->source);
+  pthread_mutex_destroy(&p->build_lock);
+  weft__object_fini(&p->object);
+  free(p);
+  weft_context_release(c);
+}
+
+/* The first line of the log that reports an error, for the message. */
+static void first_error(const char *log, char *out, size_t size) {
+  const char *line = strstr(log, "error:");
+  if (!line) {
+    snprintf(out, size, "see the build log");
+    return;
+  }
+  while (line > log && line[-1] != '\n') line--;
+  size_t n = strcspn(line, "\n");
+  snprintf(out, size, "%.*s", (int)n, line);
+}
+
+int weft_program_build(weft_program *p, const char *options) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
+  pthread_mutex_lock(&p->build_lock);
+  if (atomic_load(&p->num_kernels) > 0) {
+    pthread_mutex_unlock(&p->build_lock);
+    return weft__fail(&p->object, WEFT_EINVAL, "the program cannot be rebuilt "
+                      "while kernels made from it exist");
+  }
+  weft_device *dev = p->context->device;
+  if (p->binary) dev->ops->binary_free(dev, p->binary);
+  p->binary = NULL;
+  free(p->log);
+  p->log = NULL;
+  weft_binary *binary = NULL;
+  char *log = NULL;
+  int rc = dev->ops->build(dev, p->source, p->length, options, &binary, &log);
+  p->log = log;
+  p->binary = binary;
+  pthread_mutex_unlock(&p->build_lock);
+  if (rc) {
+    char line[WEFT_MSG_MAX - 32];
+    first_error(log ? log : "", line, sizeof line);
+    return weft__fail(&p->object, rc, "build failed: %s", line);
+  }
+  return 0;
+}
+
+const char *weft_program_build_log(weft_program *p) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return "";
+  return p->log ? p->log : "";
+}
+
+int weft_program_kernel_count(weft_program *p) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
+  if (!p->binary)
+    return weft__fail(&p->object, WEFT_ENOTBUILT, "the program is not built");
+  return (int)p->binary->num_kernels;
+}
+
+const char *weft_program_kernel_name(weft_program *p, int index) {
+  if (weft_program_kernel_count(p) <= index || index < 0) return NULL;
+  return p->binary->kernels[index].name;
+}

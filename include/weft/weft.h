@@ -1,0 +1,234 @@
+/*
+ * weft.h: the native C API of Weft, a runtime that runs OpenCL C kernels on
+ * CPUs (and on CUDA GPUs where present).
+ *
+ * Read it top to bottom: devices, contexts, buffers, programs, kernels,
+ * launches. Every function that can fail returns an int: 0 (WEFT_OK) or a
+ * negative WEFT_E* code. weft_strerror() names a code; weft_errmsg() gives the
+ * detailed message of the last failed call on an object (the object a call
+ * takes first, or the parent passed to a create function).
+ */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define WEFT_EXPORT __attribute__((visibility("default")))
+#else
+#define WEFT_EXPORT
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+#define WEFT_OK 0
+#define WEFT_EINVAL -1         /* an invalid argument (NULL handle, bad flag) */
+#define WEFT_ENOMEM -2         /* out of memory */
+#define WEFT_ESYS -3           /* a system call failed (mmap, pthread_create) */
+#define WEFT_ENODEV -4         /* no such device */
+#define WEFT_EBUILD -5         /* the program failed to build: see its log */
+#define WEFT_EOPTION -6        /* an unknown or malformed build option */
+#define WEFT_ENOTBUILT -7      /* the program has not been built */
+#define WEFT_ENOKERNEL -8      /* no kernel of that name in the program */
+#define WEFT_EARGINDEX -9      /* the argument index is out of range */
+#define WEFT_EARGSIZE -10      /* the argument size does not match */
+#define WEFT_EARGKIND -11      /* e.g. a buffer passed for a scalar argument */
+#define WEFT_EARGUNSET -12     /* a kernel argument was never set */
+#define WEFT_EWORKDIM -13      /* dimensions outside 1..3 */
+#define WEFT_EGLOBALSIZE -14   /* a zero or too large global size */
+#define WEFT_EGROUPSIZE -15    /* the local size is invalid or does not divide */
+#define WEFT_ERANGE -16        /* an offset or size outside a buffer */
+#define WEFT_ELOCALMEM -17     /* the kernel needs more local memory than exists */
+#define WEFT_EKERNELFAULT -18  /* the kernel crashed (bad access, trap) */
+#define WEFT_ESTACK -19        /* a work-item overflowed its stack */
+#define WEFT_EBARRIER -20      /* barrier() not reached by all work-items */
+#define WEFT_EMAPPED -21       /* the buffer is mapped, or the pointer is not */
+#define WEFT_ELAUNCH -22       /* launch failed for another reason */
+
+/* The name and meaning of a status code, e.g. "WEFT_EBUILD: build failed". */
+WEFT_EXPORT const char *weft_strerror(int status);
+
+/* The message of the last failed call on a device, context, buffer, program
+ * or kernel, or "" when none failed. Valid until the next call on it. */
+WEFT_EXPORT const char *weft_errmsg(const void *object);
+
+/* --------------------------------------------------------------- devices */
+
+typedef struct weft_device weft_device;
+
+typedef enum weft_device_kind {
+  WEFT_DEVICE_CPU = 1,
+  WEFT_DEVICE_GPU = 2
+} weft_device_kind;
+
+typedef struct weft_device_info {
+  weft_device_kind kind;
+  char name[128];
+  char vendor[64];
+  unsigned compute_units;        /* threads that run work-groups */
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  uint64_t global_mem_size;
+  uint64_t max_alloc_size;
+  uint64_t local_mem_size;       /* bytes of __local memory per work-group */
+  unsigned address_bits;
+  size_t stack_size;             /* bytes of stack per work-item */
+  char fiber[16];                /* context switch in use: "asm", "ucontext" */
+} weft_device_info;
+
+/* The number of devices (at least the CPU), or a negative error. */
+WEFT_EXPORT int weft_device_count(void);
+
+/* The device at index (0 is the CPU). Devices live as long as the process. */
+WEFT_EXPORT int weft_device_get(int index, weft_device **out);
+
+/* Fills info with the device's description and limits. */
+WEFT_EXPORT int weft_device_info_get(weft_device *device,
+                                     weft_device_info *info);
+
+/* -------------------------------------------------------------- contexts */
+
+typedef struct weft_context weft_context;
+
+/* Creates a context on one device; buffers and programs belong to it. */
+WEFT_EXPORT int weft_context_create(weft_device *device, weft_context **out);
+WEFT_EXPORT void weft_context_retain(weft_context *context);
+/* Drops a reference; the context goes when its objects and users are gone. */
+WEFT_EXPORT void weft_context_release(weft_context *context);
+WEFT_EXPORT weft_device *weft_context_device(weft_context *context);
+
+/* --------------------------------------------------------------- buffers */
+
+typedef struct weft_buffer weft_buffer;
+
+#define WEFT_MEM_READ_WRITE 0u
+#define WEFT_MEM_READ_ONLY 1u     /* kernels only read it */
+#define WEFT_MEM_WRITE_ONLY 2u    /* kernels only write it */
+#define WEFT_MEM_USE_HOST_PTR 4u  /* the buffer is the caller's memory */
+#define WEFT_MEM_COPY_HOST_PTR 8u /* start with a copy of host_ptr */
+
+/* Creates a buffer of size bytes. host_ptr is used with USE_HOST_PTR or
+ * COPY_HOST_PTR and must be NULL otherwise. New memory is zero-filled. */
+WEFT_EXPORT int weft_buffer_create(weft_context *context, size_t size,
+                                   unsigned flags, void *host_ptr,
+                                   weft_buffer **out);
+WEFT_EXPORT void weft_buffer_retain(weft_buffer *buffer);
+WEFT_EXPORT void weft_buffer_release(weft_buffer *buffer);
+WEFT_EXPORT size_t weft_buffer_size(weft_buffer *buffer);
+
+/* Copies size bytes from host memory into the buffer at offset. */
+WEFT_EXPORT int weft_buffer_write(weft_buffer *buffer, size_t offset,
+                                  size_t size, const void *src);
+/* Copies size bytes of the buffer at offset into host memory. */
+WEFT_EXPORT int weft_buffer_read(weft_buffer *buffer, size_t offset,
+                                 size_t size, void *dst);
+
+#define WEFT_MAP_READ 1u
+#define WEFT_MAP_WRITE 2u
+
+/* Makes a range of the buffer visible to the host until unmapped. */
+WEFT_EXPORT int weft_buffer_map(weft_buffer *buffer, size_t offset,
+                                size_t size, unsigned map_flags, void **ptr);
+WEFT_EXPORT int weft_buffer_unmap(weft_buffer *buffer, void *ptr);
+
+/* -------------------------------------------------------------- programs */
+
+typedef struct weft_program weft_program;
+
+/* Creates a program from OpenCL C source (length 0: NUL-terminated). */
+WEFT_EXPORT int weft_program_create(weft_context *context, const char *source,
+                                    size_t length, weft_program **out);
+WEFT_EXPORT void weft_program_retain(weft_program *program);
+WEFT_EXPORT void weft_program_release(weft_program *program);
+
+/* Compiles the program with OpenCL build options ("-cl-std=CL3.0 -DN=4").
+ * On WEFT_EBUILD the log names file, line and column of each diagnostic. */
+WEFT_EXPORT int weft_program_build(weft_program *program, const char *options);
+
+/* The build log of the last build ("" before any). */
+WEFT_EXPORT const char *weft_program_build_log(weft_program *program);
+
+/* The kernels of a built program, in source order. */
+WEFT_EXPORT int weft_program_kernel_count(weft_program *program);
+WEFT_EXPORT const char *weft_program_kernel_name(weft_program *program,
+                                                 int index);
+
+/* --------------------------------------------------------------- kernels */
+
+typedef struct weft_kernel weft_kernel;
+
+typedef enum weft_arg_kind {
+  WEFT_ARG_BUFFER = 1,   /* __global or __constant pointer: a weft_buffer */
+  WEFT_ARG_LOCAL = 2,    /* __local pointer: a size in bytes */
+  WEFT_ARG_VALUE = 3     /* scalar, vector or struct passed by value */
+} weft_arg_kind;
+
+typedef enum weft_address_space {
+  WEFT_ADDRESS_PRIVATE = 0,
+  WEFT_ADDRESS_GLOBAL = 1,
+  WEFT_ADDRESS_CONSTANT = 2,
+  WEFT_ADDRESS_LOCAL = 3
+} weft_address_space;
+
+#define WEFT_TYPE_CONST 1u
+#define WEFT_TYPE_RESTRICT 2u
+#define WEFT_TYPE_VOLATILE 4u
+
+typedef struct weft_arg_info {
+  weft_arg_kind kind;
+  weft_address_space address_space; /* where a pointer points */
+  size_t size;                      /* bytes a value argument takes */
+  const char *name;                 /* as in the source */
+  const char *type_name;            /* e.g. "float4*", "int" */
+  unsigned type_qualifiers;         /* WEFT_TYPE_* */
+} weft_arg_info;
+
+/* Creates a kernel object for the named kernel of a built program. */
+WEFT_EXPORT int weft_kernel_create(weft_program *program, const char *name,
+                                   weft_kernel **out);
+WEFT_EXPORT void weft_kernel_retain(weft_kernel *kernel);
+WEFT_EXPORT void weft_kernel_release(weft_kernel *kernel);
+WEFT_EXPORT const char *weft_kernel_name(weft_kernel *kernel);
+WEFT_EXPORT int weft_kernel_arg_count(weft_kernel *kernel);
+WEFT_EXPORT int weft_kernel_arg_info(weft_kernel *kernel, int index,
+                                     weft_arg_info *info);
+
+/* Bytes of __local memory the kernel declares itself (not its arguments). */
+WEFT_EXPORT size_t weft_kernel_local_mem_size(weft_kernel *kernel);
+
+/* Sets a pointer argument to a buffer (NULL passes a NULL pointer). */
+WEFT_EXPORT int weft_kernel_set_arg_buffer(weft_kernel *kernel, int index,
+                                           weft_buffer *buffer);
+/* Sets a by-value argument; size must equal the argument's size. */
+WEFT_EXPORT int weft_kernel_set_arg_value(weft_kernel *kernel, int index,
+                                          const void *value, size_t size);
+/* Sets a __local pointer argument to size bytes of per-group memory. */
+WEFT_EXPORT int weft_kernel_set_arg_local(weft_kernel *kernel, int index,
+                                          size_t size);
+
+/* -------------------------------------------------------------- launches */
+
+/* Runs the kernel over an NDRange of dims (1..3) dimensions and waits for it.
+ * offset may be NULL (all zero); local may be NULL (Weft picks a size that
+ * divides global). A kernel that crashes, overflows its stack or reaches
+ * barrier() divergently fails with a message naming the work-item. */
+WEFT_EXPORT int weft_kernel_launch(weft_kernel *kernel, unsigned dims,
+                                   const size_t *offset, const size_t *global,
+                                   const size_t *local);
+
+/* The local size a launch with local == NULL would use. */
+WEFT_EXPORT int weft_kernel_suggest_local_size(weft_kernel *kernel,
+                                               unsigned dims,
+                                               const size_t *global,
+                                               size_t *local);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_H */

@@ -1,0 +1,15 @@
+/*
+ * builtins.h: linking the OpenCL C builtin library into a program's module.
+ */
+#ifndef WEFT_JIT_BUILTINS_H
+#define WEFT_JIT_BUILTINS_H
+
+#include <llvm-c/Core.h>
+
+/* Links into module the builtins it calls, and only those: the library is
+ * read lazily and its functions have link-once linkage, so the linker
+ * materializes a function only when the module refers to it.
+ * Returns 0, or WEFT_EBUILD with a malloc'd message in *error. */
+int weft__builtins_link(LLVMModuleRef module, char **error);
+
+#endif

@@ -1,0 +1,13 @@
+/* The builtin library's bitcode, embedded in libweft so that no file needs to
+ * be found at run time. WEFT_BUILTINS_BC is its path in the build tree. */
+  .section .rodata
+  .balign 16
+  .globl weft__builtins_bc_start
+  .hidden weft__builtins_bc_start
+weft__builtins_bc_start:
+  .incbin WEFT_BUILTINS_BC
+  .globl weft__builtins_bc_end
+  .hidden weft__builtins_bc_end
+weft__builtins_bc_end:
+  .byte 0
+  .section .note.GNU-stack,"",@progbits

@@ -1,0 +1,79 @@
+// frontend.cpp: runs Clang in-process on OpenCL C source (see frontend.h).
+//
+// A thin shim: build a compiler invocation from cc1 arguments, serve the
+// source from memory, run the "emit LLVM only" action and return the module.
+// Policy (which arguments, what to do with the module) lives in the C code.
+
+#include "jit/frontend.h"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+char *copy_string(const std::string &s) {
+  char *out = static_cast<char *>(std::malloc(s.size() + 1));
+  if (out) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+}  // namespace
+
+extern "C" int weft__frontend_compile(LLVMContextRef context,
+                                      const char *file_name,
+                                      const char *source, size_t length,
+                                      const char *const *args, int num_args,
+                                      LLVMModuleRef *out, char **log) {
+  std::string log_text;
+  llvm::raw_string_ostream log_stream(log_text);
+  *out = nullptr;
+
+  // Diagnostics go to the build log as plain text with columns and carets.
+  auto diag_options = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  diag_options->ShowColors = false;
+  diag_options->ShowColumn = true;
+  diag_options->ShowCarets = true;
+  auto *printer = new clang::TextDiagnosticPrinter(log_stream, &*diag_options);
+
+  auto compiler = std::make_unique<clang::CompilerInstance>();
+  compiler->createDiagnostics(printer, /*ShouldOwnClient=*/true);
+  // "N errors generated." goes to the log too, not to stderr.
+  compiler->setVerboseOutputStream(log_stream);
+
+  std::vector<const char *> argv(args, args + num_args);
+  bool ok = clang::CompilerInvocation::CreateFromArgs(
+      compiler->getInvocation(), argv, compiler->getDiagnostics());
+  if (ok) {
+    // The invocation replaced the diagnostic options: keep ours.
+    compiler->getDiagnosticOpts().ShowColors = false;
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(source, length), file_name);
+    compiler->getPreprocessorOpts().addRemappedFile(file_name,
+                                                    buffer.release());
+    clang::EmitLLVMOnlyAction action(llvm::unwrap(context));
+    ok = compiler->ExecuteAction(action);
+    if (ok) {
+      std::unique_ptr<llvm::Module> module = action.takeModule();
+      ok = module != nullptr;
+      if (ok) *out = llvm::wrap(module.release());
+    }
+  }
+  log_stream.flush();
+  *log = copy_string(log_text);
+  return ok ? 0 : -1;
+}

@@ -1,0 +1,96 @@
+/* inline.c: step 1 of passes.h, inlining every function into the kernels,
+ * and the checks that code left after it can be run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/kernel_info.h"
+#include "jit/passes.h"
+#include "jit/target.h"
+#include "weft/weft.h"
+
+/* From the C++ runtime we link anyway: turns "_Z3fooi" into "foo(int)". */
+extern char *__cxa_demangle(const char *name, char *out, size_t *length,
+                            int *status);
+
+static void set_attribute(LLVMValueRef fn, const char *name, int on) {
+  LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
+  if (on)
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(context, kind, 0));
+}
+
+/* "file:line:column: " for an instruction, or "" without debug locations. */
+static void source_prefix(LLVMValueRef inst, char *out, size_t size) {
+  unsigned length = 0;
+  const char *file = LLVMGetDebugLocFilename(inst, &length);
+  unsigned line = LLVMGetDebugLocLine(inst);
+  if (file && line)
+    snprintf(out, size, "%.*s:%u:%u: ", (int)length, file, line,
+             LLVMGetDebugLocColumn(inst));
+  else
+    out[0] = 0;
+}
+
+static int is_allowed_external(const char *name) {
+  return !strncmp(name, "llvm.", 5) || !strncmp(name, "__weft_", 7);
+}
+
+/* Checks one call left in a kernel after inlining. */
+static int check_call(LLVMValueRef call, char **error) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee) || weft__is_kernel(callee)) return 0;
+  const char *name = LLVMGetValueName(callee);
+  if (LLVMIsDeclaration(callee) && is_allowed_external(name)) return 0;
+
+  char where[512];
+  source_prefix(call, where, sizeof where);
+  /* Overloaded functions (builtins among them) have mangled names. */
+  int status = -1, mangled = !strncmp(name, "_Z", 2);
+  char *readable = mangled ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
+  const char *shown = status == 0 && readable ? readable : name;
+  int n;
+  if (LLVMIsDeclaration(callee) && mangled)
+    n = asprintf(error, "%serror: call to '%s', which Weft's builtin library "
+                 "does not provide yet\n", where, shown);
+  else if (LLVMIsDeclaration(callee))
+    n = asprintf(error, "%serror: function '%s' is declared but never "
+                 "defined\n", where, shown);
+  else
+    n = asprintf(error, "%serror: function '%s' is recursive, which OpenCL C "
+                 "does not allow\n", where, shown);
+  if (n < 0) *error = NULL;
+  free(readable);
+  return WEFT_EBUILD;
+}
+
+static int check_kernel(LLVMValueRef kernel, char **error) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(kernel); b;
+       b = LLVMGetNextBasicBlock(b)) {
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMIsACallInst(i) && check_call(i, error)) return WEFT_EBUILD;
+    }
+  }
+  return 0;
+}
+
+int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
+                         char **error) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || weft__is_kernel(f)) continue;
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    set_attribute(f, "noinline", 0);
+    set_attribute(f, "optnone", 0);
+    set_attribute(f, "alwaysinline", 1);
+  }
+  int rc = weft__run_passes(module, machine, "always-inline,globaldce", error);
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f && !rc;
+       f = LLVMGetNextFunction(f)) {
+    if (weft__is_kernel(f)) rc = check_kernel(f, error);
+  }
+  return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * jit.h: the JIT as the back ends see it. OpenCL C source goes in, a
+ * weft_binary (kernel descriptions and callable work-group functions) comes
+ * out. No LLVM type crosses this interface.
+ */
+#ifndef WEFT_JIT_H
+#define WEFT_JIT_H
+
+#include <stddef.h>
+
+#include "jit/kernel_abi.h"
+
+/* A function of the runtime that generated code may call. */
+typedef struct weft_jit_symbol {
+  const char *name;
+  void *address;
+} weft_jit_symbol;
+
+typedef struct weft_jit_config {
+  const weft_jit_symbol *symbols; /* runtime functions generated code calls */
+  size_t num_symbols;
+  const char *dump_dir;           /* if set, each program's final IR goes here */
+} weft_jit_config;
+
+/* Starts the JIT (once per process). Returns 0, or an error with a malloc'd
+ * message in *error. */
+int weft__jit_init(const weft_jit_config *config, char **error);
+
+/* Compiles OpenCL C source with build options into *out. *log receives the
+ * build log (malloc'd, possibly empty) whatever the result. Returns 0,
+ * WEFT_EOPTION, WEFT_EBUILD or WEFT_ENOMEM. */
+int weft__jit_build(const char *source, size_t length, const char *options,
+                    weft_binary **out, char **log);
+
+/* Frees a binary and the machine code behind it. */
+void weft__jit_binary_free(weft_binary *binary);
+
+/* The OpenCL C extensions and features the JIT compiles kernels with,
+ * comma-separated ("cl_khr_fp64,__opencl_c_int64,..."). */
+const char *weft__jit_features(void);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * kernel_abi.h: what a compiled kernel looks like to the code that runs it.
+ *
+ * The JIT turns each OpenCL kernel into a work-group function. The CPU back
+ * end calls it once per work-group (or once per work-item, from a fiber, after
+ * a barrier). This header holds that contract and the description of kernels
+ * that a build produces. It includes no LLVM and no threads, so jit/,
+ * backend/ and core/ all may use it.
+ */
+#ifndef WEFT_JIT_KERNEL_ABI_H
+#define WEFT_JIT_KERNEL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/weft.h"
+
+/* The state of one work-group, read by the generated code. The JIT emits
+ * loads at offsetof() these fields, so only this struct defines the layout. */
+typedef struct weft_wg_ctx {
+  uint64_t group_id[3];
+  uint64_t local_size[3];          /* of this group (smaller at the edge) */
+  uint64_t enqueued_local_size[3];
+  uint64_t global_size[3];
+  uint64_t global_offset[3];
+  uint64_t num_groups[3];
+  uint32_t work_dim;
+  /* Set by the back end once the group runs its work-items on fibers: the
+   * work-group loop then stops after the work-item that hit the barrier. */
+  volatile uint32_t fiber_mode;
+  char *local_mem;                 /* this group's __local storage */
+  void *group;                     /* the back end's state for this group */
+} weft_wg_ctx;
+
+/* The work-items a call runs: lo <= local id < hi in each dimension. A whole
+ * group is lo = 0, hi = local size; a fiber runs a single work-item. */
+typedef struct weft_wg_range {
+  uint64_t lo[3];
+  uint64_t hi[3];
+} weft_wg_range;
+
+/* A work-group function. args[i] points to the value of argument i: the
+ * pointer of a buffer, the bytes of a by-value argument, or, for a __local
+ * pointer, a uint64_t offset into ctx->local_mem. */
+typedef void (*weft_wg_fn)(void *const *args, weft_wg_ctx *ctx,
+                           const weft_wg_range *range);
+
+/* The runtime function the JIT calls for barrier(): the back end provides it
+ * under this name. site indexes the program's barrier sites. */
+#define WEFT_BARRIER_SYMBOL "weft__cpu_barrier"
+typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                                uint64_t lz, uint32_t flags, uint32_t site);
+
+/* Where a barrier() call sits in the source, for divergence reports. */
+typedef struct weft_source_loc {
+  unsigned line;
+  unsigned column;
+} weft_source_loc;
+
+typedef struct weft_arg_desc {
+  weft_arg_kind kind;
+  weft_address_space address_space;
+  size_t size;          /* bytes of a by-value argument, or of a pointer */
+  size_t align;         /* alignment the value needs */
+  char *name;
+  char *type_name;
+  unsigned type_qualifiers;
+} weft_arg_desc;
+
+#define WEFT_KERNEL_HAS_BARRIER 1u
+
+typedef struct weft_kernel_desc {
+  char *name;
+  unsigned num_args;
+  weft_arg_desc *args;
+  size_t local_mem_size;  /* kernel-scope __local variables, in bytes */
+  unsigned flags;         /* WEFT_KERNEL_* */
+  weft_wg_fn entry;       /* the work-group function */
+} weft_kernel_desc;
+
+/* What a successful build produces: its kernels and where barriers are. */
+typedef struct weft_binary {
+  unsigned num_kernels;
+  weft_kernel_desc *kernels;
+  unsigned num_sites;
+  weft_source_loc *sites;
+  void *impl;             /* the builder's own data (the JIT's code) */
+} weft_binary;
+
+/* Local memory is handed out in blocks this aligned (the widest vector). */
+#define WEFT_LOCAL_ALIGN 128
+
+#endif

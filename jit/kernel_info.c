@@ -1,0 +1,154 @@
+/* kernel_info.c: kernel descriptions from Clang's metadata (see
+ * kernel_info.h). */
+#include "jit/kernel_info.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPIR_KERNEL_CALLING_CONVENTION 76
+
+int weft__is_kernel(LLVMValueRef fn) {
+  return LLVMGetFunctionCallConv(fn) == SPIR_KERNEL_CALLING_CONVENTION &&
+         !LLVMIsDeclaration(fn);
+}
+
+/* The operands of the kernel_arg_* metadata node called kind, or NULL. */
+static LLVMValueRef *arg_metadata(LLVMValueRef fn, const char *kind,
+                                  unsigned *count) {
+  LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+  unsigned id = LLVMGetMDKindIDInContext(context, kind, (unsigned)strlen(kind));
+  size_t num_entries = 0;
+  LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(fn, &num_entries);
+  LLVMValueRef *operands = NULL;
+  for (unsigned i = 0; i < num_entries; i++) {
+    if (LLVMValueMetadataEntriesGetKind(entries, i) != id) continue;
+    LLVMValueRef node = LLVMMetadataAsValue(
+        context, LLVMValueMetadataEntriesGetMetadata(entries, i));
+    *count = LLVMGetMDNodeNumOperands(node);
+    operands = calloc(*count + 1, sizeof *operands);
+    if (operands) LLVMGetMDNodeOperands(node, operands);
+  }
+  LLVMDisposeValueMetadataEntries(entries);
+  return operands;
+}
+
+static char *metadata_string(LLVMValueRef *operands, unsigned count,
+                             unsigned i) {
+  unsigned length = 0;
+  const char *s =
+      operands && i < count ? LLVMGetMDString(operands[i], &length) : NULL;
+  return s ? strndup(s, length) : strdup("");
+}
+
+static unsigned parse_qualifiers(const char *text) {
+  unsigned q = 0;
+  if (strstr(text, "const")) q |= WEFT_TYPE_CONST;
+  if (strstr(text, "restrict")) q |= WEFT_TYPE_RESTRICT;
+  if (strstr(text, "volatile")) q |= WEFT_TYPE_VOLATILE;
+  return q;
+}
+
+static int unsupported_type(const char *type_name) {
+  return strstr(type_name, "image") || strstr(type_name, "sampler_t") ||
+         strstr(type_name, "pipe") || strstr(type_name, "queue_t");
+}
+
+/* The type a by-value struct argument points at, or NULL. */
+static LLVMTypeRef byval_type(LLVMValueRef fn, unsigned index) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMAttributeRef attr = LLVMGetEnumAttributeAtIndex(fn, index + 1, kind);
+  return attr ? LLVMGetTypeAttributeValue(attr) : NULL;
+}
+
+static void describe_arg(LLVMValueRef fn, unsigned i, LLVMTargetDataRef layout,
+                         unsigned space, weft_arg_desc *arg) {
+  LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(fn, i));
+  LLVMTypeRef by_value = byval_type(fn, i);
+  int pointer = LLVMGetTypeKind(type) == LLVMPointerTypeKind && !by_value;
+  arg->address_space = (weft_address_space)space;
+  if (pointer && space == WEFT_ADDRESS_LOCAL) arg->kind = WEFT_ARG_LOCAL;
+  else if (pointer) arg->kind = WEFT_ARG_BUFFER;
+  else arg->kind = WEFT_ARG_VALUE;
+  LLVMTypeRef stored = by_value ? by_value : type;
+  arg->size = (size_t)LLVMABISizeOfType(layout, stored);
+  arg->align = LLVMABIAlignmentOfType(layout, stored);
+}
+
+static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
+                           weft_kernel_desc *k, char **error) {
+  size_t name_length;
+  const char *name = LLVMGetValueName2(fn, &name_length);
+  k->name = strndup(name, name_length);
+  k->num_args = LLVMCountParams(fn);
+  k->args = calloc(k->num_args ? k->num_args : 1, sizeof *k->args);
+  if (!k->name || !k->args) return WEFT_ENOMEM;
+
+  unsigned n_space = 0, n_type = 0, n_qual = 0, n_name = 0;
+  LLVMValueRef *spaces = arg_metadata(fn, "kernel_arg_addr_space", &n_space);
+  LLVMValueRef *types = arg_metadata(fn, "kernel_arg_type", &n_type);
+  LLVMValueRef *quals = arg_metadata(fn, "kernel_arg_type_qual", &n_qual);
+  LLVMValueRef *names = arg_metadata(fn, "kernel_arg_name", &n_name);
+  int rc = 0;
+  for (unsigned i = 0; i < k->num_args && !rc; i++) {
+    weft_arg_desc *arg = &k->args[i];
+    unsigned space =
+        spaces && i < n_space ? (unsigned)LLVMConstIntGetZExtValue(spaces[i]) : 0;
+    describe_arg(fn, i, layout, space, arg);
+    arg->type_name = metadata_string(types, n_type, i);
+    arg->name = metadata_string(names, n_name, i);
+    char *qualifiers = metadata_string(quals, n_qual, i);
+    arg->type_qualifiers = qualifiers ? parse_qualifiers(qualifiers) : 0;
+    free(qualifiers);
+    if (!arg->type_name || !arg->name) rc = WEFT_ENOMEM;
+    else if (unsupported_type(arg->type_name)) {
+      if (asprintf(error, "kernel '%s': argument '%s' has type %s, which "
+                   "Weft does not support (no images, samplers or pipes)",
+                   k->name, arg->name, arg->type_name) < 0)
+        *error = NULL;
+      rc = WEFT_EBUILD;
+    }
+  }
+  free(spaces);
+  free(types);
+  free(quals);
+  free(names);
+  return rc;
+}
+
+int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
+                              weft_kernel_desc **out, unsigned *count,
+                              char **error) {
+  unsigned n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f))
+    n += weft__is_kernel(f) != 0;
+  weft_kernel_desc *descs = calloc(n ? n : 1, sizeof *descs);
+  if (!descs) return WEFT_ENOMEM;
+  unsigned i = 0;
+  int rc = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f && !rc;
+       f = LLVMGetNextFunction(f)) {
+    if (weft__is_kernel(f)) rc = describe_kernel(f, layout, &descs[i++], error);
+  }
+  if (rc) {
+    weft__kernel_descs_free(descs, n);
+    return rc;
+  }
+  *out = descs;
+  *count = n;
+  return 0;
+}
+
+void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count) {
+  if (!descs) return;
+  for (unsigned i = 0; i < count; i++) {
+    for (unsigned a = 0; a < descs[i].num_args; a++) {
+      free(descs[i].args[a].name);
+      free(descs[i].args[a].type_name);
+    }
+    free(descs[i].args);
+    free(descs[i].name);
+  }
+  free(descs);
+}

@@ -1,0 +1,26 @@
+/*
+ * kernel_info.h: the description of each kernel (name, arguments) read from
+ * the metadata Clang attaches to kernel functions.
+ */
+#ifndef WEFT_JIT_KERNEL_INFO_H
+#define WEFT_JIT_KERNEL_INFO_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include "jit/kernel_abi.h"
+
+/* Whether fn is an OpenCL kernel (Clang gives kernels the SPIR_KERNEL
+ * calling convention on every target we build for). */
+int weft__is_kernel(LLVMValueRef fn);
+
+/* Describes the kernels of module in source order. Fails with WEFT_EBUILD
+ * and a message when a kernel takes an argument Weft cannot pass (an image,
+ * a sampler, a pipe). */
+int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
+                              weft_kernel_desc **out, unsigned *count,
+                              char **error);
+
+void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count);
+
+#endif

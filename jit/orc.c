@@ -1,0 +1,118 @@
+/* orc.c: the process's LLJIT (see orc.h). */
+#include "jit/orc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+
+#include "jit/target.h"
+#include "weft/weft.h"
+
+struct weft_orc_code {
+  LLVMOrcResourceTrackerRef tracker;
+};
+
+static LLVMOrcLLJITRef jit;
+
+/* Consumes e; returns its text in a malloc'd "prefix: message". */
+static char *error_text(const char *prefix, LLVMErrorRef e) {
+  char *message = LLVMGetErrorMessage(e);
+  char *text = NULL;
+  if (asprintf(&text, "%s: %s", prefix, message) < 0) text = NULL;
+  LLVMDisposeErrorMessage(message);
+  return text;
+}
+
+/* The runtime's functions become absolute symbols; everything else generated
+ * code calls after code generation (memcpy, sinf) comes from the process. */
+static LLVMErrorRef define_symbols(LLVMOrcJITDylibRef dylib,
+                                   const weft_jit_symbol *symbols,
+                                   size_t count) {
+  LLVMOrcCSymbolMapPair *pairs = calloc(count ? count : 1, sizeof *pairs);
+  if (!pairs) return LLVMCreateStringError("out of memory");
+  for (size_t i = 0; i < count; i++) {
+    pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, symbols[i].name);
+    pairs[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)symbols[i].address;
+    pairs[i].Sym.Flags.GenericFlags =
+        LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+  }
+  LLVMErrorRef e =
+      LLVMOrcJITDylibDefine(dylib, LLVMOrcAbsoluteSymbols(pairs, count));
+  free(pairs);
+  return e;
+}
+
+int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
+                   char **error) {
+  if (weft__target_init(error)) return WEFT_EBUILD;
+  LLVMTargetMachineRef machine = weft__target_machine_create();
+  if (!machine) {
+    *error = strdup("LLVM cannot generate code for this CPU");
+    return WEFT_EBUILD;
+  }
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+      builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
+  LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, builder);
+  if (e) {
+    *error = error_text("cannot create the JIT", e);
+    return WEFT_EBUILD;
+  }
+  LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(jit);
+  LLVMOrcDefinitionGeneratorRef process;
+  e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+      &process, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+  if (!e) {
+    LLVMOrcJITDylibAddGenerator(dylib, process);
+    e = define_symbols(dylib, symbols, count);
+  }
+  if (e) {
+    *error = error_text("cannot set up the JIT's symbols", e);
+    LLVMOrcDisposeLLJIT(jit);
+    jit = NULL;
+    return WEFT_EBUILD;
+  }
+  return 0;
+}
+
+int weft__orc_add(LLVMOrcThreadSafeModuleRef module, weft_orc_code **out,
+                  char **error) {
+  weft_orc_code *code = calloc(1, sizeof *code);
+  if (!code) {
+    LLVMOrcDisposeThreadSafeModule(module);
+    return WEFT_ENOMEM;
+  }
+  code->tracker =
+      LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(jit));
+  LLVMErrorRef e =
+      LLVMOrcLLJITAddLLVMIRModuleWithRT(jit, code->tracker, module);
+  if (e) {
+    *error = error_text("cannot add the program to the JIT", e);
+    weft__orc_remove(code);
+    return WEFT_EBUILD;
+  }
+  *out = code;
+  return 0;
+}
+
+void *weft__orc_lookup(weft_orc_code *code, const char *name, char **error) {
+  (void)code; /* names are unique per program, so one dylib serves all */
+  LLVMOrcExecutorAddress address = 0;
+  LLVMErrorRef e = LLVMOrcLLJITLookup(jit, &address, name);
+  if (e) {
+    *error = error_text("cannot generate machine code", e);
+    return NULL;
+  }
+  return (void *)(uintptr_t)address;
+}
+
+void weft__orc_remove(weft_orc_code *code) {
+  if (!code) return;
+  LLVMErrorRef e = LLVMOrcResourceTrackerRemove(code->tracker);
+  if (e) LLVMConsumeError(e);
+  LLVMOrcReleaseResourceTracker(code->tracker);
+  free(code);
+}

@@ -1,0 +1,74 @@
+/*
+ * passes.h: the transformations that turn OpenCL kernels into work-group
+ * functions. They run in this order (jit/build.c drives them):
+ *
+ *  1. weft__inline_callees: every non-kernel function is inlined into the
+ *     kernels (OpenCL C has no recursion, so this always succeeds), leaving
+ *     work-item builtins and barriers directly in kernel code.
+ *  2. weft__kernel_body_make: each kernel becomes a "body" function with the
+ *     work-group context and the local id (x, y, z) as extra parameters.
+ *  3. weft__workitem_lower: inside a body, the work-item primitives become
+ *     the local id parameters or loads from the context, and barrier() a
+ *     call into the back end that names its source location.
+ *  4. weft__workgroup_make: the work-group function loops over a range of
+ *     local ids and calls the body, which is then inlined into the loop, so
+ *     LLVM can vectorize across work-items.
+ *  5. weft__local_mem_lower: kernel-scope __local variables become slices
+ *     of the group's local memory.
+ */
+#ifndef WEFT_JIT_PASSES_H
+#define WEFT_JIT_PASSES_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "jit/kernel_abi.h"
+
+/* The extra parameters of a body, after the kernel's own. */
+#define WEFT_BODY_EXTRA_PARAMS 4 /* ctx, lx, ly, lz */
+
+/* Barrier call sites found so far in a program. */
+typedef struct weft_sites {
+  weft_source_loc *locs;
+  unsigned count;
+  unsigned capacity;
+} weft_sites;
+
+/* Step 1. Fails (message in *error) on recursion or on a call to a function
+ * that is neither defined nor a builtin Weft provides. */
+int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
+                         char **error);
+
+/* Step 2: the body of every kernel of module, in source order, in bodies
+ * (an array of at least as many entries as kernels). The kernels are gone
+ * afterwards; calls from one kernel to another call its body. */
+int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
+                           unsigned count);
+
+/* Step 3 on one body; the barrier sites it holds are appended to sites. */
+int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
+
+/* Step 4: the work-group function, named name, for one body. */
+LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
+                                  const weft_kernel_desc *desc,
+                                  const char *name);
+
+/* Step 5 on one work-group function: sets *size to the bytes of __local
+ * variables it uses. */
+int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
+                          size_t *size, char **error);
+
+/* Whether fn calls the back end's barrier function. */
+int weft__calls_barrier(LLVMValueRef fn);
+
+/* A pointer to the field at offset in the work-group context ctx, built at
+ * the builder's position. */
+LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
+                             size_t offset);
+
+/* Marks a load as reading memory that does not change while the kernel runs,
+ * so LLVM may hoist it out of the work-item loop. */
+void weft__set_invariant(LLVMValueRef load);
+
+#endif

@@ -1,0 +1,199 @@
+/* workitem.c: step 3 of passes.h, work-item functions and barriers inside a
+ * kernel body. The builtin library writes get_global_id() and the others
+ * over a few __weft_* primitives; this file gives them their meaning. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/DebugInfo.h>
+
+#include "jit/passes.h"
+#include "weft/weft.h"
+
+typedef enum primitive_kind {
+  PRIM_LOCAL_ID,    /* the body's lx, ly, lz parameters */
+  PRIM_CTX_SIZE,    /* a uint64_t[3] field of the context, indexed */
+  PRIM_WORK_DIM,    /* the uint32_t work_dim field */
+  PRIM_BARRIER      /* a call into the back end */
+} primitive_kind;
+
+static const struct primitive {
+  const char *name;
+  primitive_kind kind;
+  size_t offset;
+} primitives[] = {
+    {"__weft_local_id", PRIM_LOCAL_ID, 0},
+    {"__weft_group_id", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, group_id)},
+    {"__weft_local_size", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, local_size)},
+    {"__weft_enqueued_local_size", PRIM_CTX_SIZE,
+     offsetof(weft_wg_ctx, enqueued_local_size)},
+    {"__weft_global_size", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, global_size)},
+    {"__weft_global_offset", PRIM_CTX_SIZE,
+     offsetof(weft_wg_ctx, global_offset)},
+    {"__weft_num_groups", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, num_groups)},
+    {"__weft_work_dim", PRIM_WORK_DIM, offsetof(weft_wg_ctx, work_dim)},
+    {"__weft_barrier", PRIM_BARRIER, 0},
+};
+
+LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
+                             size_t offset) {
+  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(ctx));
+  LLVMValueRef index =
+      LLVMConstInt(LLVMInt64TypeInContext(context), offset, 0);
+  return LLVMBuildInBoundsGEP2(builder, LLVMInt8TypeInContext(context), ctx,
+                               &index, 1, "");
+}
+
+void weft__set_invariant(LLVMValueRef load) {
+  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(load));
+  unsigned kind = LLVMGetMDKindIDInContext(context, "invariant.load", 14);
+  LLVMSetMetadata(load, kind,
+                  LLVMMetadataAsValue(context,
+                                      LLVMMDNodeInContext2(context, NULL, 0)));
+}
+
+static const struct primitive *find_primitive(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee)) return NULL;
+  const char *name = LLVMGetValueName(callee);
+  if (strncmp(name, "__weft_", 7)) return NULL;
+  for (size_t i = 0; i < sizeof primitives / sizeof *primitives; i++)
+    if (!strcmp(name, primitives[i].name)) return &primitives[i];
+  return NULL;
+}
+
+static LLVMValueRef local_id(LLVMBuilderRef b, LLVMValueRef dim,
+                             LLVMValueRef const *lid) {
+  LLVMTypeRef i32 = LLVMTypeOf(dim);
+  LLVMValueRef is0 = LLVMBuildICmp(b, LLVMIntEQ, dim, LLVMConstInt(i32, 0, 0), "");
+  LLVMValueRef is1 = LLVMBuildICmp(b, LLVMIntEQ, dim, LLVMConstInt(i32, 1, 0), "");
+  return LLVMBuildSelect(b, is0, lid[0], LLVMBuildSelect(b, is1, lid[1], lid[2], ""),
+                         "lid");
+}
+
+static LLVMValueRef ctx_size(LLVMBuilderRef b, LLVMValueRef ctx,
+                             size_t offset, LLVMValueRef dim) {
+  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(ctx));
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
+  LLVMValueRef index = LLVMBuildAdd(
+      b, LLVMConstInt(i64, offset, 0),
+      LLVMBuildMul(b, LLVMBuildZExt(b, dim, i64, ""), LLVMConstInt(i64, 8, 0),
+                   ""),
+      "");
+  LLVMValueRef field = LLVMBuildInBoundsGEP2(b, LLVMInt8TypeInContext(context),
+                                             ctx, &index, 1, "");
+  LLVMValueRef load = LLVMBuildLoad2(b, i64, field, "");
+  weft__set_invariant(load);
+  return load;
+}
+
+static LLVMValueRef barrier_function(LLVMModuleRef module) {
+  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_BARRIER_SYMBOL);
+  if (fn) return fn;
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef params[] = {LLVMPointerTypeInContext(context, 0), i64, i64, i64,
+                          i32, i32};
+  fn = LLVMAddFunction(module, WEFT_BARRIER_SYMBOL,
+                       LLVMFunctionType(LLVMVoidTypeInContext(context), params,
+                                        6, 0));
+  /* Convergent: no optimization may make a barrier depend on more control
+   * flow than it did in the source. */
+  unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(context, kind, 0));
+  return fn;
+}
+
+static int add_site(weft_sites *sites, LLVMValueRef call, unsigned *index) {
+  if (sites->count == sites->capacity) {
+    unsigned capacity = sites->capacity ? 2 * sites->capacity : 8;
+    weft_source_loc *grown =
+        realloc(sites->locs, capacity * sizeof *sites->locs);
+    if (!grown) return WEFT_ENOMEM;
+    sites->locs = grown;
+    sites->capacity = capacity;
+  }
+  *index = sites->count++;
+  sites->locs[*index].line = LLVMGetDebugLocLine(call);
+  sites->locs[*index].column = LLVMGetDebugLocColumn(call);
+  return 0;
+}
+
+static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef call,
+                            LLVMValueRef body, unsigned site) {
+  unsigned n = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS;
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMValueRef fn = barrier_function(module);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
+  LLVMValueRef args[] = {LLVMGetParam(body, n), LLVMGetParam(body, n + 1),
+                         LLVMGetParam(body, n + 2), LLVMGetParam(body, n + 3),
+                         LLVMGetOperand(call, 0), LLVMConstInt(i32, site, 0)};
+  LLVMValueRef c = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 6, "");
+  LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  return c;
+}
+
+static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
+                      const struct primitive *p, LLVMValueRef body,
+                      weft_sites *sites) {
+  unsigned n = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS;
+  LLVMValueRef ctx = LLVMGetParam(body, n);
+  LLVMValueRef lid[3] = {LLVMGetParam(body, n + 1), LLVMGetParam(body, n + 2),
+                         LLVMGetParam(body, n + 3)};
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef value = NULL;
+  unsigned site;
+  switch (p->kind) {
+  case PRIM_LOCAL_ID:
+    value = local_id(b, LLVMGetOperand(call, 0), lid);
+    break;
+  case PRIM_CTX_SIZE:
+    value = ctx_size(b, ctx, p->offset, LLVMGetOperand(call, 0));
+    break;
+  case PRIM_WORK_DIM:
+    value = LLVMBuildLoad2(b, LLVMTypeOf(call), weft__ctx_field(b, ctx, p->offset), "");
+    weft__set_invariant(value);
+    break;
+  case PRIM_BARRIER:
+    if (add_site(sites, call, &site)) return WEFT_ENOMEM;
+    barrier(b, call, body, site);
+    break;
+  }
+  if (value) LLVMReplaceAllUsesWith(call, value);
+  LLVMInstructionEraseFromParent(call);
+  return 0;
+}
+
+int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
+  LLVMBuilderRef b =
+      LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
+  int rc = 0;
+  for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(body); block && !rc;
+       block = LLVMGetNextBasicBlock(block)) {
+    LLVMValueRef i = LLVMGetFirstInstruction(block);
+    while (i && !rc) {
+      LLVMValueRef next = LLVMGetNextInstruction(i);
+      const struct primitive *p = LLVMIsACallInst(i) ? find_primitive(i) : NULL;
+      if (p) rc = lower_call(b, i, p, body, sites);
+      i = next;
+    }
+  }
+  LLVMDisposeBuilder(b);
+  return rc;
+}
+
+int weft__calls_barrier(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
+       b = LLVMGetNextBasicBlock(b)) {
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i)) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (LLVMIsAFunction(callee) &&
+          !strcmp(LLVMGetValueName(callee), WEFT_BARRIER_SYMBOL))
+        return 1;
+    }
+  }
+  return 0;
+}

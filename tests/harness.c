@@ -1,0 +1,21 @@
+/* harness.c: runs one test by name, or all of them in turn. */
+#include "harness.h"
+
+int harness_main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--list")) {
+    for (int i = 0; i < harness_count; i++) printf("%s\n", harness_tests[i].name);
+    return 0;
+  }
+  int ran = 0;
+  for (int i = 0; i < harness_count; i++) {
+    if (argc > 1 && strcmp(argv[1], harness_tests[i].name)) continue;
+    if (argc == 1) fprintf(stderr, "-- %s\n", harness_tests[i].name);
+    harness_tests[i].run();
+    ran++;
+  }
+  if (!ran) {
+    fprintf(stderr, "no test named '%s'\n", argc > 1 ? argv[1] : "");
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * harness.h: a small test framework, libuv style. A test file defines tests
+ * with TEST(name) and ends with TEST_MAIN(). CTest runs every test in its own
+ * process ("test_barrier in_loop") under a timeout, so a crash or a hang
+ * fails one test, not the suite. tests/CMakeLists.txt finds the TEST lines.
+ */
+#ifndef WEFT_TESTS_HARNESS_H
+#define WEFT_TESTS_HARNESS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct harness_test {
+  const char *name;
+  void (*run)(void);
+} harness_test;
+
+#define HARNESS_MAX_TESTS 256
+extern harness_test harness_tests[HARNESS_MAX_TESTS];
+extern int harness_count;
+
+#define TEST(name)                                                           \
+  static void test_##name(void);                                             \
+  __attribute__((constructor)) static void register_##name(void) {           \
+    harness_tests[harness_count++] = (harness_test){#name, test_##name};     \
+  }                                                                          \
+  static void test_##name(void)
+
+#define FAIL(...)                                                            \
+  do {                                                                       \
+    fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                          \
+    fprintf(stderr, __VA_ARGS__);                                            \
+    fprintf(stderr, "\n");                                                   \
+    exit(1);                                                                 \
+  } while (0)
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) FAIL("check failed: %s", #cond);                            \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                       \
+  do {                                                                       \
+    long long a_ = (long long)(a), b_ = (long long)(b);                      \
+    if (a_ != b_) FAIL("%s == %lld, expected %s == %lld", #a, a_, #b, b_);   \
+  } while (0)
+
+#define CHECK_STR_CONTAINS(haystack, needle)                                 \
+  do {                                                                       \
+    const char *h_ = (haystack);                                             \
+    if (!h_ || !strstr(h_, needle))                                          \
+      FAIL("expected \"%s\" in: %s", needle, h_ ? h_ : "(null)");            \
+  } while (0)
+
+int harness_main(int argc, char **argv);
+
+#define TEST_MAIN()                                                          \
+  harness_test harness_tests[HARNESS_MAX_TESTS];                             \
+  int harness_count;                                                         \
+  int main(int argc, char **argv) { return harness_main(argc, argv); }
+
+#endif

@@ -1,0 +1,48 @@
+/* support.c: test shortcuts (see support.h). */
+#include "support.h"
+
+weft_context *support_context(void) {
+  weft_device *dev;
+  weft_context *ctx;
+  int rc = weft_device_get(0, &dev);
+  if (rc) FAIL("no CPU device: %s", weft_strerror(rc));
+  CHECK_OK(weft_context_create(dev, &ctx), dev);
+  return ctx;
+}
+
+weft_program *support_build(weft_context *ctx, const char *source,
+                            const char *options) {
+  weft_program *p;
+  CHECK_OK(weft_program_create(ctx, source, 0, &p), ctx);
+  int rc = weft_program_build(p, options);
+  if (rc)
+    FAIL("build failed: %s\n%s", weft_strerror(rc), weft_program_build_log(p));
+  return p;
+}
+
+weft_kernel *support_kernel(weft_context *ctx, const char *source,
+                            const char *name) {
+  weft_program *p = support_build(ctx, source, NULL);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, name, &k), p);
+  weft_program_release(p); /* the kernel keeps it alive */
+  return k;
+}
+
+weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init) {
+  weft_buffer *b;
+  CHECK_OK(weft_buffer_create(ctx, size, init ? WEFT_MEM_COPY_HOST_PTR : 0,
+                              (void *)init, &b),
+           ctx);
+  return b;
+}
+
+long support_peak_rss_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6)) kib = strtol(line + 6, NULL, 10);
+  if (f) fclose(f);
+  return kib;
+}

@@ -1,0 +1,43 @@
+/*
+ * support.h: shortcuts for tests that run kernels on the CPU device. Each
+ * fails the test with Weft's message (and the build log) when a call fails.
+ */
+#ifndef WEFT_TESTS_SUPPORT_H
+#define WEFT_TESTS_SUPPORT_H
+
+#include "harness.h"
+#include "weft/weft.h"
+
+/* Fails the test unless expr returns 0, printing the object's message. */
+#define CHECK_OK(expr, object)                                               \
+  do {                                                                       \
+    int rc_ = (expr);                                                        \
+    if (rc_) FAIL("%s: %s: %s", #expr, weft_strerror(rc_), weft_errmsg(object)); \
+  } while (0)
+
+/* Checks that expr fails with code, and that the object's message says
+ * what the test expects. */
+#define CHECK_FAILS(expr, code, object, text)                                \
+  do {                                                                       \
+    int rc_ = (expr);                                                        \
+    if (rc_ != (code))                                                       \
+      FAIL("%s returned %s, expected %s (%s)", #expr, weft_strerror(rc_),    \
+           weft_strerror(code), weft_errmsg(object));                        \
+    CHECK_STR_CONTAINS(weft_errmsg(object), text);                           \
+  } while (0)
+
+weft_context *support_context(void);
+
+/* Builds source with options; fails the test (showing the log) on error. */
+weft_program *support_build(weft_context *ctx, const char *source,
+                            const char *options);
+
+weft_kernel *support_kernel(weft_context *ctx, const char *source,
+                            const char *name);
+
+weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init);
+
+/* Peak resident memory of this process, in KiB (VmHWM). */
+long support_peak_rss_kib(void);
+
+#endif
