@@ -1,0 +1,244 @@
+/* test_barrier.c: barrier() on per-work-item fibers: results, group sizes,
+ * private state across barriers, and divergence reports. */
+#include "support.h"
+
+/* Reverses each group's ids through local memory: a barrier separates the
+ * writes from the reads of other work-items' values. */
+static const char *reverse_source =
+    "__kernel void reverse(__global int *out, __local int *tmp) {\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+    "  tmp[l] = (int)get_global_id(0);\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = tmp[n - 1 - l];\n"
+    "}\n";
+
+static void run_reverse(size_t global, size_t local) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, reverse_source, "reverse");
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_local(k, 1, local * 4), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int *r = malloc(global * 4);
+  CHECK_OK(weft_buffer_read(out, 0, global * 4, r), out);
+  for (size_t i = 0; i < global; i++) {
+    size_t base = i / local * local;
+    CHECK_EQ(r[i], base + local - 1 - (i - base));
+  }
+  free(r);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+TEST(straight_code) { run_reverse(256, 64); }
+
+TEST(group_sizes_one_to_max) {
+  static const size_t sizes[] = {1, 2, 3, 7, 64, 255, 1024, 4096};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+    run_reverse(sizes[i] * 3, sizes[i]);
+}
+
+TEST(many_groups_many_threads) { run_reverse(1 << 16, 64); }
+
+/* Rotates values around the group steps times: two barriers per step. */
+TEST(in_loop) {
+  static const char *source =
+      "__kernel void rotate(__global int *out, __local int *a, int steps) {\n"
+      "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+      "  a[l] = (int)get_global_id(0);\n"
+      "  for (int s = 0; s < steps; s++) {\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "    int v = a[(l + 1) % n];\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "    a[l] = v;\n"
+      "  }\n"
+      "  out[get_global_id(0)] = a[l];\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "rotate");
+  size_t global = 1024, local = 32;
+  int steps = 45;
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_local(k, 1, local * 4), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 2, &steps, sizeof steps), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int r[1024];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  for (size_t i = 0; i < global; i++)
+    CHECK_EQ(r[i], i / local * local + (i % local + steps) % local);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* The barrier sits in a function the kernel calls. */
+TEST(in_callee) {
+  static const char *source =
+      "void exchange(__local int *a, size_t l, size_t n, int v, int *got) {\n"
+      "  a[l] = v;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  *got = a[n - 1 - l];\n"
+      "}\n"
+      "__kernel void k(__global int *out) {\n"
+      "  __local int a[16];\n"
+      "  int got;\n"
+      "  exchange(a, get_local_id(0), get_local_size(0), get_global_id(0), &got);\n"
+      "  out[get_global_id(0)] = got;\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "k");
+  size_t global = 64, local = 16;
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int r[64];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  for (int i = 0; i < 64; i++) CHECK_EQ(r[i], i / 16 * 16 + 15 - i % 16);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* 4 KiB of private data per work-item, written before a barrier and read
+ * after two: each fiber's stack keeps its own. */
+TEST(private_array_survives) {
+  static const char *source =
+      "__kernel void priv(__global int *out, int salt) {\n"
+      "  int p[1024];\n"
+      "  int l = (int)get_local_id(0);\n"
+      "  for (int i = 0; i < 1024; i++) p[i] = i * salt + l;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int s = 0;\n"
+      "  for (int i = 0; i < 1024; i++) s += p[(i * 7 + l) % 1024];\n"
+      "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = s;\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "priv");
+  size_t global = 512, local = 128;
+  int salt = 3;
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &salt, sizeof salt), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int r[512];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  for (size_t i = 0; i < global; i++)
+    CHECK_EQ(r[i], salt * (1024 * 1023 / 2) + 1024 * (int)(i % local));
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* A 3-D group: transposes a 4x4x4 block through local memory. */
+TEST(three_dims) {
+  static const char *source =
+      "__kernel void t(__global int *out) {\n"
+      "  __local int a[4][4][4];\n"
+      "  size_t x = get_local_id(0), y = get_local_id(1), z = get_local_id(2);\n"
+      "  a[z][y][x] = (int)(x + 10 * y + 100 * z + 1000 * get_group_id(0));\n"
+      "  work_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0) + 8 * (get_global_id(1) + 4 * get_global_id(2))] ="
+      "      a[x][y][z];\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "t", &k), p);
+  size_t global[] = {8, 4, 4}, local[] = {4, 4, 4};
+  weft_buffer *out = support_buffer(ctx, 128 * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_launch(k, 3, NULL, global, local), k);
+  int r[128];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  for (int z = 0; z < 4; z++)
+    for (int y = 0; y < 4; y++)
+      for (int gx = 0; gx < 8; gx++) {
+        int x = gx % 4, group = gx / 4;
+        CHECK_EQ(r[gx + 8 * (y + 4 * z)], z + 10 * y + 100 * x + 1000 * group);
+      }
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* One kernel calls another that holds the barrier and a __local array. */
+TEST(kernel_calls_kernel) {
+  static const char *source =
+      "__kernel void inner(__global int *out) {\n"
+      "  __local int a[8];\n"
+      "  a[get_local_id(0)] = (int)get_local_id(0);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] += a[7 - get_local_id(0)];\n"
+      "}\n"
+      "__kernel void outer(__global int *out) {\n"
+      "  out[get_global_id(0)] = 100;\n"
+      "  inner(out);\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "outer");
+  size_t global = 16, local = 8;
+  weft_buffer *out = support_buffer(ctx, 64, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int r[16];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  for (int i = 0; i < 16; i++) CHECK_EQ(r[i], 100 + 7 - i % 8);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* ---- divergence: reported, never a hang, and the device stays usable */
+
+static void check_divergence(const char *body, const char *expected) {
+  char source[1024];
+  snprintf(source, sizeof source,
+           "__kernel void diverge(__global int *out) {\n"
+           "  size_t l = get_local_id(0);\n"
+           "%s"
+           "  out[get_global_id(0)] = 1;\n"
+           "}\n",
+           body);
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "diverge");
+  size_t global = 32, local = 16;
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_FAILS(weft_kernel_launch(k, 1, NULL, &global, &local), WEFT_EBARRIER,
+              k, "barrier divergence");
+  CHECK_STR_CONTAINS(weft_errmsg(k), "kernel 'diverge'");
+  CHECK_STR_CONTAINS(weft_errmsg(k), expected);
+  weft_kernel_release(k);
+  /* The device runs the next launch normally. */
+  weft_buffer_release(out);
+  weft_context_release(ctx);
+  run_reverse(64, 16);
+}
+
+TEST(divergence_some_items_skip) {
+  check_divergence("  if (l < 4) barrier(CLK_LOCAL_MEM_FENCE);\n",
+                   "the barrier at line 3, column 14");
+}
+
+TEST(divergence_first_item_skips) {
+  check_divergence("  if (l != 0) barrier(CLK_LOCAL_MEM_FENCE);\n",
+                   "returned without reaching it");
+}
+
+TEST(divergence_different_barriers) {
+  check_divergence("  if (l % 2) barrier(CLK_LOCAL_MEM_FENCE);\n"
+                   "  else barrier(CLK_GLOBAL_MEM_FENCE);\n",
+                   "waits at the barrier at line 4");
+}
+
+TEST(divergence_loop_trip_counts) {
+  check_divergence("  for (size_t i = 0; i < l % 3; i++)\n"
+                   "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+                   "returned without reaching it");
+}
+
+TEST_MAIN()
