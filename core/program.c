@@ -44,10 +44,12 @@ void weft_program_release(weft_program *p) {
   weft_context_release(c);
 }
 
-/* The first line of the log that reports an error, for the message. */
+/* The first line of the log that reports an error (or else its first
+ * line), for the message. */
 static void first_error(const char *log, char *out, size_t size) {
   const char *line = strstr(log, "error:");
-  if (!line) {
+  if (!line) line = log;
+  if (!*line) {
     snprintf(out, size, "see the build log");
     return;
   }

@@ -1,0 +1,137 @@
+/* test_buffer.c: buffer creation flags, copies, ranges and mappings. */
+#include "support.h"
+
+TEST(creation_flags) {
+  weft_context *ctx = support_context();
+  weft_buffer *b;
+  int host[4];
+  CHECK_FAILS(weft_buffer_create(ctx, 16, WEFT_MEM_READ_ONLY | WEFT_MEM_WRITE_ONLY,
+                                 NULL, &b),
+              WEFT_EINVAL, ctx, "both read-only and write-only");
+  CHECK_FAILS(weft_buffer_create(ctx, 16,
+                                 WEFT_MEM_USE_HOST_PTR | WEFT_MEM_COPY_HOST_PTR,
+                                 host, &b),
+              WEFT_EINVAL, ctx, "exclude each other");
+  CHECK_FAILS(weft_buffer_create(ctx, 16, WEFT_MEM_COPY_HOST_PTR, NULL, &b),
+              WEFT_EINVAL, ctx, "need a host pointer");
+  CHECK_FAILS(weft_buffer_create(ctx, 16, 0, host, &b), WEFT_EINVAL, ctx,
+              "needs USE_HOST_PTR or COPY_HOST_PTR");
+  CHECK_FAILS(weft_buffer_create(ctx, 0, 0, NULL, &b), WEFT_EINVAL, ctx,
+              "buffer size 0");
+  CHECK_FAILS(weft_buffer_create(ctx, 16, 0x100, NULL, &b), WEFT_EINVAL, ctx,
+              "unknown buffer flags");
+  CHECK_FAILS(weft_buffer_create(ctx, (size_t)-1, 0, NULL, &b), WEFT_EINVAL, ctx,
+              "is not within 1 and");
+  CHECK_EQ(weft_buffer_create(NULL, 16, 0, NULL, &b), WEFT_EINVAL);
+  CHECK_EQ(weft_buffer_create(ctx, 16, 0, NULL, NULL), WEFT_EINVAL);
+  weft_context_release(ctx);
+}
+
+TEST(new_memory_is_zero) {
+  weft_context *ctx = support_context();
+  static const size_t sizes[] = {1, 100, 4096, 1 << 20, 64 << 20};
+  for (int i = 0; i < 5; i++) {
+    weft_buffer *b = support_buffer(ctx, sizes[i], NULL);
+    CHECK_EQ(weft_buffer_size(b), sizes[i]);
+    unsigned char *r = malloc(sizes[i]);
+    CHECK_OK(weft_buffer_read(b, 0, sizes[i], r), b);
+    for (size_t j = 0; j < sizes[i]; j++) CHECK_EQ(r[j], 0);
+    free(r);
+    weft_buffer_release(b);
+  }
+  weft_context_release(ctx);
+}
+
+TEST(write_read_ranges) {
+  weft_context *ctx = support_context();
+  weft_buffer *b = support_buffer(ctx, 100, NULL);
+  char data[100], back[100];
+  for (int i = 0; i < 100; i++) data[i] = (char)i;
+  CHECK_OK(weft_buffer_write(b, 10, 50, data), b);
+  CHECK_OK(weft_buffer_read(b, 0, 100, back), b);
+  for (int i = 0; i < 100; i++)
+    CHECK_EQ(back[i], i >= 10 && i < 60 ? i - 10 : 0);
+  CHECK_FAILS(weft_buffer_write(b, 60, 41, data), WEFT_ERANGE, b,
+              "bytes 60 to 101 lie outside the 100-byte buffer");
+  CHECK_FAILS(weft_buffer_read(b, 101, 1, back), WEFT_ERANGE, b, "outside");
+  CHECK_FAILS(weft_buffer_read(b, (size_t)-8, 16, back), WEFT_ERANGE, b,
+              "outside");
+  CHECK_FAILS(weft_buffer_read(b, 0, 0, back), WEFT_EINVAL, b, "size is 0");
+  CHECK_FAILS(weft_buffer_write(b, 0, 4, NULL), WEFT_EINVAL, b, "NULL host");
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
+TEST(copy_host_ptr_copies) {
+  weft_context *ctx = support_context();
+  int host[4] = {1, 2, 3, 4}, back[4];
+  weft_buffer *b = support_buffer(ctx, sizeof host, host);
+  host[0] = 100;
+  CHECK_OK(weft_buffer_read(b, 0, sizeof back, back), b);
+  CHECK_EQ(back[0], 1);
+  CHECK_EQ(back[3], 4);
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
+/* USE_HOST_PTR: the kernel works on the caller's memory itself. */
+TEST(use_host_ptr_shares) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx,
+                                  "__kernel void twice(__global int *a) {\n"
+                                  "  a[get_global_id(0)] *= 2;\n"
+                                  "}\n",
+                                  "twice");
+  int host[64];
+  for (int i = 0; i < 64; i++) host[i] = i;
+  weft_buffer *b;
+  CHECK_OK(weft_buffer_create(ctx, sizeof host, WEFT_MEM_USE_HOST_PTR, host, &b),
+           ctx);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t global = 64;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
+  for (int i = 0; i < 64; i++) CHECK_EQ(host[i], 2 * i);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+TEST(map_and_unmap) {
+  weft_context *ctx = support_context();
+  weft_buffer *b = support_buffer(ctx, 256, NULL);
+  void *p1, *p2;
+  CHECK_OK(weft_buffer_map(b, 16, 64, WEFT_MAP_WRITE, &p1), b);
+  CHECK_OK(weft_buffer_map(b, 0, 256, WEFT_MAP_READ, &p2), b);
+  memset(p1, 0xab, 64);
+  CHECK_OK(weft_buffer_unmap(b, p1), b);
+  CHECK_EQ(((unsigned char *)p2)[16], 0xab);
+  CHECK_EQ(((unsigned char *)p2)[80], 0);
+  CHECK_OK(weft_buffer_unmap(b, p2), b);
+  CHECK_FAILS(weft_buffer_unmap(b, p2), WEFT_EMAPPED, b, "is not a mapping");
+  CHECK_FAILS(weft_buffer_map(b, 0, 16, 0, &p1), WEFT_EINVAL, b, "map flags");
+  CHECK_FAILS(weft_buffer_map(b, 250, 16, WEFT_MAP_READ, &p1), WEFT_ERANGE, b,
+              "outside");
+  unsigned char back[256];
+  CHECK_OK(weft_buffer_read(b, 0, 256, back), b);
+  CHECK_EQ(back[79], 0xab);
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
+/* A retained buffer outlives a release; the last release frees it, after
+ * which its handle is refused. */
+TEST(retain_release) {
+  weft_context *ctx = support_context();
+  weft_buffer *b = support_buffer(ctx, 64, NULL);
+  weft_buffer_retain(b);
+  weft_buffer_release(b);
+  char x[4] = {1, 2, 3, 4};
+  CHECK_OK(weft_buffer_write(b, 0, 4, x), b);
+  weft_buffer_release(b);
+  /* The context, retained by the buffer, is still ours. */
+  weft_buffer *c = support_buffer(ctx, 64, NULL);
+  weft_buffer_release(c);
+  weft_context_release(ctx);
+}
+
+TEST_MAIN()

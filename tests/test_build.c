@@ -1,0 +1,304 @@
+/* test_build.c: building programs: logs with line and column, options,
+ * kernel lookup, argument descriptions. */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support.h"
+
+static weft_program *create(weft_context *ctx, const char *source) {
+  weft_program *p;
+  CHECK_OK(weft_program_create(ctx, source, 0, &p), ctx);
+  return p;
+}
+
+/* Builds source, expecting code and a log that contains each of texts. */
+static void check_build_fails(const char *source, const char *options, int code,
+                              const char *const *texts) {
+  weft_context *ctx = support_context();
+  weft_program *p = create(ctx, source);
+  CHECK_FAILS(weft_program_build(p, options), code, p, "");
+  for (; *texts; texts++) CHECK_STR_CONTAINS(weft_program_build_log(p), *texts);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(syntax_error_has_line_and_column) {
+  static const char *texts[] = {"program.cl:3:14: error: use of undeclared "
+                                "identifier 'y'",
+                                "program.cl:4:11: error: expected ';'", NULL};
+  check_build_fails("__kernel void k(__global int *a) {\n"
+                    "  int x = 1;\n"
+                    "  a[0] = x + y;\n"
+                    "  a[1] = 2\n"
+                    "}\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
+TEST(type_error_has_line_and_column) {
+  static const char *texts[] = {"program.cl:2:", "error:", NULL};
+  check_build_fails("__kernel void k(__global int *a) {\n"
+                    "  int4 v = (float2)(1.0f, 2.0f);\n"
+                    "  a[0] = v.x;\n"
+                    "}\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
+TEST(message_names_first_error) {
+  weft_context *ctx = support_context();
+  weft_program *p = create(ctx, "__kernel void k() { undefined_thing; }\n");
+  CHECK_FAILS(weft_program_build(p, NULL), WEFT_EBUILD, p,
+              "build failed: program.cl:1:21: error:");
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(warnings_in_log_of_successful_build) {
+  weft_context *ctx = support_context();
+  weft_program *p = create(ctx, "__kernel void k(__global int *a) {\n"
+                                "  int ok = 1;\n"
+                                "  int truncated = 3.7;\n"
+                                "  a[0] = ok + truncated;\n"
+                                "}\n");
+  CHECK_OK(weft_program_build(p, NULL), p);
+  CHECK_STR_CONTAINS(weft_program_build_log(p), "program.cl:3:");
+  CHECK_STR_CONTAINS(weft_program_build_log(p), "warning:");
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(unknown_option) {
+  static const char *texts[] = {"unknown build option '-fno-such-thing'", NULL};
+  check_build_fails("__kernel void k() {}", "-DX=1 -fno-such-thing",
+                    WEFT_EOPTION, texts);
+}
+
+TEST(bad_language_version) {
+  static const char *texts[] = {"unsupported OpenCL C version in "
+                                "'-cl-std=CL4.0'", NULL};
+  check_build_fails("__kernel void k() {}", "-cl-std=CL4.0", WEFT_EOPTION,
+                    texts);
+}
+
+TEST(option_missing_value) {
+  static const char *texts[] = {"'-D' needs a value", NULL};
+  check_build_fails("__kernel void k() {}", "-cl-mad-enable -D", WEFT_EOPTION,
+                    texts);
+}
+
+TEST(undefined_function) {
+  static const char *texts[] = {"program.cl:3:10: error: function 'helper' is "
+                                "declared but never defined", NULL};
+  check_build_fails("int helper(int);\n"
+                    "__kernel void k(__global int *a) {\n"
+                    "  a[0] = helper(a[1]);\n"
+                    "}\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
+TEST(recursion_rejected) {
+  static const char *texts[] = {"function 'fact' is recursive", NULL};
+  check_build_fails("int fact(int n) { return n < 2 ? 1 : n * fact(n - 1); }\n"
+                    "__kernel void k(__global int *a) { a[0] = fact(a[1]); }\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
+TEST(image_argument_rejected) {
+  static const char *texts[] = {"argument 'img' has type image2d_t", NULL};
+  check_build_fails("__kernel void k(__read_only image2d_t img, __global int *a) "
+                    "{ a[0] = 1; }\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
+/* Runs a one-work-item kernel that stores one int, and returns it. */
+static int run_store(weft_context *ctx, weft_program *p) {
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "store", &k), p);
+  weft_buffer *out = support_buffer(ctx, 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  size_t one = 1;
+  int rc = weft_kernel_launch(k, 1, NULL, &one, &one);
+  int value = -1;
+  if (rc == 0) CHECK_OK(weft_buffer_read(out, 0, 4, &value), out);
+  else FAIL("launch: %s", weft_errmsg(k));
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  return value;
+}
+
+static const char *store_source =
+    "#include \"weft_test_header.h\"\n"
+    "__kernel void store(__global int *out) { *out = VALUE + FROM_HEADER; }\n";
+
+TEST(defines_and_include_dirs) {
+  char dir[] = "/tmp/weft-test-XXXXXX";
+  CHECK(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/weft_test_header.h", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f);
+  fputs("#define FROM_HEADER 1000\n", f);
+  fclose(f);
+  weft_context *ctx = support_context();
+  char options[512];
+  /* Attached and separate forms of -D and -I, and a quoted value. */
+  snprintf(options, sizeof options, "-DVALUE=7 -I %s", dir);
+  weft_program *p = support_build(ctx, store_source, options);
+  CHECK_EQ(run_store(ctx, p), 1007);
+  weft_program_release(p);
+  snprintf(options, sizeof options, "-D 'VALUE=(3 * 5)' -I%s", dir);
+  p = support_build(ctx, store_source, options);
+  CHECK_EQ(run_store(ctx, p), 1015);
+  weft_program_release(p);
+  unlink(path);
+  rmdir(dir);
+  weft_context_release(ctx);
+}
+
+TEST(language_versions_and_math_options) {
+  static const char *options[] = {
+      "-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0",
+      "-cl-std=CL3.0", "-cl-fast-relaxed-math", "-cl-mad-enable -cl-no-signed-zeros",
+      "-cl-opt-disable", "-cl-denorms-are-zero -cl-finite-math-only", "-w",
+      "-cl-kernel-arg-info -cl-single-precision-constant", "-cl-strict-aliasing",
+      "-cl-uniform-work-group-size -cl-fp32-correctly-rounded-divide-sqrt", NULL};
+  weft_context *ctx = support_context();
+  for (int i = 0; options[i]; i++) {
+    weft_program *p = support_build(
+        ctx,
+        "__kernel void store(__global int *out) {\n"
+        "  float x = sqrt(2.0f) * sqrt(2.0f);\n"
+        "  *out = (int)(x + 0.5f) * 21;\n"
+        "}\n",
+        options[i]);
+    CHECK_EQ(run_store(ctx, p), 42);
+    weft_program_release(p);
+  }
+  weft_context_release(ctx);
+}
+
+TEST(kernel_names_in_source_order) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx,
+                                  "void helper(void) {}\n"
+                                  "__kernel void zeta(__global int *a) { a[0] = 1; }\n"
+                                  "__kernel void alpha(__global int *a) { a[0] = 2; }\n"
+                                  "kernel void mid(global int *a) { a[0] = 3; }\n",
+                                  NULL);
+  CHECK_EQ(weft_program_kernel_count(p), 3);
+  CHECK(!strcmp(weft_program_kernel_name(p, 0), "zeta"));
+  CHECK(!strcmp(weft_program_kernel_name(p, 1), "alpha"));
+  CHECK(!strcmp(weft_program_kernel_name(p, 2), "mid"));
+  CHECK(weft_program_kernel_name(p, 3) == NULL);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(program_without_kernels) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, "int helper(int x) { return x; }\n", NULL);
+  CHECK_EQ(weft_program_kernel_count(p), 0);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(unknown_kernel_name) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx,
+                                  "__kernel void one(__global int *a) {}\n"
+                                  "__kernel void two(__global int *a) {}\n",
+                                  NULL);
+  weft_kernel *k;
+  CHECK_FAILS(weft_kernel_create(p, "three", &k), WEFT_ENOKERNEL, p,
+              "no kernel named 'three' in the program (it has: one, two)");
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(kernel_before_build) {
+  weft_context *ctx = support_context();
+  weft_program *p = create(ctx, "__kernel void k() {}\n");
+  weft_kernel *k;
+  CHECK_FAILS(weft_kernel_create(p, "k", &k), WEFT_ENOTBUILT, p, "not built");
+  CHECK_FAILS(weft_program_kernel_count(p), WEFT_ENOTBUILT, p, "not built");
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(rebuild_after_failure_and_not_while_kernels_exist) {
+  weft_context *ctx = support_context();
+  weft_program *p = create(ctx, "__kernel void k(__global int *a) { a[0] = 1; }\n");
+  CHECK_FAILS(weft_program_build(p, "-bogus"), WEFT_EOPTION, p, "-bogus");
+  CHECK_OK(weft_program_build(p, NULL), p);
+  CHECK_EQ(strlen(weft_program_build_log(p)), 0);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  CHECK_FAILS(weft_program_build(p, NULL), WEFT_EINVAL, p, "kernels made from it");
+  weft_kernel_release(k);
+  CHECK_OK(weft_program_build(p, "-cl-std=CL3.0"), p);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(argument_info) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(
+      ctx,
+      "typedef struct { int a; float b; double c; } triple;\n"
+      "__kernel void k(__global const float *restrict in, __local int *scratch,\n"
+      "                __constant uint *table, float4 v, triple t, char c,\n"
+      "                volatile __global int *flags) {}\n",
+      NULL);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  CHECK_EQ(weft_kernel_arg_count(k), 7);
+  static const struct {
+    weft_arg_kind kind;
+    weft_address_space space;
+    size_t size;
+    const char *name, *type;
+    unsigned qualifiers;
+  } expected[] = {
+      {WEFT_ARG_BUFFER, WEFT_ADDRESS_GLOBAL, 8, "in", "float*",
+       WEFT_TYPE_CONST | WEFT_TYPE_RESTRICT},
+      {WEFT_ARG_LOCAL, WEFT_ADDRESS_LOCAL, 8, "scratch", "int*", 0},
+      {WEFT_ARG_BUFFER, WEFT_ADDRESS_CONSTANT, 8, "table", "uint*", WEFT_TYPE_CONST},
+      {WEFT_ARG_VALUE, WEFT_ADDRESS_PRIVATE, 16, "v", "float4", 0},
+      {WEFT_ARG_VALUE, WEFT_ADDRESS_PRIVATE, 16, "t", "triple", 0},
+      {WEFT_ARG_VALUE, WEFT_ADDRESS_PRIVATE, 1, "c", "char", 0},
+      {WEFT_ARG_BUFFER, WEFT_ADDRESS_GLOBAL, 8, "flags", "int*", WEFT_TYPE_VOLATILE},
+  };
+  for (int i = 0; i < 7; i++) {
+    weft_arg_info info;
+    CHECK_OK(weft_kernel_arg_info(k, i, &info), k);
+    CHECK_EQ(info.kind, expected[i].kind);
+    CHECK_EQ(info.address_space, expected[i].space);
+    CHECK_EQ(info.size, expected[i].size);
+    CHECK(!strcmp(info.name, expected[i].name));
+    CHECK(!strcmp(info.type_name, expected[i].type));
+    CHECK_EQ(info.type_qualifiers, expected[i].qualifiers);
+  }
+  weft_arg_info info;
+  CHECK_FAILS(weft_kernel_arg_info(k, 7, &info), WEFT_EARGINDEX, k,
+              "there is no argument 7");
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(null_handles) {
+  weft_program *p;
+  weft_kernel *k;
+  CHECK_EQ(weft_program_create(NULL, "x", 0, &p), WEFT_EINVAL);
+  CHECK_EQ(weft_program_build(NULL, NULL), WEFT_EINVAL);
+  CHECK_EQ(weft_kernel_create(NULL, "k", &k), WEFT_EINVAL);
+  CHECK(!strcmp(weft_program_build_log(NULL), ""));
+  CHECK(!strcmp(weft_errmsg(NULL), "not a Weft object"));
+  weft_context *ctx = support_context();
+  CHECK_FAILS(weft_program_create(ctx, NULL, 0, &p), WEFT_EINVAL, ctx,
+              "NULL source");
+  /* A context is not a program. */
+  CHECK_EQ(weft_program_build((weft_program *)ctx, NULL), WEFT_EINVAL);
+  weft_context_release(ctx);
+}
+
+TEST_MAIN()

@@ -1,0 +1,44 @@
+/* test_memory.c: work-items without barriers cost no memory of their own. */
+#include "support.h"
+
+/* A 1024x1024 NDRange without barrier() runs every work-item inside the
+ * work-group loop: peak RSS must grow by less than 16 MiB over an empty
+ * launch (the buffers are touched beforehand, so only the runtime counts). */
+TEST(no_stacks_without_barrier) {
+  static const char *source =
+      "__kernel void empty(__global uchar *out) {}\n"
+      "__kernel void pixels(__global uchar *out) {\n"
+      "  size_t x = get_global_id(0), y = get_global_id(1);\n"
+      "  out[y * get_global_size(0) + x] = (uchar)(x ^ y);\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, NULL);
+  weft_kernel *empty, *pixels;
+  CHECK_OK(weft_kernel_create(p, "empty", &empty), p);
+  CHECK_OK(weft_kernel_create(p, "pixels", &pixels), p);
+  size_t n = 1024 * 1024;
+  unsigned char *host = calloc(n, 1);
+  weft_buffer *out = support_buffer(ctx, n, host);
+  CHECK_OK(weft_kernel_set_arg_buffer(empty, 0, out), empty);
+  CHECK_OK(weft_kernel_set_arg_buffer(pixels, 0, out), pixels);
+  size_t global[2] = {1024, 1024};
+  CHECK_OK(weft_kernel_launch(empty, 2, NULL, global, NULL), empty);
+  long before = support_peak_rss_kib();
+  CHECK_OK(weft_kernel_launch(pixels, 2, NULL, global, NULL), pixels);
+  long after = support_peak_rss_kib();
+  CHECK_OK(weft_buffer_read(out, 0, n, host), out);
+  for (size_t i = 0; i < n; i++)
+    CHECK_EQ(host[i], (unsigned char)((i % 1024) ^ (i / 1024)));
+  printf("peak RSS: %ld KiB after the empty launch, %ld KiB after 1024x1024 "
+         "(+%ld KiB)\n", before, after, after - before);
+  CHECK(before > 0);
+  CHECK(after - before < 16 * 1024);
+  free(host);
+  weft_buffer_release(out);
+  weft_kernel_release(empty);
+  weft_kernel_release(pixels);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST_MAIN()
