@@ -47,12 +47,14 @@ static int check_call(LLVMValueRef call, char **error) {
 
   char where[512];
   source_prefix(call, where, sizeof where);
-  /* Overloaded functions (builtins among them) have mangled names. */
+  /* Builtins are overloaded, so their names are mangled; printf is the one
+   * builtin with a plain C name. */
   int status = -1, mangled = !strncmp(name, "_Z", 2);
+  int builtin = mangled || !strcmp(name, "printf");
   char *readable = mangled ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
   const char *shown = status == 0 && readable ? readable : name;
   int n;
-  if (LLVMIsDeclaration(callee) && mangled)
+  if (LLVMIsDeclaration(callee) && builtin)
     n = asprintf(error, "%serror: call to '%s', which Weft's builtin library "
                  "does not provide yet\n", where, shown);
   else if (LLVMIsDeclaration(callee))

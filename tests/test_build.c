@@ -95,6 +95,16 @@ TEST(undefined_function) {
                     NULL, WEFT_EBUILD, texts);
 }
 
+TEST(missing_builtin_named) {
+  static const char *texts[] = {"program.cl:2:3: error: call to 'printf', which "
+                                "Weft's builtin library does not provide yet",
+                                NULL};
+  check_build_fails("__kernel void k(__global int *a) {\n"
+                    "  printf(\"%d\\n\", a[0]);\n"
+                    "}\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
 TEST(recursion_rejected) {
   static const char *texts[] = {"function 'fact' is recursive", NULL};
   check_build_fails("int fact(int n) { return n < 2 ? 1 : n * fact(n - 1); }\n"
@@ -280,6 +290,40 @@ TEST(argument_info) {
   weft_arg_info info;
   CHECK_FAILS(weft_kernel_arg_info(k, 7, &info), WEFT_EARGINDEX, k,
               "there is no argument 7");
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* A __constant table, and an OpenCL 2.0 program-scope global that keeps its
+ * value from one launch to the next. */
+TEST(program_scope_variables) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(
+      ctx,
+      "__constant int table[4] = {10, 20, 30, 40};\n"
+      "global int counter = 5;\n"
+      "__kernel void k(__global int *out) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  out[i] = table[3 - i] + 1000 * atomic_add(&counter, 1);\n"
+      "}\n",
+      "-cl-std=CL3.0");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *out = support_buffer(ctx, 16, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  size_t global = 4, local = 4;
+  int r[4], seen = 0;
+  for (int launch = 0; launch < 2; launch++) {
+    CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+    CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+    for (int i = 0; i < 4; i++) {
+      CHECK_EQ(r[i] % 1000, 40 - 10 * i);
+      seen |= 1 << (r[i] / 1000 - 5);
+    }
+  }
+  CHECK_EQ(seen, 0xff); /* counter took 5..12 over both launches */
+  weft_buffer_release(out);
   weft_kernel_release(k);
   weft_program_release(p);
   weft_context_release(ctx);
