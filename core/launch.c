@@ -95,7 +95,9 @@ int weft_kernel_suggest_local_size(weft_kernel *k, unsigned dims,
   if (!weft__object_is(k, WEFT_KIND_KERNEL) || !local) return WEFT_EINVAL;
   int rc = check_global(k, dims, NULL, global);
   if (rc) return rc;
-  suggest(weft__device_info(k->program->context->device), dims, global, local);
+  size_t all[3];
+  suggest(weft__device_info(k->program->context->device), dims, global, all);
+  memcpy(local, all, dims * sizeof *local); /* local holds dims entries */
   return 0;
 }
 

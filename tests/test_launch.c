@@ -95,6 +95,15 @@ TEST(suggested_local_sizes) {
     }
     CHECK(items <= info.max_work_group_size);
   }
+  /* Only dims entries are written. */
+  struct {
+    size_t local[1];
+    size_t canary[2];
+  } one = {{0}, {7, 7}};
+  size_t line = 4096;
+  CHECK_OK(weft_kernel_suggest_local_size(k, 1, &line, one.local), k);
+  CHECK_EQ(one.canary[0], 7);
+  CHECK_EQ(one.canary[1], 7);
   size_t image[2] = {1024, 1024}, local[2];
   CHECK_OK(weft_kernel_suggest_local_size(k, 2, image, local), k);
   CHECK(local[0] * local[1] >= 64);

@@ -23,16 +23,14 @@ static void asm_fini(weft_fiber *f) { (void)f; }
 static void asm_make(weft_fiber *f, void *stack, size_t size,
                      weft_fiber_entry entry, void *arg) {
   uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
-  uint64_t *sp = (uint64_t *)(top - 80);
-  /* Default control words: round to nearest, all exceptions masked. */
-  sp[0] = 0x1F80u | (uint64_t)0x037Fu << 32;
-  sp[1] = 0;                     /* r15 */
-  sp[2] = 0;                     /* r14 */
-  sp[3] = (uint64_t)(uintptr_t)arg;   /* r13 */
-  sp[4] = (uint64_t)(uintptr_t)entry; /* r12 */
-  sp[5] = 0;                     /* rbx */
-  sp[6] = 0;                     /* rbp: ends frame-pointer walks */
-  sp[7] = (uint64_t)(uintptr_t)weft__fiber_start_asm;
+  uint64_t *sp = (uint64_t *)(top - 72);
+  sp[0] = 0;                          /* r15 */
+  sp[1] = 0;                          /* r14 */
+  sp[2] = (uint64_t)(uintptr_t)arg;   /* r13 */
+  sp[3] = (uint64_t)(uintptr_t)entry; /* r12 */
+  sp[4] = 0;                          /* rbx */
+  sp[5] = 0;                          /* rbp: ends frame-pointer walks */
+  sp[6] = (uint64_t)(uintptr_t)weft__fiber_start_asm;
   /* After the return, rsp = top - 16: aligned for the call in start. */
   f->sp = sp;
   f->entry = entry;

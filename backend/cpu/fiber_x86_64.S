@@ -1,9 +1,13 @@
 /* fiber_x86_64.S: the register-only context switch for x86-64 (System V).
  *
  * A suspended fiber's stack holds, from its saved stack pointer upwards:
- * the MXCSR and x87 control words (8 bytes), r15, r14, r13, r12, rbx, rbp and
- * the address to resume at. The caller-saved registers need no saving: the
- * switch is an ordinary function call to the code around it. */
+ * r15, r14, r13, r12, rbx, rbp and the address to resume at. The
+ * caller-saved registers need no saving: the switch is an ordinary function
+ * call to the code around it. The MXCSR and x87 control words are not
+ * switched either: every fiber of a thread runs kernel code, which has no
+ * way to change them (OpenCL C gives no access to the floating-point
+ * environment), and reloading them (ldmxcsr, fldcw) would cost more than
+ * the rest of the switch. */
 #if defined(__x86_64__)
   .text
 
@@ -18,14 +22,8 @@ weft__fiber_swap_asm:
   pushq %r13
   pushq %r14
   pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $8, %rsp
   popq %r15
   popq %r14
   popq %r13

@@ -221,7 +221,7 @@ WEFT_EXPORT int weft_kernel_launch(weft_kernel *kernel, unsigned dims,
                                    const size_t *offset, const size_t *global,
                                    const size_t *local);
 
-/* The local size a launch with local == NULL would use. */
+/* The local size a launch with local == NULL would use: dims entries. */
 WEFT_EXPORT int weft_kernel_suggest_local_size(weft_kernel *kernel,
                                                unsigned dims,
                                                const size_t *global,
