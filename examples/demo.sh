@@ -1,0 +1,35 @@
+#!/bin/sh
+# demo.sh: runs the four examples one after another, each under a one-line
+# header, and exits non-zero if any of them fails (after running the rest).
+#
+# Usage: examples/demo.sh [BUILD_DIR]
+# BUILD_DIR is the CMake build directory holding examples/encrypt and the
+# others. It defaults to build/ at the top of the repository (../build next
+# to this script), where the README's build command puts it.
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}
+failed=""
+
+run() {
+  name=$1
+  shift
+  echo "== $name: $*"
+  if [ ! -x "$build/examples/$name" ]; then
+    echo "demo: $build/examples/$name is missing; build first" >&2
+    failed="$failed $name"
+  elif ! "$build/examples/$name"; then
+    failed="$failed $name"
+  fi
+}
+
+run encrypt "neighbours mixed in place in __local memory, with barrier()"
+run reduce "a tree reduction with __local scratch passed as an argument"
+run matmul "a matrix product in 16x16 tiles of __local memory"
+run colour "a per-pixel conversion with the local size left to Weft"
+
+if [ -n "$failed" ]; then
+  echo "demo: failed:$failed" >&2
+  exit 1
+fi
+echo "demo: all examples ok"
