@@ -48,6 +48,8 @@ extern "C" int weft__frontend_compile(LLVMContextRef context,
   diag_options->ShowColors = false;
   diag_options->ShowColumn = true;
   diag_options->ShowCarets = true;
+  // Locations follow #line directives, as the source line shown does.
+  diag_options->ShowPresumedLoc = true;
   auto *printer = new clang::TextDiagnosticPrinter(log_stream, &*diag_options);
 
   auto compiler = std::make_unique<clang::CompilerInstance>();

@@ -1,0 +1,422 @@
+/*
+ * bench_kernels.c: four kernels on Weft and on PoCL, in one process.
+ *
+ *   vecadd          c = a + b over 16M floats (memory bound)
+ *   matmul          512x512 floats, 16x16 tiles in __local memory, two
+ *                   barriers per tile step (Weft switches work-items there)
+ *   reduce          16M floats summed in groups of 256 through __local
+ *                   memory, one partial sum per group (a barrier per level)
+ *   empty_launch    launch and wait of an empty kernel (launch latency)
+ *
+ * Both runtimes build the same OpenCL C source. Weft launches are
+ * synchronous; PoCL's are clEnqueueNDRangeKernel + clFinish. Buffers are
+ * made once. Each kernel runs once untimed (PoCL generates a kernel's code
+ * at its first launch, Weft maps fiber stacks at its first barrier), then
+ * the runtimes take turns, and each reports the median. The outputs start
+ * as NaN and are checked against the host afterwards: a kernel that skips
+ * work fails the benchmark.
+ *
+ * CSV on stdout: benchmark,weft_ms,pocl_ms,pocl_over_weft (above 1: Weft is
+ * faster).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const char *source =
+    "__kernel void vecadd(__global const float *a, __global const float *b,\n"
+    "                     __global float *c) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  c[i] = a[i] + b[i];\n"
+    "}\n"
+    "\n"
+    "#define TILE 16\n"
+    "__kernel void matmul(__global const float *a, __global const float *b,\n"
+    "                     __global float *c, uint n) {\n"
+    "  __local float a_tile[TILE][TILE], b_tile[TILE][TILE];\n"
+    "  uint row = get_global_id(1), col = get_global_id(0);\n"
+    "  uint y = get_local_id(1), x = get_local_id(0);\n"
+    "  float sum = 0.0f;\n"
+    "  for (uint step = 0; step < n; step += TILE) {\n"
+    "    a_tile[y][x] = a[row * n + step + x];\n"
+    "    b_tile[y][x] = b[(step + y) * n + col];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (uint k = 0; k < TILE; k++) sum += a_tile[y][k] * b_tile[k][x];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  c[row * n + col] = sum;\n"
+    "}\n"
+    "\n"
+    "__kernel void reduce(__global const float *in, __global float *partial,\n"
+    "                     __local float *scratch) {\n"
+    "  uint lid = get_local_id(0);\n"
+    "  scratch[lid] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (uint s = get_local_size(0) / 2; s > 0; s /= 2) {\n"
+    "    if (lid < s) scratch[lid] += scratch[lid + s];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (lid == 0) partial[get_group_id(0)] = scratch[0];\n"
+    "}\n"
+    "\n"
+    "__kernel void empty(void) {}\n";
+
+enum { TILE = 16, REDUCE_GROUP = 256 };
+
+typedef struct sizes {
+  size_t vecadd_n;   /* floats per vector */
+  size_t matmul_n;   /* rows (and columns) */
+  size_t reduce_n;   /* floats summed */
+  int reps;          /* timed runs of each kernel, per runtime */
+  int launches;      /* empty launches timed, per runtime */
+} sizes;
+
+/* --quick divides the work by 16 (matmul: 1/16 of the elements). */
+static const sizes full_sizes = {1u << 24, 512, 1u << 24, 11, 1000};
+static const sizes quick_sizes = {1u << 20, 128, 1u << 20, 3, 100};
+
+typedef struct runtimes {
+  weft_context *weft;
+  bench_pocl pocl;
+} runtimes;
+
+/* One kernel of the source, in both runtimes. */
+typedef struct kernel_pair {
+  weft_kernel *weft;
+  cl_kernel pocl;
+} kernel_pair;
+
+/* One buffer, in both runtimes. */
+typedef struct buffer_pair {
+  weft_buffer *weft;
+  cl_mem pocl;
+  size_t size;
+} buffer_pair;
+
+/* An NDRange; local NULL lets each runtime choose. */
+typedef struct ndrange {
+  unsigned dims;
+  size_t global[3];
+  const size_t *local;
+} ndrange;
+
+/* ------------------------------------------------------ the two runtimes */
+
+static kernel_pair make_kernels(runtimes *rt, const char *name) {
+  kernel_pair k;
+  k.weft = bench_weft_kernel(rt->weft, source, "", name);
+  k.pocl = bench_pocl_kernel(&rt->pocl, source, "", name);
+  return k;
+}
+
+static void release_kernels(kernel_pair *k) {
+  weft_kernel_release(k->weft);
+  clReleaseKernel(k->pocl);
+}
+
+/* A buffer holding a copy of init in each runtime. */
+static buffer_pair make_buffer(runtimes *rt, size_t size, const void *init) {
+  buffer_pair b = {NULL, NULL, size};
+  WEFT_CHECK(weft_buffer_create(rt->weft, size, WEFT_MEM_COPY_HOST_PTR,
+                                (void *)init, &b.weft),
+             rt->weft);
+  b.pocl = bench_pocl_buffer(&rt->pocl, size, CL_MEM_READ_WRITE, init);
+  return b;
+}
+
+static void release_buffer(buffer_pair *b) {
+  weft_buffer_release(b->weft);
+  clReleaseMemObject(b->pocl);
+}
+
+static void read_buffer(runtimes *rt, buffer_pair *b, void *weft_out,
+                        void *pocl_out) {
+  WEFT_CHECK(weft_buffer_read(b->weft, 0, b->size, weft_out), b->weft);
+  CL_CHECK(clEnqueueReadBuffer(rt->pocl.queue, b->pocl, CL_TRUE, 0, b->size,
+                               pocl_out, 0, NULL, NULL));
+}
+
+static void set_buffer_arg(kernel_pair *k, int index, buffer_pair *b) {
+  WEFT_CHECK(weft_kernel_set_arg_buffer(k->weft, index, b->weft), k->weft);
+  CL_CHECK(clSetKernelArg(k->pocl, (cl_uint)index, sizeof b->pocl, &b->pocl));
+}
+
+static void set_value_arg(kernel_pair *k, int index, const void *value,
+                          size_t size) {
+  WEFT_CHECK(weft_kernel_set_arg_value(k->weft, index, value, size), k->weft);
+  CL_CHECK(clSetKernelArg(k->pocl, (cl_uint)index, size, value));
+}
+
+static void set_local_arg(kernel_pair *k, int index, size_t size) {
+  WEFT_CHECK(weft_kernel_set_arg_local(k->weft, index, size), k->weft);
+  CL_CHECK(clSetKernelArg(k->pocl, (cl_uint)index, size, NULL));
+}
+
+/* One launch on Weft, waited for; returns its milliseconds. */
+static double run_weft(kernel_pair *k, const ndrange *r) {
+  double start = bench_now_ms();
+  WEFT_CHECK(weft_kernel_launch(k->weft, r->dims, NULL, r->global, r->local),
+             k->weft);
+  return bench_now_ms() - start;
+}
+
+/* One launch on PoCL, waited for; returns its milliseconds. */
+static double run_pocl(runtimes *rt, kernel_pair *k, const ndrange *r) {
+  double start = bench_now_ms();
+  CL_CHECK(clEnqueueNDRangeKernel(rt->pocl.queue, k->pocl, r->dims, NULL,
+                                  r->global, r->local, 0, NULL, NULL));
+  CL_CHECK(clFinish(rt->pocl.queue));
+  return bench_now_ms() - start;
+}
+
+/* Runs the kernel once untimed on each runtime, then reps times each,
+ * alternating which goes first so that a change in the machine's load
+ * falls on both. Gives the medians. */
+static void measure(runtimes *rt, kernel_pair *k, const ndrange *r, int reps,
+                    double *weft_ms, double *pocl_ms) {
+  double *w = malloc((size_t)reps * sizeof *w);
+  double *p = malloc((size_t)reps * sizeof *p);
+  if (!w || !p) bench_die("out of memory");
+  run_weft(k, r);
+  run_pocl(rt, k, r);
+  for (int i = 0; i < reps; i++) {
+    if (i % 2) {
+      p[i] = run_pocl(rt, k, r);
+      w[i] = run_weft(k, r);
+    } else {
+      w[i] = run_weft(k, r);
+      p[i] = run_pocl(rt, k, r);
+    }
+  }
+  *weft_ms = bench_median(w, reps);
+  *pocl_ms = bench_median(p, reps);
+  free(w);
+  free(p);
+}
+
+/* Checks both runtimes' output (n floats of b) against want. */
+static size_t check_output(runtimes *rt, buffer_pair *b, const char *name,
+                           const double *want, const double *tolerance,
+                           double tol, size_t n) {
+  float *weft_out = malloc(b->size), *pocl_out = malloc(b->size);
+  if (!weft_out || !pocl_out) bench_die("out of memory");
+  read_buffer(rt, b, weft_out, pocl_out);
+  char what[64];
+  snprintf(what, sizeof what, "%s on Weft", name);
+  size_t bad = bench_mismatches(what, weft_out, want, tolerance, tol, n);
+  snprintf(what, sizeof what, "%s on PoCL", name);
+  bad += bench_mismatches(what, pocl_out, want, tolerance, tol, n);
+  free(weft_out);
+  free(pocl_out);
+  return bad;
+}
+
+static float *alloc_floats(size_t n) {
+  float *v = malloc(n * sizeof *v);
+  if (!v) bench_die("out of memory for %zu floats", n);
+  return v;
+}
+
+static double *alloc_doubles(size_t n) {
+  double *v = malloc(n * sizeof *v);
+  if (!v) bench_die("out of memory for %zu doubles", n);
+  return v;
+}
+
+/* An output buffer that starts as NaN, so that elements a kernel fails to
+ * write fail the check. */
+static buffer_pair make_output(runtimes *rt, size_t n) {
+  float *nan_fill = alloc_floats(n);
+  for (size_t i = 0; i < n; i++) nan_fill[i] = NAN;
+  buffer_pair b = make_buffer(rt, n * sizeof(float), nan_fill);
+  free(nan_fill);
+  return b;
+}
+
+/* Prints the row if both outputs were right; returns 1 if not. */
+static int report(const char *name, size_t bad, double weft_ms,
+                  double pocl_ms) {
+  if (bad) {
+    bench_note("%s: wrong results, no figures reported", name);
+    return 1;
+  }
+  bench_csv_ratio(name, weft_ms, pocl_ms);
+  return 0;
+}
+
+/* ------------------------------------------------------------ benchmarks */
+
+static int bench_vecadd(runtimes *rt, const sizes *s) {
+  size_t n = s->vecadd_n;
+  float *a = alloc_floats(n), *b = alloc_floats(n);
+  bench_random_floats(a, n, 1, -1.0f, 1.0f);
+  bench_random_floats(b, n, 2, -1.0f, 1.0f);
+  buffer_pair ab = make_buffer(rt, n * sizeof *a, a);
+  buffer_pair bb = make_buffer(rt, n * sizeof *b, b);
+  buffer_pair cb = make_output(rt, n);
+  kernel_pair k = make_kernels(rt, "vecadd");
+  set_buffer_arg(&k, 0, &ab);
+  set_buffer_arg(&k, 1, &bb);
+  set_buffer_arg(&k, 2, &cb);
+  ndrange r = {1, {n, 1, 1}, NULL};
+  double weft_ms, pocl_ms;
+  measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
+  /* A float sum is correctly rounded: the result must be exact. */
+  double *want = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) want[i] = (double)(a[i] + b[i]);
+  size_t bad = check_output(rt, &cb, "vecadd", want, NULL, 0.0, n);
+  free(want);
+  free(a);
+  free(b);
+  release_kernels(&k);
+  release_buffer(&ab);
+  release_buffer(&bb);
+  release_buffer(&cb);
+  return report("vecadd", bad, weft_ms, pocl_ms);
+}
+
+/* c = a * b in double, with a tolerance per element: a float dot product of
+ * length n can be off by about n * FLT_EPSILON / 2 times the sum of the
+ * magnitudes of its products, whatever the order of its additions (or
+ * fused multiply-adds); twice that is allowed. */
+static void matmul_reference(const float *a, const float *b, size_t n,
+                             double *want, double *tolerance) {
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      double sum = 0.0, magnitude = 0.0;
+      for (size_t k = 0; k < n; k++) {
+        double product = (double)a[i * n + k] * b[k * n + j];
+        sum += product;
+        magnitude += fabs(product);
+      }
+      want[i * n + j] = sum;
+      tolerance[i * n + j] = (double)n * FLT_EPSILON * magnitude;
+    }
+}
+
+static int bench_matmul(runtimes *rt, const sizes *s) {
+  size_t n = s->matmul_n, count = n * n;
+  float *a = alloc_floats(count), *b = alloc_floats(count);
+  bench_random_floats(a, count, 3, -1.0f, 1.0f);
+  bench_random_floats(b, count, 4, -1.0f, 1.0f);
+  buffer_pair ab = make_buffer(rt, count * sizeof *a, a);
+  buffer_pair bb = make_buffer(rt, count * sizeof *b, b);
+  buffer_pair cb = make_output(rt, count);
+  kernel_pair k = make_kernels(rt, "matmul");
+  cl_uint n_arg = (cl_uint)n;
+  set_buffer_arg(&k, 0, &ab);
+  set_buffer_arg(&k, 1, &bb);
+  set_buffer_arg(&k, 2, &cb);
+  set_value_arg(&k, 3, &n_arg, sizeof n_arg);
+  static const size_t local[3] = {TILE, TILE, 1};
+  ndrange r = {2, {n, n, 1}, local};
+  double weft_ms, pocl_ms;
+  measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
+  double *want = alloc_doubles(count), *tolerance = alloc_doubles(count);
+  matmul_reference(a, b, n, want, tolerance);
+  size_t bad = check_output(rt, &cb, "matmul", want, tolerance, 0.0, count);
+  free(want);
+  free(tolerance);
+  free(a);
+  free(b);
+  release_kernels(&k);
+  release_buffer(&ab);
+  release_buffer(&bb);
+  release_buffer(&cb);
+  return report("matmul", bad, weft_ms, pocl_ms);
+}
+
+/* The sum of each group of REDUCE_GROUP floats, in double, and a tolerance
+ * for a float sum of non-negative terms in any order. */
+static void reduce_reference(const float *in, size_t groups, double *want,
+                             double *tolerance) {
+  for (size_t g = 0; g < groups; g++) {
+    double sum = 0.0;
+    for (size_t i = 0; i < REDUCE_GROUP; i++) sum += in[g * REDUCE_GROUP + i];
+    want[g] = sum;
+    tolerance[g] = REDUCE_GROUP * FLT_EPSILON * sum;
+  }
+}
+
+static int bench_reduce(runtimes *rt, const sizes *s) {
+  size_t n = s->reduce_n, groups = n / REDUCE_GROUP;
+  float *in = alloc_floats(n);
+  bench_random_floats(in, n, 5, 0.0f, 1.0f);
+  buffer_pair inb = make_buffer(rt, n * sizeof *in, in);
+  buffer_pair partial = make_output(rt, groups);
+  kernel_pair k = make_kernels(rt, "reduce");
+  set_buffer_arg(&k, 0, &inb);
+  set_buffer_arg(&k, 1, &partial);
+  set_local_arg(&k, 2, REDUCE_GROUP * sizeof(float));
+  static const size_t local[3] = {REDUCE_GROUP, 1, 1};
+  ndrange r = {1, {n, 1, 1}, local};
+  double weft_ms, pocl_ms;
+  measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
+  double *want = alloc_doubles(groups), *tolerance = alloc_doubles(groups);
+  reduce_reference(in, groups, want, tolerance);
+  size_t bad =
+      check_output(rt, &partial, "reduce", want, tolerance, 0.0, groups);
+  free(want);
+  free(tolerance);
+  free(in);
+  release_kernels(&k);
+  release_buffer(&inb);
+  release_buffer(&partial);
+  return report("reduce", bad, weft_ms, pocl_ms);
+}
+
+/* Launches of one work-item, each timed on its own, in blocks that
+ * alternate between the runtimes. A launch is short enough for the
+ * machine's load to change between blocks, not within one. */
+enum { LATENCY_BLOCK = 100, LATENCY_WARMUP = 50 };
+
+static int bench_empty_launch(runtimes *rt, const sizes *s) {
+  kernel_pair k = make_kernels(rt, "empty");
+  static const size_t local[3] = {1, 1, 1};
+  ndrange r = {1, {1, 1, 1}, local};
+  int n = s->launches;
+  double *w = malloc((size_t)n * sizeof *w), *p = malloc((size_t)n * sizeof *p);
+  if (!w || !p) bench_die("out of memory");
+  for (int i = 0; i < LATENCY_WARMUP; i++) {
+    run_weft(&k, &r);
+    run_pocl(rt, &k, &r);
+  }
+  for (int done = 0; done < n; done += LATENCY_BLOCK) {
+    int end = done + LATENCY_BLOCK < n ? done + LATENCY_BLOCK : n;
+    for (int i = done; i < end; i++) w[i] = run_weft(&k, &r);
+    for (int i = done; i < end; i++) p[i] = run_pocl(rt, &k, &r);
+  }
+  double weft_ms = bench_median(w, n), pocl_ms = bench_median(p, n);
+  free(w);
+  free(p);
+  release_kernels(&k);
+  /* Nothing to check but the launches' status, checked by run_*. */
+  return report("empty_launch", 0, weft_ms, pocl_ms);
+}
+
+int main(int argc, char **argv) {
+  bench_options options;
+  bench_parse_options(argc, argv, &options);
+  const sizes *s = options.quick ? &quick_sizes : &full_sizes;
+  runtimes rt;
+  rt.weft = bench_weft_context();
+  bench_pocl_open(&rt.pocl);
+  bench_csv_open(options.csv_path, "benchmark,weft_ms,pocl_ms,pocl_over_weft");
+  int failed = 0;
+  bench_note("vecadd: %zu floats", s->vecadd_n);
+  failed += bench_vecadd(&rt, s);
+  bench_note("matmul: %zux%zu floats", s->matmul_n, s->matmul_n);
+  failed += bench_matmul(&rt, s);
+  bench_note("reduce: %zu floats", s->reduce_n);
+  failed += bench_reduce(&rt, s);
+  bench_note("empty_launch: %d launches", s->launches);
+  failed += bench_empty_launch(&rt, s);
+  bench_csv_close();
+  bench_pocl_close(&rt.pocl);
+  weft_context_release(rt.weft);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,299 @@
+/* common.c: timing, options, CSV, checks and runtime set-up for the
+ * benchmarks (see common.h). */
+#include "common.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- timing */
+
+double bench_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double bench_median(const double *v, int n) {
+  double *sorted = malloc((size_t)n * sizeof *sorted);
+  if (!sorted) bench_die("out of memory");
+  memcpy(sorted, v, (size_t)n * sizeof *sorted);
+  qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+  double m = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  free(sorted);
+  return m;
+}
+
+/* ------------------------------------------------------------ the program */
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: %s [--quick] [--csv PATH]\n"
+          "  --quick     small sizes and few repetitions (a smoke test)\n"
+          "  --csv PATH  also write the CSV to PATH\n",
+          program_invocation_short_name);
+  exit(2);
+}
+
+void bench_parse_options(int argc, char **argv, bench_options *options) {
+  *options = (bench_options){0, NULL};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick"))
+      options->quick = 1;
+    else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+      options->csv_path = argv[++i];
+    else
+      usage();
+  }
+}
+
+/* The child's side of bench_run_self: never returns. */
+static _Noreturn void exec_self(char *const args[], char *const env[],
+                                int out_fd) {
+  dup2(out_fd, STDOUT_FILENO);
+  close(out_fd);
+  for (size_t i = 0; env[i]; i++) putenv(env[i]);
+  execv("/proc/self/exe", args);
+  _exit(127);
+}
+
+int bench_run_self(char *const args[], char *const env[], char *out,
+                   size_t size) {
+  int fds[2];
+  if (pipe(fds)) bench_die("pipe failed: %s", strerror(errno));
+  /* Nothing buffered may reach the child's stdout twice. */
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) bench_die("fork failed: %s", strerror(errno));
+  if (pid == 0) {
+    close(fds[0]);
+    exec_self(args, env, fds[1]);
+  }
+  close(fds[1]);
+  size_t used = 0;
+  ssize_t got;
+  while (used + 1 < size &&
+         (got = read(fds[0], out + used, size - 1 - used)) > 0)
+    used += (size_t)got;
+  out[used] = 0;
+  close(fds[0]);
+  int status;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+void bench_note(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", program_invocation_short_name);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void bench_die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", program_invocation_short_name);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+/* ------------------------------------------------------------------- CSV */
+
+static FILE *csv_file;
+
+void bench_csv_open(const char *path, const char *header) {
+  if (path && !(csv_file = fopen(path, "w")))
+    bench_die("cannot write %s: %s", path, strerror(errno));
+  bench_csv_line("%s", header);
+}
+
+void bench_csv_line(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  /* Rows come minutes apart: show each as soon as it is measured. */
+  fflush(stdout);
+  if (!csv_file) return;
+  va_start(ap, fmt);
+  vfprintf(csv_file, fmt, ap);
+  va_end(ap);
+  fputc('\n', csv_file);
+}
+
+void bench_csv_ratio(const char *name, double weft_ms, double pocl_ms) {
+  bench_csv_line("%s,%.6g,%.6g,%.3f", name, weft_ms, pocl_ms,
+                 pocl_ms / weft_ms);
+}
+
+void bench_csv_close(void) {
+  if (csv_file && fclose(csv_file))
+    bench_die("cannot finish the CSV file: %s", strerror(errno));
+  csv_file = NULL;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+void bench_random_floats(float *v, size_t n, unsigned seed, float lo,
+                         float hi) {
+  /* xorshift32: reproducible everywhere, unlike rand(). */
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    v[i] = lo + (hi - lo) * (float)(x >> 8) / 16777216.0f;
+  }
+}
+
+size_t bench_mismatches(const char *what, const float *got, const double *want,
+                        const double *tolerance, double tol, size_t n) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    double limit = tolerance ? tolerance[i] : tol;
+    /* Written so that a NaN fails the test. */
+    if (fabs((double)got[i] - want[i]) <= limit) continue;
+    if (!bad++)
+      bench_note("%s: element %zu is %.9g, the host says %.9g (tolerance "
+                 "%.3g)", what, i, got[i], want[i], limit);
+  }
+  if (bad) bench_note("%s: %zu of %zu elements are wrong", what, bad, n);
+  return bad;
+}
+
+/* ------------------------------------------------------------------ Weft */
+
+void bench_weft_check(int status, const void *object, const char *call) {
+  if (status == WEFT_OK) return;
+  bench_die("%s failed: %s\n  %s", call, weft_strerror(status),
+            object ? weft_errmsg(object) : "");
+}
+
+weft_context *bench_weft_context(void) {
+  weft_device *device;
+  weft_context *ctx;
+  WEFT_CHECK(weft_device_get(0, &device), NULL);
+  WEFT_CHECK(weft_context_create(device, &ctx), device);
+  return ctx;
+}
+
+weft_kernel *bench_weft_kernel(weft_context *ctx, const char *source,
+                               const char *options, const char *name) {
+  weft_program *program;
+  WEFT_CHECK(weft_program_create(ctx, source, 0, &program), ctx);
+  int rc = weft_program_build(program, options);
+  if (rc != WEFT_OK)
+    bench_die("Weft build failed: %s\n%s", weft_strerror(rc),
+              weft_program_build_log(program));
+  weft_kernel *kernel;
+  WEFT_CHECK(weft_kernel_create(program, name, &kernel), program);
+  weft_program_release(program);
+  return kernel;
+}
+
+/* ----------------------------------------------------------------- PoCL */
+
+void bench_cl_check(cl_int status, const char *call) {
+  if (status != CL_SUCCESS)
+    bench_die("%s failed: OpenCL error %d", call, status);
+}
+
+static cl_platform_id find_platform(const char *wanted) {
+  cl_uint count = 0;
+  cl_int rc = clGetPlatformIDs(0, NULL, &count);
+  if (rc != CL_SUCCESS || count == 0)
+    bench_die("no OpenCL platform (error %d): is pocl-opencl-icd installed?",
+              rc);
+  cl_platform_id platforms[16];
+  if (count > 16) count = 16;
+  CL_CHECK(clGetPlatformIDs(count, platforms, NULL));
+  for (cl_uint i = 0; i < count; i++) {
+    char name[256] = "";
+    CL_CHECK(clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name,
+                               name, NULL));
+    if (!strcmp(name, wanted)) return platforms[i];
+  }
+  bench_die("no OpenCL platform is named \"%s\"", wanted);
+}
+
+/* Loads PoCL before the ICD loader does, with RTLD_DEEPBIND. Weft links
+ * libclang-cpp.so.19, whose C++ symbols carry no version, so it puts
+ * clang::* in the process's global scope; PoCL's libclang-cpp.so.15 would
+ * then bind its own calls to Clang 19's functions and crash in
+ * clBuildProgram. DEEPBIND makes PoCL and its libraries look in their own
+ * scope first. When the loader opens PoCL later, it gets this copy. */
+static void preload_pocl(void) {
+  static const char *const names[] = {"libpocl.so.2", "libpocl.so"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)) return;
+  bench_note("cannot preload PoCL (%s): its builds may crash", dlerror());
+}
+
+void bench_pocl_open(bench_pocl *pocl) {
+  cl_int rc;
+  preload_pocl();
+  pocl->platform = find_platform(BENCH_POCL_PLATFORM);
+  CL_CHECK(clGetDeviceIDs(pocl->platform, CL_DEVICE_TYPE_CPU, 1, &pocl->device,
+                          NULL));
+  pocl->context = clCreateContext(NULL, 1, &pocl->device, NULL, NULL, &rc);
+  bench_cl_check(rc, "clCreateContext");
+  pocl->queue = clCreateCommandQueueWithProperties(pocl->context,
+                                                   pocl->device, NULL, &rc);
+  bench_cl_check(rc, "clCreateCommandQueueWithProperties");
+}
+
+void bench_pocl_close(bench_pocl *pocl) {
+  clReleaseCommandQueue(pocl->queue);
+  clReleaseContext(pocl->context);
+}
+
+cl_program bench_pocl_program(bench_pocl *pocl, const char *source,
+                              const char *options) {
+  cl_int rc;
+  cl_program program =
+      clCreateProgramWithSource(pocl->context, 1, &source, NULL, &rc);
+  bench_cl_check(rc, "clCreateProgramWithSource");
+  rc = clBuildProgram(program, 1, &pocl->device, options, NULL, NULL);
+  if (rc == CL_SUCCESS) return program;
+  static char log[16384];
+  clGetProgramBuildInfo(program, pocl->device, CL_PROGRAM_BUILD_LOG,
+                        sizeof log, log, NULL);
+  bench_die("PoCL build failed (error %d):\n%s", rc, log);
+}
+
+cl_kernel bench_pocl_kernel(bench_pocl *pocl, const char *source,
+                            const char *options, const char *name) {
+  cl_int rc;
+  cl_program program = bench_pocl_program(pocl, source, options);
+  cl_kernel kernel = clCreateKernel(program, name, &rc);
+  bench_cl_check(rc, "clCreateKernel");
+  /* The kernel holds on to its program. */
+  clReleaseProgram(program);
+  return kernel;
+}
+
+cl_mem bench_pocl_buffer(bench_pocl *pocl, size_t size, cl_mem_flags flags,
+                         const void *init) {
+  cl_int rc;
+  if (init) flags |= CL_MEM_COPY_HOST_PTR;
+  cl_mem mem = clCreateBuffer(pocl->context, flags, size, (void *)init, &rc);
+  bench_cl_check(rc, "clCreateBuffer");
+  return mem;
+}

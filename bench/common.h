@@ -1,0 +1,124 @@
+/*
+ * common.h: what the benchmarks share. Timing and medians, the command line
+ * (--quick, --csv PATH), CSV output, result checks, and the set-up of the
+ * two runtimes they compare: Weft through weft.h, PoCL through the OpenCL
+ * ICD loader.
+ *
+ * A failed call stops the program with the runtime's message: a benchmark
+ * that goes on after an error would report the time of doing nothing.
+ */
+#ifndef WEFT_BENCH_COMMON_H
+#define WEFT_BENCH_COMMON_H
+
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "weft/weft.h"
+
+/* ---------------------------------------------------------------- timing */
+
+/* Milliseconds on the monotonic clock. */
+double bench_now_ms(void);
+
+/* The median of n values (n > 0); v is left as it was. */
+double bench_median(const double *v, int n);
+
+/* ------------------------------------------------------------ the program */
+
+typedef struct bench_options {
+  int quick;            /* --quick: small sizes, few repetitions */
+  const char *csv_path; /* --csv PATH: also write the CSV there */
+} bench_options;
+
+/* Parses argv; prints the usage and exits on anything else. */
+void bench_parse_options(int argc, char **argv, bench_options *options);
+
+/* Runs this program again (/proc/self/exe) with the arguments args
+ * (args[0] first, NULL last) and the variables env ("NAME=value", NULL
+ * last) added to the environment, and captures what it prints on stdout in
+ * out (NUL-terminated). Returns 0 if it exited with status 0. For what a
+ * process measures only once: its first build, its fiber switch. */
+int bench_run_self(char *const args[], char *const env[], char *out,
+                   size_t size);
+
+/* Prints a progress line on stderr, so stdout stays pure CSV. */
+void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints a message on stderr and exits with status 1. */
+_Noreturn void bench_die(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------- CSV */
+
+/* Opens the CSV: stdout, and path too unless it is NULL. */
+void bench_csv_open(const char *path, const char *header);
+
+/* Writes one line (without its newline) to stdout and the file. */
+void bench_csv_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "name,weft_ms,pocl_ms,pocl_over_weft": a ratio above 1 means Weft is
+ * faster. */
+void bench_csv_ratio(const char *name, double weft_ms, double pocl_ms);
+
+void bench_csv_close(void);
+
+/* ---------------------------------------------------------------- checks */
+
+/* Fills v with n uniform floats in [lo, hi), the same for a given seed. */
+void bench_random_floats(float *v, size_t n, unsigned seed, float lo,
+                         float hi);
+
+/* Counts the elements of got that differ from want by more than
+ * tolerance[i] (or tol when tolerance is NULL), reporting the first on
+ * stderr under the name what. NaN always differs. */
+size_t bench_mismatches(const char *what, const float *got, const double *want,
+                        const double *tolerance, double tol, size_t n);
+
+/* ------------------------------------------------------------------ Weft */
+
+#define WEFT_CHECK(call, object) bench_weft_check((call), (object), #call)
+void bench_weft_check(int status, const void *object, const char *call);
+
+/* A context on the CPU device. */
+weft_context *bench_weft_context(void);
+
+/* Builds source with options and returns its kernel called name (the
+ * kernel keeps the program alive). */
+weft_kernel *bench_weft_kernel(weft_context *ctx, const char *source,
+                               const char *options, const char *name);
+
+/* ----------------------------------------------------------------- PoCL */
+
+#define BENCH_POCL_PLATFORM "Portable Computing Language"
+
+#define CL_CHECK(call) bench_cl_check((call), #call)
+void bench_cl_check(cl_int status, const char *call);
+
+typedef struct bench_pocl {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+} bench_pocl;
+
+/* Finds PoCL's platform by name among the ICD loader's platforms (so the
+ * benchmark keeps comparing with PoCL once Weft is an ICD too) and opens
+ * a context and an in-order queue on its first CPU device. */
+void bench_pocl_open(bench_pocl *pocl);
+void bench_pocl_close(bench_pocl *pocl);
+
+/* Builds source with options for PoCL's device, or exits with the log. */
+cl_program bench_pocl_program(bench_pocl *pocl, const char *source,
+                              const char *options);
+
+/* Builds source and returns its kernel called name. */
+cl_kernel bench_pocl_kernel(bench_pocl *pocl, const char *source,
+                            const char *options, const char *name);
+
+/* A buffer of size bytes, a copy of init unless init is NULL. */
+cl_mem bench_pocl_buffer(bench_pocl *pocl, size_t size, cl_mem_flags flags,
+                         const void *init);
+
+#endif

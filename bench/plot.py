@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""plot.py: bar charts of the benchmarks' CSV files, one PNG per CSV.
+
+usage: /usr/bin/python3 plot.py FILE.csv... (writes FILE.png beside each)
+
+A CSV with weft_ms and pocl_ms columns (bench_kernels, bench_build) becomes
+one panel per row, Weft's bar beside PoCL's on the row's own scale, with
+the ratio PoCL / Weft written above (above 1: Weft is faster). The switch
+CSV (bench_switch) becomes ns per switch for each switch, on a log scale,
+with the project's goal of 20 ns drawn in.
+
+Run it with Debian's Python (/usr/bin/python3), which has matplotlib.
+"""
+import csv
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: write files only
+import matplotlib.pyplot as plt  # noqa: E402
+
+WEFT_COLOUR = "#3b6ea8"
+POCL_COLOUR = "#d08a3a"
+SWITCH_GOAL_NS = 20.0
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def number(text):
+    """A float, or None for an empty or missing cell."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def short(value):
+    """3 significant digits, without exponents for large values."""
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def unit_for(values_ms):
+    """ms, or us when every value is below a millisecond."""
+    if max(values_ms) < 1.0:
+        return "µs", 1000.0
+    return "ms", 1.0
+
+
+def plot_ratios(rows, title, out):
+    """One panel per row: Weft and PoCL, the ratio annotated."""
+    first = list(rows[0].keys())[0]
+    fig, axes = plt.subplots(1, len(rows), figsize=(2.6 * len(rows), 3.8),
+                             squeeze=False)
+    for ax, row in zip(axes[0], rows):
+        weft, pocl = number(row["weft_ms"]), number(row["pocl_ms"])
+        unit, scale = unit_for([weft, pocl])
+        bars = ax.bar(["Weft", "PoCL"], [weft * scale, pocl * scale],
+                      color=[WEFT_COLOUR, POCL_COLOUR])
+        ax.bar_label(bars, labels=[short(b.get_height()) for b in bars],
+                     fontsize=8)
+        ax.set_title(row[first], fontsize=10)
+        ax.set_ylabel(unit)
+        ax.margins(y=0.25)
+        ratio = pocl / weft
+        verdict = "Weft faster" if ratio > 1 else "PoCL faster"
+        ax.text(0.5, 0.97, f"PoCL/Weft = {ratio:.3g}\n({verdict})",
+                transform=ax.transAxes, ha="center", va="top", fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def plot_switch(rows, title, out):
+    """ns per switch: the kernel's barrier and the raw switch, log scale."""
+    # PoCL has no switch: its row is the kernel's time per work-item and
+    # barrier, the price of a barrier there.
+    names = [r["switch"] if r["switch"] != "pocl" else "PoCL\n(no switch)"
+             for r in rows]
+    base = next((number(r["kernel_barrier_ns"]) for r in rows
+                 if r["switch"] == "asm"), None)
+    series = [("kernel_barrier_ns", "barrier() in a kernel", WEFT_COLOUR),
+              ("raw_swap_ns", "raw switch", "#7fa7d4")]
+    width = 0.38
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for i, (key, label, colour) in enumerate(series):
+        xs, ys, texts = [], [], []
+        for x, row in enumerate(rows):
+            value = number(row.get(key))
+            if value is None or value <= 0:
+                continue
+            xs.append(x + (i - 0.5) * width)
+            ys.append(value)
+            text = short(value)
+            # How many times the asm switch the others cost, in a kernel.
+            if key == "kernel_barrier_ns" and base and row["switch"] != "asm":
+                text += f"\n({value / base:.3g}× asm)"
+            texts.append(text)
+        bars = ax.bar(xs, ys, width, label=label, color=colour)
+        ax.bar_label(bars, labels=texts, fontsize=8)
+    ax.axhline(SWITCH_GOAL_NS, color="#a33", linestyle="--", linewidth=1,
+               label=f"goal for asm: {SWITCH_GOAL_NS:g} ns")
+    ax.set_yscale("log")
+    ax.margins(y=0.3)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylabel("ns per work-item switch (log)")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def plot_file(path):
+    rows = read_rows(path)
+    if not rows:
+        raise SystemExit(f"plot.py: {path} has no rows")
+    out = os.path.splitext(path)[0] + ".png"
+    title = os.path.basename(os.path.splitext(path)[0])
+    if "weft_ms" in rows[0] and "pocl_ms" in rows[0]:
+        plot_ratios(rows, f"{title}: Weft vs PoCL (lower is better)", out)
+    elif "kernel_barrier_ns" in rows[0]:
+        plot_switch(rows, f"{title}: cost of one work-item switch", out)
+    else:
+        raise SystemExit(f"plot.py: {path}: unknown columns")
+    print(out)
+
+
+def main(paths):
+    if not paths:
+        raise SystemExit(__doc__)
+    for path in paths:
+        plot_file(path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,159 @@
+/* run.c: `weft run`: build a file, set the arguments from their specs,
+ * launch the kernel once and show the buffers. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run.h"
+#include "tool.h"
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* The whole file, NUL-terminated; NULL with errno set. */
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t length = 0, capacity = 4096;
+  char *text = malloc(capacity);
+  while (text) {
+    length += fread(text + length, 1, capacity - length - 1, f);
+    if (length < capacity - 1) break; /* the end of the file, or an error */
+    capacity *= 2;
+    char *grown = realloc(text, capacity);
+    if (!grown) free(text);
+    text = grown;
+  }
+  int error = ferror(f) ? errno : text ? 0 : ENOMEM;
+  fclose(f);
+  if (error) {
+    free(text);
+    errno = error;
+    return NULL;
+  }
+  text[length] = 0;
+  return text;
+}
+
+/* Weft names every source "program.cl" in its build log; the user knows
+ * the file by the path they gave, so diagnostics are printed with that. A
+ * #line directive cannot do it: the log ignores them. */
+static void print_naming_file(const char *text, const char *path) {
+  static const char name[] = "program.cl:";
+  const size_t length = sizeof name - 1;
+  for (const char *p; (p = strstr(text, name)); text = p + length) {
+    fwrite(text, 1, (size_t)(p - text), stderr);
+    if (isdigit((unsigned char)p[length]))
+      fprintf(stderr, "%s:", path);
+    else
+      fputs(name, stderr);
+  }
+  fputs(text, stderr);
+}
+
+/* Creates the context and the program and builds it; prints the build log
+ * (warnings on success, errors on failure). */
+static int build(run_state *run, double *ms) {
+  const run_options *opt = run->opt;
+  weft_device *device;
+  char what[64];
+  snprintf(what, sizeof what, "device %d", opt->device);
+  int rc = weft_device_get(opt->device, &device);
+  if (rc) return tool_report("run", what, rc, NULL);
+  rc = weft_context_create(device, &run->context);
+  if (rc) return tool_report("run", "creating a context", rc, device);
+  char *source = read_file(opt->file);
+  if (!source) {
+    tool_error("run", "cannot read '%s': %s", opt->file, strerror(errno));
+    return TOOL_EXIT_FAILED;
+  }
+  rc = weft_program_create(run->context, source, 0, &run->program);
+  free(source);
+  if (rc) return tool_report("run", "creating the program", rc, run->context);
+  double start = now_ms();
+  rc = weft_program_build(run->program, opt->build_options);
+  *ms = now_ms() - start;
+  print_naming_file(weft_program_build_log(run->program), opt->file);
+  if (!rc) return 0;
+  fprintf(stderr, "weft run: building %s: %s: ", opt->file, weft_strerror(rc));
+  print_naming_file(weft_errmsg(run->program), opt->file);
+  fputc('\n', stderr);
+  return TOOL_EXIT_FAILED;
+}
+
+/* The kernel named by --kernel, or the program's only one. */
+static int pick_kernel(run_state *run) {
+  const char *name = run->opt->kernel;
+  int count = weft_program_kernel_count(run->program);
+  if (count < 0)
+    return tool_report("run", "listing the kernels", count, run->program);
+  if (!name && count == 0) {
+    tool_error("run", "%s has no kernels", run->opt->file);
+    return TOOL_EXIT_FAILED;
+  }
+  if (!name && count > 1) {
+    fprintf(stderr, "weft run: %s has %d kernels; choose one with --kernel:",
+            run->opt->file, count);
+    for (int i = 0; i < count; i++)
+      fprintf(stderr, " %s", weft_program_kernel_name(run->program, i));
+    fputc('\n', stderr);
+    return TOOL_EXIT_USAGE;
+  }
+  if (!name) name = weft_program_kernel_name(run->program, 0);
+  int rc = weft_kernel_create(run->program, name, &run->kernel);
+  return rc ? tool_report("run", "choosing the kernel", rc, run->program) : 0;
+}
+
+static int launch(run_state *run, double *ms) {
+  const run_options *opt = run->opt;
+  char what[256];
+  double start = now_ms();
+  int rc = weft_kernel_launch(run->kernel, opt->dims,
+                              opt->has_offset ? opt->offset : NULL,
+                              opt->global, opt->has_local ? opt->local : NULL);
+  *ms = now_ms() - start;
+  snprintf(what, sizeof what, "running kernel '%s'",
+           weft_kernel_name(run->kernel));
+  return rc ? tool_report("run", what, rc, run->kernel) : 0;
+}
+
+static void release(run_state *run) {
+  for (int i = 0; run->buffers && i < run->opt->num_args; i++)
+    weft_buffer_release(run->buffers[i]);
+  free(run->buffers);
+  weft_kernel_release(run->kernel);
+  weft_program_release(run->program);
+  weft_context_release(run->context);
+}
+
+/* Each step runs only if the ones before it succeeded; whatever was made
+ * is released on every path. */
+static int run_steps(const run_options *opt) {
+  run_state run = {.opt = opt};
+  double build_ms = 0, run_ms = 0;
+  int status = build(&run, &build_ms);
+  if (!status) status = pick_kernel(&run);
+  if (!status) status = run_args_check(&run);
+  if (!status) status = run_args_set(&run);
+  if (!status) status = launch(&run, &run_ms);
+  if (!status) status = run_show_results(&run);
+  if (!status && opt->time)
+    printf("build: %.3f ms\nrun: %.3f ms\n", build_ms, run_ms);
+  release(&run);
+  return status;
+}
+
+int tool_run(int argc, char **argv) {
+  run_options opt;
+  int status = run_options_parse(argc, argv, &opt);
+  if (!status && opt.help) tool_print_usage(stdout);
+  else if (!status) status = run_steps(&opt);
+  run_options_free(&opt);
+  return status;
+}

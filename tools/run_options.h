@@ -1,0 +1,46 @@
+/*
+ * run_options.h: the command line of `weft run`, parsed and checked on its
+ * own, before anything is built (the grammar is in weft.c's help text).
+ */
+#ifndef WEFT_TOOL_RUN_OPTIONS_H
+#define WEFT_TOOL_RUN_OPTIONS_H
+
+#include <stddef.h>
+
+#include "arg_spec.h"
+
+/* --out INDEX=PATH */
+typedef struct run_output {
+  int index;
+  const char *path;
+} run_output;
+
+typedef struct run_options {
+  int help;                  /* --help: print the usage and stop */
+  const char *file;
+  const char *kernel;        /* NULL: the program's only kernel */
+  const char *build_options; /* NULL: none */
+  int device;
+  unsigned dims;             /* components of --global */
+  size_t global[3];
+  size_t local[3];
+  size_t offset[3];
+  int has_local;
+  int has_offset;
+  unsigned local_dims;       /* components of --local and --offset, which */
+  unsigned offset_dims;      /* must match those of --global */
+  size_t print;              /* elements printed per buffer; SIZE_MAX: all */
+  int time;                  /* --time */
+  int num_args;
+  arg_spec *args;
+  int num_outputs;
+  run_output *outputs;
+} run_options;
+
+/* Parses argv (argv[0] is "run") into opt. Returns 0, or an exit status
+ * after printing why the command line is wrong. opt points into argv and
+ * must be freed with run_options_free either way. */
+int run_options_parse(int argc, char **argv, run_options *opt);
+void run_options_free(run_options *opt);
+
+#endif /* WEFT_TOOL_RUN_OPTIONS_H */

@@ -1,0 +1,4 @@
+__kernel void broken(__global int *a) {
+  int i = get_global_id(0)
+  a[i] = undeclared_thing;
+}

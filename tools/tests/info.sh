@@ -1,0 +1,17 @@
+# `weft info` lists the CPU device with its limits and exits 0.
+. "$2/lib.sh"
+weft_exits 0 info
+matches out.txt '^Number of devices +[1-9][0-9]*$'
+matches out.txt '^Device 0$'
+matches out.txt '^  Kind +CPU$'
+matches out.txt '^  Compute units \(threads\) +[1-9][0-9]*$'
+matches out.txt '^  Max work-group size +[1-9][0-9]*$'
+matches out.txt '^  Max work-item sizes +[1-9][0-9]* x [1-9][0-9]* x [1-9][0-9]*$'
+matches out.txt '^  Global memory +.*\([1-9][0-9]* bytes\)$'
+matches out.txt '^  Local memory per group +.*\([1-9][0-9]* bytes\)$'
+matches out.txt '^  Address bits +64$'
+matches out.txt '^  Work-item stack size +.*\([1-9][0-9]* bytes\)$'
+matches out.txt '^  Context switch +(asm|ucontext)$'
+# The environment chooses the context switch.
+WEFT_FIBER=ucontext "$WEFT" info >out.txt 2>err.txt || fail "info failed"
+matches out.txt '^  Context switch +ucontext$'
