@@ -56,7 +56,14 @@ struct cpu_group {
 struct cpu_worker {
   weft_executor *executor;
   weft_fault fault;
-  weft_stacks stacks;
+  weft_stacks stacks;       /* work-item fibers' stacks */
+  /* Worker 0 runs on the thread that launches, but on a stack of its own
+   * (bounds and guard known, size set by WEFT_STACK_SIZE, whatever the
+   * caller's stack is like): own_stack, entered through own_fiber. */
+  weft_stacks own_stack;
+  weft_fiber own_fiber;
+  weft_fiber caller;
+  launch_state *launch;
   cpu_group group;
   char *local_mem;
   size_t local_capacity;
@@ -302,7 +309,9 @@ static long replay(cpu_group *g) {
 
 static int is_stack_overflow(const cpu_worker *w, const void *addr) {
   const char *a = addr;
-  if (weft__stacks_guard_hit(&w->stacks, addr) >= 0) return 1;
+  if (weft__stacks_guard_hit(&w->stacks, addr) >= 0 ||
+      weft__stacks_guard_hit(&w->own_stack, addr) >= 0)
+    return 1;
   return a < w->stack_lo && a >= w->stack_lo - w->stack_guard;
 }
 
@@ -379,11 +388,10 @@ static void run_groups(cpu_group *g) {
   }
 }
 
-static void worker_job(void *arg, unsigned index) {
-  launch_state *const l = arg;
-  cpu_worker *const w = &l->executor->workers[index];
+/* One worker's share of a launch, on whatever thread and stack it has. */
+static void run_worker(cpu_worker *const w, launch_state *const l) {
   if (w->init_error) {
-    report(l, w->init_error, "worker thread %u could not be set up", index);
+    report(l, w->init_error, "a worker thread could not be set up");
     return;
   }
   if (prepare_worker(w, l)) {
@@ -403,10 +411,44 @@ static void worker_job(void *arg, unsigned index) {
   w->fault.armed = 0;
 }
 
+static void own_stack_main(void *arg) {
+  cpu_worker *w = arg;
+  run_worker(w, w->launch);
+  w->executor->fibers->swap(&w->own_fiber, &w->caller);
+}
+
+/* Worker 0: the launching thread moves to worker 0's stack for the launch,
+ * with worker 0's fault handling, and gets its own back afterwards. */
+static void run_on_own_stack(cpu_worker *w, launch_state *l) {
+  const weft_fiber_ops *fibers = w->executor->fibers;
+  void *stack = weft__stacks_get(&w->own_stack, 0);
+  if (!stack) {
+    report(l, WEFT_ESYS, "cannot map a %zu-byte stack for the launching thread",
+           w->own_stack.size);
+    return;
+  }
+  weft_fault_saved saved;
+  weft__fault_attach(&w->fault, &saved);
+  w->launch = l;
+  fibers->make(&w->own_fiber, stack, w->own_stack.size, own_stack_main, w);
+  fibers->swap(&w->caller, &w->own_fiber);
+  weft__fault_detach(&saved);
+}
+
+static void worker_job(void *arg, unsigned index) {
+  launch_state *l = arg;
+  cpu_worker *w = &l->executor->workers[index];
+  if (index == 0) run_on_own_stack(w, l);
+  else run_worker(w, l);
+}
+
+/* A pool thread, once, before its first job. */
 static void worker_init(void *arg, unsigned index) {
   weft_executor *e = arg;
   cpu_worker *w = &e->workers[index];
-  w->init_error = weft__fault_thread_init(&w->fault);
+  weft_fault_saved unused;
+  w->init_error = weft__fault_init(&w->fault);
+  if (!w->init_error) weft__fault_attach(&w->fault, &unused);
   pthread_attr_t attr;
   void *lo;
   size_t size;
@@ -416,6 +458,15 @@ static void worker_init(void *arg, unsigned index) {
     w->stack_lo = lo;
     pthread_attr_destroy(&attr);
   }
+}
+
+/* Worker 0, which runs on whichever thread launches. */
+static int init_worker0(weft_executor *e) {
+  cpu_worker *w = &e->workers[0];
+  weft__stacks_init(&w->own_stack, e->stack_size + WORKER_STACK_EXTRA);
+  if (e->fibers->init(&w->own_fiber) || e->fibers->init(&w->caller))
+    return WEFT_ENOMEM;
+  return weft__fault_init(&w->fault);
 }
 
 int weft__executor_create(const weft_config *config, weft_executor **out) {
@@ -434,6 +485,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
   }
   int rc = weft__fault_install();
+  if (!rc) rc = init_worker0(e);
   if (!rc)
     rc = weft__pool_create(e->num_workers,
                            config->stack_size + WORKER_STACK_EXTRA,
@@ -453,6 +505,10 @@ void weft__executor_destroy(weft_executor *e) {
   for (unsigned i = 0; i < e->num_workers; i++) {
     cpu_worker *w = &e->workers[i];
     weft__stacks_fini(&w->stacks);
+    weft__stacks_fini(&w->own_stack);
+    e->fibers->fini(&w->own_fiber);
+    e->fibers->fini(&w->caller);
+    weft__fault_fini(&w->fault);
     for (unsigned k = 0; k < w->group.capacity; k++)
       e->fibers->fini(&w->group.items[k].fiber);
     e->fibers->fini(&w->group.main);

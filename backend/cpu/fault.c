@@ -72,7 +72,7 @@ int weft__fault_install(void) {
   return install_result;
 }
 
-int weft__fault_thread_init(weft_fault *f) {
+int weft__fault_init(weft_fault *f) {
   memset(f, 0, sizeof *f);
   /* Large enough for the handler and what it calls on any libc. */
   f->altstack_size = 64 * 1024;
@@ -82,18 +82,27 @@ int weft__fault_thread_init(weft_fault *f) {
     f->altstack = NULL;
     return WEFT_ESYS;
   }
-  stack_t ss = {.ss_sp = f->altstack, .ss_size = f->altstack_size};
-  if (sigaltstack(&ss, NULL)) return WEFT_ESYS;
-  current = f;
   return 0;
 }
 
-void weft__fault_thread_fini(weft_fault *f) {
-  stack_t ss = {.ss_flags = SS_DISABLE};
-  sigaltstack(&ss, NULL);
-  current = NULL;
+void weft__fault_fini(weft_fault *f) {
   if (f->altstack) munmap(f->altstack, f->altstack_size);
   f->altstack = NULL;
+}
+
+void weft__fault_attach(weft_fault *f, weft_fault_saved *saved) {
+  stack_t ss = {.ss_sp = f->altstack, .ss_size = f->altstack_size};
+  sigaltstack(&ss, &saved->altstack);
+  saved->current = current;
+  current = f;
+}
+
+void weft__fault_detach(const weft_fault_saved *saved) {
+  current = saved->current;
+  stack_t ss = saved->altstack;
+  /* A thread that had no alternate stack gets none back. */
+  if (ss.ss_flags & SS_DISABLE) ss = (stack_t){.ss_flags = SS_DISABLE};
+  sigaltstack(&ss, NULL);
 }
 
 void weft__fault_describe(const weft_fault *f, char *out, size_t size) {

@@ -32,9 +32,22 @@ typedef struct weft_fault {
 /* Installs the process's handlers (once). */
 int weft__fault_install(void);
 
-/* Called on the worker thread that owns f: alternate stack, thread link. */
-int weft__fault_thread_init(weft_fault *f);
-void weft__fault_thread_fini(weft_fault *f);
+/* Allocates f's alternate signal stack. */
+int weft__fault_init(weft_fault *f);
+void weft__fault_fini(weft_fault *f);
+
+/* What a thread had before weft__fault_attach, to give back on detach. */
+typedef struct weft_fault_saved {
+  stack_t altstack;
+  weft_fault *current;
+} weft_fault_saved;
+
+/* Makes f the fault state of the calling thread (its alternate stack and
+ * the handler's link to it). A pool thread attaches for good; the thread
+ * that launches a kernel attaches for the launch and then detaches, which
+ * gives it back what it had. */
+void weft__fault_attach(weft_fault *f, weft_fault_saved *saved);
+void weft__fault_detach(const weft_fault_saved *saved);
 
 /* "segmentation fault (invalid access to address 0x10)", and the like. */
 void weft__fault_describe(const weft_fault *f, char *out, size_t size);

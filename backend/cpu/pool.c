@@ -18,12 +18,14 @@
 #define SPINS 1000
 
 struct weft_pool {
-  unsigned size;
+  unsigned size;              /* workers, the caller included */
+  unsigned num_threads;       /* started threads: size - 1 */
   pthread_t *threads;
   pthread_mutex_t run_lock;   /* one job at a time */
   atomic_uint generation;     /* bumped to start a job (futex word) */
-  atomic_uint pending;        /* workers still in the job (futex word) */
+  atomic_uint pending;        /* threads still in the job (futex word) */
   atomic_uint sleepers;       /* threads asleep, or about to be, on a word */
+  int spins;                  /* polls before sleeping */
   weft_pool_fn fn;
   void *arg;
   int stopping;
@@ -44,7 +46,7 @@ static void cpu_relax(void) {
 
 /* Returns once *word != value. */
 static void wait_while(weft_pool *p, atomic_uint *word, unsigned value) {
-  for (int i = 0; i < SPINS; i++) {
+  for (int i = 0; i < p->spins; i++) {
     if (atomic_load_explicit(word, memory_order_acquire) != value) return;
     cpu_relax();
   }
@@ -81,13 +83,18 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-int weft__pool_create(unsigned threads, size_t stack_size, weft_pool_fn init,
+int weft__pool_create(unsigned workers, size_t stack_size, weft_pool_fn init,
                       void *init_arg, weft_pool **out) {
   weft_pool *p = calloc(1, sizeof *p);
-  if (!p || !(p->threads = calloc(threads, sizeof *p->threads))) {
+  if (!p || !(p->threads = calloc(workers, sizeof *p->threads))) {
     free(p);
     return WEFT_ENOMEM;
   }
+  p->size = workers;
+  /* With more workers than cores, a spinning waiter takes the core that the
+   * thread it waits for needs: sleep at once instead. */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  p->spins = cores > 0 && workers > (unsigned)cores ? 0 : SPINS;
   pthread_mutex_init(&p->run_lock, NULL);
   p->init = init;
   p->init_arg = init_arg;
@@ -96,19 +103,19 @@ int weft__pool_create(unsigned threads, size_t stack_size, weft_pool_fn init,
   pthread_attr_setstacksize(&attr, stack_size);
   pthread_attr_setguardsize(&attr, (size_t)sysconf(_SC_PAGESIZE));
   int rc = 0;
-  for (unsigned i = 0; i < threads && !rc; i++) {
+  for (unsigned i = 1; i < workers && !rc; i++) {
     worker_start *start = malloc(sizeof *start);
     if (!start) {
       rc = WEFT_ENOMEM;
       break;
     }
     *start = (worker_start){p, i};
-    if (pthread_create(&p->threads[i], &attr, worker_main, start)) {
+    if (pthread_create(&p->threads[i - 1], &attr, worker_main, start)) {
       free(start);
       rc = WEFT_ESYS;
       break;
     }
-    p->size++;
+    p->num_threads++;
   }
   pthread_attr_destroy(&attr);
   if (rc) {
@@ -123,10 +130,13 @@ void weft__pool_run(weft_pool *p, weft_pool_fn fn, void *arg) {
   pthread_mutex_lock(&p->run_lock);
   p->fn = fn;
   p->arg = arg;
-  atomic_store(&p->pending, p->size);
-  /* The release in this increment publishes fn and arg to the workers. */
-  atomic_fetch_add(&p->generation, 1);
-  wake_all(p, &p->generation);
+  if (p->num_threads) {
+    atomic_store(&p->pending, p->num_threads);
+    /* The release in this increment publishes fn and arg to the workers. */
+    atomic_fetch_add(&p->generation, 1);
+    wake_all(p, &p->generation);
+  }
+  fn(arg, 0);
   unsigned left;
   while ((left = atomic_load(&p->pending)) != 0) wait_while(p, &p->pending, left);
   pthread_mutex_unlock(&p->run_lock);
@@ -141,7 +151,7 @@ void weft__pool_destroy(weft_pool *p) {
   atomic_fetch_add(&p->generation, 1);
   syscall(SYS_futex, &p->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
   pthread_mutex_unlock(&p->run_lock);
-  for (unsigned i = 0; i < p->size; i++) pthread_join(p->threads[i], NULL);
+  for (unsigned i = 0; i < p->num_threads; i++) pthread_join(p->threads[i], NULL);
   pthread_mutex_destroy(&p->run_lock);
   free(p->threads);
   free(p);
