@@ -71,8 +71,17 @@ static void read_fiber(void) {
 #endif
 }
 
+static void read_barrier(void) {
+  config.barrier = WEFT_BARRIER_REGIONS;
+  const char *v = getenv("WEFT_BARRIER");
+  if (!v) return;
+  if (!strcmp(v, "fibers")) config.barrier = WEFT_BARRIER_FIBERS;
+  else if (strcmp(v, "regions")) warn("WEFT_BARRIER", v, "regions or fibers");
+}
+
 static void read_config(void) {
   read_threads();
+  read_barrier();
   read_stack_size();
   read_fiber();
   const char *dump = getenv("WEFT_DUMP_IR");

@@ -12,10 +12,16 @@ typedef enum weft_fiber_kind {
   WEFT_FIBER_UCONTEXT = 1 /* swapcontext(3): portable, slower */
 } weft_fiber_kind;
 
+typedef enum weft_barrier_kind {
+  WEFT_BARRIER_REGIONS = 0, /* cut kernels at barriers where possible */
+  WEFT_BARRIER_FIBERS = 1   /* a fiber per work-item after a barrier */
+} weft_barrier_kind;
+
 typedef struct weft_config {
   unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
   size_t stack_size;        /* WEFT_STACK_SIZE: bytes per work-item */
   weft_fiber_kind fiber;    /* WEFT_FIBER: asm or ucontext */
+  weft_barrier_kind barrier; /* WEFT_BARRIER: regions or fibers */
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
 } weft_config;
 

@@ -74,10 +74,14 @@ static char *cl_ext_argument(void) {
 }
 
 static char *dump_dir;
+static int barrier_regions;
+static size_t max_private;
 
 int weft__jit_init(const weft_jit_config *config, char **error) {
   if (config->dump_dir && !(dump_dir = strdup(config->dump_dir)))
     return WEFT_ENOMEM;
+  barrier_regions = config->barrier_regions;
+  max_private = config->max_private;
   return weft__orc_init(config->symbols, config->num_symbols, error);
 }
 
@@ -178,6 +182,31 @@ static int verify(build *b) {
   return WEFT_EBUILD;
 }
 
+/* Step 3b: kernels with barriers become region state machines where they
+ * can; the others (and all, with barrier_regions off) keep fibers. */
+static int schedule_regions(build *b) {
+  int any = 0;
+  for (unsigned i = 0; i < b->num_kernels; i++) {
+    if (!weft__calls_barrier(b->bodies[i])) continue;
+    b->kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
+    if (barrier_regions) {
+      weft__regions_split(b->bodies[i]);
+      any = 1;
+    }
+  }
+  if (!any) return 0;
+  /* SROA first, so that only what crosses blocks goes through reg2mem. */
+  int rc = weft__run_passes(b->module, b->machine, "function(sroa,reg2mem)",
+                            &b->error);
+  for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
+    if (!(b->kernels[i].flags & WEFT_KERNEL_HAS_BARRIER)) continue;
+    int made = weft__regions_make(b->bodies[i], b->layout, max_private,
+                                  &b->kernels[i]);
+    if (made < 0) rc = made;
+  }
+  return rc;
+}
+
 /* Steps 2 to 5 of passes.h, then optimization. */
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
@@ -186,12 +215,15 @@ static int lower_kernels(build *b) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->module, b->machine, "always-inline", &b->error);
+  if (!rc) rc = schedule_regions(b);
   LLVMValueRef entries[b->num_kernels + 1];
   for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
-    if (weft__calls_barrier(b->bodies[i]))
-      b->kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
-    entries[i] = weft__workgroup_make(b->module, b->bodies[i], &b->kernels[i],
-                                      b->entry_names[i]);
+    entries[i] = b->kernels[i].flags & WEFT_KERNEL_REGIONS
+                     ? weft__workgroup_make_regions(b->module, b->bodies[i],
+                                                    &b->kernels[i],
+                                                    b->entry_names[i])
+                     : weft__workgroup_make(b->module, b->bodies[i],
+                                            &b->kernels[i], b->entry_names[i]);
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
   if (rc) return rc;

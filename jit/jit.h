@@ -20,6 +20,10 @@ typedef struct weft_jit_config {
   const weft_jit_symbol *symbols; /* runtime functions generated code calls */
   size_t num_symbols;
   const char *dump_dir;           /* if set, each program's final IR goes here */
+  /* Barriers: 1 to cut kernels into regions where possible (regions.c),
+   * 0 to leave every barrier to fibers. */
+  int barrier_regions;
+  size_t max_private;             /* a work-item's private bytes in regions */
 } weft_jit_config;
 
 /* Starts the JIT (once per process). Returns 0, or an error with a malloc'd

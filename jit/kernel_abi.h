@@ -30,13 +30,21 @@ typedef struct weft_wg_ctx {
   volatile uint32_t fiber_mode;
   char *local_mem;                 /* this group's __local storage */
   void *group;                     /* the back end's state for this group */
+  /* Region-scheduled kernels (below): the work-items' private data, and
+   * the region running now (for fault reports). */
+  char *private_mem;
+  volatile uint32_t region_state;
 } weft_wg_ctx;
 
 /* The work-items a call runs: lo <= local id < hi in each dimension. A whole
- * group is lo = 0, hi = local size; a fiber runs a single work-item. */
+ * group is lo = 0, hi = local size; a fiber runs a single work-item.
+ * A region-scheduled kernel starts at region state (0: the kernel's start)
+ * and, with single_region set, stops after that region. */
 typedef struct weft_wg_range {
   uint64_t lo[3];
   uint64_t hi[3];
+  uint32_t state;
+  uint32_t single_region;
 } weft_wg_range;
 
 /* A work-group function. args[i] points to the value of argument i: the
@@ -50,6 +58,20 @@ typedef void (*weft_wg_fn)(void *const *args, weft_wg_ctx *ctx,
 #define WEFT_BARRIER_SYMBOL "weft__cpu_barrier"
 typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                                 uint64_t lz, uint32_t flags, uint32_t site);
+
+/* Region scheduling. A kernel whose barriers the JIT could cut it at runs
+ * as a sequence of regions, each a loop over the group's work-items: state
+ * 0 starts the kernel, state s > 0 resumes after barrier s, and each
+ * work-item's run of a region ends in the state it stopped at
+ * (WEFT_STATE_RETURN when it returned). Values live across a barrier are
+ * kept per work-item in ctx->private_mem, which starts with the int32
+ * next-state of every work-item. All work-items must stop at the same
+ * state; otherwise the work-group function calls this function, which
+ * reports the divergence and does not return. */
+#define WEFT_STATE_RETURN 0xffffffffu
+#define WEFT_REGION_DIVERGED_SYMBOL "weft__cpu_region_diverged"
+typedef void (*weft_region_diverged_fn)(weft_wg_ctx *ctx,
+                                        const int32_t *next_states);
 
 /* Where a barrier() call sits in the source, for divergence reports. */
 typedef struct weft_source_loc {
@@ -68,6 +90,7 @@ typedef struct weft_arg_desc {
 } weft_arg_desc;
 
 #define WEFT_KERNEL_HAS_BARRIER 1u
+#define WEFT_KERNEL_REGIONS 2u  /* scheduled by regions, not fibers */
 
 typedef struct weft_kernel_desc {
   char *name;
@@ -76,6 +99,11 @@ typedef struct weft_kernel_desc {
   size_t local_mem_size;  /* kernel-scope __local variables, in bytes */
   unsigned flags;         /* WEFT_KERNEL_* */
   weft_wg_fn entry;       /* the work-group function */
+  /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
+   * the barrier site each state s > 0 resumes after (state_sites[s]). */
+  size_t private_size;
+  unsigned num_states;
+  unsigned *state_sites;
 } weft_kernel_desc;
 
 /* What a successful build produces: its kernels and where barriers are. */

@@ -27,10 +27,13 @@ static LLVMValueRef declare_body(LLVMModuleRef module, LLVMValueRef kernel) {
   if (!types) return NULL;
   LLVMGetParamTypes(LLVMGlobalGetValueType(kernel), types);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
-  types[n] = LLVMPointerTypeInContext(context, 0);
-  types[n + 1] = types[n + 2] = types[n + 3] = i64;
-  LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(context), types,
-                                      n + WEFT_BODY_EXTRA_PARAMS, 0);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  types[n + WEFT_BODY_CTX] = ptr;
+  types[n + WEFT_BODY_LX] = types[n + WEFT_BODY_LY] = types[n + WEFT_BODY_LZ] = i64;
+  types[n + WEFT_BODY_STATE] = i32;
+  types[n + WEFT_BODY_PRIVATE] = ptr;
+  LLVMTypeRef type = LLVMFunctionType(i32, types, n + WEFT_BODY_EXTRA_PARAMS, 0);
   free(types);
 
   size_t length;
@@ -43,11 +46,34 @@ static LLVMValueRef declare_body(LLVMModuleRef module, LLVMValueRef kernel) {
   free(body_name);
   /* External until its work-group function calls it: the always-inliner
    * deletes internal always-inline functions that have no callers yet. */
-  static const char *const extra_names[] = {"ctx", "lx", "ly", "lz"};
+  static const char *const extra_names[] = {"ctx", "lx", "ly", "lz", "state",
+                                            "private"};
   for (unsigned i = 0; i < WEFT_BODY_EXTRA_PARAMS; i++)
     LLVMSetValueName2(LLVMGetParam(body, n + i), extra_names[i],
                       strlen(extra_names[i]));
   return body;
+}
+
+/* The body returns a state: "ret void" becomes "ret WEFT_STATE_RETURN". */
+static void return_state(LLVMValueRef body) {
+  LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(context);
+  LLVMValueRef done =
+      LLVMConstInt(LLVMInt32TypeInContext(context), WEFT_STATE_RETURN, 0);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
+    if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet) continue;
+    LLVMPositionBuilderBefore(b, ret);
+    LLVMInstructionSetDebugLoc(LLVMBuildRet(b, done),
+                               LLVMInstructionGetDebugLoc(ret));
+    LLVMInstructionEraseFromParent(ret);
+  }
+  LLVMDisposeBuilder(b);
+}
+
+LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p) {
+  return LLVMGetParam(body, LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + p);
 }
 
 /* Moves the kernel's code into body, which then stands in for it. */
@@ -73,6 +99,7 @@ static void move_code(LLVMValueRef kernel, LLVMValueRef body) {
     LLVMRemoveBasicBlockFromParent(block);
     LLVMAppendExistingBasicBlock(body, block);
   }
+  return_state(body);
 }
 
 /* A kernel may call another kernel as a function: the call passes the

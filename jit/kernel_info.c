@@ -149,6 +149,7 @@ void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count) {
     }
     free(descs[i].args);
     free(descs[i].name);
+    free(descs[i].state_sites);
   }
   free(descs);
 }

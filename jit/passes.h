@@ -6,13 +6,20 @@
  *     kernels (OpenCL C has no recursion, so this always succeeds), leaving
  *     work-item builtins and barriers directly in kernel code.
  *  2. weft__kernel_body_make: each kernel becomes a "body" function with the
- *     work-group context and the local id (x, y, z) as extra parameters.
+ *     work-group context, the local id (x, y, z), a region state and the
+ *     work-items' private memory as extra parameters; it returns the state
+ *     it stopped at (WEFT_STATE_RETURN when it returns).
  *  3. weft__workitem_lower: inside a body, the work-item primitives become
  *     the local id parameters or loads from the context, and barrier() a
  *     call into the back end that names its source location.
+ *  3b. weft__regions_split and weft__regions_make (regions.c): a body with
+ *     barriers becomes a state machine that runs one work-item from one
+ *     barrier to the next, keeping what lives across barriers in private
+ *     memory. Between the two, the pipeline runs reg2mem.
  *  4. weft__workgroup_make: the work-group function loops over a range of
  *     local ids and calls the body, which is then inlined into the loop, so
- *     LLVM can vectorize across work-items.
+ *     LLVM can vectorize across work-items. For a region body it makes one
+ *     such loop per region (weft__workgroup_make_regions).
  *  5. weft__local_mem_lower: kernel-scope __local variables become slices
  *     of the group's local memory.
  */
@@ -26,7 +33,12 @@
 #include "jit/kernel_abi.h"
 
 /* The extra parameters of a body, after the kernel's own. */
-#define WEFT_BODY_EXTRA_PARAMS 4 /* ctx, lx, ly, lz */
+#define WEFT_BODY_EXTRA_PARAMS 6 /* ctx, lx, ly, lz, state, private */
+enum { WEFT_BODY_CTX, WEFT_BODY_LX, WEFT_BODY_LY, WEFT_BODY_LZ, WEFT_BODY_STATE,
+       WEFT_BODY_PRIVATE };
+
+/* Extra parameter p (WEFT_BODY_*) of a body. */
+LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);
 
 /* Barrier call sites found so far in a program. */
 typedef struct weft_sites {
@@ -49,10 +61,24 @@ int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
 /* Step 3 on one body; the barrier sites it holds are appended to sites. */
 int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
 
+/* Step 3b, first half: cuts the blocks of body at its barriers. */
+void weft__regions_split(LLVMValueRef body);
+
+/* Step 3b, second half (after reg2mem): makes body a state machine if the
+ * work-items' private data fits in max_private bytes each. Fills in the
+ * desc's region fields and returns 1 if it did, 0 if the kernel is left to
+ * fibers, or a negative error. */
+int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
+                       size_t max_private, weft_kernel_desc *desc);
+
 /* Step 4: the work-group function, named name, for one body. */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_kernel_desc *desc,
                                   const char *name);
+LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
+                                          LLVMValueRef body,
+                                          const weft_kernel_desc *desc,
+                                          const char *name);
 
 /* Step 5 on one work-group function: sets *size to the bytes of __local
  * variables it uses. */

@@ -6,10 +6,24 @@
  *     for (z = r->lo[2]; z < r->hi[2]; z++)
  *       for (y = r->lo[1]; y < r->hi[1]; y++)
  *         for (x = r->lo[0]; x < r->hi[0]; x++) {
- *           body(arguments..., ctx, x, y, z);
+ *           body(arguments..., ctx, x, y, z, 0, NULL);
  *           if (kernel has a barrier && ctx->fiber_mode) return;
  *         }
  *   }
+ *
+ * A region-scheduled body (regions.c) gets one such loop nest per state:
+ *
+ *     for (state = r->state;;) {
+ *       ctx->region_state = state;
+ *       switch (state) {            // one case per state, k constant in it
+ *       case k: for each work-item: next[item] = body(..., k, private);
+ *       }
+ *       if (the work-items disagree on next) report divergence;
+ *       if (r->single_region || next == WEFT_STATE_RETURN) return;
+ *       state = next;
+ *     }
+ *
+ * With k constant, the inlined body keeps only region k's code.
  *
  * The body is inlined afterwards, so the innermost loop is the kernel code
  * with get_local_id(0) as its induction variable: LLVM vectorizes it across
@@ -18,6 +32,7 @@
  * passes want them.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "jit/passes.h"
 
@@ -25,8 +40,16 @@ typedef struct wg_builder {
   LLVMContextRef context;
   LLVMBuilderRef b;
   LLVMValueRef fn;
-  LLVMTypeRef i64;
+  LLVMTypeRef i64, i32;
   LLVMValueRef lo[3], hi[3];
+  LLVMValueRef body;
+  LLVMValueRef *call_args;  /* the body's arguments; extra ones set per use */
+  unsigned num_args;        /* the kernel's own arguments */
+  /* Region scheduling. */
+  LLVMValueRef size[3];     /* enqueued local size */
+  LLVMValueRef state;       /* alloca: the state running */
+  LLVMValueRef low, high;   /* allocas: min and max next state of a region */
+  LLVMValueRef private_mem;
 } wg_builder;
 
 static LLVMValueRef load_i64(wg_builder *w, LLVMValueRef base, size_t offset) {
@@ -88,12 +111,15 @@ static LLVMBasicBlockRef block(wg_builder *w, const char *name) {
   return LLVMAppendBasicBlockInContext(w->context, w->fn, name);
 }
 
-static void emit_loops(wg_builder *w, LLVMValueRef body, LLVMValueRef *call_args,
-                       unsigned num_args, int has_barrier) {
-  LLVMValueRef ctx = LLVMGetParam(w->fn, 1);
-  LLVMBasicBlockRef exit = block(w, "exit");
-  LLVMBasicBlockRef headers[3] = {block(w, "x"), block(w, "y"), block(w, "z")};
+/* What the loops do for one work-item (x, y, z = iv). */
+typedef void (*item_emitter)(wg_builder *w, LLVMValueRef iv[3],
+                             LLVMBasicBlockRef exit, void *data);
 
+/* Loops over the range, calling each for every work-item; afterwards the
+ * builder is at done, which an empty range also reaches. */
+static void emit_item_loops(wg_builder *w, item_emitter each, void *data,
+                            LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
+  LLVMBasicBlockRef headers[3] = {block(w, "x"), block(w, "y"), block(w, "z")};
   /* One guard: an empty range in any dimension runs nothing. */
   LLVMValueRef empty = LLVMConstInt(LLVMInt1TypeInContext(w->context), 0, 0);
   for (int d = 0; d < 3; d++)
@@ -101,7 +127,7 @@ static void emit_loops(wg_builder *w, LLVMValueRef body, LLVMValueRef *call_args
                         LLVMBuildICmp(w->b, LLVMIntUGE, w->lo[d], w->hi[d], ""),
                         "");
   LLVMBasicBlockRef start = block(w, "start");
-  LLVMBuildCondBr(w->b, empty, exit, start);
+  LLVMBuildCondBr(w->b, empty, done, start);
   LLVMPositionBuilderAtEnd(w->b, start);
 
   LLVMValueRef iv[3];
@@ -110,61 +136,213 @@ static void emit_loops(wg_builder *w, LLVMValueRef body, LLVMValueRef *call_args
     iv[d] = loop_begin(w, from, w->lo[d], headers[d]);
     from = headers[d];
   }
-  for (int d = 0; d < 3; d++) call_args[num_args + 1 + d] = iv[d];
-  call_args[num_args] = ctx;
-  LLVMBuildCall2(w->b, LLVMGlobalGetValueType(body), body, call_args,
-                 num_args + WEFT_BODY_EXTRA_PARAMS, "");
-  if (has_barrier) {
-    /* After a barrier the other work-items run on fibers: stop here. */
-    LLVMValueRef mode = LLVMBuildLoad2(
-        w->b, LLVMInt32TypeInContext(w->context),
-        weft__ctx_field(w->b, ctx, offsetof(weft_wg_ctx, fiber_mode)), "");
-    LLVMSetVolatile(mode, 1);
-    LLVMBasicBlockRef next = block(w, "next");
-    LLVMBuildCondBr(w->b,
-                    LLVMBuildICmp(w->b, LLVMIntNE, mode,
-                                  LLVMConstInt(LLVMTypeOf(mode), 0, 0), ""),
-                    exit, next);
-    LLVMPositionBuilderAtEnd(w->b, next);
-  }
-  LLVMBasicBlockRef after[3] = {block(w, "x.end"), block(w, "y.end"), exit};
+  each(w, iv, exit, data);
+  LLVMBasicBlockRef after[3] = {block(w, "x.end"), block(w, "y.end"), done};
   for (int d = 0; d < 3; d++) {
     loop_end(w, iv[d], w->hi[d], headers[d], after[d]);
     if (d < 2) LLVMPositionBuilderAtEnd(w->b, after[d]);
   }
-  LLVMPositionBuilderAtEnd(w->b, exit);
-  LLVMBuildRetVoid(w->b);
+  LLVMPositionBuilderAtEnd(w->b, done);
+}
+
+static LLVMValueRef call_body(wg_builder *w, LLVMValueRef iv[3],
+                              LLVMValueRef state, LLVMValueRef private_mem) {
+  unsigned n = w->num_args;
+  w->call_args[n + WEFT_BODY_CTX] = LLVMGetParam(w->fn, 1);
+  w->call_args[n + WEFT_BODY_LX] = iv[0];
+  w->call_args[n + WEFT_BODY_LY] = iv[1];
+  w->call_args[n + WEFT_BODY_LZ] = iv[2];
+  w->call_args[n + WEFT_BODY_STATE] = state;
+  w->call_args[n + WEFT_BODY_PRIVATE] = private_mem;
+  return LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->body), w->body,
+                        w->call_args, n + WEFT_BODY_EXTRA_PARAMS, "");
+}
+
+/* A kernel without regions: run the body; after a barrier, the other
+ * work-items run on fibers, so the first one stops the loop. */
+static void plain_item(wg_builder *w, LLVMValueRef iv[3], LLVMBasicBlockRef exit,
+                       void *data) {
+  int has_barrier = *(int *)data;
+  call_body(w, iv, LLVMConstInt(w->i32, 0, 0),
+            LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
+  if (!has_barrier) return;
+  LLVMValueRef mode = LLVMBuildLoad2(
+      w->b, w->i32,
+      weft__ctx_field(w->b, LLVMGetParam(w->fn, 1),
+                      offsetof(weft_wg_ctx, fiber_mode)),
+      "");
+  LLVMSetVolatile(mode, 1);
+  LLVMBasicBlockRef next = block(w, "next");
+  LLVMBuildCondBr(w->b,
+                  LLVMBuildICmp(w->b, LLVMIntNE, mode,
+                                LLVMConstInt(w->i32, 0, 0), ""),
+                  exit, next);
+  LLVMPositionBuilderAtEnd(w->b, next);
+}
+
+/* Creates the function and unpacks its arguments and range. */
+static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
+                  const weft_kernel_desc *desc, const char *name,
+                  LLVMValueRef *call_args) {
+  w->context = LLVMGetModuleContext(module);
+  w->i64 = LLVMInt64TypeInContext(w->context);
+  w->i32 = LLVMInt32TypeInContext(w->context);
+  w->body = body;
+  w->call_args = call_args;
+  w->num_args = desc->num_args;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(w->context, 0);
+  LLVMTypeRef params[] = {ptr, ptr, ptr};
+  w->fn = LLVMAddFunction(
+      module, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(w->context), params, 3, 0));
+  /* The three pointers never alias each other or the kernel's buffers. */
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  for (unsigned i = 1; i <= 3; i++)
+    LLVMAddAttributeAtIndex(w->fn, i,
+                            LLVMCreateEnumAttribute(w->context, noalias, 0));
+  w->b = LLVMCreateBuilderInContext(w->context);
+  LLVMPositionBuilderAtEnd(w->b, block(w, "entry"));
+  for (unsigned i = 0; i < desc->num_args; i++)
+    call_args[i] = unpack_arg(w, body, i, &desc->args[i]);
+  LLVMValueRef range = LLVMGetParam(w->fn, 2);
+  for (int d = 0; d < 3; d++) {
+    w->lo[d] = load_i64(w, range, offsetof(weft_wg_range, lo) + 8 * d);
+    w->hi[d] = load_i64(w, range, offsetof(weft_wg_range, hi) + 8 * d);
+  }
 }
 
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_kernel_desc *desc,
                                   const char *name) {
-  wg_builder w;
-  w.context = LLVMGetModuleContext(module);
-  w.i64 = LLVMInt64TypeInContext(w.context);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(w.context, 0);
-  LLVMTypeRef params[] = {ptr, ptr, ptr};
-  w.fn = LLVMAddFunction(
-      module, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(w.context), params, 3, 0));
-  /* The three pointers never alias each other or the kernel's buffers. */
-  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-  for (unsigned i = 1; i <= 3; i++)
-    LLVMAddAttributeAtIndex(w.fn, i,
-                            LLVMCreateEnumAttribute(w.context, noalias, 0));
-  w.b = LLVMCreateBuilderInContext(w.context);
-  LLVMPositionBuilderAtEnd(w.b, block(&w, "entry"));
+  wg_builder w = {0};
+  LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
+  begin(&w, module, body, desc, name, call_args);
+  LLVMBasicBlockRef exit = block(&w, "exit");
+  int has_barrier = weft__calls_barrier(body);
+  emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
+  LLVMBuildRetVoid(w.b);
+  LLVMDisposeBuilder(w.b);
+  return w.fn;
+}
 
-  unsigned n = desc->num_args;
-  LLVMValueRef call_args[n + WEFT_BODY_EXTRA_PARAMS];
-  for (unsigned i = 0; i < n; i++)
-    call_args[i] = unpack_arg(&w, body, i, &desc->args[i]);
-  LLVMValueRef range = LLVMGetParam(w.fn, 2);
-  for (int d = 0; d < 3; d++) {
-    w.lo[d] = load_i64(&w, range, offsetof(weft_wg_range, lo) + 8 * d);
-    w.hi[d] = load_i64(&w, range, offsetof(weft_wg_range, hi) + 8 * d);
+/* ------------------------------------------------------------ regions */
+
+static LLVMValueRef load_i32(wg_builder *w, LLVMValueRef base, size_t offset) {
+  LLVMValueRef load = LLVMBuildLoad2(w->b, w->i32,
+                                     weft__ctx_field(w->b, base, offset), "");
+  weft__set_invariant(load);
+  return load;
+}
+
+static void update(wg_builder *w, LLVMValueRef slot, LLVMValueRef value,
+                   LLVMIntPredicate keep_old_if) {
+  LLVMValueRef old = LLVMBuildLoad2(w->b, w->i32, slot, "");
+  LLVMBuildStore(w->b,
+                 LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, keep_old_if, old,
+                                                     value, ""),
+                                 old, value, ""),
+                 slot);
+}
+
+/* One work-item of region k: run it, note where it stopped, and keep the
+ * lowest and highest such state (equal when the work-items agree; the
+ * reductions keep the loop vectorizable). */
+static void region_item(wg_builder *w, LLVMValueRef iv[3],
+                        LLVMBasicBlockRef exit, void *data) {
+  (void)exit;
+  unsigned k = *(unsigned *)data;
+  LLVMValueRef next =
+      call_body(w, iv, LLVMConstInt(w->i32, k, 0), w->private_mem);
+  LLVMValueRef item = LLVMBuildAdd(
+      w->b, iv[0],
+      LLVMBuildMul(w->b, w->size[0],
+                   LLVMBuildAdd(w->b, iv[1],
+                                LLVMBuildMul(w->b, w->size[1], iv[2], ""), ""),
+                   ""),
+      "");
+  LLVMBuildStore(w->b, next,
+                 LLVMBuildInBoundsGEP2(w->b, w->i32, w->private_mem, &item, 1, ""));
+  update(w, w->low, next, LLVMIntSLE);
+  update(w, w->high, next, LLVMIntSGE);
+}
+
+static LLVMValueRef diverged_function(LLVMModuleRef module) {
+  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_REGION_DIVERGED_SYMBOL);
+  if (fn) return fn;
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef params[] = {ptr, ptr};
+  fn = LLVMAddFunction(module, WEFT_REGION_DIVERGED_SYMBOL,
+                       LLVMFunctionType(LLVMVoidTypeInContext(context), params,
+                                        2, 0));
+  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(context, kind, 0));
+  return fn;
+}
+
+/* After region k: check agreement, then go to the next state. */
+static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
+                       LLVMBasicBlockRef exit, LLVMValueRef single) {
+  LLVMValueRef low = LLVMBuildLoad2(w->b, w->i32, w->low, "");
+  LLVMValueRef high = LLVMBuildLoad2(w->b, w->i32, w->high, "");
+  LLVMBasicBlockRef disagree = block(w, "diverged"), agree = block(w, "agreed");
+  /* low > high: no work-item ran (an empty range): nothing to check. */
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntSLT, low, high, ""),
+                  disagree, agree);
+  LLVMPositionBuilderAtEnd(w->b, disagree);
+  LLVMValueRef fn = diverged_function(LLVMGetGlobalParent(w->fn));
+  LLVMValueRef args[] = {LLVMGetParam(w->fn, 1), w->private_mem};
+  LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+  LLVMBuildUnreachable(w->b);
+  LLVMPositionBuilderAtEnd(w->b, agree);
+  LLVMBuildStore(w->b, low, w->state);
+  LLVMValueRef stop = LLVMBuildOr(
+      w->b, LLVMBuildICmp(w->b, LLVMIntNE, single, LLVMConstInt(w->i32, 0, 0), ""),
+      LLVMBuildICmp(w->b, LLVMIntSGT, low, high, ""), "");
+  LLVMBuildCondBr(w->b, stop, exit, dispatch);
+}
+
+LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
+                                          LLVMValueRef body,
+                                          const weft_kernel_desc *desc,
+                                          const char *name) {
+  wg_builder w = {0};
+  LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
+  begin(&w, module, body, desc, name, call_args);
+  LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
+  for (int d = 0; d < 3; d++)
+    w.size[d] = load_i64(&w, ctx, offsetof(weft_wg_ctx, enqueued_local_size) + 8 * d);
+  w.private_mem = LLVMBuildLoad2(
+      w.b, LLVMPointerTypeInContext(w.context, 0),
+      weft__ctx_field(w.b, ctx, offsetof(weft_wg_ctx, private_mem)), "private");
+  weft__set_invariant(w.private_mem);
+  LLVMValueRef single = load_i32(&w, range, offsetof(weft_wg_range, single_region));
+  w.state = LLVMBuildAlloca(w.b, w.i32, "state");
+  w.low = LLVMBuildAlloca(w.b, w.i32, "low");
+  w.high = LLVMBuildAlloca(w.b, w.i32, "high");
+  LLVMBuildStore(w.b, load_i32(&w, range, offsetof(weft_wg_range, state)), w.state);
+  LLVMBasicBlockRef dispatch = block(&w, "dispatch"), exit = block(&w, "exit");
+  LLVMBuildBr(w.b, dispatch);
+
+  LLVMPositionBuilderAtEnd(w.b, dispatch);
+  LLVMValueRef state = LLVMBuildLoad2(w.b, w.i32, w.state, "");
+  /* Volatile: a fault report reads it after the fault, whatever follows. */
+  LLVMValueRef note = LLVMBuildStore(
+      w.b, state, weft__ctx_field(w.b, ctx, offsetof(weft_wg_ctx, region_state)));
+  LLVMSetVolatile(note, 1);
+  LLVMValueRef cases = LLVMBuildSwitch(w.b, state, exit, desc->num_states);
+  for (unsigned k = 0; k < desc->num_states; k++) {
+    LLVMBasicBlockRef region = block(&w, "region"), done = block(&w, "region.end");
+    LLVMAddCase(cases, LLVMConstInt(w.i32, k, 0), region);
+    LLVMPositionBuilderAtEnd(w.b, region);
+    LLVMBuildStore(w.b, LLVMConstInt(w.i32, INT32_MAX, 0), w.low);
+    LLVMBuildStore(w.b, LLVMConstInt(w.i32, (unsigned)INT32_MIN, 1), w.high);
+    emit_item_loops(&w, region_item, &k, done, exit);
+    end_region(&w, dispatch, exit, single);
   }
-  emit_loops(&w, body, call_args, n, weft__calls_barrier(body));
+  LLVMPositionBuilderAtEnd(w.b, exit);
+  LLVMBuildRetVoid(w.b);
   LLVMDisposeBuilder(w.b);
   return w.fn;
 }

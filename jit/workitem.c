@@ -122,12 +122,13 @@ static int add_site(weft_sites *sites, LLVMValueRef call, unsigned *index) {
 
 static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef call,
                             LLVMValueRef body, unsigned site) {
-  unsigned n = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS;
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMValueRef fn = barrier_function(module);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
-  LLVMValueRef args[] = {LLVMGetParam(body, n), LLVMGetParam(body, n + 1),
-                         LLVMGetParam(body, n + 2), LLVMGetParam(body, n + 3),
+  LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
+                         weft__body_param(body, WEFT_BODY_LX),
+                         weft__body_param(body, WEFT_BODY_LY),
+                         weft__body_param(body, WEFT_BODY_LZ),
                          LLVMGetOperand(call, 0), LLVMConstInt(i32, site, 0)};
   LLVMValueRef c = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 6, "");
   LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
@@ -137,10 +138,10 @@ static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef call,
 static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
                       const struct primitive *p, LLVMValueRef body,
                       weft_sites *sites) {
-  unsigned n = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS;
-  LLVMValueRef ctx = LLVMGetParam(body, n);
-  LLVMValueRef lid[3] = {LLVMGetParam(body, n + 1), LLVMGetParam(body, n + 2),
-                         LLVMGetParam(body, n + 3)};
+  LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
+  LLVMValueRef lid[3] = {weft__body_param(body, WEFT_BODY_LX),
+                         weft__body_param(body, WEFT_BODY_LY),
+                         weft__body_param(body, WEFT_BODY_LZ)};
   LLVMPositionBuilderBefore(b, call);
   LLVMValueRef value = NULL;
   unsigned site;

@@ -41,4 +41,43 @@ TEST(no_stacks_without_barrier) {
   weft_context_release(ctx);
 }
 
+/* Region scheduling (the default) keeps only what crosses a barrier per
+ * work-item: 4096-item groups with barriers cost far less than 4096
+ * stacks, which would touch at least 16 MiB. */
+TEST(barrier_groups_without_stacks) {
+  static const char *source =
+      "__kernel void rotate(__global int *out, __local int *a) {\n"
+      "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+      "  a[l] = (int)get_global_id(0);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int v = a[(l + 1) % n];\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = v;\n"
+      "}\n";
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "rotate");
+  size_t global = 4096 * 64, local = 4096;
+  int *host = calloc(global, sizeof(int));
+  weft_buffer *out = support_buffer(ctx, global * sizeof(int), host);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_local(k, 1, local * sizeof(int)), k);
+  size_t one = 1;
+  weft_kernel *empty = support_kernel(ctx, "__kernel void e() {}", "e");
+  CHECK_OK(weft_kernel_launch(empty, 1, NULL, &one, NULL), empty);
+  long before = support_peak_rss_kib();
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  long after = support_peak_rss_kib();
+  CHECK_OK(weft_buffer_read(out, 0, global * sizeof(int), host), out);
+  for (size_t i = 0; i < global; i++)
+    CHECK_EQ(host[i], i / local * local + (i % local + 1) % local);
+  printf("peak RSS +%ld KiB for 64 groups of 4096 work-items with barriers\n",
+         after - before);
+  CHECK(after - before < 8 * 1024);
+  free(host);
+  weft_buffer_release(out);
+  weft_kernel_release(empty);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()

@@ -163,9 +163,14 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
                             char **error) {
   static const weft_jit_symbol symbols[] = {
       {WEFT_BARRIER_SYMBOL, (void *)weft__cpu_barrier},
+      {WEFT_REGION_DIVERGED_SYMBOL, (void *)weft__cpu_region_diverged},
   };
+  /* A work-item's data across barriers is bounded by its stack size, as on
+   * fibers: a kernel needing more runs on fibers and reports the overflow. */
   weft_jit_config jit = {symbols, sizeof symbols / sizeof *symbols,
-                         config->dump_ir};
+                         config->dump_ir,
+                         config->barrier == WEFT_BARRIER_REGIONS,
+                         config->stack_size};
   int rc = weft__jit_init(&jit, error);
   if (rc) return rc;
   weft_device *device = calloc(1, sizeof *device);

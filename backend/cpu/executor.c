@@ -2,6 +2,7 @@
  * barrier (see executor.h). */
 #include "backend/cpu/executor.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "backend/cpu/fault.h"
 #include "backend/cpu/fiber.h"
@@ -67,6 +69,8 @@ struct cpu_worker {
   cpu_group group;
   char *local_mem;
   size_t local_capacity;
+  char *private_mem;      /* region-scheduled kernels' per-item data */
+  size_t private_capacity;
   char *stack_lo;       /* the lowest address of the thread's own stack */
   size_t stack_guard;
   int init_error;
@@ -252,6 +256,32 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   switch_item(g, k, next);
 }
 
+/* A region-scheduled group's work-items stopped at different states. The
+ * first work-item's state is the reference; the first to differ is named. */
+void weft__cpu_region_diverged(weft_wg_ctx *ctx, const int32_t *next) {
+  cpu_group *g = ctx->group;
+  const weft_kernel_desc *kernel = g->launch->desc->kernel;
+  unsigned count = 0, first = 0, other = 0;
+  uint32_t want = 0, got = 0;
+  for (uint64_t z = 0; z < ctx->local_size[2]; z++)
+    for (uint64_t y = 0; y < ctx->local_size[1]; y++)
+      for (uint64_t x = 0; x < ctx->local_size[0]; x++, count++) {
+        uint64_t i = x + ctx->enqueued_local_size[0] *
+                             (y + ctx->enqueued_local_size[1] * z);
+        uint32_t state = (uint32_t)next[i];
+        if (count == 0) want = state;
+        else if (state != want && !other) got = state, other = count;
+      }
+  assert(other != 0); /* the generated code found a difference */
+  unsigned site_want = want == WEFT_STATE_RETURN ? 0 : kernel->state_sites[want];
+  unsigned site_got = got == WEFT_STATE_RETURN ? 0 : kernel->state_sites[got];
+  if (want == WEFT_STATE_RETURN)
+    diverged(g, other, site_got, "returned without reaching it", first, -1);
+  if (got == WEFT_STATE_RETURN)
+    diverged(g, first, site_want, "returned without reaching it", other, -1);
+  diverged(g, other, site_got, "waits at", first, (int)site_want);
+}
+
 /* ------------------------------------------------------------- groups */
 
 static void run_group(cpu_group *g, uint64_t index) {
@@ -259,7 +289,7 @@ static void run_group(cpu_group *g, uint64_t index) {
   const weft_launch_desc *d = l->desc;
   uint64_t rest = index;
   unsigned n = 1;
-  weft_wg_range range = {{0, 0, 0}, {1, 1, 1}};
+  weft_wg_range range = {.lo = {0, 0, 0}, .hi = {1, 1, 1}, .state = 0};
   for (int k = 0; k < 3; k++) {
     uint64_t id = rest % l->num_groups[k];
     rest /= l->num_groups[k];
@@ -272,6 +302,7 @@ static void run_group(cpu_group *g, uint64_t index) {
   }
   g->index = index;
   g->num_items = n;
+  g->ctx.region_state = 0;
   g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
   d->kernel->entry(d->args, &g->ctx, &range);
@@ -286,7 +317,8 @@ static void run_group(cpu_group *g, uint64_t index) {
 
 /* After a fault with no fiber running, finds the faulting work-item by
  * running the group's items one at a time (they ran in this order before).
- * An item that reaches a barrier is not it: the fault came earlier. */
+ * Without regions, an item that reaches a barrier is not it: the fault came
+ * earlier. With regions, only the region that faulted is run again. */
 static long replay(cpu_group *g) {
   cpu_worker *const w = g->worker;
   const weft_launch_desc *const d = g->launch->desc;
@@ -296,7 +328,8 @@ static long replay(cpu_group *g) {
     int jump = sigsetjmp(w->fault.recover, 0);
     if (jump == WEFT_JUMP_FAULT) break;
     if (jump) continue;
-    weft_wg_range range;
+    weft_wg_range range = {.state = g->ctx.region_state,
+                           .single_region = 1};
     item_local_id(g, k, range.lo);
     for (int i = 0; i < 3; i++) range.hi[i] = range.lo[i] + 1;
     w->fault.armed = 1;
@@ -342,6 +375,20 @@ static void report_fault(cpu_group *g) {
 
 /* ------------------------------------------------------------ workers */
 
+/* Private memory for region-scheduled groups: mapped, so that only the
+ * pages the work-items touch cost memory, and kept for later launches. */
+static int reserve_private(cpu_worker *w, size_t size) {
+  if (size <= w->private_capacity) return 0;
+  if (w->private_mem) munmap(w->private_mem, w->private_capacity);
+  w->private_capacity = 0;
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  w->private_mem = p == MAP_FAILED ? NULL : p;
+  if (!w->private_mem) return -1;
+  w->private_capacity = size;
+  return 0;
+}
+
 static int prepare_worker(cpu_worker *w, launch_state *l) {
   const weft_launch_desc *d = l->desc;
   cpu_group *g = &w->group;
@@ -355,6 +402,9 @@ static int prepare_worker(cpu_worker *w, launch_state *l) {
     w->local_capacity = d->local_mem_size;
   }
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
+  if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
+      reserve_private(w, d->kernel->private_size * items))
+    return WEFT_ENOMEM;
   if ((d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) && items > g->capacity) {
     cpu_item *grown = realloc(g->items, items * sizeof *grown);
     if (!grown) return WEFT_ENOMEM;
@@ -374,6 +424,7 @@ static int prepare_worker(cpu_worker *w, launch_state *l) {
   }
   g->ctx.work_dim = d->dims;
   g->ctx.local_mem = w->local_mem;
+  g->ctx.private_mem = w->private_mem;
   g->ctx.group = g;
   return 0;
 }
@@ -514,6 +565,7 @@ void weft__executor_destroy(weft_executor *e) {
     e->fibers->fini(&w->group.main);
     free(w->group.items);
     free(w->local_mem);
+    if (w->private_mem) munmap(w->private_mem, w->private_capacity);
   }
   free(e->workers);
   free(e);

@@ -30,6 +30,10 @@ unsigned weft__executor_threads(const weft_executor *executor);
 int weft__executor_run(weft_executor *executor, const weft_launch_desc *launch,
                        weft_msg *msg);
 
+/* Divergence in a region-scheduled kernel (kernel_abi.h). */
+_Noreturn void weft__cpu_region_diverged(weft_wg_ctx *ctx,
+                                         const int32_t *next_states);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);
