@@ -10,9 +10,14 @@
  * raw_swap_ns: two fibers ping-ponging through the switch alone (the
  * internal weft_fiber_ops, compiled into this program), per switch.
  *
- * Weft reads WEFT_FIBER once per process, so the kernel figure of each
- * switch comes from a child: this program runs itself again with
- * WEFT_FIBER and WEFT_NUM_THREADS=1 set, and the child prints one number
+ * regions: the same kernel as Weft runs it by default, cut at the barrier
+ * into regions that loop over the work-items (no switch at all); its
+ * kernel figure is the cost per work-item and barrier.
+ *
+ * Weft reads WEFT_BARRIER and WEFT_FIBER once per process, so the kernel
+ * figures come from children: this program runs itself again with
+ * WEFT_BARRIER, WEFT_FIBER and WEFT_NUM_THREADS=1 set, and the child prints
+ * one number
  * (the median of its launches, after a warm-up one). The switches take
  * turns, child after child, and each row is the median over the turns.
  *
@@ -124,14 +129,16 @@ static int child_main(const char *fiber, unsigned barriers, int reps) {
 
 /* Runs "self --child fiber barriers reps" with the environment it needs
  * and returns the number it prints, or -1 if it fails. */
-static double run_child(const char *fiber, const plan *p) {
-  char barriers[16], reps[16], fiber_var[32];
+static double run_child(const char *fiber, const char *barrier,
+                        const plan *p) {
+  char barriers[16], reps[16], fiber_var[32], barrier_var[32];
   snprintf(barriers, sizeof barriers, "%u", p->barriers);
   snprintf(reps, sizeof reps, "%d", p->reps);
   snprintf(fiber_var, sizeof fiber_var, "WEFT_FIBER=%s", fiber);
+  snprintf(barrier_var, sizeof barrier_var, "WEFT_BARRIER=%s", barrier);
   char *args[] = {program_invocation_name, "--child", (char *)fiber,
                   barriers, reps, NULL};
-  char *env[] = {fiber_var, "WEFT_NUM_THREADS=1", NULL};
+  char *env[] = {fiber_var, barrier_var, "WEFT_NUM_THREADS=1", NULL};
   char text[64];
   if (bench_run_self(args, env, text, sizeof text)) return -1;
   char *end;
@@ -246,7 +253,7 @@ typedef struct fiber_case {
 
 static void measure_turn(fiber_case *c, const plan *p, int turn) {
   if (c->failed) return;
-  double kernel_ns = run_child(c->name, p);
+  double kernel_ns = run_child(c->name, "fibers", p);
   double raw_ns = raw_swap_ns(c->kind, c->name, c->raw_rounds, p->raw_reps);
   if (kernel_ns < 0 || raw_ns < 0) c->failed = 1;
   c->kernel_ns[turn] = kernel_ns;
@@ -282,9 +289,14 @@ int main(int argc, char **argv) {
   }
   bench_note("%d turns of: %u barriers of %d work-items in a child, and the "
              "raw switch", p->turns, p->barriers, ITEMS);
-  for (int turn = 0; turn < p->turns; turn++)
+  double regions_ns[MAX_TURNS];
+  int regions_failed = 0;
+  for (int turn = 0; turn < p->turns; turn++) {
     for (int c = 0; c < NUM_CASES; c++)
       if (present[c]) measure_turn(&cases[c], p, turn);
+    regions_ns[turn] = run_child("asm", "regions", p);
+    regions_failed |= regions_ns[turn] < 0;
+  }
   bench_note("pocl: %u barriers of %d work-items", p->barriers, ITEMS);
   double pocl_ns = pocl_barrier_ns(p);
 
@@ -292,6 +304,10 @@ int main(int argc, char **argv) {
   int failed = 0;
   for (int c = 0; c < NUM_CASES; c++)
     if (present[c]) failed += report_case(&cases[c], p);
+  if (regions_failed)
+    failed++;
+  else
+    bench_csv_line("regions,%.2f,", bench_median(regions_ns, p->turns));
   if (pocl_ns < 0)
     failed++;
   else
