@@ -11,7 +11,7 @@
  * Both runtimes build the same OpenCL C source. Weft launches are
  * synchronous; PoCL's are clEnqueueNDRangeKernel + clFinish. Buffers are
  * made once. Each kernel runs once untimed (PoCL generates a kernel's code
- * at its first launch, Weft maps fiber stacks at its first barrier), then
+ * at its first launch, Weft maps its per-work-item memory), then
  * the runtimes take turns, and each reports the median. The outputs start
  * as NaN and are checked against the host afterwards: a kernel that skips
  * work fails the benchmark.

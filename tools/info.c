@@ -55,6 +55,7 @@ static void print_device(int index, const weft_device_info *info) {
   print_bytes("Local memory per group", info->local_mem_size);
   print_number("Address bits", info->address_bits);
   print_bytes("Work-item stack size", info->stack_size);
+  print_field("Barriers", info->barriers);
   print_field("Context switch", info->fiber);
 }
 

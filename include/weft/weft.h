@@ -78,6 +78,7 @@ typedef struct weft_device_info {
   uint64_t local_mem_size;       /* bytes of __local memory per work-group */
   unsigned address_bits;
   size_t stack_size;             /* bytes of stack per work-item */
+  char barriers[16];             /* barrier scheduling: "regions", "fibers" */
   char fiber[16];                /* context switch in use: "asm", "ucontext" */
 } weft_device_info;
 

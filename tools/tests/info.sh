@@ -11,7 +11,11 @@ matches out.txt '^  Global memory +.*\([1-9][0-9]* bytes\)$'
 matches out.txt '^  Local memory per group +.*\([1-9][0-9]* bytes\)$'
 matches out.txt '^  Address bits +64$'
 matches out.txt '^  Work-item stack size +.*\([1-9][0-9]* bytes\)$'
+matches out.txt '^  Barriers +regions$'
 matches out.txt '^  Context switch +(asm|ucontext)$'
 # The environment chooses the context switch.
 WEFT_FIBER=ucontext "$WEFT" info >out.txt 2>err.txt || fail "info failed"
 matches out.txt '^  Context switch +ucontext$'
+# And how barriers are scheduled.
+WEFT_BARRIER=fibers "$WEFT" info >out.txt 2>err.txt || fail "info failed"
+matches out.txt '^  Barriers +fibers$'
