@@ -192,6 +192,87 @@ TEST(kernel_calls_kernel) {
   weft_context_release(ctx);
 }
 
+/* Runs kernel "k" over 256 work-items in groups of 32 with one int output
+ * per work-item, and checks out[i] == expected(i). */
+static void run_and_check(const char *source, const char *options,
+                          int (*expected)(int)) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  size_t global = 256, local = 32;
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int r[256];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  for (int i = 0; i < 256; i++)
+    if (r[i] != expected(i)) FAIL("out[%d] = %d, expected %d", i, r[i], expected(i));
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* Odd groups take a barrier that even groups skip: uniform within a
+ * group, so allowed. */
+static int expect_uniform_branch(int i) {
+  int g = i / 32, l = i % 32;
+  return g % 2 ? g * 32 + 31 - l : -1;
+}
+
+TEST(barrier_under_uniform_condition) {
+  run_and_check("__kernel void k(__global int *out) {\n"
+                "  __local int a[32];\n"
+                "  size_t l = get_local_id(0);\n"
+                "  int v = -1;\n"
+                "  if (get_group_id(0) % 2) {\n"
+                "    a[l] = (int)get_global_id(0);\n"
+                "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "    v = a[31 - l];\n"
+                "  }\n"
+                "  out[get_global_id(0)] = v;\n"
+                "}\n",
+                NULL, expect_uniform_branch);
+}
+
+/* Group 0 returns before the barrier; the others pass it. */
+static int expect_early_return(int i) { return i < 32 ? 0 : 1000 + (i / 32) * 32 + 31 - i % 32; }
+
+TEST(uniform_early_return) {
+  run_and_check("__kernel void k(__global int *out) {\n"
+                "  __local int a[32];\n"
+                "  if (get_group_id(0) == 0) return;\n"
+                "  a[get_local_id(0)] = (int)get_global_id(0);\n"
+                "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "  out[get_global_id(0)] = 1000 + a[31 - get_local_id(0)];\n"
+                "}\n",
+                NULL, expect_early_return);
+}
+
+/* Vectors, doubles, 64-bit integers and a pointer into a private array
+ * all live across two barriers. */
+static int expect_live_values(int i) { return 4 * i + 6 + 2 * i + (i + 7) + 3 * i + 5; }
+
+TEST(values_of_every_kind_cross_barriers) {
+  run_and_check("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                "__kernel void k(__global int *out) {\n"
+                "  int i = (int)get_global_id(0);\n"
+                "  float4 v = (float4)(i, i + 1, i + 2, i + 3);\n"
+                "  double d = 2.0 * i;\n"
+                "  long big = (long)i + (7L << 40);\n"
+                "  int arr[8];\n"
+                "  for (int j = 0; j < 8; j++) arr[j] = i * j;\n"
+                "  int *p = &arr[3];\n"
+                "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "  arr[5] = 5;\n"
+                "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "  out[i] = (int)(v.x + v.y + v.z + v.w) + (int)d +\n"
+                "           (int)(big - (7L << 40)) + 7 + *p + arr[5];\n"
+                "}\n",
+                NULL, expect_live_values);
+}
+
 /* ---- divergence: reported, never a hang, and the device stays usable */
 
 static void check_divergence(const char *body, const char *expected) {
