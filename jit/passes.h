@@ -93,6 +93,12 @@ int weft__calls_barrier(LLVMValueRef fn);
 LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
                              size_t offset);
 
+/* The runtime function name (void, taking params), declared in module
+ * once, with one function attribute ("convergent", "noreturn"). */
+LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
+                                    LLVMTypeRef *params, unsigned num_params,
+                                    const char *attribute);
+
 /* Marks a load as reading memory that does not change while the kernel runs,
  * so LLVM may hoist it out of the work-item loop. */
 void weft__set_invariant(LLVMValueRef load);

@@ -52,11 +52,18 @@ typedef struct wg_builder {
   LLVMValueRef private_mem;
 } wg_builder;
 
-static LLVMValueRef load_i64(wg_builder *w, LLVMValueRef base, size_t offset) {
-  LLVMValueRef load = LLVMBuildLoad2(w->b, w->i64,
-                                     weft__ctx_field(w->b, base, offset), "");
+/* A load of memory that stays the same during the call (the range, the
+ * context's sizes). */
+static LLVMValueRef load_invariant(wg_builder *w, LLVMTypeRef type,
+                                   LLVMValueRef base, size_t offset) {
+  LLVMValueRef load =
+      LLVMBuildLoad2(w->b, type, weft__ctx_field(w->b, base, offset), "");
   weft__set_invariant(load);
   return load;
+}
+
+static LLVMValueRef load_i64(wg_builder *w, LLVMValueRef base, size_t offset) {
+  return load_invariant(w, w->i64, base, offset);
 }
 
 /* The value of argument i, as the body's parameter i expects it. */
@@ -228,10 +235,7 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
 /* ------------------------------------------------------------ regions */
 
 static LLVMValueRef load_i32(wg_builder *w, LLVMValueRef base, size_t offset) {
-  LLVMValueRef load = LLVMBuildLoad2(w->b, w->i32,
-                                     weft__ctx_field(w->b, base, offset), "");
-  weft__set_invariant(load);
-  return load;
+  return load_invariant(w, w->i32, base, offset);
 }
 
 static void update(wg_builder *w, LLVMValueRef slot, LLVMValueRef value,
@@ -267,18 +271,10 @@ static void region_item(wg_builder *w, LLVMValueRef iv[3],
 }
 
 static LLVMValueRef diverged_function(LLVMModuleRef module) {
-  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_REGION_DIVERGED_SYMBOL);
-  if (fn) return fn;
-  LLVMContextRef context = LLVMGetModuleContext(module);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module), 0);
   LLVMTypeRef params[] = {ptr, ptr};
-  fn = LLVMAddFunction(module, WEFT_REGION_DIVERGED_SYMBOL,
-                       LLVMFunctionType(LLVMVoidTypeInContext(context), params,
-                                        2, 0));
-  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
-  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(context, kind, 0));
-  return fn;
+  return weft__runtime_function(module, WEFT_REGION_DIVERGED_SYMBOL, params, 2,
+                                "noreturn");
 }
 
 /* After region k: check agreement, then go to the next state. */
@@ -313,10 +309,8 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
   LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
   for (int d = 0; d < 3; d++)
     w.size[d] = load_i64(&w, ctx, offsetof(weft_wg_ctx, enqueued_local_size) + 8 * d);
-  w.private_mem = LLVMBuildLoad2(
-      w.b, LLVMPointerTypeInContext(w.context, 0),
-      weft__ctx_field(w.b, ctx, offsetof(weft_wg_ctx, private_mem)), "private");
-  weft__set_invariant(w.private_mem);
+  w.private_mem = load_invariant(&w, LLVMPointerTypeInContext(w.context, 0),
+                                 ctx, offsetof(weft_wg_ctx, private_mem));
   LLVMValueRef single = load_i32(&w, range, offsetof(weft_wg_range, single_region));
   w.state = LLVMBuildAlloca(w.b, w.i32, "state");
   w.low = LLVMBuildAlloca(w.b, w.i32, "low");

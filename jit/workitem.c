@@ -86,23 +86,31 @@ static LLVMValueRef ctx_size(LLVMBuilderRef b, LLVMValueRef ctx,
   return load;
 }
 
-static LLVMValueRef barrier_function(LLVMModuleRef module) {
-  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_BARRIER_SYMBOL);
+LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
+                                    LLVMTypeRef *params, unsigned num_params,
+                                    const char *attribute) {
+  LLVMValueRef fn = LLVMGetNamedFunction(module, name);
   if (fn) return fn;
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  fn = LLVMAddFunction(module, name,
+                       LLVMFunctionType(LLVMVoidTypeInContext(context), params,
+                                        num_params, 0));
+  unsigned kind = LLVMGetEnumAttributeKindForName(attribute, strlen(attribute));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(context, kind, 0));
+  return fn;
+}
+
+static LLVMValueRef barrier_function(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
   LLVMTypeRef params[] = {LLVMPointerTypeInContext(context, 0), i64, i64, i64,
                           i32, i32};
-  fn = LLVMAddFunction(module, WEFT_BARRIER_SYMBOL,
-                       LLVMFunctionType(LLVMVoidTypeInContext(context), params,
-                                        6, 0));
   /* Convergent: no optimization may make a barrier depend on more control
    * flow than it did in the source. */
-  unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
-  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(context, kind, 0));
-  return fn;
+  return weft__runtime_function(module, WEFT_BARRIER_SYMBOL, params, 6,
+                                "convergent");
 }
 
 static int add_site(weft_sites *sites, LLVMValueRef call, unsigned *index) {
