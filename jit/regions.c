@@ -106,6 +106,7 @@ typedef struct region_pass {
   LLVMBasicBlockRef *blocks;
   unsigned num_blocks;
   uint64_t *live_in;       /* num_blocks rows of words bits */
+  uint64_t *dirty_out;     /* slots stored since the region began */
   unsigned words;
   LLVMValueRef n_items, item, private_mem;
 } region_pass;
@@ -266,6 +267,65 @@ static int live_at(const region_pass *r, LLVMBasicBlockRef bb, unsigned f) {
   return b >= 0 && (r->live_in[b * r->words + f / 64] >> (f % 64)) & 1;
 }
 
+static int is_barrier_edge(const region_pass *r, LLVMBasicBlockRef from,
+                           LLVMBasicBlockRef to) {
+  for (unsigned k = 0; k < r->num_barriers; k++)
+    if (r->barriers[k].head == from && r->barriers[k].resume == to) return 1;
+  return 0;
+}
+
+/* Which value slots may have been stored since the region began, at the
+ * end of each block. A region begins clean: at a resume point the slots
+ * hold what private memory holds, and at the kernel's start nothing worth
+ * keeping. A barrier then saves only live slots that are dirty: the others
+ * are in private memory already. */
+static int compute_dirty(region_pass *r) {
+  r->dirty_out = calloc((size_t)r->num_blocks * r->words, 8);
+  uint64_t *stores = calloc((size_t)r->num_blocks * r->words, 8);
+  if (!r->dirty_out || !stores) {
+    free(stores);
+    return -1;
+  }
+  for (unsigned b = 0; b < r->num_blocks; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(r->blocks[b]); i;
+         i = LLVMGetNextInstruction(i)) {
+      int f = LLVMIsAStoreInst(i) ? field_index(r, LLVMGetOperand(i, 1)) : -1;
+      if (f >= 0) stores[b * r->words + f / 64] |= 1ull << (f % 64);
+    }
+  /* Forward data flow: dirty_out(X) = stores(X) | dirty_out(preds of X),
+   * where a barrier's edge carries nothing. */
+  uint64_t in[r->words];
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (unsigned b = 0; b < r->num_blocks; b++) {
+      for (unsigned w = 0; w < r->words; w++) {
+        uint64_t out = stores[b * r->words + w] | r->dirty_out[b * r->words + w];
+        if (out != r->dirty_out[b * r->words + w]) changed = 1;
+        r->dirty_out[b * r->words + w] = out;
+      }
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[b]);
+      for (unsigned s = 0, n = term ? LLVMGetNumSuccessors(term) : 0; s < n; s++) {
+        LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
+        int succ = block_index(r, to);
+        if (succ < 0 || is_barrier_edge(r, r->blocks[b], to)) continue;
+        memcpy(in, r->dirty_out + b * r->words, sizeof in);
+        for (unsigned w = 0; w < r->words; w++) {
+          uint64_t merged = r->dirty_out[succ * r->words + w] | in[w];
+          if (merged != r->dirty_out[succ * r->words + w]) changed = 1;
+          r->dirty_out[succ * r->words + w] = merged;
+        }
+      }
+    }
+  }
+  free(stores);
+  return 0;
+}
+
+static int dirty_at_end(const region_pass *r, LLVMBasicBlockRef bb, unsigned f) {
+  int b = block_index(r, bb);
+  return b >= 0 && (r->dirty_out[b * r->words + f / 64] >> (f % 64)) & 1;
+}
+
 /* ------------------------------------------------------ the rewrite */
 
 /* The address of field f for this work-item. */
@@ -339,11 +399,14 @@ static void relocate_memory_objects(region_pass *r) {
 }
 
 /* Copies the value slots live at bb between their allocas and private
- * memory, at the builder's position. */
-static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private) {
+ * memory, at the builder's position. Saving (to_private), only the slots
+ * dirty at the end of block from are copied. */
+static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private,
+                      LLVMBasicBlockRef from) {
   for (unsigned i = 0; i < r->num_fields; i++) {
     field *f = &r->fields[i];
     if (f->memory_object || !live_at(r, bb, i)) continue;
+    if (to_private && !dirty_at_end(r, from, i)) continue;
     LLVMValueRef slot = field_address(r, f);
     LLVMValueRef from = to_private ? f->alloca_inst : slot;
     LLVMValueRef to = to_private ? slot : f->alloca_inst;
@@ -358,7 +421,7 @@ static void rewrite_barrier(region_pass *r, unsigned k, LLVMValueRef dispatch) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(r->context);
   LLVMValueRef branch = LLVMGetBasicBlockTerminator(s->head);
   LLVMPositionBuilderBefore(r->b, s->call);
-  copy_live(r, s->resume, 1);
+  copy_live(r, s->resume, 1, s->head);
   LLVMBuildRet(r->b, LLVMConstInt(i32, k + 1, 0));
   LLVMInstructionEraseFromParent(branch);
   LLVMInstructionEraseFromParent(s->call);
@@ -366,7 +429,7 @@ static void rewrite_barrier(region_pass *r, unsigned k, LLVMValueRef dispatch) {
   LLVMBasicBlockRef restore =
       LLVMAppendBasicBlockInContext(r->context, r->body, "resume");
   LLVMPositionBuilderAtEnd(r->b, restore);
-  copy_live(r, s->resume, 0);
+  copy_live(r, s->resume, 0, NULL);
   LLVMBuildBr(r->b, s->resume);
   LLVMAddCase(dispatch, LLVMConstInt(i32, k + 1, 0), restore);
 }
@@ -376,6 +439,7 @@ static void region_pass_free(region_pass *r) {
   free(r->barriers);
   free(r->blocks);
   free(r->live_in);
+  free(r->dirty_out);
   if (r->b) LLVMDisposeBuilder(r->b);
 }
 
@@ -390,7 +454,8 @@ int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
   region_pass r = {.body = body,
                    .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
   if (collect_fields(&r, layout) || collect_barriers(&r) || !r.num_barriers ||
-      private_size(&r) > max_private || compute_liveness(&r)) {
+      private_size(&r) > max_private || compute_liveness(&r) ||
+      compute_dirty(&r)) {
     region_pass_free(&r);
     return 0; /* fibers will run it */
   }
