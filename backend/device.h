@@ -4,8 +4,9 @@
  * work. core/ calls through the table and never asks which back end it has.
  *
  * Memory is named by a device address (void *): for the CPU it is the host
- * pointer itself; a GPU back end gives its own. A buffer argument passes that
- * address to the kernel.
+ * pointer itself; a GPU back end gives its own. Adding a byte offset to an
+ * address names the memory that far in (sub-buffers rely on it). A buffer
+ * argument passes that address to the kernel.
  */
 #ifndef WEFT_BACKEND_DEVICE_H
 #define WEFT_BACKEND_DEVICE_H
@@ -47,6 +48,10 @@ typedef struct weft_device_ops {
                    const void *src);
   int (*mem_read)(weft_device *device, void *mem, size_t offset, size_t size,
                   void *dst);
+  int (*mem_copy)(weft_device *device, void *dst, size_t dst_offset,
+                  void *src, size_t src_offset, size_t size);
+  int (*mem_fill)(weft_device *device, void *mem, size_t offset, size_t size,
+                  const void *pattern, size_t pattern_size);
   /* A host pointer to a range of memory, valid until unmapped. */
   int (*mem_map)(weft_device *device, void *mem, size_t offset, size_t size,
                  unsigned map_flags, void **ptr);

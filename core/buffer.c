@@ -68,7 +68,8 @@ void weft_buffer_release(weft_buffer *b) {
   if (!weft__object_is(b, WEFT_KIND_BUFFER) || !weft__object_release(&b->object))
     return;
   weft_device *dev = b->context->device;
-  dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
+  if (b->parent) weft_buffer_release(b->parent);
+  else dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
   weft_context *c = b->context;
   free(b->maps);
   weft__object_fini(&b->object);
@@ -91,6 +92,34 @@ static int check_range(weft_buffer *b, size_t offset, size_t size,
   return 0;
 }
 
+int weft_buffer_create_sub(weft_buffer *parent, size_t offset, size_t size,
+                           unsigned flags, weft_buffer **out) {
+  if (!weft__object_is(parent, WEFT_KIND_BUFFER) || !out) return WEFT_EINVAL;
+  weft_object *o = &parent->object;
+  if (flags & ~ACCESS_FLAGS)
+    return weft__fail(o, WEFT_EINVAL, "a sub-buffer takes only access flags "
+                      "(0x%x given)", flags);
+  if ((flags & ACCESS_FLAGS) == ACCESS_FLAGS)
+    return weft__fail(o, WEFT_EINVAL, "a buffer cannot be both read-only "
+                      "and write-only");
+  if (size == 0 || offset > parent->size || size > parent->size - offset)
+    return weft__fail(o, WEFT_ERANGE, "bytes %zu to %zu lie outside the "
+                      "%zu-byte buffer", offset, offset + size, parent->size);
+  weft_buffer *b = calloc(1, sizeof *b);
+  if (!b) return weft__fail(o, WEFT_ENOMEM, "out of memory");
+  weft__object_init(&b->object, WEFT_KIND_BUFFER);
+  b->context = parent->context;
+  b->size = size;
+  b->flags = flags;
+  b->mem = (char *)parent->mem + offset;
+  b->host_ptr = parent->host_ptr ? (char *)parent->host_ptr + offset : NULL;
+  b->parent = parent;
+  weft_buffer_retain(parent);
+  weft_context_retain(b->context);
+  *out = b;
+  return 0;
+}
+
 int weft_buffer_write(weft_buffer *b, size_t offset, size_t size,
                       const void *src) {
   if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
@@ -106,6 +135,35 @@ int weft_buffer_read(weft_buffer *b, size_t offset, size_t size, void *dst) {
   if (rc) return rc;
   weft_device *dev = b->context->device;
   return dev->ops->mem_read(dev, b->mem, offset, size, dst);
+}
+
+int weft_buffer_copy(weft_buffer *src, size_t src_offset, weft_buffer *dst,
+                     size_t dst_offset, size_t size) {
+  if (!weft__object_is(src, WEFT_KIND_BUFFER) ||
+      !weft__object_is(dst, WEFT_KIND_BUFFER))
+    return WEFT_EINVAL;
+  if (src->context != dst->context)
+    return weft__fail(&dst->object, WEFT_EINVAL, "the buffers belong to "
+                      "different contexts");
+  int rc = check_range(src, src_offset, size, src);
+  if (!rc) rc = check_range(dst, dst_offset, size, dst);
+  if (rc) return rc;
+  weft_device *dev = dst->context->device;
+  return dev->ops->mem_copy(dev, dst->mem, dst_offset, src->mem, src_offset,
+                            size);
+}
+
+int weft_buffer_fill(weft_buffer *b, const void *pattern, size_t pattern_size,
+                     size_t offset, size_t size) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  int rc = check_range(b, offset, size, pattern);
+  if (rc) return rc;
+  if (pattern_size == 0 || pattern_size > 128 || size % pattern_size ||
+      offset % pattern_size)
+    return weft__fail(&b->object, WEFT_EINVAL, "a %zu-byte pattern cannot "
+                      "fill %zu bytes at offset %zu", pattern_size, size, offset);
+  weft_device *dev = b->context->device;
+  return dev->ops->mem_fill(dev, b->mem, offset, size, pattern, pattern_size);
 }
 
 static int add_mapping(weft_buffer *b, weft_mapping m) {

@@ -30,6 +30,7 @@ struct weft_buffer {
   unsigned flags;
   void *mem;             /* the device address */
   void *host_ptr;        /* with WEFT_MEM_USE_HOST_PTR */
+  weft_buffer *parent;   /* a sub-buffer's (retained); its memory is lent */
   unsigned num_maps;     /* live mappings, guarded by object.lock */
   unsigned map_capacity;
   weft_mapping *maps;
@@ -51,6 +52,7 @@ struct weft_kernel {
   weft_program *program;
   const weft_kernel_desc *desc;
   unsigned char *values;      /* the argument values, one aligned slot each */
+  size_t values_size;
   void **args;                /* args[i] points at slot i */
   unsigned char *is_set;
   size_t *local_sizes;        /* bytes asked for __local arguments */

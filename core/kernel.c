@@ -20,6 +20,7 @@ static int make_slots(weft_kernel *k) {
   k->args = calloc(n ? n : 1, sizeof *k->args);
   k->is_set = calloc(n ? n : 1, 1);
   k->local_sizes = calloc(n ? n : 1, sizeof *k->local_sizes);
+  k->values_size = total;
   if (posix_memalign((void **)&k->values, SLOT_ALIGN, total ? total : 1))
     k->values = NULL;
   if (!k->args || !k->is_set || !k->local_sizes || !k->values) return WEFT_ENOMEM;
@@ -77,6 +78,27 @@ int weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
   k->program = p;
   weft_program_retain(p);
   *out = k;
+  return 0;
+}
+
+int weft_kernel_clone(weft_kernel *k, weft_kernel **out) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL) || !out) return WEFT_EINVAL;
+  weft_kernel *c = calloc(1, sizeof *c);
+  if (c) c->desc = k->desc;
+  if (!c || make_slots(c)) {
+    if (c) kernel_free(c);
+    return weft__fail(&k->object, WEFT_ENOMEM, "out of memory");
+  }
+  /* The slots have the same layout: one copy carries every value. */
+  unsigned n = k->desc->num_args;
+  memcpy(c->values, k->values, k->values_size);
+  memcpy(c->is_set, k->is_set, n);
+  memcpy(c->local_sizes, k->local_sizes, n * sizeof *c->local_sizes);
+  weft__object_init(&c->object, WEFT_KIND_KERNEL);
+  c->program = k->program;
+  weft_program_retain(k->program);
+  atomic_fetch_add(&k->program->num_kernels, 1);
+  *out = c;
   return 0;
 }
 

@@ -196,4 +196,33 @@ TEST(by_value_types) {
   weft_context_release(ctx);
 }
 
+/* A clone keeps the values its kernel had, whatever is set afterwards. */
+TEST(clone_keeps_its_values) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, mixed_source, "k"), *clone;
+  weft_buffer *b = support_buffer(ctx, 64, NULL);
+  int n = 3;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_local(k, 1, 64), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 2, &n, 4), k);
+  CHECK_OK(weft_kernel_clone(k, &clone), k);
+  n = 9;
+  CHECK_OK(weft_kernel_set_arg_value(k, 2, &n, 4), k);
+  size_t global = 16;
+  CHECK_OK(weft_kernel_launch(clone, 1, NULL, &global, NULL), clone);
+  int r[16];
+  CHECK_OK(weft_buffer_read(b, 0, sizeof r, r), b);
+  CHECK_EQ(r[0], 3);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
+  CHECK_OK(weft_buffer_read(b, 0, sizeof r, r), b);
+  CHECK_EQ(r[15], 9);
+  weft_kernel_release(k);
+  CHECK_OK(weft_kernel_launch(clone, 1, NULL, &global, NULL), clone);
+  CHECK_OK(weft_buffer_read(b, 0, sizeof r, r), b);
+  CHECK_EQ(r[15], 3);
+  weft_kernel_release(clone);
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()

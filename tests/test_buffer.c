@@ -134,4 +134,65 @@ TEST(retain_release) {
   weft_context_release(ctx);
 }
 
+/* A sub-buffer is a window on its parent's memory, and outlives the
+ * parent's handle. */
+TEST(sub_buffers_share_memory) {
+  weft_context *ctx = support_context();
+  int host[64];
+  for (int i = 0; i < 64; i++) host[i] = i;
+  weft_buffer *parent = support_buffer(ctx, sizeof host, host), *sub;
+  CHECK_OK(weft_buffer_create_sub(parent, 16 * 4, 8 * 4, WEFT_MEM_READ_ONLY, &sub),
+           parent);
+  CHECK_EQ(weft_buffer_size(sub), 32);
+  int window[8];
+  CHECK_OK(weft_buffer_read(sub, 0, sizeof window, window), sub);
+  for (int i = 0; i < 8; i++) CHECK_EQ(window[i], 16 + i);
+  int v = -5;
+  CHECK_OK(weft_buffer_write(sub, 4, 4, &v), sub);
+  CHECK_OK(weft_buffer_read(parent, 17 * 4, 4, &v), parent);
+  CHECK_EQ(v, -5);
+  weft_buffer *bad;
+  CHECK_FAILS(weft_buffer_create_sub(parent, 60 * 4, 8 * 4, 0, &bad), WEFT_ERANGE,
+              parent, "outside");
+  CHECK_FAILS(weft_buffer_create_sub(parent, 0, 4, WEFT_MEM_COPY_HOST_PTR, &bad),
+              WEFT_EINVAL, parent, "only access flags");
+  weft_buffer_release(parent);
+  CHECK_OK(weft_buffer_read(sub, 0, sizeof window, window), sub);
+  CHECK_EQ(window[1], -5);
+  weft_buffer_release(sub);
+  weft_context_release(ctx);
+}
+
+TEST(copy_and_fill) {
+  weft_context *ctx = support_context();
+  weft_buffer *a = support_buffer(ctx, 1000, NULL), *b = support_buffer(ctx, 1000, NULL);
+  unsigned short pattern = 0xbeef;
+  CHECK_OK(weft_buffer_fill(a, &pattern, 2, 100, 800), a);
+  CHECK_OK(weft_buffer_copy(a, 90, b, 0, 500), b);
+  unsigned char r[1000];
+  CHECK_OK(weft_buffer_read(b, 0, 1000, r), b);
+  for (int i = 0; i < 1000; i++) {
+    int src = 90 + i;
+    int want = i >= 500 || src < 100 ? 0 : (src % 2 ? 0xbe : 0xef);
+    CHECK_EQ(r[i], want);
+  }
+  unsigned char big[128];
+  memset(big, 7, sizeof big);
+  CHECK_OK(weft_buffer_fill(b, big, 128, 0, 896), b);
+  CHECK_OK(weft_buffer_read(b, 895, 1, r), b);
+  CHECK_EQ(r[0], 7);
+  CHECK_FAILS(weft_buffer_fill(a, &pattern, 2, 1, 4), WEFT_EINVAL, a,
+              "a 2-byte pattern cannot fill");
+  CHECK_FAILS(weft_buffer_copy(a, 900, b, 0, 200), WEFT_ERANGE, a, "outside");
+  weft_context *other = support_context();
+  weft_buffer *c = support_buffer(other, 16, NULL);
+  CHECK_FAILS(weft_buffer_copy(a, 0, c, 0, 16), WEFT_EINVAL, c,
+              "different contexts");
+  weft_buffer_release(c);
+  weft_context_release(other);
+  weft_buffer_release(a);
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()

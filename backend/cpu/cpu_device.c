@@ -114,6 +114,33 @@ static int cpu_mem_read(weft_device *device, void *mem, size_t offset,
   return 0;
 }
 
+static int cpu_mem_copy(weft_device *device, void *dst, size_t dst_offset,
+                        void *src, size_t src_offset, size_t size) {
+  (void)device;
+  /* memmove: a sub-buffer and its parent may overlap. */
+  memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
+  return 0;
+}
+
+static int cpu_mem_fill(weft_device *device, void *mem, size_t offset,
+                        size_t size, const void *pattern, size_t pattern_size) {
+  (void)device;
+  char *p = (char *)mem + offset;
+  if (pattern_size == 1) {
+    memset(p, *(const unsigned char *)pattern, size);
+    return 0;
+  }
+  /* Write the pattern once, then double the filled part with each copy. */
+  size_t done = pattern_size < size ? pattern_size : size;
+  memcpy(p, pattern, done);
+  while (done < size) {
+    size_t n = done < size - done ? done : size - done;
+    memcpy(p + done, p, n);
+    done += n;
+  }
+  return 0;
+}
+
 /* Host and device share memory: a map is the address itself. */
 static int cpu_mem_map(weft_device *device, void *mem, size_t offset,
                        size_t size, unsigned flags, void **ptr) {
@@ -154,6 +181,8 @@ static const weft_device_ops cpu_ops = {
     .mem_free = cpu_mem_free,
     .mem_write = cpu_mem_write,
     .mem_read = cpu_mem_read,
+    .mem_copy = cpu_mem_copy,
+    .mem_fill = cpu_mem_fill,
     .mem_map = cpu_mem_map,
     .mem_unmap = cpu_mem_unmap,
     .build = cpu_build,

@@ -122,12 +122,30 @@ WEFT_EXPORT void weft_buffer_retain(weft_buffer *buffer);
 WEFT_EXPORT void weft_buffer_release(weft_buffer *buffer);
 WEFT_EXPORT size_t weft_buffer_size(weft_buffer *buffer);
 
+/* A buffer that is the bytes [offset, offset + size) of parent, sharing its
+ * memory. flags as for weft_buffer_create, without host pointer flags. */
+WEFT_EXPORT int weft_buffer_create_sub(weft_buffer *parent, size_t offset,
+                                       size_t size, unsigned flags,
+                                       weft_buffer **out);
+
 /* Copies size bytes from host memory into the buffer at offset. */
 WEFT_EXPORT int weft_buffer_write(weft_buffer *buffer, size_t offset,
                                   size_t size, const void *src);
 /* Copies size bytes of the buffer at offset into host memory. */
 WEFT_EXPORT int weft_buffer_read(weft_buffer *buffer, size_t offset,
                                  size_t size, void *dst);
+
+/* Copies size bytes between buffers of one context (ranges may overlap only
+ * if they are in different buffers). */
+WEFT_EXPORT int weft_buffer_copy(weft_buffer *src, size_t src_offset,
+                                 weft_buffer *dst, size_t dst_offset,
+                                 size_t size);
+
+/* Fills size bytes at offset with a repeated pattern of pattern_size bytes
+ * (1 to 128, and size a multiple of it). */
+WEFT_EXPORT int weft_buffer_fill(weft_buffer *buffer, const void *pattern,
+                                 size_t pattern_size, size_t offset,
+                                 size_t size);
 
 #define WEFT_MAP_READ 1u
 #define WEFT_MAP_WRITE 2u
@@ -198,6 +216,11 @@ WEFT_EXPORT const char *weft_kernel_name(weft_kernel *kernel);
 WEFT_EXPORT int weft_kernel_arg_count(weft_kernel *kernel);
 WEFT_EXPORT int weft_kernel_arg_info(weft_kernel *kernel, int index,
                                      weft_arg_info *info);
+
+/* A new kernel object for the same kernel, with the same argument values,
+ * which then change independently (a launch that must not see later
+ * changes uses a clone). */
+WEFT_EXPORT int weft_kernel_clone(weft_kernel *kernel, weft_kernel **out);
 
 /* Bytes of __local memory the kernel declares itself (not its arguments). */
 WEFT_EXPORT size_t weft_kernel_local_mem_size(weft_kernel *kernel);
