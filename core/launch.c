@@ -130,15 +130,31 @@ static int check_args_set(weft_kernel *k) {
   return 0;
 }
 
-int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
-                       const size_t *global, const size_t *local) {
-  if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
+/* Everything a launch checks; places the __local arguments too. */
+static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
+                        const size_t *global, const size_t *local,
+                        size_t *local_mem) {
   int rc = check_global(k, dims, offset, global);
   if (!rc && local) rc = check_local(k, dims, global, local);
   if (!rc) rc = check_args_set(k);
+  if (!rc) rc = place_local_args(k, local_mem);
+  return rc;
+}
+
+int weft_kernel_check_launch(weft_kernel *k, unsigned dims,
+                             const size_t *offset, const size_t *global,
+                             const size_t *local) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
+  size_t local_mem;
+  return check_launch(k, dims, offset, global, local, &local_mem);
+}
+
+int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
+                       const size_t *global, const size_t *local) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   weft_launch_desc d = {.kernel = k->desc, .binary = k->program->binary,
                         .args = k->args, .dims = dims};
-  if (!rc) rc = place_local_args(k, &d.local_mem_size);
+  int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size);
   if (rc) return rc;
   weft_device *dev = k->program->context->device;
   if (!local) suggest(weft__device_info(dev), dims, global, d.local);

@@ -58,6 +58,7 @@ static void cpu_info(weft_device *device, weft_device_info *info) {
   info->local_mem_size = CPU_LOCAL_MEM_SIZE;
   info->address_bits = 64;
   info->stack_size = cpu->config->stack_size;
+  info->features = weft__jit_features();
   snprintf(info->barriers, sizeof info->barriers, "%s",
            cpu->config->barrier == WEFT_BARRIER_REGIONS ? "regions" : "fibers");
   snprintf(info->fiber, sizeof info->fiber, "%s",

@@ -79,6 +79,10 @@ typedef struct weft_device_info {
   unsigned address_bits;
   size_t stack_size;             /* bytes of stack per work-item */
   char barriers[16];             /* barrier scheduling: "regions", "fibers" */
+  /* The OpenCL C extensions and optional features kernels may use, comma-
+   * separated ("cl_khr_fp64,__opencl_c_int64,..."); lives as long as the
+   * device. */
+  const char *features;
   char fiber[16];                /* context switch in use: "asm", "ucontext" */
 } weft_device_info;
 
@@ -244,6 +248,13 @@ WEFT_EXPORT int weft_kernel_set_arg_local(weft_kernel *kernel, int index,
 WEFT_EXPORT int weft_kernel_launch(weft_kernel *kernel, unsigned dims,
                                    const size_t *offset, const size_t *global,
                                    const size_t *local);
+
+/* What weft_kernel_launch checks before running, without running: the
+ * same status and message it would give. */
+WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
+                                         const size_t *offset,
+                                         const size_t *global,
+                                         const size_t *local);
 
 /* The local size a launch with local == NULL would use: dims entries. */
 WEFT_EXPORT int weft_kernel_suggest_local_size(weft_kernel *kernel,

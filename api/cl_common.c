@@ -1,0 +1,78 @@
+/* cl_common.c: what every part of the ICD uses (see cl_objects.h). */
+#include <string.h>
+#include <time.h>
+
+#include "api/cl_objects.h"
+
+int weft__cl_is(const void *p, cl_kind kind) {
+  return p && ((const cl_header *)p)->dispatch == &weft__cl_dispatch &&
+         ((const cl_header *)p)->kind == (uint32_t)kind;
+}
+
+void weft__cl_init(void *object, cl_kind kind) {
+  cl_header *h = object;
+  h->dispatch = &weft__cl_dispatch;
+  h->kind = kind;
+  atomic_init(&h->refs, 1);
+}
+
+void weft__cl_retain(void *object) {
+  atomic_fetch_add_explicit(&((cl_header *)object)->refs, 1,
+                            memory_order_relaxed);
+}
+
+int weft__cl_release(void *object) {
+  cl_header *h = object;
+  /* acq_rel: whoever frees sees every write made through other references. */
+  if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) != 1)
+    return 0;
+  h->kind = 0; /* a stale handle is refused from now on */
+  return 1;
+}
+
+cl_int weft__cl_error(int status) {
+  switch (status) {
+  case WEFT_OK: return CL_SUCCESS;
+  case WEFT_ENOMEM: return CL_OUT_OF_HOST_MEMORY;
+  case WEFT_EBUILD: return CL_BUILD_PROGRAM_FAILURE;
+  case WEFT_EOPTION: return CL_INVALID_BUILD_OPTIONS;
+  case WEFT_ENOTBUILT: return CL_INVALID_PROGRAM_EXECUTABLE;
+  case WEFT_ENOKERNEL: return CL_INVALID_KERNEL_NAME;
+  case WEFT_EARGINDEX: return CL_INVALID_ARG_INDEX;
+  case WEFT_EARGSIZE: return CL_INVALID_ARG_SIZE;
+  case WEFT_EARGKIND: return CL_INVALID_ARG_VALUE;
+  case WEFT_EARGUNSET: return CL_INVALID_KERNEL_ARGS;
+  case WEFT_EWORKDIM: return CL_INVALID_WORK_DIMENSION;
+  case WEFT_EGLOBALSIZE: return CL_INVALID_GLOBAL_WORK_SIZE;
+  case WEFT_EGROUPSIZE: return CL_INVALID_WORK_GROUP_SIZE;
+  case WEFT_ELOCALMEM: return CL_OUT_OF_RESOURCES;
+  /* A kernel that crashed ends its event with this status; the message
+   * goes to the context's notification callback. */
+  case WEFT_EKERNELFAULT:
+  case WEFT_ESTACK:
+  case WEFT_EBARRIER:
+  case WEFT_ESYS:
+  case WEFT_ELAUNCH: return CL_OUT_OF_RESOURCES;
+  case WEFT_ENODEV: return CL_DEVICE_NOT_FOUND;
+  default: return CL_INVALID_VALUE;
+  }
+}
+
+cl_int weft__cl_info(const void *data, size_t data_size, size_t value_size,
+                     void *value, size_t *size_ret) {
+  if (value && value_size < data_size) return CL_INVALID_VALUE;
+  if (value && data_size) memcpy(value, data, data_size);
+  if (size_ret) *size_ret = data_size;
+  return CL_SUCCESS;
+}
+
+void weft__cl_notify(cl_context context, const char *message) {
+  if (context && context->notify)
+    context->notify(message, NULL, 0, context->notify_data);
+}
+
+cl_ulong weft__cl_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (cl_ulong)t.tv_sec * 1000000000u + (cl_ulong)t.tv_nsec;
+}

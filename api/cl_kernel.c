@@ -1,0 +1,330 @@
+/* cl_kernel.c: kernels, their arguments and queries, and NDRange launches.
+ * A launch runs on a clone of the native kernel made when it is enqueued,
+ * so clSetKernelArg after clEnqueueNDRangeKernel does not change it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/cl_queue.h"
+
+static cl_kernel kernel_new(cl_program p, weft_kernel *native, cl_int *rc) {
+  cl_kernel k = calloc(1, sizeof *k);
+  int n = native ? weft_kernel_arg_count(native) : 0;
+  if (k) k->buffers = calloc(n > 0 ? (size_t)n : 1, sizeof *k->buffers);
+  if (!k || !k->buffers) {
+    free(k);
+    weft_kernel_release(native);
+    *rc = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  weft__cl_init(k, CL_KIND_KERNEL);
+  k->program = p;
+  k->native = native;
+  clRetainProgram(p);
+  atomic_fetch_add(&p->num_kernels, 1);
+  *rc = CL_SUCCESS;
+  return k;
+}
+
+CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program p,
+                                                  const char *name,
+                                                  cl_int *errcode) {
+  cl_int rc = CL_SUCCESS;
+  cl_kernel k = NULL;
+  weft_kernel *native = NULL;
+  if (!weft__cl_is(p, CL_KIND_PROGRAM)) rc = CL_INVALID_PROGRAM;
+  else if (!name) rc = CL_INVALID_VALUE;
+  else if (p->status != CL_BUILD_SUCCESS) rc = CL_INVALID_PROGRAM_EXECUTABLE;
+  else rc = weft__cl_error(weft_kernel_create(p->native, name, &native));
+  if (!rc) k = kernel_new(p, native, &rc);
+  if (errcode) *errcode = rc;
+  return k;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program p,
+                                                         cl_uint num,
+                                                         cl_kernel *kernels,
+                                                         cl_uint *num_ret) {
+  if (!weft__cl_is(p, CL_KIND_PROGRAM)) return CL_INVALID_PROGRAM;
+  if (p->status != CL_BUILD_SUCCESS) return CL_INVALID_PROGRAM_EXECUTABLE;
+  cl_uint n = (cl_uint)weft_program_kernel_count(p->native);
+  if (kernels && num < n) return CL_INVALID_VALUE;
+  for (cl_uint i = 0; kernels && i < n; i++) {
+    cl_int rc;
+    kernels[i] = clCreateKernel(p, weft_program_kernel_name(p->native, (int)i), &rc);
+    if (rc) {
+      while (i--) clReleaseKernel(kernels[i]);
+      return rc;
+    }
+  }
+  if (num_ret) *num_ret = n;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source,
+                                                 cl_int *errcode) {
+  cl_int rc = CL_SUCCESS;
+  cl_kernel k = NULL;
+  weft_kernel *native = NULL;
+  if (!weft__cl_is(source, CL_KIND_KERNEL)) rc = CL_INVALID_KERNEL;
+  else rc = weft__cl_error(weft_kernel_clone(source->native, &native));
+  if (!rc) k = kernel_new(source->program, native, &rc);
+  int n = k ? weft_kernel_arg_count(k->native) : 0;
+  for (int i = 0; i < n; i++) {
+    k->buffers[i] = source->buffers[i];
+    if (k->buffers[i]) clRetainMemObject(k->buffers[i]);
+  }
+  if (errcode) *errcode = rc;
+  return k;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainKernel(cl_kernel k) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  weft__cl_retain(k);
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (!weft__cl_release(k)) return CL_SUCCESS;
+  int n = weft_kernel_arg_count(k->native);
+  for (int i = 0; i < n; i++)
+    if (k->buffers[i]) clReleaseMemObject(k->buffers[i]);
+  weft_kernel_release(k->native);
+  cl_program p = k->program;
+  atomic_fetch_sub(&p->num_kernels, 1);
+  free(k->buffers);
+  free(k);
+  clReleaseProgram(p);
+  return CL_SUCCESS;
+}
+
+/* Buffer arguments are retained while set, so a buffer released by the
+ * application stays valid for launches already enqueued with it. */
+static cl_int set_buffer(cl_kernel k, cl_uint i, size_t size, const void *value) {
+  if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  cl_mem m = value ? *(const cl_mem *)value : NULL;
+  if (m && !weft__cl_is(m, CL_KIND_MEM)) return CL_INVALID_MEM_OBJECT;
+  if (m && m->context != k->program->context) return CL_INVALID_MEM_OBJECT;
+  cl_int rc = weft__cl_error(
+      weft_kernel_set_arg_buffer(k->native, (int)i, m ? m->native : NULL));
+  if (rc) return rc;
+  if (m) clRetainMemObject(m);
+  if (k->buffers[i]) clReleaseMemObject(k->buffers[i]);
+  k->buffers[i] = m;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
+                                               size_t size, const void *value) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  weft_arg_info info;
+  if (weft_kernel_arg_info(k->native, (int)i, &info)) return CL_INVALID_ARG_INDEX;
+  switch (info.kind) {
+  case WEFT_ARG_BUFFER:
+    return set_buffer(k, i, size, value);
+  case WEFT_ARG_LOCAL:
+    if (value) return CL_INVALID_ARG_VALUE;
+    if (!size) return CL_INVALID_ARG_SIZE;
+    return weft__cl_error(weft_kernel_set_arg_local(k->native, (int)i, size));
+  default:
+    if (!value) return CL_INVALID_ARG_VALUE;
+    if (size != info.size) return CL_INVALID_ARG_SIZE;
+    return weft__cl_error(weft_kernel_set_arg_value(k->native, (int)i, value, size));
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param,
+                                                size_t size, void *value,
+                                                size_t *size_ret) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  const char *name = weft_kernel_name(k->native);
+  cl_uint n;
+  switch (param) {
+  case CL_KERNEL_FUNCTION_NAME:
+    return weft__cl_info(name, strlen(name) + 1, size, value, size_ret);
+  case CL_KERNEL_NUM_ARGS:
+    n = (cl_uint)weft_kernel_arg_count(k->native);
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_REFERENCE_COUNT:
+    n = (cl_uint)atomic_load(&k->h.refs);
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_CONTEXT:
+    return weft__cl_info(&k->program->context, sizeof(cl_context), size, value,
+                         size_ret);
+  case CL_KERNEL_PROGRAM:
+    return weft__cl_info(&k->program, sizeof k->program, size, value, size_ret);
+  case CL_KERNEL_ATTRIBUTES:
+    return weft__cl_info("", 1, size, value, size_ret);
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint i,
+                                                   cl_kernel_arg_info param,
+                                                   size_t size, void *value,
+                                                   size_t *size_ret) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  weft_arg_info info;
+  if (weft_kernel_arg_info(k->native, (int)i, &info)) return CL_INVALID_ARG_INDEX;
+  /* Argument information is kept only when asked for at build time. */
+  if (!k->program->options || !strstr(k->program->options, "-cl-kernel-arg-info"))
+    return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  static const cl_kernel_arg_address_qualifier spaces[] = {
+      CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL,
+      CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_LOCAL};
+  cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+  cl_kernel_arg_type_qualifier qualifiers = 0;
+  if (info.type_qualifiers & WEFT_TYPE_CONST) qualifiers |= CL_KERNEL_ARG_TYPE_CONST;
+  if (info.type_qualifiers & WEFT_TYPE_RESTRICT) qualifiers |= CL_KERNEL_ARG_TYPE_RESTRICT;
+  if (info.type_qualifiers & WEFT_TYPE_VOLATILE) qualifiers |= CL_KERNEL_ARG_TYPE_VOLATILE;
+  switch (param) {
+  case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+    return weft__cl_info(&spaces[info.address_space], sizeof spaces[0], size,
+                         value, size_ret);
+  case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+    return weft__cl_info(&access, sizeof access, size, value, size_ret);
+  case CL_KERNEL_ARG_TYPE_NAME:
+    return weft__cl_info(info.type_name, strlen(info.type_name) + 1, size,
+                         value, size_ret);
+  case CL_KERNEL_ARG_TYPE_QUALIFIER:
+    return weft__cl_info(&qualifiers, sizeof qualifiers, size, value, size_ret);
+  case CL_KERNEL_ARG_NAME:
+    return weft__cl_info(info.name, strlen(info.name) + 1, size, value, size_ret);
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
+    cl_kernel k, cl_device_id d, cl_kernel_work_group_info param, size_t size,
+    void *value, size_t *size_ret) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (d && d != k->program->context->device) return CL_INVALID_DEVICE;
+  d = k->program->context->device;
+  size_t sizes[3] = {0, 0, 0};
+  cl_ulong bytes;
+  size_t n;
+  switch (param) {
+  case CL_KERNEL_WORK_GROUP_SIZE:
+    n = d->info.max_work_group_size;
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+    return weft__cl_info(sizes, sizeof sizes, size, value, size_ret);
+  case CL_KERNEL_LOCAL_MEM_SIZE:
+    bytes = weft_kernel_local_mem_size(k->native);
+    return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);
+  case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+    n = 8; /* a vector of floats on AVX: groups of 8 vectorize fully */
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_PRIVATE_MEM_SIZE:
+    bytes = d->info.stack_size;
+    return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);
+  case CL_KERNEL_GLOBAL_WORK_SIZE:
+    return CL_INVALID_VALUE; /* only for custom devices and built-in kernels */
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
+    cl_kernel k, cl_device_id d, cl_kernel_sub_group_info param,
+    size_t in_size, const void *in, size_t size, void *value, size_t *size_ret) {
+  (void)d;
+  (void)param;
+  (void)in_size;
+  (void)in;
+  (void)size;
+  (void)value;
+  (void)size_ret;
+  /* No subgroups (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0). */
+  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
+}
+
+/* ------------------------------------------------------------ launches */
+
+typedef struct launch {
+  weft_kernel *kernel;   /* a clone, with the arguments as enqueued */
+  cl_mem *buffers;       /* the buffer arguments as enqueued, retained */
+  int num_buffers;
+  cl_uint dims;
+  size_t offset[3], global[3], local[3];
+  int has_offset, has_local;
+} launch;
+
+static cl_int run_launch(cl_command *c) {
+  launch *l = (launch *)c->payload;
+  int rc = weft_kernel_launch(l->kernel, l->dims, l->has_offset ? l->offset : NULL,
+                              l->global, l->has_local ? l->local : NULL);
+  if (rc) weft__cl_notify(c->event->context, weft_errmsg(l->kernel));
+  return weft__cl_error(rc);
+}
+
+static void finish_launch(cl_command *c) {
+  launch *l = (launch *)c->payload;
+  if (l->kernel) weft_kernel_release(l->kernel);
+  for (int i = 0; i < l->num_buffers; i++)
+    if (l->buffers[i]) clReleaseMemObject(l->buffers[i]);
+  free(l->buffers);
+}
+
+/* The clone, and the buffers it points into, held until the launch ends. */
+static int snapshot(launch *l, cl_kernel k) {
+  int n = weft_kernel_arg_count(k->native);
+  l->buffers = calloc(n > 0 ? (size_t)n : 1, sizeof *l->buffers);
+  if (!l->buffers || weft_kernel_clone(k->native, &l->kernel)) return -1;
+  l->num_buffers = n;
+  for (int i = 0; i < n; i++)
+    if ((l->buffers[i] = k->buffers[i])) clRetainMemObject(l->buffers[i]);
+  return 0;
+}
+
+/* The CL error for an NDRange the native checks refuse. */
+static cl_int launch_error(int status, const size_t *local) {
+  if (status == WEFT_EGLOBALSIZE) return CL_INVALID_GLOBAL_WORK_SIZE;
+  if (status == WEFT_EGROUPSIZE)
+    return local ? CL_INVALID_WORK_GROUP_SIZE : CL_INVALID_GLOBAL_WORK_SIZE;
+  return weft__cl_error(status);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
+    cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+    const size_t *global, const size_t *local, cl_uint n, const cl_event *wait,
+    cl_event *event) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (k->program->context != q->context) return CL_INVALID_CONTEXT;
+  if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
+  if (!global) return CL_INVALID_VALUE;
+  int status = weft_kernel_check_launch(k->native, dims, offset, global, local);
+  if (status) {
+    weft__cl_notify(q->context, weft_errmsg(k->native));
+    return launch_error(status, local);
+  }
+  cl_command *c = weft__cl_command_new(sizeof(launch));
+  if (!c) return CL_OUT_OF_HOST_MEMORY;
+  launch *l = (launch *)c->payload;
+  c->run = run_launch;
+  c->finish = finish_launch;
+  if (snapshot(l, k)) {
+    finish_launch(c);
+    free(c);
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  l->dims = dims;
+  l->has_offset = offset != NULL;
+  l->has_local = local != NULL;
+  for (cl_uint d = 0; d < dims; d++) {
+    l->global[d] = global[d];
+    if (offset) l->offset[d] = offset[d];
+    if (local) l->local[d] = local[d];
+  }
+  return weft__cl_enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, wait, event, c);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k,
+                                              cl_uint n, const cl_event *wait,
+                                              cl_event *event) {
+  static const size_t one[1] = {1};
+  return clEnqueueNDRangeKernel(q, k, 1, NULL, one, one, n, wait, event);
+}

@@ -1,0 +1,167 @@
+/*
+ * cl_objects.h: the OpenCL objects of Weft's ICD, each a thin wrapper around
+ * a native handle (weft.h). Every object starts with the ICD dispatch table
+ * pointer, as the cl_khr_icd loader requires, then a kind tag (so a wrong or
+ * released handle is refused with the right CL_INVALID_* code) and a
+ * reference count.
+ */
+#ifndef WEFT_API_CL_OBJECTS_H
+#define WEFT_API_CL_OBJECTS_H
+
+/* CL_TARGET_OPENCL_VERSION and the CL_USE_DEPRECATED_* macros come from
+ * api/CMakeLists.txt: every API of every version is implemented. */
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <CL/cl_icd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "weft/weft.h"
+
+extern const cl_icd_dispatch weft__cl_dispatch;
+
+typedef enum cl_kind {
+  CL_KIND_PLATFORM = 0x43504c01,
+  CL_KIND_DEVICE,
+  CL_KIND_CONTEXT,
+  CL_KIND_QUEUE,
+  CL_KIND_MEM,
+  CL_KIND_PROGRAM,
+  CL_KIND_KERNEL,
+  CL_KIND_EVENT
+} cl_kind;
+
+/* The common start of every object. */
+typedef struct cl_header {
+  const cl_icd_dispatch *dispatch;
+  uint32_t kind;
+  atomic_int refs;
+} cl_header;
+
+/* A callback registered by the application, kept in a list. */
+typedef struct cl_callback {
+  struct cl_callback *next;
+  void (*fn)(void);     /* cast back to the right type where it is called */
+  void *user_data;
+  cl_int status;        /* events: the status that fires it */
+} cl_callback;
+
+struct _cl_platform_id {
+  cl_header h;
+};
+
+struct _cl_device_id {
+  cl_header h;
+  weft_device *native;
+  weft_device_info info;
+};
+
+struct _cl_context {
+  cl_header h;
+  cl_device_id device;
+  weft_context *native;
+  cl_context_properties *properties; /* as given, for CL_CONTEXT_PROPERTIES */
+  size_t num_properties;
+  void (CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
+  void *notify_data;
+  pthread_mutex_t lock;
+  cl_callback *destructors;
+};
+
+typedef struct cl_command cl_command;
+
+struct _cl_command_queue {
+  cl_header h;
+  cl_context context;
+  cl_device_id device;
+  cl_command_queue_properties properties;
+  cl_queue_properties *given;   /* as given to ...WithProperties */
+  size_t num_given;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;          /* work arrived, or the queue is done */
+  pthread_cond_t idle;          /* the list ran empty */
+  cl_command *head, *tail;      /* waiting to run, in order */
+  int running;                  /* a command is running now */
+  int thread_started;
+  int stopping;
+  int free_on_exit;             /* the thread dropped the last reference */
+  pthread_t thread;
+};
+
+struct _cl_mem {
+  cl_header h;
+  cl_context context;
+  weft_buffer *native;
+  cl_mem_object_type type;
+  cl_mem_flags flags;
+  size_t size;
+  void *host_ptr;               /* as given (USE_HOST_PTR or COPY) */
+  cl_mem parent;                /* sub-buffers */
+  size_t offset;
+  atomic_int map_count;
+  pthread_mutex_t lock;
+  cl_callback *destructors;
+};
+
+struct _cl_program {
+  cl_header h;
+  cl_context context;
+  weft_program *native;
+  char *source;
+  char *options;                /* of the last build */
+  cl_build_status status;
+  atomic_int num_kernels;
+  pthread_mutex_t lock;
+};
+
+struct _cl_kernel {
+  cl_header h;
+  cl_program program;
+  weft_kernel *native;
+  /* What clSetKernelArg was given, for queries and for retaining. */
+  cl_mem *buffers;
+};
+
+struct _cl_event {
+  cl_header h;
+  cl_context context;
+  cl_command_queue queue;       /* NULL for user events */
+  cl_command_type type;
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  cl_int status;                /* CL_QUEUED ... CL_COMPLETE, or an error */
+  cl_ulong times[4];            /* queued, submit, start, end (ns) */
+  cl_callback *callbacks;
+};
+
+/* Whether p is a live object of the kind. */
+int weft__cl_is(const void *p, cl_kind kind);
+
+/* Starts an object's header with one reference. */
+void weft__cl_init(void *object, cl_kind kind);
+
+void weft__cl_retain(void *object);
+
+/* Drops a reference; 1 when it was the last (the caller frees). */
+int weft__cl_release(void *object);
+
+/* The CL error code for a native status. */
+cl_int weft__cl_error(int status);
+
+/* Copies a query's value out as clGet*Info specify: checks the size,
+ * fills value and size_ret. */
+cl_int weft__cl_info(const void *data, size_t data_size, size_t value_size,
+                     void *value, size_t *size_ret);
+
+/* Tells the context's notification callback about an error, if set. */
+void weft__cl_notify(cl_context context, const char *message);
+
+/* Nanoseconds on the clock OpenCL's profiling and host timer use. */
+cl_ulong weft__cl_now(void);
+
+/* The single platform and device (index 0: the CPU). */
+cl_platform_id weft__cl_platform(void);
+cl_int weft__cl_devices(cl_device_id **devices, cl_uint *count);
+
+#endif

@@ -1,0 +1,344 @@
+/* cl_queue.c: command queues, the thread that runs each, markers and
+ * barriers (see cl_queue.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/cl_queue.h"
+
+cl_command *weft__cl_command_new(size_t payload) {
+  return calloc(1, sizeof(cl_command) + payload);
+}
+
+static void command_free(cl_command *c) {
+  if (c->finish) c->finish(c);
+  for (cl_uint i = 0; i < c->num_wait; i++) weft__cl_event_release(c->wait[i]);
+  free(c->wait);
+  if (c->event) weft__cl_event_release(c->event);
+  free(c);
+}
+
+cl_int weft__cl_check_wait_list(cl_context context, cl_uint n,
+                                const cl_event *list) {
+  if ((n && !list) || (!n && list)) return CL_INVALID_EVENT_WAIT_LIST;
+  for (cl_uint i = 0; i < n; i++) {
+    if (!weft__cl_is(list[i], CL_KIND_EVENT)) return CL_INVALID_EVENT_WAIT_LIST;
+    if (list[i]->context != context) return CL_INVALID_CONTEXT;
+  }
+  return CL_SUCCESS;
+}
+
+/* --------------------------------------------------------- the thread */
+
+/* Runs one command: its wait list first, then the work. */
+static void run_command(cl_command *c) {
+  cl_int status = CL_SUCCESS;
+  for (cl_uint i = 0; i < c->num_wait; i++)
+    if (weft__cl_event_wait(c->wait[i]) < 0)
+      status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  if (status == CL_SUCCESS) {
+    weft__cl_event_set(c->event, CL_RUNNING);
+    status = c->run ? c->run(c) : CL_SUCCESS;
+  }
+  weft__cl_event_set(c->event, status == CL_SUCCESS ? CL_COMPLETE : status);
+}
+
+static void queue_free(cl_command_queue q);
+
+static void *queue_main(void *arg) {
+  cl_command_queue q = arg;
+  pthread_mutex_lock(&q->lock);
+  for (;;) {
+    while (!q->head && !q->stopping) pthread_cond_wait(&q->wake, &q->lock);
+    if (!q->head) break; /* stopping, and nothing left */
+    cl_command *c = q->head;
+    q->head = c->next;
+    if (!q->head) q->tail = NULL;
+    q->running = 1;
+    pthread_mutex_unlock(&q->lock);
+    run_command(c);
+    command_free(c);
+    pthread_mutex_lock(&q->lock);
+    q->running = 0;
+    if (!q->head) pthread_cond_broadcast(&q->idle);
+  }
+  int free_here = q->free_on_exit;
+  pthread_mutex_unlock(&q->lock);
+  if (free_here) queue_free(q);
+  return NULL;
+}
+
+cl_int weft__cl_enqueue(cl_command_queue q, cl_command_type type,
+                        cl_uint num_wait, const cl_event *wait,
+                        cl_event *event_out, cl_command *c) {
+  cl_int rc = weft__cl_check_wait_list(q->context, num_wait, wait);
+  if (!rc && num_wait && !(c->wait = malloc(num_wait * sizeof *c->wait)))
+    rc = CL_OUT_OF_HOST_MEMORY;
+  if (!rc && !(c->event = weft__cl_event_new(q->context, q, type)))
+    rc = CL_OUT_OF_HOST_MEMORY;
+  if (rc) {
+    command_free(c);
+    return rc;
+  }
+  for (cl_uint i = 0; i < num_wait; i++) {
+    weft__cl_retain(wait[i]);
+    c->wait[c->num_wait++] = wait[i];
+  }
+  if (event_out) {
+    weft__cl_retain(c->event);
+    *event_out = c->event;
+  }
+  /* Commands are submitted as soon as they are queued: clFlush has
+   * nothing left to do. */
+  weft__cl_event_set(c->event, CL_SUBMITTED);
+  pthread_mutex_lock(&q->lock);
+  if (!q->thread_started) {
+    if (pthread_create(&q->thread, NULL, queue_main, q)) {
+      pthread_mutex_unlock(&q->lock);
+      if (event_out) weft__cl_event_release(*event_out);
+      command_free(c);
+      return CL_OUT_OF_RESOURCES;
+    }
+    q->thread_started = 1;
+  }
+  if (q->tail) q->tail->next = c;
+  else q->head = c;
+  q->tail = c;
+  pthread_cond_signal(&q->wake);
+  pthread_mutex_unlock(&q->lock);
+  return CL_SUCCESS;
+}
+
+cl_int weft__cl_enqueue_maybe_blocking(cl_command_queue q, cl_command_type type,
+                                       cl_bool blocking, cl_uint num_wait,
+                                       const cl_event *wait,
+                                       cl_event *event_out, cl_command *c) {
+  cl_event e = NULL;
+  cl_int rc = weft__cl_enqueue(q, type, num_wait, wait,
+                               blocking || event_out ? &e : NULL, c);
+  if (rc) return rc;
+  if (blocking && weft__cl_event_wait(e) < 0)
+    rc = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  if (event_out) *event_out = e;
+  else if (e) weft__cl_event_release(e);
+  return rc;
+}
+
+/* ------------------------------------------------------------- queues */
+
+static cl_int check_properties(cl_device_id d, cl_command_queue_properties p) {
+  cl_command_queue_properties supported;
+  clGetDeviceInfo(d, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof supported,
+                  &supported, NULL);
+  const cl_command_queue_properties known =
+      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE |
+      CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
+  if (p & ~known) return CL_INVALID_VALUE;
+  if (p & ~supported) return CL_INVALID_QUEUE_PROPERTIES;
+  return CL_SUCCESS;
+}
+
+static cl_command_queue queue_new(cl_context c, cl_device_id d,
+                                  cl_command_queue_properties props,
+                                  const cl_queue_properties *given,
+                                  cl_int *errcode) {
+  cl_int rc = CL_SUCCESS;
+  cl_command_queue q = NULL;
+  if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
+  else if (!weft__cl_is(d, CL_KIND_DEVICE) || d != c->device)
+    rc = CL_INVALID_DEVICE;
+  else rc = check_properties(d, props);
+  if (!rc && !(q = calloc(1, sizeof *q))) rc = CL_OUT_OF_HOST_MEMORY;
+  size_t n = 0;
+  while (!rc && given && given[n]) n += 2;
+  if (!rc && given && !(q->given = malloc((n + 1) * sizeof *q->given)))
+    rc = CL_OUT_OF_HOST_MEMORY;
+  if (rc) {
+    free(q);
+    if (errcode) *errcode = rc;
+    return NULL;
+  }
+  if (given) {
+    memcpy(q->given, given, (n + 1) * sizeof *given);
+    q->num_given = n + 1;
+  }
+  weft__cl_init(q, CL_KIND_QUEUE);
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_cond_init(&q->wake, NULL);
+  pthread_cond_init(&q->idle, NULL);
+  q->context = c;
+  q->device = d;
+  q->properties = props;
+  clRetainContext(c);
+  if (errcode) *errcode = CL_SUCCESS;
+  return q;
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(
+    cl_context c, cl_device_id d, cl_command_queue_properties props,
+    cl_int *errcode) {
+  return queue_new(c, d, props, NULL, errcode);
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
+    cl_context c, cl_device_id d, const cl_queue_properties *given,
+    cl_int *errcode) {
+  cl_command_queue_properties props = 0;
+  for (size_t i = 0; given && given[i]; i += 2) {
+    if (given[i] == CL_QUEUE_PROPERTIES) {
+      props = (cl_command_queue_properties)given[i + 1];
+    } else if (given[i] != CL_QUEUE_SIZE) {
+      if (errcode) *errcode = CL_INVALID_VALUE;
+      return NULL;
+    }
+  }
+  /* CL_QUEUE_SIZE only applies to device queues, which Weft lacks. */
+  for (size_t i = 0; given && given[i]; i += 2)
+    if (given[i] == CL_QUEUE_SIZE && !(props & CL_QUEUE_ON_DEVICE)) {
+      if (errcode) *errcode = CL_INVALID_VALUE;
+      return NULL;
+    }
+  return queue_new(c, d, props, given, errcode);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue q) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  weft__cl_retain(q);
+  return CL_SUCCESS;
+}
+
+static void queue_free(cl_command_queue q) {
+  cl_context c = q->context;
+  pthread_cond_destroy(&q->wake);
+  pthread_cond_destroy(&q->idle);
+  pthread_mutex_destroy(&q->lock);
+  free(q->given);
+  free(q);
+  clReleaseContext(c);
+}
+
+/* The last reference: every command is done (each event holds one), so the
+ * thread only has to be told to stop. The thread itself may drop the last
+ * reference (releasing a finished command's event): then it frees the
+ * queue on its way out. */
+CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  if (!weft__cl_release(q)) return CL_SUCCESS;
+  int self = q->thread_started && pthread_equal(q->thread, pthread_self());
+  pthread_mutex_lock(&q->lock);
+  q->stopping = 1;
+  q->free_on_exit = self;
+  pthread_cond_signal(&q->wake);
+  pthread_mutex_unlock(&q->lock);
+  if (self) {
+    pthread_detach(q->thread);
+    return CL_SUCCESS;
+  }
+  if (q->thread_started) pthread_join(q->thread, NULL);
+  queue_free(q);
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q,
+                                                      cl_command_queue_info param,
+                                                      size_t size, void *value,
+                                                      size_t *size_ret) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  cl_uint refs;
+  cl_command_queue none = NULL;
+  switch (param) {
+  case CL_QUEUE_CONTEXT:
+    return weft__cl_info(&q->context, sizeof q->context, size, value, size_ret);
+  case CL_QUEUE_DEVICE:
+    return weft__cl_info(&q->device, sizeof q->device, size, value, size_ret);
+  case CL_QUEUE_REFERENCE_COUNT:
+    refs = (cl_uint)atomic_load(&q->h.refs);
+    return weft__cl_info(&refs, sizeof refs, size, value, size_ret);
+  case CL_QUEUE_PROPERTIES:
+    return weft__cl_info(&q->properties, sizeof q->properties, size, value,
+                         size_ret);
+  case CL_QUEUE_PROPERTIES_ARRAY:
+    return weft__cl_info(q->given, q->num_given * sizeof *q->given, size,
+                         value, size_ret);
+  case CL_QUEUE_DEVICE_DEFAULT:
+    return weft__cl_info(&none, sizeof none, size, value, size_ret);
+  case CL_QUEUE_SIZE:
+    return CL_INVALID_COMMAND_QUEUE; /* only for device queues */
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue q) {
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue q) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  pthread_mutex_lock(&q->lock);
+  while (q->head || q->running) pthread_cond_wait(&q->idle, &q->lock);
+  pthread_mutex_unlock(&q->lock);
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(
+    cl_command_queue q, cl_command_queue_properties props, cl_bool enable,
+    cl_command_queue_properties *old) {
+  (void)props;
+  (void)enable;
+  (void)old;
+  /* Removed from OpenCL after 1.0; properties are fixed at creation. */
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(
+    cl_context c, cl_device_id d, cl_command_queue q) {
+  (void)d;
+  (void)q;
+  /* No device-side queues. */
+  return weft__cl_is(c, CL_KIND_CONTEXT) ? CL_INVALID_OPERATION
+                                         : CL_INVALID_CONTEXT;
+}
+
+/* ------------------------------------------------- markers, barriers */
+
+/* The queue runs its commands in order, so a marker or barrier is done when
+ * the thread reaches it: it needs no work of its own. */
+static cl_int enqueue_empty(cl_command_queue q, cl_command_type type,
+                            cl_uint n, const cl_event *wait, cl_event *event) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  cl_command *c = weft__cl_command_new(0);
+  if (!c) return CL_OUT_OF_HOST_MEMORY;
+  return weft__cl_enqueue(q, type, n, wait, event, c);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue q,
+                                                            cl_uint n,
+                                                            const cl_event *wait,
+                                                            cl_event *event) {
+  return enqueue_empty(q, CL_COMMAND_MARKER, n, wait, event);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue q,
+                                                             cl_uint n,
+                                                             const cl_event *wait,
+                                                             cl_event *event) {
+  return enqueue_empty(q, CL_COMMAND_BARRIER, n, wait, event);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue q,
+                                                cl_event *event) {
+  if (!event) return CL_INVALID_VALUE;
+  return enqueue_empty(q, CL_COMMAND_MARKER, 0, NULL, event);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue q) {
+  return enqueue_empty(q, CL_COMMAND_BARRIER, 0, NULL, NULL);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue q,
+                                                       cl_uint n,
+                                                       const cl_event *list) {
+  if (!n || !list) return CL_INVALID_VALUE;
+  return enqueue_empty(q, CL_COMMAND_BARRIER, n, list, NULL);
+}

@@ -1,0 +1,261 @@
+/* cl_unsupported.c: the OpenCL features the device reports it does not
+ * have (images, samplers, pipes, SVM, native kernels), answering with the
+ * errors the specification gives for that case rather than crashing. */
+#include <stddef.h>
+
+#include "api/cl_objects.h"
+
+static void *no_object(cl_context c, cl_int *errcode) {
+  if (errcode)
+    *errcode = weft__cl_is(c, CL_KIND_CONTEXT) ? CL_INVALID_OPERATION
+                                               : CL_INVALID_CONTEXT;
+  return NULL;
+}
+
+static cl_int no_queue_op(cl_command_queue q) {
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_MEM_OBJECT
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+/* ---- images: CL_DEVICE_IMAGE_SUPPORT is CL_FALSE */
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreateImage(cl_context c, cl_mem_flags f,
+                                              const cl_image_format *fmt,
+                                              const cl_image_desc *desc,
+                                              void *host, cl_int *errcode) {
+  (void)f, (void)fmt, (void)desc, (void)host;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreateImageWithProperties(
+    cl_context c, const cl_mem_properties *p, cl_mem_flags f,
+    const cl_image_format *fmt, const cl_image_desc *desc, void *host,
+    cl_int *errcode) {
+  (void)p, (void)f, (void)fmt, (void)desc, (void)host;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreateImage2D(cl_context c, cl_mem_flags f,
+                                                const cl_image_format *fmt,
+                                                size_t w, size_t h, size_t pitch,
+                                                void *host, cl_int *errcode) {
+  (void)f, (void)fmt, (void)w, (void)h, (void)pitch, (void)host;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreateImage3D(cl_context c, cl_mem_flags f,
+                                                const cl_image_format *fmt,
+                                                size_t w, size_t h, size_t d,
+                                                size_t row, size_t slice,
+                                                void *host, cl_int *errcode) {
+  (void)f, (void)fmt, (void)w, (void)h, (void)d, (void)row, (void)slice,
+      (void)host;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetSupportedImageFormats(
+    cl_context c, cl_mem_flags f, cl_mem_object_type t, cl_uint n,
+    cl_image_format *formats, cl_uint *num) {
+  (void)f, (void)t, (void)n, (void)formats;
+  if (!weft__cl_is(c, CL_KIND_CONTEXT)) return CL_INVALID_CONTEXT;
+  if (num) *num = 0;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetImageInfo(cl_mem m, cl_image_info p,
+                                               size_t s, void *v, size_t *r) {
+  (void)m, (void)p, (void)s, (void)v, (void)r;
+  return CL_INVALID_MEM_OBJECT; /* no image objects exist */
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadImage(
+    cl_command_queue q, cl_mem m, cl_bool b, const size_t *o, const size_t *r,
+    size_t row, size_t slice, void *p, cl_uint n, const cl_event *w,
+    cl_event *e) {
+  (void)m, (void)b, (void)o, (void)r, (void)row, (void)slice, (void)p, (void)n,
+      (void)w, (void)e;
+  return no_queue_op(q);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteImage(
+    cl_command_queue q, cl_mem m, cl_bool b, const size_t *o, const size_t *r,
+    size_t row, size_t slice, const void *p, cl_uint n, const cl_event *w,
+    cl_event *e) {
+  (void)m, (void)b, (void)o, (void)r, (void)row, (void)slice, (void)p, (void)n,
+      (void)w, (void)e;
+  return no_queue_op(q);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImage(
+    cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *dO,
+    const size_t *r, cl_uint n, const cl_event *w, cl_event *e) {
+  (void)s, (void)d, (void)so, (void)dO, (void)r, (void)n, (void)w, (void)e;
+  return no_queue_op(q);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImageToBuffer(
+    cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *r,
+    size_t off, cl_uint n, const cl_event *w, cl_event *e) {
+  (void)s, (void)d, (void)so, (void)r, (void)off, (void)n, (void)w, (void)e;
+  return no_queue_op(q);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferToImage(
+    cl_command_queue q, cl_mem s, cl_mem d, size_t off, const size_t *dO,
+    const size_t *r, cl_uint n, const cl_event *w, cl_event *e) {
+  (void)s, (void)d, (void)off, (void)dO, (void)r, (void)n, (void)w, (void)e;
+  return no_queue_op(q);
+}
+
+CL_API_ENTRY void *CL_API_CALL clEnqueueMapImage(
+    cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, const size_t *o,
+    const size_t *r, size_t *row, size_t *slice, cl_uint n, const cl_event *w,
+    cl_event *e, cl_int *errcode) {
+  (void)m, (void)b, (void)f, (void)o, (void)r, (void)row, (void)slice, (void)n,
+      (void)w, (void)e;
+  if (errcode) *errcode = no_queue_op(q);
+  return NULL;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillImage(
+    cl_command_queue q, cl_mem m, const void *color, const size_t *o,
+    const size_t *r, cl_uint n, const cl_event *w, cl_event *e) {
+  (void)m, (void)color, (void)o, (void)r, (void)n, (void)w, (void)e;
+  return no_queue_op(q);
+}
+
+/* ---- samplers: only for images */
+
+CL_API_ENTRY cl_sampler CL_API_CALL clCreateSampler(cl_context c, cl_bool n,
+                                                    cl_addressing_mode a,
+                                                    cl_filter_mode f,
+                                                    cl_int *errcode) {
+  (void)n, (void)a, (void)f;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_sampler CL_API_CALL clCreateSamplerWithProperties(
+    cl_context c, const cl_sampler_properties *p, cl_int *errcode) {
+  (void)p;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainSampler(cl_sampler s) {
+  (void)s;
+  return CL_INVALID_SAMPLER;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseSampler(cl_sampler s) {
+  (void)s;
+  return CL_INVALID_SAMPLER;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler s,
+                                                 cl_sampler_info p, size_t n,
+                                                 void *v, size_t *r) {
+  (void)s, (void)p, (void)n, (void)v, (void)r;
+  return CL_INVALID_SAMPLER;
+}
+
+/* ---- pipes: CL_DEVICE_PIPE_SUPPORT is CL_FALSE */
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreatePipe(cl_context c, cl_mem_flags f,
+                                             cl_uint packet, cl_uint max,
+                                             const cl_pipe_properties *p,
+                                             cl_int *errcode) {
+  (void)f, (void)packet, (void)max, (void)p;
+  return no_object(c, errcode);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetPipeInfo(cl_mem m, cl_pipe_info p,
+                                              size_t s, void *v, size_t *r) {
+  (void)m, (void)p, (void)s, (void)v, (void)r;
+  return CL_INVALID_MEM_OBJECT;
+}
+
+/* ---- shared virtual memory: CL_DEVICE_SVM_CAPABILITIES is 0 */
+
+CL_API_ENTRY void *CL_API_CALL clSVMAlloc(cl_context c, cl_svm_mem_flags f,
+                                          size_t size, cl_uint align) {
+  (void)c, (void)f, (void)size, (void)align;
+  return NULL;
+}
+
+CL_API_ENTRY void CL_API_CALL clSVMFree(cl_context c, void *p) {
+  (void)c, (void)p;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMFree(
+    cl_command_queue q, cl_uint num, void *ptrs[],
+    void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[], void *),
+    void *data, cl_uint n, const cl_event *w, cl_event *e) {
+  (void)num, (void)ptrs, (void)fn, (void)data, (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(
+    cl_command_queue q, cl_bool b, void *d, const void *s, size_t size,
+    cl_uint n, const cl_event *w, cl_event *e) {
+  (void)b, (void)d, (void)s, (void)size, (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(
+    cl_command_queue q, void *p, const void *pattern, size_t ps, size_t size,
+    cl_uint n, const cl_event *w, cl_event *e) {
+  (void)p, (void)pattern, (void)ps, (void)size, (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue q, cl_bool b,
+                                                cl_map_flags f, void *p,
+                                                size_t size, cl_uint n,
+                                                const cl_event *w, cl_event *e) {
+  (void)b, (void)f, (void)p, (void)size, (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue q, void *p,
+                                                  cl_uint n, const cl_event *w,
+                                                  cl_event *e) {
+  (void)p, (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMigrateMem(
+    cl_command_queue q, cl_uint num, const void **ptrs, const size_t *sizes,
+    cl_mem_migration_flags f, cl_uint n, const cl_event *w, cl_event *e) {
+  (void)num, (void)ptrs, (void)sizes, (void)f, (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel k, cl_uint i,
+                                                         const void *p) {
+  (void)i, (void)p;
+  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel k,
+                                                    cl_kernel_exec_info p,
+                                                    size_t s, const void *v) {
+  (void)p, (void)s, (void)v;
+  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
+}
+
+/* ---- native kernels: CL_EXEC_NATIVE_KERNEL is not a capability */
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNativeKernel(
+    cl_command_queue q, void(CL_CALLBACK *fn)(void *), void *args,
+    size_t size, cl_uint num_mem, const cl_mem *mem, const void **loc,
+    cl_uint n, const cl_event *w, cl_event *e) {
+  (void)fn, (void)args, (void)size, (void)num_mem, (void)mem, (void)loc,
+      (void)n, (void)w, (void)e;
+  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
+                                       : CL_INVALID_COMMAND_QUEUE;
+}
