@@ -46,19 +46,29 @@ static void call(cl_event e, cl_callback *cb, cl_int status) {
                                                           cb->user_data);
 }
 
-int weft__cl_event_set(cl_event e, cl_int status) {
-  cl_ulong now = weft__cl_now();
-  cl_callback *due = NULL;
+int weft__cl_event_done(cl_event e) {
   pthread_mutex_lock(&e->lock);
-  if (e->status <= CL_COMPLETE) {
-    pthread_mutex_unlock(&e->lock);
-    return 0; /* finished events stay as they are */
+  int done = e->status <= CL_COMPLETE;
+  pthread_mutex_unlock(&e->lock);
+  return done;
+}
+
+int weft__cl_event_add_dependent(cl_event e, cl_dependency *d) {
+  pthread_mutex_lock(&e->lock);
+  int waits = e->status > CL_COMPLETE;
+  if (waits) {
+    d->next = e->dependents;
+    e->dependents = d;
+  } else if (e->status < 0 && d->from_wait_list) {
+    atomic_store(&d->command->failed, 1);
   }
-  e->status = status;
-  if (status <= CL_SUBMITTED && !e->times[1]) e->times[1] = now;
-  if (status <= CL_RUNNING && !e->times[2]) e->times[2] = now;
-  if (status <= CL_COMPLETE) e->times[3] = now;
-  /* Unlink the callbacks that fire now; call them without the lock. */
+  pthread_mutex_unlock(&e->lock);
+  return waits;
+}
+
+/* Unlinks the callbacks that fire at status (the caller holds e->lock). */
+static cl_callback *take_due_callbacks(cl_event e, cl_int status) {
+  cl_callback *due = NULL;
   cl_callback **link = &e->callbacks;
   while (*link) {
     cl_callback *cb = *link;
@@ -70,8 +80,37 @@ int weft__cl_event_set(cl_event e, cl_int status) {
       link = &cb->next;
     }
   }
+  return due;
+}
+
+int weft__cl_event_set(cl_event e, cl_int status) {
+  cl_ulong now = weft__cl_now();
+  cl_dependency *released = NULL;
+  pthread_mutex_lock(&e->lock);
+  if (e->status <= CL_COMPLETE) {
+    pthread_mutex_unlock(&e->lock);
+    return 0; /* finished events stay as they are */
+  }
+  e->status = status;
+  if (status <= CL_SUBMITTED && !e->times[1]) e->times[1] = now;
+  if (status <= CL_RUNNING && !e->times[2]) e->times[2] = now;
+  if (status <= CL_COMPLETE) {
+    e->times[3] = now;
+    released = e->dependents;
+    e->dependents = NULL;
+  }
+  cl_callback *due = take_due_callbacks(e, status);
   pthread_cond_broadcast(&e->changed);
   pthread_mutex_unlock(&e->lock);
+  /* Commands first, so that work waiting for e is on its way before the
+   * application's callbacks run. */
+  while (released) {
+    cl_dependency *next = released->next;
+    if (status < 0 && released->from_wait_list)
+      atomic_store(&released->command->failed, 1);
+    weft__cl_command_release_dependency(released->command);
+    released = next;
+  }
   while (due) {
     cl_callback *next = due->next;
     /* CL_COMPLETE callbacks get the error when the event failed. */
@@ -83,6 +122,7 @@ int weft__cl_event_set(cl_event e, cl_int status) {
 }
 
 cl_int weft__cl_event_wait(cl_event e) {
+  if (e->queue) weft__cl_queue_help(e->queue, e);
   pthread_mutex_lock(&e->lock);
   while (e->status > CL_COMPLETE) pthread_cond_wait(&e->changed, &e->lock);
   cl_int status = e->status;

@@ -69,8 +69,10 @@ struct _cl_context {
   cl_callback *destructors;
 };
 
-typedef struct cl_command cl_command;
+struct cl_command;
+struct cl_dependency;
 
+/* See cl_queue.h for how commands wait and run. */
 struct _cl_command_queue {
   cl_header h;
   cl_context context;
@@ -79,10 +81,18 @@ struct _cl_command_queue {
   cl_queue_properties *given;   /* as given to ...WithProperties */
   size_t num_given;
   pthread_mutex_t lock;
-  pthread_cond_t wake;          /* work arrived, or the queue is done */
-  pthread_cond_t idle;          /* the list ran empty */
-  cl_command *head, *tail;      /* waiting to run, in order */
-  int running;                  /* a command is running now */
+  pthread_cond_t wake;          /* a command became ready, or stop */
+  pthread_cond_t idle;          /* no command is outstanding */
+  struct cl_command *ready_head, *ready_tail;
+  unsigned outstanding;         /* enqueued and not yet finished */
+  /* What orders the next command, as borrowed pointers to events of
+   * outstanding commands (each is cleared when its command finishes):
+   * in order, the last command; out of order, the last barrier and the
+   * list of every outstanding command, for barriers and markers. */
+  cl_event last;
+  cl_event barrier;
+  cl_event *active;
+  size_t num_active, cap_active;
   int thread_started;
   int stopping;
   int free_on_exit;             /* the thread dropped the last reference */
@@ -133,6 +143,7 @@ struct _cl_event {
   cl_int status;                /* CL_QUEUED ... CL_COMPLETE, or an error */
   cl_ulong times[4];            /* queued, submit, start, end (ns) */
   cl_callback *callbacks;
+  struct cl_dependency *dependents; /* commands waiting for this event */
 };
 
 /* Whether p is a live object of the kind. */

@@ -1,126 +1,23 @@
-/* cl_queue.c: command queues, the thread that runs each, markers and
- * barriers (see cl_queue.h). */
+/* cl_queue.c: command queues, their queries, flush and finish, markers and
+ * barriers. How commands wait and run is in cl_command.c. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/cl_queue.h"
 
-cl_command *weft__cl_command_new(size_t payload) {
-  return calloc(1, sizeof(cl_command) + payload);
-}
-
-static void command_free(cl_command *c) {
-  if (c->finish) c->finish(c);
-  for (cl_uint i = 0; i < c->num_wait; i++) weft__cl_event_release(c->wait[i]);
-  free(c->wait);
-  if (c->event) weft__cl_event_release(c->event);
-  free(c);
-}
-
-cl_int weft__cl_check_wait_list(cl_context context, cl_uint n,
-                                const cl_event *list) {
-  if ((n && !list) || (!n && list)) return CL_INVALID_EVENT_WAIT_LIST;
-  for (cl_uint i = 0; i < n; i++) {
-    if (!weft__cl_is(list[i], CL_KIND_EVENT)) return CL_INVALID_EVENT_WAIT_LIST;
-    if (list[i]->context != context) return CL_INVALID_CONTEXT;
-  }
-  return CL_SUCCESS;
-}
-
-/* --------------------------------------------------------- the thread */
-
-/* Runs one command: its wait list first, then the work. */
-static void run_command(cl_command *c) {
-  cl_int status = CL_SUCCESS;
-  for (cl_uint i = 0; i < c->num_wait; i++)
-    if (weft__cl_event_wait(c->wait[i]) < 0)
-      status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-  if (status == CL_SUCCESS) {
-    weft__cl_event_set(c->event, CL_RUNNING);
-    status = c->run ? c->run(c) : CL_SUCCESS;
-  }
-  weft__cl_event_set(c->event, status == CL_SUCCESS ? CL_COMPLETE : status);
-}
-
-static void queue_free(cl_command_queue q);
-
-static void *queue_main(void *arg) {
-  cl_command_queue q = arg;
+void weft__cl_queue_retire(cl_command_queue q, cl_event e) {
   pthread_mutex_lock(&q->lock);
-  for (;;) {
-    while (!q->head && !q->stopping) pthread_cond_wait(&q->wake, &q->lock);
-    if (!q->head) break; /* stopping, and nothing left */
-    cl_command *c = q->head;
-    q->head = c->next;
-    if (!q->head) q->tail = NULL;
-    q->running = 1;
-    pthread_mutex_unlock(&q->lock);
-    run_command(c);
-    command_free(c);
-    pthread_mutex_lock(&q->lock);
-    q->running = 0;
-    if (!q->head) pthread_cond_broadcast(&q->idle);
+  if (q->last == e) q->last = NULL;
+  if (q->barrier == e) q->barrier = NULL;
+  for (size_t i = 0; i < q->num_active; i++) {
+    if (q->active[i] != e) continue;
+    q->active[i] = q->active[--q->num_active];
+    break;
   }
-  int free_here = q->free_on_exit;
+  assert(q->outstanding > 0);
+  if (--q->outstanding == 0) pthread_cond_broadcast(&q->idle);
   pthread_mutex_unlock(&q->lock);
-  if (free_here) queue_free(q);
-  return NULL;
-}
-
-cl_int weft__cl_enqueue(cl_command_queue q, cl_command_type type,
-                        cl_uint num_wait, const cl_event *wait,
-                        cl_event *event_out, cl_command *c) {
-  cl_int rc = weft__cl_check_wait_list(q->context, num_wait, wait);
-  if (!rc && num_wait && !(c->wait = malloc(num_wait * sizeof *c->wait)))
-    rc = CL_OUT_OF_HOST_MEMORY;
-  if (!rc && !(c->event = weft__cl_event_new(q->context, q, type)))
-    rc = CL_OUT_OF_HOST_MEMORY;
-  if (rc) {
-    command_free(c);
-    return rc;
-  }
-  for (cl_uint i = 0; i < num_wait; i++) {
-    weft__cl_retain(wait[i]);
-    c->wait[c->num_wait++] = wait[i];
-  }
-  if (event_out) {
-    weft__cl_retain(c->event);
-    *event_out = c->event;
-  }
-  /* Commands are submitted as soon as they are queued: clFlush has
-   * nothing left to do. */
-  weft__cl_event_set(c->event, CL_SUBMITTED);
-  pthread_mutex_lock(&q->lock);
-  if (!q->thread_started) {
-    if (pthread_create(&q->thread, NULL, queue_main, q)) {
-      pthread_mutex_unlock(&q->lock);
-      if (event_out) weft__cl_event_release(*event_out);
-      command_free(c);
-      return CL_OUT_OF_RESOURCES;
-    }
-    q->thread_started = 1;
-  }
-  if (q->tail) q->tail->next = c;
-  else q->head = c;
-  q->tail = c;
-  pthread_cond_signal(&q->wake);
-  pthread_mutex_unlock(&q->lock);
-  return CL_SUCCESS;
-}
-
-cl_int weft__cl_enqueue_maybe_blocking(cl_command_queue q, cl_command_type type,
-                                       cl_bool blocking, cl_uint num_wait,
-                                       const cl_event *wait,
-                                       cl_event *event_out, cl_command *c) {
-  cl_event e = NULL;
-  cl_int rc = weft__cl_enqueue(q, type, num_wait, wait,
-                               blocking || event_out ? &e : NULL, c);
-  if (rc) return rc;
-  if (blocking && weft__cl_event_wait(e) < 0)
-    rc = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-  if (event_out) *event_out = e;
-  else if (e) weft__cl_event_release(e);
-  return rc;
 }
 
 /* ------------------------------------------------------------- queues */
@@ -206,12 +103,13 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue q) {
   return CL_SUCCESS;
 }
 
-static void queue_free(cl_command_queue q) {
+void weft__cl_queue_free(cl_command_queue q) {
   cl_context c = q->context;
   pthread_cond_destroy(&q->wake);
   pthread_cond_destroy(&q->idle);
   pthread_mutex_destroy(&q->lock);
   free(q->given);
+  free(q->active);
   free(q);
   clReleaseContext(c);
 }
@@ -234,7 +132,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q) {
     return CL_SUCCESS;
   }
   if (q->thread_started) pthread_join(q->thread, NULL);
-  queue_free(q);
+  weft__cl_queue_free(q);
   return CL_SUCCESS;
 }
 
@@ -274,8 +172,12 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue q) {
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue q) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  /* Run what is ready here rather than wait for the queue's thread; what
+   * becomes ready later (after another queue's or a user event) the
+   * thread runs. */
+  weft__cl_queue_help(q, NULL);
   pthread_mutex_lock(&q->lock);
-  while (q->head || q->running) pthread_cond_wait(&q->idle, &q->lock);
+  while (q->outstanding) pthread_cond_wait(&q->idle, &q->lock);
   pthread_mutex_unlock(&q->lock);
   return CL_SUCCESS;
 }

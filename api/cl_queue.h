@@ -1,29 +1,52 @@
 /*
  * cl_queue.h: commands, their events, and the queues that run them.
  *
- * Each command queue has a thread that runs its commands one after another,
- * in the order they were enqueued (which out-of-order queues may do too).
- * Before running a command the thread waits for the events of its wait
- * list, from any queue or user events; a failed one fails the command.
+ * A command waits for its prerequisites by counting them, never by blocking
+ * a thread: the events of its wait list, and what its queue's order adds
+ * (in an in-order queue, the command enqueued before it; in an out-of-order
+ * queue, the last barrier, or every command still outstanding for a barrier
+ * or marker without a wait list). When the count reaches zero the command
+ * is ready and goes on its queue's ready list. The queue's own thread runs
+ * ready commands; so does any host thread that waits on one of the queue's
+ * events (clFinish, clWaitForEvents, a blocking read), which saves the
+ * hand-over to another thread on the path that decides launch latency.
+ *
+ * Lock order: a queue's lock may be held while an event's lock is taken,
+ * never the other way round. User callbacks run with no lock held.
  */
 #ifndef WEFT_API_CL_QUEUE_H
 #define WEFT_API_CL_QUEUE_H
 
 #include "api/cl_objects.h"
 
+typedef struct cl_command cl_command;
+
+/* A command's wait on one event: a node in the event's dependents list. */
+typedef struct cl_dependency {
+  struct cl_dependency *next;
+  cl_command *command;
+  int from_wait_list; /* a failure there fails the command (the spec's rule) */
+} cl_dependency;
+
 struct cl_command {
-  cl_command *next;
+  cl_command *next;           /* in the queue's ready list */
+  cl_command_queue queue;
   cl_event event;
-  cl_event *wait;
+  cl_event *wait;             /* the wait list, retained until the end */
   cl_uint num_wait;
-  /* Does the work on the queue's thread: CL_SUCCESS or an error status. */
+  cl_dependency *deps;        /* one node per prerequisite event */
+  unsigned num_deps;
+  atomic_int pending;         /* prerequisites not yet finished, plus a guard */
+  atomic_int failed;          /* an event of the wait list failed */
+  /* Does the work: CL_SUCCESS or a negative status for the event. */
   cl_int (*run)(cl_command *c);
   /* Frees what the payload holds (retained objects); may be NULL. */
   void (*finish)(cl_command *c);
   _Alignas(16) unsigned char payload[];
 };
 
-/* A command with payload bytes (zeroed), or NULL. */
+/* A command with payload bytes (zeroed), or NULL. Until it is enqueued the
+ * caller may free it with free() after releasing what its payload holds. */
 cl_command *weft__cl_command_new(size_t payload);
 
 /* Checks a wait list: events of this context (CL_INVALID_CONTEXT) that are
@@ -44,14 +67,42 @@ cl_int weft__cl_enqueue_maybe_blocking(cl_command_queue q, cl_command_type type,
                                        const cl_event *wait,
                                        cl_event *event_out, cl_command *c);
 
+/* Runs ready commands of q on the calling thread until there are none, or
+ * until e (if not NULL) has finished. */
+void weft__cl_queue_help(cl_command_queue q, cl_event e);
+
+/* The queue's side of a finished command: it no longer orders later ones,
+ * and clFinish may return once none is outstanding. */
+void weft__cl_queue_retire(cl_command_queue q, cl_event e);
+
+/* The thread of a queue, started at its first command. */
+void *weft__cl_queue_main(void *queue);
+
+/* Frees a queue whose last reference is gone and whose thread is done. */
+void weft__cl_queue_free(cl_command_queue q);
+
 /* Events. */
 cl_event weft__cl_event_new(cl_context context, cl_command_queue queue,
                             cl_command_type type);
-/* Moves e to status and fires the callbacks due; returns 0 (and changes
- * nothing) if e had already completed or failed. */
+
+/* Whether e has completed or failed. */
+int weft__cl_event_done(cl_event e);
+
+/* Makes c wait for e, unless e has finished already (then a failure of an
+ * event from the wait list marks c failed). Returns 1 when c now waits. */
+int weft__cl_event_add_dependent(cl_event e, cl_dependency *d);
+
+/* Moves e to status and fires the callbacks due; a final status releases
+ * the commands waiting for e. Returns 0 (and changes nothing) if e had
+ * already finished. */
 int weft__cl_event_set(cl_event e, cl_int status);
-/* Waits until e completes or fails; returns its final status. */
+
+/* Waits until e completes or fails, helping its queue meanwhile; returns
+ * its final status. */
 cl_int weft__cl_event_wait(cl_event e);
 void weft__cl_event_release(cl_event e);
+
+/* Drops one prerequisite of c; the last one makes it ready to run. */
+void weft__cl_command_release_dependency(cl_command *c);
 
 #endif
