@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "core/object.h"
+#include "jit/jit.h"
 #include "jit/kernel_abi.h"
 #include "weft/weft.h"
 
@@ -60,6 +61,17 @@ typedef struct weft_device_ops {
   /* Compiles OpenCL C for the device; *log is malloc'd in every case. */
   int (*build)(weft_device *device, const char *source, size_t length,
                const char *options, weft_binary **out, char **log);
+  /* Separate compilation: OpenCL C to the device's IR (malloc'd), and IR
+   * units linked into one; build_ir makes runnable code of IR. Program
+   * binaries are this IR. */
+  int (*compile)(weft_device *device, const char *source, size_t length,
+                 const char *options, const weft_jit_header *headers,
+                 unsigned num_headers, void **ir, size_t *size, char **log);
+  int (*link)(weft_device *device, const void *const *irs,
+              const size_t *sizes, unsigned count, void **ir, size_t *size,
+              char **log);
+  int (*build_ir)(weft_device *device, const void *ir, size_t size,
+                  const char *options, weft_binary **out, char **log);
   void (*binary_free)(weft_device *device, weft_binary *binary);
 
   /* Runs a launch to completion. */

@@ -79,6 +79,21 @@ static void read_barrier(void) {
   else if (strcmp(v, "regions")) warn("WEFT_BARRIER", v, "regions or fibers");
 }
 
+/* The kernel cache's folder: WEFT_CACHE_DIR, where "off" or "" turns the
+ * disk cache off; by default the user's cache folder, as the XDG base
+ * directory specification places it. */
+static void read_cache_dir(void) {
+  static char path[4096];
+  const char *v = getenv("WEFT_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (v) config.cache_dir = *v && strcmp(v, "off") ? v : NULL;
+  else if (xdg && *xdg && snprintf(path, sizeof path, "%s/weft", xdg) < 4096)
+    config.cache_dir = path;
+  else if (home && *home &&
+           snprintf(path, sizeof path, "%s/.cache/weft", home) < 4096)
+    config.cache_dir = path;
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -86,6 +101,7 @@ static void read_config(void) {
   read_fiber();
   const char *dump = getenv("WEFT_DUMP_IR");
   config.dump_ir = dump && *dump ? dump : NULL;
+  read_cache_dir();
 }
 
 const weft_config *weft__config(void) {

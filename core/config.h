@@ -23,6 +23,7 @@ typedef struct weft_config {
   weft_fiber_kind fiber;    /* WEFT_FIBER: asm or ucontext */
   weft_barrier_kind barrier; /* WEFT_BARRIER: regions or fibers */
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
+  const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
 } weft_config;
 
 #define WEFT_DEFAULT_STACK_SIZE (256u * 1024u)

@@ -39,11 +39,18 @@ struct weft_buffer {
 struct weft_program {
   weft_object object;
   weft_context *context;
-  char *source;
+  char *source;               /* NULL for programs from IR */
   size_t length;
   pthread_mutex_t build_lock; /* one build at a time */
   char *log;
+  char *options;              /* of the last build or compile */
   weft_binary *binary;        /* NULL until a build succeeds */
+  /* The device's IR: of a compiled object, a library, a program made from
+   * a binary or a link, or (made on demand) of an executable built from
+   * source, for weft_program_binary. */
+  void *ir;
+  size_t ir_size;
+  weft_program_binary_type binary_type;
   atomic_int num_kernels;     /* kernel objects made from the binary */
 };
 
@@ -57,6 +64,13 @@ struct weft_kernel {
   unsigned char *is_set;
   size_t *local_sizes;        /* bytes asked for __local arguments */
 };
+
+/* Records a finished build, compile or link ("build", ...): its log
+ * (taken over) and, on failure, the message; returns rc. */
+int weft__program_done(weft_program *p, int rc, char *log, const char *what);
+
+/* Forgets the binary an earlier build made (build_lock held). */
+void weft__program_reset(weft_program *p);
 
 /* The device's limits (cached by core/device.c). */
 const weft_device_info *weft__device_info(weft_device *device);

@@ -1,4 +1,5 @@
-/* program.c: programs: source, build, log, kernel names. */
+/* program.c: programs: source, build, log, kernel names. Binaries,
+ * separate compilation and linking are in program_ir.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ void weft_program_release(weft_program *p) {
   if (p->binary) dev->ops->binary_free(dev, p->binary);
   weft_context *c = p->context;
   free(p->log);
+  free(p->options);
+  free(p->ir);
   free(p->source);
   pthread_mutex_destroy(&p->build_lock);
   weft__object_fini(&p->object);
@@ -58,6 +61,22 @@ static void first_error(const char *log, char *out, size_t size) {
   snprintf(out, size, "%.*s", (int)n, line);
 }
 
+int weft__program_done(weft_program *p, int rc, char *log, const char *what) {
+  free(p->log);
+  p->log = log;
+  if (!rc) return 0;
+  char line[WEFT_MSG_MAX - 32];
+  first_error(log ? log : "", line, sizeof line);
+  return weft__fail(&p->object, rc, "%s failed: %s", what, line);
+}
+
+void weft__program_reset(weft_program *p) {
+  weft_device *dev = p->context->device;
+  if (p->binary) dev->ops->binary_free(dev, p->binary);
+  p->binary = NULL;
+  p->binary_type = WEFT_BINARY_NONE;
+}
+
 int weft_program_build(weft_program *p, const char *options) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
   pthread_mutex_lock(&p->build_lock);
@@ -66,23 +85,34 @@ int weft_program_build(weft_program *p, const char *options) {
     return weft__fail(&p->object, WEFT_EINVAL, "the program cannot be rebuilt "
                       "while kernels made from it exist");
   }
+  weft__program_reset(p);
+  if (p->source) {
+    /* IR compiled earlier with other options no longer describes it. */
+    free(p->ir);
+    p->ir = NULL;
+  }
+  free(p->options);
+  p->options = strdup(options ? options : "");
   weft_device *dev = p->context->device;
-  if (p->binary) dev->ops->binary_free(dev, p->binary);
-  p->binary = NULL;
-  free(p->log);
-  p->log = NULL;
   weft_binary *binary = NULL;
   char *log = NULL;
-  int rc = dev->ops->build(dev, p->source, p->length, options, &binary, &log);
-  p->log = log;
+  int rc = p->source ? dev->ops->build(dev, p->source, p->length, options,
+                                       &binary, &log)
+                     : dev->ops->build_ir(dev, p->ir, p->ir_size, options,
+                                          &binary, &log);
   p->binary = binary;
+  if (!rc) p->binary_type = WEFT_BINARY_EXECUTABLE;
+  rc = weft__program_done(p, rc, log, "build");
   pthread_mutex_unlock(&p->build_lock);
-  if (rc) {
-    char line[WEFT_MSG_MAX - 32];
-    first_error(log ? log : "", line, sizeof line);
-    return weft__fail(&p->object, rc, "build failed: %s", line);
-  }
-  return 0;
+  return rc;
+}
+
+int weft_program_build_cached(weft_program *p) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
+  pthread_mutex_lock(&p->build_lock);
+  int from = p->binary ? p->binary->from_cache : WEFT_ENOTBUILT;
+  pthread_mutex_unlock(&p->build_lock);
+  return from;
 }
 
 const char *weft_program_build_log(weft_program *p) {

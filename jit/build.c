@@ -1,9 +1,11 @@
-/* build.c: from OpenCL C source to callable work-group functions.
+/* build.c: from OpenCL C source, or from bitcode, to callable work-group
+ * functions, through the kernel cache.
  *
- * Clang front end -> link the builtins -> describe the kernels -> inline all
- * callees -> kernel bodies -> work-item lowering -> work-group functions ->
- * __local placement -> O3 for the host CPU -> ORC LLJIT. See passes.h for
- * the transformations. */
+ * Clang front end (compile.c) -> link the builtins -> describe the kernels
+ * -> inline all callees -> kernel bodies -> work-item lowering -> work-group
+ * functions -> __local placement -> O3 for the host CPU -> object code ->
+ * the cache (cache.c), which loads it into ORC LLJIT. See passes.h for the
+ * transformations. A build whose key the cache knows skips all of it. */
 #include "jit/jit.h"
 
 #include <stdarg.h>
@@ -14,10 +16,13 @@
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
-#include <llvm-c/Orc.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/TargetMachine.h>
 
+#include "jit/binary_io.h"
 #include "jit/builtins.h"
-#include "jit/frontend.h"
+#include "jit/cache.h"
+#include "jit/compile.h"
 #include "jit/kernel_info.h"
 #include "jit/options.h"
 #include "jit/orc.h"
@@ -25,70 +30,45 @@
 #include "jit/target.h"
 #include "weft/weft.h"
 
-/* What kernels may use: exactly what the builtin library implements. */
-#define WEFT_CL_FEATURES                                                     \
-  "cl_khr_fp64,__opencl_c_fp64,__opencl_c_int64,"                            \
-  "cl_khr_global_int32_base_atomics,cl_khr_global_int32_extended_atomics,"   \
-  "cl_khr_local_int32_base_atomics,cl_khr_local_int32_extended_atomics,"     \
-  "cl_khr_int64_base_atomics,cl_khr_int64_extended_atomics,"                 \
-  "cl_khr_byte_addressable_store,__opencl_c_generic_address_space,"          \
-  "__opencl_c_program_scope_global_variables"
-
-#define SOURCE_NAME "program.cl"
-
-static const char *const base_args[] = {
-    "-triple", WEFT_CPU_TRIPLE,
-    "-x", "cl",
-    /* Builtins are declared by Clang's tables, not by parsing opencl-c.h,
-     * which takes about a second. */
-    "-finclude-default-header", "-fdeclare-opencl-builtins",
-    /* Distinct numbers for __global, __local, ... so local memory can be
-     * recognized; they all mean the same memory to the x86-64 back end. */
-    "-ffake-address-space-map",
-    "-cl-kernel-arg-info",
-    /* Clang emits optimizable IR (TBAA, lifetimes) but runs no passes:
-     * the work-group functions must be made first. */
-    "-O3", "-disable-llvm-passes",
-    /* Line tables name the source location of each barrier. */
-    "-debug-info-kind=line-tables-only", "-dwarf-version=5",
-    "-resource-dir", WEFT_CLANG_RESOURCE_DIR,
-    "-internal-isystem", WEFT_CLANG_RESOURCE_DIR "/include",
-};
-
-static atomic_uint program_serial;
-
-const char *weft__jit_features(void) { return WEFT_CL_FEATURES; }
-
-/* "-cl-ext=-all,+a,+b": the front end enables exactly our features. */
-static char *cl_ext_argument(void) {
-  size_t n = strlen(WEFT_CL_FEATURES);
-  char *arg = malloc(sizeof "-cl-ext=-all,+" + 2 * n);
-  if (!arg) return NULL;
-  char *p = arg + sprintf(arg, "-cl-ext=-all,+");
-  for (const char *f = WEFT_CL_FEATURES; *f; f++) {
-    *p++ = *f;
-    if (*f == ',') *p++ = '+';
-  }
-  *p = 0;
-  return arg;
-}
-
 static char *dump_dir;
 static int barrier_regions;
 static size_t max_private;
+static atomic_uint dump_serial;
+/* What the code depends on besides the input: part of every cache key. */
+static char *machine_identity;
+
+/* The host CPU and the settings that change the generated code. */
+static int make_machine_identity(void) {
+  char *cpu = LLVMGetHostCPUName();
+  char *features = LLVMGetHostCPUFeatures();
+  const char *id = weft__build_id();
+  int n = asprintf(&machine_identity, "%s|%s|%s|%s|regions=%d|private=%zu|%s",
+                   id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
+                   barrier_regions, max_private, weft__jit_features());
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  if (n < 0) machine_identity = NULL;
+  return machine_identity ? 0 : WEFT_ENOMEM;
+}
 
 int weft__jit_init(const weft_jit_config *config, char **error) {
   if (config->dump_dir && !(dump_dir = strdup(config->dump_dir)))
     return WEFT_ENOMEM;
   barrier_regions = config->barrier_regions;
   max_private = config->max_private;
-  return weft__orc_init(config->symbols, config->num_symbols, error);
+  /* Without a build ID nothing tells this Weft's cached code from
+   * another's: keep the cache in memory. */
+  weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
+  int rc = weft__orc_init(config->symbols, config->num_symbols, error);
+  if (!rc) rc = make_machine_identity();
+  return rc;
 }
 
 /* Writes the optimized module to dump_dir/program-N.ll, for debugging. */
-static void dump_module(LLVMModuleRef module, unsigned serial) {
+static void dump_module(LLVMModuleRef module) {
   char *path = NULL, *message = NULL;
-  if (!dump_dir || asprintf(&path, "%s/program-%u.ll", dump_dir, serial) < 0)
+  if (!dump_dir || asprintf(&path, "%s/program-%u.ll", dump_dir,
+                            atomic_fetch_add(&dump_serial, 1)) < 0)
     return;
   if (LLVMPrintModuleToFile(module, path, &message)) {
     fprintf(stderr, "weft: cannot write %s: %s\n", path, message);
@@ -97,20 +77,11 @@ static void dump_module(LLVMModuleRef module, unsigned serial) {
   free(path);
 }
 
-/* Appends text to a malloc'd log. */
-static void log_append(char **log, const char *text) {
-  if (!text || !*text) return;
-  size_t old = *log ? strlen(*log) : 0;
-  char *grown = realloc(*log, old + strlen(text) + 1);
-  if (!grown) return;
-  strcpy(grown + old, text);
-  *log = grown;
-}
-
 /* The state of one build, released in one place whatever the outcome. */
 typedef struct build {
   weft_build_options options;
-  LLVMOrcThreadSafeContextRef ts_context;
+  weft_cache_key key;
+  LLVMContextRef context;
   LLVMModuleRef module;
   LLVMTargetMachineRef machine;
   LLVMTargetDataRef layout;
@@ -118,49 +89,18 @@ typedef struct build {
   unsigned num_kernels;
   LLVMValueRef *bodies;
   char **entry_names;
-  unsigned serial;
+  char prefix[48];            /* of the symbol names (cache.h) */
+  char *stamps;               /* the files the front end read */
   weft_sites sites;
   char *error;
 } build;
 
-static int front_end(build *b, const char *source, size_t length, char **log) {
-  int n = 0;
-  int max = (int)(sizeof base_args / sizeof *base_args) + b->options.num_args + 3;
-  const char **args = malloc((size_t)max * sizeof *args);
-  char *cl_ext = cl_ext_argument();
-  if (!args || !cl_ext) {
-    free(args);
-    free(cl_ext);
-    return WEFT_ENOMEM;
-  }
-  for (size_t i = 0; i < sizeof base_args / sizeof *base_args; i++)
-    args[n++] = base_args[i];
-  args[n++] = cl_ext;
-  int has_std = 0;
-  for (int i = 0; i < b->options.num_args; i++) {
-    has_std |= !strncmp(b->options.args[i], "-cl-std=", 8);
-    args[n++] = b->options.args[i];
-  }
-  if (!has_std) args[n++] = "-cl-std=CL1.2";
-  args[n++] = SOURCE_NAME;
-  char *clang_log = NULL;
-  LLVMContextRef context = LLVMOrcThreadSafeContextGetContext(b->ts_context);
-  int rc = weft__frontend_compile(context, SOURCE_NAME, source, length, args,
-                                  n, &b->module, &clang_log);
-  log_append(log, clang_log);
-  free(clang_log);
-  free(cl_ext);
-  free(args);
-  return rc ? WEFT_EBUILD : 0;
-}
-
 static int make_entry_names(build *b) {
-  b->serial = atomic_fetch_add(&program_serial, 1);
   b->entry_names = calloc(b->num_kernels + 1, sizeof *b->entry_names);
   b->bodies = calloc(b->num_kernels + 1, sizeof *b->bodies);
   if (!b->entry_names || !b->bodies) return WEFT_ENOMEM;
   for (unsigned i = 0; i < b->num_kernels; i++) {
-    if (asprintf(&b->entry_names[i], "weft.p%u.%s", b->serial,
+    if (asprintf(&b->entry_names[i], "%s.%s", b->prefix,
                  b->kernels[i].name) < 0) {
       b->entry_names[i] = NULL;
       return WEFT_ENOMEM;
@@ -240,51 +180,150 @@ static int lower_kernels(build *b) {
   rc = weft__run_passes(b->module, b->machine,
                         b->options.optimize ? "default<O3>" : "globaldce",
                         &b->error);
-  if (!rc) dump_module(b->module, b->serial);
+  if (!rc) dump_module(b->module);
   return rc;
 }
 
-/* Hands the module to ORC and fills in each kernel's entry point. */
-static int load_code(build *b, weft_binary **out) {
-  LLVMOrcThreadSafeModuleRef tsm =
-      LLVMOrcCreateNewThreadSafeModule(b->module, b->ts_context);
-  b->module = NULL; /* owned by tsm now */
-  weft_orc_code *code = NULL;
-  int rc = weft__orc_add(tsm, &code, &b->error);
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
-    b->kernels[i].entry =
-        (weft_wg_fn)weft__orc_lookup(code, b->entry_names[i], &b->error);
-    if (!b->kernels[i].entry) rc = WEFT_EBUILD;
+/* The kernels' entry points in loaded code: prefix.kernel_name. */
+static int find_entries(weft_binary *binary, const char *prefix, char **error) {
+  for (unsigned i = 0; i < binary->num_kernels; i++) {
+    char *name = NULL;
+    if (asprintf(&name, "%s.%s", prefix, binary->kernels[i].name) < 0)
+      return WEFT_ENOMEM;
+    weft_cached *c = binary->impl;
+    binary->kernels[i].entry = (weft_wg_fn)weft__orc_lookup(c->code, name, error);
+    free(name);
+    if (!binary->kernels[i].entry) return WEFT_EBUILD;
   }
-  weft_binary *binary = rc ? NULL : calloc(1, sizeof *binary);
+  return 0;
+}
+
+/* A binary over a cache entry (whose reference it takes over). */
+static int binary_from_cache(weft_cached *c, int from, weft_binary **out,
+                             char **log) {
+  weft_binary *binary = calloc(1, sizeof *binary);
   if (!binary) {
-    weft__orc_remove(code);
-    return rc ? rc : WEFT_ENOMEM;
+    weft__cache_release(c);
+    return WEFT_ENOMEM;
   }
-  binary->num_kernels = b->num_kernels;
-  binary->kernels = b->kernels;
-  binary->num_sites = b->sites.count;
-  binary->sites = b->sites.locs;
-  binary->impl = code;
-  b->kernels = NULL;
-  b->sites.locs = NULL;
+  binary->impl = c;
+  binary->from_cache = from;
+  char *error = NULL;
+  int rc = weft__binary_load(c->descs, c->descs_size, binary);
+  if (!rc) rc = find_entries(binary, c->prefix, &error);
+  if (rc) {
+    weft__jit_binary_free(binary);
+    weft__log_append(log, error ? error : "error: a cached build is unusable\n");
+    free(error);
+    return rc;
+  }
+  weft__log_append(log, c->log);
   *out = binary;
   return 0;
 }
 
-static void build_free(build *b) {
+/* Generates object code for the module, hands it to the cache (which loads
+ * it) and makes the binary. */
+static int emit_and_load(build *b, const char *log, weft_binary **out) {
+  char *message = NULL;
+  LLVMMemoryBufferRef object = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(b->machine, b->module,
+                                          LLVMObjectFile, &message, &object)) {
+    if (asprintf(&b->error, "internal error: code generation failed: %s\n",
+                 message) < 0)
+      b->error = NULL;
+    LLVMDisposeMessage(message);
+    return WEFT_EBUILD;
+  }
+  weft_binary desc = {b->num_kernels, b->kernels, b->sites.count,
+                      b->sites.locs, NULL, 0};
+  unsigned char *descs = NULL;
+  size_t descs_size = 0;
+  weft_cached *c = NULL;
+  int rc = weft__binary_save(&desc, &descs, &descs_size);
+  if (!rc)
+    rc = weft__cache_add(&b->key, b->stamps, LLVMGetBufferStart(object),
+                         LLVMGetBufferSize(object), descs, descs_size, log, &c,
+                         &b->error);
+  LLVMDisposeMemoryBuffer(object);
+  free(descs);
+  if (rc) return rc;
+  char *ignored = NULL;
+  rc = binary_from_cache(c, 0, out, &ignored);
+  free(ignored);
+  return rc;
+}
+
+/* The back half, from the front end's module to a binary. */
+static int finish(build *b, const char *log, weft_binary **out) {
+  weft__cache_symbol_prefix(&b->key, b->stamps, b->prefix);
+  int rc = weft__builtins_link(b->module, &b->error);
+  if (!rc) {
+    weft__target_apply(b->module, b->machine);
+    rc = weft__kernel_info_collect(b->module, b->layout, &b->kernels,
+                                   &b->num_kernels, &b->error);
+  }
+  if (!rc) rc = weft__inline_callees(b->module, b->machine, &b->error);
+  if (!rc) rc = lower_kernels(b);
+  if (!rc) rc = emit_and_load(b, log, out);
+  return rc;
+}
+
+/* Parses options and makes the build's LLVM objects. */
+static int start(build *b, const char *options) {
+  int rc = weft__options_parse(options, &b->options, &b->error);
+  if (rc) return rc;
+  b->context = LLVMContextCreate();
+  b->machine = weft__target_machine_create();
+  if (!b->machine) return WEFT_EBUILD;
+  b->layout = LLVMCreateTargetDataLayout(b->machine);
+  return 0;
+}
+
+/* The key of a build from input (source or bitcode) with options. */
+static void make_key(build *b, const char *kind, const void *input,
+                     size_t size, const char *options) {
+  weft_hasher h;
+  weft__hash_init(&h);
+  weft__hash_string(&h, machine_identity);
+  weft__hash_string(&h, kind);
+  weft__hash_string(&h, options);
+  weft__hash_bytes(&h, &size, sizeof size);
+  weft__hash_bytes(&h, input, size);
+  weft__hash_key(&h, &b->key);
+}
+
+/* Ends a build: the error joins the log, which is never NULL. */
+static int end(build *b, int rc, char **log) {
+  if (rc && rc != WEFT_ENOMEM && !*log && !b->error)
+    b->error = strdup("error: the build failed\n");
+  weft__log_append(log, b->error);
+  if (!*log) *log = strdup("");
   weft__options_free(&b->options);
   if (b->module) LLVMDisposeModule(b->module);
-  if (b->ts_context) LLVMOrcDisposeThreadSafeContext(b->ts_context);
   if (b->layout) LLVMDisposeTargetData(b->layout);
   if (b->machine) LLVMDisposeTargetMachine(b->machine);
+  if (b->context) LLVMContextDispose(b->context);
   weft__kernel_descs_free(b->kernels, b->num_kernels);
   for (unsigned i = 0; b->entry_names && i < b->num_kernels; i++)
     free(b->entry_names[i]);
   free(b->entry_names);
   free(b->bodies);
   free(b->sites.locs);
+  free(b->stamps);
   free(b->error);
+  return rc;
+}
+
+/* A hit in the cache: the binary, with nothing built. */
+static int from_cache(build *b, weft_binary **out, char **log, int *rc) {
+  /* WEFT_DUMP_IR asks for the IR of every build: build it. */
+  if (dump_dir) return 0;
+  int from_disk = 0;
+  weft_cached *c = weft__cache_find(&b->key, &from_disk);
+  if (!c) return 0;
+  *rc = binary_from_cache(c, from_disk ? 2 : 1, out, log);
+  return 1;
 }
 
 int weft__jit_build(const char *source, size_t length, const char *options,
@@ -293,35 +332,97 @@ int weft__jit_build(const char *source, size_t length, const char *options,
   *out = NULL;
   *log = NULL;
   int rc = weft__options_parse(options, &b.options, &b.error);
-  if (!rc) {
-    b.ts_context = LLVMOrcCreateNewThreadSafeContext();
-    b.machine = weft__target_machine_create();
-    rc = b.machine ? 0 : WEFT_EBUILD;
+  weft__options_free(&b.options);
+  if (rc) return end(&b, rc, log);
+  make_key(&b, "source", source, length, options ? options : "");
+  if (from_cache(&b, out, log, &rc)) return end(&b, rc, log);
+  rc = start(&b, options);
+  weft_source_file file = {WEFT_SOURCE_NAME, source, length};
+  char *deps = NULL;
+  if (!rc)
+    rc = weft__compile_source(b.context, &b.options, &file, NULL, 0, &b.module,
+                              log, &deps);
+  if (!rc && !(b.stamps = weft__cache_stamp(deps))) rc = WEFT_ENOMEM;
+  free(deps);
+  if (!rc) rc = finish(&b, *log, out);
+  return end(&b, rc, log);
+}
+
+int weft__jit_build_bitcode(const void *bitcode, size_t size,
+                            const char *options, weft_binary **out,
+                            char **log) {
+  build b = {0};
+  *out = NULL;
+  *log = NULL;
+  int rc = weft__options_parse(options, &b.options, &b.error);
+  weft__options_free(&b.options);
+  if (rc) return end(&b, rc, log);
+  make_key(&b, "bitcode", bitcode, size, options ? options : "");
+  if (from_cache(&b, out, log, &rc)) return end(&b, rc, log);
+  rc = start(&b, options);
+  if (!rc) rc = weft__module_from_bitcode(b.context, bitcode, size, &b.module, log);
+  if (!rc && !(b.stamps = strdup(""))) rc = WEFT_ENOMEM;
+  if (!rc) rc = finish(&b, *log ? *log : "", out);
+  return end(&b, rc, log);
+}
+
+int weft__jit_compile(const char *source, size_t length, const char *options,
+                      const weft_jit_header *headers, unsigned num_headers,
+                      void **bitcode, size_t *size, char **log) {
+  build b = {0};
+  *bitcode = NULL;
+  *log = NULL;
+  int rc = start(&b, options);
+  weft_source_file file = {WEFT_SOURCE_NAME, source, length};
+  weft_source_file *files = calloc(num_headers + 1, sizeof *files);
+  if (!rc && !files) rc = WEFT_ENOMEM;
+  for (unsigned i = 0; !rc && i < num_headers; i++)
+    files[i] = (weft_source_file){headers[i].name, headers[i].source,
+                                  strlen(headers[i].source)};
+  if (!rc)
+    rc = weft__compile_source(b.context, &b.options, &file, files, num_headers,
+                              &b.module, log, NULL);
+  free(files);
+  if (!rc) rc = weft__module_to_bitcode(b.module, bitcode, size);
+  return end(&b, rc, log);
+}
+
+/* Collects the linker's diagnostics into the build's error text. */
+static void link_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
+  build *b = data;
+  char *text = LLVMGetDiagInfoDescription(info);
+  const char *severity =
+      LLVMGetDiagInfoSeverity(info) == LLVMDSError ? "error" : "warning";
+  char *line = NULL;
+  if (asprintf(&line, "%s: %s\n", severity, text) >= 0) {
+    weft__log_append(&b->error, line);
+    free(line);
   }
-  if (!rc) {
-    b.layout = LLVMCreateTargetDataLayout(b.machine);
-    rc = front_end(&b, source, length, log);
+  LLVMDisposeMessage(text);
+}
+
+int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
+                   unsigned count, void **bitcode, size_t *size, char **log) {
+  build b = {0};
+  *bitcode = NULL;
+  *log = NULL;
+  int rc = start(&b, NULL);
+  if (!rc) LLVMContextSetDiagnosticHandler(b.context, link_diagnostic, &b);
+  for (unsigned i = 0; !rc && i < count; i++) {
+    LLVMModuleRef m = NULL;
+    rc = weft__module_from_bitcode(b.context, bitcodes[i], sizes[i], &m, log);
+    if (rc) break;
+    if (!b.module) b.module = m;
+    else if (LLVMLinkModules2(b.module, m)) rc = WEFT_EBUILD; /* m is gone */
   }
-  if (!rc) rc = weft__builtins_link(b.module, &b.error);
-  if (!rc) {
-    weft__target_apply(b.module, b.machine);
-    rc = weft__kernel_info_collect(b.module, b.layout, &b.kernels,
-                                   &b.num_kernels, &b.error);
-  }
-  if (!rc) rc = weft__inline_callees(b.module, b.machine, &b.error);
-  if (!rc) rc = lower_kernels(&b);
-  if (!rc) rc = load_code(&b, out);
-  if (rc && rc != WEFT_ENOMEM && !*log && !b.error)
-    b.error = strdup("error: the build failed\n");
-  log_append(log, b.error);
-  if (!*log) *log = strdup("");
-  build_free(&b);
-  return rc;
+  if (!rc && !b.module) rc = WEFT_EINVAL;
+  if (!rc) rc = weft__module_to_bitcode(b.module, bitcode, size);
+  return end(&b, rc, log);
 }
 
 void weft__jit_binary_free(weft_binary *binary) {
   if (!binary) return;
-  weft__orc_remove(binary->impl);
+  weft__cache_release(binary->impl);
   weft__kernel_descs_free(binary->kernels, binary->num_kernels);
   free(binary->sites);
   free(binary);

@@ -11,6 +11,7 @@
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/Utils.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/IR/LLVMContext.h>
@@ -32,16 +33,41 @@ char *copy_string(const std::string &s) {
   return out;
 }
 
+// Every file the build read, system headers included: a cached build is
+// valid only while none of them has changed.
+class AllFiles : public clang::DependencyCollector {
+ public:
+  bool needSystemDependencies() override { return true; }
+};
+
+// The files as "path\n" lines, without those served from memory.
+char *dependency_list(const AllFiles &files, const weft_source_file *main,
+                      const weft_source_file *headers, unsigned num_headers) {
+  std::string out;
+  for (const std::string &path : files.getDependencies()) {
+    bool in_memory = path == main->name;
+    for (unsigned i = 0; i < num_headers; i++)
+      in_memory |= path == headers[i].name;
+    if (in_memory) continue;
+    out += path;
+    out += '\n';
+  }
+  return copy_string(out);
+}
+
 }  // namespace
 
 extern "C" int weft__frontend_compile(LLVMContextRef context,
-                                      const char *file_name,
-                                      const char *source, size_t length,
+                                      const weft_source_file *main,
+                                      const weft_source_file *headers,
+                                      unsigned num_headers,
                                       const char *const *args, int num_args,
-                                      LLVMModuleRef *out, char **log) {
+                                      LLVMModuleRef *out, char **log,
+                                      char **deps) {
   std::string log_text;
   llvm::raw_string_ostream log_stream(log_text);
   *out = nullptr;
+  if (deps) *deps = nullptr;
 
   // Diagnostics go to the build log as plain text with columns and carets.
   auto diag_options = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
@@ -63,12 +89,21 @@ extern "C" int weft__frontend_compile(LLVMContextRef context,
   if (ok) {
     // The invocation replaced the diagnostic options: keep ours.
     compiler->getDiagnosticOpts().ShowColors = false;
-    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
-        llvm::StringRef(source, length), file_name);
-    compiler->getPreprocessorOpts().addRemappedFile(file_name,
-                                                    buffer.release());
+    // The source and the embedded headers come from memory; a quoted
+    // #include "name" finds a header beside the source.
+    auto &preprocessor = compiler->getPreprocessorOpts();
+    for (unsigned i = 0; i <= num_headers; i++) {
+      const weft_source_file &f = i ? headers[i - 1] : *main;
+      auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(f.text, f.length), f.name);
+      preprocessor.addRemappedFile(f.name, buffer.release());
+    }
+    auto files = std::make_shared<AllFiles>();
+    compiler->addDependencyCollector(files);
     clang::EmitLLVMOnlyAction action(llvm::unwrap(context));
     ok = compiler->ExecuteAction(action);
+    if (ok && deps)
+      *deps = dependency_list(*files, main, headers, num_headers);
     if (ok) {
       std::unique_ptr<llvm::Module> module = action.takeModule();
       ok = module != nullptr;

@@ -24,6 +24,7 @@ typedef struct weft_jit_config {
    * 0 to leave every barrier to fibers. */
   int barrier_regions;
   size_t max_private;             /* a work-item's private bytes in regions */
+  const char *cache_dir;          /* the disk cache (cache.h); NULL: none */
 } weft_jit_config;
 
 /* Starts the JIT (once per process). Returns 0, or an error with a malloc'd
@@ -32,9 +33,33 @@ int weft__jit_init(const weft_jit_config *config, char **error);
 
 /* Compiles OpenCL C source with build options into *out. *log receives the
  * build log (malloc'd, possibly empty) whatever the result. Returns 0,
- * WEFT_EOPTION, WEFT_EBUILD or WEFT_ENOMEM. */
+ * WEFT_EOPTION, WEFT_EBUILD or WEFT_ENOMEM. The kernel cache may serve the
+ * build (binary->from_cache says so). */
 int weft__jit_build(const char *source, size_t length, const char *options,
                     weft_binary **out, char **log);
+
+/* The same from LLVM bitcode made by weft__jit_compile or weft__jit_link
+ * (a program binary): the front end does not run again. */
+int weft__jit_build_bitcode(const void *bitcode, size_t size,
+                            const char *options, weft_binary **out,
+                            char **log);
+
+/* A header embedded in a compilation, found by #include "name". */
+typedef struct weft_jit_header {
+  const char *name;
+  const char *source;
+} weft_jit_header;
+
+/* Separate compilation: OpenCL C source to LLVM bitcode (malloc'd), with
+ * calls to functions of other units left to the link. */
+int weft__jit_compile(const char *source, size_t length, const char *options,
+                      const weft_jit_header *headers, unsigned num_headers,
+                      void **bitcode, size_t *size, char **log);
+
+/* Links compiled units into one bitcode module (malloc'd); a symbol
+ * defined twice is an error in the log. */
+int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
+                   unsigned count, void **bitcode, size_t *size, char **log);
 
 /* Frees a binary and the machine code behind it. */
 void weft__jit_binary_free(weft_binary *binary);

@@ -113,6 +113,8 @@ typedef struct weft_binary {
   unsigned num_sites;
   weft_source_loc *sites;
   void *impl;             /* the builder's own data (the JIT's code) */
+  int from_cache;         /* 0: built; 1: shared with an earlier build in
+                           * this process; 2: loaded from the disk cache */
 } weft_binary;
 
 /* Local memory is handed out in blocks this aligned (the widest vector). */

@@ -78,17 +78,20 @@ int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
   return 0;
 }
 
-int weft__orc_add(LLVMOrcThreadSafeModuleRef module, weft_orc_code **out,
-                  char **error) {
+int weft__orc_add_object(const void *object, size_t size, const char *name,
+                         weft_orc_code **out, char **error) {
   weft_orc_code *code = calloc(1, sizeof *code);
-  if (!code) {
-    LLVMOrcDisposeThreadSafeModule(module);
+  LLVMMemoryBufferRef buffer =
+      code ? LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name)
+           : NULL;
+  if (!buffer) {
+    free(code);
     return WEFT_ENOMEM;
   }
   code->tracker =
       LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(jit));
-  LLVMErrorRef e =
-      LLVMOrcLLJITAddLLVMIRModuleWithRT(jit, code->tracker, module);
+  /* The buffer is the JIT's from here on, whatever the outcome. */
+  LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(jit, code->tracker, buffer);
   if (e) {
     *error = error_text("cannot add the program to the JIT", e);
     weft__orc_remove(code);

@@ -14,9 +14,10 @@ typedef struct weft_orc_code weft_orc_code;
 
 int weft__orc_init(const weft_jit_symbol *symbols, size_t count, char **error);
 
-/* Adds a module (taking ownership) and compiles it when first looked up. */
-int weft__orc_add(LLVMOrcThreadSafeModuleRef module, weft_orc_code **out,
-                  char **error);
+/* Adds object code (copied; name is for messages), linked when first
+ * looked up. */
+int weft__orc_add_object(const void *object, size_t size, const char *name,
+                         weft_orc_code **out, char **error);
 
 /* The address of a function of code, compiling it if needed, or NULL. */
 void *weft__orc_lookup(weft_orc_code *code, const char *name, char **error);

@@ -165,6 +165,28 @@ static int cpu_build(weft_device *device, const char *source, size_t length,
   return weft__jit_build(source, length, options, out, log);
 }
 
+static int cpu_compile(weft_device *device, const char *source, size_t length,
+                       const char *options, const weft_jit_header *headers,
+                       unsigned num_headers, void **ir, size_t *size,
+                       char **log) {
+  (void)device;
+  return weft__jit_compile(source, length, options, headers, num_headers, ir,
+                           size, log);
+}
+
+static int cpu_link(weft_device *device, const void *const *irs,
+                    const size_t *sizes, unsigned count, void **ir,
+                    size_t *size, char **log) {
+  (void)device;
+  return weft__jit_link(irs, sizes, count, ir, size, log);
+}
+
+static int cpu_build_ir(weft_device *device, const void *ir, size_t size,
+                        const char *options, weft_binary **out, char **log) {
+  (void)device;
+  return weft__jit_build_bitcode(ir, size, options, out, log);
+}
+
 static void cpu_binary_free(weft_device *device, weft_binary *binary) {
   (void)device;
   weft__jit_binary_free(binary);
@@ -187,6 +209,9 @@ static const weft_device_ops cpu_ops = {
     .mem_map = cpu_mem_map,
     .mem_unmap = cpu_mem_unmap,
     .build = cpu_build,
+    .compile = cpu_compile,
+    .link = cpu_link,
+    .build_ir = cpu_build_ir,
     .binary_free = cpu_binary_free,
     .launch = cpu_launch,
 };
@@ -202,7 +227,7 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
   weft_jit_config jit = {symbols, sizeof symbols / sizeof *symbols,
                          config->dump_ir,
                          config->barrier == WEFT_BARRIER_REGIONS,
-                         config->stack_size};
+                         config->stack_size, config->cache_dir};
   int rc = weft__jit_init(&jit, error);
   if (rc) return rc;
   weft_device *device = calloc(1, sizeof *device);

@@ -176,6 +176,52 @@ WEFT_EXPORT int weft_program_build(weft_program *program, const char *options);
 /* The build log of the last build ("" before any). */
 WEFT_EXPORT const char *weft_program_build_log(weft_program *program);
 
+/* What a program holds: nothing yet, a compiled object or a library (for
+ * weft_program_link), or an executable (built, with kernels). */
+typedef enum weft_program_binary_type {
+  WEFT_BINARY_NONE = 0,
+  WEFT_BINARY_OBJECT = 1,
+  WEFT_BINARY_LIBRARY = 2,
+  WEFT_BINARY_EXECUTABLE = 3
+} weft_program_binary_type;
+
+/* Separate compilation: compiles the source to an object for
+ * weft_program_link, without building. headers are num_headers pairs of
+ * names and sources, found by #include "name" in the source. */
+WEFT_EXPORT int weft_program_compile(weft_program *program,
+                                     const char *options, unsigned num_headers,
+                                     const char *const *header_names,
+                                     const char *const *header_sources);
+
+/* Links compiled objects and libraries into a new program: an executable,
+ * built with options, or with "-create-library" a library. The link
+ * options of OpenCL are accepted (-enable-link-options, -cl-fast-relaxed-
+ * math and its parts). When linking or building fails the new program is
+ * still returned, with the log, and the status is WEFT_EBUILD. */
+WEFT_EXPORT int weft_program_link(weft_context *context, unsigned count,
+                                  weft_program *const *inputs,
+                                  const char *options, weft_program **out);
+
+WEFT_EXPORT weft_program_binary_type weft_program_get_binary_type(
+    weft_program *program);
+
+/* The program as a binary (LLVM bitcode of the device's target in Weft's
+ * container), malloc'd; the caller frees it. Compiled objects, libraries
+ * and built executables have one. */
+WEFT_EXPORT int weft_program_get_binary(weft_program *program, void **binary,
+                                        size_t *size);
+
+/* Creates a program from what weft_program_get_binary gave, for the same
+ * kind of device; building it skips the OpenCL C front end. */
+WEFT_EXPORT int weft_program_create_binary(weft_context *context,
+                                           const void *binary, size_t size,
+                                           weft_program **out);
+
+/* How the last build was served: 0 compiled, 1 shared with an identical
+ * build earlier in this process, 2 loaded from the kernel cache on disk
+ * (WEFT_CACHE_DIR). Negative if the program is not built. */
+WEFT_EXPORT int weft_program_build_cached(weft_program *program);
+
 /* The kernels of a built program, in source order. */
 WEFT_EXPORT int weft_program_kernel_count(weft_program *program);
 WEFT_EXPORT const char *weft_program_kernel_name(weft_program *program,

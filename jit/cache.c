@@ -1,0 +1,361 @@
+/* cache.c: the kernel cache (see cache.h). */
+#include "jit/cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "weft/weft.h"
+
+#define FILE_MAGIC "WEFT-KERNEL-CACHE-1\n"
+
+/* ------------------------------------------------------------- hashing */
+
+/* Two independent 64-bit hashes: FNV-1a, and a multiply-rotate one with
+ * its own constants. Keys need no cryptographic strength, only no
+ * accidental collisions among a user's programs. */
+void weft__hash_init(weft_hasher *h) {
+  h->a = 0xcbf29ce484222325ull;
+  h->b = 0x9e3779b97f4a7c15ull;
+}
+
+void weft__hash_bytes(weft_hasher *h, const void *data, size_t size) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < size; i++) {
+    h->a = (h->a ^ p[i]) * 0x100000001b3ull;
+    h->b = (h->b ^ p[i]) * 0xff51afd7ed558ccdull;
+    h->b = (h->b << 29) | (h->b >> 35);
+  }
+}
+
+void weft__hash_string(weft_hasher *h, const char *s) {
+  uint64_t n = s ? strlen(s) : 0;
+  weft__hash_bytes(h, &n, sizeof n);
+  if (n) weft__hash_bytes(h, s, n);
+}
+
+/* A final avalanche, so that nearby inputs give unrelated keys. */
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+void weft__hash_key(const weft_hasher *h, weft_cache_key *key) {
+  snprintf(key->hex, sizeof key->hex, "%016llx%016llx",
+           (unsigned long long)mix(h->a), (unsigned long long)mix(h->b));
+}
+
+/* --------------------------------------------------------- file stamps */
+
+char *weft__cache_stamp(const char *deps) {
+  static atomic_uint serial;
+  size_t cap = 64, used = 0;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  out[0] = 0;
+  for (const char *p = deps ? deps : ""; *p;) {
+    size_t len = strcspn(p, "\n");
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%.*s", (int)len, p);
+    p += len + (p[len] == '\n');
+    if (!len) continue;
+    char line[4200];
+    int n;
+    if (len < sizeof path && !stat(path, &st))
+      n = snprintf(line, sizeof line, "%lld %lld %ld %s\n",
+                   (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                   st.st_mtim.tv_nsec, path);
+    else /* no file to compare with later: unique, matches nothing */
+      n = snprintf(line, sizeof line, "! %u\n", atomic_fetch_add(&serial, 1));
+    while (used + (size_t)n + 1 > cap) cap *= 2;
+    char *grown = realloc(out, cap);
+    if (!grown) {
+      free(out);
+      return NULL;
+    }
+    out = grown;
+    memcpy(out + used, line, (size_t)n + 1);
+    used += (size_t)n;
+  }
+  return out;
+}
+
+static int storable(const char *stamps) { return !strstr(stamps, "! "); }
+
+void weft__cache_symbol_prefix(const weft_cache_key *key, const char *stamps,
+                               char out[48]) {
+  weft_hasher h;
+  weft__hash_init(&h);
+  weft__hash_string(&h, key->hex);
+  weft__hash_string(&h, stamps);
+  weft_cache_key id;
+  weft__hash_key(&h, &id);
+  snprintf(out, 48, "weft.%s", id.hex);
+}
+
+/* Whether every file is as it was stamped. */
+static int stamps_hold(const char *stamps) {
+  for (const char *p = stamps; *p;) {
+    long long size, sec;
+    long nsec;
+    int consumed = 0;
+    if (sscanf(p, "%lld %lld %ld %n", &size, &sec, &nsec, &consumed) < 3)
+      return 0;
+    const char *path = p + consumed;
+    size_t len = strcspn(path, "\n");
+    char name[4096];
+    if (len >= sizeof name) return 0;
+    snprintf(name, sizeof name, "%.*s", (int)len, path);
+    struct stat st;
+    if (stat(name, &st) || st.st_size != size || st.st_mtim.tv_sec != sec ||
+        st.st_mtim.tv_nsec != nsec)
+      return 0;
+    p = path + len + (path[len] == '\n');
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------ process's table */
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static weft_cached *table;
+static char *cache_dir;
+
+void weft__cache_set_dir(const char *dir) {
+  free(cache_dir);
+  cache_dir = dir && *dir ? strdup(dir) : NULL;
+}
+
+static void entry_free(weft_cached *c) {
+  weft__orc_remove(c->code);
+  free(c->descs);
+  free(c->stamps);
+  free(c->log);
+  free(c);
+}
+
+/* A loaded entry for key whose files are still as stamped (table_lock
+ * held). Entries whose headers changed stay in the table, unused, until
+ * the binaries that still run them are gone. */
+static weft_cached *table_get(const weft_cache_key *key) {
+  for (weft_cached *c = table; c; c = c->next)
+    if (!strcmp(c->key.hex, key->hex) && stamps_hold(c->stamps)) return c;
+  return NULL;
+}
+
+static void table_remove(weft_cached *gone) {
+  /* Called with table_lock held, for an entry whose last reference went. */
+  for (weft_cached **link = &table; *link; link = &(*link)->next)
+    if (*link == gone) {
+      *link = gone->next;
+      return;
+    }
+}
+
+void weft__cache_release(weft_cached *c) {
+  if (!c) return;
+  pthread_mutex_lock(&table_lock);
+  int last = atomic_fetch_sub(&c->refs, 1) == 1;
+  if (last) table_remove(c);
+  pthread_mutex_unlock(&table_lock);
+  if (last) entry_free(c);
+}
+
+/* ---------------------------------------------------------- disk files */
+
+static char *entry_path(const weft_cache_key *key) {
+  char *path = NULL;
+  if (asprintf(&path, "%s/%s.bin", cache_dir, key->hex) < 0) return NULL;
+  return path;
+}
+
+static int write_block(FILE *f, const void *data, uint64_t size) {
+  return fwrite(&size, sizeof size, 1, f) == 1 &&
+         (!size || fwrite(data, size, 1, f) == 1);
+}
+
+/* Creates the directory and its parents, as `mkdir -p` does. */
+static void make_dirs(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    mkdir(path, 0700);
+    *p = '/';
+  }
+  mkdir(path, 0700);
+}
+
+/* Writes the entry to a temporary file renamed into place, so that readers
+ * in other processes see a whole file or none. */
+static void write_entry(const weft_cached *c, const void *object,
+                        size_t object_size) {
+  char *path = entry_path(&c->key), *tmp = NULL;
+  if (!path || asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0) {
+    free(path);
+    return;
+  }
+  make_dirs(cache_dir);
+  FILE *f = fopen(tmp, "wb");
+  int ok = f && fwrite(FILE_MAGIC, strlen(FILE_MAGIC), 1, f) == 1 &&
+           fwrite(c->key.hex, 32, 1, f) == 1 &&
+           write_block(f, c->stamps, strlen(c->stamps)) &&
+           write_block(f, c->log, strlen(c->log)) &&
+           write_block(f, c->descs, c->descs_size) &&
+           write_block(f, object, object_size);
+  if (f && fclose(f)) ok = 0;
+  if (!ok || rename(tmp, path)) unlink(tmp);
+  free(tmp);
+  free(path);
+}
+
+typedef struct file_data {
+  unsigned char *data;
+  size_t size, at;
+} file_data;
+
+static int read_all(const char *path, file_data *fd) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  struct stat st;
+  int rc = -1;
+  if (!fstat(fileno(f), &st) && st.st_size > 0) {
+    fd->size = (size_t)st.st_size;
+    fd->data = malloc(fd->size);
+    if (fd->data && fread(fd->data, fd->size, 1, f) == 1) rc = 0;
+  }
+  fclose(f);
+  return rc;
+}
+
+/* The next block of the file, or NULL (size 0 is a valid empty block). */
+static const unsigned char *next_block(file_data *fd, size_t *size) {
+  uint64_t n;
+  if (fd->size - fd->at < sizeof n) return NULL;
+  memcpy(&n, fd->data + fd->at, sizeof n);
+  fd->at += sizeof n;
+  if (n > fd->size - fd->at) return NULL;
+  const unsigned char *p = fd->data + fd->at;
+  fd->at += n;
+  *size = n;
+  return p;
+}
+
+static char *block_string(const unsigned char *p, size_t size) {
+  return p ? strndup((const char *)p, size) : NULL;
+}
+
+/* Reads the entry for key from disk and loads its object: a new entry
+ * with one reference, or NULL. */
+static weft_cached *read_entry(const weft_cache_key *key) {
+  char *path = entry_path(key);
+  file_data fd = {0};
+  weft_cached *c = NULL;
+  size_t magic = strlen(FILE_MAGIC);
+  if (!path || read_all(path, &fd) || fd.size < magic + 32 ||
+      memcmp(fd.data, FILE_MAGIC, magic) ||
+      memcmp(fd.data + magic, key->hex, 32))
+    goto done;
+  fd.at = magic + 32;
+  size_t n_stamps = 0, n_log = 0, n_descs = 0, n_object = 0;
+  const unsigned char *stamps = next_block(&fd, &n_stamps);
+  const unsigned char *log = stamps ? next_block(&fd, &n_log) : NULL;
+  const unsigned char *descs = log ? next_block(&fd, &n_descs) : NULL;
+  const unsigned char *object = descs ? next_block(&fd, &n_object) : NULL;
+  if (!object || fd.at != fd.size || !(c = calloc(1, sizeof *c))) goto done;
+  c->key = *key;
+  atomic_init(&c->refs, 1);
+  c->stamps = block_string(stamps, n_stamps);
+  c->log = block_string(log, n_log);
+  c->descs = malloc(n_descs ? n_descs : 1);
+  char *error = NULL;
+  if (c->stamps) weft__cache_symbol_prefix(key, c->stamps, c->prefix);
+  if (!c->stamps || !c->log || !c->descs || !stamps_hold(c->stamps) ||
+      weft__orc_add_object(object, n_object, c->prefix, &c->code, &error)) {
+    free(error);
+    entry_free(c);
+    c = NULL;
+    goto done;
+  }
+  memcpy(c->descs, descs, n_descs);
+  c->descs_size = n_descs;
+done:
+  free(fd.data);
+  free(path);
+  return c;
+}
+
+/* --------------------------------------------------------------- cache */
+
+weft_cached *weft__cache_find(const weft_cache_key *key, int *from_disk) {
+  *from_disk = 0;
+  pthread_mutex_lock(&table_lock);
+  weft_cached *c = table_get(key);
+  if (c) {
+    atomic_fetch_add(&c->refs, 1);
+    pthread_mutex_unlock(&table_lock);
+    return c;
+  }
+  c = cache_dir ? read_entry(key) : NULL;
+  if (c) {
+    c->next = table;
+    table = c;
+    *from_disk = 1;
+  }
+  pthread_mutex_unlock(&table_lock);
+  return c;
+}
+
+int weft__cache_add(const weft_cache_key *key, const char *stamps,
+                    const void *object, size_t object_size,
+                    const unsigned char *descs, size_t descs_size,
+                    const char *log, weft_cached **out, char **error) {
+  weft_cached *c = calloc(1, sizeof *c);
+  if (!c) return WEFT_ENOMEM;
+  c->key = *key;
+  weft__cache_symbol_prefix(key, stamps, c->prefix);
+  atomic_init(&c->refs, 1);
+  c->descs = malloc(descs_size ? descs_size : 1);
+  c->log = strdup(log ? log : "");
+  c->stamps = strdup(stamps);
+  if (!c->descs || !c->log || !c->stamps) {
+    entry_free(c);
+    return WEFT_ENOMEM;
+  }
+  memcpy(c->descs, descs, descs_size);
+  c->descs_size = descs_size;
+  pthread_mutex_lock(&table_lock);
+  weft_cached *other = table_get(key);
+  if (other && !strcmp(other->prefix, c->prefix)) {
+    /* Built by another thread meanwhile: its code is loaded under the
+     * same names, so use it. */
+    atomic_fetch_add(&other->refs, 1);
+    pthread_mutex_unlock(&table_lock);
+    entry_free(c);
+    *out = other;
+    return 0;
+  }
+  int rc = weft__orc_add_object(object, object_size, c->prefix, &c->code,
+                                error);
+  if (!rc) {
+    c->next = table;
+    table = c;
+  }
+  pthread_mutex_unlock(&table_lock);
+  if (rc) {
+    entry_free(c);
+    return rc;
+  }
+  if (cache_dir && storable(stamps)) write_entry(c, object, object_size);
+  *out = c;
+  return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * cache.h: the kernel cache. A build is known by a key, a hash of everything
+ * that decides its machine code: Weft's own build ID, the host CPU, the
+ * settings that change code generation, the build options and the source
+ * (or bitcode). The cache keeps, per key, the object code the build made,
+ * the description of its kernels, its log, and the files it read (headers)
+ * with their sizes and modification times.
+ *
+ * In a process, builds with one key share one loaded copy of the code, so a
+ * program built again costs a table look-up. On disk (WEFT_CACHE_DIR, by
+ * default $XDG_CACHE_HOME/weft or ~/.cache/weft), a later process loads the
+ * object instead of compiling. An entry whose files changed is a miss; an
+ * unreadable or corrupt file is a miss and is rewritten.
+ */
+#ifndef WEFT_JIT_CACHE_H
+#define WEFT_JIT_CACHE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jit/orc.h"
+
+/* ------------------------------------------------------------- hashing */
+
+typedef struct weft_hasher {
+  uint64_t a, b;
+} weft_hasher;
+
+void weft__hash_init(weft_hasher *h);
+void weft__hash_bytes(weft_hasher *h, const void *data, size_t size);
+/* A string with its length, so that ("ab","c") and ("a","bc") differ. */
+void weft__hash_string(weft_hasher *h, const char *s);
+
+typedef struct weft_cache_key {
+  char hex[33]; /* 128 bits as hex digits */
+} weft_cache_key;
+
+void weft__hash_key(const weft_hasher *h, weft_cache_key *key);
+
+/* The hex GNU build ID of the library Weft runs from, or NULL. */
+const char *weft__build_id(void);
+
+/* --------------------------------------------------------------- cache */
+
+/* What the files a build read (deps: one path per line) are now: a
+ * malloc'd string of "size mtime_s mtime_ns path" lines, or, when a file
+ * cannot be examined, a marker that never matches (the build is then not
+ * cached). */
+char *weft__cache_stamp(const char *deps);
+
+/* The prefix of a build's symbol names ("weft.<hex>"), distinct for each
+ * key and stamps: a build with the same key but changed headers can be
+ * loaded while the old one still runs. */
+void weft__cache_symbol_prefix(const weft_cache_key *key, const char *stamps,
+                               char out[48]);
+
+typedef struct weft_cached {
+  weft_cache_key key;
+  char prefix[48];            /* of the code's symbol names */
+  atomic_int refs;
+  weft_orc_code *code;        /* the loaded machine code */
+  unsigned char *descs;       /* the kernels, as binary_io.h saves them */
+  size_t descs_size;
+  char *stamps;               /* "size mtime_s mtime_ns path" lines */
+  char *log;                  /* the build log (warnings) */
+  struct weft_cached *next;   /* in the process's table */
+} weft_cached;
+
+/* Where the disk cache lives; NULL or "" keeps the cache in memory only.
+ * Called once, before any build. */
+void weft__cache_set_dir(const char *dir);
+
+/* The entry for key, with a reference, from memory or else from disk (its
+ * object then loaded), or NULL when there is none valid. *from_disk tells
+ * which. */
+weft_cached *weft__cache_find(const weft_cache_key *key, int *from_disk);
+
+/* Loads a fresh build's object code and records it under key and stamps
+ * (in memory, and on disk where enabled; a failure to write the file is no
+ * error). If another thread added the same build meanwhile, that entry is
+ * returned instead. */
+int weft__cache_add(const weft_cache_key *key, const char *stamps,
+                    const void *object, size_t object_size,
+                    const unsigned char *descs, size_t descs_size,
+                    const char *log, weft_cached **out, char **error);
+
+/* Drops a reference; the last one unloads the code. */
+void weft__cache_release(weft_cached *c);
+
+#endif

@@ -1,0 +1,123 @@
+/* compile.c: the front half of a build (see compile.h): Clang in-process
+ * on OpenCL C, with exactly the features Weft implements, and bitcode in
+ * and out. */
+#include "jit/compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+
+#include "jit/jit.h"
+#include "jit/target.h"
+#include "weft/weft.h"
+
+/* What kernels may use: exactly what the builtin library implements. */
+#define WEFT_CL_FEATURES                                                     \
+  "cl_khr_fp64,__opencl_c_fp64,__opencl_c_int64,"                            \
+  "cl_khr_global_int32_base_atomics,cl_khr_global_int32_extended_atomics,"   \
+  "cl_khr_local_int32_base_atomics,cl_khr_local_int32_extended_atomics,"     \
+  "cl_khr_int64_base_atomics,cl_khr_int64_extended_atomics,"                 \
+  "cl_khr_byte_addressable_store,__opencl_c_generic_address_space,"          \
+  "__opencl_c_program_scope_global_variables"
+
+static const char *const base_args[] = {
+    "-triple", WEFT_CPU_TRIPLE,
+    "-x", "cl",
+    /* Builtins are declared by Clang's tables, not by parsing opencl-c.h,
+     * which takes about a second. */
+    "-finclude-default-header", "-fdeclare-opencl-builtins",
+    /* Distinct numbers for __global, __local, ... so local memory can be
+     * recognized; they all mean the same memory to the x86-64 back end. */
+    "-ffake-address-space-map",
+    "-cl-kernel-arg-info",
+    /* Clang emits optimizable IR (TBAA, lifetimes) but runs no passes:
+     * the work-group functions must be made first. */
+    "-O3", "-disable-llvm-passes",
+    /* Line tables name the source location of each barrier. */
+    "-debug-info-kind=line-tables-only", "-dwarf-version=5",
+    "-resource-dir", WEFT_CLANG_RESOURCE_DIR,
+    "-internal-isystem", WEFT_CLANG_RESOURCE_DIR "/include",
+};
+
+const char *weft__jit_features(void) { return WEFT_CL_FEATURES; }
+
+/* "-cl-ext=-all,+a,+b": the front end enables exactly our features. */
+static char *cl_ext_argument(void) {
+  size_t n = strlen(WEFT_CL_FEATURES);
+  char *arg = malloc(sizeof "-cl-ext=-all,+" + 2 * n);
+  if (!arg) return NULL;
+  char *p = arg + sprintf(arg, "-cl-ext=-all,+");
+  for (const char *f = WEFT_CL_FEATURES; *f; f++) {
+    *p++ = *f;
+    if (*f == ',') *p++ = '+';
+  }
+  *p = 0;
+  return arg;
+}
+
+void weft__log_append(char **log, const char *text) {
+  if (!text || !*text) return;
+  size_t old = *log ? strlen(*log) : 0;
+  char *grown = realloc(*log, old + strlen(text) + 1);
+  if (!grown) return;
+  strcpy(grown + old, text);
+  *log = grown;
+}
+
+int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
+                         const weft_source_file *source,
+                         const weft_source_file *headers, unsigned num_headers,
+                         LLVMModuleRef *out, char **log, char **deps) {
+  int n = 0;
+  int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 3;
+  const char **args = malloc((size_t)max * sizeof *args);
+  char *cl_ext = cl_ext_argument();
+  if (!args || !cl_ext) {
+    free(args);
+    free(cl_ext);
+    return WEFT_ENOMEM;
+  }
+  for (size_t i = 0; i < sizeof base_args / sizeof *base_args; i++)
+    args[n++] = base_args[i];
+  args[n++] = cl_ext;
+  int has_std = 0;
+  for (int i = 0; i < o->num_args; i++) {
+    has_std |= !strncmp(o->args[i], "-cl-std=", 8);
+    args[n++] = o->args[i];
+  }
+  if (!has_std) args[n++] = "-cl-std=CL1.2";
+  args[n++] = source->name;
+  char *clang_log = NULL;
+  int rc = weft__frontend_compile(context, source, headers, num_headers, args,
+                                  n, out, &clang_log, deps);
+  weft__log_append(log, clang_log);
+  free(clang_log);
+  free(cl_ext);
+  free(args);
+  return rc ? WEFT_EBUILD : 0;
+}
+
+int weft__module_to_bitcode(LLVMModuleRef module, void **out, size_t *size) {
+  LLVMMemoryBufferRef buffer = LLVMWriteBitcodeToMemoryBuffer(module);
+  if (!buffer) return WEFT_ENOMEM;
+  *size = LLVMGetBufferSize(buffer);
+  *out = malloc(*size ? *size : 1);
+  if (*out) memcpy(*out, LLVMGetBufferStart(buffer), *size);
+  LLVMDisposeMemoryBuffer(buffer);
+  return *out ? 0 : WEFT_ENOMEM;
+}
+
+int weft__module_from_bitcode(LLVMContextRef context, const void *bitcode,
+                              size_t size, LLVMModuleRef *out, char **log) {
+  LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(
+      bitcode, size, "program.bc", 0);
+  int bad = LLVMParseBitcodeInContext2(context, buffer, out);
+  LLVMDisposeMemoryBuffer(buffer);
+  if (!bad) return 0;
+  weft__log_append(log, "error: the program binary is not valid LLVM bitcode "
+                        "for this version of Weft\n");
+  return WEFT_EBUILD;
+}
