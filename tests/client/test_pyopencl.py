@@ -603,12 +603,24 @@ GROUPS = {name[len("group_"):]: f for name, f in globals().items()
 
 class CacheRecorder:
     """Wraps PyOpenCL's cached build to record, per program, whether it
-    came from the cache (PyOpenCL imports the function at each build)."""
+    came from the cache (PyOpenCL imports the function at each build), and
+    the low-level builds to keep the errors that PyOpenCL swallows when it
+    falls back from a binary to the source."""
 
     def __init__(self):
         self.was_cached = []
+        self.build_errors = []
         self.inner = pyopencl.cache.create_built_program_from_source_cached
         pyopencl.cache.create_built_program_from_source_cached = self
+        build = cl._cl._Program.build
+
+        def recording_build(prg, *args, **kwargs):
+            try:
+                return build(prg, *args, **kwargs)
+            except cl.Error as e:
+                self.build_errors.append(str(e))
+                raise
+        cl._cl._Program.build = recording_build
 
     def __call__(self, *args, **kwargs):
         prg, was_cached = self.inner(*args, **kwargs)
@@ -646,9 +658,15 @@ def run_group(args):
         if args.phase == "cold" and built[0]:
             sys.exit(f"test_pyopencl: the cold run found a cached program: "
                      f"{built}")
+        if recorder.build_errors:
+            sys.exit("test_pyopencl: builds failed, and PyOpenCL built "
+                     "those programs again from source:\n"
+                     + "\n".join(recorder.build_errors))
         if args.phase == "warm" and not all(built):
             sys.exit("test_pyopencl: the warm run rebuilt programs from "
-                     f"source instead of loading their binaries: {built}")
+                     f"source instead of loading their binaries: {built}; "
+                     "the builds from binaries failed with:\n"
+                     + "\n".join(recorder.build_errors))
         print(f"{len(built)} programs, {args.phase} cache: ok")
     print(f"{args.group}: ok")
 
