@@ -664,9 +664,7 @@ def run_group(args):
                      + "\n".join(recorder.build_errors))
         if args.phase == "warm" and not all(built):
             sys.exit("test_pyopencl: the warm run rebuilt programs from "
-                     f"source instead of loading their binaries: {built}; "
-                     "the builds from binaries failed with:\n"
-                     + "\n".join(recorder.build_errors))
+                     f"source instead of loading their binaries: {built}")
         print(f"{len(built)} programs, {args.phase} cache: ok")
     print(f"{args.group}: ok")
 
