@@ -1,6 +1,8 @@
 #!/bin/sh
-# demo.sh: runs the four examples one after another, each under a one-line
+# demo.sh: runs the examples one after another, each under a one-line
 # header, and exits non-zero if any of them fails (after running the rest).
+# cl_histogram is an OpenCL program: it reaches Weft through the ICD loader,
+# pointed at the build's icd/ folder (OCL_ICD_VENDORS).
 #
 # Usage: examples/demo.sh [BUILD_DIR]
 # BUILD_DIR is the CMake build directory holding examples/encrypt and the
@@ -10,6 +12,8 @@
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 failed=""
+# An absolute path: the loader reads the folder named by OCL_ICD_VENDORS.
+if [ -d "$build" ]; then build=$(cd "$build" && pwd); fi
 
 run() {
   name=$1
@@ -18,7 +22,7 @@ run() {
   if [ ! -x "$build/examples/$name" ]; then
     echo "demo: $build/examples/$name is missing; build first" >&2
     failed="$failed $name"
-  elif ! "$build/examples/$name"; then
+  elif ! OCL_ICD_VENDORS="$build/icd" "$build/examples/$name"; then
     failed="$failed $name"
   fi
 }
@@ -27,6 +31,8 @@ run encrypt "neighbours mixed in place in __local memory, with barrier()"
 run reduce "a tree reduction with __local scratch passed as an argument"
 run matmul "a matrix product in 16x16 tiles of __local memory"
 run colour "a per-pixel conversion with the local size left to Weft"
+run cl_histogram "a byte histogram through the OpenCL API: __local bins," \
+  "atomics and barrier()"
 
 if [ -n "$failed" ]; then
   echo "demo: failed:$failed" >&2
