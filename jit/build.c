@@ -147,6 +147,25 @@ static int schedule_regions(build *b) {
   return rc;
 }
 
+/* Everything but the work-group functions becomes internal: programs
+ * share the JIT's symbol table, so two programs may define the same
+ * function or program-scope variable, and O3 sees every use. */
+static void internalize(build *b) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(b->module); f;
+       f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    int entry = 0;
+    for (unsigned i = 0; i < b->num_kernels && !entry; i++)
+      entry = !strcmp(LLVMGetValueName(f), b->entry_names[i]);
+    if (!entry) LLVMSetLinkage(f, LLVMInternalLinkage);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(b->module); g;
+       g = LLVMGetNextGlobal(g)) {
+    if (!LLVMIsDeclaration(g) && strncmp(LLVMGetValueName(g), "llvm.", 5))
+      LLVMSetLinkage(g, LLVMInternalLinkage);
+  }
+}
+
 /* Steps 2 to 5 of passes.h, then optimization. */
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
@@ -176,6 +195,7 @@ static int lower_kernels(build *b) {
                                &b->kernels[i].local_mem_size, &b->error);
   if (!rc) rc = verify(b);
   if (rc) return rc;
+  internalize(b);
   weft__target_apply(b->module, b->machine);
   rc = weft__run_passes(b->module, b->machine,
                         b->options.optimize ? "default<O3>" : "globaldce",

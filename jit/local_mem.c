@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "jit/passes.h"
 #include "weft/weft.h"
@@ -85,12 +86,18 @@ static LLVMValueRef rebuild(local_layout *l, LLVMValueRef v) {
   case LLVMBitCast:
   case LLVMPtrToInt:
   case LLVMIntToPtr:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
     return LLVMBuildCast(l->b, op, ops[0], LLVMTypeOf(v), "");
   case LLVMAdd:
   case LLVMSub:
   case LLVMMul:
   case LLVMXor:
+  case LLVMShl:
     return LLVMBuildBinOp(l->b, op, ops[0], ops[1], "");
+  case LLVMICmp:
+    return LLVMBuildICmp(l->b, LLVMGetICmpPredicate(v), ops[0], ops[1], "");
   default:
     return NULL;
   }
@@ -172,9 +179,11 @@ int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
   }
   free(l.vars);
   if (l.failed) {
+    /* The work-group function is named "prefix.kernel". */
+    const char *name = strrchr(LLVMGetValueName(fn), '.');
     if (asprintf(error, "error: kernel '%s' uses a __local variable in a "
                  "way Weft cannot place in per-group memory\n",
-                 LLVMGetValueName(fn)) < 0)
+                 name ? name + 1 : LLVMGetValueName(fn)) < 0)
       *error = NULL;
     return WEFT_EBUILD;
   }
