@@ -121,6 +121,8 @@ struct _cl_program {
   char *source;
   char *options;                /* of the last build */
   cl_build_status status;
+  int from_binary;              /* made by clCreateProgramWithBinary */
+  int linked;                   /* made by clLinkProgram */
   atomic_int num_kernels;
   pthread_mutex_t lock;
 };

@@ -1,24 +1,20 @@
 /* cl_program.c: programs: from source or binary, build, compile, link, and
- * their queries.
- *
- * A program binary is, for now, Weft's tag followed by the source: loading
- * one builds that source again. clCompileProgram checks a unit by building
- * it; clLinkProgram builds the units' sources as one. (Both are interim: the
- * JIT keeps no per-unit LLVM modules yet.) */
-#include <ftw.h>
+ * their queries, over the native programs. A program binary is the LLVM
+ * bitcode the front end made (weft_program_get_binary), so a program made
+ * from one is built without running Clang again; compiled objects and
+ * libraries are bitcode too, linked as LLVM modules. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "api/cl_objects.h"
 
-#define BINARY_TAG "WEFT-OPENCL-SOURCE-1\n"
-
-static cl_program program_new(cl_context c, char *source, cl_int *rc) {
+/* A program object around native (taken over), or NULL with *rc set. */
+static cl_program program_wrap(cl_context c, weft_program *native, char *source,
+                               cl_int *rc) {
   cl_program p = calloc(1, sizeof *p);
   if (!p) {
+    weft_program_release(native);
     free(source);
     *rc = CL_OUT_OF_HOST_MEMORY;
     return NULL;
@@ -26,16 +22,23 @@ static cl_program program_new(cl_context c, char *source, cl_int *rc) {
   weft__cl_init(p, CL_KIND_PROGRAM);
   pthread_mutex_init(&p->lock, NULL);
   p->context = c;
+  p->native = native;
   p->source = source;
   p->status = CL_BUILD_NONE;
   clRetainContext(c);
+  *rc = CL_SUCCESS;
+  return p;
+}
+
+static cl_program program_new(cl_context c, char *source, cl_int *rc) {
+  weft_program *native = NULL;
   *rc = weft__cl_error(weft_program_create(c->native, source, strlen(source),
-                                           &p->native));
+                                           &native));
   if (*rc) {
-    clReleaseProgram(p);
+    free(source);
     return NULL;
   }
-  return p;
+  return program_wrap(c, native, source, rc);
 }
 
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(
@@ -72,20 +75,32 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(
     cl_int *errcode) {
   cl_int rc = CL_SUCCESS;
   cl_program p = NULL;
-  size_t tag = strlen(BINARY_TAG);
+  weft_program *native = NULL;
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
-  else if (num_devices != 1 || !devices || !lengths || !binaries)
+  else if (!num_devices || !devices || !lengths || !binaries)
     rc = CL_INVALID_VALUE;
-  else if (devices[0] != c->device) rc = CL_INVALID_DEVICE;
-  else if (!binaries[0] || !lengths[0]) rc = CL_INVALID_VALUE;
-  else if (lengths[0] < tag || memcmp(binaries[0], BINARY_TAG, tag))
+  for (cl_uint i = 0; !rc && i < num_devices; i++)
+    if (devices[i] != c->device) rc = CL_INVALID_DEVICE;
+  for (cl_uint i = 0; !rc && i < num_devices; i++)
+    if (!binaries[i] || !lengths[i]) rc = CL_INVALID_VALUE;
+  /* Weft's contexts have one device: a list names it once. */
+  if (!rc && num_devices != 1) rc = CL_INVALID_DEVICE;
+  if (!rc && weft_program_create_binary(c->native, binaries[0], lengths[0],
+                                        &native)) {
+    weft__cl_notify(c, weft_errmsg(c->native));
     rc = CL_INVALID_BINARY;
-  if (status) status[0] = rc;
-  if (!rc) {
-    char *source = strndup((const char *)binaries[0] + tag, lengths[0] - tag);
-    if (!source) rc = CL_OUT_OF_HOST_MEMORY;
-    else p = program_new(c, source, &rc);
   }
+  if (status)
+    for (cl_uint i = 0; i < num_devices && devices; i++) status[i] = rc;
+  if (!rc) {
+    char *none = strdup("");
+    if (none) p = program_wrap(c, native, none, &rc);
+    else {
+      weft_program_release(native);
+      rc = CL_OUT_OF_HOST_MEMORY;
+    }
+  }
+  if (!rc) p->from_binary = 1;
   if (errcode) *errcode = rc;
   return p;
 }
@@ -143,18 +158,26 @@ static cl_int check_devices(cl_program p, cl_uint n, const cl_device_id *list) {
   return CL_SUCCESS;
 }
 
-/* Builds p's native program with options; the status and log stay on it. */
-static cl_int build(cl_program p, const char *options, cl_build_status *status) {
+/* Runs a native build or compile on p with options; the status and log
+ * stay on it. */
+static cl_int build(cl_program p, const char *options, int compile,
+                    cl_uint num_headers, const char **names,
+                    const char **sources) {
   if (atomic_load(&p->num_kernels)) return CL_INVALID_OPERATION;
   pthread_mutex_lock(&p->lock);
   free(p->options);
   p->options = strdup(options ? options : "");
   p->status = CL_BUILD_IN_PROGRESS;
-  int rc = weft_program_build(p->native, options);
+  int rc = compile ? weft_program_compile(p->native, options, num_headers,
+                                          names, sources)
+                   : weft_program_build(p->native, options);
   p->status = rc ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
-  if (status) *status = p->status;
   pthread_mutex_unlock(&p->lock);
   if (rc) weft__cl_notify(p->context, weft_errmsg(p->native));
+  if (rc == WEFT_EOPTION)
+    return compile ? CL_INVALID_COMPILER_OPTIONS : CL_INVALID_BUILD_OPTIONS;
+  if (rc == WEFT_EBUILD)
+    return compile ? CL_COMPILE_PROGRAM_FAILURE : CL_BUILD_PROGRAM_FAILURE;
   return weft__cl_error(rc);
 }
 
@@ -168,42 +191,17 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program p, cl_uint n,
   if (!weft__cl_is(p, CL_KIND_PROGRAM)) return CL_INVALID_PROGRAM;
   cl_int rc = check_devices(p, n, devices);
   if (!rc && !notify && user_data) rc = CL_INVALID_VALUE;
+  /* A linked program is built by the link. */
+  if (!rc && p->linked) rc = CL_INVALID_OPERATION;
+  if (!rc && p->from_binary &&
+      weft_program_get_binary_type(p->native) != WEFT_BINARY_NONE &&
+      weft_program_get_binary_type(p->native) != WEFT_BINARY_EXECUTABLE)
+    rc = CL_INVALID_BINARY; /* an object or library binary: link it */
   if (rc) return rc;
-  rc = build(p, options, NULL);
+  rc = build(p, options, 0, 0, NULL, NULL);
   /* The build is done when clBuildProgram returns; tell the callback. */
   if (notify) notify(p, user_data);
   return rc;
-}
-
-/* Writes embedded headers under a new directory, for -I. */
-static cl_int write_headers(cl_uint n, const cl_program *headers,
-                            const char **names, char *dir) {
-  if (!mkdtemp(dir)) return CL_OUT_OF_RESOURCES;
-  for (cl_uint i = 0; i < n; i++) {
-    if (!weft__cl_is(headers[i], CL_KIND_PROGRAM)) return CL_INVALID_PROGRAM;
-    if (!names || !names[i]) return CL_INVALID_VALUE;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash;
-         slash = strchr(slash + 1, '/')) {
-      *slash = 0;
-      mkdir(path, 0700);
-      *slash = '/';
-    }
-    FILE *f = fopen(path, "w");
-    if (!f) return CL_OUT_OF_RESOURCES;
-    fputs(headers[i]->source, f);
-    fclose(f);
-  }
-  return CL_SUCCESS;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-                        struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(
@@ -212,33 +210,21 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(
     program_notify notify, void *user_data) {
   if (!weft__cl_is(p, CL_KIND_PROGRAM)) return CL_INVALID_PROGRAM;
   cl_int rc = check_devices(p, n, devices);
-  if (!rc && (!num_headers != !headers || (!notify && user_data)))
+  if (!rc && (!num_headers != !headers || (num_headers && !names) ||
+              (!notify && user_data)))
     rc = CL_INVALID_VALUE;
-  if (rc) return rc;
-  char dir[] = "/tmp/weft-headers-XXXXXX";
-  char *with_dir = NULL;
-  if (num_headers) {
-    rc = write_headers(num_headers, headers, names, dir);
-    if (!rc && asprintf(&with_dir, "%s -I %s", options ? options : "", dir) < 0)
-      rc = CL_OUT_OF_HOST_MEMORY;
+  if (!rc && (p->from_binary || p->linked)) rc = CL_INVALID_OPERATION;
+  const char **sources = calloc(num_headers + 1, sizeof *sources);
+  if (!rc && !sources) rc = CL_OUT_OF_HOST_MEMORY;
+  for (cl_uint i = 0; !rc && i < num_headers; i++) {
+    if (!weft__cl_is(headers[i], CL_KIND_PROGRAM)) rc = CL_INVALID_PROGRAM;
+    else if (!names[i]) rc = CL_INVALID_VALUE;
+    else sources[i] = headers[i]->source;
   }
-  if (!rc) rc = build(p, with_dir ? with_dir : options, NULL);
-  if (num_headers) nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-  free(with_dir);
-  if (notify) notify(p, user_data);
+  if (!rc) rc = build(p, options, 1, num_headers, names, sources);
+  free(sources);
+  if (notify && rc != CL_INVALID_VALUE) notify(p, user_data);
   return rc;
-}
-
-/* Link options OpenCL defines that building a whole program does not take. */
-static char *link_options(const char *options) {
-  char *out = strdup(options ? options : "");
-  static const char *const drop[] = {"-create-library", "-enable-link-options"};
-  for (size_t i = 0; out && i < 2; i++) {
-    char *at;
-    while ((at = strstr(out, drop[i])))
-      memset(at, ' ', strlen(drop[i]));
-  }
-  return out;
 }
 
 CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(
@@ -250,31 +236,44 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
   else if (!num_inputs || !inputs || !n != !devices || (!notify && user_data))
     rc = CL_INVALID_VALUE;
-  size_t total = 1;
+  for (cl_uint i = 0; !rc && i < n; i++)
+    if (devices[i] != c->device) rc = CL_INVALID_DEVICE;
+  weft_program **natives = rc ? NULL : calloc(num_inputs, sizeof *natives);
+  if (!rc && !natives) rc = CL_OUT_OF_HOST_MEMORY;
   for (cl_uint i = 0; !rc && i < num_inputs; i++) {
-    if (!weft__cl_is(inputs[i], CL_KIND_PROGRAM)) rc = CL_INVALID_PROGRAM;
-    else if (inputs[i]->status != CL_BUILD_SUCCESS) rc = CL_INVALID_OPERATION;
-    else total += strlen(inputs[i]->source) + 64;
+    if (!weft__cl_is(inputs[i], CL_KIND_PROGRAM) || inputs[i]->context != c)
+      rc = CL_INVALID_PROGRAM;
+    else if (weft_program_get_binary_type(inputs[i]->native) != WEFT_BINARY_OBJECT &&
+             weft_program_get_binary_type(inputs[i]->native) != WEFT_BINARY_LIBRARY)
+      rc = CL_INVALID_OPERATION;
+    else natives[i] = inputs[i]->native;
   }
-  char *source = rc ? NULL : malloc(total);
-  if (!rc && !source) rc = CL_OUT_OF_HOST_MEMORY;
-  if (!rc) {
-    size_t at = 0;
-    for (cl_uint i = 0; i < num_inputs; i++)
-      at += (size_t)sprintf(source + at, "#line 1 \"unit-%u.cl\"\n%s\n", i,
-                            inputs[i]->source);
-    p = program_new(c, source, &rc);
+  weft_program *native = NULL;
+  int status = rc ? 0 : weft_program_link(c->native, num_inputs, natives,
+                                          options, &native);
+  free(natives);
+  if (!rc && status == WEFT_EOPTION) rc = CL_INVALID_LINKER_OPTIONS;
+  else if (!rc && status && !native) rc = weft__cl_error(status);
+  if (!rc && status) weft__cl_notify(c, weft_errmsg(c->native));
+  char *none = native ? strdup("") : NULL;
+  if (native && !none) {
+    weft_program_release(native);
+    rc = CL_OUT_OF_HOST_MEMORY;
+  } else if (native) {
+    cl_int wrap_rc;
+    p = program_wrap(c, native, none, &wrap_rc);
+    if (!p) rc = wrap_rc;
   }
   if (p) {
-    char *opts = link_options(options);
-    rc = opts ? build(p, opts, NULL) : CL_OUT_OF_HOST_MEMORY;
-    free(opts);
-    if (rc == CL_BUILD_PROGRAM_FAILURE) rc = CL_LINK_PROGRAM_FAILURE;
+    p->linked = 1;
+    p->options = strdup(options ? options : "");
+    p->status = status ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
+    /* A failed link still returns the program, for its log. */
+    if (status) rc = CL_LINK_PROGRAM_FAILURE;
     if (notify) notify(p, user_data);
   }
   if (errcode) *errcode = rc;
-  /* A failed link still returns the program, for its log. */
-  return rc == CL_SUCCESS || rc == CL_LINK_PROGRAM_FAILURE ? p : NULL;
+  return p;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clUnloadCompiler(void) { return CL_SUCCESS; }
@@ -297,8 +296,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(
   (void)id;
   (void)size;
   (void)value;
-  /* Only programs made from IL have specialization constants. */
-  return weft__cl_is(p, CL_KIND_PROGRAM) ? CL_INVALID_PROGRAM
+  /* Only programs made from IL have specialization constants, and Weft
+   * takes no IL. */
+  return weft__cl_is(p, CL_KIND_PROGRAM) ? CL_INVALID_OPERATION
                                          : CL_INVALID_PROGRAM;
 }
 
@@ -317,20 +317,28 @@ static size_t kernel_names(cl_program p, char *out, size_t size) {
   return used + 1;
 }
 
+/* CL_PROGRAM_BINARY_SIZES and CL_PROGRAM_BINARIES (an array of one
+ * pointer the caller allocated); no binary yet gives size 0 and copies
+ * nothing, as the specification says. */
 static cl_int binary_info(cl_program p, cl_program_info param, size_t size,
                           void *value, size_t *size_ret) {
-  size_t length = strlen(BINARY_TAG) + strlen(p->source);
-  if (param == CL_PROGRAM_BINARY_SIZES)
-    return weft__cl_info(&length, sizeof length, size, value, size_ret);
-  /* CL_PROGRAM_BINARIES: an array of one pointer the caller allocated. */
-  if (value && size < sizeof(unsigned char *)) return CL_INVALID_VALUE;
-  if (value && ((unsigned char **)value)[0]) {
-    unsigned char *to = ((unsigned char **)value)[0];
-    memcpy(to, BINARY_TAG, strlen(BINARY_TAG));
-    memcpy(to + strlen(BINARY_TAG), p->source, strlen(p->source));
+  void *binary = NULL;
+  size_t length = 0;
+  if (weft_program_get_binary_type(p->native) != WEFT_BINARY_NONE &&
+      weft_program_get_binary(p->native, &binary, &length))
+    return CL_OUT_OF_HOST_MEMORY;
+  cl_int rc = CL_SUCCESS;
+  if (param == CL_PROGRAM_BINARY_SIZES) {
+    rc = weft__cl_info(&length, sizeof length, size, value, size_ret);
+  } else if (value && size < sizeof(unsigned char *)) {
+    rc = CL_INVALID_VALUE;
+  } else {
+    unsigned char *to = value ? ((unsigned char **)value)[0] : NULL;
+    if (to && length) memcpy(to, binary, length);
+    if (size_ret) *size_ret = sizeof(unsigned char *);
   }
-  if (size_ret) *size_ret = sizeof(unsigned char *);
-  return CL_SUCCESS;
+  free(binary);
+  return rc;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program p,
@@ -341,7 +349,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program p,
   cl_uint n;
   size_t count;
   cl_bool no = CL_FALSE;
-  int built = p->status == CL_BUILD_SUCCESS;
+  int built = weft_program_get_binary_type(p->native) == WEFT_BINARY_EXECUTABLE;
   switch (param) {
   case CL_PROGRAM_REFERENCE_COUNT:
     n = (cl_uint)atomic_load(&p->h.refs);
@@ -381,6 +389,15 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program p,
   }
 }
 
+static cl_program_binary_type binary_type(cl_program p) {
+  switch (weft_program_get_binary_type(p->native)) {
+  case WEFT_BINARY_OBJECT: return CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+  case WEFT_BINARY_LIBRARY: return CL_PROGRAM_BINARY_TYPE_LIBRARY;
+  case WEFT_BINARY_EXECUTABLE: return CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  default: return CL_PROGRAM_BINARY_TYPE_NONE;
+  }
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(
     cl_program p, cl_device_id d, cl_program_build_info param, size_t size,
     void *value, size_t *size_ret) {
@@ -399,8 +416,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(
     s = weft_program_build_log(p->native);
     return weft__cl_info(s, strlen(s) + 1, size, value, size_ret);
   case CL_PROGRAM_BINARY_TYPE:
-    type = p->status == CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE
-                                         : CL_PROGRAM_BINARY_TYPE_NONE;
+    type = binary_type(p);
     return weft__cl_info(&type, sizeof type, size, value, size_ret);
   case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
     return weft__cl_info(&globals, sizeof globals, size, value, size_ret);

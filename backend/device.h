@@ -72,6 +72,8 @@ typedef struct weft_device_ops {
               char **log);
   int (*build_ir)(weft_device *device, const void *ir, size_t size,
                   const char *options, weft_binary **out, char **log);
+  /* Whether ir is whole and for this device (0), cheaply. */
+  int (*check_ir)(weft_device *device, const void *ir, size_t size);
   void (*binary_free)(weft_device *device, weft_binary *binary);
 
   /* Runs a launch to completion. */

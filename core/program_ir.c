@@ -51,7 +51,8 @@ int weft_program_create_binary(weft_context *c, const void *binary,
     return weft__fail(&c->object, WEFT_EINVAL, "not a Weft program binary");
   if (h->type < WEFT_BINARY_OBJECT || h->type > WEFT_BINARY_EXECUTABLE ||
       strncmp(h->target, target, sizeof h->target) ||
-      !is_bitcode((const unsigned char *)(h + 1), size - sizeof *h))
+      !is_bitcode((const unsigned char *)(h + 1), size - sizeof *h) ||
+      c->device->ops->check_ir(c->device, h + 1, size - sizeof *h))
     return weft__fail(&c->object, WEFT_EINVAL, "the binary is damaged or for "
                       "another kind of device than '%s'", target);
   weft_program *p = program_new(c);

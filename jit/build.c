@@ -289,11 +289,29 @@ static int finish(build *b, const char *log, weft_binary **out) {
   return rc;
 }
 
+/* Collects LLVM's diagnostics (the bitcode reader's, the linker's) into
+ * the build's error text: LLVM's default handler would end the process on
+ * an error. */
+static void collect_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
+  build *b = data;
+  LLVMDiagnosticSeverity severity = LLVMGetDiagInfoSeverity(info);
+  if (severity != LLVMDSError && severity != LLVMDSWarning) return;
+  char *text = LLVMGetDiagInfoDescription(info);
+  char *line = NULL;
+  if (asprintf(&line, "%s: %s\n", severity == LLVMDSError ? "error" : "warning",
+               text) >= 0) {
+    weft__log_append(&b->error, line);
+    free(line);
+  }
+  LLVMDisposeMessage(text);
+}
+
 /* Parses options and makes the build's LLVM objects. */
 static int start(build *b, const char *options) {
   int rc = weft__options_parse(options, &b->options, &b->error);
   if (rc) return rc;
   b->context = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(b->context, collect_diagnostic, b);
   b->machine = weft__target_machine_create();
   if (!b->machine) return WEFT_EBUILD;
   b->layout = LLVMCreateTargetDataLayout(b->machine);
@@ -407,27 +425,12 @@ int weft__jit_compile(const char *source, size_t length, const char *options,
   return end(&b, rc, log);
 }
 
-/* Collects the linker's diagnostics into the build's error text. */
-static void link_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
-  build *b = data;
-  char *text = LLVMGetDiagInfoDescription(info);
-  const char *severity =
-      LLVMGetDiagInfoSeverity(info) == LLVMDSError ? "error" : "warning";
-  char *line = NULL;
-  if (asprintf(&line, "%s: %s\n", severity, text) >= 0) {
-    weft__log_append(&b->error, line);
-    free(line);
-  }
-  LLVMDisposeMessage(text);
-}
-
 int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
                    unsigned count, void **bitcode, size_t *size, char **log) {
   build b = {0};
   *bitcode = NULL;
   *log = NULL;
   int rc = start(&b, NULL);
-  if (!rc) LLVMContextSetDiagnosticHandler(b.context, link_diagnostic, &b);
   for (unsigned i = 0; !rc && i < count; i++) {
     LLVMModuleRef m = NULL;
     rc = weft__module_from_bitcode(b.context, bitcodes[i], sizes[i], &m, log);

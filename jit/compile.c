@@ -121,3 +121,30 @@ int weft__module_from_bitcode(LLVMContextRef context, const void *bitcode,
                         "for this version of Weft\n");
   return WEFT_EBUILD;
 }
+
+/* LLVM's default handler ends the process on an error: a bad binary must
+ * only be refused. */
+static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
+  (void)info;
+  (void)data;
+}
+
+int weft__jit_check_bitcode(const void *bitcode, size_t size) {
+  LLVMContextRef context = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(context, ignore_diagnostic, NULL);
+  LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(
+      bitcode, size, "program.bc", 0);
+  LLVMModuleRef module = NULL;
+  /* The lazy reader checks the module's records, not function bodies: a
+   * cheap test that the bytes are whole bitcode of this LLVM. It takes
+   * the buffer over (not the bytes). */
+  int bad = LLVMGetBitcodeModuleInContext2(context, buffer, &module);
+  if (!bad) {
+    bad = !LLVMGetTarget(module) || strcmp(LLVMGetTarget(module), WEFT_CPU_TRIPLE);
+    LLVMDisposeModule(module);
+  } else {
+    LLVMDisposeMemoryBuffer(buffer);
+  }
+  LLVMContextDispose(context);
+  return bad ? WEFT_EINVAL : 0;
+}

@@ -33,6 +33,13 @@ char *copy_string(const std::string &s) {
   return out;
 }
 
+// Clang looks for #include "name" as "./name" beside a source whose name
+// has no folder, so that is where an embedded header is served.
+std::string header_path(const char *name) {
+  if (name[0] == '/' || !std::strncmp(name, "./", 2)) return name;
+  return std::string("./") + name;
+}
+
 // Every file the build read, system headers included: a cached build is
 // valid only while none of them has changed.
 class AllFiles : public clang::DependencyCollector {
@@ -47,7 +54,7 @@ char *dependency_list(const AllFiles &files, const weft_source_file *main,
   for (const std::string &path : files.getDependencies()) {
     bool in_memory = path == main->name;
     for (unsigned i = 0; i < num_headers; i++)
-      in_memory |= path == headers[i].name;
+      in_memory |= path == headers[i].name || path == header_path(headers[i].name);
     if (in_memory) continue;
     out += path;
     out += '\n';
@@ -96,7 +103,8 @@ extern "C" int weft__frontend_compile(LLVMContextRef context,
       const weft_source_file &f = i ? headers[i - 1] : *main;
       auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(f.text, f.length), f.name);
-      preprocessor.addRemappedFile(f.name, buffer.release());
+      preprocessor.addRemappedFile(i ? header_path(f.name) : f.name,
+                                   buffer.release());
     }
     auto files = std::make_shared<AllFiles>();
     compiler->addDependencyCollector(files);

@@ -61,6 +61,10 @@ int weft__jit_compile(const char *source, size_t length, const char *options,
 int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
                    unsigned count, void **bitcode, size_t *size, char **log);
 
+/* Whether bitcode looks like a whole module for this target (0), or not
+ * (WEFT_EINVAL), without building it. */
+int weft__jit_check_bitcode(const void *bitcode, size_t size);
+
 /* Frees a binary and the machine code behind it. */
 void weft__jit_binary_free(weft_binary *binary);
 

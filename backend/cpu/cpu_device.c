@@ -187,6 +187,11 @@ static int cpu_build_ir(weft_device *device, const void *ir, size_t size,
   return weft__jit_build_bitcode(ir, size, options, out, log);
 }
 
+static int cpu_check_ir(weft_device *device, const void *ir, size_t size) {
+  (void)device;
+  return weft__jit_check_bitcode(ir, size);
+}
+
 static void cpu_binary_free(weft_device *device, weft_binary *binary) {
   (void)device;
   weft__jit_binary_free(binary);
@@ -212,6 +217,7 @@ static const weft_device_ops cpu_ops = {
     .compile = cpu_compile,
     .link = cpu_link,
     .build_ir = cpu_build_ir,
+    .check_ir = cpu_check_ir,
     .binary_free = cpu_binary_free,
     .launch = cpu_launch,
 };
