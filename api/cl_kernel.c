@@ -9,8 +9,11 @@
 static cl_kernel kernel_new(cl_program p, weft_kernel *native, cl_int *rc) {
   cl_kernel k = calloc(1, sizeof *k);
   int n = native ? weft_kernel_arg_count(native) : 0;
-  if (k) k->buffers = calloc(n > 0 ? (size_t)n : 1, sizeof *k->buffers);
-  if (!k || !k->buffers) {
+  size_t slots = n > 0 ? (size_t)n : 1;
+  if (k) k->buffers = calloc(slots, sizeof *k->buffers);
+  if (k) k->local_sizes = calloc(slots, sizeof *k->local_sizes);
+  if (!k || !k->buffers || !k->local_sizes) {
+    if (k) free(k->buffers);
     free(k);
     weft_kernel_release(native);
     *rc = CL_OUT_OF_HOST_MEMORY;
@@ -72,6 +75,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source,
   for (int i = 0; i < n; i++) {
     k->buffers[i] = source->buffers[i];
     if (k->buffers[i]) clRetainMemObject(k->buffers[i]);
+    k->local_sizes[i] = source->local_sizes[i];
   }
   if (errcode) *errcode = rc;
   return k;
@@ -93,6 +97,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k) {
   cl_program p = k->program;
   atomic_fetch_sub(&p->num_kernels, 1);
   free(k->buffers);
+  free(k->local_sizes);
   free(k);
   clReleaseProgram(p);
   return CL_SUCCESS;
@@ -125,7 +130,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
   case WEFT_ARG_LOCAL:
     if (value) return CL_INVALID_ARG_VALUE;
     if (!size) return CL_INVALID_ARG_SIZE;
-    return weft__cl_error(weft_kernel_set_arg_local(k->native, (int)i, size));
+    cl_int rc = weft__cl_error(weft_kernel_set_arg_local(k->native, (int)i, size));
+    if (!rc) k->local_sizes[i] = size;
+    return rc;
   default:
     if (!value) return CL_INVALID_ARG_VALUE;
     if (size != info.size) return CL_INVALID_ARG_SIZE;
@@ -196,6 +203,20 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint i,
   }
 }
 
+/* The __local memory a launch takes: the kernel's own variables and the
+ * __local arguments set so far, laid out as the launch places them (each
+ * after the previous one, WEFT_LOCAL_ALIGN apart). It exceeds
+ * CL_DEVICE_LOCAL_MEM_SIZE exactly when the launch would fail for it. */
+static cl_ulong local_mem_used(cl_kernel k) {
+  const size_t align = 128; /* WEFT_LOCAL_ALIGN (jit/kernel_abi.h) */
+  cl_ulong total = weft_kernel_local_mem_size(k->native);
+  int n = weft_kernel_arg_count(k->native);
+  for (int i = 0; i < n; i++)
+    if (k->local_sizes[i])
+      total = (total + align - 1) / align * align + k->local_sizes[i];
+  return total;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
     cl_kernel k, cl_device_id d, cl_kernel_work_group_info param, size_t size,
     void *value, size_t *size_ret) {
@@ -212,10 +233,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
   case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
     return weft__cl_info(sizes, sizeof sizes, size, value, size_ret);
   case CL_KERNEL_LOCAL_MEM_SIZE:
-    bytes = weft_kernel_local_mem_size(k->native);
+    bytes = local_mem_used(k);
     return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);
   case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-    n = 8; /* a vector of floats on AVX: groups of 8 vectorize fully */
+    n = weft__cl_preferred_multiple(d);
     return weft__cl_info(&n, sizeof n, size, value, size_ret);
   case CL_KERNEL_PRIVATE_MEM_SIZE:
     bytes = d->info.stack_size;

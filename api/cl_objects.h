@@ -121,6 +121,7 @@ struct _cl_kernel {
   weft_kernel *native;
   /* What clSetKernelArg was given, for queries and for retaining. */
   cl_mem *buffers;
+  size_t *local_sizes;          /* bytes of each __local argument, 0 unset */
 };
 
 struct _cl_event {
@@ -159,6 +160,9 @@ void weft__cl_notify(cl_context context, const char *message);
 
 /* Nanoseconds on the clock OpenCL's profiling and host timer use. */
 cl_ulong weft__cl_now(void);
+
+/* The work-group size multiple kernels on d run best with. */
+size_t weft__cl_preferred_multiple(cl_device_id d);
 
 /* The single platform and device (index 0: the CPU). */
 cl_platform_id weft__cl_platform(void);
