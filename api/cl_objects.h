@@ -102,6 +102,10 @@ struct _cl_mem {
   atomic_int map_count;
   pthread_mutex_t lock;
   cl_callback *destructors;
+  cl_mem_properties *properties; /* as given, for CL_MEM_PROPERTIES */
+  size_t num_properties;
+  void **maps;                  /* pointers mapped and not yet unmapped */
+  size_t num_maps, map_capacity; /* (under lock) */
 };
 
 struct _cl_program {
