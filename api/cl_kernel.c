@@ -308,15 +308,52 @@ static cl_int launch_error(int status, const size_t *local) {
   return weft__cl_error(status);
 }
 
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
-    cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
-    const size_t *global, const size_t *local, cl_uint n, const cl_event *wait,
-    cl_event *event) {
+/* What OpenCL words apart from the native checks: a side larger than
+ * CL_DEVICE_MAX_WORK_ITEM_SIZES, and an offset that overflows. */
+static cl_int check_range(cl_device_id d, cl_uint dims, const size_t *offset,
+                          const size_t *global, const size_t *local) {
+  for (cl_uint i = 0; i < dims; i++) {
+    if (offset && global[i] > SIZE_MAX - offset[i]) return CL_INVALID_GLOBAL_OFFSET;
+    if (local && local[i] > d->info.max_work_item_sizes[i])
+      return CL_INVALID_WORK_ITEM_SIZE;
+  }
+  return CL_SUCCESS;
+}
+
+static int is_empty(cl_uint dims, const size_t *global) {
+  for (cl_uint i = 0; i < dims; i++)
+    if (!global[i]) return 1;
+  return 0;
+}
+
+/* Since OpenCL 2.1 a global size of 0 is no error: the command runs
+ * nothing and completes once its wait list has. The arguments must still
+ * be set, as for any launch (checked on a one-item range). */
+static cl_int enqueue_empty(cl_command_queue q, cl_kernel k, cl_command_type type,
+                            cl_uint n, const cl_event *wait, cl_event *event) {
+  static const size_t one[3] = {1, 1, 1};
+  int status = weft_kernel_check_launch(k->native, 1, NULL, one, NULL);
+  if (status) {
+    weft__cl_notify(q->context, weft_errmsg(k->native));
+    return weft__cl_error(status);
+  }
+  cl_command *c = weft__cl_command_new(0);
+  if (!c) return CL_OUT_OF_HOST_MEMORY;
+  return weft__cl_enqueue(q, type, n, wait, event, c);
+}
+
+static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type type,
+                             cl_uint dims, const size_t *offset,
+                             const size_t *global, const size_t *local,
+                             cl_uint n, const cl_event *wait, cl_event *event) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
-  if (!global) return CL_INVALID_VALUE;
+  if (!global) return CL_INVALID_GLOBAL_WORK_SIZE;
+  cl_int rc = check_range(q->device, dims, offset, global, local);
+  if (rc) return rc;
+  if (is_empty(dims, global)) return enqueue_empty(q, k, type, n, wait, event);
   int status = weft_kernel_check_launch(k->native, dims, offset, global, local);
   if (status) {
     weft__cl_notify(q->context, weft_errmsg(k->native));
@@ -340,12 +377,21 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
     if (offset) l->offset[d] = offset[d];
     if (local) l->local[d] = local[d];
   }
-  return weft__cl_enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, wait, event, c);
+  return weft__cl_enqueue(q, type, n, wait, event, c);
 }
 
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
+    cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+    const size_t *global, const size_t *local, cl_uint n, const cl_event *wait,
+    cl_event *event) {
+  return enqueue_kernel(q, k, CL_COMMAND_NDRANGE_KERNEL, dims, offset, global,
+                        local, n, wait, event);
+}
+
+/* A task is a one-item NDRange; its event says it was a task. */
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k,
                                               cl_uint n, const cl_event *wait,
                                               cl_event *event) {
   static const size_t one[1] = {1};
-  return clEnqueueNDRangeKernel(q, k, 1, NULL, one, one, n, wait, event);
+  return enqueue_kernel(q, k, CL_COMMAND_TASK, 1, NULL, one, one, n, wait, event);
 }
