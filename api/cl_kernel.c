@@ -7,14 +7,14 @@
 #include "api/cl_queue.h"
 
 static cl_kernel kernel_new(cl_program p, weft_kernel *native, cl_int *rc) {
-  cl_kernel k = calloc(1, sizeof *k);
+  cl_kernel k = weft__cl_alloc(sizeof *k);
   int n = native ? weft_kernel_arg_count(native) : 0;
   size_t slots = n > 0 ? (size_t)n : 1;
   if (k) k->buffers = calloc(slots, sizeof *k->buffers);
   if (k) k->local_sizes = calloc(slots, sizeof *k->local_sizes);
   if (!k || !k->buffers || !k->local_sizes) {
     if (k) free(k->buffers);
-    free(k);
+    weft__cl_free(k, sizeof *k);
     weft_kernel_release(native);
     *rc = CL_OUT_OF_HOST_MEMORY;
     return NULL;
@@ -98,7 +98,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k) {
   atomic_fetch_sub(&p->num_kernels, 1);
   free(k->buffers);
   free(k->local_sizes);
-  free(k);
+  weft__cl_free(k, sizeof *k);
   clReleaseProgram(p);
   return CL_SUCCESS;
 }
@@ -251,15 +251,16 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
     cl_kernel k, cl_device_id d, cl_kernel_sub_group_info param,
     size_t in_size, const void *in, size_t size, void *value, size_t *size_ret) {
-  (void)d;
   (void)param;
   (void)in_size;
   (void)in;
   (void)size;
   (void)value;
   (void)size_ret;
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (d && d != k->program->context->device) return CL_INVALID_DEVICE;
   /* No subgroups (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0). */
-  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
+  return CL_INVALID_OPERATION;
 }
 
 /* ------------------------------------------------------------ launches */

@@ -32,7 +32,7 @@ static unsigned native_flags(cl_mem_flags flags) {
 }
 
 static cl_mem mem_new(cl_context c, cl_mem_flags flags, size_t size) {
-  cl_mem m = calloc(1, sizeof *m);
+  cl_mem m = weft__cl_alloc(sizeof *m);
   if (!m) return NULL;
   weft__cl_init(m, CL_KIND_MEM);
   pthread_mutex_init(&m->lock, NULL);
@@ -177,7 +177,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m) {
   pthread_mutex_destroy(&m->lock);
   free(m->properties);
   free(m->maps);
-  free(m);
+  weft__cl_free(m, sizeof *m);
   clReleaseContext(c);
   return CL_SUCCESS;
 }

@@ -140,6 +140,16 @@ struct _cl_event {
   cl_callback *callbacks;
 };
 
+/* Memory for an object of size bytes, zeroed; weft__cl_init makes it an
+ * object. weft__cl_free (given the same size) keeps the memory of a
+ * released object for the next object of that size instead of returning it
+ * to the C library: a stale
+ * handle, which the ICD loader dispatches through without a check, then
+ * still finds the dispatch table and a kind that refuses it (0 while the
+ * memory is free, another object's kind once reused), never freed memory. */
+void *weft__cl_alloc(size_t size);
+void weft__cl_free(void *object, size_t size);
+
 /* Whether p is a live object of the kind. */
 int weft__cl_is(const void *p, cl_kind kind);
 
