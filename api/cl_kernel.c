@@ -127,12 +127,13 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
   switch (info.kind) {
   case WEFT_ARG_BUFFER:
     return set_buffer(k, i, size, value);
-  case WEFT_ARG_LOCAL:
+  case WEFT_ARG_LOCAL: {
     if (value) return CL_INVALID_ARG_VALUE;
     if (!size) return CL_INVALID_ARG_SIZE;
     cl_int rc = weft__cl_error(weft_kernel_set_arg_local(k->native, (int)i, size));
-    if (!rc) k->local_sizes[i] = size;
+    if (!rc) k->local_sizes[i] = size; /* for CL_KERNEL_LOCAL_MEM_SIZE */
     return rc;
+  }
   default:
     if (!value) return CL_INVALID_ARG_VALUE;
     if (size != info.size) return CL_INVALID_ARG_SIZE;

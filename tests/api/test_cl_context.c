@@ -375,7 +375,7 @@ TEST(notify_on_kernel_crash) {
   cl_command_queue q = cl_weft_queue(c, 0);
   cl_kernel k = cl_kernel_from(c,
       "__kernel void crasher(__global int *a) {\n"
-      "  __global int *p = 0;\n"
+      "  __global int *volatile p = 0;\n"
       "  if (get_global_id(0) == 5) p[get_global_id(0)] = 1;\n"
       "  a[get_global_id(0)] = 2;\n"
       "}\n", "crasher");
