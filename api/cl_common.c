@@ -1,8 +1,64 @@
 /* cl_common.c: what every part of the ICD uses (see cl_objects.h). */
+#include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api/cl_objects.h"
+
+/* Free memory of released objects, one list per object size (there are
+ * as many sizes as kinds of objects). The link lives after the header, so
+ * the dispatch pointer and the kind stay as they were. */
+typedef struct free_list {
+  size_t size;
+  void *head;
+} free_list;
+
+#define MAX_SIZES 16
+static free_list free_lists[MAX_SIZES];
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void **link_of(void *object) {
+  return (void **)((char *)object + sizeof(cl_header));
+}
+
+/* The list for size; adds it if there is room (the caller holds the lock). */
+static free_list *list_for(size_t size) {
+  for (int i = 0; i < MAX_SIZES; i++) {
+    if (free_lists[i].size == size) return &free_lists[i];
+    if (!free_lists[i].size) {
+      free_lists[i].size = size;
+      return &free_lists[i];
+    }
+  }
+  return NULL;
+}
+
+void *weft__cl_alloc(size_t size) {
+  assert(size >= sizeof(cl_header) + sizeof(void *));
+  pthread_mutex_lock(&free_lock);
+  free_list *list = list_for(size);
+  void *object = list ? list->head : NULL;
+  if (object) list->head = *link_of(object);
+  pthread_mutex_unlock(&free_lock);
+  if (!object) return calloc(1, size);
+  /* The header stays until weft__cl_init: the kind is 0 until then. */
+  memset((char *)object + sizeof(cl_header), 0, size - sizeof(cl_header));
+  return object;
+}
+
+void weft__cl_free(void *object, size_t size) {
+  if (!object) return;
+  ((cl_header *)object)->kind = 0;
+  pthread_mutex_lock(&free_lock);
+  free_list *list = list_for(size);
+  if (list) {
+    *link_of(object) = list->head;
+    list->head = object;
+  }
+  pthread_mutex_unlock(&free_lock);
+  if (!list) free(object); /* not expected: fewer sizes than kinds */
+}
 
 int weft__cl_is(const void *p, cl_kind kind) {
   return p && ((const cl_header *)p)->dispatch == &weft__cl_dispatch &&

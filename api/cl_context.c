@@ -37,7 +37,7 @@ static void context_free(cl_context c) {
   if (c->native) weft_context_release(c->native);
   pthread_mutex_destroy(&c->lock);
   free(c->properties);
-  free(c);
+  weft__cl_free(c, sizeof *c);
 }
 
 CL_API_ENTRY cl_context CL_API_CALL clCreateContext(
@@ -52,7 +52,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(
     if (!weft__cl_is(devices[i], CL_KIND_DEVICE) ||
         devices[i]->native != devices[0]->native)
       rc = CL_INVALID_DEVICE;
-  if (!rc && !(c = calloc(1, sizeof *c))) rc = CL_OUT_OF_HOST_MEMORY;
+  if (!rc && !(c = weft__cl_alloc(sizeof *c))) rc = CL_OUT_OF_HOST_MEMORY;
   if (!rc) {
     weft__cl_init(c, CL_KIND_CONTEXT);
     pthread_mutex_init(&c->lock, NULL);

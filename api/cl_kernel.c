@@ -7,11 +7,14 @@
 #include "api/cl_queue.h"
 
 static cl_kernel kernel_new(cl_program p, weft_kernel *native, cl_int *rc) {
-  cl_kernel k = calloc(1, sizeof *k);
+  cl_kernel k = weft__cl_alloc(sizeof *k);
   int n = native ? weft_kernel_arg_count(native) : 0;
-  if (k) k->buffers = calloc(n > 0 ? (size_t)n : 1, sizeof *k->buffers);
-  if (!k || !k->buffers) {
-    free(k);
+  size_t slots = n > 0 ? (size_t)n : 1;
+  if (k) k->buffers = calloc(slots, sizeof *k->buffers);
+  if (k) k->local_sizes = calloc(slots, sizeof *k->local_sizes);
+  if (!k || !k->buffers || !k->local_sizes) {
+    if (k) free(k->buffers);
+    weft__cl_free(k, sizeof *k);
     weft_kernel_release(native);
     *rc = CL_OUT_OF_HOST_MEMORY;
     return NULL;
@@ -72,6 +75,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source,
   for (int i = 0; i < n; i++) {
     k->buffers[i] = source->buffers[i];
     if (k->buffers[i]) clRetainMemObject(k->buffers[i]);
+    k->local_sizes[i] = source->local_sizes[i];
   }
   if (errcode) *errcode = rc;
   return k;
@@ -93,7 +97,8 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k) {
   cl_program p = k->program;
   atomic_fetch_sub(&p->num_kernels, 1);
   free(k->buffers);
-  free(k);
+  free(k->local_sizes);
+  weft__cl_free(k, sizeof *k);
   clReleaseProgram(p);
   return CL_SUCCESS;
 }
@@ -122,10 +127,13 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
   switch (info.kind) {
   case WEFT_ARG_BUFFER:
     return set_buffer(k, i, size, value);
-  case WEFT_ARG_LOCAL:
+  case WEFT_ARG_LOCAL: {
     if (value) return CL_INVALID_ARG_VALUE;
     if (!size) return CL_INVALID_ARG_SIZE;
-    return weft__cl_error(weft_kernel_set_arg_local(k->native, (int)i, size));
+    cl_int rc = weft__cl_error(weft_kernel_set_arg_local(k->native, (int)i, size));
+    if (!rc) k->local_sizes[i] = size; /* for CL_KERNEL_LOCAL_MEM_SIZE */
+    return rc;
+  }
   default:
     if (!value) return CL_INVALID_ARG_VALUE;
     if (size != info.size) return CL_INVALID_ARG_SIZE;
@@ -196,6 +204,20 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint i,
   }
 }
 
+/* The __local memory a launch takes: the kernel's own variables and the
+ * __local arguments set so far, laid out as the launch places them (each
+ * after the previous one, WEFT_LOCAL_ALIGN apart). It exceeds
+ * CL_DEVICE_LOCAL_MEM_SIZE exactly when the launch would fail for it. */
+static cl_ulong local_mem_used(cl_kernel k) {
+  const size_t align = 128; /* WEFT_LOCAL_ALIGN (jit/kernel_abi.h) */
+  cl_ulong total = weft_kernel_local_mem_size(k->native);
+  int n = weft_kernel_arg_count(k->native);
+  for (int i = 0; i < n; i++)
+    if (k->local_sizes[i])
+      total = (total + align - 1) / align * align + k->local_sizes[i];
+  return total;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
     cl_kernel k, cl_device_id d, cl_kernel_work_group_info param, size_t size,
     void *value, size_t *size_ret) {
@@ -212,10 +234,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
   case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
     return weft__cl_info(sizes, sizeof sizes, size, value, size_ret);
   case CL_KERNEL_LOCAL_MEM_SIZE:
-    bytes = weft_kernel_local_mem_size(k->native);
+    bytes = local_mem_used(k);
     return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);
   case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-    n = 8; /* a vector of floats on AVX: groups of 8 vectorize fully */
+    n = weft__cl_preferred_multiple(d);
     return weft__cl_info(&n, sizeof n, size, value, size_ret);
   case CL_KERNEL_PRIVATE_MEM_SIZE:
     bytes = d->info.stack_size;
@@ -230,15 +252,16 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
     cl_kernel k, cl_device_id d, cl_kernel_sub_group_info param,
     size_t in_size, const void *in, size_t size, void *value, size_t *size_ret) {
-  (void)d;
   (void)param;
   (void)in_size;
   (void)in;
   (void)size;
   (void)value;
   (void)size_ret;
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (d && d != k->program->context->device) return CL_INVALID_DEVICE;
   /* No subgroups (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0). */
-  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
+  return CL_INVALID_OPERATION;
 }
 
 /* ------------------------------------------------------------ launches */
@@ -287,15 +310,52 @@ static cl_int launch_error(int status, const size_t *local) {
   return weft__cl_error(status);
 }
 
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
-    cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
-    const size_t *global, const size_t *local, cl_uint n, const cl_event *wait,
-    cl_event *event) {
+/* What OpenCL words apart from the native checks: a side larger than
+ * CL_DEVICE_MAX_WORK_ITEM_SIZES, and an offset that overflows. */
+static cl_int check_range(cl_device_id d, cl_uint dims, const size_t *offset,
+                          const size_t *global, const size_t *local) {
+  for (cl_uint i = 0; i < dims; i++) {
+    if (offset && global[i] > SIZE_MAX - offset[i]) return CL_INVALID_GLOBAL_OFFSET;
+    if (local && local[i] > d->info.max_work_item_sizes[i])
+      return CL_INVALID_WORK_ITEM_SIZE;
+  }
+  return CL_SUCCESS;
+}
+
+static int is_empty(cl_uint dims, const size_t *global) {
+  for (cl_uint i = 0; i < dims; i++)
+    if (!global[i]) return 1;
+  return 0;
+}
+
+/* Since OpenCL 2.1 a global size of 0 is no error: the command runs
+ * nothing and completes once its wait list has. The arguments must still
+ * be set, as for any launch (checked on a one-item range). */
+static cl_int enqueue_empty(cl_command_queue q, cl_kernel k, cl_command_type type,
+                            cl_uint n, const cl_event *wait, cl_event *event) {
+  static const size_t one[3] = {1, 1, 1};
+  int status = weft_kernel_check_launch(k->native, 1, NULL, one, NULL);
+  if (status) {
+    weft__cl_notify(q->context, weft_errmsg(k->native));
+    return weft__cl_error(status);
+  }
+  cl_command *c = weft__cl_command_new(0);
+  if (!c) return CL_OUT_OF_HOST_MEMORY;
+  return weft__cl_enqueue(q, type, n, wait, event, c);
+}
+
+static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type type,
+                             cl_uint dims, const size_t *offset,
+                             const size_t *global, const size_t *local,
+                             cl_uint n, const cl_event *wait, cl_event *event) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
-  if (!global) return CL_INVALID_VALUE;
+  if (!global) return CL_INVALID_GLOBAL_WORK_SIZE;
+  cl_int rc = check_range(q->device, dims, offset, global, local);
+  if (rc) return rc;
+  if (is_empty(dims, global)) return enqueue_empty(q, k, type, n, wait, event);
   int status = weft_kernel_check_launch(k->native, dims, offset, global, local);
   if (status) {
     weft__cl_notify(q->context, weft_errmsg(k->native));
@@ -319,12 +379,21 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
     if (offset) l->offset[d] = offset[d];
     if (local) l->local[d] = local[d];
   }
-  return weft__cl_enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, wait, event, c);
+  return weft__cl_enqueue(q, type, n, wait, event, c);
 }
 
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
+    cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+    const size_t *global, const size_t *local, cl_uint n, const cl_event *wait,
+    cl_event *event) {
+  return enqueue_kernel(q, k, CL_COMMAND_NDRANGE_KERNEL, dims, offset, global,
+                        local, n, wait, event);
+}
+
+/* A task is a one-item NDRange; its event says it was a task. */
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k,
                                               cl_uint n, const cl_event *wait,
                                               cl_event *event) {
   static const size_t one[1] = {1};
-  return clEnqueueNDRangeKernel(q, k, 1, NULL, one, one, n, wait, event);
+  return enqueue_kernel(q, k, CL_COMMAND_TASK, 1, NULL, one, one, n, wait, event);
 }

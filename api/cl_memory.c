@@ -32,7 +32,7 @@ static unsigned native_flags(cl_mem_flags flags) {
 }
 
 static cl_mem mem_new(cl_context c, cl_mem_flags flags, size_t size) {
-  cl_mem m = calloc(1, sizeof *m);
+  cl_mem m = weft__cl_alloc(sizeof *m);
   if (!m) return NULL;
   weft__cl_init(m, CL_KIND_MEM);
   pthread_mutex_init(&m->lock, NULL);
@@ -82,11 +82,19 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBufferWithProperties(
     cl_context c, const cl_mem_properties *props, cl_mem_flags flags,
     size_t size, void *host_ptr, cl_int *errcode) {
   /* OpenCL 3.0 defines no buffer properties for a device like this one. */
-  if (props && props[0]) {
+  if (props && props[0] && weft__cl_is(c, CL_KIND_CONTEXT)) {
     if (errcode) *errcode = CL_INVALID_PROPERTY;
     return NULL;
   }
-  return clCreateBuffer(c, flags, size, host_ptr, errcode);
+  cl_mem m = clCreateBuffer(c, flags, size, host_ptr, errcode);
+  /* A list given (only the terminating 0 can be) is returned as given. */
+  if (m && props && !(m->properties = calloc(1, sizeof *m->properties))) {
+    clReleaseMemObject(m);
+    if (errcode) *errcode = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  if (m && props) m->num_properties = 1;
+  return m;
 }
 
 static cl_int check_sub_flags(cl_mem parent, cl_mem_flags *flags) {
@@ -167,7 +175,9 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m) {
   if (m->parent) clReleaseMemObject(m->parent);
   cl_context c = m->context;
   pthread_mutex_destroy(&m->lock);
-  free(m);
+  free(m->properties);
+  free(m->maps);
+  weft__cl_free(m, sizeof *m);
   clReleaseContext(c);
   return CL_SUCCESS;
 }
@@ -219,7 +229,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param,
   case CL_MEM_USES_SVM_POINTER:
     return weft__cl_info(&no, sizeof no, size, value, size_ret);
   case CL_MEM_PROPERTIES:
-    return weft__cl_info(NULL, 0, size, value, size_ret);
+    return weft__cl_info(m->properties, m->num_properties * sizeof *m->properties,
+                         size, value, size_ret);
   default:
     return CL_INVALID_VALUE;
   }
@@ -337,10 +348,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(
                                          wait, event, c);
 }
 
+/* The buffer whose memory a buffer or sub-buffer is. */
+static cl_mem root_of(cl_mem m) { return m->parent ? m->parent : m; }
+
 /* Whether two byte ranges of buffers overlap in memory. */
 static int overlaps(cl_mem a, size_t a_off, cl_mem b, size_t b_off, size_t size) {
-  cl_mem root_a = a->parent ? a->parent : a, root_b = b->parent ? b->parent : b;
-  if (root_a != root_b) return 0;
+  if (root_of(a) != root_of(b)) return 0;
   size_t x = a->offset + a_off, y = b->offset + b_off;
   return x < y + size && y < x + size;
 }
@@ -386,6 +399,36 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(
 
 /* ---------------------------------------------------------------- maps */
 
+/* Records a pointer handed out by a map, so that an unmap of anything else
+ * is refused when it is enqueued. */
+static int add_map(cl_mem m, void *ptr) {
+  pthread_mutex_lock(&m->lock);
+  if (m->num_maps == m->map_capacity) {
+    size_t capacity = m->map_capacity ? 2 * m->map_capacity : 4;
+    void **grown = realloc(m->maps, capacity * sizeof *grown);
+    if (!grown) {
+      pthread_mutex_unlock(&m->lock);
+      return 0;
+    }
+    m->maps = grown;
+    m->map_capacity = capacity;
+  }
+  m->maps[m->num_maps++] = ptr;
+  pthread_mutex_unlock(&m->lock);
+  return 1;
+}
+
+/* Forgets one mapping of ptr; 0 if there is none to forget. */
+static int remove_map(cl_mem m, void *ptr) {
+  pthread_mutex_lock(&m->lock);
+  size_t i = 0;
+  while (i < m->num_maps && m->maps[i] != ptr) i++;
+  int found = i < m->num_maps;
+  if (found) m->maps[i] = m->maps[--m->num_maps];
+  pthread_mutex_unlock(&m->lock);
+  return found;
+}
+
 /* Host and device share memory on the CPU: a mapping is a pointer into the
  * buffer, valid at once; the command only orders it after earlier ones. */
 CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(
@@ -412,8 +455,16 @@ CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(
                                                &ptr));
   cl_command *c = rc ? NULL : transfer_new(m, NULL);
   if (!rc && !c) rc = CL_OUT_OF_HOST_MEMORY;
-  if (!rc) rc = weft__cl_enqueue_maybe_blocking(q, CL_COMMAND_MAP_BUFFER, blocking,
-                                                n, wait, event, c);
+  if (!rc && !add_map(m, ptr)) {
+    transfer_finish(c);
+    free(c);
+    rc = CL_OUT_OF_HOST_MEMORY;
+  }
+  if (!rc) {
+    rc = weft__cl_enqueue_maybe_blocking(q, CL_COMMAND_MAP_BUFFER, blocking, n,
+                                         wait, event, c);
+    if (rc) remove_map(m, ptr);
+  }
   if (!rc) atomic_fetch_add(&m->map_count, 1);
   else if (ptr) weft_buffer_unmap(m->native, ptr);
   if (errcode) *errcode = rc;
@@ -433,11 +484,20 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(
   cl_int rc = check_buffer(q, m, 0, m && weft__cl_is(m, CL_KIND_MEM) ? m->size : 1);
   if (rc) return rc;
   if (!ptr) return CL_INVALID_VALUE;
+  rc = weft__cl_check_wait_list(q->context, n, wait);
+  if (rc) return rc;
+  /* Only a pointer a map of this buffer returned, once per map. */
+  if (!remove_map(m, ptr)) return CL_INVALID_VALUE;
   cl_command *c = transfer_new(m, NULL);
-  if (!c) return CL_OUT_OF_HOST_MEMORY;
+  if (!c) {
+    add_map(m, ptr);
+    return CL_OUT_OF_HOST_MEMORY;
+  }
   ((transfer *)c->payload)->host = ptr;
   c->run = run_unmap;
-  return weft__cl_enqueue(q, CL_COMMAND_UNMAP_MEM_OBJECT, n, wait, event, c);
+  rc = weft__cl_enqueue(q, CL_COMMAND_UNMAP_MEM_OBJECT, n, wait, event, c);
+  if (rc) add_map(m, ptr);
+  return rc;
 }
 
 /* ---------------------------------------------------------- rectangles */
@@ -511,6 +571,60 @@ static cl_int rect_setup(transfer *t, const size_t *src_origin,
   return CL_SUCCESS;
 }
 
+/* Where row k (y + z * region[1]) of a rectangle starts in its root buffer. */
+static size_t row_start(cl_mem m, const size_t *origin, size_t row,
+                        size_t slice, const size_t *region, size_t k) {
+  size_t y = k % region[1], z = k / region[1];
+  return m->offset + (origin[2] + z) * slice + (origin[1] + y) * row + origin[0];
+}
+
+/* Whether the two rectangles of a copy within one root buffer share a byte.
+ * A rectangle's rows are disjoint and ascending (row pitch >= width, slice
+ * pitch >= rows * row pitch), so for each source row a binary search finds
+ * the one destination row that can meet it: the last to start before the
+ * source row ends. */
+static int rects_overlap(const transfer *t) {
+  size_t rows = t->region[1] * t->region[2], width = t->region[0];
+  for (size_t i = 0; i < rows; i++) {
+    size_t s = row_start(t->src, t->src_origin, t->src_row, t->src_slice,
+                         t->region, i);
+    size_t lo = 0, hi = rows;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (row_start(t->dst, t->dst_origin, t->dst_row, t->dst_slice, t->region,
+                    mid) < s + width)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo && row_start(t->dst, t->dst_origin, t->dst_row, t->dst_slice,
+                        t->region, lo - 1) + width > s)
+      return 1;
+  }
+  return 0;
+}
+
+/* The checks a copy within one buffer (or its sub-buffers) adds. */
+static cl_int check_copy_rect(const transfer *t) {
+  if (root_of(t->src) != root_of(t->dst)) return CL_SUCCESS;
+  /* As the specification words it: both pitches differ. */
+  if (t->src == t->dst && t->src_slice != t->dst_slice &&
+      t->src_row != t->dst_row)
+    return CL_INVALID_VALUE;
+  return rects_overlap(t) ? CL_MEM_COPY_OVERLAP : CL_SUCCESS;
+}
+
+/* The host access flags a rect read or write must respect. */
+static cl_int check_host_access(cl_command_type type, cl_mem src, cl_mem dst) {
+  if (type == CL_COMMAND_READ_BUFFER_RECT &&
+      (src->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)))
+    return CL_INVALID_OPERATION;
+  if (type == CL_COMMAND_WRITE_BUFFER_RECT &&
+      (dst->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))
+    return CL_INVALID_OPERATION;
+  return CL_SUCCESS;
+}
+
 static cl_int enqueue_rect(cl_command_queue q, cl_command_type type,
                            cl_mem src, cl_mem dst, cl_bool blocking,
                            const size_t *src_origin, const size_t *dst_origin,
@@ -521,6 +635,7 @@ static cl_int enqueue_rect(cl_command_queue q, cl_command_type type,
   cl_int rc = src ? check_buffer(q, src, 0, 1) : CL_SUCCESS;
   if (!rc && dst) rc = check_buffer(q, dst, 0, 1);
   if (!rc && type != CL_COMMAND_COPY_BUFFER_RECT && !host) rc = CL_INVALID_VALUE;
+  if (!rc) rc = check_host_access(type, src, dst);
   if (rc) return rc;
   cl_command *c = transfer_new(src, dst);
   if (!c) return CL_OUT_OF_HOST_MEMORY;
@@ -528,6 +643,7 @@ static cl_int enqueue_rect(cl_command_queue q, cl_command_type type,
   t->host = host;
   rc = rect_setup(t, src_origin, dst_origin, region, src_row, src_slice,
                   dst_row, dst_slice);
+  if (!rc && type == CL_COMMAND_COPY_BUFFER_RECT) rc = check_copy_rect(t);
   if (rc) {
     transfer_finish(c);
     free(c);

@@ -112,6 +112,10 @@ struct _cl_mem {
   atomic_int map_count;
   pthread_mutex_t lock;
   cl_callback *destructors;
+  cl_mem_properties *properties; /* as given, for CL_MEM_PROPERTIES */
+  size_t num_properties;
+  void **maps;                  /* pointers mapped and not yet unmapped */
+  size_t num_maps, map_capacity; /* (under lock) */
 };
 
 struct _cl_program {
@@ -133,6 +137,7 @@ struct _cl_kernel {
   weft_kernel *native;
   /* What clSetKernelArg was given, for queries and for retaining. */
   cl_mem *buffers;
+  size_t *local_sizes;          /* bytes of each __local argument, 0 unset */
 };
 
 struct _cl_event {
@@ -147,6 +152,16 @@ struct _cl_event {
   cl_callback *callbacks;
   struct cl_dependency *dependents; /* commands waiting for this event */
 };
+
+/* Memory for an object of size bytes, zeroed; weft__cl_init makes it an
+ * object. weft__cl_free (given the same size) keeps the memory of a
+ * released object for the next object of that size instead of returning it
+ * to the C library: a stale
+ * handle, which the ICD loader dispatches through without a check, then
+ * still finds the dispatch table and a kind that refuses it (0 while the
+ * memory is free, another object's kind once reused), never freed memory. */
+void *weft__cl_alloc(size_t size);
+void weft__cl_free(void *object, size_t size);
 
 /* Whether p is a live object of the kind. */
 int weft__cl_is(const void *p, cl_kind kind);
@@ -172,6 +187,9 @@ void weft__cl_notify(cl_context context, const char *message);
 
 /* Nanoseconds on the clock OpenCL's profiling and host timer use. */
 cl_ulong weft__cl_now(void);
+
+/* The work-group size multiple kernels on d run best with. */
+size_t weft__cl_preferred_multiple(cl_device_id d);
 
 /* The single platform and device (index 0: the CPU). */
 cl_platform_id weft__cl_platform(void);

@@ -183,11 +183,23 @@ typedef struct device_value {
 #define SET_TEXT(s) (snprintf(dv->text, sizeof dv->text, "%s", s), dv->data = dv->text, dv->size = strlen(dv->text) + 1)
 
 static cl_bitfield fp_config(int is_double) {
-  (void)is_double;
-  /* x86-64 SSE arithmetic: IEEE 754 with denormals, all roundings, FMA. */
-  return CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
-         CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA |
-         CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+  /* x86-64 SSE arithmetic: IEEE 754 with denormals, all roundings, FMA.
+   * Correct rounding of divide and sqrt is a single-precision flag only. */
+  cl_bitfield common = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
+                       CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA;
+  return is_double ? common : common | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+}
+
+/* Vector widths in elements of size bytes: as many as fill the host's
+ * widest vector register (the JIT compiles for the host CPU). */
+static cl_uint vector_width(const cl_device_id d, unsigned size) {
+  unsigned bytes = d->info.vector_bytes ? d->info.vector_bytes : 16;
+  return bytes / size;
+}
+
+size_t weft__cl_preferred_multiple(cl_device_id d) {
+  /* A group that is a whole number of float vectors vectorizes fully. */
+  return vector_width(d, sizeof(float));
 }
 
 /* Queries with a number for an answer. 1: answered. */
@@ -199,20 +211,20 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: return SET(u, 3), 1;
   case CL_DEVICE_MAX_WORK_GROUP_SIZE: return SET(sz, i->max_work_group_size), 1;
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
-  case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR: return SET(u, 16), 1;
+  case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR: return SET(u, vector_width(d, 1)), 1;
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
-  case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT: return SET(u, 8), 1;
+  case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT: return SET(u, vector_width(d, 2)), 1;
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
-  case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: return SET(u, 4), 1;
+  case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: return SET(u, vector_width(d, 4)), 1;
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
-  case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: return SET(u, 2), 1;
+  case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: return SET(u, vector_width(d, 8)), 1;
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: return SET(u, 0), 1; /* no half */
-  case CL_DEVICE_MAX_CLOCK_FREQUENCY: return SET(u, 0), 1; /* not known */
+  case CL_DEVICE_MAX_CLOCK_FREQUENCY: return SET(u, i->max_clock_mhz), 1;
   case CL_DEVICE_ADDRESS_BITS: return SET(u, i->address_bits), 1;
   case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return SET(ul, i->max_alloc_size), 1;
   case CL_DEVICE_GLOBAL_MEM_SIZE: return SET(ul, i->global_mem_size), 1;
@@ -222,8 +234,8 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_MAX_PARAMETER_SIZE: return SET(sz, 4096), 1;
   case CL_DEVICE_MEM_BASE_ADDR_ALIGN: return SET(u, 1024), 1; /* bits: 128 B */
   case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: return SET(u, 128), 1;
-  case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return SET(u, 64), 1;
-  case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return SET(ul, 0), 1; /* not known */
+  case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return SET(u, i->cacheline_size), 1;
+  case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return SET(ul, i->cache_size), 1;
   case CL_DEVICE_PROFILING_TIMER_RESOLUTION: return SET(sz, 1), 1;
   case CL_DEVICE_PRINTF_BUFFER_SIZE: return SET(sz, 0), 1;
   case CL_DEVICE_REFERENCE_COUNT: return SET(u, 1), 1;
@@ -233,7 +245,8 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
   case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
   case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT: return SET(u, 0), 1;
-  case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return SET(sz, 8), 1;
+  case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+    return SET(sz, weft__cl_preferred_multiple(d)), 1;
   case CL_DEVICE_MAX_NUM_SUB_GROUPS:
   case CL_DEVICE_MAX_READ_IMAGE_ARGS:
   case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:

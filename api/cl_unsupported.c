@@ -53,11 +53,24 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateImage3D(cl_context c, cl_mem_flags f,
   return no_object(c, errcode);
 }
 
+static int is_image_type(cl_mem_object_type t) {
+  return t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+         t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE3D ||
+         t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+}
+
+/* A valid question with an empty answer: no format is supported. */
 CL_API_ENTRY cl_int CL_API_CALL clGetSupportedImageFormats(
     cl_context c, cl_mem_flags f, cl_mem_object_type t, cl_uint n,
     cl_image_format *formats, cl_uint *num) {
-  (void)f, (void)t, (void)n, (void)formats;
+  const cl_mem_flags known =
+      CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY |
+      CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR |
+      CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS |
+      CL_MEM_KERNEL_READ_AND_WRITE;
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) return CL_INVALID_CONTEXT;
+  if ((f & ~known) || !is_image_type(t) || (!n && formats))
+    return CL_INVALID_VALUE;
   if (num) *num = 0;
   return CL_SUCCESS;
 }
@@ -241,11 +254,16 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel k, cl_uint i,
   return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
 }
 
+/* The SVM parameters need SVM; no other parameter exists. */
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel k,
                                                     cl_kernel_exec_info p,
                                                     size_t s, const void *v) {
-  (void)p, (void)s, (void)v;
-  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
+  (void)s, (void)v;
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (p == CL_KERNEL_EXEC_INFO_SVM_PTRS ||
+      p == CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM)
+    return CL_INVALID_OPERATION;
+  return CL_INVALID_VALUE;
 }
 
 /* ---- native kernels: CL_EXEC_NATIVE_KERNEL is not a capability */

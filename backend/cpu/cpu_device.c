@@ -24,21 +24,65 @@ typedef struct cpu_device {
 
 static cpu_device *cpu_of(weft_device *device) { return device->impl; }
 
-/* "model name" from /proc/cpuinfo, or a generic name. */
-static void read_cpu_name(char *out, size_t size) {
-  snprintf(out, size, "CPU");
+/* Copies into out the value of the first "key : value" line of
+ * /proc/cpuinfo with that key; 0 when there is none. */
+static int read_cpuinfo(const char *key, char *out, size_t size) {
   FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
+  if (!f) return 0;
   char line[256];
-  while (fgets(line, sizeof line, f)) {
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
     char *colon = strchr(line, ':');
-    if (strncmp(line, "model name", 10) || !colon) continue;
+    if (strncmp(line, key, strlen(key)) || !colon) continue;
     colon += 1 + (colon[1] == ' ');
     colon[strcspn(colon, "\n")] = 0;
     snprintf(out, size, "%s", colon);
-    break;
+    found = 1;
   }
   fclose(f);
+  return found;
+}
+
+/* "model name" from /proc/cpuinfo, or a generic name. */
+static void read_cpu_name(char *out, size_t size) {
+  if (!read_cpuinfo("model name", out, size)) snprintf(out, size, "CPU");
+}
+
+/* The highest clock: cpufreq's maximum where the kernel has cpufreq (it is
+ * in kHz), else the current "cpu MHz" of /proc/cpuinfo (virtual machines
+ * often have only that), else 0. */
+static unsigned read_max_mhz(void) {
+  FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+  unsigned long khz = 0;
+  if (f) {
+    if (fscanf(f, "%lu", &khz) != 1) khz = 0;
+    fclose(f);
+  }
+  if (khz) return (unsigned)(khz / 1000);
+  char text[64];
+  double mhz = 0;
+  if (read_cpuinfo("cpu MHz", text, sizeof text)) mhz = strtod(text, NULL);
+  return mhz > 0 ? (unsigned)(mhz + 0.5) : 0;
+}
+
+/* The last-level cache the C library knows of (L3, else L2), and its line;
+ * 0 and 64 bytes when it knows neither. */
+static void read_caches(uint64_t *size, unsigned *line) {
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  long l1_line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+  *size = l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
+  *line = l1_line > 0 ? (unsigned)l1_line : 64;
+}
+
+/* The widest vector register the JIT's code may use: it compiles for the
+ * host CPU, so this is the host's. */
+static unsigned host_vector_bytes(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 64;
+  if (__builtin_cpu_supports("avx2")) return 32;
+#endif
+  return 16; /* SSE2 on x86-64, NEON on aarch64 */
 }
 
 static void cpu_info(weft_device *device, weft_device_info *info) {
@@ -63,6 +107,9 @@ static void cpu_info(weft_device *device, weft_device_info *info) {
            cpu->config->barrier == WEFT_BARRIER_REGIONS ? "regions" : "fibers");
   snprintf(info->fiber, sizeof info->fiber, "%s",
            cpu->config->fiber == WEFT_FIBER_ASM ? "asm" : "ucontext");
+  info->max_clock_mhz = read_max_mhz();
+  read_caches(&info->cache_size, &info->cacheline_size);
+  info->vector_bytes = host_vector_bytes();
 }
 
 static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,

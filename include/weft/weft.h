@@ -84,6 +84,10 @@ typedef struct weft_device_info {
    * device. */
   const char *features;
   char fiber[16];                /* context switch in use: "asm", "ucontext" */
+  unsigned max_clock_mhz;        /* the highest clock, 0 where unknown */
+  uint64_t cache_size;           /* bytes of the last-level cache */
+  unsigned cacheline_size;       /* bytes of a cache line */
+  unsigned vector_bytes;         /* bytes of the widest SIMD register */
 } weft_device_info;
 
 /* The number of devices (at least the CPU), or a negative error. */
