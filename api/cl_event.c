@@ -5,7 +5,7 @@
 
 cl_event weft__cl_event_new(cl_context context, cl_command_queue queue,
                             cl_command_type type) {
-  cl_event e = calloc(1, sizeof *e);
+  cl_event e = weft__cl_alloc(sizeof *e);
   if (!e) return NULL;
   weft__cl_init(e, CL_KIND_EVENT);
   pthread_mutex_init(&e->lock, NULL);
@@ -30,7 +30,7 @@ void weft__cl_event_release(cl_event e) {
   cl_context c = e->context;
   pthread_cond_destroy(&e->changed);
   pthread_mutex_destroy(&e->lock);
-  free(e);
+  weft__cl_free(e, sizeof *e);
   if (q) clReleaseCommandQueue(q);
   clReleaseContext(c);
 }

@@ -1,6 +1,7 @@
 /* cl_kernel.c: kernels, their arguments and queries, and NDRange launches.
  * A launch runs on a clone of the native kernel made when it is enqueued,
  * so clSetKernelArg after clEnqueueNDRangeKernel does not change it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,22 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
   }
 }
 
+/* The kernel's attributes as OpenCL C spells them, space-separated. */
+static void attributes_text(cl_kernel k, char *out, size_t size) {
+  weft_kernel_attributes a;
+  size_t used = 0;
+  out[0] = 0;
+  if (weft_kernel_get_attributes(k->native, &a)) return;
+  if (a.reqd_local_size[0])
+    used += (size_t)snprintf(out, size, "reqd_work_group_size(%zu,%zu,%zu)",
+                             a.reqd_local_size[0], a.reqd_local_size[1],
+                             a.reqd_local_size[2]);
+  if (a.local_size_hint[0] && used < size)
+    snprintf(out + used, size - used, "%swork_group_size_hint(%zu,%zu,%zu)",
+             used ? " " : "", a.local_size_hint[0], a.local_size_hint[1],
+             a.local_size_hint[2]);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param,
                                                 size_t size, void *value,
                                                 size_t *size_ret) {
@@ -161,8 +178,11 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info para
                          size_ret);
   case CL_KERNEL_PROGRAM:
     return weft__cl_info(&k->program, sizeof k->program, size, value, size_ret);
-  case CL_KERNEL_ATTRIBUTES:
-    return weft__cl_info("", 1, size, value, size_ret);
+  case CL_KERNEL_ATTRIBUTES: {
+    char text[160];
+    attributes_text(k, text, sizeof text);
+    return weft__cl_info(text, strlen(text) + 1, size, value, size_ret);
+  }
   default:
     return CL_INVALID_VALUE;
   }
@@ -224,15 +244,19 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (d && d != k->program->context->device) return CL_INVALID_DEVICE;
   d = k->program->context->device;
-  size_t sizes[3] = {0, 0, 0};
+  weft_kernel_attributes attributes;
+  weft_kernel_get_attributes(k->native, &attributes);
+  size_t *sizes = attributes.reqd_local_size;
   cl_ulong bytes;
   size_t n;
   switch (param) {
   case CL_KERNEL_WORK_GROUP_SIZE:
-    n = d->info.max_work_group_size;
+    /* A kernel that requires a size runs with no other. */
+    n = sizes[0] ? sizes[0] * sizes[1] * sizes[2] : d->info.max_work_group_size;
     return weft__cl_info(&n, sizeof n, size, value, size_ret);
   case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
-    return weft__cl_info(sizes, sizeof sizes, size, value, size_ret);
+    return weft__cl_info(sizes, sizeof attributes.reqd_local_size, size, value,
+                         size_ret);
   case CL_KERNEL_LOCAL_MEM_SIZE:
     bytes = local_mem_used(k);
     return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);

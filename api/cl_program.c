@@ -12,7 +12,7 @@
 /* A program object around native (taken over), or NULL with *rc set. */
 static cl_program program_wrap(cl_context c, weft_program *native, char *source,
                                cl_int *rc) {
-  cl_program p = calloc(1, sizeof *p);
+  cl_program p = weft__cl_alloc(sizeof *p);
   if (!p) {
     weft_program_release(native);
     free(source);
@@ -145,7 +145,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program p) {
   pthread_mutex_destroy(&p->lock);
   free(p->source);
   free(p->options);
-  free(p);
+  weft__cl_free(p, sizeof *p);
   clReleaseContext(c);
   return CL_SUCCESS;
 }

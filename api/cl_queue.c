@@ -44,13 +44,13 @@ static cl_command_queue queue_new(cl_context c, cl_device_id d,
   else if (!weft__cl_is(d, CL_KIND_DEVICE) || d != c->device)
     rc = CL_INVALID_DEVICE;
   else rc = check_properties(d, props);
-  if (!rc && !(q = calloc(1, sizeof *q))) rc = CL_OUT_OF_HOST_MEMORY;
+  if (!rc && !(q = weft__cl_alloc(sizeof *q))) rc = CL_OUT_OF_HOST_MEMORY;
   size_t n = 0;
   while (!rc && given && given[n]) n += 2;
   if (!rc && given && !(q->given = malloc((n + 1) * sizeof *q->given)))
     rc = CL_OUT_OF_HOST_MEMORY;
   if (rc) {
-    free(q);
+    weft__cl_free(q, sizeof *q);
     if (errcode) *errcode = rc;
     return NULL;
   }
@@ -110,7 +110,7 @@ void weft__cl_queue_free(cl_command_queue q) {
   pthread_mutex_destroy(&q->lock);
   free(q->given);
   free(q->active);
-  free(q);
+  weft__cl_free(q, sizeof *q);
   clReleaseContext(c);
 }
 
@@ -241,6 +241,11 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue q) {
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue q,
                                                        cl_uint n,
                                                        const cl_event *list) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!n || !list) return CL_INVALID_VALUE;
+  /* The 1.1 function names its errors apart from wait lists'. */
+  cl_int rc = weft__cl_check_wait_list(q->context, n, list);
+  if (rc == CL_INVALID_EVENT_WAIT_LIST) return CL_INVALID_EVENT;
+  if (rc) return rc;
   return enqueue_empty(q, CL_COMMAND_BARRIER, n, list, NULL);
 }

@@ -125,6 +125,15 @@ int weft_kernel_arg_count(weft_kernel *k) {
                                               : WEFT_EINVAL;
 }
 
+int weft_kernel_get_attributes(weft_kernel *k, weft_kernel_attributes *out) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL) || !out) return WEFT_EINVAL;
+  memcpy(out->reqd_local_size, k->desc->reqd_local_size,
+         sizeof out->reqd_local_size);
+  memcpy(out->local_size_hint, k->desc->local_size_hint,
+         sizeof out->local_size_hint);
+  return 0;
+}
+
 size_t weft_kernel_local_mem_size(weft_kernel *k) {
   return weft__object_is(k, WEFT_KIND_KERNEL) ? k->desc->local_mem_size : 0;
 }

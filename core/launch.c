@@ -45,10 +45,27 @@ static int check_global(weft_kernel *k, unsigned dims, const size_t *offset,
   return 0;
 }
 
+/* A kernel with reqd_work_group_size runs with exactly that size. */
+static int check_required(weft_kernel *k, unsigned dims, const size_t *local) {
+  const size_t *reqd = k->desc->reqd_local_size;
+  if (!reqd[0]) return 0;
+  for (unsigned d = 0; d < 3; d++) {
+    size_t given = d < dims ? local[d] : 1;
+    if (given != reqd[d])
+      return weft__fail(&k->object, WEFT_EGROUPSIZE, "kernel '%s' requires "
+                        "a local size of (%zu, %zu, %zu) "
+                        "(reqd_work_group_size); %zu given in dimension %u",
+                        k->desc->name, reqd[0], reqd[1], reqd[2], given, d);
+  }
+  return 0;
+}
+
 static int check_local(weft_kernel *k, unsigned dims, const size_t *global,
                        const size_t *local) {
   const weft_device_info *info = weft__device_info(k->program->context->device);
   weft_object *o = &k->object;
+  int rc = check_required(k, dims, local);
+  if (rc) return rc;
   size_t items = 1;
   for (unsigned d = 0; d < dims; d++) {
     if (local[d] == 0 || local[d] > info->max_work_item_sizes[d])
@@ -135,6 +152,8 @@ static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                         const size_t *global, const size_t *local,
                         size_t *local_mem) {
   int rc = check_global(k, dims, offset, global);
+  /* With no local size, a required one is used, and must divide. */
+  if (!local && k->desc->reqd_local_size[0]) local = k->desc->reqd_local_size;
   if (!rc && local) rc = check_local(k, dims, global, local);
   if (!rc) rc = check_args_set(k);
   if (!rc) rc = place_local_args(k, local_mem);
@@ -157,6 +176,7 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
   int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size);
   if (rc) return rc;
   weft_device *dev = k->program->context->device;
+  if (!local && k->desc->reqd_local_size[0]) local = k->desc->reqd_local_size;
   if (!local) suggest(weft__device_info(dev), dims, global, d.local);
   for (unsigned i = 0; i < 3; i++) {
     d.offset[i] = offset && i < dims ? offset[i] : 0;

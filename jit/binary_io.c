@@ -42,6 +42,8 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
   put_str(w, k->name);
   put_u64(w, k->local_mem_size);
   put_u64(w, k->flags);
+  for (int d = 0; d < 3; d++) put_u64(w, k->reqd_local_size[d]);
+  for (int d = 0; d < 3; d++) put_u64(w, k->local_size_hint[d]);
   put_u64(w, k->private_size);
   put_u64(w, k->num_states);
   for (unsigned s = 0; s < k->num_states; s++) put_u64(w, k->state_sites[s]);
@@ -116,6 +118,8 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
   k->name = get_str(r);
   k->local_mem_size = get_u64(r);
   k->flags = (unsigned)get_u64(r);
+  for (int d = 0; d < 3; d++) k->reqd_local_size[d] = get_u64(r);
+  for (int d = 0; d < 3; d++) k->local_size_hint[d] = get_u64(r);
   k->private_size = get_u64(r);
   k->num_states = get_count(r, sizeof(uint64_t));
   k->state_sites = calloc(k->num_states + 1, sizeof *k->state_sites);
@@ -142,7 +146,7 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
 
 int weft__binary_load(const unsigned char *data, size_t size, weft_binary *b) {
   reader r = {data, size, 0, 0};
-  b->num_kernels = get_count(&r, 6 * sizeof(uint64_t));
+  b->num_kernels = get_count(&r, 12 * sizeof(uint64_t));
   b->kernels = calloc(b->num_kernels + 1, sizeof *b->kernels);
   if (!b->kernels) r.failed = 1;
   for (unsigned i = 0; i < b->num_kernels && !r.failed; i++)

@@ -98,6 +98,10 @@ typedef struct weft_kernel_desc {
   weft_arg_desc *args;
   size_t local_mem_size;  /* kernel-scope __local variables, in bytes */
   unsigned flags;         /* WEFT_KERNEL_* */
+  /* __attribute__((reqd_work_group_size(x, y, z))) and
+   * work_group_size_hint(x, y, z); zeros where the kernel has none. */
+  size_t reqd_local_size[3];
+  size_t local_size_hint[3];
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */

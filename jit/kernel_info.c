@@ -13,7 +13,8 @@ int weft__is_kernel(LLVMValueRef fn) {
          !LLVMIsDeclaration(fn);
 }
 
-/* The operands of the kernel_arg_* metadata node called kind, or NULL. */
+/* The operands of the kernel's metadata node called kind (kernel_arg_*,
+ * reqd_work_group_size...), or NULL. */
 static LLVMValueRef *arg_metadata(LLVMValueRef fn, const char *kind,
                                   unsigned *count) {
   LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
@@ -75,6 +76,15 @@ static void describe_arg(LLVMValueRef fn, unsigned i, LLVMTargetDataRef layout,
   arg->align = LLVMABIAlignmentOfType(layout, stored);
 }
 
+/* Three sizes from a kernel attribute's metadata (x, y, z), or zeros. */
+static void read_sizes(LLVMValueRef fn, const char *kind, size_t out[3]) {
+  unsigned n = 0;
+  LLVMValueRef *sizes = arg_metadata(fn, kind, &n);
+  for (unsigned d = 0; d < 3; d++)
+    out[d] = sizes && n == 3 ? (size_t)LLVMConstIntGetZExtValue(sizes[d]) : 0;
+  free(sizes);
+}
+
 static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
                            weft_kernel_desc *k, char **error) {
   size_t name_length;
@@ -113,6 +123,8 @@ static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
   free(types);
   free(quals);
   free(names);
+  read_sizes(fn, "reqd_work_group_size", k->reqd_local_size);
+  read_sizes(fn, "work_group_size_hint", k->local_size_hint);
   return rc;
 }
 

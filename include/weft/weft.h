@@ -276,6 +276,18 @@ WEFT_EXPORT int weft_kernel_arg_info(weft_kernel *kernel, int index,
  * changes uses a clone). */
 WEFT_EXPORT int weft_kernel_clone(weft_kernel *kernel, weft_kernel **out);
 
+/* The local size the kernel declares it needs, with
+ * __attribute__((reqd_work_group_size(x, y, z))), and the one it suggests
+ * (work_group_size_hint); zeros where it declares none. A launch of a
+ * kernel with a required size must use it (local == NULL uses it). */
+typedef struct weft_kernel_attributes {
+  size_t reqd_local_size[3];
+  size_t local_size_hint[3];
+} weft_kernel_attributes;
+
+WEFT_EXPORT int weft_kernel_get_attributes(weft_kernel *kernel,
+                                           weft_kernel_attributes *out);
+
 /* Bytes of __local memory the kernel declares itself (not its arguments). */
 WEFT_EXPORT size_t weft_kernel_local_mem_size(weft_kernel *kernel);
 
