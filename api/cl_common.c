@@ -1,5 +1,6 @@
 /* cl_common.c: what every part of the ICD uses (see cl_objects.h). */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -125,6 +126,11 @@ cl_int weft__cl_info(const void *data, size_t data_size, size_t value_size,
 void weft__cl_notify(cl_context context, const char *message) {
   if (context && context->notify)
     context->notify(message, NULL, 0, context->notify_data);
+}
+
+void weft__cl_report(cl_context context, const char *message) {
+  if (context && context->notify) weft__cl_notify(context, message);
+  else fprintf(stderr, "weft: %s\n", message);
 }
 
 cl_ulong weft__cl_now(void) {

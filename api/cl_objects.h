@@ -185,6 +185,11 @@ cl_int weft__cl_info(const void *data, size_t data_size, size_t value_size,
 /* Tells the context's notification callback about an error, if set. */
 void weft__cl_notify(cl_context context, const char *message);
 
+/* The same for a failure the application could otherwise miss (a kernel
+ * that crashed ends only its event's status): without a callback the
+ * message goes to stderr. */
+void weft__cl_report(cl_context context, const char *message);
+
 /* Nanoseconds on the clock OpenCL's profiling and host timer use. */
 cl_ulong weft__cl_now(void);
 
