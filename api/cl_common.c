@@ -123,6 +123,19 @@ cl_int weft__cl_info(const void *data, size_t data_size, size_t value_size,
   return CL_SUCCESS;
 }
 
+cl_int weft__cl_push_callback(pthread_mutex_t *lock, cl_callback **list,
+                              void (*fn)(void), void *user_data) {
+  cl_callback *cb = calloc(1, sizeof *cb);
+  if (!cb) return CL_OUT_OF_HOST_MEMORY;
+  cb->fn = fn;
+  cb->user_data = user_data;
+  pthread_mutex_lock(lock);
+  cb->next = *list;
+  *list = cb;
+  pthread_mutex_unlock(lock);
+  return CL_SUCCESS;
+}
+
 void weft__cl_notify(cl_context context, const char *message) {
   if (context && context->notify)
     context->notify(message, NULL, 0, context->notify_data);

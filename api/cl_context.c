@@ -106,15 +106,8 @@ CL_API_ENTRY cl_int CL_API_CALL clSetContextDestructorCallback(
     cl_context c, void(CL_CALLBACK *fn)(cl_context, void *), void *user_data) {
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) return CL_INVALID_CONTEXT;
   if (!fn) return CL_INVALID_VALUE;
-  cl_callback *cb = calloc(1, sizeof *cb);
-  if (!cb) return CL_OUT_OF_HOST_MEMORY;
-  cb->fn = (void (*)(void))fn;
-  cb->user_data = user_data;
-  pthread_mutex_lock(&c->lock);
-  cb->next = c->destructors;
-  c->destructors = cb;
-  pthread_mutex_unlock(&c->lock);
-  return CL_SUCCESS;
+  return weft__cl_push_callback(&c->lock, &c->destructors,
+                                (void (*)(void))fn, user_data);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context c,

@@ -186,15 +186,8 @@ CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(
     cl_mem m, void(CL_CALLBACK *fn)(cl_mem, void *), void *user_data) {
   if (!weft__cl_is(m, CL_KIND_MEM)) return CL_INVALID_MEM_OBJECT;
   if (!fn) return CL_INVALID_VALUE;
-  cl_callback *cb = calloc(1, sizeof *cb);
-  if (!cb) return CL_OUT_OF_HOST_MEMORY;
-  cb->fn = (void (*)(void))fn;
-  cb->user_data = user_data;
-  pthread_mutex_lock(&m->lock);
-  cb->next = m->destructors;
-  m->destructors = cb;
-  pthread_mutex_unlock(&m->lock);
-  return CL_SUCCESS;
+  return weft__cl_push_callback(&m->lock, &m->destructors,
+                                (void (*)(void))fn, user_data);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param,

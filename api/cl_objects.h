@@ -182,6 +182,11 @@ cl_int weft__cl_error(int status);
 cl_int weft__cl_info(const void *data, size_t data_size, size_t value_size,
                      void *value, size_t *size_ret);
 
+/* Adds a destructor callback first in list (guarded by lock): they run
+ * last registered first. */
+cl_int weft__cl_push_callback(pthread_mutex_t *lock, cl_callback **list,
+                              void (*fn)(void), void *user_data);
+
 /* Tells the context's notification callback about an error, if set. */
 void weft__cl_notify(cl_context context, const char *message);
 

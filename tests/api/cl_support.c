@@ -84,6 +84,20 @@ cl_command_queue cl_weft_queue(cl_context ctx, cl_command_queue_properties p) {
   return q;
 }
 
+cl_env cl_env_open(void) {
+  cl_env e;
+  e.ctx = cl_weft_context();
+  e.q = cl_weft_queue(e.ctx, 0);
+  e.dev = cl_weft_device();
+  return e;
+}
+
+void cl_env_close(cl_env *e) {
+  CL_CHECK(clFinish(e->q));
+  CL_CHECK(clReleaseCommandQueue(e->q));
+  CL_CHECK(clReleaseContext(e->ctx));
+}
+
 cl_program cl_build(cl_context ctx, const char *source, const char *options) {
   cl_int err;
   cl_program p = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);

@@ -37,6 +37,17 @@ cl_device_id cl_weft_device(void);
 cl_context cl_weft_context(void);
 cl_command_queue cl_weft_queue(cl_context ctx, cl_command_queue_properties p);
 
+/* A context, an in-order queue on it, and the device, for a test; closing
+ * finishes the queue and releases both. */
+typedef struct cl_env {
+  cl_context ctx;
+  cl_command_queue q;
+  cl_device_id dev;
+} cl_env;
+
+cl_env cl_env_open(void);
+void cl_env_close(cl_env *e);
+
 /* Builds source with options; fails the test, printing the log, on error. */
 cl_program cl_build(cl_context ctx, const char *source, const char *options);
 cl_kernel cl_kernel_from(cl_context ctx, const char *source, const char *name);

@@ -5,26 +5,10 @@
  * those commands must honour. */
 #include "cl_support.h"
 
-/* A context, an in-order queue, the device. */
-typedef struct env {
-  cl_context ctx;
-  cl_command_queue q;
-  cl_device_id dev;
-} env;
+typedef cl_env env;
 
-static env setup(void) {
-  env e;
-  e.ctx = cl_weft_context();
-  e.q = cl_weft_queue(e.ctx, 0);
-  e.dev = cl_weft_device();
-  return e;
-}
-
-static void teardown(env *e) {
-  CL_CHECK(clFinish(e->q));
-  CL_CHECK(clReleaseCommandQueue(e->q));
-  CL_CHECK(clReleaseContext(e->ctx));
-}
+static env setup(void) { return cl_env_open(); }
+static void teardown(env *e) { cl_env_close(e); }
 
 static cl_mem make(env *e, cl_mem_flags flags, size_t size, void *host) {
   cl_int err = 12345;

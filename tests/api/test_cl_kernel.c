@@ -7,25 +7,10 @@
 
 #include "cl_support.h"
 
-typedef struct env {
-  cl_context ctx;
-  cl_command_queue q;
-  cl_device_id dev;
-} env;
+typedef cl_env env;
 
-static env setup(void) {
-  env e;
-  e.ctx = cl_weft_context();
-  e.q = cl_weft_queue(e.ctx, 0);
-  e.dev = cl_weft_device();
-  return e;
-}
-
-static void teardown(env *e) {
-  CL_CHECK(clFinish(e->q));
-  CL_CHECK(clReleaseCommandQueue(e->q));
-  CL_CHECK(clReleaseContext(e->ctx));
-}
+static env setup(void) { return cl_env_open(); }
+static void teardown(env *e) { cl_env_close(e); }
 
 static cl_program build(env *e, const char *source, const char *options) {
   return cl_build(e->ctx, source, options);
