@@ -120,6 +120,43 @@ static cl_int set_buffer(cl_kernel k, cl_uint i, size_t size, const void *value)
   return CL_SUCCESS;
 }
 
+/* An SVM pointer: any address inside an SVM allocation of the context. */
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel k, cl_uint i,
+                                                         const void *ptr) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  weft_arg_info info;
+  if (weft_kernel_arg_info(k->native, (int)i, &info)) return CL_INVALID_ARG_INDEX;
+  if (info.kind != WEFT_ARG_BUFFER) return CL_INVALID_ARG_VALUE;
+  if (weft_kernel_set_arg_svm(k->native, (int)i, ptr)) {
+    weft__cl_notify(k->program->context, weft_errmsg(k->native));
+    return CL_INVALID_ARG_VALUE;
+  }
+  /* The argument no longer holds a buffer. */
+  if (k->buffers[i]) clReleaseMemObject(k->buffers[i]);
+  k->buffers[i] = NULL;
+  return CL_SUCCESS;
+}
+
+/* Every SVM allocation is reachable from every kernel on the CPU, so the
+ * list of pointers a kernel uses indirectly needs no action. */
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel k,
+                                                    cl_kernel_exec_info param,
+                                                    size_t size,
+                                                    const void *value) {
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (!value || !size) return CL_INVALID_VALUE;
+  switch (param) {
+  case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+    return size % sizeof(void *) ? CL_INVALID_VALUE : CL_SUCCESS;
+  case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
+    if (size != sizeof(cl_bool)) return CL_INVALID_VALUE;
+    /* Fine-grained system SVM is not a capability of the device. */
+    return *(const cl_bool *)value ? CL_INVALID_OPERATION : CL_SUCCESS;
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
                                                size_t size, const void *value) {
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;

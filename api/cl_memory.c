@@ -195,7 +195,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param,
                                                    size_t *size_ret) {
   if (!weft__cl_is(m, CL_KIND_MEM)) return CL_INVALID_MEM_OBJECT;
   cl_uint n;
-  cl_bool no = CL_FALSE;
   switch (param) {
   case CL_MEM_TYPE:
     return weft__cl_info(&m->type, sizeof m->type, size, value, size_ret);
@@ -219,8 +218,13 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param,
     return weft__cl_info(&m->parent, sizeof m->parent, size, value, size_ret);
   case CL_MEM_OFFSET:
     return weft__cl_info(&m->offset, sizeof m->offset, size, value, size_ret);
-  case CL_MEM_USES_SVM_POINTER:
-    return weft__cl_info(&no, sizeof no, size, value, size_ret);
+  case CL_MEM_USES_SVM_POINTER: {
+    /* A USE_HOST_PTR buffer over SVM memory (a sub-buffer: its parent's). */
+    cl_mem root = m->parent ? m->parent : m;
+    cl_bool uses = (root->flags & CL_MEM_USE_HOST_PTR) &&
+                   !weft_svm_find(m->context->native, root->host_ptr, NULL, NULL);
+    return weft__cl_info(&uses, sizeof uses, size, value, size_ret);
+  }
   case CL_MEM_PROPERTIES:
     return weft__cl_info(m->properties, m->num_properties * sizeof *m->properties,
                          size, value, size_ret);

@@ -301,8 +301,9 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
     return SET(bits, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
                          CL_QUEUE_PROFILING_ENABLE), 1;
-  case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
   case CL_DEVICE_SVM_CAPABILITIES:
+    return SET(bits, d->info.svm ? CL_DEVICE_SVM_COARSE_GRAIN_BUFFER : 0), 1;
+  case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
   case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
   case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES: return SET(bits, 0), 1;
   case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:

@@ -1,5 +1,5 @@
 /* cl_unsupported.c: the OpenCL features the device reports it does not
- * have (images, samplers, pipes, SVM, native kernels), answering with the
+ * have (images, samplers, pipes, native kernels), answering with the
  * errors the specification gives for that case rather than crashing. */
 #include <stddef.h>
 
@@ -184,86 +184,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPipeInfo(cl_mem m, cl_pipe_info p,
                                               size_t s, void *v, size_t *r) {
   (void)m, (void)p, (void)s, (void)v, (void)r;
   return CL_INVALID_MEM_OBJECT;
-}
-
-/* ---- shared virtual memory: CL_DEVICE_SVM_CAPABILITIES is 0 */
-
-CL_API_ENTRY void *CL_API_CALL clSVMAlloc(cl_context c, cl_svm_mem_flags f,
-                                          size_t size, cl_uint align) {
-  (void)c, (void)f, (void)size, (void)align;
-  return NULL;
-}
-
-CL_API_ENTRY void CL_API_CALL clSVMFree(cl_context c, void *p) {
-  (void)c, (void)p;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMFree(
-    cl_command_queue q, cl_uint num, void *ptrs[],
-    void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[], void *),
-    void *data, cl_uint n, const cl_event *w, cl_event *e) {
-  (void)num, (void)ptrs, (void)fn, (void)data, (void)n, (void)w, (void)e;
-  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
-                                       : CL_INVALID_COMMAND_QUEUE;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(
-    cl_command_queue q, cl_bool b, void *d, const void *s, size_t size,
-    cl_uint n, const cl_event *w, cl_event *e) {
-  (void)b, (void)d, (void)s, (void)size, (void)n, (void)w, (void)e;
-  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
-                                       : CL_INVALID_COMMAND_QUEUE;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(
-    cl_command_queue q, void *p, const void *pattern, size_t ps, size_t size,
-    cl_uint n, const cl_event *w, cl_event *e) {
-  (void)p, (void)pattern, (void)ps, (void)size, (void)n, (void)w, (void)e;
-  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
-                                       : CL_INVALID_COMMAND_QUEUE;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue q, cl_bool b,
-                                                cl_map_flags f, void *p,
-                                                size_t size, cl_uint n,
-                                                const cl_event *w, cl_event *e) {
-  (void)b, (void)f, (void)p, (void)size, (void)n, (void)w, (void)e;
-  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
-                                       : CL_INVALID_COMMAND_QUEUE;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue q, void *p,
-                                                  cl_uint n, const cl_event *w,
-                                                  cl_event *e) {
-  (void)p, (void)n, (void)w, (void)e;
-  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
-                                       : CL_INVALID_COMMAND_QUEUE;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMigrateMem(
-    cl_command_queue q, cl_uint num, const void **ptrs, const size_t *sizes,
-    cl_mem_migration_flags f, cl_uint n, const cl_event *w, cl_event *e) {
-  (void)num, (void)ptrs, (void)sizes, (void)f, (void)n, (void)w, (void)e;
-  return weft__cl_is(q, CL_KIND_QUEUE) ? CL_INVALID_OPERATION
-                                       : CL_INVALID_COMMAND_QUEUE;
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel k, cl_uint i,
-                                                         const void *p) {
-  (void)i, (void)p;
-  return weft__cl_is(k, CL_KIND_KERNEL) ? CL_INVALID_OPERATION : CL_INVALID_KERNEL;
-}
-
-/* The SVM parameters need SVM; no other parameter exists. */
-CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel k,
-                                                    cl_kernel_exec_info p,
-                                                    size_t s, const void *v) {
-  (void)s, (void)v;
-  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
-  if (p == CL_KERNEL_EXEC_INFO_SVM_PTRS ||
-      p == CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM)
-    return CL_INVALID_OPERATION;
-  return CL_INVALID_VALUE;
 }
 
 /* ---- native kernels: CL_EXEC_NATIVE_KERNEL is not a capability */

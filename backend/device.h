@@ -53,6 +53,11 @@ typedef struct weft_device_ops {
                   void *src, size_t src_offset, size_t size);
   int (*mem_fill)(weft_device *device, void *mem, size_t offset, size_t size,
                   const void *pattern, size_t pattern_size);
+  /* Shared virtual memory: one address for host and kernels, zero-filled,
+   * aligned as asked (a power of two). NULL where the device has none. */
+  int (*svm_alloc)(weft_device *device, size_t size, size_t alignment,
+                   void **ptr, weft_msg *msg);
+  void (*svm_free)(weft_device *device, void *ptr, size_t size);
   /* A host pointer to a range of memory, valid until unmapped. */
   int (*mem_map)(weft_device *device, void *mem, size_t offset, size_t size,
                  unsigned map_flags, void **ptr);

@@ -11,9 +11,18 @@
 #include "backend/device.h"
 #include "core/object.h"
 
+/* An SVM allocation of a context. */
+typedef struct weft_svm_block {
+  char *base;
+  size_t size;
+} weft_svm_block;
+
 struct weft_context {
   weft_object object;
   weft_device *device;
+  pthread_mutex_t svm_lock;
+  weft_svm_block *svm;      /* sorted by base address */
+  size_t num_svm, cap_svm;
 };
 
 typedef struct weft_mapping {

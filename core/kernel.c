@@ -187,6 +187,20 @@ int weft_kernel_set_arg_buffer(weft_kernel *k, int index, weft_buffer *b) {
   return 0;
 }
 
+int weft_kernel_set_arg_svm(weft_kernel *k, int index, const void *ptr) {
+  if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
+  const weft_arg_desc *a = NULL;
+  int rc = check_arg(k, index, WEFT_ARG_BUFFER, &a);
+  if (rc) return rc;
+  if (ptr && weft_svm_find(k->program->context, ptr, NULL, NULL))
+    return weft__fail(&k->object, WEFT_EINVAL, "argument %d ('%s %s'): %p is "
+                      "not in an SVM allocation of the kernel's context",
+                      index, a->type_name, a->name, ptr);
+  memcpy(k->args[index], &ptr, sizeof ptr);
+  k->is_set[index] = 1;
+  return 0;
+}
+
 int weft_kernel_set_arg_value(weft_kernel *k, int index, const void *value,
                               size_t size) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;

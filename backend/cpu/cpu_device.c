@@ -102,6 +102,7 @@ static void cpu_info(weft_device *device, weft_device_info *info) {
   info->local_mem_size = CPU_LOCAL_MEM_SIZE;
   info->address_bits = 64;
   info->stack_size = cpu->config->stack_size;
+  info->svm = 1;
   info->features = weft__jit_features();
   snprintf(info->barriers, sizeof info->barriers, "%s",
            cpu->config->barrier == WEFT_BARRIER_REGIONS ? "regions" : "fibers");
@@ -138,6 +139,27 @@ static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
   memset(p, 0, size);
   *mem = p;
   return 0;
+}
+
+/* On the CPU, SVM is host memory: memory kernels reach is the host's. */
+static int cpu_svm_alloc(weft_device *device, size_t size, size_t alignment,
+                         void **ptr, weft_msg *msg) {
+  (void)device;
+  void *p = NULL;
+  if (posix_memalign(&p, alignment, size)) {
+    snprintf(msg->text, sizeof msg->text, "cannot allocate %zu bytes of SVM",
+             size);
+    return WEFT_ENOMEM;
+  }
+  memset(p, 0, size);
+  *ptr = p;
+  return 0;
+}
+
+static void cpu_svm_free(weft_device *device, void *ptr, size_t size) {
+  (void)device;
+  (void)size;
+  free(ptr);
 }
 
 static void cpu_mem_free(weft_device *device, void *mem, size_t size,
@@ -258,6 +280,8 @@ static const weft_device_ops cpu_ops = {
     .mem_read = cpu_mem_read,
     .mem_copy = cpu_mem_copy,
     .mem_fill = cpu_mem_fill,
+    .svm_alloc = cpu_svm_alloc,
+    .svm_free = cpu_svm_free,
     .mem_map = cpu_mem_map,
     .mem_unmap = cpu_mem_unmap,
     .build = cpu_build,

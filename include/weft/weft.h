@@ -88,6 +88,7 @@ typedef struct weft_device_info {
   uint64_t cache_size;           /* bytes of the last-level cache */
   unsigned cacheline_size;       /* bytes of a cache line */
   unsigned vector_bytes;         /* bytes of the widest SIMD register */
+  int svm;                       /* 1: shared virtual memory (weft_svm_alloc) */
 } weft_device_info;
 
 /* The number of devices (at least the CPU), or a negative error. */
@@ -162,6 +163,26 @@ WEFT_EXPORT int weft_buffer_fill(weft_buffer *buffer, const void *pattern,
 WEFT_EXPORT int weft_buffer_map(weft_buffer *buffer, size_t offset,
                                 size_t size, unsigned map_flags, void **ptr);
 WEFT_EXPORT int weft_buffer_unmap(weft_buffer *buffer, void *ptr);
+
+/* ------------------------------------------------- shared virtual memory */
+
+/* Memory the host and kernels address with the same pointers (OpenCL's
+ * coarse-grained SVM buffers): a structure of pointers built on the host
+ * is followed by kernels as it is. Zero-filled. alignment is 0 or a power
+ * of two up to 4096; every allocation is aligned to at least 128 bytes
+ * (the widest type). Fails with WEFT_ENODEV on a device without it
+ * (weft_device_info.svm). */
+WEFT_EXPORT int weft_svm_alloc(weft_context *context, size_t size,
+                               size_t alignment, void **out);
+
+/* Frees an allocation made by weft_svm_alloc (NULL does nothing); kernels
+ * still using it must have finished. */
+WEFT_EXPORT int weft_svm_free(weft_context *context, void *ptr);
+
+/* The allocation of the context that holds ptr: its start and size, or
+ * WEFT_EINVAL when ptr lies in none. */
+WEFT_EXPORT int weft_svm_find(weft_context *context, const void *ptr,
+                              void **base, size_t *size);
 
 /* -------------------------------------------------------------- programs */
 
@@ -294,6 +315,10 @@ WEFT_EXPORT size_t weft_kernel_local_mem_size(weft_kernel *kernel);
 /* Sets a pointer argument to a buffer (NULL passes a NULL pointer). */
 WEFT_EXPORT int weft_kernel_set_arg_buffer(weft_kernel *kernel, int index,
                                            weft_buffer *buffer);
+/* Sets a pointer argument to an address inside an SVM allocation of the
+ * kernel's context (NULL passes a NULL pointer). */
+WEFT_EXPORT int weft_kernel_set_arg_svm(weft_kernel *kernel, int index,
+                                        const void *ptr);
 /* Sets a by-value argument; size must equal the argument's size. */
 WEFT_EXPORT int weft_kernel_set_arg_value(weft_kernel *kernel, int index,
                                           const void *value, size_t size);

@@ -596,7 +596,9 @@ TEST(device_absent_features) {
   CHECK_EQ(device_uint(d, CL_DEVICE_MAX_PIPE_ARGS), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_PIPE_MAX_PACKET_SIZE), 0);
-  CHECK_EQ(device_ulong(d, CL_DEVICE_SVM_CAPABILITIES), 0);
+  /* Coarse-grained SVM buffers only (test_cl_svm.c). */
+  CHECK_EQ(device_ulong(d, CL_DEVICE_SVM_CAPABILITIES),
+           CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
   CHECK_EQ(device_ulong(d, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES), 0);
   CHECK_EQ(device_ulong(d, CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE), 0);

@@ -415,6 +415,36 @@ def group_copy_events():
     queue.finish()
 
 
+def group_svm():
+    """Coarse-grained SVM: pyopencl.svm_empty arrays written by the host,
+    passed to kernels (cl.SVM), copied and filled with enqueue_copy and
+    enqueue_fill, read back through maps."""
+    dev = ctx.devices[0]
+    assert dev.svm_capabilities & \
+        cl.device_svm_capabilities.COARSE_GRAIN_BUFFER, dev.svm_capabilities
+    n = 4097
+    prg = cl.Program(ctx, """
+        __kernel void axpy(float a, __global const float *x,
+                           __global float *y) {
+          y[get_global_id(0)] += a * x[get_global_id(0)];
+        }
+        """).build()
+    x = floats(n, 80)
+    xs = cl.svm_empty(ctx, cl.svm_mem_flags.READ_ONLY, n, np.float32)
+    ys = cl.svm_empty(ctx, cl.svm_mem_flags.READ_WRITE, n, np.float32,
+                      alignment=4096)
+    with cl.SVM(xs).map_rw(queue) as mapped:
+        mapped[:] = x
+    cl.enqueue_fill(queue, cl.SVM(ys), np.float32(1.5), n * 4)
+    prg.axpy(queue, (n,), None, np.float32(2), cl.SVM(xs), cl.SVM(ys))
+    with cl.SVM(ys).map_ro(queue) as mapped:
+        check_float(mapped, 1.5 + 2 * x, "axpy on SVM arrays")
+    back = np.empty(n, np.float32)
+    cl.enqueue_copy(queue, back, cl.SVM(ys))
+    check_float(back, 1.5 + 2 * x, "SVM -> host copy", rtol=0)
+    queue.finish()
+
+
 def group_program_scope_vars():
     """Programs with the same program-scope variables, alive at once.
 
