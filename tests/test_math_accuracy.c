@@ -926,4 +926,403 @@ TEST(float_functions_relaxed) {
   check_type(&formats[0], INPUTS, "-cl-std=CL1.2 -cl-fast-relaxed-math", 1);
 }
 
+/* --------------------------------------------------------- special cases */
+
+/* 7.5's special cases (and some of C99 F.9's, which it keeps), exactly:
+ * values, signs of zeros, and the second and int results. */
+typedef struct special {
+  int id;
+  double x, y;
+  int n;
+  double want, want2; /* want2 checked for FP functions */
+  int want_i, check_i;
+} special;
+
+#define ANY 0x1.23456789p+99 /* a value not checked here */
+#define S1(f, x, w) {FN_##f, x, 0, 0, w, 0, 0, 0}
+#define S2(f, x, y, w) {FN_##f, x, y, 0, w, 0, 0, 0}
+#define SN(f, x, n, w) {FN_##f, x, 0, n, w, 0, 0, 0}
+#define SP(f, x, w, w2) {FN_##f, x, 0, 0, w, w2, 0, 0}
+#define SI(f, x, y, w, i) {FN_##f, x, y, 0, w, 0, i, 1}
+
+static const special specials[] = {
+    S1(acospi, 1, 0), S1(acospi, 2, NAN), S1(asinpi, 0, 0),
+    S1(asinpi, -0.0, -0.0), S1(asinpi, -2, NAN), S1(atanpi, 0, 0),
+    S1(atanpi, -0.0, -0.0), S1(atanpi, INFINITY, 0.5),
+    S1(atanpi, -INFINITY, -0.5),
+    S2(atan2pi, 0, -0.0, 1), S2(atan2pi, -0.0, -0.0, -1),
+    S2(atan2pi, 0, 0, 0), S2(atan2pi, -0.0, 0, -0.0),
+    S2(atan2pi, 0, -3, 1), S2(atan2pi, -0.0, -3, -1),
+    S2(atan2pi, 0, 3, 0), S2(atan2pi, -0.0, 3, -0.0),
+    S2(atan2pi, -3, 0, -0.5), S2(atan2pi, -3, -0.0, -0.5),
+    S2(atan2pi, 3, 0, 0.5), S2(atan2pi, 3, -0.0, 0.5),
+    S2(atan2pi, 3, -INFINITY, 1), S2(atan2pi, -3, -INFINITY, -1),
+    S2(atan2pi, 3, INFINITY, 0), S2(atan2pi, -3, INFINITY, -0.0),
+    S2(atan2pi, INFINITY, 3, 0.5), S2(atan2pi, -INFINITY, -3, -0.5),
+    S2(atan2pi, INFINITY, -INFINITY, 0.75),
+    S2(atan2pi, -INFINITY, -INFINITY, -0.75),
+    S2(atan2pi, INFINITY, INFINITY, 0.25),
+    S2(atan2pi, -INFINITY, INFINITY, -0.25),
+    S1(ceil, -0.5, -0.0), S1(ceil, -0.0, -0.0),
+    S1(cospi, 0, 1), S1(cospi, -0.0, 1), S1(cospi, 0.5, 0),
+    S1(cospi, -0.5, 0), S1(cospi, 1.5, 0), S1(cospi, -1001.5, 0),
+    S1(cospi, 1, -1), S1(cospi, INFINITY, NAN), S1(cospi, -INFINITY, NAN),
+    S1(exp10, -INFINITY, 0), S1(exp10, INFINITY, INFINITY),
+    S2(fdim, 1, NAN, NAN), S2(fdim, NAN, 1, NAN), S2(fdim, 2, 2, 0),
+    S2(fmod, 0, NAN, NAN), S2(fmod, -0.0, NAN, NAN), S2(fmod, -0.0, 3, -0.0),
+    SI(frexp, INFINITY, 0, INFINITY, 0), SI(frexp, -INFINITY, 0, -INFINITY, 0),
+    SI(frexp, NAN, 0, NAN, 0), SI(frexp, -0.0, 0, -0.0, 0),
+    SI(frexp, 12, 0, 0.75, 4),
+    SP(fract, 0, 0, 0), SP(fract, -0.0, -0.0, -0.0),
+    SP(fract, INFINITY, 0, INFINITY), SP(fract, -INFINITY, -0.0, -INFINITY),
+    SP(fract, NAN, NAN, NAN), SP(fract, -2.25, 0.75, -3),
+    SI(lgamma_r, 0, 0, INFINITY, 0), SI(lgamma_r, -0.0, 0, INFINITY, 0),
+    SI(lgamma_r, -3, 0, INFINITY, 0), SI(lgamma_r, -0.5, 0, ANY, -1),
+    SI(lgamma_r, -1.5, 0, ANY, 1), SI(lgamma_r, 2.5, 0, ANY, 1),
+    SI(lgamma_r, -2.5, 0, ANY, -1),
+    S2(nextafter, -0.0, 1, 0x1p-149), S2(nextafter, 0, -1, -0x1p-149),
+    S2(pow, 0, -INFINITY, INFINITY), S2(pow, -0.0, -INFINITY, INFINITY),
+    S2(pow, NAN, 0, 1), S2(pow, 1, NAN, 1), S2(pow, -1, INFINITY, 1),
+    S2(pow, -1, -INFINITY, 1), S2(pow, -0.0, -3, -INFINITY),
+    S2(pow, -0.0, 3, -0.0), S2(pow, -2, 3, -8),
+    SN(pown, 0, 0, 1), SN(pown, NAN, 0, 1), SN(pown, INFINITY, 0, 1),
+    SN(pown, 0, -3, INFINITY), SN(pown, -0.0, -3, -INFINITY),
+    SN(pown, 0, -2, INFINITY), SN(pown, -0.0, -2, INFINITY),
+    SN(pown, 0, 2, 0), SN(pown, -0.0, 2, 0), SN(pown, 0, 3, 0),
+    SN(pown, -0.0, 3, -0.0), SN(pown, -2, 3, -8), SN(pown, -2, -1, -0.5),
+    S2(powr, 2, 0, 1), S2(powr, 2, -0.0, 1), S2(powr, 0, -2, INFINITY),
+    S2(powr, -0.0, -2, INFINITY), S2(powr, 0, -INFINITY, INFINITY),
+    S2(powr, -0.0, -INFINITY, INFINITY), S2(powr, 0, 3, 0),
+    S2(powr, -0.0, 3, 0), S2(powr, 1, 5, 1), S2(powr, -1, 2, NAN),
+    S2(powr, 0, 0, NAN), S2(powr, -0.0, -0.0, NAN), S2(powr, INFINITY, 0, NAN),
+    S2(powr, 1, INFINITY, NAN), S2(powr, 1, -INFINITY, NAN),
+    S2(powr, 2, NAN, NAN), S2(powr, NAN, 1, NAN), S2(powr, 1, NAN, NAN),
+    S1(rint, -0.5, -0.0), S1(rint, -0.25, -0.0), S1(rint, 2.5, 2),
+    SI(remquo, INFINITY, 1, NAN, 0), SI(remquo, 1, 0, NAN, 0),
+    SI(remquo, NAN, 1, NAN, 0), SI(remquo, 1, NAN, NAN, 0),
+    SI(remquo, 7, 2, -1, 4), SI(remquo, -7, 2, 1, -4),
+    SI(remquo, 5, -2, 1, -2), SI(remquo, 1, INFINITY, 1, 0),
+    SN(rootn, 0, -3, INFINITY), SN(rootn, -0.0, -3, -INFINITY),
+    SN(rootn, 0, -2, INFINITY), SN(rootn, -0.0, -2, INFINITY),
+    SN(rootn, 0, 2, 0), SN(rootn, -0.0, 2, 0), SN(rootn, 0, 3, 0),
+    SN(rootn, -0.0, 3, -0.0), SN(rootn, -8, 2, NAN), SN(rootn, 5, 0, NAN),
+    SN(rootn, 4, 2, 2), SN(rootn, -INFINITY, 3, -INFINITY),
+    S1(round, -0.25, -0.0), S1(round, -0.5, -1), S1(round, 2.5, 3),
+    S1(sinpi, 0, 0), S1(sinpi, -0.0, -0.0), S1(sinpi, 3, 0),
+    S1(sinpi, -3, -0.0), S1(sinpi, 0x1p30, 0), S1(sinpi, -0x1p30, -0.0),
+    S1(sinpi, 0.5, 1), S1(sinpi, INFINITY, NAN), S1(sinpi, -INFINITY, NAN),
+    S1(tanpi, 0, 0), S1(tanpi, -0.0, -0.0), S1(tanpi, INFINITY, NAN),
+    S1(tanpi, 2, 0), S1(tanpi, -2, -0.0), S1(tanpi, 3, -0.0),
+    S1(tanpi, -3, 0), S1(tanpi, 0.5, INFINITY), S1(tanpi, 2.5, INFINITY),
+    S1(tanpi, 1.5, -INFINITY), S1(tanpi, -0.5, -INFINITY),
+    S1(tanpi, -1.5, INFINITY), S1(trunc, -0.5, -0.0),
+    SP(modf, INFINITY, 0, INFINITY), SP(modf, -INFINITY, -0.0, -INFINITY),
+    SP(modf, -2.5, -0.5, -2), SP(modf, -0.0, -0.0, -0.0),
+    SP(modf, NAN, NAN, NAN),
+    SI(ilogb, 0, 0, 0, INT32_MIN), SI(ilogb, NAN, 0, 0, INT32_MAX),
+    SI(ilogb, INFINITY, 0, 0, INT32_MAX), SI(ilogb, 0x1p-149, 0, 0, -149),
+    S1(logb, 0, -INFINITY), S1(logb, -INFINITY, INFINITY),
+    S1(logb, 0x1p-149, -149),
+    /* some of C99 F.9's, which 7.5 keeps */
+    S1(exp, 0, 1), S1(exp, -INFINITY, 0), S1(log, 1, 0), S1(log, 0, -INFINITY),
+    S1(log, -1, NAN), S1(cos, 0, 1), S1(sin, -0.0, -0.0), S1(tan, -0.0, -0.0),
+    S1(sqrt, -0.0, -0.0), S1(rsqrt, 0, INFINITY), S1(cbrt, -0.0, -0.0),
+    S2(hypot, INFINITY, NAN, INFINITY), S2(hypot, NAN, -INFINITY, INFINITY),
+    S1(lgamma, 1, 0), S1(lgamma, 2, 0), S1(tgamma, -INFINITY, NAN),
+    S1(tgamma, 0, INFINITY), S1(tgamma, -0.0, -INFINITY), S1(tgamma, -2, NAN),
+    S1(expm1, -INFINITY, -1), S1(expm1, -0.0, -0.0), S1(log1p, -1, -INFINITY),
+    S1(log1p, -0.0, -0.0), S1(erf, INFINITY, 1), S1(erfc, INFINITY, 0),
+    S1(tanh, INFINITY, 1), S1(atanh, 1, INFINITY), S1(acosh, 1, 0),
+    S1(asinh, -0.0, -0.0), S2(atan2, 0, 3, 0), S2(atan2, -0.0, 3, -0.0),
+    S2(fmax, NAN, 2, 2), S2(fmin, 2, NAN, 2), S2(maxmag, -3, 2, -3),
+    S2(minmag, -3, 2, 2), S2(copysign, 2, -0.0, -2),
+    S1(half_exp, 0, 1), S1(half_log, 1, 0), S1(half_cos, 0, 1),
+    S1(half_sin, -0.0, -0.0), S1(half_sqrt, INFINITY, INFINITY),
+    S1(half_recip, 0, INFINITY), S2(half_powr, -1, 2, NAN),
+};
+#define NUM_SPECIALS (sizeof specials / sizeof *specials)
+
+static int same(double got, double want) {
+  if (isnan(want)) return isnan(got);
+  return got == want && signbit(got) == signbit(want);
+}
+
+static void check_specials(const format *f) {
+  enum { N = 48 };
+  inputs in;
+  make_inputs(f, &in, N, 1);
+  /* each function's inputs: its entries, over and over */
+  size_t count[NUM_FUNCTIONS] = {0}, first[NUM_FUNCTIONS];
+  for (size_t j = NUM_SPECIALS; j-- > 0;) first[specials[j].id] = j;
+  for (size_t j = 0; j < NUM_SPECIALS; j++) count[specials[j].id]++;
+  for (int id = 0; id < NUM_FUNCTIONS; id++)
+    for (size_t i = 0; count[id] && i < N; i++) {
+      const special *sp = &specials[first[id] + i % count[id]];
+      in.a[id][i] = sp->x;
+      in.b[id][i] = sp->y;
+      in.k[id][i] = sp->n;
+    }
+  char *src = program_source(f);
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, src, NULL);
+  free(src);
+  int failures = 0;
+  for (int w = 0; w < NUM_WIDTHS; w++) {
+    results res;
+    run_width(ctx, p, f, &in, widths[w], &res);
+    for (int id = 0; id < NUM_FUNCTIONS; id++) {
+      if (functions[id].bound[f->is_double] == NONE) continue;
+      for (size_t i = 0; count[id] && i < N; i++) {
+        const special *sp = &specials[first[id] + i % count[id]];
+        double want = sp->want;
+        if (id == FN_nextafter && f->is_double) want = copysign(0x1p-1074, want);
+        int ok = functions[id].kind == IL || want == ANY ||
+                 same(res.r[id][i], want);
+        ok &= functions[id].kind != FP || same(res.r2[id][i], sp->want2);
+        ok &= !sp->check_i || res.ri[id][i] == sp->want_i;
+        if (!ok && failures++ < 20)
+          fprintf(stderr, "%s%d %s(%a, %a, %d): %a, %a, %d; expected %a, %a, %d\n",
+                  f->type, widths[w], functions[id].name, sp->x, sp->y, sp->n,
+                  res.r[id][i], res.r2[id][i], res.ri[id][i], want, sp->want2,
+                  sp->want_i);
+      }
+    }
+    free_results(&res);
+  }
+  free_inputs(&in);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  if (failures) FAIL("%d special cases wrong", failures);
+}
+
+TEST(special_cases_float) { check_specials(&formats[0]); }
+
+TEST(special_cases_double) { check_specials(&formats[1]); }
+
+/* ---------------------------------------------------- address spaces */
+
+/* Each function with a pointer argument, through a pointer into each
+ * address space: the named overloads in OpenCL C 1.2, the generic one
+ * (pointing into each space) in 3.0. Every way must give and store what
+ * the __private way gives and stores. */
+static const struct {
+  const char *name, *args;
+  int int_out;
+} pointer_calls[] = {
+    {"fract", "x[i]", 0},         {"modf", "x[i]", 0},
+    {"sincos", "x[i]", 0},        {"frexp", "x[i]", 1},
+    {"lgamma_r", "x[i]", 1},      {"remquo", "x[i], x[i] * 0.375f + 1.25f", 1},
+};
+#define NUM_POINTER_CALLS 6
+static const char *const space_types[][3] = {
+    {"float", "int", "4"},     {"float3", "int3", "16"},
+    {"float16", "int16", "64"}, {"double", "int", "8"},
+    {"double4", "int4", "32"}, {"double16", "int16", "128"}};
+
+/* Slot s (0..5) of call c for item i: value and stored result for the
+ * __private, __global and __local ways. */
+static char *spaces_source(void) {
+  char *s = NULL;
+  size_t len = 0;
+  append(&s, &len, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                   "#define AT(c, s) ((c * 6 + s) * n + i)\n");
+  for (int t = 0; t < 6; t++) {
+    const char *T = space_types[t][0], *I = space_types[t][1];
+    append(&s, &len,
+           "__kernel void k_%s(__global const %s *x, __global %s *r,\n"
+           "                  __global %s *ri) {\n"
+           "  __local %s lt[16]; __local %s li[16];\n"
+           "  size_t i = get_global_id(0), l = get_local_id(0);\n"
+           "  size_t n = get_global_size(0);\n"
+           "  %s pt; %s pi;\n",
+           T, T, T, I, T, I, T, I);
+    for (int c = 0; c < NUM_POINTER_CALLS; c++) {
+      const char *f = pointer_calls[c].name, *a = pointer_calls[c].args;
+      const char *out = pointer_calls[c].int_out ? "ri" : "r";
+      const char *pv = pointer_calls[c].int_out ? "pi" : "pt";
+      const char *lv = pointer_calls[c].int_out ? "li" : "lt";
+      append(&s, &len,
+             "  r[AT(%d, 0)] = %s(%s, &%s); %s[AT(%d, 1)] = %s;\n"
+             "  r[AT(%d, 2)] = %s(%s, &%s[AT(%d, 3)]);\n"
+             "  r[AT(%d, 4)] = %s(%s, &%s[l]); %s[AT(%d, 5)] = %s[l];\n",
+             c, f, a, pv, out, c, pv, c, f, a, out, c, c, f, a, lv, out, c, lv);
+    }
+    append(&s, &len, "}\n");
+  }
+  return s;
+}
+
+static void check_spaces(const char *options) {
+  enum { N = 16 };
+  static const double values[] = {2.75, -2.25, 0.5, -0.0, 1e10, -7.5, 3.0,
+                                  0x1p-140, INFINITY, -1e-3, 100.5, NAN, -4};
+  weft_context *ctx = support_context();
+  char *src = spaces_source();
+  weft_program *p = support_build(ctx, src, options);
+  free(src);
+  for (int t = 0; t < 6; t++) {
+    size_t size = (size_t)atoi(space_types[t][2]), isize = size / (t < 3 ? 1 : 2);
+    int is_double = t >= 3;
+    size_t lanes = size / (is_double ? 8 : 4);
+    unsigned char *x = calloc(N, size);
+    for (size_t j = 0; j < N * lanes; j++) {
+      double v = values[j % (sizeof values / sizeof *values)];
+      if (is_double) ((double *)x)[j] = v;
+      else ((float *)x)[j] = (float)v;
+    }
+    size_t rsize = NUM_POINTER_CALLS * 6 * N * size;
+    size_t risize = NUM_POINTER_CALLS * 6 * N * isize;
+    weft_buffer *bx = support_buffer(ctx, N * size, x);
+    weft_buffer *br = support_buffer(ctx, rsize, NULL);
+    weft_buffer *bri = support_buffer(ctx, risize, NULL);
+    char name[32];
+    snprintf(name, sizeof name, "k_%s", space_types[t][0]);
+    weft_kernel *k;
+    CHECK_OK(weft_kernel_create(p, name, &k), p);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bx), k);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, br), k);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bri), k);
+    size_t global = N, local = N;
+    CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+    unsigned char *r = malloc(rsize), *ri = malloc(risize);
+    CHECK_OK(weft_buffer_read(br, 0, rsize, r), br);
+    CHECK_OK(weft_buffer_read(bri, 0, risize, ri), bri);
+    for (int c = 0; c < NUM_POINTER_CALLS; c++)
+      for (size_t i = 0; i < N; i++) {
+        int io = pointer_calls[c].int_out;
+        unsigned char *out = io ? ri : r;
+        size_t osize = io ? isize : size;
+#define SLOT(base, sz, s) ((base) + (((size_t)c * 6 + (s)) * N + i) * (sz))
+        if (memcmp(SLOT(r, size, 0), SLOT(r, size, 2), size) ||
+            memcmp(SLOT(r, size, 0), SLOT(r, size, 4), size) ||
+            memcmp(SLOT(out, osize, 1), SLOT(out, osize, 3), osize) ||
+            memcmp(SLOT(out, osize, 1), SLOT(out, osize, 5), osize))
+          FAIL("%s (%s, %s): the address spaces disagree at item %zu",
+               pointer_calls[c].name, space_types[t][0], options, i);
+#undef SLOT
+      }
+    free(x);
+    free(r);
+    free(ri);
+    weft_buffer_release(bx);
+    weft_buffer_release(br);
+    weft_buffer_release(bri);
+    weft_kernel_release(k);
+  }
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(pointer_arguments_in_every_space) {
+  check_spaces("-cl-std=CL1.2"); /* __private, __global, __local */
+  check_spaces("-cl-std=CL3.0"); /* generic, into each of them */
+}
+
+/* --------------------------------------------------- every declaration */
+
+/* Whether name is one of the math functions (6.15.2, 6.15.3). */
+static int is_math_name(const char *name) {
+  if (!strcmp(name, "nan")) return 1;
+  for (int id = 0; id < NUM_FUNCTIONS; id++)
+    if (!strcmp(name, functions[id].name)) return 1;
+  return 0;
+}
+
+/* An expression of type t (as the header spells it) for a call. */
+static void argument(char **s, size_t *len, const char *t) {
+  char base[64];
+  snprintf(base, sizeof base, "%s", t);
+  char *star = strchr(base, '*');
+  if (!star) {
+    int fp = !strncmp(base, "float", 5) || !strncmp(base, "double", 6);
+    append(s, len, "(%s)%s", base, fp ? "v" : "n");
+    return;
+  }
+  while (star > base && star[-1] == ' ') star--;
+  *star = 0;
+  const char *space = !strncmp(base, "__global ", 9)    ? "gp"
+                      : !strncmp(base, "__local ", 8)   ? "lp"
+                      : !strncmp(base, "__private ", 10) ? "pp"
+                                                         : "gp";
+  append(s, len, "(%s *)%s", base, space);
+}
+
+/* A kernel calling each math declaration of opencl-c.h that names an
+ * address space (named) or not (generic: pointer arguments only). */
+static char *declarations_source(int generic, int *count) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/include/opencl-c.h", WEFT_CLANG_RESOURCE_DIR);
+  FILE *h = fopen(path, "r");
+  if (!h) FAIL("cannot read %s", path);
+  char *s = NULL;
+  size_t len = 0;
+  append(&s, &len,
+         "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+         "__kernel void k(__global char *gp, __local char *lp, float v, int n) {\n"
+         "  __private char pp[128] __attribute__((aligned(128)));\n");
+  char line[512];
+  *count = 0;
+  while (fgets(line, sizeof line, h)) {
+    char ret[32], name[48], args[256];
+    if (sscanf(line, "%31s __ovld __cnfn %47[a-z0-9_](%255[^)]);", ret, name, args) != 3 &&
+        sscanf(line, "%31s __ovld %47[a-z0-9_](%255[^)]);", ret, name, args) != 3)
+      continue;
+    if (!is_math_name(name) || strstr(line, "half ") || strstr(line, "half*") ||
+        !strncmp(ret, "half", 4) || strstr(args, "half"))
+      continue;
+    int pointer = strchr(args, '*') != NULL;
+    int named = strstr(args, "__global") || strstr(args, "__local") ||
+                strstr(args, "__private");
+    if (generic ? !pointer || named : pointer && !named) continue;
+    append(&s, &len, "  *(__global %s *)(gp + %d * 128) = %s(", ret, *count, name);
+    char *save = NULL;
+    int first = 1;
+    for (char *a = strtok_r(args, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+      while (*a == ' ') a++;
+      if (!first) append(&s, &len, ", ");
+      argument(&s, &len, a);
+      first = 0;
+    }
+    append(&s, &len, ");\n");
+    ++*count;
+  }
+  fclose(h);
+  append(&s, &len, "}\n");
+  return s;
+}
+
+/* Every math declaration builds, links (no builtin missing, nothing left
+ * unresolved in the JIT) and runs. */
+static void build_declarations(int generic) {
+  int count;
+  char *src = declarations_source(generic, &count);
+  if (count < (generic ? 72 : 1000))
+    FAIL("only %d math declarations found in opencl-c.h", count);
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, src, generic ? "-cl-std=CL3.0" : NULL);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *out = support_buffer(ctx, (size_t)count * 128, NULL);
+  float v = 0.75f;
+  int n = 3;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_local(k, 1, 256), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 2, &v, sizeof v), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 3, &n, sizeof n), k);
+  size_t one = 1;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &one, &one), k);
+  printf("%d math declarations (%s) build and run\n", count,
+         generic ? "generic address space" : "named address spaces");
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  free(src);
+}
+
+TEST(every_declaration_links) {
+  build_declarations(0);
+  build_declarations(1);
+}
+
 TEST_MAIN()
