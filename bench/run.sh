@@ -14,7 +14,7 @@ results=$build/bench-results
 mkdir -p "$results" || exit 1
 
 status=0
-for name in kernels switch build api; do
+for name in kernels switch build api math; do
   program=$build/bench/bench_$name
   if [ ! -x "$program" ]; then
     echo "run.sh: $program is missing: build the project first" >&2
@@ -30,7 +30,7 @@ done
 
 # Debian's Python has matplotlib; a python3 earlier in PATH may not.
 for csv in "$results"/kernels.csv "$results"/switch.csv "$results"/build.csv \
-           "$results"/api.csv; do
+           "$results"/api.csv "$results"/math.csv; do
   [ -f "$csv" ] || continue
   /usr/bin/python3 "$here/plot.py" "$csv" >/dev/null || status=1
   echo "== $csv"
