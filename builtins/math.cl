@@ -75,16 +75,23 @@ FROM_SLEEF1(tgamma, _u10)
 #define AMENDED(T, B, I, U, S, W)                                            \
   /* asinh and acosh square x: from 2^64 (2^512) on, they overflow. */      \
   T WEFT_OVERLOAD asinh(T x) {                                               \
-    T big = copysign(log(fabs(x)) + FP(S, LN2), x);                          \
-    return fabs(x) > FP(S, LOG_ONLY) ? big : __weft_sleef_asinh_u10(x);      \
+    T r = __weft_sleef_asinh_u10(x);                                         \
+    B big = fabs(x) > FP(S, LOG_ONLY);                                       \
+    if (any_set(big)) r = big ? copysign(log(fabs(x)) + FP(S, LN2), x) : r;  \
+    return r;                                                                \
   }                                                                          \
   T WEFT_OVERLOAD acosh(T x) {                                               \
-    T big = log(x) + FP(S, LN2);                                             \
-    return x > FP(S, LOG_ONLY) ? big : __weft_sleef_acosh_u10(x);            \
+    T r = __weft_sleef_acosh_u10(x);                                         \
+    B big = x > FP(S, LOG_ONLY);                                             \
+    if (any_set(big)) r = big ? log(x) + FP(S, LN2) : r;                     \
+    return r;                                                                \
   }                                                                          \
   /* log1p turns infinite near the largest numbers. */                      \
   T WEFT_OVERLOAD log1p(T x) {                                               \
-    return x > FP(S, LOG_ONLY) ? log(x) : __weft_sleef_log1p_u10(x);         \
+    T r = __weft_sleef_log1p_u10(x);                                         \
+    B big = x > FP(S, LOG_ONLY);                                             \
+    if (any_set(big)) r = big ? log(x) : r;                                  \
+    return r;                                                                \
   }                                                                          \
   /* sinh and cosh overflow once exp(|x|) does, below where they should: */ \
   /* there, exp(|x| / 2)^2 / 2 stays within 2.5 ulp (the bound is 4).   */ \
@@ -115,25 +122,24 @@ FROM_SLEEF1(tgamma, _u10)
   }                                                                          \
   T WEFT_OVERLOAD cospi(T x) {                                               \
     return __weft_sleef_cospi_u05(reduce_pi(x)) + (T)0;                      \
-  }                                                                          \
-  /* The C library's fmod is exact everywhere; SLEEF's gives NaN once     */ \
-  /* x / y overflows. Vectors take it lane by lane.                        */ \
-  T WEFT_OVERLOAD fmod(T x, T y) { return FMOD_LANES##W(FMOD_##S, x, y); }
+  }
+
+/* fmod is the C library's, exact everywhere (SLEEF's gives NaN once x / y
+ * overflows); vectors take it lane by lane. */
 #define FMOD_float __builtin_fmodf
 #define FMOD_double __builtin_fmod
-#define FMOD_LANES(f, x, y) f(x, y)
-#define FMOD_LANES2(f, x, y) fmod_lanes(x, y, 2)
-#define FMOD_LANES3(f, x, y) fmod_lanes(x, y, 3)
-#define FMOD_LANES4(f, x, y) fmod_lanes(x, y, 4)
-#define FMOD_LANES8(f, x, y) fmod_lanes(x, y, 8)
-#define FMOD_LANES16(f, x, y) fmod_lanes(x, y, 16)
-#define FMOD_VECTOR(V, S, _)                                                 \
-  static V WEFT_OVERLOAD fmod_lanes(V x, V y, int n) {                       \
-    V r;                                                                     \
+#define FMOD_VECTOR(S, n)                                                    \
+  S##n WEFT_OVERLOAD fmod(S##n x, S##n y) {                                  \
+    S##n r;                                                                  \
     for (int i = 0; i < n; i++) r[i] = FMOD_##S(x[i], y[i]);                 \
     return r;                                                                \
   }
-WEFT_EACH_FLOAT_VECTOR(FMOD_VECTOR, _)
+#define FMOD(S)                                                              \
+  S WEFT_OVERLOAD fmod(S x, S y) { return FMOD_##S(x, y); }                  \
+  FMOD_VECTOR(S, 2) FMOD_VECTOR(S, 3) FMOD_VECTOR(S, 4) FMOD_VECTOR(S, 8)    \
+  FMOD_VECTOR(S, 16)
+FMOD(float)
+FMOD(double)
 
 /* Whether any lane of a comparison's result is set. */
 #define ANY_SET(T, B, I, U, S, W)                                            \
