@@ -237,7 +237,9 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return SET(u, i->cacheline_size), 1;
   case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return SET(ul, i->cache_size), 1;
   case CL_DEVICE_PROFILING_TIMER_RESOLUTION: return SET(sz, 1), 1;
-  case CL_DEVICE_PRINTF_BUFFER_SIZE: return SET(sz, 0), 1;
+  /* Each worker writes its printf output out once it holds 1 MiB, so a
+   * kernel may print any amount; 1 MiB is what is buffered at a time. */
+  case CL_DEVICE_PRINTF_BUFFER_SIZE: return SET(sz, 1 << 20), 1;
   case CL_DEVICE_REFERENCE_COUNT: return SET(u, 1), 1;
   case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: return SET(u, 0), 1;
   case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: return SET(sz, 64 * 1024), 1;
