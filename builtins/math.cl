@@ -124,23 +124,6 @@ FROM_SLEEF1(tgamma, _u10)
     return __weft_sleef_cospi_u05(reduce_pi(x)) + (T)0;                      \
   }
 
-/* fmod is the C library's, exact everywhere (SLEEF's gives NaN once x / y
- * overflows); vectors take it lane by lane. */
-#define FMOD_float __builtin_fmodf
-#define FMOD_double __builtin_fmod
-#define FMOD_VECTOR(S, n)                                                    \
-  S##n WEFT_OVERLOAD fmod(S##n x, S##n y) {                                  \
-    S##n r;                                                                  \
-    for (int i = 0; i < n; i++) r[i] = FMOD_##S(x[i], y[i]);                 \
-    return r;                                                                \
-  }
-#define FMOD(S)                                                              \
-  S WEFT_OVERLOAD fmod(S x, S y) { return FMOD_##S(x, y); }                  \
-  FMOD_VECTOR(S, 2) FMOD_VECTOR(S, 3) FMOD_VECTOR(S, 4) FMOD_VECTOR(S, 8)    \
-  FMOD_VECTOR(S, 16)
-FMOD(float)
-FMOD(double)
-
 /* Whether any lane of a comparison's result is set. */
 #define ANY_SET(T, B, I, U, S, W)                                            \
   static int WEFT_OVERLOAD any_set(B mask) { return LANES_ANY##W(mask); }
@@ -152,6 +135,29 @@ FMOD(double)
 #define LANES_ANY16 __builtin_reduce_or
 WEFT_MATH_TYPES(ANY_SET)
 WEFT_MATH_TYPES(AMENDED)
+
+/* fmod: SLEEF's on vectors, exact while |x / y| stays below
+ * FP(S, FMOD_RANGE) and both are finite (it gives NaN once x / y
+ * overflows); otherwise the C library's, exact everywhere, lane by lane.
+ * Scalars take the C library's at once. */
+#define FMOD_C_float __builtin_fmodf
+#define FMOD_C_double __builtin_fmod
+#define FMOD(T, B, I, U, S, W)                                               \
+  T WEFT_OVERLOAD fmod(T x, T y) { FMOD_BODY##W(T, B, S, W) }
+#define FMOD_BODY(T, B, S, W) return FMOD_C_##S(x, y);
+#define FMOD_BODY_VECTOR(T, B, S, n)                                         \
+  B sleef_exact = fabs(x) < fabs(y) * FP(S, FMOD_RANGE) &&                   \
+                  fabs(y) < FP(S, INF);                                      \
+  if (!any_set(!sleef_exact)) return __weft_sleef_fmod(x, y);                \
+  T r;                                                                       \
+  for (int i = 0; i < n; i++) r[i] = FMOD_C_##S(x[i], y[i]);                 \
+  return r;
+#define FMOD_BODY2(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 2)
+#define FMOD_BODY3(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 3)
+#define FMOD_BODY4(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 4)
+#define FMOD_BODY8(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 8)
+#define FMOD_BODY16(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 16)
+WEFT_MATH_TYPES(FMOD)
 
 /* ------------------------------------------------- exact, as intrinsics */
 

@@ -23,7 +23,7 @@
   X1(expm1, _u10) X2(hypot, _u05) X1(lgamma, _u10) X1(log, _u10)             \
   X1(log2, _u10) X1(log10, _u10) X1(log1p, _u10) X2(pow, _u10)               \
   X1(sin, _u10) X1(sinh, _u10) X1(sinpi, _u05) X1(tan, _u10)                 \
-  X1(tanh, _u10) X1(tgamma, _u10)                                           \
+  X1(tanh, _u10) X1(tgamma, _u10) X2(fmod, )                                \
   /* the faster forms, for half_ and native_ functions and rootn */          \
   X1(cos, _u35) X1(sin, _u35) X1(tan, _u35) X1(log, _u35) X1(log2, _u35)     \
   X1(exp2, _u35) X1(exp10, _u35)
@@ -79,6 +79,10 @@
  * ln(2x), ln(x) give the result to the last bit already. */
 #define WEFT_FP_LOG_ONLY_float 0x1p30f
 #define WEFT_FP_LOG_ONLY_double 0x1p60
+/* Where SLEEF's fmod stays exact: |x / y| below this (it gives NaN once
+ * x / y overflows). */
+#define WEFT_FP_FMOD_RANGE_float 0x1p100f
+#define WEFT_FP_FMOD_RANGE_double 0x1p900
 /* Where SLEEF's sinh and cosh overflow early (exp(|x|) does). */
 #define WEFT_FP_EXP_OVER_float 88.0f
 #define WEFT_FP_EXP_OVER_double 709.0

@@ -10,8 +10,9 @@
  */
 #include "math_shared.h"
 
-#define NARROW1(T, f) T f(T);
-#define NARROW2(T, f) T f(T, T);
+/* const: SLEEF's functions touch no memory of ours. */
+#define NARROW1(T, f) T __attribute__((const)) f(T);
+#define NARROW2(T, f) T __attribute__((const)) f(T, T);
 #define HELPER1(T, f) void f(private T *);
 #define HELPER2(T, f) void f(private T *, private const T *);
 

@@ -1218,6 +1218,56 @@ TEST(pointer_arguments_in_every_space) {
   check_spaces("-cl-std=CL3.0"); /* generic, into each of them */
 }
 
+/* ------------------------------------------------------------------ nan */
+
+/* nan(code) is a quiet NaN (its code in the significand) for every type
+ * and width. */
+TEST(nan_is_quiet) {
+  static const char *source =
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "__kernel void k(__global const uint *c, __global uint *f,\n"
+      "                __global ulong *d) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  uint u = c[i]; ulong l = (ulong)u << 20 | u;\n"
+      "  float16 f16 = nan((uint16)u); float3 f3 = nan((uint3)u);\n"
+      "  double8 d8 = nan((ulong8)l); double3 d3 = nan((ulong3)l);\n"
+      "  f[4 * i] = as_uint(nan(u)); f[4 * i + 1] = as_uint(f16.sf);\n"
+      "  f[4 * i + 2] = as_uint(f3.z); f[4 * i + 3] = as_uint(nan((uint2)u).y);\n"
+      "  d[3 * i] = as_ulong(nan(l)); d[3 * i + 1] = as_ulong(d8.s7);\n"
+      "  d[3 * i + 2] = as_ulong(d3.y);\n"
+      "}\n";
+  enum { N = 8 };
+  uint32_t codes[N] = {0, 1, 0x12345, 0x7fffff, 0xffffffffu, 0x400000, 77, 0x800000};
+  uint32_t f[4 * N];
+  uint64_t d[3 * N];
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, NULL);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *bc = support_buffer(ctx, sizeof codes, codes);
+  weft_buffer *bf = support_buffer(ctx, sizeof f, NULL);
+  weft_buffer *bd = support_buffer(ctx, sizeof d, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bc), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bf), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bd), k);
+  size_t global = N;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
+  CHECK_OK(weft_buffer_read(bf, 0, sizeof f, f), bf);
+  CHECK_OK(weft_buffer_read(bd, 0, sizeof d, d), bd);
+  for (int i = 0; i < 4 * N; i++)
+    if ((f[i] & 0x7fc00000u) != 0x7fc00000u)
+      FAIL("float nan(%#x): %#x is not a quiet NaN", codes[i / 4], f[i]);
+  for (int i = 0; i < 3 * N; i++)
+    if ((d[i] & 0x7ff8000000000000ull) != 0x7ff8000000000000ull)
+      FAIL("double nan: %#llx is not a quiet NaN", (unsigned long long)d[i]);
+  weft_buffer_release(bc);
+  weft_buffer_release(bf);
+  weft_buffer_release(bd);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 /* --------------------------------------------------- every declaration */
 
 /* Whether name is one of the math functions (6.15.2, 6.15.3). */
