@@ -61,7 +61,12 @@ FROM_SLEEF1(exp10, _u10)
 FROM_SLEEF1(expm1, _u10)
 FROM_SLEEF2(hypot, _u05)
 FROM_SLEEF1(lgamma, _u10)
-FROM_SLEEF1(log, _u10)
+/* float log: SLEEF's 3.5-ulp form, twice as fast, is within 2.845 ulp of
+ * every float (tested exhaustively on SLEEF 3.5.1, every ISA variant; the
+ * worst input, 0x1.21bd82p+0, is among the test's edge cases); the bound
+ * is 3. */
+WEFT_EACH_WIDTH(WEFT_DEF1, float, log, __weft_sleef_log_u35(x))
+WEFT_EACH_WIDTH(WEFT_DEF1, double, log, __weft_sleef_log_u10(x))
 FROM_SLEEF1(log2, _u10)
 FROM_SLEEF1(log10, _u10)
 FROM_SLEEF2(pow, _u10)

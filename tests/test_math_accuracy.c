@@ -228,7 +228,9 @@ static size_t edge_values(const format *f, double *v) {
   double pi = 3.14159265358979323846;
   double base[] = {0, 1, 0.5, 2, 3, 1.5, 2.5, 10, 100, 1e10, 1e20, 1e30, 1e-10,
                    pi / 4, pi / 2, pi, 3 * pi / 2, 2 * pi, 5 * pi / 2, 1e5 * pi,
-                   88.72, 89, 103.5, 150, 709.78, 711, 1e38, 0x1p100, 0x1p-60};
+                   88.72, 89, 103.5, 150, 709.78, 711, 1e38, 0x1p100, 0x1p-60,
+                   /* where float log (SLEEF's 3.5-ulp form) errs most */
+                   0x1.21bd82p+0};
   size_t n = 0;
   for (size_t i = 0; i < sizeof base / sizeof *base; i++) {
     v[n++] = to_format(f, base[i]);
