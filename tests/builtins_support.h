@@ -72,4 +72,74 @@ static inline void bs_launch(weft_program *p, const char *name, size_t global,
   weft_kernel_release(k);
 }
 
+/* Component lane of the vectors of width n, as an index into memory. */
+static inline int bs_slot(int lane, int n) {
+  return lane / n * bs_stride(n) + lane % n;
+}
+
+static inline uint64_t bs_get(const void *mem, int bytes, int index) {
+  switch (bytes) {
+  case 1: return ((const uint8_t *)mem)[index];
+  case 2: return ((const uint16_t *)mem)[index];
+  case 4: return ((const uint32_t *)mem)[index];
+  default: return ((const uint64_t *)mem)[index];
+  }
+}
+
+static inline void bs_put(void *mem, int bytes, int index, uint64_t v) {
+  switch (bytes) {
+  case 1: ((uint8_t *)mem)[index] = (uint8_t)v; break;
+  case 2: ((uint16_t *)mem)[index] = (uint16_t)v; break;
+  case 4: ((uint32_t *)mem)[index] = (uint32_t)v; break;
+  default: ((uint64_t *)mem)[index] = v; break;
+  }
+}
+
+/* One program run at several widths: kernel "<prefix><width>" runs over
+ * lanes / width work-items; argument a holds args[a][lane] (bit patterns
+ * of bytes[a] bytes) laid out as vectors of that width, and a last buffer
+ * holds nout output regions of region bytes. check sees each width's
+ * output. */
+typedef struct bs_run {
+  const char *source, *prefix;
+  const int *widths;
+  int num_widths, lanes;
+  int nargs;
+  uint64_t *const *args;
+  const int *bytes;
+  int nout;
+  size_t region;
+  void (*check)(int n, const uint8_t *out, void *data);
+  void *data;
+} bs_run;
+
+static inline void bs_run_widths(const bs_run *r) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, r->source, "-cl-std=CL3.0");
+  size_t in_size = (size_t)r->lanes / 3 * 4 * 8 + 64;
+  uint8_t *in = malloc(in_size), *out = malloc((size_t)r->nout * r->region);
+  if (!in || !out) FAIL("out of memory");
+  for (int wi = 0; wi < r->num_widths; wi++) {
+    int n = r->widths[wi];
+    weft_buffer *bufs[8];
+    for (int a = 0; a < r->nargs; a++) {
+      for (int l = 0; l < r->lanes; l++)
+        bs_put(in, r->bytes[a], bs_slot(l, n), r->args[a][l]);
+      bufs[a] = support_buffer(ctx, in_size, in);
+    }
+    bufs[r->nargs] = support_buffer(ctx, (size_t)r->nout * r->region, NULL);
+    char name[64];
+    snprintf(name, sizeof name, "%s%d", r->prefix, n);
+    bs_launch(p, name, (size_t)(r->lanes / n), bufs, r->nargs + 1);
+    CHECK_OK(weft_buffer_read(bufs[r->nargs], 0, (size_t)r->nout * r->region, out),
+             bufs[r->nargs]);
+    for (int a = 0; a <= r->nargs; a++) weft_buffer_release(bufs[a]);
+    r->check(n, out, r->data);
+  }
+  free(in);
+  free(out);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 #endif

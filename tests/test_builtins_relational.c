@@ -9,65 +9,21 @@
 #include "builtins_support.h"
 
 #define LANES 3072  /* values per argument: every width divides it */
-#define SLOTS 4096  /* components per buffer (3-vectors take 4) */
-#define REGION (SLOTS * 8)
+#define REGION (LANES / 3 * 4 * 8) /* bytes of output per function */
 
-static int slot_of(int lane, int n) { return lane / n * bs_stride(n) + lane % n; }
-
-static uint64_t get_bits(const void *mem, int bytes, int index) {
-  switch (bytes) {
-  case 1: return ((const uint8_t *)mem)[index];
-  case 2: return ((const uint16_t *)mem)[index];
-  case 4: return ((const uint32_t *)mem)[index];
-  default: return ((const uint64_t *)mem)[index];
-  }
-}
-
-static void put_bits(void *mem, int bytes, int index, uint64_t v) {
-  switch (bytes) {
-  case 1: ((uint8_t *)mem)[index] = (uint8_t)v; break;
-  case 2: ((uint16_t *)mem)[index] = (uint16_t)v; break;
-  case 4: ((uint32_t *)mem)[index] = (uint32_t)v; break;
-  default: ((uint64_t *)mem)[index] = v; break;
-  }
+/* Runs source's kernels k1 ... k16 on the argument lanes. */
+static void run_widths(const char *source, int nargs, uint64_t *const *lanes,
+                       const int *bytes, int nout,
+                       void (*check)(int, const uint8_t *, void *), void *data) {
+  bs_run r = {source, "k", bs_widths, BS_NUM_WIDTHS, LANES, nargs, lanes, bytes,
+              nout, REGION, check, data};
+  bs_run_widths(&r);
 }
 
 /* Signed value of the low bytes * 8 bits of v. */
 static int64_t sign_extend(uint64_t v, int bytes) {
   int shift = 64 - 8 * bytes;
   return (int64_t)(v << shift) >> shift;
-}
-
-/* Builds source, then for each width runs kernel "<prefix><width>" over
- * LANES / width work-items with the argument buffers filled from lanes
- * (bytes per component each) and an output buffer of nout regions, and
- * hands the output to check. */
-typedef void check_fn(int n, const uint8_t *out, void *data);
-static void run_widths(const char *source, const char *prefix, int nargs,
-                       uint64_t *const *lanes, const int *bytes, int nout,
-                       check_fn *check, void *data) {
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
-  static uint8_t in[SLOTS * 8];
-  uint8_t *out = malloc((size_t)nout * REGION);
-  for (int wi = 0; wi < BS_NUM_WIDTHS; wi++) {
-    int n = bs_widths[wi];
-    weft_buffer *bufs[8];
-    for (int a = 0; a < nargs; a++) {
-      for (int l = 0; l < LANES; l++) put_bits(in, bytes[a], slot_of(l, n), lanes[a][l]);
-      bufs[a] = support_buffer(ctx, SLOTS * 8, in);
-    }
-    bufs[nargs] = support_buffer(ctx, (size_t)nout * REGION, NULL);
-    char name[64];
-    snprintf(name, sizeof name, "%s%d", prefix, n);
-    bs_launch(p, name, (size_t)(LANES / n), bufs, nargs + 1);
-    CHECK_OK(weft_buffer_read(bufs[nargs], 0, (size_t)nout * REGION, out), p);
-    for (int a = 0; a <= nargs; a++) weft_buffer_release(bufs[a]);
-    check(n, out, data);
-  }
-  free(out);
-  weft_program_release(p);
-  weft_context_release(ctx);
 }
 
 /* Floats and doubles as bit patterns: the edge values, then random bits,
@@ -171,7 +127,7 @@ static void check_relational(int n, const uint8_t *out, void *data) {
     if (ref == r_isnormal_f && c->is_double) ref = r_isnormal_d;
     for (int l = 0; l < LANES; l++) {
       double x = as_value(c->is_double, c->x[l]), y = as_value(c->is_double, c->y[l]);
-      int64_t got = sign_extend(get_bits(out + f * REGION, bytes, slot_of(l, n)), bytes);
+      int64_t got = sign_extend(bs_get(out + f * REGION, bytes, bs_slot(l, n)), bytes);
       int64_t want = ref(x, y) ? yes : 0;
       if (got != want)
         FAIL("%s on %s%d, component %d: x=%a (0x%llx) y=%a (0x%llx) gave %lld, "
@@ -202,7 +158,7 @@ static void check_float_type(int is_double) {
   uint64_t *lanes[2] = {x, y};
   int bytes[2] = {is_double ? 8 : 4, is_double ? 8 : 4};
   float_case c = {is_double, x, y};
-  run_widths(s.s, "k", 2, lanes, bytes, NUM_RFUNCS, check_relational, &c);
+  run_widths(s.s, 2, lanes, bytes, NUM_RFUNCS, check_relational, &c);
   free(s.s);
 }
 
@@ -242,7 +198,7 @@ static void check_select(int n, const uint8_t *out, void *data) {
       if (f == 0) want = ((a & ~m) | (b & m)) & all;
       else if (n == 1) want = m ? b : a; /* a scalar mask: not zero */
       else want = m & top ? b : a;      /* a vector mask: its top bit */
-      uint64_t got = get_bits(out + f * REGION, bytes, slot_of(l, n));
+      uint64_t got = bs_get(out + f * REGION, bytes, bs_slot(l, n));
       if (got != want)
         FAIL("%s on %s, component %d: a=0x%llx b=0x%llx c=0x%llx gave 0x%llx, "
              "expected 0x%llx", names[f], bs_vec(c->t->name, n), l % n,
@@ -282,7 +238,7 @@ TEST(select_and_bitselect_every_type) {
     uint64_t *lanes[3] = {a, b, m};
     int bytes[3] = {t->bytes, t->bytes, t->bytes};
     select_case c = {t, a, b, m};
-    run_widths(s.s, "k", 3, lanes, bytes, 3, check_select, &c);
+    run_widths(s.s, 3, lanes, bytes, 3, check_select, &c);
     free(s.s);
   }
 }
@@ -336,7 +292,7 @@ TEST(any_and_all_every_type) {
     }
     uint64_t *lanes[1] = {x};
     anyall_case c = {types[ti].name, types[ti].bytes, x};
-    run_widths(s.s, "k", 1, lanes, &types[ti].bytes, 2, check_any_all, &c);
+    run_widths(s.s, 1, lanes, &types[ti].bytes, 2, check_any_all, &c);
     free(s.s);
   }
 }
