@@ -111,11 +111,13 @@ typedef struct bs_run {
   size_t region;
   void (*check)(int n, const uint8_t *out, void *data);
   void *data;
+  const char *options; /* build options; NULL: -cl-std=CL3.0 */
 } bs_run;
 
 static inline void bs_run_widths(const bs_run *r) {
   weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, r->source, "-cl-std=CL3.0");
+  weft_program *p =
+      support_build(ctx, r->source, r->options ? r->options : "-cl-std=CL3.0");
   size_t in_size = (size_t)r->lanes / 3 * 4 * 8 + 64;
   uint8_t *in = malloc(in_size), *out = malloc((size_t)r->nout * r->region);
   if (!in || !out) FAIL("out of memory");

@@ -243,8 +243,10 @@ static void check_common_type(int is_double) {
   uint64_t *lanes[3] = {x, y, z};
   int bytes[3] = {is_double ? 8 : 4, is_double ? 8 : 4, is_double ? 8 : 4};
   ccase c = {is_double, x, y, z};
-  bs_run r = {s.s, "k", bs_widths, BS_NUM_WIDTHS, LANES, 3, lanes, bytes,
-              NUM_CFUNCS, REGION, check_common, &c};
+  bs_run r = {.source = s.s, .prefix = "k", .widths = bs_widths,
+              .num_widths = BS_NUM_WIDTHS, .lanes = LANES, .nargs = 3,
+              .args = lanes, .bytes = bytes, .nout = NUM_CFUNCS,
+              .region = REGION, .check = check_common, .data = &c};
   bs_run_widths(&r);
   free(s.s);
 }

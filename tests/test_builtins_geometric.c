@@ -251,8 +251,10 @@ static void check_geometric_type(int is_double) {
   uint64_t *lanes[2] = {x, y};
   int bytes[2] = {is_double ? 8 : 4, is_double ? 8 : 4};
   gcase c = {is_double, x, y};
-  bs_run r = {s.s, "k", geo_widths, 4, LANES, 2, lanes, bytes, 8, REGION,
-              check_geometric, &c};
+  bs_run r = {.source = s.s, .prefix = "k", .widths = geo_widths,
+              .num_widths = 4, .lanes = LANES, .nargs = 2, .args = lanes,
+              .bytes = bytes, .nout = 8, .region = REGION,
+              .check = check_geometric, .data = &c};
   bs_run_widths(&r);
   free(s.s);
   static const char *names[8] = {"dot", "length", "distance", "normalize", "cross",

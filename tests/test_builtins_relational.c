@@ -15,8 +15,10 @@
 static void run_widths(const char *source, int nargs, uint64_t *const *lanes,
                        const int *bytes, int nout,
                        void (*check)(int, const uint8_t *, void *), void *data) {
-  bs_run r = {source, "k", bs_widths, BS_NUM_WIDTHS, LANES, nargs, lanes, bytes,
-              nout, REGION, check, data};
+  bs_run r = {.source = source, .prefix = "k", .widths = bs_widths,
+              .num_widths = BS_NUM_WIDTHS, .lanes = LANES, .nargs = nargs,
+              .args = lanes, .bytes = bytes, .nout = nout, .region = REGION,
+              .check = check, .data = data};
   bs_run_widths(&r);
 }
 
@@ -295,6 +297,48 @@ TEST(any_and_all_every_type) {
     run_widths(s.s, 1, lanes, &types[ti].bytes, 2, check_any_all, &c);
     free(s.s);
   }
+}
+
+/* The classifications read the bits, so -cl-fast-relaxed-math (which
+ * lets the compiler assume that arithmetic sees no NaN or infinity) still
+ * finds them in data. */
+static void check_classified(int n, const uint8_t *out, void *data) {
+  const uint64_t *x = data;
+  for (int l = 0; l < LANES; l++) {
+    double v = as_value(0, x[l]);
+    int want = (isnan(v) ? 1 : 0) | (isinf(v) ? 2 : 0) | (isfinite(v) ? 4 : 0) |
+               (r_isnormal_f(v, 0) ? 8 : 0) | (signbit(v) ? 16 : 0);
+    int got = ((const int *)out)[bs_slot(l, n)];
+    if (got != want)
+      FAIL("classifying %a (0x%llx) on float%d under -cl-fast-relaxed-math gave "
+           "%d, expected %d", v, (unsigned long long)x[l], n, got, want);
+  }
+}
+
+TEST(classification_under_fast_relaxed_math) {
+  static uint64_t x[LANES], y[LANES];
+  make_float_lanes(0, x, y);
+  bs_text s = {0};
+  for (int wi = 0; wi < BS_NUM_WIDTHS; wi++) {
+    int n = bs_widths[wi];
+    const char *T = bs_vec("float", n), *I = bs_vec("int", n);
+    /* Vector tests give -1: negate them to get the bit. */
+    const char *sign = n == 1 ? "" : "-";
+    bs_append(&s, "__kernel void k%d(__global const %s *a, __global %s *out) {\n"
+              "  size_t i = get_global_id(0);\n  %s x = a[i];\n"
+              "  out[i] = %sisnan(x) | %sisinf(x) << 1 | %sisfinite(x) << 2 |"
+              " %sisnormal(x) << 3 | %ssignbit(x) << 4;\n}\n",
+              n, T, I, T, sign, sign, sign, sign, sign);
+  }
+  uint64_t *lanes[1] = {x};
+  int bytes[1] = {4};
+  bs_run r = {.source = s.s, .prefix = "k", .widths = bs_widths,
+              .num_widths = BS_NUM_WIDTHS, .lanes = LANES, .nargs = 1,
+              .args = lanes, .bytes = bytes, .nout = 1, .region = REGION,
+              .check = check_classified, .data = x,
+              .options = "-cl-std=CL3.0 -cl-fast-relaxed-math"};
+  bs_run_widths(&r);
+  free(s.s);
 }
 
 /* A kernel that calls every relational declaration of the header, for
