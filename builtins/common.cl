@@ -17,7 +17,7 @@ WEFT_EACH_FLOAT(WEFT_DEF1, radians, x * (__typeof__(x))(M_PI / 180))
 /* sign keeps the sign of a zero and gives +0 for a NaN. */
 #define WEFT_SIGN(T, _)                                                      \
   T WEFT_OVERLOAD sign(T x) {                                                \
-    return x > (T)0 ? (T)1 : x < (T)0 ? (T)-1 : x == x ? x : (T)0;          \
+    return x > (T)0 ? (T)1 : x < (T)0 ? (T)-1 : x == x ? x : (T)0;           \
   }
 WEFT_EACH_FLOAT(WEFT_SIGN, _)
 

@@ -5,9 +5,9 @@
  * length, distance and normalize must not overflow or underflow where the
  * result is representable. For doubles, the vector is scaled by a power of
  * two (which is exact) where its sum of squares would overflow or lose bits
- * to underflow. Floats are computed in double, where
- * their squares are exact and can neither overflow nor underflow, so their
- * results are correctly rounded but for a rare double rounding.
+ * to underflow. Floats are computed in double, where their squares are
+ * exact and can neither overflow nor underflow, so their results are
+ * correctly rounded but for a rare double rounding.
  */
 #include "builtins.h"
 
@@ -22,9 +22,11 @@ static double WEFT_OVERLOAD weft_sum(double4 x) { return (x.x + x.y) + (x.z + x.
 
 /* The largest component (a NaN is passed over unless all are NaN). */
 static double WEFT_OVERLOAD weft_max(double x) { return x; }
-static double WEFT_OVERLOAD weft_max(double2 x) { return __builtin_reduce_max(x); }
-static double WEFT_OVERLOAD weft_max(double3 x) { return __builtin_reduce_max(x); }
-static double WEFT_OVERLOAD weft_max(double4 x) { return __builtin_reduce_max(x); }
+#define WEFT_MAX(T)                                                          \
+  static double WEFT_OVERLOAD weft_max(T x) { return __builtin_reduce_max(x); }
+WEFT_MAX(double2)
+WEFT_MAX(double3)
+WEFT_MAX(double4)
 
 #define WEFT_SQRT(x) __builtin_elementwise_sqrt(x)
 
@@ -33,31 +35,31 @@ static double WEFT_OVERLOAD weft_max(double4 x) { return __builtin_reduce_max(x)
  * subnormal; after the scaling even 2^-1074 squares to a normal number,
  * and 4 * (2^1024 * 2^-600)^2 does not overflow. Components too small for
  * the scaled sum are too small to change the length. */
-#define WEFT_BIG 0x1p-600
+#define WEFT_DOWN 0x1p-600
 #define WEFT_SMALL 0x1p-900
-#define WEFT_TINY 0x1p563
+#define WEFT_UP 0x1p563
 
+/* normalize scales by the power of two that brings the largest magnitude m
+ * into [2, 4) (a subnormal m: below 2): the sum of squares is then in
+ * range, and a component that the scaling makes subnormal has a subnormal
+ * result too, so no precision is lost that the result could hold.
+ * Infinities become +-1 and the rest +-0, as the spec says; a NaN makes
+ * every component NaN; a zero vector is its own result. */
 #define WEFT_GEOMETRIC_DOUBLE(T)                                             \
   double WEFT_OVERLOAD dot(T x, T y) { return weft_sum(x * y); }             \
   double WEFT_OVERLOAD length(T p) {                                         \
     double l2 = weft_sum(p * p);                                             \
     if (l2 == INFINITY) {                                                    \
-      p *= WEFT_BIG;                                                         \
-      return WEFT_SQRT(weft_sum(p * p)) / WEFT_BIG;                          \
+      p *= WEFT_DOWN;                                                        \
+      return WEFT_SQRT(weft_sum(p * p)) / WEFT_DOWN;                         \
     }                                                                        \
     if (l2 < WEFT_SMALL) {                                                   \
-      p *= WEFT_TINY;                                                        \
-      return WEFT_SQRT(weft_sum(p * p)) / WEFT_TINY;                         \
+      p *= WEFT_UP;                                                          \
+      return WEFT_SQRT(weft_sum(p * p)) / WEFT_UP;                           \
     }                                                                        \
     return WEFT_SQRT(l2);                                                    \
   }                                                                          \
   double WEFT_OVERLOAD distance(T p0, T p1) { return length(p0 - p1); }      \
-  /* normalize scales by the power of two that brings the largest         \
-   * magnitude m into [2, 4) (a subnormal m: below 2): the sum of squares is \
-   * then in range, and a component that the scaling makes subnormal has a \
-   * subnormal result too, so no precision is lost that the result could   \
-   * hold. Infinities become +-1 and the rest +-0, as the spec says; a NaN  \
-   * makes every component NaN; a zero vector is its own result. */         \
   T WEFT_OVERLOAD normalize(T p) {                                           \
     T a = __builtin_elementwise_abs(p);                                      \
     double m = weft_max(a); /* passes over NaN, unless all are */            \
@@ -91,7 +93,9 @@ WEFT_GEOMETRIC_DOUBLE(double4)
     return (float)WEFT_SQRT(weft_sum(d * d));                                \
   }                                                                          \
   F WEFT_OVERLOAD normalize(F p) { return CVT(normalize(CVT(p, D)), F); }    \
-  float WEFT_OVERLOAD fast_length(F p) { return WEFT_SQRT(weft_sum(p * p)); } \
+  float WEFT_OVERLOAD fast_length(F p) {                                     \
+    return WEFT_SQRT(weft_sum(p * p));                                       \
+  }                                                                          \
   float WEFT_OVERLOAD fast_distance(F p0, F p1) {                            \
     return fast_length(p0 - p1);                                             \
   }                                                                          \
@@ -114,5 +118,7 @@ WEFT_GEOMETRIC_FLOAT(WEFT_CVT_VECTOR, float4, double4, _)
   }
 WEFT_CROSS(float4)
 WEFT_CROSS(double4)
-float3 WEFT_OVERLOAD cross(float3 a, float3 b) { return a.yzx * b.zxy - a.zxy * b.yzx; }
-double3 WEFT_OVERLOAD cross(double3 a, double3 b) { return a.yzx * b.zxy - a.zxy * b.yzx; }
+#define WEFT_CROSS3(T)                                                       \
+  T WEFT_OVERLOAD cross(T a, T b) { return a.yzx * b.zxy - a.zxy * b.yzx; }
+WEFT_CROSS3(float3)
+WEFT_CROSS3(double3)

@@ -48,9 +48,13 @@ WEFT_EACH_INTEGER(WEFT_DEF3, clamp,
 /* Saturating arithmetic is llvm.sadd.sat and its kin, but the builtins
  * promote scalar char and short to int, where nothing saturates: those
  * clamp the exact int result instead. */
-#define WEFT_SAT(T, ...)                                                      \
-  T WEFT_OVERLOAD add_sat(T x, T y) { return __builtin_elementwise_add_sat(x, y); } \
-  T WEFT_OVERLOAD sub_sat(T x, T y) { return __builtin_elementwise_sub_sat(x, y); }
+#define WEFT_SAT(T, ...)                                                     \
+  T WEFT_OVERLOAD add_sat(T x, T y) {                                        \
+    return __builtin_elementwise_add_sat(x, y);                              \
+  }                                                                          \
+  T WEFT_OVERLOAD sub_sat(T x, T y) {                                        \
+    return __builtin_elementwise_sub_sat(x, y);                              \
+  }
 #define WEFT_SAT_SMALL(T, lo, hi)                                            \
   T WEFT_OVERLOAD add_sat(T x, T y) { return clamp(x + y, lo, hi); }         \
   T WEFT_OVERLOAD sub_sat(T x, T y) { return clamp(x - y, lo, hi); }         \
@@ -64,8 +68,10 @@ WEFT_EACH_WIDTH(WEFT_SAT, uint, _)
 WEFT_EACH_WIDTH(WEFT_SAT, long, _)
 WEFT_EACH_WIDTH(WEFT_SAT, ulong, _)
 /* (x + y) >> 1 and (x + y + 1) >> 1 without the sum overflowing. */
-WEFT_EACH_INTEGER(WEFT_DEF2, hadd, (x >> 1) + (y >> 1) + (x & y & (__typeof__(x))1))
-WEFT_EACH_INTEGER(WEFT_DEF2, rhadd, (x >> 1) + (y >> 1) + ((x | y) & (__typeof__(x))1))
+#define WEFT_ONE(x) ((__typeof__(x))1)
+WEFT_EACH_INTEGER(WEFT_DEF2, hadd, (x >> 1) + (y >> 1) + (x & y & WEFT_ONE(x)))
+WEFT_EACH_INTEGER(WEFT_DEF2, rhadd,
+                  (x >> 1) + (y >> 1) + ((x | y) & WEFT_ONE(x)))
 
 #define WEFT_INT_VECTOR_SCALAR(V, S, _)                                      \
   V WEFT_OVERLOAD min(V x, S y) { return min(x, (V)y); }                     \
@@ -74,13 +80,13 @@ WEFT_EACH_INTEGER(WEFT_DEF2, rhadd, (x >> 1) + (y >> 1) + ((x | y) & (__typeof__
 WEFT_EACH_INTEGER_VECTOR(WEFT_INT_VECTOR_SCALAR, _)
 
 /*
- * The functions whose result or working type is the unsigned twin U. Bits
- * are counted with shifts and masks, the classic
- * popcount that LLVM recognizes as llvm.ctpop (a vector instruction where
- * the CPU has one); clz smears the highest set bit to the right and counts
- * the zeros left, ctz counts the ones below the lowest set bit. A shift by
- * 8 or more is harmless in the smear: OpenCL C masks a vector's shift count
- * to the element width, and a promoted scalar shifts in zeros.
+ * The functions that work on the bits, as the unsigned twin U. popcount is
+ * the classic count with shifts and masks, which LLVM recognizes as
+ * llvm.ctpop (one instruction where the CPU has it); clz smears the highest
+ * set bit to the right and counts the zeros left; ctz counts the ones below
+ * the lowest set bit. A shift by the width or more is harmless in the
+ * smear: OpenCL C masks a vector's shift count to the element width, and a
+ * promoted scalar shifts in zeros.
  */
 #define WEFT_TWIN(T, U, bits)                                                \
   U WEFT_OVERLOAD abs_diff(T x, T y) {                                       \
@@ -89,7 +95,8 @@ WEFT_EACH_INTEGER_VECTOR(WEFT_INT_VECTOR_SCALAR, _)
   T WEFT_OVERLOAD popcount(T x) {                                            \
     U v = WEFT_AS(x, U);                                                     \
     v = v - ((v >> 1) & (U)0x5555555555555555ul);                            \
-    v = (v & (U)0x3333333333333333ul) + ((v >> 2) & (U)0x3333333333333333ul); \
+    v = (v & (U)0x3333333333333333ul) +                                      \
+        ((v >> 2) & (U)0x3333333333333333ul);                                \
     v = (v + (v >> 4)) & (U)0x0f0f0f0f0f0f0f0ful;                            \
     if (bits > 8) {                                                          \
       v = v * (U)0x0101010101010101ul; /* wraps before the shift */          \
@@ -105,12 +112,12 @@ WEFT_EACH_INTEGER_VECTOR(WEFT_INT_VECTOR_SCALAR, _)
   }                                                                          \
   T WEFT_OVERLOAD ctz(T x) {                                                 \
     U v = WEFT_AS(x, U);                                                     \
-    return popcount(WEFT_AS((U)(~v & (v - (U)1)), T));                          \
+    return popcount(WEFT_AS((U)(~v & (v - (U)1)), T));                       \
   }                                                                          \
   /* Rotate left by i modulo the width, as a funnel shift on U. */           \
   T WEFT_OVERLOAD rotate(T x, T i) {                                         \
-    U v = WEFT_AS(x, U), mask = (U)(bits - 1), n = WEFT_AS(i, U) & mask;          \
-    return WEFT_AS((U)((v << n) | (v >> (((U)bits - n) & mask))), T);       \
+    U v = WEFT_AS(x, U), mask = (U)(bits - 1), n = WEFT_AS(i, U) & mask;     \
+    return WEFT_AS((U)((v << n) | (v >> (((U)bits - n) & mask))), T);        \
   }
 WEFT_EACH_INTEGER_TWIN(WEFT_TWIN)
 
@@ -164,12 +171,13 @@ ulong WEFT_OVERLOAD mul_hi(ulong x, ulong y) {
   U WEFT_OVERLOAD mul_hi(U x, U y) { return weft_mul_hi_u64(x, y); }         \
   T WEFT_OVERLOAD mul_hi(T x, T y) {                                         \
     U ux = WEFT_AS(x, U), uy = WEFT_AS(y, U);                                \
-    U hi = weft_mul_hi_u64(ux, uy) - (x < 0 ? uy : (U)0) - (y < 0 ? ux : (U)0); \
+    U hi = weft_mul_hi_u64(ux, uy);                                          \
+    hi -= (x < 0 ? uy : (U)0) + (y < 0 ? ux : (U)0);                         \
     return WEFT_AS(hi, T);                                                   \
   }
 WEFT_EACH_VECTOR_PAIR(WEFT_MUL_HI_64, long, ulong, _)
 
-/* mad_hi, mul24 and mad24 wrap around, so they add in the unsigned type. */
+/* mad_hi wraps around, so it adds in the unsigned type. */
 #define WEFT_WRAPPING(T, U, _)                                               \
   T WEFT_OVERLOAD mad_hi(T x, T y, T z) {                                    \
     return WEFT_AS((U)(WEFT_AS(mul_hi(x, y), U) + WEFT_AS(z, U)), T);        \
@@ -229,7 +237,8 @@ WEFT_EACH_VECTOR_PAIR(WEFT_MAD_SAT_64, long, ulong, _)
 /* upsample: hi in the upper half, lo in the lower, built unsigned. */
 #define WEFT_UPSAMPLE(CVT, T, W, U, UW, bits)                                \
   W WEFT_OVERLOAD upsample(T hi, U lo) {                                     \
-    return WEFT_AS((UW)((CVT(WEFT_AS(hi, U), UW) << bits) | CVT(lo, UW)), W); \
+    UW h = CVT(WEFT_AS(hi, U), UW);                                          \
+    return WEFT_AS((UW)((h << bits) | CVT(lo, UW)), W);                      \
   }
 WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, char, short, uchar, ushort, 8)
 WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, uchar, ushort, uchar, ushort, 8)

@@ -51,7 +51,7 @@ WEFT_RELATIONAL_FLOAT(float, int, 0x7f800000, 0x00800000)
 WEFT_RELATIONAL_FLOAT(double, long, 0x7ff0000000000000l, 0x0010000000000000l)
 
 /* any and all look at the most significant bit of each component. */
-#define WEFT_ANY_ALL_VECTOR(T, S, _)                                            \
+#define WEFT_ANY_ALL_VECTOR(T, S, _)                                         \
   int WEFT_OVERLOAD any(T x) { return __builtin_reduce_or(x) < 0; }          \
   int WEFT_OVERLOAD all(T x) { return __builtin_reduce_and(x) < 0; }
 #define WEFT_ANY_ALL(S)                                                      \
