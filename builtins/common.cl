@@ -10,9 +10,13 @@ WEFT_EACH_FLOAT(WEFT_DEF2, max, __builtin_elementwise_max(x, y))
 WEFT_EACH_FLOAT(WEFT_DEF3, clamp,
                 __builtin_elementwise_min(__builtin_elementwise_max(x, y), z))
 WEFT_EACH_FLOAT(WEFT_DEF3, mix, x + (y - x) * z)
-WEFT_EACH_FLOAT(WEFT_DEF2, step, x > y ? (__typeof__(x))0 : (__typeof__(x))1)
 WEFT_EACH_FLOAT(WEFT_DEF1, degrees, x * (__typeof__(x))(180 / M_PI))
 WEFT_EACH_FLOAT(WEFT_DEF1, radians, x * (__typeof__(x))(M_PI / 180))
+
+/* step is 0 where x < edge, else 1 (a NaN x gives 1). */
+#define WEFT_STEP(T, _)                                                      \
+  T WEFT_OVERLOAD step(T edge, T x) { return x < edge ? (T)0 : (T)1; }
+WEFT_EACH_FLOAT(WEFT_STEP, _)
 
 /* sign keeps the sign of a zero and gives +0 for a NaN. */
 #define WEFT_SIGN(T, _)                                                      \
