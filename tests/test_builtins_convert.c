@@ -319,6 +319,7 @@ typedef struct {
 } conv;
 
 #define MAX_CONVS 512
+#define CASE_SIZE 16
 
 /* Elements a vector of width n takes in the buffers (3 takes 4). */
 static int slot(int n) { return n == 3 ? 4 : n; }
@@ -381,21 +382,29 @@ static void run_convs(int s, const conv *c, int nc, const char *options) {
   char *src = NULL, sn[16], dn[16], name[48];
   size_t len = 0, cap = 0;
   appendf(&src, &len, &cap,
-          "__kernel void k(__global const uchar *in, __global uchar *out) {\n"
+          "__kernel void k(__global const uchar *restrict in,\n"
+          "                __global uchar *restrict out) {\n"
           "  size_t i = get_global_id(0);\n");
   for (int w = 0; w < NWIDTHS; w++) {
     vector_type(s, widths[w], sn, sizeof sn);
     appendf(&src, &len, &cap, "  %s x%d = ((__global const %s *)(in + %zu))[i];\n",
             sn, w, sn, in_off[w]);
   }
+  /* Cases of a few conversions keep basic blocks small, which code
+   * generation's scheduler needs to be fast. */
+  appendf(&src, &len, &cap, "  for (int c = 0; c < %d; c++)\n    switch (c) {\n",
+          (nc + CASE_SIZE - 1) / CASE_SIZE);
   for (int k = 0; k < nc; k++) {
     int n = widths[c[k].w];
     vector_type(c[k].d, n, dn, sizeof dn);
     conv_name(c[k].d, n, c[k].sat, c[k].mode, name, sizeof name);
-    appendf(&src, &len, &cap, "  ((__global %s *)(out + %zu))[i] = %s(x%d);\n",
+    if (k % CASE_SIZE == 0)
+      appendf(&src, &len, &cap, "%s    case %d:\n", k ? "      break;\n" : "",
+              k / CASE_SIZE);
+    appendf(&src, &len, &cap, "      ((__global %s *)(out + %zu))[i] = %s(x%d);\n",
             dn, out_off[k], name, c[k].w);
   }
-  appendf(&src, &len, &cap, "}\n");
+  appendf(&src, &len, &cap, "    }\n}\n");
 
   weft_context *ctx = support_context();
   weft_program *p = support_build(ctx, src, options);
@@ -503,7 +512,9 @@ TEST(convert_every_declaration_links) {
   char *src = NULL, dn[16], sn[16], name[48];
   size_t len = 0, cap = 0;
   appendf(&src, &len, &cap,
-          "__kernel void k(__global const double16 *in, __global double16 *out) {\n");
+          "__kernel void k(__global const double16 *in, __global double16 *out,\n"
+          "                int which) {\n"
+          "  switch (which) {\n");
   int calls = 0;
   for (int d = 0; d < NTYPES; d++)
     for (int s = 0; s < NTYPES; s++)
@@ -514,18 +525,86 @@ TEST(convert_every_declaration_links) {
             vector_type(d, n, dn, sizeof dn);
             vector_type(s, n, sn, sizeof sn);
             conv_name(d, n, sat, mode, name, sizeof name);
+            if (calls % CASE_SIZE == 0)
+              appendf(&src, &len, &cap, "%s  case %d:\n",
+                      calls ? "    break;\n" : "", calls / CASE_SIZE);
             appendf(&src, &len, &cap,
-                    "  *(__global %s *)&out[%d] = %s(*(__global const %s *)&in[%d]);\n",
-                    dn, calls % 64, name, sn, calls % 64);
+                    "    *(__global %s *)out = %s(*(__global const %s *)in);\n",
+                    dn, name, sn);
             calls++;
           }
-  appendf(&src, &len, &cap, "}\n");
+  appendf(&src, &len, &cap, "  }\n}\n");
   CHECK_EQ(calls, 5400);
   weft_context *ctx = support_context();
   weft_program *p = support_build(ctx, src, "-cl-opt-disable");
   weft_program_release(p);
   weft_context_release(ctx);
   free(src);
+}
+
+/* as_<type> reinterprets the bytes of any type as any other of the same
+ * size (3-component vectors take the size of 4 and reinterpret among
+ * themselves): every such pair, on bytes that include NaN patterns, which
+ * must come through unchanged. */
+TEST(as_type_every_pair) {
+  enum { SIZE = 128 };
+  unsigned char in[SIZE], *out;
+  for (int i = 0; i < SIZE; i++) in[i] = (unsigned char)next_random();
+  uint32_t snan = 0x7fa00001; /* a signalling NaN with a payload */
+  uint64_t dnan = 0xfff4000000000123ULL;
+  memcpy(in, &snan, 4);
+  memcpy(in + 8, &dnan, 8);
+
+  char *src = NULL, dn[16], sn[16];
+  size_t len = 0, cap = 0;
+  appendf(&src, &len, &cap,
+          "__kernel void k(__global const uchar *restrict in,\n"
+          "                __global uchar *restrict out) {\n");
+  int pairs = 0;
+  size_t sizes[512];
+  char names[512][40];
+  for (int d = 0; d < NTYPES; d++)
+    for (int dw = 0; dw < NWIDTHS; dw++)
+      for (int s = 0; s < NTYPES; s++)
+        for (int sw = 0; sw < NWIDTHS; sw++) {
+          int dn_ = widths[dw], sn_ = widths[sw];
+          size_t dsize = (size_t)(types[d].size * slot(dn_));
+          size_t ssize = (size_t)(types[s].size * slot(sn_));
+          if (dsize != ssize || (dn_ == 3) != (sn_ == 3)) continue;
+          vector_type(d, dn_, dn, sizeof dn);
+          vector_type(s, sn_, sn, sizeof sn);
+          appendf(&src, &len, &cap,
+                  "  *(__global %s *)(out + %d) = as_%s(*(__global const %s *)in);\n",
+                  dn, pairs * SIZE, dn, sn);
+          snprintf(names[pairs], sizeof names[pairs], "as_%s(%s)", dn, sn);
+          /* A 3-component vector's fourth element is not data. */
+          sizes[pairs++] = dn_ == 3 ? 3 * (size_t)types[d].size : dsize;
+        }
+  appendf(&src, &len, &cap, "}\n");
+  CHECK_EQ(pairs, 404);
+
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, src, NULL);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *bin = support_buffer(ctx, SIZE, in);
+  weft_buffer *bout = support_buffer(ctx, (size_t)pairs * SIZE, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
+  size_t one = 1;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &one, NULL), k);
+  out = malloc((size_t)pairs * SIZE);
+  CHECK_OK(weft_buffer_read(bout, 0, (size_t)pairs * SIZE, out), bout);
+  for (int i = 0; i < pairs; i++)
+    if (memcmp(out + i * SIZE, in, sizes[i]))
+      FAIL("%s changed the bytes", names[i]);
+  free(out);
+  free(src);
+  weft_buffer_release(bin);
+  weft_buffer_release(bout);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
 }
 
 TEST_MAIN()
