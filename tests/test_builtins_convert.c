@@ -175,7 +175,7 @@ static int reference(int d, int sat, int mode, value v, unsigned char *out) {
 
 /* ---- Inputs. */
 
-#define MAX_INPUTS 1024
+#define MAX_INPUTS 2048
 
 static uint64_t lcg_state = 0x853c49e6748fea9bULL;
 static uint64_t next_random(void) {
@@ -190,11 +190,13 @@ typedef struct {
 
 static void add_int(input_set *set, int s, i128 i) {
   if (i < type_min(s) || i > type_max(s)) return;
-  if (set->count < MAX_INPUTS) encode(s, int_value(i), set->bytes[set->count++]);
+  CHECK(set->count < MAX_INPUTS);
+  encode(s, int_value(i), set->bytes[set->count++]);
 }
 
 static void add_float(input_set *set, int s, long double f) {
-  if (set->count < MAX_INPUTS) encode(s, float_value(f), set->bytes[set->count++]);
+  CHECK(set->count < MAX_INPUTS);
+  encode(s, float_value(f), set->bytes[set->count++]);
 }
 
 /* f and its neighbours in the precision of s, with both signs. */
@@ -293,9 +295,8 @@ static void float_inputs(input_set *set, int s) {
     long double f = ldexpl((long double)(r >> 11) / 0x1p53L, e);
     if (next_random() & 1) f = -f;
     add_float(set, s, f);
-    unsigned char raw[8];
-    memcpy(raw, &r, 8);
-    if (set->count < MAX_INPUTS) memcpy(set->bytes[set->count++], raw, 8);
+    CHECK(set->count < MAX_INPUTS);
+    memcpy(set->bytes[set->count++], &r, 8);
   }
 }
 
