@@ -1,7 +1,7 @@
 /*
  * Miscellaneous vector functions (OpenCL C 3.0, 6.15.13): shuffle and
- * shuffle2, and from the relational functions (6.15.6) select and
- * bitselect, for every element type and width.
+ * shuffle2 for every element type and width. (vec_step is an operator;
+ * select and bitselect are relational functions, in relational.cl.)
  *
  * shuffle's mask is the unsigned integer type of the element's size; only
  * its low bits count (mask % m, a power of two). With a constant mask, as
@@ -45,37 +45,3 @@
   WEFT_SHUFFLE_TO(T, U, 2) WEFT_SHUFFLE_TO(T, U, 4)                          \
   WEFT_SHUFFLE_TO(T, U, 8) WEFT_SHUFFLE_TO(T, U, 16)
 WEFT_EACH_ELEMENT(WEFT_SHUFFLES, _)
-
-/* select: b where c is true, else a. A scalar c is true when not zero, a
- * vector component when its most significant bit is set; c may be the
- * signed (I) or unsigned (U) integer type of the element's size. */
-#define WEFT_SELECT_S(N, T, I, C)                                            \
-  T WEFT_OVERLOAD select(T a, T b, C c) { return c ? b : a; }
-#define WEFT_SELECT_V(N, T, I, C)                                            \
-  T##N WEFT_OVERLOAD select(T##N a, T##N b, C##N c) {                        \
-    return __builtin_astype(c, I##N) < (I##N)0 ? b : a;                         \
-  }
-#define WEFT_SELECT_WIDTH(N, K, T, I, U)                                     \
-  WEFT_SELECT_##K(N, T, I, I) WEFT_SELECT_##K(N, T, I, U)
-
-#define WEFT_SELECTS(T, I, U) WEFT_EACH_N(WEFT_SELECT_WIDTH, T, I, U)
-WEFT_SELECTS(char, char, uchar)
-WEFT_SELECTS(uchar, char, uchar)
-WEFT_SELECTS(short, short, ushort)
-WEFT_SELECTS(ushort, short, ushort)
-WEFT_SELECTS(int, int, uint)
-WEFT_SELECTS(uint, int, uint)
-WEFT_SELECTS(long, long, ulong)
-WEFT_SELECTS(ulong, long, ulong)
-WEFT_SELECTS(float, int, uint)
-WEFT_SELECTS(double, long, ulong)
-
-/* bitselect: each bit from b where the bit of c is set, else from a. */
-#define WEFT_BITSELECT(N, K, T, U)                                           \
-  T##N WEFT_OVERLOAD bitselect(T##N a, T##N b, T##N c) {                     \
-    U##N m = __builtin_astype(c, U##N);                                      \
-    U##N r = (__builtin_astype(a, U##N) & ~m) | (__builtin_astype(b, U##N) & m); \
-    return __builtin_astype(r, T##N);                                        \
-  }
-#define WEFT_BITSELECTS(T, U, _) WEFT_EACH_N(WEFT_BITSELECT, T, U)
-WEFT_EACH_ELEMENT(WEFT_BITSELECTS, _)

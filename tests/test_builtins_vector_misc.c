@@ -1,7 +1,7 @@
 /* test_builtins_vector_misc.c: shuffle and shuffle2 (OpenCL C 3.0,
- * 6.15.13), select and bitselect (6.15.6), for every element type and
- * width, on random bit patterns (NaNs among the floats must move
- * unchanged), compared bit for bit with the definitions computed here. */
+ * 6.15.13) for every element type and width, on random bit patterns (NaNs
+ * among the floats must move unchanged), compared bit for bit with the
+ * definition computed here. */
 #include <stdarg.h>
 #include <stdint.h>
 
@@ -13,12 +13,9 @@ static const char *const type_names[NTYPES] = {
     "uint", "long",  "ulong", "float",  "double"};
 static const int type_sizes[NTYPES] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
 
-/* The unsigned and signed integer types of each element size. */
+/* The unsigned integer type of each element size: shuffle's masks. */
 static const char *unsigned_of(int size) {
   return size == 1 ? "uchar" : size == 2 ? "ushort" : size == 4 ? "uint" : "ulong";
-}
-static const char *signed_of(int size) {
-  return size == 1 ? "char" : size == 2 ? "short" : size == 4 ? "int" : "long";
 }
 
 #define ITEMS 64
@@ -60,9 +57,9 @@ static uint64_t element(const unsigned char *p, int size, int index) {
   return v;
 }
 
-/* Inputs a, b, c: ITEMS slots of MAX_BYTES random bytes each. c's
- * elements are often 0, 1, only the top bit, all ones or all but the top
- * bit, which tell MSB tests from non-zero tests. */
+/* Inputs a, b, c: ITEMS slots of MAX_BYTES random bytes each. The masks
+ * in c are often 0, 1, only the top bit, all ones or all but the top bit
+ * (in elements of csize bytes). */
 typedef struct {
   unsigned char a[ITEMS * MAX_BYTES], b[ITEMS * MAX_BYTES], c[ITEMS * MAX_BYTES];
 } inputs;
@@ -221,104 +218,6 @@ TEST(shuffle_every_type_and_width) {
         }
       }
   }
-  free(out);
-  free(src);
-  free(in);
-}
-
-static const int all_widths[6] = {1, 2, 3, 4, 8, 16};
-
-/* select(a, b, c): b where c is true: a scalar c when not zero, a vector
- * component when its top bit is set; c signed or unsigned. */
-TEST(select_every_type_and_width) {
-  for (int size = 1; size <= 8; size *= 2) {
-    inputs *in = malloc(sizeof *in);
-    make_inputs(in, size);
-    char *src = NULL, tn[24], cn[24];
-    size_t len = 0, cap = 0;
-    int calls = 0;
-    for (int t = 0; t < NTYPES; t++) calls += type_sizes[t] == size ? 12 : 0;
-    begin_kernel(&src, &len, &cap, calls);
-    int k = 0;
-    for (int t = 0; t < NTYPES; t++) {
-      if (type_sizes[t] != size) continue;
-      for (int w = 0; w < 6; w++)
-        for (int sc = 0; sc <= 1; sc++) {
-          type_name(t, all_widths[w], tn, sizeof tn);
-          const char *c = sc ? signed_of(size) : unsigned_of(size);
-          if (all_widths[w] > 1)
-            snprintf(cn, sizeof cn, "%s%d", c, all_widths[w]);
-          else
-            snprintf(cn, sizeof cn, "%s", c);
-          k++, call_line(&src, &len, &cap, k - 1, "OUT(%s, %d) = select(A(%s), B(%s), C(%s));",
-                    tn, k - 1, tn, tn, cn);
-        }
-    }
-    appendf(&src, &len, &cap, "    }\n}\n");
-    unsigned char *out = run(src, in, calls);
-    k = 0;
-    for (int t = 0; t < NTYPES; t++) {
-      if (type_sizes[t] != size) continue;
-      for (int w = 0; w < 6; w++)
-        for (int sc = 0; sc <= 1; sc++, k++) {
-          int n = all_widths[w];
-          for (int i = 0; i < ITEMS; i++)
-            for (int j = 0; j < n; j++) {
-              uint64_t c = element(in->c + i * MAX_BYTES, size, j);
-              int pick_b = n == 1 ? c != 0 : (c >> (8 * size - 1)) & 1;
-              uint64_t want = element((pick_b ? in->b : in->a) + i * MAX_BYTES, size, j);
-              uint64_t got = element(out + ((size_t)k * ITEMS + (size_t)i) * MAX_BYTES, size, j);
-              if (got != want)
-                FAIL("select of %s%d with %s c = %#llx, item %d element %d: got "
-                     "%#llx, expected %#llx", type_names[t], n,
-                     sc ? "signed" : "unsigned", (unsigned long long)c, i, j,
-                     (unsigned long long)got, (unsigned long long)want);
-            }
-        }
-    }
-    free(out);
-    free(src);
-    free(in);
-  }
-}
-
-/* bitselect(a, b, c): each bit from b where c's bit is set, else from a,
- * floats included. */
-TEST(bitselect_every_type_and_width) {
-  inputs *in = malloc(sizeof *in);
-  make_inputs(in, 1);
-  char *src = NULL, tn[16];
-  size_t len = 0, cap = 0;
-  int calls = NTYPES * 6;
-  begin_kernel(&src, &len, &cap, calls);
-  int k = 0;
-  for (int t = 0; t < NTYPES; t++)
-    for (int w = 0; w < 6; w++) {
-      type_name(t, all_widths[w], tn, sizeof tn);
-      k++, call_line(&src, &len, &cap, k - 1,
-                "OUT(%s, %d) = bitselect(A(%s), B(%s), C(%s));", tn, k - 1, tn, tn,
-                tn);
-    }
-  appendf(&src, &len, &cap, "    }\n}\n");
-  unsigned char *out = run(src, in, calls);
-  k = 0;
-  for (int t = 0; t < NTYPES; t++)
-    for (int w = 0; w < 6; w++, k++) {
-      int n = all_widths[w], size = type_sizes[t];
-      for (int i = 0; i < ITEMS; i++)
-        for (int j = 0; j < n; j++) {
-          uint64_t a = element(in->a + i * MAX_BYTES, size, j);
-          uint64_t b = element(in->b + i * MAX_BYTES, size, j);
-          uint64_t c = element(in->c + i * MAX_BYTES, size, j);
-          uint64_t want = (a & ~c) | (b & c);
-          uint64_t got = element(out + ((size_t)k * ITEMS + (size_t)i) * MAX_BYTES, size, j);
-          if (size < 8) want &= (1ULL << (8 * size)) - 1;
-          if (got != want)
-            FAIL("bitselect of %s%d item %d element %d: got %#llx, expected %#llx",
-                 type_names[t], n, i, j, (unsigned long long)got,
-                 (unsigned long long)want);
-        }
-    }
   free(out);
   free(src);
   free(in);
