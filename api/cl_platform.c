@@ -237,7 +237,9 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return SET(u, i->cacheline_size), 1;
   case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return SET(ul, i->cache_size), 1;
   case CL_DEVICE_PROFILING_TIMER_RESOLUTION: return SET(sz, 1), 1;
-  case CL_DEVICE_PRINTF_BUFFER_SIZE: return SET(sz, 0), 1;
+  /* Each worker writes its printf output out once it holds 1 MiB, so a
+   * kernel may print any amount; 1 MiB is what is buffered at a time. */
+  case CL_DEVICE_PRINTF_BUFFER_SIZE: return SET(sz, 1 << 20), 1;
   case CL_DEVICE_REFERENCE_COUNT: return SET(u, 1), 1;
   case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: return SET(u, 0), 1;
   case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: return SET(sz, 64 * 1024), 1;
@@ -285,14 +287,14 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
   case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
-  case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
   case CL_DEVICE_PIPE_SUPPORT: return SET(b, CL_FALSE), 1;
   case CL_DEVICE_HOST_UNIFIED_MEMORY:
   case CL_DEVICE_ENDIAN_LITTLE:
   case CL_DEVICE_AVAILABLE:
   case CL_DEVICE_COMPILER_AVAILABLE:
   case CL_DEVICE_LINKER_AVAILABLE:
-  case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT: return SET(b, CL_TRUE), 1;
+  case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
+  case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return SET(b, CL_TRUE), 1;
   case CL_DEVICE_SINGLE_FP_CONFIG: return SET(bits, fp_config(0)), 1;
   case CL_DEVICE_DOUBLE_FP_CONFIG: return SET(bits, fp_config(1)), 1;
   case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: return SET(u, CL_READ_WRITE_CACHE), 1;

@@ -170,8 +170,10 @@ static void internalize(build *b) {
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
   if (!rc) rc = weft__kernel_body_make(b->module, b->bodies, b->num_kernels);
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++)
+  for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
+    if (!rc) rc = weft__printf_lower(b->bodies[i], b->layout);
+  }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->module, b->machine, "always-inline", &b->error);
   if (!rc) rc = schedule_regions(b);

@@ -3,6 +3,7 @@
  * and out. */
 #include "jit/compile.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@
   "cl_khr_local_int32_base_atomics,cl_khr_local_int32_extended_atomics,"     \
   "cl_khr_int64_base_atomics,cl_khr_int64_extended_atomics,"                 \
   "cl_khr_byte_addressable_store,__opencl_c_generic_address_space,"          \
-  "__opencl_c_program_scope_global_variables"
+  "__opencl_c_program_scope_global_variables,"                            \
+  "__opencl_c_work_group_collective_functions"
 
 static const char *const base_args[] = {
     "-triple", WEFT_CPU_TRIPLE,
@@ -36,6 +38,9 @@ static const char *const base_args[] = {
     /* Clang emits optimizable IR (TBAA, lifetimes) but runs no passes:
      * the work-group functions must be made first. */
     "-O3", "-disable-llvm-passes",
+    /* Vectors in printf's varargs change the C ABI without AVX; Weft
+     * lowers printf itself, so the warning would only be noise. */
+    "-Wno-psabi",
     /* Line tables name the source location of each barrier. */
     "-debug-info-kind=line-tables-only", "-dwarf-version=5",
     "-resource-dir", WEFT_CLANG_RESOURCE_DIR,
@@ -58,6 +63,33 @@ static char *cl_ext_argument(void) {
   return arg;
 }
 
+/* "-D__opencl_c_x=1" for each feature of ours. Some features (work-group
+ * collectives, atomic scopes) exist in Clang only as macros that
+ * opencl-c-base.h defines for SPIR targets; -cl-ext does not know them, so
+ * the front end learns them as definitions. (Defining the others again, to
+ * the same value, changes nothing.) */
+#define MAX_FEATURES 64
+static char *feature_define_list[MAX_FEATURES];
+static int num_feature_defines;
+
+static void make_feature_defines(void) {
+  for (const char *p = WEFT_CL_FEATURES; *p && num_feature_defines < MAX_FEATURES;) {
+    size_t len = strcspn(p, ",");
+    char *d = NULL;
+    if (!strncmp(p, "__opencl_c_", 11) &&
+        asprintf(&d, "-D%.*s=1", (int)len, p) >= 0)
+      feature_define_list[num_feature_defines++] = d;
+    p += len + (p[len] == ',');
+  }
+}
+
+static const char *const *feature_defines(int *count) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, make_feature_defines);
+  *count = num_feature_defines;
+  return (const char *const *)feature_define_list;
+}
+
 void weft__log_append(char **log, const char *text) {
   if (!text || !*text) return;
   size_t old = *log ? strlen(*log) : 0;
@@ -72,7 +104,10 @@ int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
                          const weft_source_file *headers, unsigned num_headers,
                          LLVMModuleRef *out, char **log, char **deps) {
   int n = 0;
-  int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 3;
+  int num_defines;
+  const char *const *defines = feature_defines(&num_defines);
+  int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 3 +
+            num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
   char *cl_ext = cl_ext_argument();
   if (!args || !cl_ext) {
@@ -89,6 +124,7 @@ int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
     args[n++] = o->args[i];
   }
   if (!has_std) args[n++] = "-cl-std=CL1.2";
+  for (int i = 0; i < num_defines; i++) args[n++] = defines[i];
   args[n++] = source->name;
   char *clang_log = NULL;
   int rc = weft__frontend_compile(context, source, headers, num_headers, args,

@@ -94,8 +94,12 @@ extern "C" int weft__frontend_compile(LLVMContextRef context,
   bool ok = clang::CompilerInvocation::CreateFromArgs(
       compiler->getInvocation(), argv, compiler->getDiagnostics());
   if (ok) {
-    // The invocation replaced the diagnostic options: keep ours.
+    // The invocation replaced the diagnostic options: keep ours, and apply
+    // its -W options (-w, -Werror, -Wno-...) to the engine made before it.
     compiler->getDiagnosticOpts().ShowColors = false;
+    clang::ProcessWarningOptions(compiler->getDiagnostics(),
+                                 compiler->getDiagnosticOpts(),
+                                 /*ReportDiags=*/false);
     // The source and the embedded headers come from memory; a quoted
     // #include "name" finds a header beside the source.
     auto &preprocessor = compiler->getPreprocessorOpts();

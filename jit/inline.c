@@ -34,8 +34,11 @@ static void source_prefix(LLVMValueRef inst, char *out, size_t size) {
     out[0] = 0;
 }
 
+/* Calls left for later passes (intrinsics, Weft's primitives, printf) or
+ * resolved from the process (SLEEF's vector math). */
 static int is_allowed_external(const char *name) {
-  return !strncmp(name, "llvm.", 5) || !strncmp(name, "__weft_", 7);
+  return !strncmp(name, "llvm.", 5) || !strncmp(name, "__weft_", 7) ||
+         !strcmp(name, "printf") || !strncmp(name, "Sleef_", 6);
 }
 
 /* Checks one call left in a kernel after inlining. */

@@ -73,6 +73,26 @@ typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 typedef void (*weft_region_diverged_fn)(weft_wg_ctx *ctx,
                                         const int32_t *next_states);
 
+/* printf() in generated code: each call becomes a call of this function
+ * with the format, a description of each argument and a block holding
+ * their values; it returns printf's result (0, or -1 on a bad format). */
+#define WEFT_PRINTF_SYMBOL "weft__cpu_printf"
+
+#define WEFT_PRINTF_INT 1u     /* an integer (char to long, promoted or not) */
+#define WEFT_PRINTF_FLOAT 2u   /* float or double (scalars come as double) */
+#define WEFT_PRINTF_POINTER 3u /* %s and %p */
+
+typedef struct weft_printf_arg {
+  uint32_t kind;          /* WEFT_PRINTF_* */
+  uint32_t count;         /* elements: 1 for a scalar, 2 to 16 for a vector */
+  uint32_t element_size;  /* bytes of one element */
+  uint32_t offset;        /* where the value starts in the block */
+} weft_printf_arg;
+
+typedef int32_t (*weft_printf_fn)(weft_wg_ctx *ctx, const char *format,
+                                  const weft_printf_arg *args,
+                                  uint32_t num_args, const void *values);
+
 /* Where a barrier() call sits in the source, for divergence reports. */
 typedef struct weft_source_loc {
   unsigned line;

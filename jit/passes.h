@@ -61,6 +61,10 @@ int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
 /* Step 3 on one body; the barrier sites it holds are appended to sites. */
 int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
 
+/* Step 3, too (printf.c): printf calls become calls into the back end with
+ * a described block of their arguments. */
+int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout);
+
 /* Step 3b, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);
 

@@ -35,6 +35,24 @@ static int is_barrier_call(LLVMValueRef i) {
          !strcmp(LLVMGetValueName(callee), WEFT_BARRIER_SYMBOL);
 }
 
+/* Makes the branches into from go to to instead. Only branches: a phi in
+ * a successor of from names from as where its value comes from, and from
+ * keeps its terminator. */
+static void redirect_predecessors(LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  LLVMValueRef from_value = LLVMBasicBlockAsValue(from);
+  /* Redirect one branch at a time and look again: changing a branch
+   * changes the list of uses. */
+  for (;;) {
+    LLVMValueRef term = NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(from_value); u && !term;
+         u = LLVMGetNextUse(u))
+      if (LLVMIsATerminatorInst(LLVMGetUser(u))) term = LLVMGetUser(u);
+    if (!term) return;
+    for (unsigned i = 0, m = LLVMGetNumSuccessors(term); i < m; i++)
+      if (LLVMGetSuccessor(term, i) == from) LLVMSetSuccessor(term, i, to);
+  }
+}
+
 /* Moves everything up to and including the call into a new block placed
  * before the call's block, which then starts right after the barrier. The
  * old block keeps its terminator, so its successors' phis stay right; its
@@ -44,8 +62,7 @@ static void split_after(LLVMValueRef call) {
   LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(call));
   LLVMBasicBlockRef head =
       LLVMInsertBasicBlockInContext(context, rest, "barrier");
-  LLVMReplaceAllUsesWith(LLVMBasicBlockAsValue(rest),
-                         LLVMBasicBlockAsValue(head));
+  redirect_predecessors(rest, head);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(context);
   LLVMPositionBuilderAtEnd(b, head);
   LLVMValueRef i;

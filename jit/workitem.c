@@ -13,7 +13,8 @@ typedef enum primitive_kind {
   PRIM_LOCAL_ID,    /* the body's lx, ly, lz parameters */
   PRIM_CTX_SIZE,    /* a uint64_t[3] field of the context, indexed */
   PRIM_WORK_DIM,    /* the uint32_t work_dim field */
-  PRIM_BARRIER      /* a call into the back end */
+  PRIM_BARRIER,     /* a call into the back end */
+  PRIM_SCRATCH      /* the group's scratch area for collective functions */
 } primitive_kind;
 
 static const struct primitive {
@@ -32,7 +33,28 @@ static const struct primitive {
     {"__weft_num_groups", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, num_groups)},
     {"__weft_work_dim", PRIM_WORK_DIM, offsetof(weft_wg_ctx, work_dim)},
     {"__weft_barrier", PRIM_BARRIER, 0},
+    {"__weft_wg_scratch", PRIM_SCRATCH, 0},
 };
+
+/* Slots of the scratch area: one per work-item of the largest group, one
+ * for a result; 8 bytes each, the widest scalar. */
+#define SCRATCH_SLOTS (4096 + 1)
+
+/* The scratch area is a __local variable of the module, so that step 5
+ * places it in group memory like the kernel's own (only kernels that use
+ * collective functions pay for it). */
+static LLVMValueRef scratch(LLVMModuleRef module) {
+  LLVMValueRef g = LLVMGetNamedGlobal(module, "weft.wg.scratch");
+  if (g) return g;
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef type =
+      LLVMArrayType2(LLVMInt64TypeInContext(context), SCRATCH_SLOTS);
+  g = LLVMAddGlobalInAddressSpace(module, type, "weft.wg.scratch", 3);
+  LLVMSetInitializer(g, LLVMGetUndef(type));
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetAlignment(g, 16);
+  return g;
+}
 
 LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
                              size_t offset) {
@@ -167,6 +189,9 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   case PRIM_BARRIER:
     if (add_site(sites, call, &site)) return WEFT_ENOMEM;
     barrier(b, call, body, site);
+    break;
+  case PRIM_SCRATCH:
+    value = scratch(LLVMGetGlobalParent(body));
     break;
   }
   if (value) LLVMReplaceAllUsesWith(call, value);

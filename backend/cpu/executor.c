@@ -16,6 +16,7 @@
 #include "backend/cpu/fiber.h"
 #include "backend/cpu/pool.h"
 #include "backend/cpu/stacks.h"
+#include "backend/printf_format.h"
 
 /* Bytes of a worker's stack beyond the work-item stack size, for the
  * runtime's own frames below the kernel. */
@@ -74,6 +75,7 @@ struct cpu_worker {
   char *stack_lo;       /* the lowest address of the thread's own stack */
   size_t stack_guard;
   int init_error;
+  weft_text output;       /* printf's, written out at the launch's end */
 };
 
 struct weft_executor {
@@ -177,6 +179,10 @@ static _Noreturn void diverged(cpu_group *g, unsigned a, unsigned site_a,
          g->launch->desc->kernel->name, group, item_a, where_a, item_b, what,
          b_site >= 0 ? " " : "", b_site >= 0 ? where_b : "");
   abort_group(g);
+}
+
+weft_text *weft__executor_output(weft_wg_ctx *ctx) {
+  return &((cpu_group *)ctx->group)->worker->output;
 }
 
 /* ------------------------------------------------------------- fibers */
@@ -565,6 +571,7 @@ void weft__executor_destroy(weft_executor *e) {
     e->fibers->fini(&w->group.main);
     free(w->group.items);
     free(w->local_mem);
+    weft__text_free(&w->output);
     if (w->private_mem) munmap(w->private_mem, w->private_capacity);
   }
   free(e->workers);
@@ -589,6 +596,10 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   atomic_init(&l.failed, 0);
   pthread_mutex_init(&l.lock, NULL);
   weft__pool_run(e->pool, worker_job, &l);
+  /* printf output, whether the launch failed or not: what a kernel printed
+   * before it crashed is what its author wants to see. */
+  for (unsigned i = 0; i < e->num_workers; i++)
+    weft__cpu_output_flush(&e->workers[i].output);
   pthread_mutex_destroy(&l.lock);
   return l.status;
 }

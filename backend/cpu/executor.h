@@ -34,6 +34,17 @@ int weft__executor_run(weft_executor *executor, const weft_launch_desc *launch,
 _Noreturn void weft__cpu_region_diverged(weft_wg_ctx *ctx,
                                          const int32_t *next_states);
 
+/* The printf output buffer of the worker running ctx's group. */
+struct weft_text *weft__executor_output(weft_wg_ctx *ctx);
+
+/* Writes a printf buffer to stdout and empties it (printf.c). */
+void weft__cpu_output_flush(struct weft_text *out);
+
+/* printf() in generated code (kernel_abi.h: WEFT_PRINTF_SYMBOL). */
+int32_t weft__cpu_printf(weft_wg_ctx *ctx, const char *format,
+                         const weft_printf_arg *args, uint32_t num_args,
+                         const void *values);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);
