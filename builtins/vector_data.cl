@@ -102,7 +102,7 @@ WEFT_EACH_N(WEFT_HALF_TO_FLOAT, _)
     /* Normal halves (a >= 2^-14): rebias the exponent, cut the fraction. */ \
     U##N t = a - ((U)(BIAS - 15) << FRAC);                                   \
     U##N q = t >> (FRAC - 10), rem = t & (((U)1 << (FRAC - 10)) - 1);        \
-    U##N halfway = (U##N)((U)1 << (FRAC - 11));                                 \
+    U##N halfway = (U##N)((U)1 << (FRAC - 11));                             \
     /* Subnormal halves: the significand in units of 2^-24. A shift past    \
      * all its bits leaves rem = significand < halfway: tiny, but not zero. */ \
     U##N e = a >> FRAC;                                                      \

@@ -77,7 +77,8 @@ static value decode(int t, const unsigned char *p) {
   uint64_t u = 0;
   memcpy(&u, p, (size_t)types[t].size); /* little-endian */
   i128 i = u;
-  if (types[t].kind == SIGNED && i > type_max(t)) i -= (i128)1 << (8 * types[t].size);
+  if (types[t].kind == SIGNED && i > type_max(t))
+    i -= (i128)1 << (8 * types[t].size);
   return int_value(i);
 }
 
@@ -168,7 +169,8 @@ static int reference(int d, int sat, int mode, value v, unsigned char *out) {
       r = (i128)f;
     }
   }
-  if (sat) r = r < type_min(d) ? type_min(d) : r > type_max(d) ? type_max(d) : r;
+  if (sat && r < type_min(d)) r = type_min(d);
+  if (sat && r > type_max(d)) r = type_max(d);
   encode(d, int_value(r), out);
   return 1;
 }
@@ -369,15 +371,17 @@ static void run_convs(int s, const conv *c, int nc, const char *options) {
   size_t *out_off = malloc((size_t)nc * sizeof *out_off), out_size = 0;
   for (int k = 0; k < nc; k++) {
     out_off[k] = out_size;
-    out_size += (count * (size_t)slot(widths[c[k].w]) * (size_t)types[c[k].d].size +
-                 127) & ~(size_t)127;
+    size_t dsize = (size_t)types[c[k].d].size;
+    out_size += (count * (size_t)slot(widths[c[k].w]) * dsize + 127) &
+                ~(size_t)127;
   }
 
   unsigned char *host_in = calloc(1, in_size);
   for (int w = 0; w < NWIDTHS; w++)
     for (size_t i = 0; i < count; i++)
       for (int j = 0; j < widths[w]; j++)
-        memcpy(host_in + in_off[w] + (i * (size_t)slot(widths[w]) + (size_t)j) * ssize,
+        memcpy(host_in + in_off[w] +
+                   (i * (size_t)slot(widths[w]) + (size_t)j) * ssize,
                in->bytes[(i + (size_t)j) % count], ssize);
 
   char *src = NULL, sn[16], dn[16], name[48];
@@ -388,12 +392,14 @@ static void run_convs(int s, const conv *c, int nc, const char *options) {
           "  size_t i = get_global_id(0);\n");
   for (int w = 0; w < NWIDTHS; w++) {
     vector_type(s, widths[w], sn, sizeof sn);
-    appendf(&src, &len, &cap, "  %s x%d = ((__global const %s *)(in + %zu))[i];\n",
-            sn, w, sn, in_off[w]);
+    appendf(&src, &len, &cap,
+            "  %s x%d = ((__global const %s *)(in + %zu))[i];\n", sn, w, sn,
+            in_off[w]);
   }
   /* Cases of a few conversions keep basic blocks small, which code
    * generation's scheduler needs to be fast. */
-  appendf(&src, &len, &cap, "  for (int c = 0; c < %d; c++)\n    switch (c) {\n",
+  appendf(&src, &len, &cap,
+          "  for (int c = 0; c < %d; c++)\n    switch (c) {\n",
           (nc + CASE_SIZE - 1) / CASE_SIZE);
   for (int k = 0; k < nc; k++) {
     int n = widths[c[k].w];
@@ -402,8 +408,9 @@ static void run_convs(int s, const conv *c, int nc, const char *options) {
     if (k % CASE_SIZE == 0)
       appendf(&src, &len, &cap, "%s    case %d:\n", k ? "      break;\n" : "",
               k / CASE_SIZE);
-    appendf(&src, &len, &cap, "      ((__global %s *)(out + %zu))[i] = %s(x%d);\n",
-            dn, out_off[k], name, c[k].w);
+    appendf(&src, &len, &cap,
+            "      ((__global %s *)(out + %zu))[i] = %s(x%d);\n", dn,
+            out_off[k], name, c[k].w);
   }
   appendf(&src, &len, &cap, "    }\n}\n");
 
@@ -513,8 +520,8 @@ TEST(convert_every_declaration_links) {
   char *src = NULL, dn[16], sn[16], name[48];
   size_t len = 0, cap = 0;
   appendf(&src, &len, &cap,
-          "__kernel void k(__global const double16 *in, __global double16 *out,\n"
-          "                int which) {\n"
+          "__kernel void k(__global const double16 *in,\n"
+          "                __global double16 *out, int which) {\n"
           "  switch (which) {\n");
   int calls = 0;
   for (int d = 0; d < NTYPES; d++)
@@ -575,7 +582,8 @@ TEST(as_type_every_pair) {
           vector_type(d, dn_, dn, sizeof dn);
           vector_type(s, sn_, sn, sizeof sn);
           appendf(&src, &len, &cap,
-                  "  *(__global %s *)(out + %d) = as_%s(*(__global const %s *)in);\n",
+                  "  *(__global %s *)(out + %d) =\n"
+                  "      as_%s(*(__global const %s *)in);\n",
                   dn, pairs * SIZE, dn, sn);
           snprintf(names[pairs], sizeof names[pairs], "as_%s(%s)", dn, sn);
           /* A 3-component vector's fourth element is not data. */

@@ -269,31 +269,47 @@ static void check_space(const space *sp) {
   free(out);
 }
 
-/* OpenCL C 1.2 programs call the overloads of the named address spaces;
- * 2.0 and 3.0 programs call the generic ones (and __constant). */
+/* The spaces, as OpenCL C 1.2 programs reach them (the overloads of the
+ * named address spaces) and as 2.0 and 3.0 programs do (the generic ones,
+ * and __constant). */
+static const space global_1_2 = {"global 1.2", "-cl-std=CL1.2", "__global",
+                                 "global", 1};
+static const space global_3_0 = {"global 3.0", "-cl-std=CL3.0", "__global",
+                                 "global", 1};
+static const space local_1_2 = {"local 1.2", "-cl-std=CL1.2", "__local",
+                                "local", 1};
+static const space private_1_2 = {"private 1.2", "-cl-std=CL1.2",
+                                  "__private", "private", 1};
+static const space constant_1_2 = {"constant 1.2", "-cl-std=CL1.2",
+                                   "__constant", "constant", 0};
+static const space constant_3_0 = {"constant 3.0", "-cl-std=CL3.0",
+                                   "__constant", "constant", 0};
+/* Generic pointers into each of the spaces they can point to. */
+static const space generic_global = {"generic global", "-cl-std=CL3.0", "",
+                                     "global", 1};
+static const space generic_local = {"generic local", "-cl-std=CL2.0", "",
+                                    "local", 1};
+static const space generic_private = {"generic private", "-cl-std=CL3.0", "",
+                                      "private", 1};
+
 TEST(vload_vstore_global) {
-  check_space(&(space){"global 1.2", "-cl-std=CL1.2", "__global", "global", 1});
-  check_space(&(space){"global 3.0", "-cl-std=CL3.0", "__global", "global", 1});
+  check_space(&global_1_2);
+  check_space(&global_3_0);
 }
 
-TEST(vload_vstore_local) {
-  check_space(&(space){"local 1.2", "-cl-std=CL1.2", "__local", "local", 1});
-}
+TEST(vload_vstore_local) { check_space(&local_1_2); }
 
-TEST(vload_vstore_private) {
-  check_space(&(space){"private 1.2", "-cl-std=CL1.2", "__private", "private", 1});
-}
+TEST(vload_vstore_private) { check_space(&private_1_2); }
 
 TEST(vload_constant) {
-  check_space(&(space){"constant 1.2", "-cl-std=CL1.2", "__constant", "constant", 0});
-  check_space(&(space){"constant 3.0", "-cl-std=CL3.0", "__constant", "constant", 0});
+  check_space(&constant_1_2);
+  check_space(&constant_3_0);
 }
 
-/* Generic pointers to each of the spaces they can point into. */
 TEST(vload_vstore_generic) {
-  check_space(&(space){"generic global", "-cl-std=CL3.0", "", "global", 1});
-  check_space(&(space){"generic local", "-cl-std=CL2.0", "", "local", 1});
-  check_space(&(space){"generic private", "-cl-std=CL3.0", "", "private", 1});
+  check_space(&generic_global);
+  check_space(&generic_local);
+  check_space(&generic_private);
 }
 
 /* ---- vload_half and vstore_half */
@@ -435,7 +451,8 @@ static void check_vstore_half(int is_double) {
       for (int aligned = 0; aligned <= 1; aligned++) {
         int n = widths[w];
         appendf(&src, &len, &cap,
-                "  if (i < %d) vstore%s_half%d%s(vload%d(i, x), i, out + %zu);\n",
+                "  if (i < %d)\n"
+                "    vstore%s_half%d%s(vload%d(i, x), i, out + %zu);\n",
                 count / n, aligned ? "a" : "", n, m, n,
                 (size_t)(1 + 2 * w + aligned) * region);
       }
@@ -451,7 +468,8 @@ static void check_vstore_half(int is_double) {
       for (int i = 0; i < count / n; i++)
         for (int j = 0; j < n; j++) {
           long double v = x[i * n + j];
-          uint16_t want = to_half(v, mode), got = out[form * region + (size_t)(i * step + j)];
+          uint16_t want = to_half(v, mode);
+          uint16_t got = out[form * region + (size_t)(i * step + j)];
           if (!same_half(got, want))
             FAIL("vstore%s_half%.0d%s(%s %La) lane %d: 0x%04x, expected 0x%04x",
                  aligned ? "a" : "", n > 1 ? n : 0, m, F, v, j, got, want);
@@ -519,7 +537,8 @@ static char *half_space_source(const space *sp) {
             "  %s const half *src = (%s const half *)gh;\n"
             "  %s half *dst = (%s half *)oh;\n", q, q, q, q);
   } else if (!strcmp(sp->backing, "constant")) {
-    appendf(&src, &len, &cap, "  __constant half *src = (__constant half *)cin;\n");
+    appendf(&src, &len, &cap,
+            "  __constant half *src = (__constant half *)cin;\n");
   } else {
     const char *as = !strcmp(sp->backing, "local") ? "__local" : "__private";
     appendf(&src, &len, &cap,
@@ -544,7 +563,8 @@ static char *half_space_source(const space *sp) {
         appendf(&src, &len, &cap, "  STOREH1(%s, %s, dst)\n", G, m);
         for (int w = 0; w < NWIDTHS; w++)
           appendf(&src, &len, &cap,
-                  "  STOREH(%s, , %d, %s, %s, dst)\n  STOREH(%s, a, %d, %s, %s, dst)\n",
+                  "  STOREH(%s, , %d, %s, %s, dst)\n"
+                  "  STOREH(%s, a, %d, %s, %s, dst)\n",
                   d ? "double" : "float", widths[w], m, G,
                   d ? "double" : "float", widths[w], m, G);
       }
@@ -566,7 +586,8 @@ static void check_half_space(const space *sp) {
   for (int i = 0; i < HALF_REGION; i++)
     halves[i] = i < 12 ? specials[i] : (uint16_t)next_random();
   int count;
-  long double *fx = rounding_inputs(0, &count), *dx = rounding_inputs(1, &count);
+  long double *fx = rounding_inputs(0, &count);
+  long double *dx = rounding_inputs(1, &count);
   long double values[2][HALF_REGION];
   long double firsts[] = {1 + 0x1p-11L, -(1 + 0x1p-11L), 1 + 0x3p-11L,
                           65520, -70000, 0x1p-25L, -0x1p-26L, NAN};
@@ -613,11 +634,12 @@ static void check_half_space(const space *sp) {
   for (int d = 0; sp->stores && d <= 1; d++)
     for (int mode = 0; mode <= NMODES; mode++)
       for (int form = 0; form < 11; form++, stored += HALF_REGION) {
-        int n = form ? widths[(form - 1) / 2] : 1, aligned = form && !(form & 1);
-        int step = aligned && n == 3 ? 4 : n;
+        int n = form ? widths[(form - 1) / 2] : 1;
+        int aligned = form && !(form & 1), step = aligned && n == 3 ? 4 : n;
         for (int e = 0; e < HALF_REGION; e++) {
           int i = e / step, j = e % step, inside = i < NI && j < n;
-          uint16_t want = inside ? to_half(values[d][i * n + j], mode) : HALF_PATTERN;
+          uint16_t want =
+              inside ? to_half(values[d][i * n + j], mode) : HALF_PATTERN;
           if (!same_half(stored[e], want))
             FAIL("%s: vstore%s_half%.0d%s from %s: element %d is 0x%04x, "
                  "expected 0x%04x", sp->name, aligned ? "a" : "",
@@ -630,14 +652,11 @@ static void check_half_space(const space *sp) {
 }
 
 TEST(vload_vstore_half_spaces) {
-  check_half_space(&(space){"global 1.2", "-cl-std=CL1.2", "__global", "global", 1});
-  check_half_space(&(space){"local 1.2", "-cl-std=CL1.2", "__local", "local", 1});
-  check_half_space(&(space){"private 1.2", "-cl-std=CL1.2", "__private", "private", 1});
-  check_half_space(&(space){"constant 1.2", "-cl-std=CL1.2", "__constant", "constant", 0});
-  check_half_space(&(space){"constant 3.0", "-cl-std=CL3.0", "__constant", "constant", 0});
-  check_half_space(&(space){"generic global", "-cl-std=CL3.0", "", "global", 1});
-  check_half_space(&(space){"generic local", "-cl-std=CL3.0", "", "local", 1});
-  check_half_space(&(space){"generic private", "-cl-std=CL3.0", "", "private", 1});
+  const space *all[] = {&global_1_2,     &local_1_2,     &private_1_2,
+                        &constant_1_2,   &constant_3_0,  &generic_global,
+                        &generic_local,  &generic_private};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    check_half_space(all[i]);
 }
 
 TEST_MAIN()

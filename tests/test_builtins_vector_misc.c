@@ -15,7 +15,8 @@ static const int type_sizes[NTYPES] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
 
 /* The unsigned integer type of each element size: shuffle's masks. */
 static const char *unsigned_of(int size) {
-  return size == 1 ? "uchar" : size == 2 ? "ushort" : size == 4 ? "uint" : "ulong";
+  return size == 1 ? "uchar" : size == 2 ? "ushort"
+                              : size == 4 ? "uint" : "ulong";
 }
 
 #define ITEMS 64
@@ -61,7 +62,8 @@ static uint64_t element(const unsigned char *p, int size, int index) {
  * in c are often 0, 1, only the top bit, all ones or all but the top bit
  * (in elements of csize bytes). */
 typedef struct {
-  unsigned char a[ITEMS * MAX_BYTES], b[ITEMS * MAX_BYTES], c[ITEMS * MAX_BYTES];
+  unsigned char a[ITEMS * MAX_BYTES], b[ITEMS * MAX_BYTES];
+  unsigned char c[ITEMS * MAX_BYTES];
 } inputs;
 
 static void make_inputs(inputs *in, int csize) {
@@ -165,10 +167,12 @@ TEST(shuffle_every_type_and_width) {
         type_name(t, m, tm, sizeof tm);
         type_name(t, n, tn, sizeof tn);
         snprintf(un, sizeof un, "%s%d", u, n);
-        k++, call_line(&src, &len, &cap, k - 1, "OUT(%s, %d) = shuffle(A(%s), C(%s));",
-                  tn, k - 1, tm, un);
         k++, call_line(&src, &len, &cap, k - 1,
-                  "OUT(%s, %d) = shuffle2(A(%s), B(%s), C(%s));", tn, k - 1, tm, tm, un);
+                       "OUT(%s, %d) = shuffle(A(%s), C(%s));", tn, k - 1, tm,
+                       un);
+        k++, call_line(&src, &len, &cap, k - 1,
+                  "OUT(%s, %d) = shuffle2(A(%s), B(%s), C(%s));", tn, k - 1,
+                  tm, tm, un);
         for (int two = 0; two <= 1; two++) {
           char list[128] = "";
           for (int j = 0; j < n; j++) {
@@ -179,11 +183,12 @@ TEST(shuffle_every_type_and_width) {
           }
           if (two)
             k++, call_line(&src, &len, &cap, k - 1,
-                      "OUT(%s, %d) = shuffle2(A(%s), B(%s), (%s)(%s));", tn, k - 1,
-                      tm, tm, un, list);
+                      "OUT(%s, %d) = shuffle2(A(%s), B(%s), (%s)(%s));", tn,
+                      k - 1, tm, tm, un, list);
           else
             k++, call_line(&src, &len, &cap, k - 1,
-                      "OUT(%s, %d) = shuffle(A(%s), (%s)(%s));", tn, k - 1, tm, un, list);
+                      "OUT(%s, %d) = shuffle(A(%s), (%s)(%s));", tn, k - 1,
+                      tm, un, list);
         }
       }
   }
@@ -200,16 +205,20 @@ TEST(shuffle_every_type_and_width) {
         for (int form = 0; form < 4; form++) {
           int two = form & 1;
           for (int i = 0; i < ITEMS; i++) {
-            const unsigned char *x = in->a + i * MAX_BYTES, *y = in->b + i * MAX_BYTES;
+            const unsigned char *x = in->a + i * MAX_BYTES;
+            const unsigned char *y = in->b + i * MAX_BYTES;
             const unsigned char *mask = in->c + i * MAX_BYTES;
-            const unsigned char *r = out + ((size_t)(k + form) * ITEMS + (size_t)i) * MAX_BYTES;
+            const unsigned char *r =
+                out + ((size_t)(k + form) * ITEMS + (size_t)i) * MAX_BYTES;
             for (int j = 0; j < n; j++) {
-              uint64_t sel = form < 2 ? element(mask, size, j) : constants[k + form][j];
+              uint64_t sel = form < 2 ? element(mask, size, j)
+                                      : constants[k + form][j];
               int idx = (int)(sel % (uint64_t)((two + 1) * m));
-              uint64_t want = idx < m ? element(x, size, idx) : element(y, size, idx - m);
+              uint64_t want = idx < m ? element(x, size, idx)
+                                      : element(y, size, idx - m);
               if (element(r, size, j) != want)
-                FAIL("%s of %s%d to %d (%s mask) item %d element %d: got %#llx, "
-                     "expected %#llx", two ? "shuffle2" : "shuffle",
+                FAIL("%s of %s%d to %d (%s mask) item %d element %d: got "
+                     "%#llx, expected %#llx", two ? "shuffle2" : "shuffle",
                      type_names[t], m, n, form < 2 ? "variable" : "constant", i,
                      j, (unsigned long long)element(r, size, j),
                      (unsigned long long)want);
