@@ -514,6 +514,24 @@ TEST(convert_unoptimized) {
   run_convs(LONG, c, nc, "-cl-opt-disable");
 }
 
+/* -cl-fast-relaxed-math relaxes arithmetic, not conversions: the library's
+ * exact rounding (Fast2Sum, NaN to 0 with _sat) survives the option. */
+TEST(convert_fast_relaxed_math) {
+  conv c[4 * NMODES * NWIDTHS];
+  int nc = 0;
+  for (int mode = 0; mode < NMODES; mode++)
+    for (int w = 0; w < NWIDTHS; w++) {
+      c[nc++] = (conv){INT, 1, mode, w};
+      c[nc++] = (conv){DOUBLE, 0, mode, w};
+      c[nc++] = (conv){FLOAT, 0, mode, w};
+      c[nc++] = (conv){UCHAR, 1, mode, w};
+    }
+  const char *fast = "-cl-fast-relaxed-math";
+  run_convs(LONG, c, nc, fast);
+  run_convs(ULONG, c, nc, fast);
+  run_convs(DOUBLE, c, nc, fast);
+}
+
 /* One kernel that calls every convert_ function OpenCL C declares: it
  * builds and links, so none is missing from the library. */
 TEST(convert_every_declaration_links) {
