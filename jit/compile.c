@@ -21,7 +21,8 @@
   "cl_khr_local_int32_base_atomics,cl_khr_local_int32_extended_atomics,"     \
   "cl_khr_int64_base_atomics,cl_khr_int64_extended_atomics,"                 \
   "cl_khr_byte_addressable_store,__opencl_c_generic_address_space,"          \
-  "__opencl_c_program_scope_global_variables"
+  "__opencl_c_program_scope_global_variables,"                               \
+  "__opencl_c_atomic_order_acq_rel,__opencl_c_atomic_order_seq_cst"
 
 static const char *const base_args[] = {
     "-triple", WEFT_CPU_TRIPLE,
