@@ -3,12 +3,13 @@
  * 6.15.11).
  *
  * The work-items of a group run one after another on one thread, so a copy
- * made by many of them would gain nothing: the first work-item of the group
- * copies everything. The barrier before the copy makes it start only when
- * every work-item has reached the call (earlier reads of the destination are
- * done, earlier writes of the source are seen); wait_group_events is a
- * barrier, after which every work-item sees the copied data. The event is
- * only a token: every copy is complete when wait_group_events returns.
+ * shared out among them would gain nothing: the group's first work-item
+ * copies everything when it reaches the call, and the others do nothing.
+ * wait_group_events is a barrier, after which every work-item sees the
+ * copied data. As the specification requires of the program, a barrier
+ * must order the call after other work-items' writes of the source and
+ * reads of the destination. The event is only a token: every copy of the
+ * group is complete when wait_group_events returns.
  */
 #include "builtins.h"
 
@@ -21,7 +22,6 @@
 #define WEFT_ASYNC_COPY(T, DST, SRC)                                         \
   event_t WEFT_OVERLOAD async_work_group_copy(DST T *dst, const SRC T *src,  \
                                               size_t n, event_t event) {     \
-    barrier(WEFT_ALL_FENCES);                                                \
     if (get_local_linear_id() == 0)                                          \
       for (size_t i = 0; i < n; i++) dst[i] = src[i];                        \
     return event;                                                            \
@@ -31,7 +31,6 @@
   event_t WEFT_OVERLOAD async_work_group_strided_copy(                       \
       DST T *dst, const SRC T *src, size_t n, size_t stride,                 \
       event_t event) {                                                       \
-    barrier(WEFT_ALL_FENCES);                                                \
     if (get_local_linear_id() == 0)                                          \
       for (size_t i = 0; i < n; i++)                                         \
         dst[i * (DST_STRIDE)] = src[i * (SRC_STRIDE)];                       \
