@@ -17,8 +17,8 @@
 
 #define WEFT_ALL_FENCES (CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
-/* Copies n elements, the i-th from src[i * src_stride] to
- * dst[i * dst_stride], once per work-group. */
+/* Every event, even a zero one, is a valid token for wait_group_events,
+ * so the one given is returned. */
 #define WEFT_ASYNC_COPY(T, DST, SRC)                                         \
   event_t WEFT_OVERLOAD async_work_group_copy(DST T *dst, const SRC T *src,  \
                                               size_t n, event_t event) {     \
@@ -27,6 +27,8 @@
     return event;                                                            \
   }
 
+/* Copies n elements, the i-th from src[i * SRC_STRIDE] to
+ * dst[i * DST_STRIDE]. */
 #define WEFT_ASYNC_STRIDED(T, DST, SRC, DST_STRIDE, SRC_STRIDE)              \
   event_t WEFT_OVERLOAD async_work_group_strided_copy(                       \
       DST T *dst, const SRC T *src, size_t n, size_t stride,                 \
@@ -65,7 +67,8 @@ void WEFT_OVERLOAD wait_group_events(int num_events, event_t *events) {
   barrier(WEFT_ALL_FENCES);
 }
 
-void WEFT_OVERLOAD wait_group_events(int num_events, __private event_t *events) {
+void WEFT_OVERLOAD wait_group_events(int num_events,
+                                     __private event_t *events) {
   (void)num_events;
   (void)events;
   barrier(WEFT_ALL_FENCES);

@@ -28,7 +28,8 @@ static void puts_(text *t, const char *s) { put(t, s, strlen(s)); }
 static int has_word(const char *s, size_t n, const char *word) {
   size_t w = strlen(word);
   for (size_t i = 0; i + w <= n; i++)
-    if (!memcmp(s + i, word, w) && (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
+    if (!memcmp(s + i, word, w) &&
+        (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
         (i + w == n || !(isalnum((unsigned char)s[i + w]) || s[i + w] == '_')))
       return 1;
   return 0;
@@ -120,7 +121,8 @@ char *header_calls_source(const char *header, const char *const *prefixes,
              !strncmp(d, "endif", 5);
       /* The include guard would hide everything where the header itself
        * declares the builtins. */
-      if (keep) puts_(&t, !strncmp(d, "if", 2) && strstr(d, "_OPENCL_H_") ? "#if 1\n" : s);
+      int guard = !strncmp(d, "if", 2) && strstr(d, "_OPENCL_H_");
+      if (keep) puts_(&t, guard ? "#if 1\n" : s);
     } else {
       *count += (size_t)call(&t, s, prefixes);
     }
@@ -138,10 +140,14 @@ char *header_calls_undefined(const char *source, const char *std) {
   snprintf(cl, sizeof cl, "%s/calls.cl", dir);
   snprintf(ll, sizeof ll, "%s/calls.ll", dir);
   FILE *f = fopen(cl, "w");
-  if (!f) return NULL;
+  if (!f) {
+    rmdir(dir);
+    return NULL;
+  }
   fputs(source, f);
   fclose(f);
-  /* The scope features are the header's to define, as the JIT does. */
+  /* Clang 19 leaves the scope features to whoever compiles: defined as
+   * the builtin library is built. */
   snprintf(command, sizeof command,
            "%s -cc1 -triple x86_64-unknown-linux-gnu -finclude-default-header "
            "-ffake-address-space-map -resource-dir %s -internal-isystem "

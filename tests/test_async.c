@@ -109,7 +109,8 @@ static void run_copy(weft_context *ctx, weft_program *p, int s, int w,
   size_t n = sh->n, stride = sh->stride;
   size_t src_bytes = groups * n * stride * elem + elem;
   unsigned char *src = malloc(src_bytes);
-  for (size_t i = 0; i < src_bytes; i++) src[i] = (unsigned char)(i * 131 + 7 + i / 251);
+  for (size_t i = 0; i < src_bytes; i++)
+    src[i] = (unsigned char)(i * 131 + 7 + i / 251);
   unsigned char *dst = malloc(groups * n * elem + 1);
   unsigned char *dst2 = malloc(groups * n * stride * elem + 1);
   memset(dst, 0xee, groups * n * elem + 1);
@@ -127,7 +128,8 @@ static void run_copy(weft_context *ctx, weft_program *p, int s, int w,
   CHECK_OK(weft_kernel_set_arg_value(k, 5, &args[0], 4), k);
   CHECK_OK(weft_kernel_set_arg_value(k, 6, &args[1], 4), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 7, bad), k);
-  size_t global[2] = {sh->local[0] * sh->groups[0], sh->local[1] * sh->groups[1]};
+  size_t global[2] = {sh->local[0] * sh->groups[0],
+                      sh->local[1] * sh->groups[1]};
   CHECK_OK(weft_kernel_launch(k, 2, NULL, global, sh->local), k);
   int b[3];
   CHECK_OK(weft_buffer_read(bad, 0, sizeof b, b), bad);
@@ -198,7 +200,9 @@ TEST(every_width_64_bit) {
  * in widths 1, 3 and 16. */
 TEST(two_dimensional_groups_cl30) {
   static const shape shapes[] = {
-      {{16, 4}, {2, 2}, 200, 2}, {{3, 5}, {1, 3}, 1, 4}, {{8, 8}, {2, 1}, 0, 1}};
+      {{16, 4}, {2, 2}, 200, 2},
+      {{3, 5}, {1, 3}, 1, 4},
+      {{8, 8}, {2, 1}, 0, 1}};
   run_shapes("-cl-std=CL3.0", 0x211, 0, shapes, sizeof shapes / sizeof *shapes);
 }
 
@@ -252,7 +256,8 @@ TEST(double_buffered_loop) {
       long long want = 0;
       for (size_t c = 0; c < count; c++)
         for (size_t j = l; j < block; j += local)
-          want += (long long)src[(g * count + c) * block + j] * (long long)(c + 1);
+          want += (long long)src[(g * count + c) * block + j] *
+                  (long long)(c + 1);
       CHECK_EQ(r[i], want);
     }
     free(r), free(src);
@@ -295,7 +300,8 @@ TEST(every_declaration_of_the_header_links) {
   for (int i = 0; i < 2; i++) {
     char *undefined = header_calls_undefined(source, stds[i]);
     if (!undefined) FAIL("could not compile with %s", WEFT_CLANG);
-    if (*undefined) FAIL("%s: not in the builtin library:\n%s", stds[i], undefined);
+    if (*undefined)
+      FAIL("%s: not in the builtin library:\n%s", stds[i], undefined);
     free(undefined);
   }
   free(source);

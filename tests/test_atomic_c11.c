@@ -495,10 +495,13 @@ static const char *orders_source =
 
 TEST(memory_orders_at_run_time) {
   weft_context *ctx = support_context();
-  static const int rmw[] = {__ATOMIC_RELAXED, __ATOMIC_ACQUIRE, __ATOMIC_RELEASE,
-                            __ATOMIC_ACQ_REL, __ATOMIC_SEQ_CST};
-  static const int load[] = {__ATOMIC_RELAXED, __ATOMIC_ACQUIRE, __ATOMIC_SEQ_CST};
-  static const int store[] = {__ATOMIC_RELAXED, __ATOMIC_RELEASE, __ATOMIC_SEQ_CST};
+  static const int rmw[] = {__ATOMIC_RELAXED, __ATOMIC_ACQUIRE,
+                            __ATOMIC_RELEASE, __ATOMIC_ACQ_REL,
+                            __ATOMIC_SEQ_CST};
+  static const int load[] = {__ATOMIC_RELAXED, __ATOMIC_ACQUIRE,
+                             __ATOMIC_SEQ_CST};
+  static const int store[] = {__ATOMIC_RELAXED, __ATOMIC_RELEASE,
+                              __ATOMIC_SEQ_CST};
   size_t n = 4096;
   for (int s = 0; s < NUM_STANDARDS; s++) {
     weft_kernel *k = build(ctx, orders_source, "orders", standards[s], NULL);
