@@ -310,11 +310,16 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES: return SET(bits, 0), 1;
   case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
   case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
-    /* The minimum OpenCL 3.0 requires. */
+    /* Every order; every scope is carried out as all-devices, which the
+     * CPU gives anyway (fences also take work-item scope). */
     return SET(bits, CL_DEVICE_ATOMIC_ORDER_RELAXED |
+                         CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                         CL_DEVICE_ATOMIC_ORDER_SEQ_CST |
                          CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+                         CL_DEVICE_ATOMIC_SCOPE_DEVICE |
+                         CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES |
                          (p == CL_DEVICE_ATOMIC_FENCE_CAPABILITIES
-                              ? CL_DEVICE_ATOMIC_ORDER_ACQ_REL : 0)), 1;
+                              ? CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM : 0)), 1;
   case CL_DEVICE_PLATFORM: return SET(platform, weft__cl_platform()), 1;
   case CL_DEVICE_PARENT_DEVICE: return SET(device, NULL), 1;
   case CL_DEVICE_MAX_WORK_ITEM_SIZES:

@@ -49,6 +49,36 @@
   WEFT_EACH_VECTOR(M, long, __VA_ARGS__)                                     \
   WEFT_EACH_VECTOR(M, ulong, __VA_ARGS__)
 
+/* M(A, B, ...) for types A and B at the same width: scalars and vectors, or
+ * vectors only (an integer type and its unsigned twin, a float type and the
+ * integer type of its comparisons). */
+#define WEFT_EACH_WIDTH_PAIR(M, A, B, ...)                                   \
+  M(A, B, __VA_ARGS__) WEFT_EACH_VECTOR_PAIR(M, A, B, __VA_ARGS__)
+#define WEFT_EACH_VECTOR_PAIR(M, A, B, ...)                                  \
+  M(A##2, B##2, __VA_ARGS__) M(A##3, B##3, __VA_ARGS__)                      \
+  M(A##4, B##4, __VA_ARGS__) M(A##8, B##8, __VA_ARGS__)                      \
+  M(A##16, B##16, __VA_ARGS__)
+
+/* x converted to type T, keeping values: a cast for scalars; OpenCL C has
+ * no casts between vector types, so vectors convert element by element. */
+#define WEFT_CVT_SCALAR(x, T) ((T)(x))
+#define WEFT_CVT_VECTOR(x, T) __builtin_convertvector(x, T)
+
+/* M(N, K, ...) for each width suffix N (empty for scalars, then 2, 3, 4, 8,
+ * 16), with K = S for the scalar and V for vectors: T##N names the type,
+ * and K picks the spelling of what differs, e.g. __builtin_convertvector
+ * takes only vectors. */
+#define WEFT_EACH_N(M, ...)                                                  \
+  M(, S, __VA_ARGS__) M(2, V, __VA_ARGS__) M(3, V, __VA_ARGS__)              \
+  M(4, V, __VA_ARGS__) M(8, V, __VA_ARGS__) M(16, V, __VA_ARGS__)
+
+/* M(T, ...) for each of the ten scalar types, integers first. */
+#define WEFT_EACH_SCALAR(M, ...)                                             \
+  M(char, __VA_ARGS__) M(uchar, __VA_ARGS__) M(short, __VA_ARGS__)           \
+  M(ushort, __VA_ARGS__) M(int, __VA_ARGS__) M(uint, __VA_ARGS__)            \
+  M(long, __VA_ARGS__) M(ulong, __VA_ARGS__) M(float, __VA_ARGS__)           \
+  M(double, __VA_ARGS__)
+
 /* Definitions of name(x), name(x, y) and name(x, y, z) as one expression. */
 #define WEFT_DEF1(T, name, expr)                                             \
   T WEFT_OVERLOAD name(T x) { return expr; }

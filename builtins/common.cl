@@ -1,6 +1,7 @@
 /*
- * Common functions (OpenCL C 3.0, 6.15.4) and the floating-point min and max
- * with their vector-and-scalar overloads.
+ * Common functions (OpenCL C 3.0, 6.15.6) for float and double, scalars and
+ * vectors, with the overloads that take a scalar for some arguments.
+ * clamp, max and min are fmin and fmax: a NaN argument gives the other one.
  */
 #include "builtins.h"
 
@@ -9,15 +10,18 @@ WEFT_EACH_FLOAT(WEFT_DEF2, max, __builtin_elementwise_max(x, y))
 WEFT_EACH_FLOAT(WEFT_DEF3, clamp,
                 __builtin_elementwise_min(__builtin_elementwise_max(x, y), z))
 WEFT_EACH_FLOAT(WEFT_DEF3, mix, x + (y - x) * z)
-WEFT_EACH_FLOAT(WEFT_DEF2, step, x > y ? (__typeof__(x))0 : (__typeof__(x))1)
 WEFT_EACH_FLOAT(WEFT_DEF1, degrees, x * (__typeof__(x))(180 / M_PI))
 WEFT_EACH_FLOAT(WEFT_DEF1, radians, x * (__typeof__(x))(M_PI / 180))
 
+/* step is 0 where x < edge, else 1 (a NaN x gives 1). */
+#define WEFT_STEP(T, _)                                                      \
+  T WEFT_OVERLOAD step(T edge, T x) { return x < edge ? (T)0 : (T)1; }
+WEFT_EACH_FLOAT(WEFT_STEP, _)
+
+/* sign keeps the sign of a zero and gives +0 for a NaN. */
 #define WEFT_SIGN(T, _)                                                      \
   T WEFT_OVERLOAD sign(T x) {                                                \
-    T one = (T)1, zero = (T)0;                                               \
-    T s = x > zero ? one : (x < zero ? -one : zero);                         \
-    return x != x ? zero : s; /* NaN gives 0 */                              \
+    return x > (T)0 ? (T)1 : x < (T)0 ? (T)-1 : x == x ? x : (T)0;           \
   }
 WEFT_EACH_FLOAT(WEFT_SIGN, _)
 

@@ -1,12 +1,77 @@
 /*
- * Integer functions (OpenCL C 3.0, 6.15.3): the part the foundation needs.
+ * Integer functions (OpenCL C 3.0, 6.15.4) for char, uchar, short, ushort,
+ * int, uint, long and ulong, scalars and vectors of 2, 3, 4, 8 and 16.
+ *
+ * Most are one expression that serves scalars and vectors alike: clang's
+ * elementwise builtins become LLVM intrinsics (llvm.sadd.sat, llvm.abs) and
+ * OpenCL C's vector ternary selects per component. Arithmetic that could
+ * overflow is done on the unsigned twin type, which wraps, so the optimizer
+ * may assume nothing. Scalar char and short are promoted to int by C's rules;
+ * each expression below is also right after that promotion.
  */
 #include "builtins.h"
+
+/* M(CVT, A, B, ...) for types A and B at each width, and
+ * M4(CVT, A, B, C, D, ...) for four types. */
+#define WEFT_EACH_WIDTH_CVT(M, A, B, ...)                                    \
+  M(WEFT_CVT_SCALAR, A, B, __VA_ARGS__)                                      \
+  M(WEFT_CVT_VECTOR, A##2, B##2, __VA_ARGS__)                                \
+  M(WEFT_CVT_VECTOR, A##3, B##3, __VA_ARGS__)                                \
+  M(WEFT_CVT_VECTOR, A##4, B##4, __VA_ARGS__)                                \
+  M(WEFT_CVT_VECTOR, A##8, B##8, __VA_ARGS__)                                \
+  M(WEFT_CVT_VECTOR, A##16, B##16, __VA_ARGS__)
+#define WEFT_EACH_WIDTH_CVT4(M4, A, B, C, D, ...)                            \
+  M4(WEFT_CVT_SCALAR, A, B, C, D, __VA_ARGS__)                               \
+  M4(WEFT_CVT_VECTOR, A##2, B##2, C##2, D##2, __VA_ARGS__)                   \
+  M4(WEFT_CVT_VECTOR, A##3, B##3, C##3, D##3, __VA_ARGS__)                   \
+  M4(WEFT_CVT_VECTOR, A##4, B##4, C##4, D##4, __VA_ARGS__)                   \
+  M4(WEFT_CVT_VECTOR, A##8, B##8, C##8, D##8, __VA_ARGS__)                   \
+  M4(WEFT_CVT_VECTOR, A##16, B##16, C##16, D##16, __VA_ARGS__)
+
+/* M(T, U, bits) for each integer type T and its unsigned twin U. */
+#define WEFT_EACH_INTEGER_TWIN(M)                                            \
+  WEFT_EACH_WIDTH_PAIR(M, char, uchar, 8)                                    \
+  WEFT_EACH_WIDTH_PAIR(M, uchar, uchar, 8)                                   \
+  WEFT_EACH_WIDTH_PAIR(M, short, ushort, 16)                                 \
+  WEFT_EACH_WIDTH_PAIR(M, ushort, ushort, 16)                                \
+  WEFT_EACH_WIDTH_PAIR(M, int, uint, 32)                                     \
+  WEFT_EACH_WIDTH_PAIR(M, uint, uint, 32)                                    \
+  WEFT_EACH_WIDTH_PAIR(M, long, ulong, 64)                                   \
+  WEFT_EACH_WIDTH_PAIR(M, ulong, ulong, 64)
+
+#define WEFT_AS(x, T) __builtin_astype((x), T)
 
 WEFT_EACH_INTEGER(WEFT_DEF2, min, __builtin_elementwise_min(x, y))
 WEFT_EACH_INTEGER(WEFT_DEF2, max, __builtin_elementwise_max(x, y))
 WEFT_EACH_INTEGER(WEFT_DEF3, clamp,
                   __builtin_elementwise_min(__builtin_elementwise_max(x, y), z))
+/* Saturating arithmetic is llvm.sadd.sat and its kin, but the builtins
+ * promote scalar char and short to int, where nothing saturates: those
+ * clamp the exact int result instead. */
+#define WEFT_SAT(T, ...)                                                     \
+  T WEFT_OVERLOAD add_sat(T x, T y) {                                        \
+    return __builtin_elementwise_add_sat(x, y);                              \
+  }                                                                          \
+  T WEFT_OVERLOAD sub_sat(T x, T y) {                                        \
+    return __builtin_elementwise_sub_sat(x, y);                              \
+  }
+#define WEFT_SAT_SMALL(T, lo, hi)                                            \
+  T WEFT_OVERLOAD add_sat(T x, T y) { return clamp(x + y, lo, hi); }         \
+  T WEFT_OVERLOAD sub_sat(T x, T y) { return clamp(x - y, lo, hi); }         \
+  WEFT_EACH_VECTOR(WEFT_SAT, T, _)
+WEFT_SAT_SMALL(char, CHAR_MIN, CHAR_MAX)
+WEFT_SAT_SMALL(uchar, 0, UCHAR_MAX)
+WEFT_SAT_SMALL(short, SHRT_MIN, SHRT_MAX)
+WEFT_SAT_SMALL(ushort, 0, USHRT_MAX)
+WEFT_EACH_WIDTH(WEFT_SAT, int, _)
+WEFT_EACH_WIDTH(WEFT_SAT, uint, _)
+WEFT_EACH_WIDTH(WEFT_SAT, long, _)
+WEFT_EACH_WIDTH(WEFT_SAT, ulong, _)
+/* (x + y) >> 1 and (x + y + 1) >> 1 without the sum overflowing. */
+#define WEFT_ONE(x) ((__typeof__(x))1)
+WEFT_EACH_INTEGER(WEFT_DEF2, hadd, (x >> 1) + (y >> 1) + (x & y & WEFT_ONE(x)))
+WEFT_EACH_INTEGER(WEFT_DEF2, rhadd,
+                  (x >> 1) + (y >> 1) + ((x | y) & WEFT_ONE(x)))
 
 #define WEFT_INT_VECTOR_SCALAR(V, S, _)                                      \
   V WEFT_OVERLOAD min(V x, S y) { return min(x, (V)y); }                     \
@@ -14,28 +79,170 @@ WEFT_EACH_INTEGER(WEFT_DEF3, clamp,
   V WEFT_OVERLOAD clamp(V x, S lo, S hi) { return clamp(x, (V)lo, (V)hi); }
 WEFT_EACH_INTEGER_VECTOR(WEFT_INT_VECTOR_SCALAR, _)
 
-/* abs returns the unsigned type of the same width. */
-#define WEFT_ABS(T, U)                                                       \
-  U WEFT_OVERLOAD abs(T x) { return __builtin_convertvector(                  \
-      __builtin_elementwise_abs(x), U); }
+/*
+ * The functions that work on the bits, as the unsigned twin U. popcount is
+ * the classic count with shifts and masks, which LLVM recognizes as
+ * llvm.ctpop (one instruction where the CPU has it); clz smears the highest
+ * set bit to the right and counts the zeros left; ctz counts the ones below
+ * the lowest set bit. A shift by the width or more is harmless in the
+ * smear: OpenCL C masks a vector's shift count to the element width, and a
+ * promoted scalar shifts in zeros.
+ */
+#define WEFT_TWIN(T, U, bits)                                                \
+  U WEFT_OVERLOAD abs_diff(T x, T y) {                                       \
+    return WEFT_AS(max(x, y), U) - WEFT_AS(min(x, y), U);                    \
+  }                                                                          \
+  T WEFT_OVERLOAD popcount(T x) {                                            \
+    U v = WEFT_AS(x, U);                                                     \
+    v = v - ((v >> 1) & (U)0x5555555555555555ul);                            \
+    v = (v & (U)0x3333333333333333ul) +                                      \
+        ((v >> 2) & (U)0x3333333333333333ul);                                \
+    v = (v + (v >> 4)) & (U)0x0f0f0f0f0f0f0f0ful;                            \
+    if (bits > 8) {                                                          \
+      v = v * (U)0x0101010101010101ul; /* wraps before the shift */          \
+      v = v >> (bits - 8);                                                   \
+    }                                                                        \
+    return WEFT_AS(v, T);                                                    \
+  }                                                                          \
+  T WEFT_OVERLOAD clz(T x) {                                                 \
+    U v = WEFT_AS(x, U);                                                     \
+    v |= v >> 1; v |= v >> 2; v |= v >> 4;                                   \
+    v |= v >> 8; v |= v >> 16; v |= v >> 32;                                 \
+    return popcount(WEFT_AS((U)~v, T));                                      \
+  }                                                                          \
+  T WEFT_OVERLOAD ctz(T x) {                                                 \
+    U v = WEFT_AS(x, U);                                                     \
+    return popcount(WEFT_AS((U)(~v & (v - (U)1)), T));                       \
+  }                                                                          \
+  /* Rotate left by i modulo the width, as a funnel shift on U. */           \
+  T WEFT_OVERLOAD rotate(T x, T i) {                                         \
+    U v = WEFT_AS(x, U), mask = (U)(bits - 1), n = WEFT_AS(i, U) & mask;     \
+    return WEFT_AS((U)((v << n) | (v >> (((U)bits - n) & mask))), T);        \
+  }
+WEFT_EACH_INTEGER_TWIN(WEFT_TWIN)
+
+/* abs of the most negative value is its magnitude as U: llvm.abs is told
+ * that it is not poison, and the scalar negates after the conversion. */
 #define WEFT_ABS_SCALAR(T, U)                                                \
-  U WEFT_OVERLOAD abs(T x) { return (U)(x < 0 ? -x : x); }
+  U WEFT_OVERLOAD abs(T x) { return x < 0 ? -(U)x : (U)x; }
+#define WEFT_ABS_VECTOR(T, U, _)                                             \
+  U WEFT_OVERLOAD abs(T x) { return WEFT_AS(__builtin_elementwise_abs(x), U); }
 #define WEFT_ABS_UNSIGNED(T, _)                                              \
   T WEFT_OVERLOAD abs(T x) { return x; }
-#define WEFT_ABS_SIGNED(S, U)                                                \
-  WEFT_ABS_SCALAR(S, U) WEFT_ABS(S##2, U##2) WEFT_ABS(S##3, U##3)            \
-  WEFT_ABS(S##4, U##4) WEFT_ABS(S##8, U##8) WEFT_ABS(S##16, U##16)
+#define WEFT_ABS_SIGNED(T, U)                                                \
+  WEFT_ABS_SCALAR(T, U) WEFT_EACH_VECTOR_PAIR(WEFT_ABS_VECTOR, T, U, _)      \
+  WEFT_EACH_WIDTH(WEFT_ABS_UNSIGNED, U, _)
 WEFT_ABS_SIGNED(char, uchar)
 WEFT_ABS_SIGNED(short, ushort)
 WEFT_ABS_SIGNED(int, uint)
 WEFT_ABS_SIGNED(long, ulong)
-WEFT_EACH_WIDTH(WEFT_ABS_UNSIGNED, uchar, _)
-WEFT_EACH_WIDTH(WEFT_ABS_UNSIGNED, ushort, _)
-WEFT_EACH_WIDTH(WEFT_ABS_UNSIGNED, uint, _)
-WEFT_EACH_WIDTH(WEFT_ABS_UNSIGNED, ulong, _)
 
-/* mul24 and mad24 may assume 24-bit operands; a full multiply is exact. */
-WEFT_EACH_WIDTH(WEFT_DEF2, int, mul24, x * y)
-WEFT_EACH_WIDTH(WEFT_DEF2, uint, mul24, x * y)
-WEFT_EACH_WIDTH(WEFT_DEF3, int, mad24, x * y + z)
-WEFT_EACH_WIDTH(WEFT_DEF3, uint, mad24, x * y + z)
+/* The high half of the product, through the double-width type W. */
+#define WEFT_MUL_HI_WIDE(CVT, T, W, bits)                                    \
+  T WEFT_OVERLOAD mul_hi(T x, T y) {                                         \
+    return CVT((CVT(x, W) * CVT(y, W)) >> bits, T);                          \
+  }
+WEFT_EACH_WIDTH_CVT(WEFT_MUL_HI_WIDE, char, short, 8)
+WEFT_EACH_WIDTH_CVT(WEFT_MUL_HI_WIDE, uchar, ushort, 8)
+WEFT_EACH_WIDTH_CVT(WEFT_MUL_HI_WIDE, short, int, 16)
+WEFT_EACH_WIDTH_CVT(WEFT_MUL_HI_WIDE, ushort, uint, 16)
+WEFT_EACH_WIDTH_CVT(WEFT_MUL_HI_WIDE, int, long, 32)
+WEFT_EACH_WIDTH_CVT(WEFT_MUL_HI_WIDE, uint, ulong, 32)
+
+/* The 64-bit scalars multiply in 128 bits (one mulq on x86-64). */
+long WEFT_OVERLOAD mul_hi(long x, long y) {
+  return (long)(((__int128)x * y) >> 64);
+}
+ulong WEFT_OVERLOAD mul_hi(ulong x, ulong y) {
+  return (ulong)(((unsigned __int128)x * y) >> 64);
+}
+
+/* 64-bit vectors multiply in 32-bit halves, which vectorizes (pmuludq). The
+ * signed high half is the unsigned one less y where x < 0 and x where y < 0
+ * (modulo 2^64). */
+#define WEFT_MUL_HI_64(T, U, _)                                              \
+  static U WEFT_OVERLOAD weft_mul_hi_u64(U x, U y) {                         \
+    U m = 0xfffffffful;                                                      \
+    U ll = (x & m) * (y & m), lh = (x & m) * (y >> 32);                      \
+    U hl = (x >> 32) * (y & m), hh = (x >> 32) * (y >> 32);                  \
+    U mid = (ll >> 32) + (lh & m) + (hl & m);                                \
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);                       \
+  }                                                                          \
+  U WEFT_OVERLOAD mul_hi(U x, U y) { return weft_mul_hi_u64(x, y); }         \
+  T WEFT_OVERLOAD mul_hi(T x, T y) {                                         \
+    U ux = WEFT_AS(x, U), uy = WEFT_AS(y, U);                                \
+    U hi = weft_mul_hi_u64(ux, uy);                                          \
+    hi -= (x < 0 ? uy : (U)0) + (y < 0 ? ux : (U)0);                         \
+    return WEFT_AS(hi, T);                                                   \
+  }
+WEFT_EACH_VECTOR_PAIR(WEFT_MUL_HI_64, long, ulong, _)
+
+/* mad_hi wraps around, so it adds in the unsigned type. */
+#define WEFT_WRAPPING(T, U, _)                                               \
+  T WEFT_OVERLOAD mad_hi(T x, T y, T z) {                                    \
+    return WEFT_AS((U)(WEFT_AS(mul_hi(x, y), U) + WEFT_AS(z, U)), T);        \
+  }
+WEFT_EACH_INTEGER_TWIN(WEFT_WRAPPING)
+
+/* mul24 and mad24 may assume 24-bit operands; the full 32-bit product (the
+ * low half of a wider one) is exact for those and defined for the rest. */
+#define WEFT_24(T, U, _)                                                     \
+  T WEFT_OVERLOAD mul24(T x, T y) {                                          \
+    return WEFT_AS(WEFT_AS(x, U) * WEFT_AS(y, U), T);                        \
+  }                                                                          \
+  T WEFT_OVERLOAD mad24(T x, T y, T z) {                                     \
+    return WEFT_AS(WEFT_AS(x, U) * WEFT_AS(y, U) + WEFT_AS(z, U), T);        \
+  }
+WEFT_EACH_WIDTH_PAIR(WEFT_24, int, uint, _)
+WEFT_EACH_WIDTH_PAIR(WEFT_24, uint, uint, _)
+
+/* mad_sat: x * y + z is exact in the double-width type W, then clamped. */
+#define WEFT_MAD_SAT_WIDE(CVT, T, W, lo, hi)                                 \
+  T WEFT_OVERLOAD mad_sat(T x, T y, T z) {                                   \
+    W r = CVT(x, W) * CVT(y, W) + CVT(z, W);                                 \
+    return CVT(clamp(r, (W)(lo), (W)(hi)), T);                               \
+  }
+WEFT_EACH_WIDTH_CVT(WEFT_MAD_SAT_WIDE, char, short, CHAR_MIN, CHAR_MAX)
+WEFT_EACH_WIDTH_CVT(WEFT_MAD_SAT_WIDE, uchar, ushort, 0, UCHAR_MAX)
+WEFT_EACH_WIDTH_CVT(WEFT_MAD_SAT_WIDE, short, int, SHRT_MIN, SHRT_MAX)
+WEFT_EACH_WIDTH_CVT(WEFT_MAD_SAT_WIDE, ushort, uint, 0, USHRT_MAX)
+WEFT_EACH_WIDTH_CVT(WEFT_MAD_SAT_WIDE, int, long, INT_MIN, INT_MAX)
+WEFT_EACH_WIDTH_CVT(WEFT_MAD_SAT_WIDE, uint, ulong, 0, UINT_MAX)
+
+long WEFT_OVERLOAD mad_sat(long x, long y, long z) {
+  __int128 r = (__int128)x * y + z;
+  return r > LONG_MAX ? LONG_MAX : r < LONG_MIN ? LONG_MIN : (long)r;
+}
+ulong WEFT_OVERLOAD mad_sat(ulong x, ulong y, ulong z) {
+  unsigned __int128 r = (unsigned __int128)x * y + z;
+  return r > ULONG_MAX ? ULONG_MAX : (ulong)r;
+}
+
+/* 64-bit vectors: the 128-bit sum is hi:lo; it fits in 64 bits when hi is
+ * the sign extension of lo (zero for ulong). */
+#define WEFT_MAD_SAT_64(T, U, _)                                             \
+  T WEFT_OVERLOAD mad_sat(T x, T y, T z) {                                   \
+    U lo = WEFT_AS(x, U) * WEFT_AS(y, U), sum = lo + WEFT_AS(z, U);          \
+    T hi = mul_hi(x, y) + (z >> 63) + (sum < lo ? (T)1 : (T)0);              \
+    T r = WEFT_AS(sum, T);                                                   \
+    return hi == r >> 63 ? r : hi < 0 ? (T)LONG_MIN : (T)LONG_MAX;           \
+  }                                                                          \
+  U WEFT_OVERLOAD mad_sat(U x, U y, U z) {                                   \
+    U lo = x * y, sum = lo + z;                                              \
+    U hi = mul_hi(x, y) + (sum < lo ? (U)1 : (U)0);                          \
+    return hi == 0 ? sum : (U)ULONG_MAX;                                     \
+  }
+WEFT_EACH_VECTOR_PAIR(WEFT_MAD_SAT_64, long, ulong, _)
+
+/* upsample: hi in the upper half, lo in the lower, built unsigned. */
+#define WEFT_UPSAMPLE(CVT, T, W, U, UW, bits)                                \
+  W WEFT_OVERLOAD upsample(T hi, U lo) {                                     \
+    UW h = CVT(WEFT_AS(hi, U), UW);                                          \
+    return WEFT_AS((UW)((h << bits) | CVT(lo, UW)), W);                      \
+  }
+WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, char, short, uchar, ushort, 8)
+WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, uchar, ushort, uchar, ushort, 8)
+WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, short, int, ushort, uint, 16)
+WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, ushort, uint, ushort, uint, 16)
+WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, int, long, uint, ulong, 32)
+WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, uint, ulong, uint, ulong, 32)

@@ -23,7 +23,9 @@
   "cl_khr_int64_base_atomics,cl_khr_int64_extended_atomics,"                 \
   "cl_khr_byte_addressable_store,__opencl_c_generic_address_space,"          \
   "__opencl_c_program_scope_global_variables,"                            \
-  "__opencl_c_work_group_collective_functions"
+  "__opencl_c_work_group_collective_functions,"                           \
+  "__opencl_c_atomic_order_acq_rel,__opencl_c_atomic_order_seq_cst,"      \
+  "__opencl_c_atomic_scope_device,__opencl_c_atomic_scope_all_devices"
 
 static const char *const base_args[] = {
     "-triple", WEFT_CPU_TRIPLE,
