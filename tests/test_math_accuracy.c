@@ -230,7 +230,11 @@ static size_t edge_values(const format *f, double *v) {
                    pi / 4, pi / 2, pi, 3 * pi / 2, 2 * pi, 5 * pi / 2, 1e5 * pi,
                    88.72, 89, 103.5, 150, 709.78, 711, 1e38, 0x1p100, 0x1p-60,
                    /* where float log (SLEEF's 3.5-ulp form) errs most */
-                   0x1.21bd82p+0};
+                   0x1.21bd82p+0,
+                   /* where tgamma is subnormal (SLEEF's erred there) */
+                   35.999, 36.75, 40.5, 44.25, 170.5, 171.0187, 171.999875,
+                   175.25, 180.5,
+                   183.75};
   size_t n = 0;
   for (size_t i = 0; i < sizeof base / sizeof *base; i++) {
     v[n++] = to_format(f, base[i]);
@@ -292,7 +296,7 @@ static void fill_random(const format *f, const fn *d, double *a, double *b,
 /* Edge cases first: alone, in pairs (two arguments), with edge integers. */
 static size_t fill_edges(const format *f, const fn *d, double *a, double *b,
                          double *c, int *k, size_t n) {
-  double one[128], two[64];
+  double one[160], two[64];
   size_t n1 = edge_values(f, one), n2 = edge_values_short(f, two), m = 0;
   if (d->kind == F1 || d->kind == FP || d->kind == FIP || d->kind == IL) {
     for (size_t i = 0; i < n1 && m < n; i++) a[m++] = one[i];
