@@ -6,9 +6,10 @@
 
 #include <llvm-c/Core.h>
 
-/* Links into module the builtins it calls, and only those: the library is
- * read lazily and its functions have link-once linkage, so the linker
- * materializes a function only when the module refers to it.
+/* Links into module the builtins it calls, and only those: only the
+ * families of functions it declares are read, lazily, and their functions
+ * have link-once linkage, so the linker materializes a function only when
+ * the module refers to it.
  * Returns 0, or WEFT_EBUILD with a malloc'd message in *error. */
 int weft__builtins_link(LLVMModuleRef module, char **error);
 

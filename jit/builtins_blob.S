@@ -1,5 +1,6 @@
-/* The builtin library's bitcode, embedded in libweft so that no file needs to
- * be found at run time. WEFT_BUILTINS_BC is its path in the build tree. */
+/* The builtin library (its index and per-family bitcode modules, see
+ * builtins_parts.h), embedded in libweft so that no file needs to be found
+ * at run time. WEFT_BUILTINS_BC is its path in the build tree. */
   .section .rodata
   .balign 16
   .globl weft__builtins_bc_start

@@ -155,7 +155,7 @@ char *header_calls_undefined(const char *source, const char *std) {
            "-D__opencl_c_atomic_scope_all_devices=1 -w -emit-llvm "
            "-mlink-builtin-bitcode %s -o %s %s",
            WEFT_CLANG, WEFT_CLANG_RESOURCE_DIR, WEFT_CLANG_RESOURCE_DIR, std,
-           WEFT_BUILTINS_BC, ll, cl);
+           WEFT_BUILTINS_LIBRARY, ll, cl);
   text t = {0};
   puts_(&t, "");
   FILE *ir = system(command) == 0 ? fopen(ll, "r") : NULL;
