@@ -69,6 +69,18 @@ int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
     LLVMOrcJITDylibAddGenerator(dylib, process);
     e = define_symbols(dylib, symbols, count);
   }
+  /* Generated code calls SLEEF (the math builtins) and libm (fmodf, and
+   * fmaf without FMA, from LLVM's lowering). libweft depends on both, but
+   * when the ICD loader opens libweft with RTLD_LOCAL they are not among
+   * the process's global symbols: look their functions up in each library
+   * itself too. */
+  static const char *const libraries[] = {WEFT_SLEEF_SONAME, "libm.so.6"};
+  for (size_t i = 0; !e && i < sizeof libraries / sizeof *libraries; i++) {
+    LLVMOrcDefinitionGeneratorRef library;
+    e = LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
+        &library, libraries[i], LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+    if (!e) LLVMOrcJITDylibAddGenerator(dylib, library);
+  }
   if (e) {
     *error = error_text("cannot set up the JIT's symbols", e);
     LLVMOrcDisposeLLJIT(jit);
