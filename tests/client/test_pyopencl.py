@@ -482,13 +482,7 @@ def group_program_scope_vars():
             check_int(a, x + 5, f"{what}: program {index}")
 
 
-# The two groups below need builtins that issue 4 (the complete builtin
-# library) adds: most of the math functions, and convert_T for vectors.
-# They are named issue4_* so that CMake does not register them yet; run
-# them by hand (test_pyopencl.py clmath) to see where that work stands.
-
-
-def issue4_clmath():
+def group_clmath():
     """pyopencl.clmath: the unary and binary math functions, float32 and
     float64, against NumPy (or Python's math module, in float64)."""
     import math
@@ -562,7 +556,7 @@ def issue4_clmath():
                              + "\n".join(failures))
 
 
-def issue4_clrandom():
+def group_clrandom():
     """pyopencl.clrandom: Philox and Threefry generators, uniform and
     normal, in float32 and float64. No NumPy generator matches their
     streams: the checks are statistical, plus reproducibility by seed."""
@@ -631,8 +625,8 @@ def group_algorithm():
         check_float(a, np.sort(x), f"BitonicSort n={n}", rtol=0)
 
 
-GROUPS = {name.split("_", 1)[1]: f for name, f in globals().items()
-          if name.startswith(("group_", "issue4_"))}
+GROUPS = {name[len("group_"):]: f for name, f in globals().items()
+          if name.startswith("group_")}
 
 # }}}
 
