@@ -34,11 +34,13 @@ static void source_prefix(LLVMValueRef inst, char *out, size_t size) {
     out[0] = 0;
 }
 
-/* Calls left for later passes (intrinsics, Weft's primitives, printf) or
- * resolved from the process (SLEEF's vector math). */
+/* Calls left for later passes (intrinsics, Weft's primitives, printf,
+ * Clang's to_global and kin) or resolved from the process (SLEEF). */
 static int is_allowed_external(const char *name) {
   return !strncmp(name, "llvm.", 5) || !strncmp(name, "__weft_", 7) ||
-         !strcmp(name, "printf") || !strncmp(name, "Sleef_", 6);
+         !strcmp(name, "printf") || !strncmp(name, "Sleef_", 6) ||
+         !strcmp(name, "__to_global") || !strcmp(name, "__to_local") ||
+         !strcmp(name, "__to_private");
 }
 
 /* Checks one call left in a kernel after inlining. */

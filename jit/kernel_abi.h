@@ -34,6 +34,7 @@ typedef struct weft_wg_ctx {
    * the region running now (for fault reports). */
   char *private_mem;
   volatile uint32_t region_state;
+  uint64_t local_mem_size;         /* bytes at local_mem */
 } weft_wg_ctx;
 
 /* The work-items a call runs: lo <= local id < hi in each dimension. A whole
@@ -92,6 +93,12 @@ typedef struct weft_printf_arg {
 typedef int32_t (*weft_printf_fn)(weft_wg_ctx *ctx, const char *format,
                                   const weft_printf_arg *args,
                                   uint32_t num_args, const void *values);
+
+/* to_global(), to_local(), to_private() and get_fence() on a generic
+ * pointer ask the back end where the pointer points: it answers with a
+ * weft_address_space (WEFT_ADDRESS_GLOBAL, _LOCAL or _PRIVATE). */
+#define WEFT_ADDRESS_SPACE_SYMBOL "weft__cpu_address_space"
+typedef uint32_t (*weft_address_space_fn)(weft_wg_ctx *ctx, const void *p);
 
 /* Where a barrier() call sits in the source, for divergence reports. */
 typedef struct weft_source_loc {

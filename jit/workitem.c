@@ -199,6 +199,47 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   return 0;
 }
 
+/* The space a call of Clang's __to_global, __to_local or __to_private
+ * asks about, or -1 for another call. */
+static int cast_target(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee)) return -1;
+  const char *name = LLVMGetValueName(callee);
+  if (!strcmp(name, "__to_global")) return WEFT_ADDRESS_GLOBAL;
+  if (!strcmp(name, "__to_local")) return WEFT_ADDRESS_LOCAL;
+  if (!strcmp(name, "__to_private")) return WEFT_ADDRESS_PRIVATE;
+  return -1;
+}
+
+/* to_global(p) and kin: p if the back end says it points there, else
+ * NULL. */
+static void lower_cast(LLVMBuilderRef b, LLVMValueRef call, int space,
+                       LLVMValueRef body) {
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_ADDRESS_SPACE_SYMBOL);
+  if (!fn) {
+    LLVMTypeRef params[] = {ptr, ptr};
+    fn = LLVMAddFunction(module, WEFT_ADDRESS_SPACE_SYMBOL,
+                         LLVMFunctionType(i32, params, 2, 0));
+  }
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef p = LLVMGetOperand(call, 0);
+  LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
+                         LLVMBuildAddrSpaceCast(b, p, ptr, "")};
+  LLVMValueRef where = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args,
+                                      2, "space");
+  LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntEQ, where,
+                                   LLVMConstInt(i32, (unsigned)space, 0), "");
+  LLVMTypeRef type = LLVMTypeOf(call);
+  LLVMValueRef cast = LLVMBuildAddrSpaceCast(b, p, type, "");
+  LLVMReplaceAllUsesWith(call, LLVMBuildSelect(b, hit, cast,
+                                               LLVMConstNull(type), ""));
+  LLVMInstructionEraseFromParent(call);
+}
+
 int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
@@ -209,7 +250,9 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
     while (i && !rc) {
       LLVMValueRef next = LLVMGetNextInstruction(i);
       const struct primitive *p = LLVMIsACallInst(i) ? find_primitive(i) : NULL;
+      int space = LLVMIsACallInst(i) ? cast_target(i) : -1;
       if (p) rc = lower_call(b, i, p, body, sites);
+      else if (space >= 0) lower_cast(b, i, space, body);
       i = next;
     }
   }

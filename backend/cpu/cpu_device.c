@@ -299,6 +299,7 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_BARRIER_SYMBOL, (void *)weft__cpu_barrier},
       {WEFT_REGION_DIVERGED_SYMBOL, (void *)weft__cpu_region_diverged},
       {WEFT_PRINTF_SYMBOL, (void *)weft__cpu_printf},
+      {WEFT_ADDRESS_SPACE_SYMBOL, (void *)weft__cpu_address_space},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on
    * fibers: a kernel needing more runs on fibers and reports the overflow. */

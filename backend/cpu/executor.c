@@ -73,6 +73,7 @@ struct cpu_worker {
   char *private_mem;      /* region-scheduled kernels' per-item data */
   size_t private_capacity;
   char *stack_lo;       /* the lowest address of the thread's own stack */
+  size_t stack_size;
   size_t stack_guard;
   int init_error;
   weft_text output;       /* printf's, written out at the launch's end */
@@ -183,6 +184,28 @@ static _Noreturn void diverged(cpu_group *g, unsigned a, unsigned site_a,
 
 weft_text *weft__executor_output(weft_wg_ctx *ctx) {
   return &((cpu_group *)ctx->group)->worker->output;
+}
+
+uint32_t weft__cpu_address_space(weft_wg_ctx *ctx, const void *p) {
+  const char *a = p;
+  if (a >= ctx->local_mem && a < ctx->local_mem + ctx->local_mem_size)
+    return WEFT_ADDRESS_LOCAL;
+  cpu_group *g = ctx->group;
+  cpu_worker *w = g->worker;
+  const weft_kernel_desc *k = g->launch->desc->kernel;
+  size_t items = (size_t)(ctx->enqueued_local_size[0] *
+                          ctx->enqueued_local_size[1] *
+                          ctx->enqueued_local_size[2]);
+  /* Private memory: a work-item's stack (the thread's, worker 0's own, or
+   * a fiber's), or its data in a region-scheduled kernel. */
+  if ((k->flags & WEFT_KERNEL_REGIONS) && a >= ctx->private_mem &&
+      a < ctx->private_mem + k->private_size * items)
+    return WEFT_ADDRESS_PRIVATE;
+  if ((a >= w->stack_lo && a < w->stack_lo + w->stack_size) ||
+      weft__stacks_contain(&w->stacks, a) ||
+      weft__stacks_contain(&w->own_stack, a))
+    return WEFT_ADDRESS_PRIVATE;
+  return WEFT_ADDRESS_GLOBAL;
 }
 
 /* ------------------------------------------------------------- fibers */
@@ -430,6 +453,7 @@ static int prepare_worker(cpu_worker *w, launch_state *l) {
   }
   g->ctx.work_dim = d->dims;
   g->ctx.local_mem = w->local_mem;
+  g->ctx.local_mem_size = d->local_mem_size;
   g->ctx.private_mem = w->private_mem;
   g->ctx.group = g;
   return 0;
@@ -513,6 +537,7 @@ static void worker_init(void *arg, unsigned index) {
     pthread_attr_getstack(&attr, &lo, &size);
     pthread_attr_getguardsize(&attr, &w->stack_guard);
     w->stack_lo = lo;
+    w->stack_size = size;
     pthread_attr_destroy(&attr);
   }
 }

@@ -45,6 +45,9 @@ int32_t weft__cpu_printf(weft_wg_ctx *ctx, const char *format,
                          const weft_printf_arg *args, uint32_t num_args,
                          const void *values);
 
+/* Where a generic pointer points (kernel_abi.h: WEFT_ADDRESS_SPACE_SYMBOL). */
+uint32_t weft__cpu_address_space(weft_wg_ctx *ctx, const void *p);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);

@@ -53,3 +53,12 @@ int weft__stacks_guard_hit(const weft_stacks *s, const void *addr) {
     if (a >= s->bases[i] && a < s->bases[i] + s->guard) return (int)i;
   return -1;
 }
+
+int weft__stacks_contain(const weft_stacks *s, const void *addr) {
+  const char *a = addr;
+  for (unsigned i = 0; i < s->count; i++) {
+    const char *lo = s->bases[i] + s->guard;
+    if (a >= lo && a < lo + s->size) return 1;
+  }
+  return 0;
+}

@@ -30,4 +30,7 @@ void *weft__stacks_get(weft_stacks *s, unsigned i);
 /* The index of the stack whose guard page holds addr, or -1. */
 int weft__stacks_guard_hit(const weft_stacks *s, const void *addr);
 
+/* Whether addr lies in the usable part of one of the stacks. */
+int weft__stacks_contain(const weft_stacks *s, const void *addr);
+
 #endif
