@@ -94,6 +94,16 @@ static void read_cache_dir(void) {
     config.cache_dir = path;
 }
 
+static void read_resident(void) {
+  config.max_resident_groups = WEFT_MAX_RESIDENT_GROUPS;
+  const char *v = getenv("WEFT_RESIDENT_GROUPS");
+  size_t n;
+  if (!v) return;
+  if (parse_size(v, &n) || n > WEFT_MAX_RESIDENT_GROUPS)
+    warn("WEFT_RESIDENT_GROUPS", v, "a number of work-groups from 1 to 65536");
+  else config.resident_limit = (unsigned)n;
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -102,6 +112,7 @@ static void read_config(void) {
   const char *dump = getenv("WEFT_DUMP_IR");
   config.dump_ir = dump && *dump ? dump : NULL;
   read_cache_dir();
+  read_resident();
 }
 
 const weft_config *weft__config(void) {

@@ -24,7 +24,15 @@ typedef struct weft_config {
   weft_barrier_kind barrier; /* WEFT_BARRIER: regions or fibers */
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
+  /* Work-groups of a cooperative launch (whose groups wait for each other)
+   * held at once, each with a stack of its own: the most Weft allows, and
+   * WEFT_RESIDENT_GROUPS, a smaller limit that emulates a GPU's occupancy
+   * (0: none). */
+  unsigned max_resident_groups;
+  unsigned resident_limit;
 } weft_config;
+
+#define WEFT_MAX_RESIDENT_GROUPS 65536u
 
 #define WEFT_DEFAULT_STACK_SIZE (256u * 1024u)
 #define WEFT_MIN_STACK_SIZE (16u * 1024u)

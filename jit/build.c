@@ -127,6 +127,8 @@ static int verify(build *b) {
 static int schedule_regions(build *b) {
   int any = 0;
   for (unsigned i = 0; i < b->num_kernels; i++) {
+    if (weft__calls_sync(b->bodies[i]))
+      b->kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
     if (!weft__calls_barrier(b->bodies[i])) continue;
     b->kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
     if (barrier_regions) {
@@ -170,6 +172,9 @@ static void internalize(build *b) {
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
   if (!rc) rc = weft__kernel_body_make(b->module, b->bodies, b->num_kernels);
+  for (unsigned i = 0; i < b->num_kernels && !rc; i++)
+    if (weft__uses_launch_words(b->bodies[i]))
+      b->kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
   for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->layout);

@@ -11,4 +11,12 @@ weft__builtins_bc_start:
   .hidden weft__builtins_bc_end
 weft__builtins_bc_end:
   .byte 0
+
+/* include/weft/kernel.h, which every program is compiled with (NUL-
+ * terminated). */
+  .globl weft__kernel_header
+  .hidden weft__kernel_header
+weft__kernel_header:
+  .incbin WEFT_KERNEL_HEADER
+  .byte 0
   .section .note.GNU-stack,"",@progbits

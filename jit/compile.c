@@ -101,20 +101,37 @@ void weft__log_append(char **log, const char *text) {
   *log = grown;
 }
 
+extern const char weft__kernel_header[];
+
+/* The headers of a compilation: the program's embedded ones, then Weft's
+ * kernel extension header, which every program includes first. */
+static weft_source_file *with_kernel_header(const weft_source_file *headers,
+                                            unsigned n) {
+  weft_source_file *all = malloc((n + 1) * sizeof *all);
+  if (!all) return NULL;
+  for (unsigned i = 0; i < n; i++) all[i] = headers[i];
+  all[n] = (weft_source_file){WEFT_KERNEL_HEADER_NAME, weft__kernel_header,
+                              strlen(weft__kernel_header)};
+  return all;
+}
+
 int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
                          const weft_source_file *source,
                          const weft_source_file *headers, unsigned num_headers,
                          LLVMModuleRef *out, char **log, char **deps) {
+  weft_source_file *all = with_kernel_header(headers, num_headers);
+  if (!all) return WEFT_ENOMEM;
   int n = 0;
   int num_defines;
   const char *const *defines = feature_defines(&num_defines);
-  int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 3 +
+  int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 5 +
             num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
   char *cl_ext = cl_ext_argument();
   if (!args || !cl_ext) {
     free(args);
     free(cl_ext);
+    free(all);
     return WEFT_ENOMEM;
   }
   for (size_t i = 0; i < sizeof base_args / sizeof *base_args; i++)
@@ -127,10 +144,13 @@ int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
   }
   if (!has_std) args[n++] = "-cl-std=CL1.2";
   for (int i = 0; i < num_defines; i++) args[n++] = defines[i];
+  args[n++] = "-include";
+  args[n++] = WEFT_KERNEL_HEADER_NAME;
   args[n++] = source->name;
   char *clang_log = NULL;
-  int rc = weft__frontend_compile(context, source, headers, num_headers, args,
+  int rc = weft__frontend_compile(context, source, all, num_headers + 1, args,
                                   n, out, &clang_log, deps);
+  free(all);
   weft__log_append(log, clang_log);
   free(clang_log);
   free(cl_ext);

@@ -14,6 +14,9 @@
 /* The file name diagnostics give the program's source. */
 #define WEFT_SOURCE_NAME "program.cl"
 
+/* Where programs find include/weft/kernel.h (served from memory). */
+#define WEFT_KERNEL_HEADER_NAME "weft/kernel.h"
+
 /* Compiles source (and embedded headers) with parsed options into a module
  * of context. Diagnostics are appended to *log; with deps, the files read
  * from disk are listed there (see frontend.h). Returns 0, WEFT_EBUILD or

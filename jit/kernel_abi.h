@@ -35,7 +35,13 @@ typedef struct weft_wg_ctx {
   char *private_mem;
   volatile uint32_t region_state;
   uint64_t local_mem_size;         /* bytes at local_mem */
+  /* Words of the launch, shared by its groups, zero at its start: the
+   * state of weft_global_barrier(). */
+  uint32_t *launch_words;
 } weft_wg_ctx;
+
+/* Words at launch_words. */
+#define WEFT_LAUNCH_WORDS 4
 
 /* The work-items a call runs: lo <= local id < hi in each dimension. A whole
  * group is lo = 0, hi = local size; a fiber runs a single work-item.
@@ -100,6 +106,25 @@ typedef int32_t (*weft_printf_fn)(weft_wg_ctx *ctx, const char *format,
 #define WEFT_ADDRESS_SPACE_SYMBOL "weft__cpu_address_space"
 typedef uint32_t (*weft_address_space_fn)(weft_wg_ctx *ctx, const void *p);
 
+/* Inter-work-group synchronization (kernels flagged WEFT_KERNEL_COOPERATIVE).
+ * yield lets other work-groups run; wait parks the group until *word is no
+ * longer expected (as a futex does: it returns at once if it already is
+ * not), what saying what it waits for (WEFT_WAIT_*), for deadlock reports;
+ * wake makes up to count groups parked on word runnable. */
+#define WEFT_YIELD_SYMBOL "weft__cpu_yield"
+#define WEFT_WAIT_SYMBOL "weft__cpu_wait"
+#define WEFT_WAKE_SYMBOL "weft__cpu_wake"
+typedef void (*weft_yield_fn)(weft_wg_ctx *ctx);
+typedef void (*weft_wait_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
+                             uint32_t expected, uint32_t what);
+typedef void (*weft_wake_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
+                             uint32_t count);
+
+#define WEFT_WAIT_MUTEX 1u
+#define WEFT_WAIT_SEMAPHORE 2u
+#define WEFT_WAIT_BARRIER 3u
+#define WEFT_WAIT_SPIN 4u       /* a loop polling memory (yield points) */
+
 /* Where a barrier() call sits in the source, for divergence reports. */
 typedef struct weft_source_loc {
   unsigned line;
@@ -118,6 +143,11 @@ typedef struct weft_arg_desc {
 
 #define WEFT_KERNEL_HAS_BARRIER 1u
 #define WEFT_KERNEL_REGIONS 2u  /* scheduled by regions, not fibers */
+/* Work-groups of the kernel may wait for each other (it yields, waits or
+ * wakes): they run cooperatively, each on a fiber of its own. */
+#define WEFT_KERNEL_COOPERATIVE 4u
+/* It uses weft_global_barrier(): all its groups must be resident at once. */
+#define WEFT_KERNEL_GLOBAL_BARRIER 8u
 
 typedef struct weft_kernel_desc {
   char *name;

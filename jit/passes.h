@@ -92,6 +92,12 @@ int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
 
+/* Whether fn calls the back end's yield, wait or wake. */
+int weft__calls_sync(LLVMValueRef fn);
+
+/* Whether fn (before step 3) uses the launch's words (weft_global_barrier). */
+int weft__uses_launch_words(LLVMValueRef fn);
+
 /* A pointer to the field at offset in the work-group context ctx, built at
  * the builder's position. */
 LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,

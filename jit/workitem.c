@@ -14,7 +14,9 @@ typedef enum primitive_kind {
   PRIM_CTX_SIZE,    /* a uint64_t[3] field of the context, indexed */
   PRIM_WORK_DIM,    /* the uint32_t work_dim field */
   PRIM_BARRIER,     /* a call into the back end */
-  PRIM_SCRATCH      /* the group's scratch area for collective functions */
+  PRIM_SCRATCH,     /* the group's scratch area for collective functions */
+  PRIM_SYNC,        /* yield, wait, wake: a call into the back end with ctx */
+  PRIM_CTX_POINTER  /* a pointer field of the context */
 } primitive_kind;
 
 static const struct primitive {
@@ -34,7 +36,47 @@ static const struct primitive {
     {"__weft_work_dim", PRIM_WORK_DIM, offsetof(weft_wg_ctx, work_dim)},
     {"__weft_barrier", PRIM_BARRIER, 0},
     {"__weft_wg_scratch", PRIM_SCRATCH, 0},
+    {"__weft_yield", PRIM_SYNC, 0},
+    {"__weft_wait", PRIM_SYNC, 1},
+    {"__weft_wake", PRIM_SYNC, 2},
+    {"__weft_launch_words", PRIM_CTX_POINTER,
+     offsetof(weft_wg_ctx, launch_words)},
 };
+
+/* The back end's function for a sync primitive (offset: 0 yield, 1 wait,
+ * 2 wake), declared on first use. */
+static LLVMValueRef sync_function(LLVMModuleRef module, size_t which) {
+  static const char *const names[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
+                                      WEFT_WAKE_SYMBOL};
+  LLVMValueRef fn = LLVMGetNamedFunction(module, names[which]);
+  if (fn) return fn;
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef params[] = {ptr, ptr, i32, i32};
+  unsigned n = which == 0 ? 1 : which == 1 ? 4 : 3;
+  return LLVMAddFunction(module, names[which],
+                         LLVMFunctionType(LLVMVoidTypeInContext(context),
+                                          params, n, 0));
+}
+
+/* yield(), wait(word, expected, what), wake(word, count): the same call
+ * with ctx first, the word as a flat pointer. */
+static void sync_call(LLVMBuilderRef b, LLVMValueRef call, size_t which,
+                      LLVMValueRef body) {
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMValueRef fn = sync_function(module, which);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module), 0);
+  LLVMValueRef args[4] = {weft__body_param(body, WEFT_BODY_CTX)};
+  unsigned n = 1;
+  for (unsigned i = 0; i + 1 < (unsigned)LLVMGetNumOperands(call); i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind)
+      a = LLVMBuildAddrSpaceCast(b, a, ptr, "");
+    args[n++] = a;
+  }
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
 
 /* Slots of the scratch area: one per work-item of the largest group, one
  * for a result; 8 bytes each, the widest scalar. */
@@ -193,6 +235,15 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   case PRIM_SCRATCH:
     value = scratch(LLVMGetGlobalParent(body));
     break;
+  case PRIM_SYNC:
+    sync_call(b, call, p->offset, body);
+    break;
+  case PRIM_CTX_POINTER:
+    value = LLVMBuildLoad2(b, LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(ctx)), 0),
+                           weft__ctx_field(b, ctx, p->offset), "");
+    weft__set_invariant(value);
+    value = LLVMBuildAddrSpaceCast(b, value, LLVMTypeOf(call), "");
+    break;
   }
   if (value) LLVMReplaceAllUsesWith(call, value);
   LLVMInstructionEraseFromParent(call);
@@ -258,6 +309,37 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
   }
   LLVMDisposeBuilder(b);
   return rc;
+}
+
+int weft__calls_sync(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
+       b = LLVMGetNextBasicBlock(b)) {
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i)) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee)) continue;
+      const char *name = LLVMGetValueName(callee);
+      if (!strcmp(name, WEFT_YIELD_SYMBOL) || !strcmp(name, WEFT_WAIT_SYMBOL) ||
+          !strcmp(name, WEFT_WAKE_SYMBOL))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+int weft__uses_launch_words(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
+       b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i)) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (LLVMIsAFunction(callee) &&
+          !strcmp(LLVMGetValueName(callee), "__weft_launch_words"))
+        return 1;
+    }
+  return 0;
 }
 
 int weft__calls_barrier(LLVMValueRef fn) {

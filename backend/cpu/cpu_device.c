@@ -300,6 +300,9 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_REGION_DIVERGED_SYMBOL, (void *)weft__cpu_region_diverged},
       {WEFT_PRINTF_SYMBOL, (void *)weft__cpu_printf},
       {WEFT_ADDRESS_SPACE_SYMBOL, (void *)weft__cpu_address_space},
+      {WEFT_YIELD_SYMBOL, (void *)weft__cpu_yield},
+      {WEFT_WAIT_SYMBOL, (void *)weft__cpu_wait},
+      {WEFT_WAKE_SYMBOL, (void *)weft__cpu_wake},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on
    * fibers: a kernel needing more runs on fibers and reports the overflow. */

@@ -12,15 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "backend/cpu/fault.h"
-#include "backend/cpu/fiber.h"
-#include "backend/cpu/pool.h"
-#include "backend/cpu/stacks.h"
-#include "backend/printf_format.h"
-
-/* Bytes of a worker's stack beyond the work-item stack size, for the
- * runtime's own frames below the kernel. */
-#define WORKER_STACK_EXTRA (64u * 1024u)
+#include "backend/cpu/executor_internal.h"
 
 /* Fiber stacks are separate mappings, so their tops share an offset within
  * a page, and the contexts saved there would all compete for the same few
@@ -28,84 +20,9 @@
 #define STACK_COLOURS 64
 #define STACK_COLOUR_BYTES 64
 
-typedef struct launch_state launch_state;
-typedef struct cpu_worker cpu_worker;
-typedef struct cpu_group cpu_group;
-
-typedef struct cpu_item {
-  weft_fiber fiber;
-  weft_wg_range range;  /* this work-item alone */
-  cpu_group *group;
-  unsigned site;        /* the barrier it waits at */
-} cpu_item;
-
-/* A work-group being run by a worker. Item 0 runs on the thread's stack
- * (main); in fiber mode the others run on fibers. */
-struct cpu_group {
-  weft_wg_ctx ctx;
-  launch_state *launch;
-  cpu_worker *worker;
-  uint64_t index;       /* linear group index */
-  unsigned num_items;
-  unsigned cur;         /* the work-item running (fiber mode) */
-  unsigned arrived;     /* work-items at the current barrier */
-  unsigned done;        /* work-items that have returned */
-  int replay;           /* re-running items one by one after a fault */
-  cpu_item *items;
-  unsigned capacity;
-  weft_fiber main;
-};
-
-struct cpu_worker {
-  weft_executor *executor;
-  weft_fault fault;
-  weft_stacks stacks;       /* work-item fibers' stacks */
-  /* Worker 0 runs on the thread that launches, but on a stack of its own
-   * (bounds and guard known, size set by WEFT_STACK_SIZE, whatever the
-   * caller's stack is like): own_stack, entered through own_fiber. */
-  weft_stacks own_stack;
-  weft_fiber own_fiber;
-  weft_fiber caller;
-  launch_state *launch;
-  cpu_group group;
-  char *local_mem;
-  size_t local_capacity;
-  char *private_mem;      /* region-scheduled kernels' per-item data */
-  size_t private_capacity;
-  char *stack_lo;       /* the lowest address of the thread's own stack */
-  size_t stack_size;
-  size_t stack_guard;
-  int init_error;
-  weft_text output;       /* printf's, written out at the launch's end */
-};
-
-struct weft_executor {
-  const weft_fiber_ops *fibers;
-  size_t stack_size;
-  weft_pool *pool;
-  unsigned num_workers;
-  cpu_worker *workers;
-};
-
-struct launch_state {
-  weft_executor *executor;
-  const weft_launch_desc *desc;
-  uint64_t num_groups[3];
-  uint64_t total;
-  uint64_t chunk;
-  atomic_uint_fast64_t next;
-  atomic_int failed;
-  pthread_mutex_t lock; /* guards status and msg: the first report wins */
-  int status;
-  weft_msg *msg;
-};
-
 /* ------------------------------------------------------------ reports */
 
-static void report(launch_state *l, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void report(launch_state *l, int status, const char *fmt, ...) {
+void weft__executor_report(launch_state *l, int status, const char *fmt, ...) {
   pthread_mutex_lock(&l->lock);
   if (!l->status) {
     va_list ap;
@@ -124,8 +41,8 @@ static void item_local_id(const cpu_group *g, unsigned k, uint64_t lid[3]) {
   lid[2] = k / (g->ctx.local_size[0] * g->ctx.local_size[1]);
 }
 
-static int format_ids(char *out, size_t size, unsigned dims,
-                      const uint64_t v[3]) {
+int weft__format_ids(char *out, size_t size, unsigned dims,
+                     const uint64_t v[3]) {
   if (dims == 1) return snprintf(out, size, "(%llu)", (unsigned long long)v[0]);
   if (dims == 2)
     return snprintf(out, size, "(%llu,%llu)", (unsigned long long)v[0],
@@ -144,9 +61,9 @@ static void describe_item(const cpu_group *g, unsigned k, char *out,
              g->ctx.global_offset[d];
   unsigned dims = g->ctx.work_dim;
   char a[64], b[64], c[64];
-  format_ids(a, sizeof a, dims, gid);
-  format_ids(b, sizeof b, dims, lid);
-  format_ids(c, sizeof c, dims, g->ctx.group_id);
+  weft__format_ids(a, sizeof a, dims, gid);
+  weft__format_ids(b, sizeof b, dims, lid);
+  weft__format_ids(c, sizeof c, dims, g->ctx.group_id);
   snprintf(out, size, "work-item %s [local %s in work-group %s]", a, b, c);
 }
 
@@ -172,9 +89,9 @@ static _Noreturn void diverged(cpu_group *g, unsigned a, unsigned site_a,
   describe_item(g, a, item_a, sizeof item_a);
   describe_item(g, b, item_b, sizeof item_b);
   describe_site(g, site_a, where_a, sizeof where_a);
-  format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
+  weft__format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
   if (b_site >= 0) describe_site(g, (unsigned)b_site, where_b, sizeof where_b);
-  report(g->launch, WEFT_EBARRIER,
+  weft__executor_report(g->launch, WEFT_EBARRIER,
          "kernel '%s': barrier divergence in work-group %s: %s reached %s, "
          "but %s %s%s%s",
          g->launch->desc->kernel->name, group, item_a, where_a, item_b, what,
@@ -202,8 +119,8 @@ uint32_t weft__cpu_address_space(weft_wg_ctx *ctx, const void *p) {
       a < ctx->private_mem + k->private_size * items)
     return WEFT_ADDRESS_PRIVATE;
   if ((a >= w->stack_lo && a < w->stack_lo + w->stack_size) ||
-      weft__stacks_contain(&w->stacks, a) ||
-      weft__stacks_contain(&w->own_stack, a))
+      weft__stacks_contain(g->item_stacks, a) ||
+      weft__stacks_contain(&w->own_stack, a) || weft__coop_stack_contains(g, a))
     return WEFT_ADDRESS_PRIVATE;
   return WEFT_ADDRESS_GLOBAL;
 }
@@ -237,12 +154,12 @@ static void enter_fiber_mode(cpu_group *g) {
   cpu_worker *w = g->worker;
   const weft_fiber_ops *fibers = w->executor->fibers;
   for (unsigned k = 1; k < g->num_items; k++) {
-    void *stack = weft__stacks_get(&w->stacks, k - 1);
+    void *stack = weft__stacks_get(g->item_stacks, k - 1);
     if (!stack) {
-      report(g->launch, WEFT_ESYS,
+      weft__executor_report(g->launch, WEFT_ESYS,
              "kernel '%s': cannot map a stack for work-item %u (%zu bytes "
              "each; lower WEFT_STACK_SIZE or the work-group size)",
-             g->launch->desc->kernel->name, k, w->stacks.size);
+             g->launch->desc->kernel->name, k, g->item_stacks->size);
       abort_group(g);
     }
     cpu_item *item = &g->items[k];
@@ -250,7 +167,7 @@ static void enter_fiber_mode(cpu_group *g) {
     for (int d = 0; d < 3; d++) item->range.hi[d] = item->range.lo[d] + 1;
     item->group = g;
     size_t colour = (k % STACK_COLOURS) * STACK_COLOUR_BYTES;
-    fibers->make(&item->fiber, stack, w->stacks.size - colour, fiber_main,
+    fibers->make(&item->fiber, stack, g->item_stacks->size - colour, fiber_main,
                  item);
   }
   g->ctx.fiber_mode = 1;
@@ -313,7 +230,7 @@ void weft__cpu_region_diverged(weft_wg_ctx *ctx, const int32_t *next) {
 
 /* ------------------------------------------------------------- groups */
 
-static void run_group(cpu_group *g, uint64_t index) {
+void weft__executor_run_group(cpu_group *g, uint64_t index) {
   const launch_state *l = g->launch;
   const weft_launch_desc *d = l->desc;
   uint64_t rest = index;
@@ -369,10 +286,12 @@ static long replay(cpu_group *g) {
   return k < g->num_items ? (long)k : -1;
 }
 
-static int is_stack_overflow(const cpu_worker *w, const void *addr) {
+static int is_stack_overflow(const cpu_group *g, const void *addr) {
+  const cpu_worker *w = g->worker;
   const char *a = addr;
-  if (weft__stacks_guard_hit(&w->stacks, addr) >= 0 ||
-      weft__stacks_guard_hit(&w->own_stack, addr) >= 0)
+  if (weft__stacks_guard_hit(g->item_stacks, addr) >= 0 ||
+      weft__stacks_guard_hit(&w->own_stack, addr) >= 0 ||
+      weft__coop_guard_hit(g, addr))
     return 1;
   return a < w->stack_lo && a >= w->stack_lo - w->stack_guard;
 }
@@ -381,59 +300,59 @@ static void report_fault(cpu_group *g) {
   cpu_worker *w = g->worker;
   const weft_launch_desc *d = g->launch->desc;
   int in_fiber = g->ctx.fiber_mode;
-  long k = in_fiber ? (long)g->cur : replay(g);
+  /* A cooperative group is not re-run: its work-items may wait for other
+   * groups, which have been abandoned. */
+  int coop = (d->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
+  long k = in_fiber ? (long)g->cur : coop ? -1 : replay(g);
   char where[256], group[64], what[160];
   if (k >= 0) {
     describe_item(g, (unsigned)k, where, sizeof where);
   } else {
-    format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
-    snprintf(where, sizeof where, "work-group %s (the fault did not recur "
-             "when its work-items were re-run one at a time)", group);
+    weft__format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
+    snprintf(where, sizeof where, coop ? "work-group %s" :
+             "work-group %s (the fault did not recur when its work-items "
+             "were re-run one at a time)", group);
   }
-  if (is_stack_overflow(w, w->fault.addr)) {
-    report(g->launch, WEFT_ESTACK,
-           "kernel '%s': stack overflow in %s: each work-item has a "
-           "%zu-byte stack; raise it with WEFT_STACK_SIZE",
-           d->kernel->name, where, w->stacks.size);
+  if (is_stack_overflow(g, w->fault.addr)) {
+    weft__executor_report(
+        g->launch, WEFT_ESTACK,
+        "kernel '%s': stack overflow in %s: each work-item has a %zu-byte "
+        "stack; raise it with WEFT_STACK_SIZE",
+        d->kernel->name, where, g->item_stacks->size);
   } else {
     weft__fault_describe(&w->fault, what, sizeof what);
-    report(g->launch, WEFT_EKERNELFAULT, "kernel '%s' crashed with %s in %s",
-           d->kernel->name, what, where);
+    weft__executor_report(g->launch, WEFT_EKERNELFAULT,
+                          "kernel '%s' crashed with %s in %s",
+                          d->kernel->name, what, where);
   }
 }
 
 /* ------------------------------------------------------------ workers */
 
-/* Private memory for region-scheduled groups: mapped, so that only the
- * pages the work-items touch cost memory, and kept for later launches. */
-static int reserve_private(cpu_worker *w, size_t size) {
-  if (size <= w->private_capacity) return 0;
-  if (w->private_mem) munmap(w->private_mem, w->private_capacity);
-  w->private_capacity = 0;
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+/* Region-scheduled groups' private memory, and a cooperative group's
+ * memory: mapped, so that only the pages touched cost memory. */
+static char *map_memory(size_t size) {
+  void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  w->private_mem = p == MAP_FAILED ? NULL : p;
-  if (!w->private_mem) return -1;
-  w->private_capacity = size;
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* Grows a worker's kept memory to size (contents not kept). */
+static int reserve(char **mem, size_t *capacity, size_t size) {
+  if (size <= *capacity) return 0;
+  if (*mem) munmap(*mem, *capacity);
+  *capacity = 0;
+  if (!(*mem = map_memory(size))) return -1;
+  *capacity = size;
   return 0;
 }
 
-static int prepare_worker(cpu_worker *w, launch_state *l) {
+int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
+                                 char *local_mem, char *private_mem,
+                                 weft_stacks *item_stacks) {
   const weft_launch_desc *d = l->desc;
-  cpu_group *g = &w->group;
   const weft_fiber_ops *fibers = w->executor->fibers;
-  if (d->local_mem_size > w->local_capacity) {
-    free(w->local_mem);
-    w->local_capacity = 0;
-    if (posix_memalign((void **)&w->local_mem, WEFT_LOCAL_ALIGN,
-                       d->local_mem_size))
-      return WEFT_ENOMEM;
-    w->local_capacity = d->local_mem_size;
-  }
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
-  if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
-      reserve_private(w, d->kernel->private_size * items))
-    return WEFT_ENOMEM;
   if ((d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) && items > g->capacity) {
     cpu_item *grown = realloc(g->items, items * sizeof *grown);
     if (!grown) return WEFT_ENOMEM;
@@ -445,6 +364,7 @@ static int prepare_worker(cpu_worker *w, launch_state *l) {
   if (fibers->init(&g->main)) return WEFT_ENOMEM;
   g->launch = l;
   g->worker = w;
+  g->item_stacks = item_stacks;
   for (int k = 0; k < 3; k++) {
     g->ctx.enqueued_local_size[k] = d->local[k];
     g->ctx.global_size[k] = d->global[k];
@@ -452,11 +372,31 @@ static int prepare_worker(cpu_worker *w, launch_state *l) {
     g->ctx.num_groups[k] = l->num_groups[k];
   }
   g->ctx.work_dim = d->dims;
-  g->ctx.local_mem = w->local_mem;
+  g->ctx.local_mem = local_mem;
   g->ctx.local_mem_size = d->local_mem_size;
-  g->ctx.private_mem = w->private_mem;
+  g->ctx.private_mem = private_mem;
+  g->ctx.launch_words = l->launch_words;
   g->ctx.group = g;
   return 0;
+}
+
+static int prepare_worker(cpu_worker *w, launch_state *l) {
+  const weft_launch_desc *d = l->desc;
+  if (d->local_mem_size > w->local_capacity) {
+    free(w->local_mem);
+    w->local_capacity = 0;
+    if (posix_memalign((void **)&w->local_mem, WEFT_LOCAL_ALIGN,
+                       d->local_mem_size))
+      return WEFT_ENOMEM;
+    w->local_capacity = d->local_mem_size;
+  }
+  unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
+  if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
+      reserve(&w->private_mem, &w->private_capacity,
+              d->kernel->private_size * items))
+    return WEFT_ENOMEM;
+  return weft__executor_prepare_group(&w->group, w, l, w->local_mem,
+                                      w->private_mem, &w->stacks);
 }
 
 static void run_groups(cpu_group *g) {
@@ -465,30 +405,36 @@ static void run_groups(cpu_group *g) {
     uint64_t first = atomic_fetch_add(&l->next, l->chunk);
     if (first >= l->total) break;
     uint64_t end = first + l->chunk < l->total ? first + l->chunk : l->total;
-    for (uint64_t i = first; i < end; i++) run_group(g, i);
+    for (uint64_t i = first; i < end; i++) weft__executor_run_group(g, i);
   }
 }
 
 /* One worker's share of a launch, on whatever thread and stack it has. */
 static void run_worker(cpu_worker *const w, launch_state *const l) {
   if (w->init_error) {
-    report(l, w->init_error, "a worker thread could not be set up");
+    weft__executor_report(l, w->init_error,
+                          "a worker thread could not be set up");
     return;
   }
-  if (prepare_worker(w, l)) {
-    report(l, WEFT_ENOMEM, "out of memory for kernel '%s' (local memory or "
-           "work-item contexts)", l->desc->kernel->name);
+  int coop = (l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
+  if (!coop && prepare_worker(w, l)) {
+    weft__executor_report(l, WEFT_ENOMEM, "out of memory for kernel '%s' "
+                          "(local memory or work-item contexts)",
+                          l->desc->kernel->name);
     return;
   }
+  w->current = &w->group;
   int jump = sigsetjmp(w->fault.recover, 0);
   if (jump) {
     w->fault.armed = 0;
-    if (jump == WEFT_JUMP_FAULT) report_fault(&w->group);
-    w->group.ctx.fiber_mode = 0;
+    if (jump == WEFT_JUMP_FAULT) report_fault(w->current);
+    w->current->ctx.fiber_mode = 0;
+    if (coop) weft__coop_failed(l);
     return;
   }
   w->fault.armed = 1;
-  run_groups(&w->group);
+  if (coop) weft__coop_run(w, l);
+  else run_groups(&w->group);
   w->fault.armed = 0;
 }
 
@@ -504,7 +450,7 @@ static void run_on_own_stack(cpu_worker *w, launch_state *l) {
   const weft_fiber_ops *fibers = w->executor->fibers;
   void *stack = weft__stacks_get(&w->own_stack, 0);
   if (!stack) {
-    report(l, WEFT_ESYS, "cannot map a %zu-byte stack for the launching thread",
+    weft__executor_report(l, WEFT_ESYS, "cannot map a %zu-byte stack for the launching thread",
            w->own_stack.size);
     return;
   }
@@ -562,9 +508,16 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
     free(e);
     return WEFT_ENOMEM;
   }
+  e->max_resident = config->max_resident_groups;
+  e->resident_limit = config->resident_limit;
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
+    if (e->fibers->init(&e->workers[i].sched)) {
+      free(e->workers);
+      free(e);
+      return WEFT_ENOMEM;
+    }
   }
   int rc = weft__fault_install();
   if (!rc) rc = init_worker0(e);
@@ -584,6 +537,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
 void weft__executor_destroy(weft_executor *e) {
   if (!e) return;
   weft__pool_destroy(e->pool);
+  weft__coop_free_slots(e);
   for (unsigned i = 0; i < e->num_workers; i++) {
     cpu_worker *w = &e->workers[i];
     weft__stacks_fini(&w->stacks);
@@ -595,6 +549,7 @@ void weft__executor_destroy(weft_executor *e) {
       e->fibers->fini(&w->group.items[k].fiber);
     e->fibers->fini(&w->group.main);
     free(w->group.items);
+    e->fibers->fini(&w->sched);
     free(w->local_mem);
     weft__text_free(&w->output);
     if (w->private_mem) munmap(w->private_mem, w->private_capacity);
@@ -620,7 +575,13 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   atomic_init(&l.next, 0);
   atomic_init(&l.failed, 0);
   pthread_mutex_init(&l.lock, NULL);
+  int coop = (d->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
+  if (coop && weft__coop_begin(&l)) {
+    pthread_mutex_destroy(&l.lock);
+    return l.status;
+  }
   weft__pool_run(e->pool, worker_job, &l);
+  if (coop) weft__coop_end(&l);
   /* printf output, whether the launch failed or not: what a kernel printed
    * before it crashed is what its author wants to see. */
   for (unsigned i = 0; i < e->num_workers; i++)

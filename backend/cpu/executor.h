@@ -48,6 +48,13 @@ int32_t weft__cpu_printf(weft_wg_ctx *ctx, const char *format,
 /* Where a generic pointer points (kernel_abi.h: WEFT_ADDRESS_SPACE_SYMBOL). */
 uint32_t weft__cpu_address_space(weft_wg_ctx *ctx, const void *p);
 
+/* Inter-work-group synchronization in generated code (kernel_abi.h:
+ * WEFT_YIELD_SYMBOL and the others; coop.c). */
+void weft__cpu_yield(weft_wg_ctx *ctx);
+void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
+                    uint32_t expected, uint32_t what);
+void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);

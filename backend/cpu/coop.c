@@ -1,0 +1,420 @@
+/* coop.c: the cooperative scheduler, for kernels whose work-groups wait for
+ * each other (WEFT_KERNEL_COOPERATIVE).
+ *
+ * Each started work-group runs on a fiber of its own (a "slot": stack,
+ * local memory, private memory, work-item fibers), so it can stop in the
+ * middle and let another group run on the same thread. That is the whole
+ * forward-progress guarantee: a group that waits yields its thread instead
+ * of burning it, so any number of groups waiting for each other completes
+ * on any number of threads, one included.
+ *
+ * Groups are ready, running, parked (waiting on a word, as a futex waiter)
+ * or done. Workers take ready groups from one queue, start new ones while
+ * fewer than the limit are resident, and sleep when there is nothing to
+ * run. When nothing runs, nothing is ready and nothing can start, the
+ * groups wait for each other for ever: the launch fails with a report of
+ * what each waits for, instead of hanging.
+ *
+ * A group that stops is in a half-way state (PARKING, YIELDING, FINISHING)
+ * until the fiber switch has saved its context: only the scheduler, back
+ * on the worker's stack, makes it ready or parked, so no other worker can
+ * resume a context still being saved. A wake that comes meanwhile is kept
+ * in the slot (woken) and honoured then. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "backend/cpu/executor_internal.h"
+
+typedef enum slot_state {
+  SLOT_READY,
+  SLOT_RUNNING,
+  SLOT_YIELDING,   /* switching away, to be ready again */
+  SLOT_PARKING,    /* switching away, to wait on word */
+  SLOT_PARKED,
+  SLOT_FINISHING,  /* its group returned; switching away for the last time */
+} slot_state;
+
+struct coop_slot {
+  cpu_group group;
+  weft_stacks stack;          /* the group's own fiber stack (one) */
+  weft_stacks item_stacks;    /* its work-items' fibers, in fiber mode */
+  char *local_mem, *private_mem;
+  size_t local_capacity, private_capacity;
+  slot_state state;
+  int woken;                  /* a wake arrived while it was parking */
+  volatile uint32_t *word;    /* what it waits on, when parked */
+  uint32_t expected, what;
+  coop_slot *next;            /* in the ready queue, or the free list */
+  coop_slot *next_waiting;    /* in the launch's waiting list */
+  coop_slot *next_resident;   /* in the launch's resident list */
+};
+
+static coop_slot *slot_of(weft_wg_ctx *ctx) {
+  /* The group is the slot's first member. */
+  return (coop_slot *)ctx->group;
+}
+
+/* --------------------------------------------------------------- slots */
+
+static int grow(char **mem, size_t *capacity, size_t size) {
+  if (size <= *capacity) return 0;
+  if (*mem) munmap(*mem, *capacity);
+  *capacity = 0;
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    *mem = NULL;
+    return -1;
+  }
+  *mem = p;
+  *capacity = size;
+  return 0;
+}
+
+/* A slot from the executor's free list, or a new one (coop_lock held). */
+static coop_slot *take_slot(weft_executor *e) {
+  coop_slot *s = e->free_slots;
+  if (s) {
+    e->free_slots = s->next;
+    return s;
+  }
+  s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  weft__stacks_init(&s->stack, e->stack_size + WORKER_STACK_EXTRA);
+  weft__stacks_init(&s->item_stacks, e->stack_size);
+  return s;
+}
+
+static void free_slot(coop_slot *s, const weft_fiber_ops *fibers) {
+  for (unsigned k = 0; k < s->group.capacity; k++)
+    fibers->fini(&s->group.items[k].fiber);
+  fibers->fini(&s->group.main);
+  free(s->group.items);
+  weft__stacks_fini(&s->stack);
+  weft__stacks_fini(&s->item_stacks);
+  if (s->local_mem) munmap(s->local_mem, s->local_capacity);
+  if (s->private_mem) munmap(s->private_mem, s->private_capacity);
+  free(s);
+}
+
+void weft__coop_free_slots(weft_executor *e) {
+  while (e->free_slots) {
+    coop_slot *s = e->free_slots;
+    e->free_slots = s->next;
+    free_slot(s, e->fibers);
+  }
+}
+
+int weft__coop_guard_hit(const cpu_group *g, const void *addr) {
+  const launch_state *l = g->launch;
+  if (!l || !(l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE)) return 0;
+  const coop_slot *s = (const coop_slot *)g;
+  return weft__stacks_guard_hit(&s->stack, addr) >= 0;
+}
+
+int weft__coop_stack_contains(const cpu_group *g, const void *addr) {
+  const launch_state *l = g->launch;
+  if (!l || !(l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE)) return 0;
+  const coop_slot *s = (const coop_slot *)g;
+  return weft__stacks_contain(&s->stack, addr);
+}
+
+/* ------------------------------------------------------ ready, waiting */
+
+static void push_ready(launch_state *l, coop_slot *s) {
+  s->state = SLOT_READY;
+  s->next = NULL;
+  if (l->ready_tail) l->ready_tail->next = s;
+  else l->ready_head = s;
+  l->ready_tail = s;
+}
+
+static coop_slot *pop_ready(launch_state *l) {
+  coop_slot *s = l->ready_head;
+  if (s) {
+    l->ready_head = s->next;
+    if (!l->ready_head) l->ready_tail = NULL;
+  }
+  return s;
+}
+
+static void unlink_resident(launch_state *l, coop_slot *s) {
+  for (coop_slot **p = &l->resident; *p; p = &(*p)->next_resident)
+    if (*p == s) {
+      *p = s->next_resident;
+      return;
+    }
+}
+
+/* ------------------------------------------------------------- fibers */
+
+static weft_fiber *context_of(cpu_group *g) {
+  return g->cur ? &g->items[g->cur].fiber : &g->main;
+}
+
+/* Leaves the running group for its worker's scheduler (the state already
+ * says why). */
+static void switch_to_scheduler(coop_slot *s) {
+  cpu_group *g = &s->group;
+  g->worker->executor->fibers->swap(context_of(g), &g->worker->sched);
+}
+
+/* The group's own fiber: run the group, then leave for good. */
+static void slot_main(void *arg) {
+  coop_slot *s = arg;
+  weft__executor_run_group(&s->group, s->group.index);
+  s->state = SLOT_FINISHING;
+  switch_to_scheduler(s);
+}
+
+/* Starts group index in a slot (coop_lock held); NULL when out of memory
+ * (the launch has failed then). */
+static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
+  const weft_launch_desc *d = l->desc;
+  weft_executor *e = w->executor;
+  unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
+  coop_slot *s = take_slot(e);
+  void *stack = s ? weft__stacks_get(&s->stack, 0) : NULL;
+  if (!stack ||
+      grow(&s->local_mem, &s->local_capacity, d->local_mem_size) ||
+      ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
+       grow(&s->private_mem, &s->private_capacity,
+            d->kernel->private_size * items)) ||
+      weft__executor_prepare_group(&s->group, w, l, s->local_mem,
+                                   s->private_mem, &s->item_stacks)) {
+    if (s) {
+      s->next = e->free_slots;
+      e->free_slots = s;
+    }
+    weft__executor_report(l, WEFT_ENOMEM, "out of memory for work-group %llu "
+                          "of kernel '%s' (%u are resident)",
+                          (unsigned long long)index, d->kernel->name,
+                          l->num_resident);
+    return NULL;
+  }
+  s->group.index = index;
+  s->group.cur = 0;
+  s->woken = 0;
+  e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
+  s->next_resident = l->resident;
+  l->resident = s;
+  l->num_resident++;
+  return s;
+}
+
+/* Runs s on worker w until it stops (coop_lock not held). */
+static void resume(cpu_worker *w, coop_slot *s) {
+  cpu_group *g = &s->group;
+  g->worker = w;
+  w->current = g;
+  w->executor->fibers->swap(&w->sched, context_of(g));
+  w->current = &w->group;
+}
+
+/* What happens to s once it has stopped (coop_lock held). */
+static void settle(launch_state *l, coop_slot *s) {
+  switch (s->state) {
+  case SLOT_YIELDING:
+    push_ready(l, s);
+    break;
+  case SLOT_PARKING:
+    if (s->woken) push_ready(l, s);
+    else s->state = SLOT_PARKED;
+    break;
+  case SLOT_FINISHING:
+    unlink_resident(l, s);
+    l->num_resident--;
+    l->finished++;
+    s->next = l->executor->free_slots;
+    l->executor->free_slots = s;
+    break;
+  default:
+    break;
+  }
+}
+
+/* ------------------------------------------------------------ deadlock */
+
+static const char *what_name(uint32_t what) {
+  switch (what) {
+  case WEFT_WAIT_MUTEX: return "a mutex";
+  case WEFT_WAIT_SEMAPHORE: return "a semaphore";
+  case WEFT_WAIT_BARRIER: return "a global barrier";
+  case WEFT_WAIT_SPIN: return "memory it polls";
+  default: return "a word of memory";
+  }
+}
+
+/* "on a mutex at 0x...", or "on the launch's global barrier". */
+static void describe_wait(const launch_state *l, const coop_slot *s, char *out,
+                          size_t size) {
+  const volatile uint32_t *w = s->word;
+  if (w >= l->launch_words && w < l->launch_words + WEFT_LAUNCH_WORDS)
+    snprintf(out, size, "weft_global_barrier()");
+  else
+    snprintf(out, size, "%s at %p", what_name(s->what), (const void *)w);
+}
+
+/* Every resident group waits and none can start: say who waits for what,
+ * and what became of the others. */
+static void report_deadlock(launch_state *l) {
+  char text[WEFT_MSG_MAX / 2], wait[96], ids[64];
+  size_t used = 0;
+  unsigned shown = 0, parked = 0;
+  for (coop_slot *s = l->waiting; s; s = s->next_waiting) parked++;
+  for (coop_slot *s = l->waiting; s && shown < 6; s = s->next_waiting) {
+    weft__format_ids(ids, sizeof ids, s->group.ctx.work_dim,
+                     s->group.ctx.group_id);
+    describe_wait(l, s, wait, sizeof wait);
+    used += (size_t)snprintf(text + used, sizeof text - used,
+                             "%swork-group %s waits on %s", shown++ ? "; " : "",
+                             ids, wait);
+    if (used >= sizeof text) break;
+  }
+  uint64_t unstarted = l->total - l->next_group;
+  const char *why =
+      !unstarted ? ""
+      : l->limit < l->executor->max_resident
+          ? "; the others cannot start: WEFT_RESIDENT_GROUPS allows only "
+            "that many resident, as a GPU's occupancy would"
+          : "; the others cannot start";
+  weft__executor_report(
+      l, WEFT_EDEADLOCK,
+      "kernel '%s': deadlock: %u work-groups wait and none can go on "
+      "(%llu finished, %llu not started%s): %s%s",
+      l->desc->kernel->name, parked, (unsigned long long)l->finished,
+      (unsigned long long)unstarted, why, text, parked > shown ? "; ..." : "");
+}
+
+/* -------------------------------------------------------- the scheduler */
+
+void weft__coop_run(cpu_worker *w, launch_state *l) {
+  pthread_mutex_lock(&l->coop_lock);
+  for (;;) {
+    if (atomic_load(&l->failed) || l->finished == l->total) break;
+    coop_slot *s = pop_ready(l);
+    if (!s && l->next_group < l->total && l->num_resident < l->limit) {
+      s = start_group(w, l, l->next_group);
+      if (!s) break;
+      l->next_group++;
+    }
+    if (!s) {
+      if (!l->running) {
+        report_deadlock(l);
+        break;
+      }
+      pthread_cond_wait(&l->coop_changed, &l->coop_lock);
+      continue;
+    }
+    s->state = SLOT_RUNNING;
+    l->running++;
+    pthread_mutex_unlock(&l->coop_lock);
+    resume(w, s);
+    pthread_mutex_lock(&l->coop_lock);
+    l->running--;
+    settle(l, s);
+    pthread_cond_broadcast(&l->coop_changed);
+  }
+  pthread_cond_broadcast(&l->coop_changed);
+  pthread_mutex_unlock(&l->coop_lock);
+}
+
+void weft__coop_failed(launch_state *l) {
+  pthread_mutex_lock(&l->coop_lock);
+  /* The faulting group is abandoned where it stopped. */
+  if (l->running) l->running--;
+  pthread_cond_broadcast(&l->coop_changed);
+  pthread_mutex_unlock(&l->coop_lock);
+}
+
+int weft__coop_begin(launch_state *l) {
+  weft_executor *e = l->executor;
+  pthread_mutex_init(&l->coop_lock, NULL);
+  pthread_cond_init(&l->coop_changed, NULL);
+  l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
+  l->next_group = l->finished = 0;
+  l->running = l->num_resident = 0;
+  l->limit = e->resident_limit ? e->resident_limit : e->max_resident;
+  /* A global barrier needs every group resident at once. Past what Weft
+   * can hold, that is an error now; past an emulated GPU's limit, it is
+   * the deadlock that GPU would have, reported as such when it comes. */
+  if ((l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) &&
+      l->total > e->max_resident) {
+    weft__executor_report(l, WEFT_EGROUPSIZE, "kernel '%s' uses "
+                          "weft_global_barrier with %llu work-groups; at "
+                          "most %u can be resident at once",
+                          l->desc->kernel->name,
+                          (unsigned long long)l->total, e->max_resident);
+    weft__coop_end(l);
+    return WEFT_EGROUPSIZE;
+  }
+  return 0;
+}
+
+/* Groups still resident after a failure are dropped where they stopped;
+ * their slots are kept for later launches. */
+void weft__coop_end(launch_state *l) {
+  weft_executor *e = l->executor;
+  while (l->resident) {
+    coop_slot *s = l->resident;
+    l->resident = s->next_resident;
+    s->next = e->free_slots;
+    e->free_slots = s;
+  }
+  pthread_cond_destroy(&l->coop_changed);
+  pthread_mutex_destroy(&l->coop_lock);
+}
+
+/* ------------------------------------------------- calls from kernels */
+
+void weft__cpu_yield(weft_wg_ctx *ctx) {
+  coop_slot *s = slot_of(ctx);
+  s->state = SLOT_YIELDING;
+  switch_to_scheduler(s);
+}
+
+void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
+                    uint32_t expected, uint32_t what) {
+  coop_slot *s = slot_of(ctx);
+  launch_state *l = s->group.launch;
+  pthread_mutex_lock(&l->coop_lock);
+  /* Checked under the lock that wakers take: a store and wake that come
+   * after this check find the group in the waiting list. */
+  if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) {
+    pthread_mutex_unlock(&l->coop_lock);
+    return;
+  }
+  s->state = SLOT_PARKING;
+  s->woken = 0;
+  s->word = word;
+  s->expected = expected;
+  s->what = what;
+  /* Appended: wakes take the oldest waiters first. */
+  s->next_waiting = NULL;
+  coop_slot **end = &l->waiting;
+  while (*end) end = &(*end)->next_waiting;
+  *end = s;
+  pthread_mutex_unlock(&l->coop_lock);
+  switch_to_scheduler(s);
+}
+
+void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
+  launch_state *l = slot_of(ctx)->group.launch;
+  pthread_mutex_lock(&l->coop_lock);
+  /* Oldest waiters first: the list is in the order they came. */
+  for (coop_slot **p = &l->waiting; *p && count;) {
+    coop_slot *s = *p;
+    if (s->word != word) {
+      p = &s->next_waiting;
+      continue;
+    }
+    *p = s->next_waiting;
+    if (s->state == SLOT_PARKED) push_ready(l, s);
+    else s->woken = 1; /* still parking: the scheduler readies it */
+    count--;
+  }
+  pthread_cond_broadcast(&l->coop_changed);
+  pthread_mutex_unlock(&l->coop_lock);
+}

@@ -1,0 +1,151 @@
+/*
+ * executor_internal.h: the CPU executor's state, shared by executor.c (the
+ * launch, work-groups, fibers, faults) and coop.c (the cooperative
+ * scheduler for kernels whose work-groups wait for each other). Nothing
+ * outside backend/cpu/ includes it.
+ */
+#ifndef WEFT_BACKEND_CPU_EXECUTOR_INTERNAL_H
+#define WEFT_BACKEND_CPU_EXECUTOR_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "backend/cpu/executor.h"
+#include "backend/cpu/fault.h"
+#include "backend/cpu/fiber.h"
+#include "backend/cpu/pool.h"
+#include "backend/cpu/stacks.h"
+#include "backend/printf_format.h"
+
+/* Bytes of a worker's stack beyond the work-item stack size, for the
+ * runtime's own frames below the kernel. */
+#define WORKER_STACK_EXTRA (64u * 1024u)
+
+typedef struct launch_state launch_state;
+typedef struct cpu_worker cpu_worker;
+typedef struct cpu_group cpu_group;
+typedef struct coop_slot coop_slot;
+
+typedef struct cpu_item {
+  weft_fiber fiber;
+  weft_wg_range range;  /* this work-item alone */
+  cpu_group *group;
+  unsigned site;        /* the barrier it waits at */
+} cpu_item;
+
+/* A work-group being run. Item 0 runs on the thread's stack (main), or in
+ * a cooperative launch on the group's own fiber; in fiber mode the other
+ * work-items run on fibers of their own. */
+struct cpu_group {
+  weft_wg_ctx ctx;
+  launch_state *launch;
+  cpu_worker *worker;       /* running it now (a cooperative group moves) */
+  weft_stacks *item_stacks; /* where its work-items' fibers get stacks */
+  uint64_t index;           /* linear group index */
+  unsigned num_items;
+  unsigned cur;             /* the work-item running (fiber mode) */
+  unsigned arrived;         /* work-items at the current barrier */
+  unsigned done;            /* work-items that have returned */
+  int replay;               /* re-running items one by one after a fault */
+  cpu_item *items;
+  unsigned capacity;
+  weft_fiber main;
+};
+
+struct cpu_worker {
+  weft_executor *executor;
+  weft_fault fault;
+  weft_stacks stacks;       /* work-item fibers' stacks */
+  /* Worker 0 runs on the thread that launches, but on a stack of its own
+   * (bounds and guard known, size set by WEFT_STACK_SIZE, whatever the
+   * caller's stack is like): own_stack, entered through own_fiber. */
+  weft_stacks own_stack;
+  weft_fiber own_fiber;
+  weft_fiber caller;
+  launch_state *launch;
+  cpu_group group;
+  cpu_group *current;       /* the group it runs: group, or a coop slot's */
+  weft_fiber sched;         /* its scheduler, while a coop group runs */
+  char *local_mem;
+  size_t local_capacity;
+  char *private_mem;        /* region-scheduled kernels' per-item data */
+  size_t private_capacity;
+  char *stack_lo;           /* the lowest address of the thread's own stack */
+  size_t stack_size;
+  size_t stack_guard;
+  int init_error;
+  weft_text output;         /* printf's, written out at the launch's end */
+};
+
+struct weft_executor {
+  const weft_fiber_ops *fibers;
+  size_t stack_size;
+  weft_pool *pool;
+  unsigned num_workers;
+  cpu_worker *workers;
+  unsigned max_resident;    /* cooperative work-groups held at once */
+  unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
+  coop_slot *free_slots;    /* kept across launches */
+};
+
+struct launch_state {
+  weft_executor *executor;
+  const weft_launch_desc *desc;
+  uint64_t num_groups[3];
+  uint64_t total;
+  uint64_t chunk;
+  atomic_uint_fast64_t next;
+  atomic_int failed;
+  pthread_mutex_t lock; /* guards status and msg: the first report wins */
+  int status;
+  weft_msg *msg;
+  uint32_t launch_words[WEFT_LAUNCH_WORDS]; /* kernel_abi.h: launch_words */
+  /* Cooperative launches (coop.c), all guarded by coop_lock. */
+  pthread_mutex_t coop_lock;
+  pthread_cond_t coop_changed; /* a group became ready or finished, or the
+                                  launch failed */
+  coop_slot *ready_head, *ready_tail;
+  coop_slot *waiting;          /* parked (or parking) groups */
+  coop_slot *resident;         /* every started, unfinished group */
+  uint64_t next_group;         /* the next group index to start */
+  uint64_t finished;
+  unsigned running, num_resident, limit;
+};
+
+/* Reports a failure of the launch (the first report wins). */
+void weft__executor_report(launch_state *l, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "(3)", "(3,1)" or "(3,1,0)". */
+int weft__format_ids(char *out, size_t size, unsigned dims,
+                     const uint64_t v[3]);
+
+/* Runs work-group index on g (its context prepared) to completion. */
+void weft__executor_run_group(cpu_group *g, uint64_t index);
+
+/* Sets g up for the launch: memory, work-item slots, context. */
+int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
+                                 char *local_mem, char *private_mem,
+                                 weft_stacks *item_stacks);
+
+/* The cooperative scheduler (coop.c): runs worker w's share of a launch of
+ * a WEFT_KERNEL_COOPERATIVE kernel, from w's recovery point. */
+void weft__coop_run(cpu_worker *w, launch_state *l);
+
+/* Sets up a launch's cooperative state; fails (reported) when the launch
+ * needs more resident groups than can be. */
+int weft__coop_begin(launch_state *l);
+void weft__coop_end(launch_state *l);
+
+/* After a fault in a cooperative group: lets the other workers stop. */
+void weft__coop_failed(launch_state *l);
+
+/* Frees the slots kept across launches. */
+void weft__coop_free_slots(weft_executor *e);
+
+/* Whether addr is in the guard, or in the usable part, of a cooperative
+ * group's own stack (0 for other groups). */
+int weft__coop_guard_hit(const cpu_group *g, const void *addr);
+int weft__coop_stack_contains(const cpu_group *g, const void *addr);
+
+#endif

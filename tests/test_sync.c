@@ -1,0 +1,293 @@
+/* test_sync.c: cl_weft_sync (include/weft/kernel.h) on the CPU: mutexes,
+ * semaphores and barriers between work-groups keep their invariants under
+ * contention, with any number of groups on any number of threads (the
+ * tests also run on 1 and 8 threads, and with fibers); groups that wait
+ * for each other for ever are reported, never left hanging. */
+#include "support.h"
+
+static const char *source =
+    "/* A non-atomic counter, changed only inside the critical section. */\n"
+    "__kernel void mutex(__global weft_mutex *m, __global int *c, int reps) {\n"
+    "  for (int r = 0; r < reps; r++) {\n"
+    "    weft_mutex_lock_group(m);\n"
+    "    if (get_local_id(0) == 0) { int v = c[0]; c[1]++; c[0] = v + 1; }\n"
+    "    weft_mutex_unlock_group(m);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void trylock(__global weft_mutex *m, __global int *c) {\n"
+    "  if (get_local_id(0) == 0 && weft_mutex_trylock(m)) {\n"
+    "    c[0]++;\n"
+    "    weft_mutex_unlock(m);\n"
+    "  }\n"
+    "}\n"
+    "/* At most count groups inside at once: c[0] inside now, c[1] the most\n"
+    " * ever seen, c[2] entries. */\n"
+    "__kernel void semaphore(__global weft_semaphore *s, __global int *c,\n"
+    "                        int reps) {\n"
+    "  for (int r = 0; r < reps; r++) {\n"
+    "    weft_semaphore_wait_group(s);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      atomic_max(&c[1], atomic_inc(&c[0]) + 1);\n"
+    "      atomic_inc(&c[2]);\n"
+    "      atomic_dec(&c[0]);\n"
+    "    }\n"
+    "    weft_semaphore_post_group(s);\n"
+    "  }\n"
+    "}\n"
+    "/* Phase p: every group adds to slot p; past the barrier every group\n"
+    " * must see all the additions. */\n"
+    "__kernel void global_barrier(__global int *slots, __global int *bad,\n"
+    "                             int phases) {\n"
+    "  int groups = get_num_groups(0);\n"
+    "  for (int p = 0; p < phases; p++) {\n"
+    "    if (get_local_id(0) == 0) atomic_inc(&slots[p]);\n"
+    "    weft_global_barrier();\n"
+    "    if (get_local_id(0) == 0 && slots[p] != groups) atomic_inc(bad);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void object_barrier(__global weft_barrier *b, __global int *slots,\n"
+    "                             __global int *bad, int phases) {\n"
+    "  if (get_global_id(0) == 0) {} /* the host set b for all groups */\n"
+    "  int groups = get_num_groups(0);\n"
+    "  for (int p = 0; p < phases; p++) {\n"
+    "    if (get_local_id(0) == 0) atomic_inc(&slots[p]);\n"
+    "    weft_barrier_wait(b);\n"
+    "    if (get_local_id(0) == 0 && slots[p] != groups) atomic_inc(bad);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void skip_barrier(__global int *out) {\n"
+    "  if (get_group_id(0) == 3) return;\n"
+    "  weft_global_barrier();\n"
+    "  out[0] = 1;\n"
+    "}\n"
+    "__kernel void never_unlocked(__global weft_mutex *m) {\n"
+    "  if (get_local_id(0) == 0) weft_mutex_lock(m);\n"
+    "}\n"
+    "__kernel void crash(__global weft_mutex *m, __global int *c) {\n"
+    "  weft_mutex_lock_group(m);\n"
+    "  if (get_group_id(0) == 5 && get_local_id(0) == 1) *(__global int *)8 = 1;\n"
+    "  weft_mutex_unlock_group(m);\n"
+    "}\n";
+
+typedef struct fixture {
+  weft_context *ctx;
+  weft_program *program;
+} fixture;
+
+static fixture setup(void) {
+  fixture f;
+  f.ctx = support_context();
+  f.program = support_build(f.ctx, source, "-cl-std=CL3.0");
+  return f;
+}
+
+static void teardown(fixture *f) {
+  weft_program_release(f->program);
+  weft_context_release(f->ctx);
+}
+
+static weft_kernel *kernel(fixture *f, const char *name) {
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(f->program, name, &k), f->program);
+  return k;
+}
+
+static weft_buffer *ints(fixture *f, size_t n, const int *init) {
+  return support_buffer(f->ctx, n * sizeof(int), init);
+}
+
+static int launch(weft_kernel *k, size_t groups, size_t local) {
+  size_t global = groups * local;
+  return weft_kernel_launch(k, 1, NULL, &global, &local);
+}
+
+static void read_ints(weft_buffer *b, int *out, size_t n) {
+  CHECK_OK(weft_buffer_read(b, 0, n * sizeof(int), out), b);
+}
+
+/* The mutex admits one group at a time: the non-atomic counter equals the
+ * number of acquisitions, for 1 to 4096 groups. */
+TEST(mutex_mutual_exclusion) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "mutex");
+  static const size_t groups[] = {1, 3, 64, 1024, 4096};
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+    weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 2, NULL);
+    int reps = groups[i] > 1000 ? 5 : 50, got[2];
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, m), k);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
+    CHECK_OK(weft_kernel_set_arg_value(k, 2, &reps, sizeof reps), k);
+    CHECK_OK(launch(k, groups[i], 4), k);
+    read_ints(c, got, 2);
+    CHECK_EQ(got[0], (long long)groups[i] * reps);
+    CHECK_EQ(got[1], got[0]);
+    weft_buffer_release(m);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST(mutex_trylock) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "trylock");
+  weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 1, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, m), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
+  CHECK_OK(launch(k, 256, 2), k);
+  int got[4];
+  read_ints(c, got, 1);
+  /* Groups run one after another on a thread: at least one took it. */
+  CHECK(got[0] >= 1 && got[0] <= 256);
+  read_ints(m, got, 4);
+  CHECK_EQ(got[0], 0); /* left unlocked */
+  weft_buffer_release(m);
+  weft_buffer_release(c);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* The semaphore never admits more than its count, and every wait is
+ * matched. */
+TEST(semaphore_count) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "semaphore");
+  static const int counts[] = {1, 2, 10, 120};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+    int init[4] = {counts[i], 0, 0, 0};
+    weft_buffer *s = ints(&f, 4, init), *c = ints(&f, 3, NULL);
+    int reps = 20, got[3];
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, s), k);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
+    CHECK_OK(weft_kernel_set_arg_value(k, 2, &reps, sizeof reps), k);
+    CHECK_OK(launch(k, 512, 4), k);
+    read_ints(c, got, 3);
+    CHECK_EQ(got[0], 0);
+    CHECK(got[1] >= 1 && got[1] <= counts[i]);
+    CHECK_EQ(got[2], 512 * reps);
+    read_ints(s, got, 1);
+    CHECK_EQ(got[0], counts[i]);
+    weft_buffer_release(s);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* No group leaves a phase of the global barrier before all arrived, with
+ * far more groups than threads. */
+TEST(global_barrier_phases) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "global_barrier");
+  static const size_t groups[] = {1, 2, 64, 4096};
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+    weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
+    int phases = 16, got[16];
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, slots), k);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bad), k);
+    CHECK_OK(weft_kernel_set_arg_value(k, 2, &phases, sizeof phases), k);
+    CHECK_OK(launch(k, groups[i], 4), k);
+    read_ints(bad, got, 1);
+    CHECK_EQ(got[0], 0);
+    read_ints(slots, got, 16);
+    for (int p = 0; p < 16; p++) CHECK_EQ(got[p], (long long)groups[i]);
+    weft_buffer_release(slots);
+    weft_buffer_release(bad);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST(object_barrier) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "object_barrier");
+  int init[4] = {0, 0, 300, 0}; /* {arrived, generation, groups} */
+  weft_buffer *b = ints(&f, 4, init), *slots = ints(&f, 8, NULL),
+              *bad = ints(&f, 1, NULL);
+  int phases = 8, got[8];
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, slots), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bad), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 3, &phases, sizeof phases), k);
+  CHECK_OK(launch(k, 300, 2), k);
+  read_ints(bad, got, 1);
+  CHECK_EQ(got[0], 0);
+  read_ints(slots, got, 8);
+  for (int p = 0; p < 8; p++) CHECK_EQ(got[p], 300);
+  weft_buffer_release(b);
+  weft_buffer_release(slots);
+  weft_buffer_release(bad);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* A group that skips the global barrier: the others would wait for ever.
+ * The launch fails naming them; the device goes on working. */
+TEST(deadlock_reported) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "skip_barrier");
+  weft_buffer *out = ints(&f, 1, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_FAILS(launch(k, 16, 4), WEFT_EDEADLOCK, k,
+              "15 work-groups wait and none can go on (1 finished");
+  CHECK_STR_CONTAINS(weft_errmsg(k), "work-group (0) waits on "
+                                     "weft_global_barrier()");
+  weft_kernel *m = kernel(&f, "never_unlocked");
+  weft_buffer *mutex = ints(&f, 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(m, 0, mutex), m);
+  CHECK_FAILS(launch(m, 4, 2), WEFT_EDEADLOCK, m, "waits on a mutex at 0x");
+  /* The device still works. */
+  weft_kernel *ok = kernel(&f, "global_barrier");
+  weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
+  int phases = 2;
+  CHECK_OK(weft_kernel_set_arg_buffer(ok, 0, slots), ok);
+  CHECK_OK(weft_kernel_set_arg_buffer(ok, 1, bad), ok);
+  CHECK_OK(weft_kernel_set_arg_value(ok, 2, &phases, sizeof phases), ok);
+  CHECK_OK(launch(ok, 8, 1), ok);
+  weft_buffer_release(out);
+  weft_buffer_release(mutex);
+  weft_buffer_release(slots);
+  weft_buffer_release(bad);
+  weft_kernel_release(k);
+  weft_kernel_release(m);
+  weft_kernel_release(ok);
+  teardown(&f);
+}
+
+/* More groups than Weft can hold cannot meet at a global barrier: an
+ * error at launch, naming the limit. */
+TEST(global_barrier_beyond_residency) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "global_barrier");
+  weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
+  int phases = 1;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, slots), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bad), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 2, &phases, sizeof phases), k);
+  CHECK_FAILS(launch(k, 65537, 1), WEFT_EGROUPSIZE, k,
+              "at most 65536 can be resident");
+  weft_buffer_release(slots);
+  weft_buffer_release(bad);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* A crash inside a cooperative group names the kernel and the work-item;
+ * the groups left waiting are dropped. */
+TEST(crash_in_cooperative_group) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "crash");
+  weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 1, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, m), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
+  int rc = launch(k, 64, 4);
+  CHECK_EQ(rc, WEFT_EKERNELFAULT);
+  CHECK_STR_CONTAINS(weft_errmsg(k), "kernel 'crash' crashed");
+  CHECK_STR_CONTAINS(weft_errmsg(k), "work-group (5)");
+  weft_buffer_release(m);
+  weft_buffer_release(c);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST_MAIN()
