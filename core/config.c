@@ -104,6 +104,17 @@ static void read_resident(void) {
   else config.resident_limit = (unsigned)n;
 }
 
+static void read_spin_timeout(void) {
+  config.spin_timeout = 10;
+  const char *v = getenv("WEFT_SPIN_TIMEOUT");
+  if (!v) return;
+  char *end;
+  double t = strtod(v, &end);
+  if (end == v || *end || !(t > 0) || t > 86400)
+    warn("WEFT_SPIN_TIMEOUT", v, "seconds, more than 0, like 10 or 0.5");
+  else config.spin_timeout = t;
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -113,6 +124,7 @@ static void read_config(void) {
   config.dump_ir = dump && *dump ? dump : NULL;
   read_cache_dir();
   read_resident();
+  read_spin_timeout();
 }
 
 const weft_config *weft__config(void) {

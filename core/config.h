@@ -30,6 +30,9 @@ typedef struct weft_config {
    * (0: none). */
   unsigned max_resident_groups;
   unsigned resident_limit;
+  /* WEFT_SPIN_TIMEOUT: seconds that work-groups may only spin (poll
+   * memory), with nothing else happening, before it is a deadlock. */
+  double spin_timeout;
 } weft_config;
 
 #define WEFT_MAX_RESIDENT_GROUPS 65536u

@@ -178,6 +178,7 @@ static int lower_kernels(build *b) {
   for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->layout);
+    if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->module, b->machine, "always-inline", &b->error);

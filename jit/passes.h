@@ -65,6 +65,11 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
  * a described block of their arguments. */
 int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout);
 
+/* Step 3c (yield_points.c): a loop whose exit depends on a volatile or
+ * atomic read gets a yield at each turn, so a group spinning on memory
+ * another group must change lets that group run. */
+int weft__yield_points_insert(LLVMValueRef body);
+
 /* Step 3b, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);
 

@@ -63,6 +63,21 @@ static const char *source =
     "__kernel void never_unlocked(__global weft_mutex *m) {\n"
     "  if (get_local_id(0) == 0) weft_mutex_lock(m);\n"
     "}\n"
+    "/* A user's own lock and flag, without the extension: the JIT makes\n"
+    " * the polling loops yield. */\n"
+    "__kernel void user_spin(__global int *lock, __global int *counter,\n"
+    "                        volatile __global int *flag) {\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    while (atomic_cmpxchg(lock, 0, 1) != 0) {}\n"
+    "    int c = counter[0]; counter[0] = c + 1;\n"
+    "    atomic_xchg(lock, 0);\n"
+    "    if (get_group_id(0) == get_num_groups(0) - 1) flag[0] = 1;\n"
+    "    while (flag[0] == 0) {}\n"
+    "  }\n"
+    "}\n"
+    "__kernel void spin_forever(volatile __global int *flag) {\n"
+    "  if (get_local_id(0) == 0) while (flag[0] == 0) {}\n"
+    "}\n"
     "__kernel void crash(__global weft_mutex *m, __global int *c) {\n"
     "  weft_mutex_lock_group(m);\n"
     "  if (get_group_id(0) == 5 && get_local_id(0) == 1) *(__global int *)8 = 1;\n"
@@ -286,6 +301,42 @@ TEST(crash_in_cooperative_group) {
   CHECK_STR_CONTAINS(weft_errmsg(k), "work-group (5)");
   weft_buffer_release(m);
   weft_buffer_release(c);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* Groups spinning on memory that a later group writes all complete, on
+ * any number of threads. */
+TEST(user_spin_loops_yield) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "user_spin");
+  weft_buffer *lock = ints(&f, 1, NULL), *counter = ints(&f, 1, NULL),
+              *flag = ints(&f, 1, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, lock), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, counter), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, flag), k);
+  CHECK_OK(launch(k, 512, 2), k);
+  int got;
+  read_ints(counter, &got, 1);
+  CHECK_EQ(got, 512);
+  weft_buffer_release(lock);
+  weft_buffer_release(counter);
+  weft_buffer_release(flag);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* Groups that only spin on memory nothing writes: after WEFT_SPIN_TIMEOUT
+ * with nothing else happening, a deadlock, reported. */
+TEST(spin_deadlock_reported) {
+  setenv("WEFT_SPIN_TIMEOUT", "0.3", 1);
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "spin_forever");
+  weft_buffer *flag = ints(&f, 1, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, flag), k);
+  CHECK_FAILS(launch(k, 6, 2), WEFT_EDEADLOCK, k,
+              "work-group (0) waits on memory it polls in a loop");
+  weft_buffer_release(flag);
   weft_kernel_release(k);
   teardown(&f);
 }

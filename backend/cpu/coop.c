@@ -20,10 +20,12 @@
  * on the worker's stack, makes it ready or parked, so no other worker can
  * resume a context still being saved. A wake that comes meanwhile is kept
  * in the slot (woken) and honoured then. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "backend/cpu/executor_internal.h"
 
@@ -44,6 +46,7 @@ struct coop_slot {
   size_t local_capacity, private_capacity;
   slot_state state;
   int woken;                  /* a wake arrived while it was parking */
+  int spun;                   /* it last stopped at a yield */
   volatile uint32_t *word;    /* what it waits on, when parked */
   uint32_t expected, what;
   coop_slot *next;            /* in the ready queue, or the free list */
@@ -197,6 +200,7 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   s->group.index = index;
   s->group.cur = 0;
   s->woken = 0;
+  s->spun = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
   s->next_resident = l->resident;
   l->resident = s;
@@ -215,6 +219,8 @@ static void resume(cpu_worker *w, coop_slot *s) {
 
 /* What happens to s once it has stopped (coop_lock held). */
 static void settle(launch_state *l, coop_slot *s) {
+  s->spun = s->state == SLOT_YIELDING;
+  if (!s->spun) l->events++;
   switch (s->state) {
   case SLOT_YIELDING:
     push_ready(l, s);
@@ -263,11 +269,24 @@ static void report_deadlock(launch_state *l) {
   char text[WEFT_MSG_MAX / 2], wait[96], ids[64];
   size_t used = 0;
   unsigned shown = 0, parked = 0;
-  for (coop_slot *s = l->waiting; s; s = s->next_waiting) parked++;
-  for (coop_slot *s = l->waiting; s && shown < 6; s = s->next_waiting) {
+  /* The lowest-numbered groups first. */
+  coop_slot *first[6] = {0};
+  for (coop_slot *s = l->resident; s; s = s->next_resident) {
+    parked++;
+    coop_slot *c = s;
+    for (int i = 0; i < 6 && c; i++)
+      if (!first[i] || c->group.index < first[i]->group.index) {
+        coop_slot *t = first[i];
+        first[i] = c;
+        c = t;
+      }
+  }
+  for (int i = 0; i < 6 && first[i]; i++) {
+    coop_slot *s = first[i];
     weft__format_ids(ids, sizeof ids, s->group.ctx.work_dim,
                      s->group.ctx.group_id);
-    describe_wait(l, s, wait, sizeof wait);
+    if (s->state == SLOT_PARKED) describe_wait(l, s, wait, sizeof wait);
+    else snprintf(wait, sizeof wait, "memory it polls in a loop");
     used += (size_t)snprintf(text + used, sizeof text - used,
                              "%swork-group %s waits on %s", shown++ ? "; " : "",
                              ids, wait);
@@ -288,14 +307,40 @@ static void report_deadlock(launch_state *l) {
       (unsigned long long)unstarted, why, text, parked > shown ? "; ..." : "");
 }
 
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Called when only spinning groups are left to run and none runs: 1 once
+ * they have spun for spin_timeout with nothing else happening. Meanwhile
+ * the thread is given up at every turn, so the spinning costs little. */
+static int spun_out(launch_state *l) {
+  if (l->events != l->spin_events) {
+    l->spin_events = l->events;
+    l->spin_settles = 0;
+    l->spin_start = now_seconds();
+    return 0;
+  }
+  if (++l->spin_settles % 1024) return 0;
+  sched_yield();
+  return now_seconds() - l->spin_start > l->spin_timeout;
+}
+
 /* -------------------------------------------------------- the scheduler */
 
 void weft__coop_run(cpu_worker *w, launch_state *l) {
   pthread_mutex_lock(&l->coop_lock);
   for (;;) {
     if (atomic_load(&l->failed) || l->finished == l->total) break;
-    coop_slot *s = pop_ready(l);
-    if (!s && l->next_group < l->total && l->num_resident < l->limit) {
+    /* A group that only spins waits for another: start new groups before
+     * running it again (the one it waits for may not have started). */
+    int can_start = l->next_group < l->total && l->num_resident < l->limit;
+    coop_slot *s = l->ready_head && !(can_start && l->ready_head->spun)
+                       ? pop_ready(l)
+                       : NULL;
+    if (!s && can_start) {
       s = start_group(w, l, l->next_group);
       if (!s) break;
       l->next_group++;
@@ -308,12 +353,23 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
       pthread_cond_wait(&l->coop_changed, &l->coop_lock);
       continue;
     }
+    /* Only spinners left, running or not: they may spin for ever. */
+    if (s->spun && l->running == l->running_spinners && !can_start &&
+        spun_out(l)) {
+      push_ready(l, s);
+      s->spun = 1;
+      report_deadlock(l);
+      break;
+    }
+    int spinner = s->spun;
     s->state = SLOT_RUNNING;
     l->running++;
+    l->running_spinners += spinner;
     pthread_mutex_unlock(&l->coop_lock);
     resume(w, s);
     pthread_mutex_lock(&l->coop_lock);
     l->running--;
+    l->running_spinners -= spinner;
     settle(l, s);
     pthread_cond_broadcast(&l->coop_changed);
   }
@@ -337,6 +393,10 @@ int weft__coop_begin(launch_state *l) {
   l->next_group = l->finished = 0;
   l->running = l->num_resident = 0;
   l->limit = e->resident_limit ? e->resident_limit : e->max_resident;
+  l->events = 1;
+  l->spin_events = 0;
+  l->running_spinners = 0;
+  l->spin_timeout = e->spin_timeout;
   /* A global barrier needs every group resident at once. Past what Weft
    * can hold, that is an error now; past an emulated GPU's limit, it is
    * the deadlock that GPU would have, reported as such when it comes. */
@@ -415,6 +475,7 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
     else s->woken = 1; /* still parking: the scheduler readies it */
     count--;
   }
+  l->events++;
   pthread_cond_broadcast(&l->coop_changed);
   pthread_mutex_unlock(&l->coop_lock);
 }

@@ -510,6 +510,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   }
   e->max_resident = config->max_resident_groups;
   e->resident_limit = config->resident_limit;
+  e->spin_timeout = config->spin_timeout;
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);

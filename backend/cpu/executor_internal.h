@@ -84,6 +84,7 @@ struct weft_executor {
   unsigned num_workers;
   cpu_worker *workers;
   unsigned max_resident;    /* cooperative work-groups held at once */
+  double spin_timeout;      /* WEFT_SPIN_TIMEOUT, seconds */
   unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
   coop_slot *free_slots;    /* kept across launches */
 };
@@ -110,6 +111,11 @@ struct launch_state {
   uint64_t next_group;         /* the next group index to start */
   uint64_t finished;
   unsigned running, num_resident, limit;
+  unsigned running_spinners;   /* running, and last stopped spinning */
+  /* Groups that only spin (yield in polling loops) make no event: when
+   * nothing else happens for spin_timeout, they wait for each other. */
+  uint64_t events, spin_events, spin_settles;
+  double spin_start, spin_timeout;
 };
 
 /* Reports a failure of the launch (the first report wins). */

@@ -1,0 +1,194 @@
+/* yield_points.c: step 3c of passes.h, yield points in loops that poll
+ * memory.
+ *
+ * A work-group that spins until another group changes a word (a lock of
+ * the user's own, a flag) would hold its thread for ever if the other group
+ * waits for the same thread. A loop whose exit depends on a volatile or
+ * atomic load, or on an atomic read-modify-write, gets a call to the back
+ * end's yield in its latch: the kernel then runs cooperatively, and the
+ * spinning group lets the others run at every turn of the loop. Loops that
+ * only do atomics (a histogram) keep running: their exit does not depend
+ * on what the atomics read.
+ *
+ * Loops are found without LLVM's loop analysis (not in the C API): a depth-
+ * first walk finds the back edges (latch -> header), and a loop's blocks
+ * are those that reach its latch without passing its header. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/passes.h"
+#include "weft/weft.h"
+
+typedef struct cfg {
+  LLVMBasicBlockRef *blocks;
+  unsigned count;
+  unsigned **preds;      /* preds[i]: indices of i's predecessors */
+  unsigned *num_preds;
+} cfg;
+
+static unsigned index_of(const cfg *g, LLVMBasicBlockRef b) {
+  for (unsigned i = 0; i < g->count; i++)
+    if (g->blocks[i] == b) return i;
+  return g->count;
+}
+
+static void cfg_free(cfg *g) {
+  for (unsigned i = 0; g->preds && i < g->count; i++) free(g->preds[i]);
+  free(g->preds);
+  free(g->num_preds);
+  free(g->blocks);
+}
+
+static int cfg_make(LLVMValueRef fn, cfg *g) {
+  memset(g, 0, sizeof *g);
+  g->count = LLVMCountBasicBlocks(fn);
+  g->blocks = calloc(g->count + 1, sizeof *g->blocks);
+  g->preds = calloc(g->count + 1, sizeof *g->preds);
+  g->num_preds = calloc(g->count + 1, sizeof *g->num_preds);
+  if (!g->blocks || !g->preds || !g->num_preds) return WEFT_ENOMEM;
+  LLVMGetBasicBlocks(fn, g->blocks);
+  for (unsigned i = 0; i < g->count; i++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
+    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
+      unsigned s = index_of(g, LLVMGetSuccessor(t, k));
+      if (s == g->count) continue;
+      unsigned *grown = realloc(g->preds[s], (g->num_preds[s] + 1) * sizeof *grown);
+      if (!grown) return WEFT_ENOMEM;
+      g->preds[s] = grown;
+      g->preds[s][g->num_preds[s]++] = i;
+    }
+  }
+  return 0;
+}
+
+/* Marks in body[] the blocks of the loop with this header and latch. */
+static void loop_blocks(const cfg *g, unsigned header, unsigned latch,
+                        unsigned char *body, unsigned *work) {
+  memset(body, 0, g->count);
+  body[header] = 1;
+  unsigned top = 0;
+  if (!body[latch]) {
+    body[latch] = 1;
+    work[top++] = latch;
+  }
+  while (top) {
+    unsigned b = work[--top];
+    for (unsigned k = 0; k < g->num_preds[b]; k++) {
+      unsigned p = g->preds[b][k];
+      if (!body[p]) {
+        body[p] = 1;
+        work[top++] = p;
+      }
+    }
+  }
+}
+
+static int reads_shared_memory(LLVMValueRef v) {
+  if (LLVMIsALoadInst(v))
+    return LLVMGetVolatile(v) || LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic;
+  return LLVMIsAAtomicRMWInst(v) || LLVMIsAAtomicCmpXchgInst(v);
+}
+
+/* Whether v, computed inside the loop, depends on a volatile or atomic
+ * read made in it (seen[] avoids walking a value twice). */
+static int depends_on_poll(const cfg *g, const unsigned char *body,
+                           LLVMValueRef v, LLVMValueRef *seen,
+                           unsigned *num_seen, unsigned max_seen) {
+  if (!LLVMIsAInstruction(v)) return 0;
+  if (body[index_of(g, LLVMGetInstructionParent(v))] == 0) return 0;
+  for (unsigned i = 0; i < *num_seen; i++)
+    if (seen[i] == v) return 0;
+  if (*num_seen == max_seen) return 0; /* give up on huge chains: no yield */
+  seen[(*num_seen)++] = v;
+  if (reads_shared_memory(v)) return 1;
+  for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
+    if (depends_on_poll(g, body, LLVMGetOperand(v, k), seen, num_seen, max_seen))
+      return 1;
+  return 0;
+}
+
+/* Whether a branch out of the loop depends on polled memory. */
+static int is_polling(const cfg *g, const unsigned char *body) {
+  enum { MAX_SEEN = 256 };
+  LLVMValueRef seen[MAX_SEEN];
+  for (unsigned i = 0; i < g->count; i++) {
+    if (!body[i]) continue;
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
+    if (!t || !LLVMIsABranchInst(t) || !LLVMIsConditional(t)) continue;
+    int exits = 0;
+    for (unsigned k = 0; k < LLVMGetNumSuccessors(t); k++)
+      exits |= !body[index_of(g, LLVMGetSuccessor(t, k))];
+    unsigned num_seen = 0;
+    if (exits && depends_on_poll(g, body, LLVMGetCondition(t), seen,
+                                 &num_seen, MAX_SEEN))
+      return 1;
+  }
+  return 0;
+}
+
+static void insert_yield(LLVMBasicBlockRef latch, LLVMValueRef body) {
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_YIELD_SYMBOL);
+  if (!fn) {
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+    fn = LLVMAddFunction(module, WEFT_YIELD_SYMBOL,
+                         LLVMFunctionType(LLVMVoidTypeInContext(context), &ptr,
+                                          1, 0));
+  }
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(context);
+  LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
+  LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &ctx, 1, "");
+  LLVMDisposeBuilder(b);
+}
+
+/* Depth-first walk from the entry: an edge to a block on the walk's stack
+ * is a back edge. Each polling loop's latch gets a yield. */
+int weft__yield_points_insert(LLVMValueRef body) {
+  cfg g;
+  int rc = cfg_make(body, &g);
+  unsigned n = g.count;
+  unsigned char *state = rc ? NULL : calloc(n + 1, 1); /* 1 on stack, 2 done */
+  unsigned *stack = rc ? NULL : calloc(n + 1, sizeof *stack);
+  unsigned *next_succ = rc ? NULL : calloc(n + 1, sizeof *next_succ);
+  unsigned char *loop = rc ? NULL : calloc(n + 1, 1);
+  unsigned *work = rc ? NULL : calloc(n + 1, sizeof *work);
+  unsigned char *yields = rc ? NULL : calloc(n + 1, 1);
+  if (!rc && (!state || !stack || !next_succ || !loop || !work || !yields))
+    rc = WEFT_ENOMEM;
+  unsigned top = 0;
+  if (!rc && n) {
+    stack[top++] = 0;
+    state[0] = 1;
+  }
+  while (!rc && top) {
+    unsigned b = stack[top - 1];
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(g.blocks[b]);
+    unsigned num = t ? LLVMGetNumSuccessors(t) : 0;
+    if (next_succ[b] == num) {
+      state[b] = 2;
+      top--;
+      continue;
+    }
+    unsigned s = index_of(&g, LLVMGetSuccessor(t, next_succ[b]++));
+    if (s == n) continue;
+    if (state[s] == 1) { /* b -> s closes a loop with header s */
+      loop_blocks(&g, s, b, loop, work);
+      if (is_polling(&g, loop)) yields[b] = 1;
+    } else if (state[s] == 0) {
+      state[s] = 1;
+      stack[top++] = s;
+    }
+  }
+  for (unsigned i = 0; !rc && i < n; i++)
+    if (yields[i]) insert_yield(g.blocks[i], body);
+  free(state);
+  free(stack);
+  free(next_succ);
+  free(loop);
+  free(work);
+  free(yields);
+  cfg_free(&g);
+  return rc;
+}
