@@ -81,6 +81,10 @@ typedef struct weft_device_ops {
   int (*check_ir)(weft_device *device, const void *ir, size_t size);
   void (*binary_free)(weft_device *device, weft_binary *binary);
 
+  /* The seed of random schedules (WEFT_SCHEDULE) for the launches to
+   * come; NULL where the device has no schedule exploration. */
+  void (*schedule_seed)(weft_device *device, unsigned long long seed);
+
   /* Runs a launch to completion. */
   int (*launch)(weft_device *device, const weft_launch_desc *launch,
                 weft_msg *msg);

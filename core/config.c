@@ -115,6 +115,24 @@ static void read_spin_timeout(void) {
   else config.spin_timeout = t;
 }
 
+static void read_schedule(void) {
+  const char *v = getenv("WEFT_SCHEDULE");
+  if (!v || !strcmp(v, "fifo")) return;
+  weft_schedule_mode mode = !strncmp(v, "random:", 7)        ? WEFT_SCHEDULE_RANDOM
+                            : !strncmp(v, "random-deep:", 12) ? WEFT_SCHEDULE_RANDOM_DEEP
+                                                              : WEFT_SCHEDULE_FIFO;
+  const char *seed = strchr(v, ':');
+  char *end = NULL;
+  errno = 0;
+  unsigned long long n = seed ? strtoull(seed + 1, &end, 10) : 0;
+  if (mode == WEFT_SCHEDULE_FIFO || errno || !end || end == seed + 1 || *end) {
+    warn("WEFT_SCHEDULE", v, "fifo, random:SEED or random-deep:SEED");
+    return;
+  }
+  config.schedule = mode;
+  config.schedule_seed = n;
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -125,6 +143,7 @@ static void read_config(void) {
   read_cache_dir();
   read_resident();
   read_spin_timeout();
+  read_schedule();
 }
 
 const weft_config *weft__config(void) {

@@ -17,6 +17,12 @@ typedef enum weft_barrier_kind {
   WEFT_BARRIER_FIBERS = 1   /* a fiber per work-item after a barrier */
 } weft_barrier_kind;
 
+typedef enum weft_schedule_mode {
+  WEFT_SCHEDULE_FIFO = 0,
+  WEFT_SCHEDULE_RANDOM = 1,
+  WEFT_SCHEDULE_RANDOM_DEEP = 2
+} weft_schedule_mode;
+
 typedef struct weft_config {
   unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
   size_t stack_size;        /* WEFT_STACK_SIZE: bytes per work-item */
@@ -33,6 +39,12 @@ typedef struct weft_config {
   /* WEFT_SPIN_TIMEOUT: seconds that work-groups may only spin (poll
    * memory), with nothing else happening, before it is a deadlock. */
   double spin_timeout;
+  /* WEFT_SCHEDULE: how cooperative work-groups are interleaved: "fifo"
+   * (the default), "random:SEED" (a random order, and random switches at
+   * atomics and barriers, on one thread) or "random-deep:SEED" (also at
+   * every global load and store). */
+  weft_schedule_mode schedule;
+  unsigned long long schedule_seed;
 } weft_config;
 
 #define WEFT_MAX_RESIDENT_GROUPS 65536u

@@ -53,3 +53,12 @@ int weft_device_info_get(weft_device *device, weft_device_info *info) {
   *info = *weft__device_info(device);
   return 0;
 }
+
+int weft_schedule_seed(unsigned long long seed) {
+  int count = weft_device_count();
+  if (count < 0) return count;
+  for (int i = 0; i < count; i++)
+    if (devices[i]->ops->schedule_seed)
+      devices[i]->ops->schedule_seed(devices[i], seed);
+  return 0;
+}

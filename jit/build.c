@@ -33,6 +33,7 @@
 static char *dump_dir;
 static int barrier_regions;
 static size_t max_private;
+static int schedule_points;
 static atomic_uint dump_serial;
 /* What the code depends on besides the input: part of every cache key. */
 static char *machine_identity;
@@ -42,9 +43,11 @@ static int make_machine_identity(void) {
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
   const char *id = weft__build_id();
-  int n = asprintf(&machine_identity, "%s|%s|%s|%s|regions=%d|private=%zu|%s",
+  int n = asprintf(&machine_identity,
+                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|%s",
                    id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
-                   barrier_regions, max_private, weft__jit_features());
+                   barrier_regions, max_private, schedule_points,
+                   weft__jit_features());
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   if (n < 0) machine_identity = NULL;
@@ -56,6 +59,7 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
     return WEFT_ENOMEM;
   barrier_regions = config->barrier_regions;
   max_private = config->max_private;
+  schedule_points = config->schedule_points;
   /* Without a build ID nothing tells this Weft's cached code from
    * another's: keep the cache in memory. */
   weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
@@ -179,6 +183,8 @@ static int lower_kernels(build *b) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
+    if (!rc && schedule_points)
+      rc = weft__sched_points_insert(b->bodies[i], schedule_points > 1);
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->module, b->machine, "always-inline", &b->error);

@@ -25,6 +25,9 @@ typedef struct weft_jit_config {
   int barrier_regions;
   size_t max_private;             /* a work-item's private bytes in regions */
   const char *cache_dir;          /* the disk cache (cache.h); NULL: none */
+  /* Schedule exploration: 0 none, 1 scheduling points at atomics and
+   * barriers, 2 also at every global load and store (sched_points.c). */
+  int schedule_points;
 } weft_jit_config;
 
 /* Starts the JIT (once per process). Returns 0, or an error with a malloc'd

@@ -120,6 +120,11 @@ typedef void (*weft_wait_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
 typedef void (*weft_wake_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
                              uint32_t count);
 
+/* Schedule exploration (WEFT_SCHEDULE=random...): a point where the back
+ * end may switch to another work-group. */
+#define WEFT_SCHED_POINT_SYMBOL "weft__cpu_sched_point"
+typedef void (*weft_sched_point_fn)(weft_wg_ctx *ctx);
+
 #define WEFT_WAIT_MUTEX 1u
 #define WEFT_WAIT_SEMAPHORE 2u
 #define WEFT_WAIT_BARRIER 3u

@@ -70,6 +70,11 @@ int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout);
  * another group must change lets that group run. */
 int weft__yield_points_insert(LLVMValueRef body);
 
+/* Step 3d (sched_points.c), with schedule exploration only: scheduling
+ * points before atomics and barriers, and with deep before every global
+ * load and store. */
+int weft__sched_points_insert(LLVMValueRef body, int deep);
+
 /* Step 3b, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);
 

@@ -321,7 +321,8 @@ int weft__calls_sync(LLVMValueRef fn) {
       if (!LLVMIsAFunction(callee)) continue;
       const char *name = LLVMGetValueName(callee);
       if (!strcmp(name, WEFT_YIELD_SYMBOL) || !strcmp(name, WEFT_WAIT_SYMBOL) ||
-          !strcmp(name, WEFT_WAKE_SYMBOL))
+          !strcmp(name, WEFT_WAKE_SYMBOL) ||
+          !strcmp(name, WEFT_SCHED_POINT_SYMBOL))
         return 1;
     }
   }

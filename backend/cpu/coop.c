@@ -32,7 +32,8 @@
 typedef enum slot_state {
   SLOT_READY,
   SLOT_RUNNING,
-  SLOT_YIELDING,   /* switching away, to be ready again */
+  SLOT_YIELDING,   /* switching away, to be ready again (it spins) */
+  SLOT_PREEMPTED,  /* switching away at a random schedule's whim */
   SLOT_PARKING,    /* switching away, to wait on word */
   SLOT_PARKED,
   SLOT_FINISHING,  /* its group returned; switching away for the last time */
@@ -219,6 +220,10 @@ static void resume(cpu_worker *w, coop_slot *s) {
 
 /* What happens to s once it has stopped (coop_lock held). */
 static void settle(launch_state *l, coop_slot *s) {
+  if (s->state == SLOT_PREEMPTED) { /* neither progress nor spinning */
+    push_ready(l, s);
+    return;
+  }
   s->spun = s->state == SLOT_YIELDING;
   if (!s->spun) l->events++;
   switch (s->state) {
@@ -328,19 +333,71 @@ static int spun_out(launch_state *l) {
   return now_seconds() - l->spin_start > l->spin_timeout;
 }
 
+/* ------------------------------------------------------ random schedule */
+
+/* splitmix64: a small generator whose sequence a seed fixes. */
+static uint64_t next_random(launch_state *l) {
+  uint64_t z = (l->rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The next group to run in a random schedule: any ready group, or a new
+ * one, with equal chances (coop_lock held); NULL when there is none. */
+static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
+  unsigned ready = 0;
+  for (coop_slot *s = l->ready_head; s; s = s->next) ready++;
+  *start = 0;
+  if (!ready && !can_start) return NULL;
+  uint64_t r = next_random(l) % (ready + (can_start ? 1 : 0));
+  if (r == ready) {
+    *start = 1;
+    return NULL;
+  }
+  coop_slot **p = &l->ready_head, *prev = NULL;
+  for (; r; r--) {
+    prev = *p;
+    p = &(*p)->next;
+  }
+  coop_slot *s = *p;
+  *p = s->next;
+  if (l->ready_tail == s) l->ready_tail = prev;
+  return s;
+}
+
+void weft__coop_note_schedule(launch_state *l) {
+  weft_executor *e = l->executor;
+  if (!l->random || !l->status) return;
+  size_t used = strlen(l->msg->text);
+  snprintf(l->msg->text + used, sizeof l->msg->text - used,
+           " [schedule %s:%llu, launch %llu of that seed: the same seed and "
+           "launches reproduce it]",
+           e->schedule == WEFT_SCHEDULE_RANDOM ? "random" : "random-deep",
+           e->seed, l->launch_number);
+}
+
 /* -------------------------------------------------------- the scheduler */
 
 void weft__coop_run(cpu_worker *w, launch_state *l) {
+  /* A random schedule is one thread's: the interleaving is the seed's. */
+  if (l->random && w != &l->executor->workers[0]) return;
   pthread_mutex_lock(&l->coop_lock);
   for (;;) {
     if (atomic_load(&l->failed) || l->finished == l->total) break;
     /* A group that only spins waits for another: start new groups before
      * running it again (the one it waits for may not have started). */
     int can_start = l->next_group < l->total && l->num_resident < l->limit;
-    coop_slot *s = l->ready_head && !(can_start && l->ready_head->spun)
-                       ? pop_ready(l)
-                       : NULL;
-    if (!s && can_start) {
+    int start = 0;
+    coop_slot *s;
+    if (l->random) {
+      s = pick_random(l, can_start, &start);
+    } else {
+      s = l->ready_head && !(can_start && l->ready_head->spun) ? pop_ready(l)
+                                                               : NULL;
+      start = !s && can_start;
+    }
+    if (start) {
       s = start_group(w, l, l->next_group);
       if (!s) break;
       l->next_group++;
@@ -393,6 +450,9 @@ int weft__coop_begin(launch_state *l) {
   l->next_group = l->finished = 0;
   l->running = l->num_resident = 0;
   l->limit = e->resident_limit ? e->resident_limit : e->max_resident;
+  l->random = e->schedule != WEFT_SCHEDULE_FIFO;
+  l->launch_number = ++e->launches;
+  l->rng = e->seed * 0x2545f4914f6cdd1dull + l->launch_number;
   l->events = 1;
   l->spin_events = 0;
   l->running_spinners = 0;
@@ -428,6 +488,14 @@ void weft__coop_end(launch_state *l) {
 }
 
 /* ------------------------------------------------- calls from kernels */
+
+void weft__cpu_sched_point(weft_wg_ctx *ctx) {
+  coop_slot *s = slot_of(ctx);
+  launch_state *l = s->group.launch;
+  if (!l->random || next_random(l) % 2) return;
+  s->state = SLOT_PREEMPTED;
+  switch_to_scheduler(s);
+}
 
 void weft__cpu_yield(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);

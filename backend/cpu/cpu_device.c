@@ -271,6 +271,10 @@ static int cpu_launch(weft_device *device, const weft_launch_desc *launch,
   return weft__executor_run(cpu_of(device)->executor, launch, msg);
 }
 
+static void cpu_schedule_seed(weft_device *device, unsigned long long seed) {
+  weft__executor_schedule_seed(cpu_of(device)->executor, seed);
+}
+
 static const weft_device_ops cpu_ops = {
     .name = "cpu",
     .info = cpu_info,
@@ -290,6 +294,7 @@ static const weft_device_ops cpu_ops = {
     .build_ir = cpu_build_ir,
     .check_ir = cpu_check_ir,
     .binary_free = cpu_binary_free,
+    .schedule_seed = cpu_schedule_seed,
     .launch = cpu_launch,
 };
 
@@ -303,13 +308,15 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_YIELD_SYMBOL, (void *)weft__cpu_yield},
       {WEFT_WAIT_SYMBOL, (void *)weft__cpu_wait},
       {WEFT_WAKE_SYMBOL, (void *)weft__cpu_wake},
+      {WEFT_SCHED_POINT_SYMBOL, (void *)weft__cpu_sched_point},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on
    * fibers: a kernel needing more runs on fibers and reports the overflow. */
   weft_jit_config jit = {symbols, sizeof symbols / sizeof *symbols,
                          config->dump_ir,
                          config->barrier == WEFT_BARRIER_REGIONS,
-                         config->stack_size, config->cache_dir};
+                         config->stack_size, config->cache_dir,
+                         (int)config->schedule};
   int rc = weft__jit_init(&jit, error);
   if (rc) return rc;
   weft_device *device = calloc(1, sizeof *device);

@@ -511,6 +511,8 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->max_resident = config->max_resident_groups;
   e->resident_limit = config->resident_limit;
   e->spin_timeout = config->spin_timeout;
+  e->schedule = config->schedule;
+  e->seed = config->schedule_seed;
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
@@ -559,6 +561,11 @@ void weft__executor_destroy(weft_executor *e) {
   free(e);
 }
 
+void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed) {
+  e->seed = seed;
+  e->launches = 0;
+}
+
 unsigned weft__executor_threads(const weft_executor *e) {
   return e->num_workers;
 }
@@ -582,7 +589,10 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
     return l.status;
   }
   weft__pool_run(e->pool, worker_job, &l);
-  if (coop) weft__coop_end(&l);
+  if (coop) {
+    weft__coop_note_schedule(&l);
+    weft__coop_end(&l);
+  }
   /* printf output, whether the launch failed or not: what a kernel printed
    * before it crashed is what its author wants to see. */
   for (unsigned i = 0; i < e->num_workers; i++)

@@ -54,6 +54,11 @@ void weft__cpu_yield(weft_wg_ctx *ctx);
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what);
 void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count);
+void weft__cpu_sched_point(weft_wg_ctx *ctx);
+
+/* The seed of random schedules (WEFT_SCHEDULE), from the next launch on:
+ * the launches after it are numbered from 1 again. */
+void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed);
 
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,

@@ -85,6 +85,9 @@ struct weft_executor {
   cpu_worker *workers;
   unsigned max_resident;    /* cooperative work-groups held at once */
   double spin_timeout;      /* WEFT_SPIN_TIMEOUT, seconds */
+  weft_schedule_mode schedule;    /* WEFT_SCHEDULE */
+  unsigned long long seed;        /* of random schedules */
+  unsigned long long launches;    /* cooperative launches since the seed */
   unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
   coop_slot *free_slots;    /* kept across launches */
 };
@@ -116,6 +119,11 @@ struct launch_state {
    * nothing else happens for spin_timeout, they wait for each other. */
   uint64_t events, spin_events, spin_settles;
   double spin_start, spin_timeout;
+  /* A random schedule (WEFT_SCHEDULE): its generator, and which launch of
+   * the seed this is, for the report that reproduces it. */
+  int random;
+  uint64_t rng;
+  unsigned long long launch_number;
 };
 
 /* Reports a failure of the launch (the first report wins). */
@@ -145,6 +153,10 @@ void weft__coop_end(launch_state *l);
 
 /* After a fault in a cooperative group: lets the other workers stop. */
 void weft__coop_failed(launch_state *l);
+
+/* Appends to a failed random-schedule launch's message what reproduces
+ * it. */
+void weft__coop_note_schedule(launch_state *l);
 
 /* Frees the slots kept across launches. */
 void weft__coop_free_slots(weft_executor *e);

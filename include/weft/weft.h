@@ -344,6 +344,15 @@ WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
                                          const size_t *global,
                                          const size_t *local);
 
+/* Schedule exploration, for testing kernels whose work-groups wait for each
+ * other: with WEFT_SCHEDULE=random:SEED (or random-deep:SEED, which also
+ * switches at every global load and store), cooperative work-groups run on
+ * one thread in a random order, switching at random at atomics and
+ * barriers; a given seed gives the same interleaving every time. This sets
+ * the seed for the launches that follow (they count from 1 again); a
+ * failed launch's message names its seed and launch. */
+WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
+
 /* The local size a launch with local == NULL would use: dims entries. */
 WEFT_EXPORT int weft_kernel_suggest_local_size(weft_kernel *kernel,
                                                unsigned dims,

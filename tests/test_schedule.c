@@ -1,0 +1,153 @@
+/* test_schedule.c: schedule exploration (WEFT_SCHEDULE=random-deep) finds
+ * the bugs of synchronization code that a plain run hides, and names the
+ * seed that reproduces them; correct code passes every schedule. Each test
+ * sets WEFT_SCHEDULE before Weft starts, then runs 200 seeds with
+ * weft_schedule_seed. */
+#include "support.h"
+
+#define SEEDS 200
+#define GROUPS 8
+
+static const char *source =
+    "/* A lock whose acquire is a test, then a set: two groups can enter. */\n"
+    "__kernel void racy(volatile __global int *lock, __global int *c) {\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    while (lock[0] != 0) {}\n"
+    "    lock[0] = 1;\n"
+    "    int v = c[0]; c[0] = v + 1;\n"
+    "    lock[0] = 0;\n"
+    "  }\n"
+    "}\n"
+    "__kernel void correct(__global weft_mutex *m, __global int *c) {\n"
+    "  weft_mutex_lock_group(m);\n"
+    "  if (get_local_id(0) == 0) { int v = c[0]; c[0] = v + 1; }\n"
+    "  weft_mutex_unlock_group(m);\n"
+    "}\n"
+    "/* Every work-item takes the lock and holds it across a barrier: the\n"
+    " * second item of a group waits for the first, which waits at the\n"
+    " * barrier for the second. */\n"
+    "__kernel void every_item(__global weft_mutex *m, __global int *c) {\n"
+    "  weft_mutex_lock(m);\n"
+    "  c[0]++;\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "  weft_mutex_unlock(m);\n"
+    "}\n"
+    "/* Group 0 posts without waiting: the count grows past 1. c[0] inside\n"
+    " * now, c[1] the most inside at once. */\n"
+    "__kernel void extra_post(__global weft_semaphore *s, __global int *c) {\n"
+    "  if (get_group_id(0) == 0) { weft_semaphore_post_group(s); return; }\n"
+    "  weft_semaphore_wait_group(s);\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    atomic_max(&c[1], atomic_inc(&c[0]) + 1);\n"
+    "    atomic_dec(&c[0]);\n"
+    "  }\n"
+    "  weft_semaphore_post_group(s);\n"
+    "}\n"
+    "__kernel void skip_barrier(__global int *s, __global int *c) {\n"
+    "  if (get_group_id(0) == 2) return;\n"
+    "  weft_global_barrier();\n"
+    "}\n";
+
+typedef struct run {
+  weft_context *ctx;
+  weft_kernel *k;
+  weft_buffer *a, *b;
+} run;
+
+static run setup(const char *kernel) {
+  setenv("WEFT_SCHEDULE", "random-deep:1", 1);
+  run r;
+  r.ctx = support_context();
+  weft_program *p = support_build(r.ctx, source, "-cl-std=CL3.0");
+  CHECK_OK(weft_kernel_create(p, kernel, &r.k), p);
+  weft_program_release(p);
+  r.a = support_buffer(r.ctx, 16, NULL);
+  r.b = support_buffer(r.ctx, 8, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(r.k, 0, r.a), r.k);
+  CHECK_OK(weft_kernel_set_arg_buffer(r.k, 1, r.b), r.k);
+  return r;
+}
+
+static void teardown(run *r) {
+  weft_buffer_release(r->a);
+  weft_buffer_release(r->b);
+  weft_kernel_release(r->k);
+  weft_context_release(r->ctx);
+}
+
+/* One launch with a seed, from zeroed objects (a = init); returns the
+ * launch's status and b in out. */
+static int once(run *r, unsigned long long seed, const int init[4], int out[2]) {
+  int zero[2] = {0, 0};
+  CHECK_OK(weft_buffer_write(r->a, 0, 16, init), r->a);
+  CHECK_OK(weft_buffer_write(r->b, 0, 8, zero), r->b);
+  weft_schedule_seed(seed);
+  size_t global = GROUPS * 2, local = 2;
+  int rc = weft_kernel_launch(r->k, 1, NULL, &global, &local);
+  CHECK_OK(weft_buffer_read(r->b, 0, 8, out), r->b);
+  return rc;
+}
+
+static const int zeros[4] = {0, 0, 0, 0};
+
+TEST(racy_lock_is_caught_and_reproduced) {
+  run r = setup("racy");
+  unsigned long long caught = 0;
+  int out[2], lost = 0;
+  for (unsigned long long seed = 1; seed <= SEEDS && !caught; seed++) {
+    CHECK_OK(once(&r, seed, zeros, out), r.k);
+    if (out[0] != GROUPS) caught = seed, lost = GROUPS - out[0];
+  }
+  if (!caught) FAIL("no schedule of %d showed the racy lock's lost update", SEEDS);
+  fprintf(stderr, "racy lock: seed %llu loses %d updates\n", caught, lost);
+  /* The seed replays the same interleaving. */
+  for (int i = 0; i < 3; i++) {
+    CHECK_OK(once(&r, caught, zeros, out), r.k);
+    CHECK_EQ(GROUPS - out[0], lost);
+  }
+  teardown(&r);
+}
+
+TEST(correct_mutex_passes_every_schedule) {
+  run r = setup("correct");
+  int out[2];
+  for (unsigned long long seed = 1; seed <= SEEDS; seed++) {
+    CHECK_OK(once(&r, seed, zeros, out), r.k);
+    if (out[0] != GROUPS) FAIL("seed %llu: counter %d, not %d", seed, out[0], GROUPS);
+  }
+  teardown(&r);
+}
+
+TEST(lock_held_across_barrier_deadlocks) {
+  run r = setup("every_item");
+  int out[2];
+  CHECK_EQ(once(&r, 7, zeros, out), WEFT_EDEADLOCK);
+  CHECK_STR_CONTAINS(weft_errmsg(r.k), "waits on a mutex");
+  CHECK_STR_CONTAINS(weft_errmsg(r.k), "[schedule random-deep:7, launch 1");
+  teardown(&r);
+}
+
+TEST(post_without_wait_is_caught) {
+  run r = setup("extra_post");
+  const int one[4] = {1, 0, 0, 0}; /* a semaphore of count 1 */
+  unsigned long long caught = 0;
+  int out[2];
+  for (unsigned long long seed = 1; seed <= SEEDS && !caught; seed++) {
+    CHECK_OK(once(&r, seed, one, out), r.k);
+    if (out[1] > 1) caught = seed;
+  }
+  if (!caught) FAIL("no schedule of %d let two groups in at once", SEEDS);
+  fprintf(stderr, "extra post: seed %llu lets %d in at once\n", caught, out[1]);
+  teardown(&r);
+}
+
+TEST(skipped_barrier_names_the_seed) {
+  run r = setup("skip_barrier");
+  int out[2];
+  CHECK_EQ(once(&r, 42, zeros, out), WEFT_EDEADLOCK);
+  CHECK_STR_CONTAINS(weft_errmsg(r.k), "weft_global_barrier()");
+  CHECK_STR_CONTAINS(weft_errmsg(r.k), "[schedule random-deep:42, launch 1");
+  teardown(&r);
+}
+
+TEST_MAIN()
