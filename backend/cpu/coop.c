@@ -268,10 +268,23 @@ static void describe_wait(const launch_state *l, const coop_slot *s, char *out,
     snprintf(out, size, "%s at %p", what_name(s->what), (const void *)w);
 }
 
+/* "work-group (3)", or the work-item that waits when the group's
+ * work-items are interleaved: the others wait with it, as in lockstep. */
+static void describe_waiter(const coop_slot *s, char *out, size_t size) {
+  const cpu_group *g = &s->group;
+  if (g->interleaved) {
+    weft__executor_describe_item(g, g->cur, out, size);
+    return;
+  }
+  char ids[64];
+  weft__format_ids(ids, sizeof ids, g->ctx.work_dim, g->ctx.group_id);
+  snprintf(out, size, "work-group %s", ids);
+}
+
 /* Every resident group waits and none can start: say who waits for what,
  * and what became of the others. */
 static void report_deadlock(launch_state *l) {
-  char text[WEFT_MSG_MAX / 2], wait[96], ids[64];
+  char text[WEFT_MSG_MAX / 2], wait[96], who[192];
   size_t used = 0;
   unsigned shown = 0, parked = 0;
   /* The lowest-numbered groups first. */
@@ -288,13 +301,12 @@ static void report_deadlock(launch_state *l) {
   }
   for (int i = 0; i < 6 && first[i]; i++) {
     coop_slot *s = first[i];
-    weft__format_ids(ids, sizeof ids, s->group.ctx.work_dim,
-                     s->group.ctx.group_id);
+    describe_waiter(s, who, sizeof who);
     if (s->state == SLOT_PARKED) describe_wait(l, s, wait, sizeof wait);
     else snprintf(wait, sizeof wait, "memory it polls in a loop");
     used += (size_t)snprintf(text + used, sizeof text - used,
-                             "%swork-group %s waits on %s", shown++ ? "; " : "",
-                             ids, wait);
+                             "%s%s waits on %s", shown++ ? "; " : "", who,
+                             wait);
     if (used >= sizeof text) break;
   }
   uint64_t unstarted = l->total - l->next_group;
@@ -336,7 +348,7 @@ static int spun_out(launch_state *l) {
 /* ------------------------------------------------------ random schedule */
 
 /* splitmix64: a small generator whose sequence a seed fixes. */
-static uint64_t next_random(launch_state *l) {
+uint64_t weft__coop_random(launch_state *l) {
   uint64_t z = (l->rng += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -350,7 +362,7 @@ static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
   for (coop_slot *s = l->ready_head; s; s = s->next) ready++;
   *start = 0;
   if (!ready && !can_start) return NULL;
-  uint64_t r = next_random(l) % (ready + (can_start ? 1 : 0));
+  uint64_t r = weft__coop_random(l) % (ready + (can_start ? 1 : 0));
   if (r == ready) {
     *start = 1;
     return NULL;
@@ -489,10 +501,15 @@ void weft__coop_end(launch_state *l) {
 
 /* ------------------------------------------------- calls from kernels */
 
+/* At a schedule point, one time in four another work-item of the group
+ * runs, one in four another group. */
 void weft__cpu_sched_point(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
-  if (!l->random || next_random(l) % 2) return;
+  if (!l->random) return;
+  uint64_t r = weft__coop_random(l) % 4;
+  if (r == 1 && s->group.interleaved) weft__interleave_point(&s->group);
+  if (r != 0) return;
   s->state = SLOT_PREEMPTED;
   switch_to_scheduler(s);
 }

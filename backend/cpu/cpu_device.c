@@ -311,10 +311,12 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_SCHED_POINT_SYMBOL, (void *)weft__cpu_sched_point},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on
-   * fibers: a kernel needing more runs on fibers and reports the overflow. */
+   * fibers: a kernel needing more runs on fibers and reports the overflow.
+   * Random schedules interleave work-items, which takes fibers. */
   weft_jit_config jit = {symbols, sizeof symbols / sizeof *symbols,
                          config->dump_ir,
-                         config->barrier == WEFT_BARRIER_REGIONS,
+                         config->barrier == WEFT_BARRIER_REGIONS &&
+                             config->schedule == WEFT_SCHEDULE_FIFO,
                          config->stack_size, config->cache_dir,
                          (int)config->schedule};
   int rc = weft__jit_init(&jit, error);

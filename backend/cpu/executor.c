@@ -143,6 +143,7 @@ static void fiber_main(void *arg) {
   const weft_launch_desc *d = g->launch->desc;
   d->kernel->entry(d->args, &g->ctx, &item->range);
   unsigned k = (unsigned)(item - g->items);
+  if (g->interleaved) weft__interleave_returned(g, k); /* does not return */
   if (g->arrived)
     diverged(g, 0, g->items[0].site, "returned without reaching it", k, -1);
   g->done++;
@@ -173,6 +174,23 @@ static void enter_fiber_mode(cpu_group *g) {
   g->ctx.fiber_mode = 1;
 }
 
+void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
+                                  size_t size) {
+  describe_item(g, k, out, size);
+}
+
+void weft__executor_enter_fibers(cpu_group *g) { enter_fiber_mode(g); }
+
+void weft__executor_switch_item(cpu_group *g, unsigned from, unsigned to) {
+  switch_item(g, from, to);
+}
+
+_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,
+                                       unsigned site_a, const char *what,
+                                       unsigned b, int b_site) {
+  diverged(g, a, site_a, what, b, b_site);
+}
+
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site) {
   (void)flags; /* one thread runs the group: memory is already consistent */
@@ -180,6 +198,10 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   if (g->num_items == 1) return;
   if (g->replay) siglongjmp(g->worker->fault.recover, WEFT_JUMP_SKIP);
   unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  if (g->interleaved) {
+    weft__interleave_barrier(g, k, site);
+    return;
+  }
   if (!ctx->fiber_mode) {
     /* Work-items run in order, so the first to arrive must be the first. */
     if (k != 0) diverged(g, k, site, "returned without reaching it", 0, -1);
@@ -251,6 +273,11 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
   g->ctx.region_state = 0;
   g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
+  g->interleaved = 0;
+  if (l->random && n > 1) {
+    weft__interleave_run_group(g);
+    return;
+  }
   d->kernel->entry(d->args, &g->ctx, &range);
   if (g->ctx.fiber_mode) {
     /* Item 0 has returned: the others resume from their barrier in turn,
@@ -353,7 +380,8 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   const weft_launch_desc *d = l->desc;
   const weft_fiber_ops *fibers = w->executor->fibers;
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
-  if ((d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) && items > g->capacity) {
+  int fibers_needed = (d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) || l->random;
+  if (fibers_needed && items > g->capacity) {
     cpu_item *grown = realloc(g->items, items * sizeof *grown);
     if (!grown) return WEFT_ENOMEM;
     memset(grown + g->capacity, 0, (items - g->capacity) * sizeof *grown);

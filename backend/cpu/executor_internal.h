@@ -26,11 +26,15 @@ typedef struct cpu_worker cpu_worker;
 typedef struct cpu_group cpu_group;
 typedef struct coop_slot coop_slot;
 
+/* A work-item's state in an interleaved group (interleave.c). */
+enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_DONE };
+
 typedef struct cpu_item {
   weft_fiber fiber;
   weft_wg_range range;  /* this work-item alone */
   cpu_group *group;
   unsigned site;        /* the barrier it waits at */
+  int state;            /* ITEM_..., when interleaved */
 } cpu_item;
 
 /* A work-group being run. Item 0 runs on the thread's stack (main), or in
@@ -47,6 +51,8 @@ struct cpu_group {
   unsigned arrived;         /* work-items at the current barrier */
   unsigned done;            /* work-items that have returned */
   int replay;               /* re-running items one by one after a fault */
+  int interleaved;          /* its work-items switch at random (interleave.c) */
+  unsigned first_arrived;   /* the first at the current barrier, if so */
   cpu_item *items;
   unsigned capacity;
   weft_fiber main;
@@ -141,6 +147,35 @@ void weft__executor_run_group(cpu_group *g, uint64_t index);
 int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
                                  char *local_mem, char *private_mem,
                                  weft_stacks *item_stacks);
+
+/* Fiber mode for g from the start of its work-items: each item but 0 gets
+ * a fiber (0 runs on the group's stack); aborts the group when no stack can
+ * be had. */
+void weft__executor_enter_fibers(cpu_group *g);
+
+/* "work-item (67) [local (3) in work-group (1)]": work-item k of g. */
+void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
+                                  size_t size);
+
+/* Switches g from work-item from to work-item to. */
+void weft__executor_switch_item(cpu_group *g, unsigned from, unsigned to);
+
+/* Ends the group with a barrier divergence report: work-item a reached
+ * site_a, but b did what says (at b_site, unless it is -1). */
+_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a, unsigned site_a,
+                                       const char *what, unsigned b, int b_site);
+
+/* Interleaved work-items (interleave.c), for random schedules: runs group
+ * g with its work-items switching at random; what happens when work-item k
+ * returns, or reaches barrier site; and a schedule point, where another
+ * work-item may run. */
+void weft__interleave_run_group(cpu_group *g);
+void weft__interleave_returned(cpu_group *g, unsigned k);
+void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site);
+void weft__interleave_point(cpu_group *g);
+
+/* The next number of a random schedule's sequence (one thread runs it). */
+uint64_t weft__coop_random(launch_state *l);
 
 /* The cooperative scheduler (coop.c): runs worker w's share of a launch of
  * a WEFT_KERNEL_COOPERATIVE kernel, from w's recovery point. */

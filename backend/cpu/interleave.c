@@ -1,0 +1,90 @@
+/*
+ * interleave.c: under a random schedule (WEFT_SCHEDULE=random...), the
+ * work-items of a cooperative work-group run as fibers that switch at
+ * random at the schedule's points, instead of one after another.
+ *
+ * OpenCL promises the work-items of a group no forward progress toward
+ * each other outside barriers, and a GPU running them in lockstep gives
+ * none: while one of them waits, its whole group waits. So does a group
+ * here (a wait parks the group's fiber, whichever work-item called it).
+ * A kernel where a work-item waits for another of its own group, such as a
+ * mutex that every work-item takes, then deadlocks as it would on such a
+ * GPU, and the report names the work-item that waits; run one after
+ * another, the work-items would never have been inside together.
+ */
+#include <assert.h>
+#include <limits.h>
+
+#include "backend/cpu/executor_internal.h"
+
+/* A random runnable work-item other than except (UINT_MAX: any). */
+static unsigned pick(cpu_group *g, unsigned except) {
+  unsigned count = 0;
+  for (unsigned k = 0; k < g->num_items; k++)
+    count += g->items[k].state == ITEM_RUNNABLE && k != except;
+  /* Some work-item can always run: a barrier that all reached releases
+   * them, and the last to return does not pick. */
+  assert(count > 0);
+  unsigned r = (unsigned)(weft__coop_random(g->launch) % count);
+  for (unsigned k = 0;; k++)
+    if (g->items[k].state == ITEM_RUNNABLE && k != except && r-- == 0)
+      return k;
+}
+
+void weft__interleave_run_group(cpu_group *g) {
+  const weft_launch_desc *d = g->launch->desc;
+  weft__executor_enter_fibers(g);
+  for (unsigned k = 0; k < g->num_items; k++)
+    g->items[k].state = ITEM_RUNNABLE;
+  cpu_item *first = &g->items[0];
+  first->range = (weft_wg_range){.lo = {0, 0, 0}, .hi = {1, 1, 1}};
+  g->interleaved = 1;
+  d->kernel->entry(d->args, &g->ctx, &first->range);
+  weft__interleave_returned(g, 0);
+  g->interleaved = 0;
+  g->ctx.fiber_mode = 0;
+}
+
+void weft__interleave_returned(cpu_group *g, unsigned k) {
+  if (g->arrived)
+    weft__executor_diverged(g, g->first_arrived,
+                            g->items[g->first_arrived].site,
+                            "returned without reaching it", k, -1);
+  g->items[k].state = ITEM_DONE;
+  g->done++;
+  if (g->done == g->num_items) {
+    /* Work-item 0 runs on the group's own stack: it returns last. */
+    if (k) weft__executor_switch_item(g, k, 0);
+    return;
+  }
+  /* Work-item 0 waits here until the last of the others comes back. */
+  weft__executor_switch_item(g, k, pick(g, k));
+}
+
+void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
+  if (g->done) {
+    unsigned gone = 0;
+    while (g->items[gone].state != ITEM_DONE) gone++;
+    weft__executor_diverged(g, k, site, "returned without reaching it", gone,
+                            -1);
+  }
+  if (g->arrived && site != g->items[g->first_arrived].site)
+    weft__executor_diverged(g, k, site, "waits at", g->first_arrived,
+                            (int)g->items[g->first_arrived].site);
+  if (!g->arrived) g->first_arrived = k;
+  g->items[k].site = site;
+  g->items[k].state = ITEM_AT_BARRIER;
+  if (++g->arrived < g->num_items) {
+    weft__executor_switch_item(g, k, pick(g, UINT_MAX));
+    return;
+  }
+  /* All arrived: all go on, this one first (it is running). */
+  g->arrived = 0;
+  for (unsigned i = 0; i < g->num_items; i++)
+    g->items[i].state = ITEM_RUNNABLE;
+}
+
+void weft__interleave_point(cpu_group *g) {
+  unsigned next = pick(g, UINT_MAX);
+  if (next != g->cur) weft__executor_switch_item(g, g->cur, next);
+}
