@@ -31,6 +31,10 @@ run encrypt "neighbours mixed in place in __local memory, with barrier()"
 run reduce "a tree reduction with __local scratch passed as an argument"
 run matmul "a matrix product in 16x16 tiles of __local memory"
 run colour "a per-pixel conversion with the local size left to Weft"
+run work_stealing "irregular work shared out by stealing between work-groups:" \
+  "per-group queues behind weft_mutex, idle groups asleep on a weft_semaphore"
+run bfs "a breadth-first search of a thousand levels in one launch," \
+  "with weft_global_barrier() between levels"
 run cl_histogram "a byte histogram through the OpenCL API: __local bins," \
   "atomics and barrier()"
 
