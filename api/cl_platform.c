@@ -4,11 +4,12 @@
 #include <string.h>
 
 #include "api/cl_objects.h"
+#include "weft/cl_weft.h"
 
 #define PLATFORM_NAME "Weft"
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
-#define PLATFORM_EXTENSIONS "cl_khr_icd"
+#define PLATFORM_EXTENSIONS "cl_khr_icd cl_weft_sync"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
 #define OPENCL_C_VERSION "OpenCL C 1.2 Weft"
@@ -146,10 +147,11 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id p,
 
 /* The device's extensions (cl_*) or features (__opencl_c_*), as a string. */
 static void feature_list(const cl_device_id d, const char *prefix, char *out,
-                         size_t size, int with_icd) {
+                         size_t size, int with_own) {
   size_t used = 0;
   out[0] = 0;
-  if (with_icd) used += (size_t)snprintf(out, size, "cl_khr_icd");
+  /* Weft's own: the ICD, and the synchronization objects of kernel.h. */
+  if (with_own) used += (size_t)snprintf(out, size, "%s", PLATFORM_EXTENSIONS);
   for (const char *p = d->info.features; *p;) {
     size_t len = strcspn(p, ",");
     if (!strncmp(p, prefix, strlen(prefix)) && used < size)
@@ -272,6 +274,8 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return SET(sz, 0), 1;
   case CL_DEVICE_NUMERIC_VERSION:
     return SET(version, CL_MAKE_VERSION(3, 0, 0)), 1;
+  case CL_DEVICE_MAX_RESIDENT_GROUPS_WEFT:
+    return SET(sz, (size_t)i->max_resident_groups), 1;
   default: return 0;
   }
 }

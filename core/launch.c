@@ -148,6 +148,29 @@ static int check_args_set(weft_kernel *k) {
 }
 
 /* Everything a launch checks; places the __local arguments too. */
+/* A kernel with a global barrier needs all its groups resident at once: a
+ * refusal now, naming the limit, beats a launch that could only deadlock
+ * (on a GPU, a cooperative launch is refused the same way). */
+static int check_residency(weft_kernel *k, unsigned dims, const size_t *global,
+                           const size_t *local) {
+  if (!(k->desc->flags & WEFT_KERNEL_GLOBAL_BARRIER)) return 0;
+  const weft_device_info *info = weft__device_info(k->program->context->device);
+  size_t suggested[3];
+  if (!local) {
+    suggest(info, dims, global, suggested);
+    local = suggested;
+  }
+  uint64_t groups = 1;
+  for (unsigned d = 0; d < dims; d++)
+    groups *= (global[d] + local[d] - 1) / local[d];
+  if (groups <= info->max_resident_groups) return 0;
+  return weft__fail(&k->object, WEFT_EGROUPSIZE, "kernel '%s' uses "
+                    "weft_global_barrier with %llu work-groups; at most %llu "
+                    "can be resident at once",
+                    k->desc->name, (unsigned long long)groups,
+                    (unsigned long long)info->max_resident_groups);
+}
+
 static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                         const size_t *global, const size_t *local,
                         size_t *local_mem) {
@@ -155,6 +178,7 @@ static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
   /* With no local size, a required one is used, and must divide. */
   if (!local && k->desc->reqd_local_size[0]) local = k->desc->reqd_local_size;
   if (!rc && local) rc = check_local(k, dims, global, local);
+  if (!rc) rc = check_residency(k, dims, global, local);
   if (!rc) rc = check_args_set(k);
   if (!rc) rc = place_local_args(k, local_mem);
   return rc;

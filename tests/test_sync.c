@@ -287,6 +287,56 @@ TEST(global_barrier_beyond_residency) {
   teardown(&f);
 }
 
+/* The query says how many groups can be resident at once. */
+TEST(resident_groups_query) {
+  weft_device *device;
+  weft_device_info info;
+  CHECK_OK(weft_device_get(0, &device), NULL);
+  CHECK_OK(weft_device_info_get(device, &info), device);
+  CHECK_EQ(info.max_resident_groups, 65536);
+}
+
+/* WEFT_RESIDENT_GROUPS=4 makes the CPU hold 4 groups at once, as a GPU
+ * would: the query says so, a global barrier over 5 groups is refused,
+ * and groups that wait for one that cannot start (user_spin's last group
+ * sets the flag they poll) are a deadlock, reported with the reason. */
+TEST(emulated_occupancy) {
+  setenv("WEFT_RESIDENT_GROUPS", "4", 1);
+  setenv("WEFT_SPIN_TIMEOUT", "0.3", 1);
+  fixture f = setup();
+  weft_device *device;
+  weft_device_info info;
+  CHECK_OK(weft_device_get(0, &device), NULL);
+  CHECK_OK(weft_device_info_get(device, &info), device);
+  CHECK_EQ(info.max_resident_groups, 4);
+  weft_kernel *k = kernel(&f, "global_barrier");
+  weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
+  int phases = 4;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, slots), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bad), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 2, &phases, sizeof phases), k);
+  CHECK_OK(launch(k, 4, 2), k);
+  CHECK_FAILS(launch(k, 5, 2), WEFT_EGROUPSIZE, k,
+              "with 5 work-groups; at most 4 can be resident");
+  weft_kernel *spin = kernel(&f, "user_spin");
+  weft_buffer *lock = ints(&f, 1, NULL), *counter = ints(&f, 1, NULL),
+              *flag = ints(&f, 1, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(spin, 0, lock), spin);
+  CHECK_OK(weft_kernel_set_arg_buffer(spin, 1, counter), spin);
+  CHECK_OK(weft_kernel_set_arg_buffer(spin, 2, flag), spin);
+  CHECK_OK(launch(spin, 4, 2), spin);
+  CHECK_OK(weft_buffer_fill(flag, &(int){0}, sizeof(int), 0, sizeof(int)),
+           flag);
+  CHECK_FAILS(launch(spin, 8, 2), WEFT_EDEADLOCK, spin,
+              "4 not started; the others cannot start: WEFT_RESIDENT_GROUPS "
+              "allows only that many resident");
+  weft_buffer *all[] = {slots, bad, lock, counter, flag};
+  for (int i = 0; i < 5; i++) weft_buffer_release(all[i]);
+  weft_kernel_release(k);
+  weft_kernel_release(spin);
+  teardown(&f);
+}
+
 /* A crash inside a cooperative group names the kernel and the work-item;
  * the groups left waiting are dropped. */
 TEST(crash_in_cooperative_group) {

@@ -57,6 +57,7 @@ static void print_device(int index, const weft_device_info *info) {
   print_bytes("Work-item stack size", info->stack_size);
   print_field("Barriers", info->barriers);
   print_field("Context switch", info->fiber);
+  print_number("Max resident work-groups", info->max_resident_groups);
 }
 
 /* Describes one device; a failure is reported and ends the listing. */

@@ -20,6 +20,7 @@
  * on the worker's stack, makes it ready or parked, so no other worker can
  * resume a context still being saved. A wake that comes meanwhile is kept
  * in the slot (woken) and honoured then. */
+#include <assert.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,14 +455,14 @@ void weft__coop_failed(launch_state *l) {
   pthread_mutex_unlock(&l->coop_lock);
 }
 
-int weft__coop_begin(launch_state *l) {
+void weft__coop_begin(launch_state *l) {
   weft_executor *e = l->executor;
   pthread_mutex_init(&l->coop_lock, NULL);
   pthread_cond_init(&l->coop_changed, NULL);
   l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
   l->next_group = l->finished = 0;
   l->running = l->num_resident = 0;
-  l->limit = e->resident_limit ? e->resident_limit : e->max_resident;
+  l->limit = weft__executor_max_resident(e);
   l->random = e->schedule != WEFT_SCHEDULE_FIFO;
   l->launch_number = ++e->launches;
   l->rng = e->seed * 0x2545f4914f6cdd1dull + l->launch_number;
@@ -469,20 +470,10 @@ int weft__coop_begin(launch_state *l) {
   l->spin_events = 0;
   l->running_spinners = 0;
   l->spin_timeout = e->spin_timeout;
-  /* A global barrier needs every group resident at once. Past what Weft
-   * can hold, that is an error now; past an emulated GPU's limit, it is
-   * the deadlock that GPU would have, reported as such when it comes. */
-  if ((l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) &&
-      l->total > e->max_resident) {
-    weft__executor_report(l, WEFT_EGROUPSIZE, "kernel '%s' uses "
-                          "weft_global_barrier with %llu work-groups; at "
-                          "most %u can be resident at once",
-                          l->desc->kernel->name,
-                          (unsigned long long)l->total, e->max_resident);
-    weft__coop_end(l);
-    return WEFT_EGROUPSIZE;
-  }
-  return 0;
+  /* A global barrier needs every group resident at once: the launch's
+   * checks (core/launch.c) refuse more. */
+  assert(!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) ||
+         l->total <= l->limit);
 }
 
 /* Groups still resident after a failure are dropped where they stopped;

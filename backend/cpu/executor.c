@@ -594,6 +594,10 @@ void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed) {
   e->launches = 0;
 }
 
+unsigned weft__executor_max_resident(const weft_executor *e) {
+  return e->resident_limit ? e->resident_limit : e->max_resident;
+}
+
 unsigned weft__executor_threads(const weft_executor *e) {
   return e->num_workers;
 }
@@ -612,10 +616,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   atomic_init(&l.failed, 0);
   pthread_mutex_init(&l.lock, NULL);
   int coop = (d->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
-  if (coop && weft__coop_begin(&l)) {
-    pthread_mutex_destroy(&l.lock);
-    return l.status;
-  }
+  if (coop) weft__coop_begin(&l);
   weft__pool_run(e->pool, worker_job, &l);
   if (coop) {
     weft__coop_note_schedule(&l);

@@ -26,6 +26,10 @@ int weft__executor_create(const weft_config *config, weft_executor **out);
 void weft__executor_destroy(weft_executor *executor);
 unsigned weft__executor_threads(const weft_executor *executor);
 
+/* The most cooperative work-groups resident at once (WEFT_RESIDENT_GROUPS
+ * when set). */
+unsigned weft__executor_max_resident(const weft_executor *executor);
+
 /* Runs a launch to completion; on failure msg says what happened where. */
 int weft__executor_run(weft_executor *executor, const weft_launch_desc *launch,
                        weft_msg *msg);

@@ -181,9 +181,8 @@ uint64_t weft__coop_random(launch_state *l);
  * a WEFT_KERNEL_COOPERATIVE kernel, from w's recovery point. */
 void weft__coop_run(cpu_worker *w, launch_state *l);
 
-/* Sets up a launch's cooperative state; fails (reported) when the launch
- * needs more resident groups than can be. */
-int weft__coop_begin(launch_state *l);
+/* Sets up and ends a launch's cooperative state. */
+void weft__coop_begin(launch_state *l);
 void weft__coop_end(launch_state *l);
 
 /* After a fault in a cooperative group: lets the other workers stop. */

@@ -90,6 +90,10 @@ typedef struct weft_device_info {
   unsigned cacheline_size;       /* bytes of a cache line */
   unsigned vector_bytes;         /* bytes of the widest SIMD register */
   int svm;                       /* 1: shared virtual memory (weft_svm_alloc) */
+  /* The most work-groups that can be resident at once: a launch whose
+   * groups wait for each other (weft_global_barrier above all) needs them
+   * all resident. On the CPU, 65536, or WEFT_RESIDENT_GROUPS when set. */
+  uint64_t max_resident_groups;
 } weft_device_info;
 
 /* The number of devices (at least the CPU), or a negative error. */
