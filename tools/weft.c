@@ -63,6 +63,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "info")) return tool_info(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return tool_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "bench")) return tool_bench(argc - 1, argv + 1);
   fprintf(stderr, "weft: unknown command '%s'\nTry 'weft --help'.\n", cmd);
   return TOOL_EXIT_USAGE;
 }
