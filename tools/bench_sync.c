@@ -300,7 +300,7 @@ int tool_bench_sync(int argc, char **argv) {
   b.timing = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3};
   choose_groups(&b);
   if (tool_csv_open(CMD, b.opt.csv, "measure,primitive,init,impl,groups,"
-                    "threads,ops,seconds,ops_per_s,ns_per_op"))
+                    "threads,ops,seconds,ops_per_s,ns_per_op", 1))
     return TOOL_EXIT_FAILED;
   for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++)
     if (!b.opt.only || sync_primitive_named(b.opt.only) == cases[i].primitive)

@@ -52,8 +52,11 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
 /* ------------------------------------------------------------------ CSV */
 
 static FILE *csv_file;
+static int csv_echo;
 
-int tool_csv_open(const char *cmd, const char *path, const char *header) {
+int tool_csv_open(const char *cmd, const char *path, const char *header,
+                  int echo) {
+  csv_echo = echo;
   if (path && !(csv_file = fopen(path, "w"))) {
     fprintf(stderr, "weft %s: cannot create '%s': %s\n", cmd, path,
             strerror(errno));
@@ -65,13 +68,15 @@ int tool_csv_open(const char *cmd, const char *path, const char *header) {
 
 void tool_csv_line(const char *fmt, ...) {
   va_list ap;
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  putchar('\n');
   /* Each line as it comes: a long run shows its progress, and a failure
    * half-way keeps what was measured. */
-  fflush(stdout);
+  if (csv_echo) {
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+  }
   if (!csv_file) return;
   va_start(ap, fmt);
   vfprintf(csv_file, fmt, ap);
@@ -83,6 +88,7 @@ void tool_csv_line(const char *fmt, ...) {
 void tool_csv_close(void) {
   if (csv_file) fclose(csv_file);
   csv_file = NULL;
+  csv_echo = 0;
 }
 
 /* Debian's Python has matplotlib; a python3 earlier in PATH may not. */

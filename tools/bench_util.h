@@ -32,10 +32,12 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
                            unsigned ops, const tool_timing *timing,
                            int less_empty);
 
-/* Opens the CSV: stdout, and path too unless it is NULL. 0, or -1 with a
- * message printed when the file cannot be created. */
-int tool_csv_open(const char *cmd, const char *path, const char *header);
-/* Writes one line (without its newline) to stdout and the file. */
+/* Opens the CSV: path unless it is NULL, and stdout too with echo. 0, or
+ * -1 with a message printed when the file cannot be created. */
+int tool_csv_open(const char *cmd, const char *path, const char *header,
+                  int echo);
+/* Writes one line (without its newline) where the CSV goes; nothing
+ * before it is opened. */
 void tool_csv_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tool_csv_close(void);
 
