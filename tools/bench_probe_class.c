@@ -69,8 +69,9 @@ static double score(sync_runner *r, const tool_timing *timing, unsigned ops,
   double log_sum = 0;
   for (int c = 0; c < n_counts; c++)
     for (int g = 0; g < 3; g++) {
-      double s = sync_weft_seconds(r, counts[c], groups[g], ops, timing);
-      double rate = sync_total_ops(r->impl->primitive, groups[g], ops) / s;
+      unsigned n_ops = ops;
+      double s = sync_weft_seconds(r, counts[c], groups[g], &n_ops, timing);
+      double rate = sync_total_ops(r->impl->primitive, groups[g], n_ops) / s;
       /* Too fast to time counts as fast, not as a failure. */
       log_sum += log(s > 0 ? rate : 1e12);
       n++;

@@ -176,33 +176,37 @@ static const row *find(const bench *b, int latency, sync_primitive p,
 
 /* ---------------------------------------------------------- measuring */
 
+static int has_latency(sync_primitive p, int count) {
+  return p == SYNC_MUTEX || (p == SYNC_SEMAPHORE && count == 1);
+}
+
 static void measure_weft(bench *b, sync_runner *r, int count) {
   sync_primitive p = r->impl->primitive;
   for (int i = 0; i < b->num_groups; i++) {
-    unsigned g = b->groups[i];
-    double s = sync_weft_seconds(r, count, g, b->opt.ops, &b->timing);
+    unsigned g = b->groups[i], ops = b->opt.ops;
+    double s = sync_weft_seconds(r, count, g, &ops, &b->timing);
     add_row(b, (row){0, p, count, r->impl->name, g, b->threads,
-                     sync_total_ops(p, g, b->opt.ops), s});
+                     sync_total_ops(p, g, ops), s});
   }
-  if (p == SYNC_MUTEX || (p == SYNC_SEMAPHORE && count == 1)) {
-    unsigned n = b->opt.latency_ops;
-    double s = sync_weft_seconds(r, count, 1, n, &b->timing);
-    add_row(b, (row){1, p, count, r->impl->name, 1, b->threads, n, s});
+  if (has_latency(p, count)) {
+    unsigned ops = b->opt.latency_ops;
+    double s = sync_weft_seconds(r, count, 1, &ops, &b->timing);
+    add_row(b, (row){1, p, count, r->impl->name, 1, b->threads, ops, s});
   }
 }
 
 static void measure_pthread(bench *b, sync_primitive p, int count) {
   for (int i = 0; i < b->num_groups; i++) {
-    unsigned g = b->groups[i];
+    unsigned g = b->groups[i], ops = b->opt.ops;
     if (g > SYNC_PTHREAD_MAX) continue;
-    double s = sync_pthread_seconds(p, count, g, b->opt.ops, &b->timing);
-    add_row(b, (row){0, p, count, "pthread", g, g,
-                     sync_total_ops(p, g, b->opt.ops), s});
+    double s = sync_pthread_seconds(p, count, g, &ops, &b->timing);
+    add_row(b, (row){0, p, count, "pthread", g, g, sync_total_ops(p, g, ops),
+                     s});
   }
-  if (p == SYNC_MUTEX || (p == SYNC_SEMAPHORE && count == 1)) {
-    unsigned n = b->opt.latency_ops;
-    double s = sync_pthread_seconds(p, count, 1, n, &b->timing);
-    add_row(b, (row){1, p, count, "pthread", 1, 1, n, s});
+  if (has_latency(p, count)) {
+    unsigned ops = b->opt.latency_ops;
+    double s = sync_pthread_seconds(p, count, 1, &ops, &b->timing);
+    add_row(b, (row){1, p, count, "pthread", 1, 1, ops, s});
   }
 }
 
@@ -276,7 +280,8 @@ static const char usage[] =
     "Operations per second against the number of work-groups for each\n"
     "implementation of each cl_weft_sync primitive, beside pthreads.\n"
     "  --quick            200 operations per group; 1, T and 64T groups\n"
-    "  --ops N            operations per group (default 1000)\n"
+    "  --ops N            operations per group (default 1000; raised where\n"
+    "                     they would take under 100 us, too short to time)\n"
     "  --max-groups N     the most groups (default 64 x the threads)\n"
     "  --repeat N         runs per point at least; the median counts\n"
     "                     (default 5)\n"

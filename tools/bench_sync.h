@@ -67,20 +67,21 @@ typedef struct sync_runner {
 int sync_runner_open(sync_runner *r, const sync_impl *impl, size_t local);
 void sync_runner_close(sync_runner *r);
 
-/* The seconds that groups groups doing ops operations each take on Weft,
- * beyond what the same launch with no operations takes (the launch and
- * the start of each group), timed as tool_median_seconds does. count is
+/* The seconds that groups groups doing *ops operations each take on
+ * Weft, beyond what the same launch with no operations takes (the launch
+ * and the start of each group), timed as tool_measure does (which may
+ * raise *ops). count is
  * a semaphore's initial value. Every run checks the primitive's invariant
  * (mutual exclusion, at most count inside, no group out of a barrier
  * phase early) and stops the program if it does not hold. */
 double sync_weft_seconds(sync_runner *r, int count, unsigned groups,
-                         unsigned ops, const tool_timing *timing);
+                         unsigned *ops, const tool_timing *timing);
 
 /* The same with threads C threads on pthread_mutex, sem_t or
  * pthread_barrier, timed from the first thread's start to the last one's
  * end; NaN past SYNC_PTHREAD_MAX threads. */
 double sync_pthread_seconds(sync_primitive p, int count, unsigned threads,
-                            unsigned ops, const tool_timing *timing);
+                            unsigned *ops, const tool_timing *timing);
 
 /* Operations a run of groups groups doing ops each makes: groups * ops,
  * or ops for barriers (one phase is one barrier for all). */

@@ -161,7 +161,7 @@ static double run_with(void *arg, unsigned ops) {
 }
 
 double sync_weft_seconds(sync_runner *r, int count, unsigned groups,
-                         unsigned ops, const tool_timing *timing) {
+                         unsigned *ops, const tool_timing *timing) {
   run_args a = {r, count, groups};
-  return tool_median_seconds(run_with, &a, ops, timing, 1);
+  return tool_measure(run_with, &a, ops, timing, 1);
 }

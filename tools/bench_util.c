@@ -49,6 +49,15 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
   return seconds;
 }
 
+double tool_measure(double (*run)(void *arg, unsigned ops), void *arg,
+                    unsigned *ops, const tool_timing *timing, int less_empty) {
+  for (;;) {
+    double s = tool_median_seconds(run, arg, *ops, timing, less_empty);
+    if (s >= TOOL_MIN_WORK || *ops >= 1u << 24) return s;
+    *ops *= 4;
+  }
+}
+
 /* ------------------------------------------------------------------ CSV */
 
 static FILE *csv_file;

@@ -32,6 +32,13 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
                            unsigned ops, const tool_timing *timing,
                            int less_empty);
 
+/* tool_median_seconds of *ops operations, with *ops raised fourfold until
+ * they take TOOL_MIN_WORK seconds: less stands too little out of the
+ * launch's noise (a lock+unlock takes ~10 ns, a launch ~30 us). */
+#define TOOL_MIN_WORK 100e-6
+double tool_measure(double (*run)(void *arg, unsigned ops), void *arg,
+                    unsigned *ops, const tool_timing *timing, int less_empty);
+
 /* Opens the CSV: path unless it is NULL, and stdout too with echo. 0, or
  * -1 with a message printed when the file cannot be created. */
 int tool_csv_open(const char *cmd, const char *path, const char *header,
