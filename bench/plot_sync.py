@@ -12,6 +12,7 @@ atomic, contentious and not.
 import math
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import LogFormatterSciNotation
 
 PTHREAD_COLOUR = "#222222"
 COLOURS = ["#3b6ea8", "#d08a3a", "#4f9a55", "#b04a5a", "#7d5fa8", "#8a7a3a"]
@@ -70,6 +71,9 @@ def _rate_panel(ax, rows, key, impls):
                 color="#666666", transform=ax.get_xaxis_transform())
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    # Label some minor ticks when the rates span less than two decades.
+    ax.yaxis.set_minor_formatter(LogFormatterSciNotation(
+        minor_thresholds=(2, 0.5)))
     ax.set_title(TITLES[key[0]].format(init=key[1]), fontsize=9)
     ax.set_xlabel("work-groups", fontsize=8)
     ax.set_ylabel("operations/s", fontsize=8)
