@@ -320,7 +320,7 @@ int tool_bench_probe(int argc, char **argv) {
     if (rc > 0) fputs(usage, stdout);
     return rc > 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
   }
-  tool_timing timing = {o.repeat, o.min_ms * 1e-3};
+  tool_timing timing = {o.repeat, o.min_ms * 1e-3, 0};
   probe_results r = {0};
   r.threads = tool_bench_threads();
   choose_groups(&r, &o);

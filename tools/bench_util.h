@@ -22,12 +22,15 @@ double tool_median(double *v, int n);
 typedef struct tool_timing {
   unsigned repeat;
   double min_seconds;
+  /* The fastest run counts, not the median: for one group alone, where
+   * everything else the machine does only adds time. */
+  int fastest;
 } tool_timing;
 
-/* The median seconds of run(arg, ops) over the runs timing asks for. With
- * less_empty, less the median of run(arg, 0), the two interleaved so that
- * both see the same load: the time of the operations alone, without the
- * launch that surrounds them. */
+/* The median (or fastest) seconds of run(arg, ops) over the runs timing
+ * asks for. With less_empty, less the same of run(arg, 0), the two
+ * interleaved so that both see the same load: the time of the operations
+ * alone, without the launch that surrounds them. */
 double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
                            unsigned ops, const tool_timing *timing,
                            int less_empty);
