@@ -158,8 +158,8 @@ static void add_row(bench *b, row r) {
                 sync_primitive_name(r.primitive), count, r.impl, r.groups,
                 r.threads, r.ops, r.seconds, rate, 1e9 / rate);
   if (!(r.seconds > 0))
-    tool_bench_note("weft " CMD ": %s/%s at %u groups: too fast to time "
-                    "against the launch (raise --ops)",
+    tool_bench_note("weft " CMD ": %s/%s at %u groups: no time left once "
+                    "the launch is taken off: the machine is too noisy",
                     sync_primitive_name(r.primitive), r.impl, r.groups);
 }
 
@@ -217,9 +217,9 @@ static void measure_case(bench *b, sync_primitive p, int count) {
       continue;
     sync_runner r;
     if (!sync_runner_open(&r, impl, b->opt.local)) continue;
-    tool_bench_note("%s/%s%s%.0d ...", sync_primitive_name(p), impl->name,
-                    p == SYNC_SEMAPHORE ? " count " : "",
-                    p == SYNC_SEMAPHORE ? count : 0);
+    char what[64] = "";
+    if (p == SYNC_SEMAPHORE) snprintf(what, sizeof what, " (count %d)", count);
+    tool_bench_note("%s/%s%s ...", sync_primitive_name(p), impl->name, what);
     measure_weft(b, &r, count);
     sync_runner_close(&r);
   }
