@@ -19,6 +19,7 @@
  * read is a compare-and-swap that fails (the word is never ~0), which
  * returns the word: a read-modify-write, as on the paper's GPUs, where
  * atomic_add(p, 0) would compile to a fenced load on x86-64. */
+/* clang-format off */
 #define PROBE(name, body)                                                 \
   "__kernel void " name "(__global volatile uint *words, uint stride,\n"  \
   "    int reps, __global uint *sink) {\n"                                \
@@ -34,6 +35,7 @@ static const char source[] =
     PROBE("volatile_write", "*p = (uint)i")
     PROBE("atomic_read", "acc += atomic_cmpxchg(p, ~0u, ~0u)")
     PROBE("atomic_write", "atomic_xchg(p, (uint)i)");
+/* clang-format on */
 
 static const char *const access_names[PROBE_ACCESSES] = {
     "volatile_read", "volatile_write", "atomic_read", "atomic_write"};
@@ -58,8 +60,8 @@ typedef struct probe_run {
  * reads leave INITIAL and sum it reps times, writes leave reps - 1. */
 static void check(const probe_run *r, const unsigned *words,
                   const unsigned *sink, int reps) {
-  int writes = r->access == PROBE_VOLATILE_WRITE ||
-               r->access == PROBE_ATOMIC_WRITE;
+  int writes =
+      r->access == PROBE_VOLATILE_WRITE || r->access == PROBE_ATOMIC_WRITE;
   unsigned word = writes && reps ? (unsigned)reps - 1 : INITIAL;
   unsigned sum = writes ? 0 : INITIAL * (unsigned)reps;
   for (unsigned g = 0; g < r->groups; g++)
@@ -124,8 +126,8 @@ static void choose_groups(probe_results *r, const probe_options *o) {
     if (r->groups[i] == r->threads) r->at_threads = i;
 }
 
-static void emit(const probe_results *r, probe_access a, int contentious,
-                 int i, unsigned reps, double seconds) {
+static void emit(const probe_results *r, probe_access a, int contentious, int i,
+                 unsigned reps, double seconds) {
   double accesses = (double)r->groups[i] * reps;
   double rate = accesses / seconds;
   tool_csv_line("%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g", access_names[a],
@@ -133,7 +135,8 @@ static void emit(const probe_results *r, probe_access a, int contentious,
                 r->threads, accesses, seconds, rate, 1e9 / rate);
   if (!(seconds > 0))
     tool_bench_die("probe %s at %u groups: too fast to time against the "
-                   "launch (raise --reps)", access_names[a], r->groups[i]);
+                   "launch (raise --reps)",
+                   access_names[a], r->groups[i]);
 }
 
 /* Accesses per group that keep one group busy for the time asked: long
@@ -181,7 +184,8 @@ static void run_probes(probe_results *r, const probe_options *o,
 /* The table, accesses per second by number of groups. */
 static void print_table(const probe_results *r) {
   printf("Memory-system probes on %u threads: accesses/s, all groups "
-         "together, by work-groups\n%-32s", r->threads, "");
+         "together, by work-groups\n%-32s",
+         r->threads, "");
   for (int i = 0; i < r->num_groups; i++) printf("%10u", r->groups[i]);
   putchar('\n');
   for (int a = 0; a < PROBE_ACCESSES; a++)
@@ -226,18 +230,22 @@ static int parse_value(const char *name, const char *text, unsigned long max,
 }
 
 static int parse_option(probe_options *o, const char *name, const char *value) {
-  if (!strcmp(name, "--reps")) return parse_value(name, value, 1u << 28, &o->reps);
+  if (!strcmp(name, "--reps"))
+    return parse_value(name, value, 1u << 28, &o->reps);
   if (!strcmp(name, "--run-us"))
     return parse_value(name, value, 10000000, &o->run_us);
   if (!strcmp(name, "--max-groups"))
     return parse_value(name, value, 65536, &o->max_groups);
-  if (!strcmp(name, "--ops")) return parse_value(name, value, 1u << 24, &o->ops);
+  if (!strcmp(name, "--ops"))
+    return parse_value(name, value, 1u << 24, &o->ops);
   if (!strcmp(name, "--repeat"))
     return parse_value(name, value, 4096, &o->repeat);
   if (!strcmp(name, "--min-time"))
     return parse_value(name, value, 60000, &o->min_ms);
-  if (!strcmp(name, "--output") && value) o->output = value;
-  else if (!strcmp(name, "--csv") && value) o->csv = value;
+  if (!strcmp(name, "--output") && value)
+    o->output = value;
+  else if (!strcmp(name, "--csv") && value)
+    o->csv = value;
   else {
     tool_usage_error(CMD, "'%s%s%s': unknown option or bad value", name,
                      value ? " " : "", value ? value : "");
@@ -247,10 +255,14 @@ static int parse_option(probe_options *o, const char *name, const char *value) {
 }
 
 static int is_flag(probe_options *o, const char *arg) {
-  if (!strcmp(arg, "--quick")) o->quick = 1;
-  else if (!strcmp(arg, "--plot")) o->plot = 1;
-  else if (!strcmp(arg, "--no-write")) o->write = 0;
-  else return 0;
+  if (!strcmp(arg, "--quick"))
+    o->quick = 1;
+  else if (!strcmp(arg, "--plot"))
+    o->plot = 1;
+  else if (!strcmp(arg, "--no-write"))
+    o->write = 0;
+  else
+    return 0;
   return 1;
 }
 
@@ -281,7 +293,8 @@ static int parse_options(int argc, char **argv, probe_options *o) {
 static int save_defaults(const sync_defaults *d, const probe_options *o) {
   char path[4096];
   if (!o->write) return 0;
-  if (o->output) snprintf(path, sizeof path, "%s", o->output);
+  if (o->output)
+    snprintf(path, sizeof path, "%s", o->output);
   else if (sync_defaults_path(path, sizeof path)) {
     printf("\n(WEFT_CACHE_DIR is off: no file written)\n");
     return 0;
@@ -303,9 +316,11 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
   tool_bench_check(weft_device_info_get(device, &info), device, "device info");
   probe_classify(r, &c);
   probe_print_class(&c, r->threads);
-  snprintf(text, sizeof text, "atomics:%s(%.3gx) contention:%s(%.3gx) "
-           "polling:%s(%.3gx) nearest:%s", c.atomics, c.atomic_cost,
-           c.contended, c.contention, c.polls, c.polling, c.nearest);
+  snprintf(text, sizeof text,
+           "atomics:%s(%.3gx) contention:%s(%.3gx) "
+           "polling:%s(%.3gx) nearest:%s",
+           c.atomics, c.atomic_cost, c.contended, c.contention, c.polls,
+           c.polling, c.nearest);
   sync_defaults d = {r->threads, info.name, text, {0}};
   probe_choose(timing, o->ops, r->threads, d.choice);
   printf("\nDefaults (the defaults file):\n");
@@ -325,8 +340,10 @@ int tool_bench_probe(int argc, char **argv) {
   r.threads = tool_bench_threads();
   choose_groups(&r, &o);
   /* The CSV goes to the file only: stdout is for people here. */
-  if (o.csv && tool_csv_open(CMD, o.csv, "probe,contention,groups,threads,"
-                             "accesses,seconds,accesses_per_s,ns_per_access", 0))
+  if (o.csv && tool_csv_open(CMD, o.csv,
+                             "probe,contention,groups,threads,"
+                             "accesses,seconds,accesses_per_s,ns_per_access",
+                             0))
     return TOOL_EXIT_FAILED;
   run_probes(&r, &o, &timing);
   tool_csv_close();

@@ -28,7 +28,7 @@ typedef struct probe_results {
   unsigned threads;
   unsigned groups[PROBE_MAX_GROUPS];
   int num_groups;
-  int at_threads;  /* the index of groups == threads */
+  int at_threads; /* the index of groups == threads */
   double rate[PROBE_ACCESSES][2][PROBE_MAX_GROUPS]; /* [.][contentious] */
 } probe_results;
 

@@ -15,36 +15,42 @@
 void probe_classify(const probe_results *r, probe_class *c) {
   int i = r->at_threads;
   const double(*rate)[2][PROBE_MAX_GROUPS] = r->rate;
-  c->atomic_cost = rate[PROBE_VOLATILE_WRITE][1][i] /
-                   rate[PROBE_ATOMIC_WRITE][1][i];
-  c->atomic_cost_alone = rate[PROBE_VOLATILE_WRITE][0][i] /
-                         rate[PROBE_ATOMIC_WRITE][0][i];
-  c->contention = rate[PROBE_ATOMIC_WRITE][0][i] / rate[PROBE_ATOMIC_WRITE][1][i];
-  c->polling = rate[PROBE_VOLATILE_READ][1][i] / rate[PROBE_VOLATILE_READ][0][i];
+  c->atomic_cost =
+      rate[PROBE_VOLATILE_WRITE][1][i] / rate[PROBE_ATOMIC_WRITE][1][i];
+  c->atomic_cost_alone =
+      rate[PROBE_VOLATILE_WRITE][0][i] / rate[PROBE_ATOMIC_WRITE][0][i];
+  c->contention =
+      rate[PROBE_ATOMIC_WRITE][0][i] / rate[PROBE_ATOMIC_WRITE][1][i];
+  c->polling =
+      rate[PROBE_VOLATILE_READ][1][i] / rate[PROBE_VOLATILE_READ][0][i];
   c->atomics = c->atomic_cost_alone < 4    ? "cheap"
                : c->atomic_cost_alone < 30 ? "costly"
                                            : "very-costly";
   /* Perfectly serialized, T groups on one word run T times slower. */
   double serial = r->threads / 2.0 > 1.5 ? r->threads / 2.0 : 1.5;
-  c->contended = r->threads < 2             ? "untested(one-thread)"
+  c->contended = r->threads < 2            ? "untested(one-thread)"
                  : c->contention >= serial ? "serializes"
-                                            : "scales";
+                                           : "scales";
   c->polls = c->polling >= 0.5 ? "cached" : "uncached";
   c->nearest = c->atomic_cost >= NEAREST_SPLIT ? "Tesla" : "Fermi";
 }
 
 void probe_print_class(const probe_class *c, unsigned threads) {
   printf("\nThe machine in Stuart & Owens' abstraction (at %u groups, as "
-         "many as threads):\n", threads);
+         "many as threads):\n",
+         threads);
   printf("  atomics     %-11s an atomic write costs %.3g volatile writes "
-         "(%.3g on a contended word)\n", c->atomics, c->atomic_cost_alone,
-         c->atomic_cost);
+         "(%.3g on a contended word)\n",
+         c->atomics, c->atomic_cost_alone, c->atomic_cost);
   printf("  contention  %-11s atomics on one shared word run %.3gx slower "
-         "than on words of their own\n", c->contended, c->contention);
+         "than on words of their own\n",
+         c->contended, c->contention);
   printf("  polling     %-11s reading a word all groups read runs at %.3gx "
-         "the rate of reading one's own\n", c->polls, c->polling);
+         "the rate of reading one's own\n",
+         c->polls, c->polling);
   printf("  nearest     %-11s of the paper's machines (contended atomics "
-         "~3x volatile on Fermi, ~90x on Tesla)\n", c->nearest);
+         "~3x volatile on Fermi, ~90x on Tesla)\n",
+         c->nearest);
   printf("  so          %s; %s; and on a CPU, groups beyond the %u threads "
          "take turns,\n              so a waiting group must yield or park "
          "rather than spin\n",
@@ -110,7 +116,8 @@ static const char *choose_one(sync_primitive p, const tool_timing *timing,
 void probe_choose(const tool_timing *timing, unsigned ops, unsigned threads,
                   const char *choice[SYNC_PRIMITIVES]) {
   printf("\nContest (1, %u and %u groups, %u operations each; semaphores "
-         "at counts 1 and 10):\n", threads, 16 * threads, ops);
+         "at counts 1 and 10):\n",
+         threads, 16 * threads, ops);
   for (int p = 0; p < SYNC_PRIMITIVES; p++) {
     choice[p] = choose_one((sync_primitive)p, timing, ops, threads);
     fflush(stdout);

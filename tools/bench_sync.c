@@ -47,8 +47,8 @@ static const struct {
   sync_primitive primitive;
   int count;
 } cases[] = {
-    {SYNC_MUTEX, 1},     {SYNC_SEMAPHORE, 1},  {SYNC_SEMAPHORE, 2},
-    {SYNC_SEMAPHORE, 10}, {SYNC_SEMAPHORE, 120}, {SYNC_BARRIER, 0},
+    {SYNC_MUTEX, 1},          {SYNC_SEMAPHORE, 1},   {SYNC_SEMAPHORE, 2},
+    {SYNC_SEMAPHORE, 10},     {SYNC_SEMAPHORE, 120}, {SYNC_BARRIER, 0},
     {SYNC_GLOBAL_BARRIER, 0},
 };
 
@@ -63,14 +63,16 @@ static int parse_value(const char *name, const char *text, unsigned long max,
 }
 
 static int parse_option(sync_options *o, const char *name, const char *value) {
-  if (!strcmp(name, "--ops")) return parse_value(name, value, 1u << 24, &o->ops);
+  if (!strcmp(name, "--ops"))
+    return parse_value(name, value, 1u << 24, &o->ops);
   if (!strcmp(name, "--max-groups"))
     return parse_value(name, value, 65536, &o->max_groups);
   if (!strcmp(name, "--repeat"))
     return parse_value(name, value, 4096, &o->repeat);
   if (!strcmp(name, "--min-time"))
     return parse_value(name, value, 60000, &o->min_ms);
-  if (!strcmp(name, "--local")) return parse_value(name, value, 4096, &o->local);
+  if (!strcmp(name, "--local"))
+    return parse_value(name, value, 4096, &o->local);
   if (!strcmp(name, "--latency-ops"))
     return parse_value(name, value, 1u << 28, &o->latency_ops);
   if (!strcmp(name, "--only") && value &&
@@ -78,8 +80,10 @@ static int parse_option(sync_options *o, const char *name, const char *value) {
     o->only = value;
     return 0;
   }
-  if (!strcmp(name, "--impl") && value) o->impl = value;
-  else if (!strcmp(name, "--csv") && value) o->csv = value;
+  if (!strcmp(name, "--impl") && value)
+    o->impl = value;
+  else if (!strcmp(name, "--csv") && value)
+    o->csv = value;
   else {
     tool_usage_error(CMD, "'%s%s%s': unknown option or bad value", name,
                      value ? " " : "", value ? value : "");
@@ -89,9 +93,12 @@ static int parse_option(sync_options *o, const char *name, const char *value) {
 }
 
 static int is_flag(sync_options *o, const char *arg) {
-  if (!strcmp(arg, "--quick")) o->quick = 1;
-  else if (!strcmp(arg, "--plot")) o->plot = 1;
-  else return 0;
+  if (!strcmp(arg, "--quick"))
+    o->quick = 1;
+  else if (!strcmp(arg, "--plot"))
+    o->plot = 1;
+  else
+    return 0;
   return 1;
 }
 
@@ -151,7 +158,8 @@ static void add_row(bench *b, row r) {
   }
   b->rows[b->num_rows++] = r;
   char count[16] = "";
-  if (r.primitive == SYNC_SEMAPHORE) snprintf(count, sizeof count, "%d", r.count);
+  if (r.primitive == SYNC_SEMAPHORE)
+    snprintf(count, sizeof count, "%d", r.count);
   double rate = r.seconds > 0 ? r.ops / r.seconds : NAN;
   tool_csv_line("%s,%s,%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g",
                 r.latency ? "latency" : "rate",
@@ -200,8 +208,8 @@ static void measure_pthread(bench *b, sync_primitive p, int count) {
     unsigned g = b->groups[i], ops = b->opt.ops;
     if (g > SYNC_PTHREAD_MAX) continue;
     double s = sync_pthread_seconds(p, count, g, &ops, &b->timing);
-    add_row(b, (row){0, p, count, "pthread", g, g, sync_total_ops(p, g, ops),
-                     s});
+    add_row(b,
+            (row){0, p, count, "pthread", g, g, sync_total_ops(p, g, ops), s});
   }
   if (has_latency(p, count)) {
     unsigned ops = b->opt.latency_ops;
@@ -213,7 +221,8 @@ static void measure_pthread(bench *b, sync_primitive p, int count) {
 static void measure_case(bench *b, sync_primitive p, int count) {
   for (unsigned i = 0; i < sync_num_impls; i++) {
     const sync_impl *impl = &sync_impls[i];
-    if (impl->primitive != p || (b->opt.impl && strcmp(b->opt.impl, impl->name)))
+    if (impl->primitive != p ||
+        (b->opt.impl && strcmp(b->opt.impl, impl->name)))
       continue;
     sync_runner r;
     if (!sync_runner_open(&r, impl, b->opt.local)) continue;
@@ -239,8 +248,9 @@ static void summarize_latency(const bench *b, sync_primitive p) {
     fprintf(stderr, "  %-10s %-9s %8.1f ns", sync_primitive_name(p), r->impl,
             ns);
     if (base)
-      fprintf(stderr, "   pthread %6.1f ns   %.2fx pthread's", base->seconds /
-              base->ops * 1e9, ns / (base->seconds / base->ops * 1e9));
+      fprintf(stderr, "   pthread %6.1f ns   %.2fx pthread's",
+              base->seconds / base->ops * 1e9,
+              ns / (base->seconds / base->ops * 1e9));
     fputc('\n', stderr);
   }
 }
@@ -253,8 +263,8 @@ static void summarize_barrier(const bench *b, unsigned groups) {
   fprintf(stderr, "  %5u groups: %10.4g barriers/s", groups,
           r->ops / r->seconds);
   if (base)
-    fprintf(stderr, "   pthread_barrier, %u threads: %10.4g/s (%.2fx)",
-            groups, base->ops / base->seconds,
+    fprintf(stderr, "   pthread_barrier, %u threads: %10.4g/s (%.2fx)", groups,
+            base->ops / base->seconds,
             (r->ops / r->seconds) / (base->ops / base->seconds));
   if (same && groups != b->threads)
     fprintf(stderr, "; %u threads: %.4g/s", b->threads,
@@ -263,9 +273,12 @@ static void summarize_barrier(const bench *b, unsigned groups) {
 }
 
 static void summarize(const bench *b) {
-  fprintf(stderr, "\nweft " CMD ": %u threads, %u operations per group, "
-          "median of at least %u runs\nuncontended (one group; the fastest run), "
-          "per lock+unlock or wait+post:\n", b->threads, b->opt.ops, b->opt.repeat);
+  fprintf(
+      stderr,
+      "\nweft " CMD ": %u threads, %u operations per group, "
+      "median of at least %u runs\nuncontended (one group; the fastest run), "
+      "per lock+unlock or wait+post:\n",
+      b->threads, b->opt.ops, b->opt.repeat);
   summarize_latency(b, SYNC_MUTEX);
   summarize_latency(b, SYNC_SEMAPHORE);
   fprintf(stderr, "weft_global_barrier (native):\n");
@@ -305,8 +318,10 @@ int tool_bench_sync(int argc, char **argv) {
   b.timing = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3, 0};
   b.alone = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3, 1};
   choose_groups(&b);
-  if (tool_csv_open(CMD, b.opt.csv, "measure,primitive,init,impl,groups,"
-                    "threads,ops,seconds,ops_per_s,ns_per_op", 1))
+  if (tool_csv_open(CMD, b.opt.csv,
+                    "measure,primitive,init,impl,groups,"
+                    "threads,ops,seconds,ops_per_s,ns_per_op",
+                    1))
     return TOOL_EXIT_FAILED;
   for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++)
     if (!b.opt.only || sync_primitive_named(b.opt.only) == cases[i].primitive)

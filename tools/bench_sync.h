@@ -27,14 +27,14 @@ typedef enum sync_primitive {
  * the table (bench_sync_kernels.c) when the builtins gain one. */
 typedef struct sync_impl {
   sync_primitive primitive;
-  const char *name;     /* as in the defaults file: "native", "ticket" */
+  const char *name; /* as in the defaults file: "native", "ticket" */
   /* OpenCL C that initializes the object o (count: a semaphore's initial
    * value; groups: a barrier's), or NULL for the global barrier. */
   const char *init;
   /* What to use when init does not build (a Weft without the _with form),
    * or NULL: then the implementation is skipped. */
   const char *fallback;
-  const char *options;  /* build options that select it */
+  const char *options; /* build options that select it */
 } sync_impl;
 
 extern const sync_impl sync_impls[];

@@ -9,6 +9,7 @@
  * init will take the machine's default. The others are the paper's
  * algorithms (Stuart & Owens, Algorithms 1-5 and the barriers): a Weft
  * that lacks one skips it. */
+/* clang-format off */
 #define MUTEX(name, kind) \
   {SYNC_MUTEX, name, "weft_mutex_init_with(o, " kind ")", NULL, ""}
 #define SEMAPHORE(name, kind)                                              \
@@ -38,10 +39,11 @@ const sync_impl sync_impls[] = {
     /* The global barrier has no object: a build option would choose. */
     {SYNC_GLOBAL_BARRIER, "native", NULL, NULL, ""},
 };
+/* clang-format on */
 const unsigned sync_num_impls = sizeof sync_impls / sizeof *sync_impls;
 
-static const char *const names[SYNC_PRIMITIVES] = {
-    "mutex", "semaphore", "barrier", "global_barrier"};
+static const char *const names[SYNC_PRIMITIVES] = {"mutex", "semaphore",
+                                                   "barrier", "global_barrier"};
 
 const char *sync_primitive_name(sync_primitive p) { return names[p]; }
 
@@ -97,6 +99,7 @@ static const char semaphore_source[] =
 
 /* Each group writes its phase, then after the barrier reads its
  * neighbour's: a group out early finds it behind. */
+/* clang-format off */
 #define PHASES_LOOP(WAIT)                                                  \
   "  int g = get_group_id(0), next = (g + 1) % get_num_groups(0);\n"      \
   "  int first = get_local_id(0) == 0;\n"                                 \
@@ -110,9 +113,9 @@ static const char barrier_source[] =
     "__kernel void init(__global weft_barrier *o, int count, uint groups) {\n"
     "  INIT(o, count, groups);\n"
     "}\n"
-    "__kernel void run(__global weft_barrier *b, __global volatile int "
-    "*phase,\n"
-    "                  __global int *bad, int ops) {\n"
+    "__kernel void run(__global weft_barrier *b,\n"
+    "                  __global volatile int *phase, __global int *bad,\n"
+    "                  int ops) {\n"
     PHASES_LOOP("weft_barrier_wait(b)")
     "}\n";
 
@@ -121,6 +124,7 @@ static const char global_barrier_source[] =
     "                  int ops) {\n"
     PHASES_LOOP("weft_global_barrier()")
     "}\n";
+/* clang-format on */
 
 const char *sync_kernel_source(sync_primitive p) {
   static const char *const sources[SYNC_PRIMITIVES] = {

@@ -14,14 +14,14 @@ typedef struct shared {
   sync_primitive primitive;
   int count;
   unsigned threads, ops;
-  pthread_barrier_t start;   /* all threads and the timer */
+  pthread_barrier_t start; /* all threads and the timer */
   pthread_mutex_t mutex;
   sem_t semaphore;
   pthread_barrier_t barrier;
-  int counter;               /* the mutex's, not atomic */
+  int counter; /* the mutex's, not atomic */
   _Atomic int inside, entries, bad;
-  volatile int *phase;       /* the barrier's, SYNC_STRIDE apart */
-  double *begin, *end;       /* when each thread started and finished */
+  volatile int *phase; /* the barrier's, SYNC_STRIDE apart */
+  double *begin, *end; /* when each thread started and finished */
 } shared;
 
 typedef struct worker {
@@ -65,15 +65,18 @@ static void *work(void *arg) {
   shared *s = w->s;
   pthread_barrier_wait(&s->start);
   s->begin[w->index] = tool_now();
-  if (s->primitive == SYNC_MUTEX) mutex_ops(s);
-  else if (s->primitive == SYNC_SEMAPHORE) semaphore_ops(s);
-  else barrier_ops(s, w->index);
+  if (s->primitive == SYNC_MUTEX)
+    mutex_ops(s);
+  else if (s->primitive == SYNC_SEMAPHORE)
+    semaphore_ops(s);
+  else
+    barrier_ops(s, w->index);
   s->end[w->index] = tool_now();
   return NULL;
 }
 
-static int init_shared(shared *s, sync_primitive p, int count,
-                       unsigned threads, unsigned ops) {
+static int init_shared(shared *s, sync_primitive p, int count, unsigned threads,
+                       unsigned ops) {
   memset(s, 0, sizeof *s);
   s->primitive = p;
   s->count = count;

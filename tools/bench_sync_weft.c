@@ -10,15 +10,17 @@
 /* Clang's words for a name the headers do not declare: the mark of an
  * implementation this Weft does not have yet. */
 static int lacks_declaration(const char *log) {
-  return log && (strstr(log, "undeclared") ||
-                 strstr(log, "implicit declaration"));
+  return log &&
+         (strstr(log, "undeclared") || strstr(log, "implicit declaration"));
 }
 
 static weft_program *build_with(const sync_impl *impl, const char *init,
                                 char **log) {
   char *source, *options;
-  if (asprintf(&source, "#define INIT(o, count, groups) %s\n"
-               "#define STRIDE %d\n%s", init ? init : "", SYNC_STRIDE,
+  if (asprintf(&source,
+               "#define INIT(o, count, groups) %s\n"
+               "#define STRIDE %d\n%s",
+               init ? init : "", SYNC_STRIDE,
                sync_kernel_source(impl->primitive)) < 0 ||
       asprintf(&options, "-cl-std=CL3.0 %s", impl->options) < 0)
     tool_bench_die("out of memory");
@@ -95,8 +97,8 @@ static void set_args(sync_runner *r, run_buffers *b, int count, int ops) {
     tool_bench_arg_value(r->run, i, &count, sizeof count);
 }
 
-static void prepare(sync_runner *r, run_buffers *b, int count,
-                    unsigned groups, unsigned ops) {
+static void prepare(sync_runner *r, run_buffers *b, int count, unsigned groups,
+                    unsigned ops) {
   sync_primitive p = r->impl->primitive;
   int barrier = p == SYNC_BARRIER || p == SYNC_GLOBAL_BARRIER;
   b->object = make_object(r, count, groups);
@@ -121,8 +123,10 @@ static void check(sync_runner *r, run_buffers *b, int count, unsigned groups,
     if (d[0] != want) broken = "mutual exclusion: the counter lost updates";
     break;
   case SYNC_SEMAPHORE:
-    if (d[1]) broken = "more groups than the count were inside at once";
-    else if (d[0] || d[2] != want) broken = "waits and posts do not match";
+    if (d[1])
+      broken = "more groups than the count were inside at once";
+    else if (d[0] || d[2] != want)
+      broken = "waits and posts do not match";
     break;
   default:
     for (unsigned g = 0; g < groups && !bad; g++)
@@ -131,8 +135,8 @@ static void check(sync_runner *r, run_buffers *b, int count, unsigned groups,
   }
   if (broken)
     tool_bench_die("%s/%s: INVARIANT VIOLATED with %u groups, %u operations "
-                   "each (count %d): %s (counters %d %d %d)", prim,
-                   r->impl->name, groups, ops, count, broken, d[0], d[1],
+                   "each (count %d): %s (counters %d %d %d)",
+                   prim, r->impl->name, groups, ops, count, broken, d[0], d[1],
                    d[2]);
   free(d);
 }

@@ -34,7 +34,8 @@ double tool_median(double *v, int n) {
 double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
                            unsigned ops, const tool_timing *timing,
                            int less_empty) {
-  double *with = malloc(2 * MAX_RUNS * sizeof *with), *without = with + MAX_RUNS;
+  double *with = malloc(2 * MAX_RUNS * sizeof *with),
+         *without = with + MAX_RUNS;
   if (!with) tool_bench_die("out of memory");
   double spent = 0;
   int n = 0;
@@ -113,9 +114,10 @@ int tool_plot(const char *cmd, const char *csv_path) {
   if (!rc && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
       WEXITSTATUS(status) == 0)
     return 0;
-  fprintf(stderr, "weft %s: no plot: '%s %s %s' failed (it needs "
-          "matplotlib: apt-get install python3-matplotlib)\n", cmd, python,
-          WEFT_PLOT_SCRIPT, csv_path);
+  fprintf(stderr,
+          "weft %s: no plot: '%s %s %s' failed (it needs "
+          "matplotlib: apt-get install python3-matplotlib)\n",
+          cmd, python, WEFT_PLOT_SCRIPT, csv_path);
   return -1;
 }
 
@@ -187,9 +189,9 @@ weft_kernel *tool_bench_kernel(weft_program *program, const char *name) {
 weft_buffer *tool_bench_buffer(size_t bytes, const void *init) {
   weft_buffer *b;
   unsigned flags = init ? WEFT_MEM_COPY_HOST_PTR : 0;
-  tool_bench_check(weft_buffer_create(tool_bench_context(), bytes, flags,
-                                      (void *)init, &b),
-                   tool_bench_context(), "a buffer");
+  tool_bench_check(
+      weft_buffer_create(tool_bench_context(), bytes, flags, (void *)init, &b),
+      tool_bench_context(), "a buffer");
   return b;
 }
 
