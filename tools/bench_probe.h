@@ -41,6 +41,10 @@ typedef struct probe_class {
   double atomic_cost_alone; /* the same, noncontentious */
   double contention;        /* noncontentious / contentious atomics */
   double polling;           /* contentious / noncontentious volatile reads */
+  /* T groups' noncontentious volatile reads over one group's: about T
+   * when the groups ran at once; near 1 when they took turns (a busy
+   * machine), which leaves contention untested. */
+  double parallel;
   const char *atomics, *contended, *polls, *nearest;
 } probe_class;
 

@@ -23,16 +23,38 @@ void probe_classify(const probe_results *r, probe_class *c) {
       rate[PROBE_ATOMIC_WRITE][0][i] / rate[PROBE_ATOMIC_WRITE][1][i];
   c->polling =
       rate[PROBE_VOLATILE_READ][1][i] / rate[PROBE_VOLATILE_READ][0][i];
+  c->parallel =
+      rate[PROBE_VOLATILE_READ][0][i] / rate[PROBE_VOLATILE_READ][0][0];
   c->atomics = c->atomic_cost_alone < 4    ? "cheap"
                : c->atomic_cost_alone < 30 ? "costly"
                                            : "very-costly";
   /* Perfectly serialized, T groups on one word run T times slower. */
   double serial = r->threads / 2.0 > 1.5 ? r->threads / 2.0 : 1.5;
-  c->contended = r->threads < 2            ? "untested(one-thread)"
+  /* Contention and polling need groups that run at once. */
+  const char *untested = r->threads < 2 ? "untested(one-thread)"
+                         : c->parallel < 0.6 * r->threads ? "untested(busy)"
+                                                          : NULL;
+  c->contended = untested                  ? untested
                  : c->contention >= serial ? "serializes"
                                            : "scales";
-  c->polls = c->polling >= 0.5 ? "cached" : "uncached";
+  c->polls = untested ? untested : c->polling >= 0.5 ? "cached" : "uncached";
   c->nearest = c->atomic_cost >= NEAREST_SPLIT ? "Tesla" : "Fermi";
+}
+
+/* What each property means for the algorithms, after the paper. */
+static const char *atomics_advice(const probe_class *c) {
+  return strcmp(c->atomics, "cheap")
+             ? "few atomics per operation (ticket mutex, sleeping semaphore, "
+               "XF barrier)"
+             : "atomics cost little: simple spin algorithms do";
+}
+
+static const char *polling_advice(const probe_class *c) {
+  if (!strcmp(c->polls, "cached"))
+    return "polling a read costs the holder little: wait on reads";
+  if (!strcmp(c->polls, "uncached"))
+    return "polling loads the memory system: back off while waiting";
+  return "polling untested";
 }
 
 void probe_print_class(const probe_class *c, unsigned threads) {
@@ -45,23 +67,21 @@ void probe_print_class(const probe_class *c, unsigned threads) {
   printf("  contention  %-11s atomics on one shared word run %.3gx slower "
          "than on words of their own\n",
          c->contended, c->contention);
+  if (!strcmp(c->polls, "untested(busy)"))
+    printf("              (the %u groups ran %.2gx as fast as one: they "
+           "took turns, the machine being\n              busy, so they "
+           "met no contention; run it again when it is idle)\n",
+           threads, c->parallel);
   printf("  polling     %-11s reading a word all groups read runs at %.3gx "
          "the rate of reading one's own\n",
          c->polls, c->polling);
   printf("  nearest     %-11s of the paper's machines (contended atomics "
          "~3x volatile on Fermi, ~90x on Tesla)\n",
          c->nearest);
-  printf("  so          %s; %s; and on a CPU, groups beyond the %u threads "
-         "take turns,\n              so a waiting group must yield or park "
-         "rather than spin\n",
-         strcmp(c->atomics, "cheap") ? "few atomics per operation (ticket "
-                                       "mutex, sleeping semaphore, XF barrier)"
-                                     : "atomics cost little: simple spin "
-                                       "algorithms do",
-         strcmp(c->polls, "cached") ? "polling loads the memory system: back "
-                                      "off"
-                                    : "polling a read costs the holder little",
-         threads);
+  printf("  so          %s;\n              %s;\n              and on a "
+         "CPU, groups beyond the %u threads take turns: a waiting group\n"
+         "              must yield or park rather than spin\n",
+         atomics_advice(c), polling_advice(c), threads);
 }
 
 /* ------------------------------------------------------------ contest */
