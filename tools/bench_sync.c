@@ -291,7 +291,8 @@ static void summarize(const bench *b) {
 static const char usage[] =
     "Usage: weft bench sync [OPTIONS]\n"
     "Operations per second against the number of work-groups for each\n"
-    "implementation of each cl_weft_sync primitive, beside pthreads.\n"
+    "implementation of each cl_weft_sync primitive, beside pthreads, and\n"
+    "each one's uncontended latency: CSV on stdout, a summary on stderr.\n"
     "  --quick            200 operations per group; 1, T and 64T groups\n"
     "  --ops N            operations per group (default 1000; raised where\n"
     "                     they would take under 100 us, too short to time)\n"
@@ -302,6 +303,7 @@ static const char usage[] =
     "                     milliseconds (default 20)\n"
     "  --local N          work-items per group (default 1)\n"
     "  --latency-ops N    operations of the one-group latency runs\n"
+    "                     (default 200000)\n"
     "  --only PRIMITIVE   mutex, semaphore, barrier or global_barrier\n"
     "  --impl NAME        only this implementation (or pthread)\n"
     "  --csv PATH         write the CSV to PATH too\n"
