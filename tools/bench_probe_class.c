@@ -110,10 +110,8 @@ static const char *choose_one(sync_primitive p, const tool_timing *timing,
                               unsigned ops, unsigned threads) {
   sync_runner runners[16];
   int n = 0;
-  for (unsigned i = 0; i < sync_num_impls && n < 16; i++)
-    if (sync_impls[i].primitive == p &&
-        sync_runner_open(&runners[n], &sync_impls[i], 1))
-      n++;
+  for (unsigned i = 0; n < 16 && sync_runner_next(&runners[n], p, &i, NULL, 1);)
+    n++;
   const char *best = "native";
   double best_score = 0;
   for (int i = 0; i < n; i++) {

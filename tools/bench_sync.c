@@ -219,16 +219,12 @@ static void measure_pthread(bench *b, sync_primitive p, int count) {
 }
 
 static void measure_case(bench *b, sync_primitive p, int count) {
-  for (unsigned i = 0; i < sync_num_impls; i++) {
-    const sync_impl *impl = &sync_impls[i];
-    if (impl->primitive != p ||
-        (b->opt.impl && strcmp(b->opt.impl, impl->name)))
-      continue;
-    sync_runner r;
-    if (!sync_runner_open(&r, impl, b->opt.local)) continue;
+  sync_runner r;
+  for (unsigned i = 0;
+       sync_runner_next(&r, p, &i, b->opt.impl, b->opt.local);) {
     char what[64] = "";
     if (p == SYNC_SEMAPHORE) snprintf(what, sizeof what, " (count %d)", count);
-    tool_bench_note("%s/%s%s ...", sync_primitive_name(p), impl->name, what);
+    tool_bench_note("%s/%s%s ...", sync_primitive_name(p), r.impl->name, what);
     measure_weft(b, &r, count);
     sync_runner_close(&r);
   }
@@ -255,21 +251,28 @@ static void summarize_latency(const bench *b, sync_primitive p) {
   }
 }
 
+/* Each barrier (object or global) at that many groups, beside
+ * pthread_barrier across as many threads, and across the Weft's threads. */
 static void summarize_barrier(const bench *b, unsigned groups) {
-  const row *base = find(b, 0, SYNC_GLOBAL_BARRIER, "pthread", groups);
-  const row *same = find(b, 0, SYNC_GLOBAL_BARRIER, "pthread", b->threads);
-  const row *r = find(b, 0, SYNC_GLOBAL_BARRIER, "native", groups);
-  if (!r) return;
-  fprintf(stderr, "  %5u groups: %10.4g barriers/s", groups,
-          r->ops / r->seconds);
-  if (base)
-    fprintf(stderr, "   pthread_barrier, %u threads: %10.4g/s (%.2fx)", groups,
-            base->ops / base->seconds,
-            (r->ops / r->seconds) / (base->ops / base->seconds));
-  if (same && groups != b->threads)
-    fprintf(stderr, "; %u threads: %.4g/s", b->threads,
-            same->ops / same->seconds);
-  fputc('\n', stderr);
+  for (int i = 0; i < b->num_rows; i++) {
+    const row *r = &b->rows[i];
+    if (r->latency || r->groups != groups || !strcmp(r->impl, "pthread") ||
+        (r->primitive != SYNC_BARRIER && r->primitive != SYNC_GLOBAL_BARRIER))
+      continue;
+    const row *base = find(b, 0, r->primitive, "pthread", groups);
+    const row *same = find(b, 0, r->primitive, "pthread", b->threads);
+    fprintf(stderr, "  %-14s %-9s %5u groups: %9.4g/s",
+            sync_primitive_name(r->primitive), r->impl, groups,
+            r->ops / r->seconds);
+    if (base)
+      fprintf(stderr, "   pthread_barrier, %u threads: %9.4g/s (%.2fx)", groups,
+              base->ops / base->seconds,
+              (r->ops / r->seconds) / (base->ops / base->seconds));
+    if (same && groups != b->threads)
+      fprintf(stderr, "; %u threads: %.4g/s", b->threads,
+              same->ops / same->seconds);
+    fputc('\n', stderr);
+  }
 }
 
 static void summarize(const bench *b) {
@@ -281,7 +284,8 @@ static void summarize(const bench *b) {
       b->threads, b->opt.ops, b->opt.repeat);
   summarize_latency(b, SYNC_MUTEX);
   summarize_latency(b, SYNC_SEMAPHORE);
-  fprintf(stderr, "weft_global_barrier (native):\n");
+  fprintf(stderr, "barriers per second, as many groups as threads and 64 "
+                  "times more:\n");
   summarize_barrier(b, b->threads);
   summarize_barrier(b, 64 * b->threads);
 }

@@ -27,14 +27,14 @@ typedef enum sync_primitive {
  * the table (bench_sync_kernels.c) when the builtins gain one. */
 typedef struct sync_impl {
   sync_primitive primitive;
-  const char *name; /* as in the defaults file: "native", "ticket" */
+  /* As in the defaults file: the lowercase suffix of its constant in
+   * include/weft/kernel.h (WEFT_MUTEX_TICKET: "ticket"). */
+  const char *name;
   /* OpenCL C that initializes the object o (count: a semaphore's initial
    * value; groups: a barrier's), or NULL for the global barrier. */
   const char *init;
-  /* What to use when init does not build (a Weft without the _with form),
-   * or NULL: then the implementation is skipped. */
-  const char *fallback;
-  const char *options; /* build options that select it */
+  const char *options;  /* build options that select it */
+  const char *requires; /* a macro the build must know, or NULL */
 } sync_impl;
 
 extern const sync_impl sync_impls[];
@@ -61,10 +61,13 @@ typedef struct sync_runner {
   size_t local;            /* work-items per group */
 } sync_runner;
 
-/* Builds impl's kernels for groups of local work-items: 1 when ready, 0
- * when this Weft lacks the implementation (a note says so). A kernel that
- * fails to build for another reason stops the program with its log. */
-int sync_runner_open(sync_runner *r, const sync_impl *impl, size_t local);
+/* Builds the next implementation of p in the table from *index on (only
+ * the one named only, unless it is NULL) for groups of local work-items,
+ * and moves *index past it: 1 when one is ready, 0 when none is left.
+ * Those this Weft lacks are skipped with a note. A kernel that fails to
+ * build for another reason stops the program with its log. */
+int sync_runner_next(sync_runner *r, sync_primitive p, unsigned *index,
+                     const char *only, size_t local);
 void sync_runner_close(sync_runner *r);
 
 /* The seconds that groups groups doing *ops operations each take on

@@ -4,40 +4,44 @@
 
 #include "bench_sync.h"
 
-/* The native implementations are the ones weft_*_init gives until the
- * _with forms exist; after that the _with form names them, since plain
- * init will take the machine's default. The others are the paper's
- * algorithms (Stuart & Owens, Algorithms 1-5 and the barriers): a Weft
- * that lacks one skips it. */
+/* The paper's algorithms (Stuart & Owens, Algorithms 1-5; the two-stage
+ * and Xiao-Feng barriers) and the native ones, as include/weft/kernel.h
+ * names them: a kernel's init selects one (weft_*_init_with), a build
+ * option the global barrier's. Entries of one name are tried in order and
+ * the first that builds counts: the later ones serve a Weft without the
+ * _with forms, where plain init gives the native object. A Weft that has
+ * none of a name's entries skips it. Plain init is not "native" once the
+ * _with forms exist: it takes the machine's default. */
 /* clang-format off */
 #define MUTEX(name, kind) \
-  {SYNC_MUTEX, name, "weft_mutex_init_with(o, " kind ")", NULL, ""}
-#define SEMAPHORE(name, kind)                                              \
+  {SYNC_MUTEX, name, "weft_mutex_init_with(o, " kind ")", "", NULL}
+#define SEMAPHORE(name, kind) \
   {SYNC_SEMAPHORE, name, "weft_semaphore_init_with(o, count, " kind ")", \
-   NULL, ""}
-#define BARRIER(name, kind)                                               \
-  {SYNC_BARRIER, name, "weft_barrier_init_with(o, groups, " kind ")", NULL, \
-   ""}
+   "", NULL}
+#define BARRIER(name, kind) \
+  {SYNC_BARRIER, name, "weft_barrier_init_with(o, groups, " kind ")", "", \
+   NULL}
+#define GLOBAL_BARRIER(name, kind) \
+  {SYNC_GLOBAL_BARRIER, name, NULL, "-DWEFT_BARRIER_IMPL=" kind, kind}
 
 const sync_impl sync_impls[] = {
-    {SYNC_MUTEX, "native", "weft_mutex_init_with(o, WEFT_MUTEX_NATIVE)",
-     "weft_mutex_init(o)", ""},
+    MUTEX("native", "WEFT_MUTEX_NATIVE"),
+    {SYNC_MUTEX, "native", "weft_mutex_init(o)", "", NULL},
     MUTEX("spin", "WEFT_MUTEX_SPIN"),
-    MUTEX("backoff", "WEFT_MUTEX_BACKOFF"),
+    MUTEX("spin_backoff", "WEFT_MUTEX_SPIN_BACKOFF"),
     MUTEX("ticket", "WEFT_MUTEX_TICKET"),
-    {SYNC_SEMAPHORE, "native",
-     "weft_semaphore_init_with(o, count, WEFT_SEMAPHORE_NATIVE)",
-     "weft_semaphore_init(o, count)", ""},
+    SEMAPHORE("native", "WEFT_SEMAPHORE_NATIVE"),
+    {SYNC_SEMAPHORE, "native", "weft_semaphore_init(o, count)", "", NULL},
     SEMAPHORE("spin", "WEFT_SEMAPHORE_SPIN"),
-    SEMAPHORE("backoff", "WEFT_SEMAPHORE_BACKOFF"),
+    SEMAPHORE("spin_backoff", "WEFT_SEMAPHORE_SPIN_BACKOFF"),
     SEMAPHORE("sleeping", "WEFT_SEMAPHORE_SLEEPING"),
-    {SYNC_BARRIER, "native",
-     "weft_barrier_init_with(o, groups, WEFT_BARRIER_NATIVE)",
-     "weft_barrier_init(o, groups)", ""},
-    BARRIER("atomic", "WEFT_BARRIER_ATOMIC"),
-    BARRIER("xf", "WEFT_BARRIER_XF"),
-    /* The global barrier has no object: a build option would choose. */
-    {SYNC_GLOBAL_BARRIER, "native", NULL, NULL, ""},
+    BARRIER("native", "WEFT_BARRIER_NATIVE"),
+    {SYNC_BARRIER, "native", "weft_barrier_init(o, groups)", "", NULL},
+    BARRIER("two_stage", "WEFT_BARRIER_TWO_STAGE"),
+    BARRIER("xiao_feng", "WEFT_BARRIER_XIAO_FENG"),
+    GLOBAL_BARRIER("native", "WEFT_BARRIER_NATIVE"),
+    {SYNC_GLOBAL_BARRIER, "native", NULL, "", NULL},
+    GLOBAL_BARRIER("two_stage", "WEFT_BARRIER_TWO_STAGE"),
 };
 /* clang-format on */
 const unsigned sync_num_impls = sizeof sync_impls / sizeof *sync_impls;

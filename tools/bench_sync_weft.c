@@ -7,20 +7,24 @@
 #include "bench_sync.h"
 #include "bench_util.h"
 
-/* Clang's words for a name the headers do not declare: the mark of an
- * implementation this Weft does not have yet. */
+/* Clang's words for a name the headers do not declare, and ours for a
+ * macro they do not define: the mark of an implementation this Weft does
+ * not have. */
 static int lacks_declaration(const char *log) {
   return log &&
-         (strstr(log, "undeclared") || strstr(log, "implicit declaration"));
+         (strstr(log, "undeclared") || strstr(log, "implicit declaration") ||
+          strstr(log, "not in this Weft"));
 }
 
-static weft_program *build_with(const sync_impl *impl, const char *init,
-                                char **log) {
-  char *source, *options;
+static weft_program *build(const sync_impl *impl, char **log) {
+  char *source, *options, check[160] = "";
+  if (impl->requires)
+    snprintf(check, sizeof check,
+             "#ifndef %s\n#error \"not in this Weft: %s\"\n#endif\n",
+             impl->requires, impl->requires);
   if (asprintf(&source,
-               "#define INIT(o, count, groups) %s\n"
-               "#define STRIDE %d\n%s",
-               init ? init : "", SYNC_STRIDE,
+               "%s#define INIT(o, count, groups) %s\n#define STRIDE %d\n%s",
+               check, impl->init ? impl->init : "", SYNC_STRIDE,
                sync_kernel_source(impl->primitive)) < 0 ||
       asprintf(&options, "-cl-std=CL3.0 %s", impl->options) < 0)
     tool_bench_die("out of memory");
@@ -30,29 +34,47 @@ static weft_program *build_with(const sync_impl *impl, const char *init,
   return p;
 }
 
-int sync_runner_open(sync_runner *r, const sync_impl *impl, size_t local) {
-  const char *prim = sync_primitive_name(impl->primitive);
+/* 1 when impl built, 0 when this Weft lacks it. */
+static int open_one(sync_runner *r, const sync_impl *impl, size_t local) {
   char *log = NULL;
-  memset(r, 0, sizeof *r);
-  r->impl = impl;
-  r->local = local;
-  weft_program *p = build_with(impl, impl->init, &log);
-  if (!p && impl->fallback && lacks_declaration(log)) {
-    free(log);
-    p = build_with(impl, impl->fallback, &log);
-  }
+  weft_program *p = build(impl, &log);
   if (!p && lacks_declaration(log)) {
-    tool_bench_note("%s/%s: not in this Weft, skipped", prim, impl->name);
     free(log);
     return 0;
   }
   if (!p)
-    tool_bench_die("%s/%s: the benchmark kernel does not build:\n%s", prim,
-                   impl->name, log);
+    tool_bench_die("%s/%s: the benchmark kernel does not build:\n%s",
+                   sync_primitive_name(impl->primitive), impl->name, log);
+  memset(r, 0, sizeof *r);
+  r->impl = impl;
+  r->local = local;
   r->program = p;
   r->init = impl->init ? tool_bench_kernel(p, "init") : NULL;
   r->run = tool_bench_kernel(p, "run");
   return 1;
+}
+
+static int same_impl(const sync_impl *a, const sync_impl *b) {
+  return a->primitive == b->primitive && !strcmp(a->name, b->name);
+}
+
+int sync_runner_next(sync_runner *r, sync_primitive p, unsigned *index,
+                     const char *only, size_t local) {
+  while (*index < sync_num_impls) {
+    const sync_impl *first = &sync_impls[*index];
+    unsigned end = *index + 1;
+    while (end < sync_num_impls && same_impl(&sync_impls[end], first)) end++;
+    int wanted = first->primitive == p && (!only || !strcmp(only, first->name));
+    int opened = 0;
+    for (unsigned i = *index; wanted && i < end && !opened; i++)
+      opened = open_one(r, &sync_impls[i], local);
+    *index = end;
+    if (opened) return 1;
+    if (wanted)
+      tool_bench_note("%s/%s: not in this Weft, skipped",
+                      sync_primitive_name(p), first->name);
+  }
+  return 0;
 }
 
 void sync_runner_close(sync_runner *r) {
@@ -76,10 +98,11 @@ typedef struct run_buffers {
   size_t data_ints;
 } run_buffers;
 
-/* A fresh object, initialized by the implementation's init kernel. */
+/* A fresh object, initialized by the implementation's init kernel, with
+ * room for a Xiao-Feng barrier's flags (two words a group). */
 static weft_buffer *make_object(sync_runner *r, int count, unsigned groups) {
   if (!r->init) return NULL;
-  weft_buffer *object = tool_bench_buffer(128, NULL);
+  weft_buffer *object = tool_bench_buffer(128 + 8 * (size_t)groups, NULL);
   tool_bench_arg_buffer(r->init, 0, object);
   tool_bench_arg_value(r->init, 1, &count, sizeof count);
   tool_bench_arg_value(r->init, 2, &groups, sizeof groups);

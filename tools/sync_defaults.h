@@ -14,10 +14,13 @@
  *   threads=N         the worker threads the measurements ran on
  *   cpu=TEXT          the device's name (to the end of the line)
  *   class=TEXT        the classification, for people
- *   mutex=IMPL        native | spin | backoff | ticket
- *   semaphore=IMPL    native | spin | backoff | sleeping
- *   barrier=IMPL      native | atomic | xf      (weft_barrier objects)
- *   global_barrier=IMPL  native | atomic | xf   (weft_global_barrier)
+ *   mutex=IMPL        native | spin | spin_backoff | ticket
+ *   semaphore=IMPL    native | spin | spin_backoff | sleeping
+ *   barrier=IMPL      native | two_stage | xiao_feng  (weft_barrier objects)
+ *   global_barrier=IMPL  native | two_stage        (weft_global_barrier)
+ * IMPL is the lowercase suffix of the algorithm's constant in
+ * include/weft/kernel.h (ticket: WEFT_MUTEX_TICKET), so a runtime can
+ * apply a line as a build option: -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET.
  * A reader ignores keys it does not know, and takes native for a
  * primitive whose line is missing or names an implementation it lacks.
  */

@@ -4,9 +4,10 @@
 
 weft_exits 0 bench probe --quick --output defaults --csv probe.csv
 has_line defaults 'version=1'
-for p in mutex semaphore barrier global_barrier; do
-  matches defaults "^$p=(native|spin|backoff|ticket|sleeping|atomic|xf)\$"
-done
+matches defaults '^mutex=(native|spin|spin_backoff|ticket)$'
+matches defaults '^semaphore=(native|spin|spin_backoff|sleeping)$'
+matches defaults '^barrier=(native|two_stage|xiao_feng)$'
+matches defaults '^global_barrier=(native|two_stage)$'
 matches defaults '^threads=[1-9][0-9]*$'
 matches defaults '^class=atomics:'
 matches out.txt '^  nearest +(Fermi|Tesla)'
