@@ -23,7 +23,7 @@ for count in 1 2 10 120; do matches sync.csv "^rate,semaphore,$count,native,"; d
 matches sync.csv '^latency,mutex,,native,1,'
 matches sync.csv '^latency,semaphore,1,pthread,1,'
 matches err.txt 'mutex +native +[0-9.]+ ns +pthread'
-matches err.txt 'groups: .* barriers/s'
+matches err.txt 'global_barrier +native +[0-9]+ groups: .*/s'
 
 # One primitive, one implementation.
 weft_exits 0 bench sync --quick --only mutex --impl native
