@@ -117,7 +117,7 @@ static const char *choose_one(sync_primitive p, const tool_timing *timing,
   for (int i = 0; i < n; i++) {
     double s = n > 1 ? score(&runners[i], timing, ops, threads) : 0;
     if (n > 1)
-      printf("  %-15s %-9s %10.4g operations/s (geometric mean)\n",
+      printf("  %-15s %-12s %10.4g operations/s (geometric mean)\n",
              sync_primitive_name(p), runners[i].impl->name, s);
     if (i == 0 || s > best_score) {
       best = runners[i].impl->name;
@@ -126,7 +126,7 @@ static const char *choose_one(sync_primitive p, const tool_timing *timing,
     sync_runner_close(&runners[i]);
   }
   if (n < 2)
-    printf("  %-15s %-9s the only implementation\n", sync_primitive_name(p),
+    printf("  %-15s %-12s the only implementation\n", sync_primitive_name(p),
            best);
   return best;
 }

@@ -241,7 +241,7 @@ static void summarize_latency(const bench *b, sync_primitive p) {
     if (!r->latency || r->primitive != p || !strcmp(r->impl, "pthread"))
       continue;
     double ns = r->seconds / r->ops * 1e9;
-    fprintf(stderr, "  %-10s %-9s %8.1f ns", sync_primitive_name(p), r->impl,
+    fprintf(stderr, "  %-10s %-12s %8.1f ns", sync_primitive_name(p), r->impl,
             ns);
     if (base)
       fprintf(stderr, "   pthread %6.1f ns   %.2fx pthread's",
@@ -261,7 +261,7 @@ static void summarize_barrier(const bench *b, unsigned groups) {
       continue;
     const row *base = find(b, 0, r->primitive, "pthread", groups);
     const row *same = find(b, 0, r->primitive, "pthread", b->threads);
-    fprintf(stderr, "  %-14s %-9s %5u groups: %9.4g/s",
+    fprintf(stderr, "  %-14s %-12s %5u groups: %9.4g/s",
             sync_primitive_name(r->primitive), r->impl, groups,
             r->ops / r->seconds);
     if (base)
