@@ -73,10 +73,10 @@ void sync_runner_close(sync_runner *r);
 /* The seconds that groups groups doing *ops operations each take on
  * Weft, beyond what the same launch with no operations takes (the launch
  * and the start of each group), timed as tool_measure does (which may
- * raise *ops). count is
- * a semaphore's initial value. Every run checks the primitive's invariant
- * (mutual exclusion, at most count inside, no group out of a barrier
- * phase early) and stops the program if it does not hold. */
+ * raise *ops). count is a semaphore's initial value. Every run checks the
+ * primitive's invariant (mutual exclusion, at most count inside, no group
+ * out of a barrier phase early) and stops the program if it does not
+ * hold. */
 double sync_weft_seconds(sync_runner *r, int count, unsigned groups,
                          unsigned *ops, const tool_timing *timing);
 
