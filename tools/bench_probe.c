@@ -323,6 +323,9 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
            c.polling, c.nearest);
   sync_defaults d = {r->threads, info.name, text, {0}};
   probe_choose(timing, o->ops, r->threads, d.choice);
+  if (!strcmp(c.contended, "untested(busy)"))
+    printf("  (the machine is busy: its groups took turns, so the contest "
+           "saw little\n  contention; run it again on an idle machine)\n");
   printf("\nDefaults (the defaults file):\n");
   sync_defaults_print(&d, stdout);
   return save_defaults(&d, o);
