@@ -15,7 +15,9 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import LogFormatterSciNotation
 
 PTHREAD_COLOUR = "#222222"
-COLOURS = ["#3b6ea8", "#d08a3a", "#4f9a55", "#b04a5a", "#7d5fa8", "#8a7a3a"]
+# One colour per implementation name across all panels (pthreads black).
+COLOURS = ["#3b6ea8", "#d08a3a", "#4f9a55", "#b04a5a", "#7d5fa8", "#8a7a3a",
+           "#3aa5a5", "#d4679f", "#8c8c8c", "#a0c040"]
 TITLES = {
     "mutex": "mutex: lock+unlock",
     "semaphore": "semaphore (initial {init}): wait+post",
