@@ -7,7 +7,8 @@ A CSV with weft_ms and pocl_ms columns (bench_kernels, bench_build) becomes
 one panel per row, Weft's bar beside PoCL's on the row's own scale, with
 the ratio PoCL / Weft written above (above 1: Weft is faster). The switch
 CSV (bench_switch) becomes ns per switch for each switch, on a log scale,
-with the project's goal of 20 ns drawn in.
+with the project's goal of 20 ns drawn in. The CSVs of `weft bench sync`
+and `weft bench probe` become rates against work-groups (plot_sync.py).
 
 Run it with Debian's Python (/usr/bin/python3), which has matplotlib.
 """
@@ -20,6 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display: write files only
 import matplotlib.pyplot as plt  # noqa: E402
+import plot_sync  # noqa: E402
 
 WEFT_COLOUR = "#3b6ea8"
 POCL_COLOUR = "#d08a3a"
@@ -126,6 +128,12 @@ def plot_file(path):
         plot_ratios(rows, f"{title}: Weft vs PoCL (lower is better)", out)
     elif "kernel_barrier_ns" in rows[0]:
         plot_switch(rows, f"{title}: cost of one work-item switch", out)
+    elif "ops_per_s" in rows[0]:
+        plot_sync.plot_sync(rows, f"{title}: weft bench sync (higher is "
+                            "better)", out)
+    elif "accesses_per_s" in rows[0]:
+        plot_sync.plot_probe(rows, f"{title}: weft bench probe, memory "
+                             "system", out)
     else:
         raise SystemExit(f"plot.py: {path}: unknown columns")
     print(out)

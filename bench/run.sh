@@ -28,13 +28,28 @@ for name in kernels switch build api math; do
   fi
 done
 
+# The synchronization primitives and the memory-system probes (the
+# probe's defaults file is left alone: --no-write).
+weft=$build/tools/weft
+if ! "$weft" bench sync --csv "$results/sync.csv" "$@" >/dev/null; then
+  echo "run.sh: weft bench sync failed" >&2
+  status=1
+fi
+if ! "$weft" bench probe --no-write --csv "$results/probe.csv" "$@" \
+     >"$results/probe.txt"; then
+  echo "run.sh: weft bench probe failed" >&2
+  status=1
+fi
+
 # Debian's Python has matplotlib; a python3 earlier in PATH may not.
 for csv in "$results"/kernels.csv "$results"/switch.csv "$results"/build.csv \
-           "$results"/api.csv "$results"/math.csv; do
+           "$results"/api.csv "$results"/math.csv "$results"/sync.csv \
+           "$results"/probe.csv; do
   [ -f "$csv" ] || continue
   /usr/bin/python3 "$here/plot.py" "$csv" >/dev/null || status=1
   echo "== $csv"
   cat "$csv"
 done
+[ -f "$results/probe.txt" ] && cat "$results/probe.txt"
 echo "== plots in $results"
 exit $status

@@ -18,6 +18,10 @@
 /* The subcommands: argv[0] is the subcommand's name. */
 int tool_info(int argc, char **argv);
 int tool_run(int argc, char **argv);
+int tool_bench(int argc, char **argv);
+/* The benchmarks under `weft bench`: argv[0] is "sync" or "probe". */
+int tool_bench_sync(int argc, char **argv);
+int tool_bench_probe(int argc, char **argv);
 
 /* Prints the help of every subcommand (the whole CLI grammar). */
 void tool_print_usage(FILE *out);

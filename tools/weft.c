@@ -10,6 +10,10 @@ static const char usage[] =
     "Commands:\n"
     "  info                 list the devices and their limits\n"
     "  run FILE.cl OPTIONS  build an OpenCL C file and run one kernel once\n"
+    "  bench sync           operations/s of the inter-work-group primitives\n"
+    "                       against work-groups, beside pthreads\n"
+    "  bench probe          the memory-system probes, the machine's class and\n"
+    "                       the default primitives (weft bench probe --help)\n"
     "  help                 print this help\n"
     "\n"
     "weft run FILE.cl --global X[,Y[,Z]] [OPTIONS] --arg SPEC ...\n"
@@ -43,7 +47,7 @@ static const char usage[] =
     "Exit status: 0 success, 1 the build, the run or a file failed,\n"
     "2 the command line is wrong.\n"
     "Environment: WEFT_NUM_THREADS, WEFT_FIBER (asm|ucontext),\n"
-    "WEFT_STACK_SIZE, WEFT_DUMP_IR.\n";
+    "WEFT_STACK_SIZE, WEFT_DUMP_IR, WEFT_CACHE_DIR.\n";
 
 static int is_help(const char *arg) {
   return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
@@ -63,6 +67,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "info")) return tool_info(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return tool_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "bench")) return tool_bench(argc - 1, argv + 1);
   fprintf(stderr, "weft: unknown command '%s'\nTry 'weft --help'.\n", cmd);
   return TOOL_EXIT_USAGE;
 }

@@ -1,0 +1,340 @@
+/* bench_sync.c: `weft bench sync`: Stuart & Owens' figure of merit,
+ * operations per second against the number of work-groups, for every
+ * implementation of every cl_weft_sync primitive, beside pthreads doing
+ * the same work; then each one's uncontended latency. CSV on stdout, a
+ * summary on stderr, a PNG with --plot. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_sync.h"
+#include "bench_util.h"
+#include "tool.h"
+
+#define CMD "bench sync"
+#define MAX_GROUP_COUNTS 40
+
+typedef struct sync_options {
+  int quick, plot;
+  unsigned ops, max_groups, repeat, min_ms, local, latency_ops;
+  const char *only, *impl, *csv;
+} sync_options;
+
+/* What was measured: one CSV line, kept for the summary. */
+typedef struct row {
+  int latency;
+  sync_primitive primitive;
+  int count;
+  const char *impl;
+  unsigned groups, threads;
+  double ops, seconds;
+} row;
+
+typedef struct bench {
+  sync_options opt;
+  tool_timing timing, alone; /* alone: the latencies' (the fastest run) */
+  unsigned threads;
+  unsigned groups[MAX_GROUP_COUNTS];
+  int num_groups;
+  row *rows;
+  int num_rows, capacity;
+} bench;
+
+/* The primitives as the paper measures them: semaphores at four initial
+ * values. */
+static const struct {
+  sync_primitive primitive;
+  int count;
+} cases[] = {
+    {SYNC_MUTEX, 1},          {SYNC_SEMAPHORE, 1},   {SYNC_SEMAPHORE, 2},
+    {SYNC_SEMAPHORE, 10},     {SYNC_SEMAPHORE, 120}, {SYNC_BARRIER, 0},
+    {SYNC_GLOBAL_BARRIER, 0},
+};
+
+/* --------------------------------------------------------- the options */
+
+static int parse_value(const char *name, const char *text, unsigned long max,
+                       unsigned *out) {
+  if (!tool_parse_count(text, max, out)) return 0;
+  tool_usage_error(CMD, "%s '%s': expected a number from 1 to %lu", name,
+                   text ? text : "", max);
+  return -1;
+}
+
+static int parse_option(sync_options *o, const char *name, const char *value) {
+  if (!strcmp(name, "--ops"))
+    return parse_value(name, value, 1u << 24, &o->ops);
+  if (!strcmp(name, "--max-groups"))
+    return parse_value(name, value, 65536, &o->max_groups);
+  if (!strcmp(name, "--repeat"))
+    return parse_value(name, value, 4096, &o->repeat);
+  if (!strcmp(name, "--min-time"))
+    return parse_value(name, value, 60000, &o->min_ms);
+  if (!strcmp(name, "--local"))
+    return parse_value(name, value, 4096, &o->local);
+  if (!strcmp(name, "--latency-ops"))
+    return parse_value(name, value, 1u << 28, &o->latency_ops);
+  if (!strcmp(name, "--only") && value &&
+      sync_primitive_named(value) != SYNC_PRIMITIVES) {
+    o->only = value;
+    return 0;
+  }
+  if (!strcmp(name, "--impl") && value)
+    o->impl = value;
+  else if (!strcmp(name, "--csv") && value)
+    o->csv = value;
+  else {
+    tool_usage_error(CMD, "'%s%s%s': unknown option or bad value", name,
+                     value ? " " : "", value ? value : "");
+    return -1;
+  }
+  return 0;
+}
+
+static int is_flag(sync_options *o, const char *arg) {
+  if (!strcmp(arg, "--quick"))
+    o->quick = 1;
+  else if (!strcmp(arg, "--plot"))
+    o->plot = 1;
+  else
+    return 0;
+  return 1;
+}
+
+/* 0, 1 for --help, or -1 after a usage error. */
+static int parse_options(int argc, char **argv, sync_options *o) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    if (is_flag(o, argv[i])) continue;
+    if (parse_option(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL)) return -1;
+    i++;
+  }
+  if (o->plot && !o->csv) {
+    tool_usage_error(CMD, "--plot draws the --csv file: give --csv PATH");
+    return -1;
+  }
+  if (!o->ops) o->ops = o->quick ? 200 : 1000;
+  if (!o->repeat) o->repeat = o->quick ? 3 : 5;
+  if (!o->min_ms) o->min_ms = o->quick ? 5 : 20;
+  if (!o->local) o->local = 1;
+  if (!o->latency_ops) o->latency_ops = o->quick ? 10000 : 200000;
+  return 0;
+}
+
+/* 1, 2, 4, ... up to the most, with the thread count and 64 times it
+ * among them; --quick keeps 1, the threads and the most. */
+static void choose_groups(bench *b) {
+  unsigned t = b->threads, most = b->opt.max_groups;
+  if (!most) most = 64 * t > 65536 ? 65536 : 64 * t;
+  unsigned want[MAX_GROUP_COUNTS + 3];
+  int n = 0;
+  if (b->opt.quick) {
+    want[n++] = 1, want[n++] = t;
+  } else {
+    for (unsigned g = 1; g <= most && n < MAX_GROUP_COUNTS; g *= 2)
+      want[n++] = g;
+    want[n++] = t;
+    want[n++] = 64 * t;
+  }
+  want[n++] = most;
+  b->num_groups = 0;
+  for (unsigned g = 1; g <= most; g++) /* sorted, each once */
+    for (int i = 0; i < n; i++)
+      if (want[i] == g && b->num_groups < MAX_GROUP_COUNTS) {
+        b->groups[b->num_groups++] = g;
+        break;
+      }
+}
+
+/* --------------------------------------------------------- the results */
+
+static void add_row(bench *b, row r) {
+  if (b->num_rows == b->capacity) {
+    b->capacity = b->capacity ? 2 * b->capacity : 64;
+    b->rows = realloc(b->rows, (size_t)b->capacity * sizeof *b->rows);
+    if (!b->rows) tool_bench_die("out of memory");
+  }
+  b->rows[b->num_rows++] = r;
+  char count[16] = "";
+  if (r.primitive == SYNC_SEMAPHORE)
+    snprintf(count, sizeof count, "%d", r.count);
+  double rate = r.seconds > 0 ? r.ops / r.seconds : NAN;
+  tool_csv_line("%s,%s,%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g",
+                r.latency ? "latency" : "rate",
+                sync_primitive_name(r.primitive), count, r.impl, r.groups,
+                r.threads, r.ops, r.seconds, rate, 1e9 / rate);
+  if (!(r.seconds > 0))
+    tool_bench_note("weft " CMD ": %s/%s at %u groups: no time left once "
+                    "the launch is taken off: the machine is too noisy",
+                    sync_primitive_name(r.primitive), r.impl, r.groups);
+}
+
+static const row *find(const bench *b, int latency, sync_primitive p,
+                       const char *impl, unsigned groups) {
+  for (int i = 0; i < b->num_rows; i++) {
+    const row *r = &b->rows[i];
+    if (r->latency == latency && r->primitive == p && r->groups == groups &&
+        !strcmp(r->impl, impl) && (p != SYNC_SEMAPHORE || r->count == 1))
+      return r;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------- measuring */
+
+static int has_latency(sync_primitive p, int count) {
+  return p == SYNC_MUTEX || (p == SYNC_SEMAPHORE && count == 1);
+}
+
+static void measure_weft(bench *b, sync_runner *r, int count) {
+  sync_primitive p = r->impl->primitive;
+  for (int i = 0; i < b->num_groups; i++) {
+    unsigned g = b->groups[i], ops = b->opt.ops;
+    double s = sync_weft_seconds(r, count, g, &ops, &b->timing);
+    add_row(b, (row){0, p, count, r->impl->name, g, b->threads,
+                     sync_total_ops(p, g, ops), s});
+  }
+  if (has_latency(p, count)) {
+    unsigned ops = b->opt.latency_ops;
+    double s = sync_weft_seconds(r, count, 1, &ops, &b->alone);
+    add_row(b, (row){1, p, count, r->impl->name, 1, b->threads, ops, s});
+  }
+}
+
+static void measure_pthread(bench *b, sync_primitive p, int count) {
+  for (int i = 0; i < b->num_groups; i++) {
+    unsigned g = b->groups[i], ops = b->opt.ops;
+    if (g > SYNC_PTHREAD_MAX) continue;
+    double s = sync_pthread_seconds(p, count, g, &ops, &b->timing);
+    add_row(b,
+            (row){0, p, count, "pthread", g, g, sync_total_ops(p, g, ops), s});
+  }
+  if (has_latency(p, count)) {
+    unsigned ops = b->opt.latency_ops;
+    double s = sync_pthread_seconds(p, count, 1, &ops, &b->alone);
+    add_row(b, (row){1, p, count, "pthread", 1, 1, ops, s});
+  }
+}
+
+static void measure_case(bench *b, sync_primitive p, int count) {
+  sync_runner r;
+  for (unsigned i = 0;
+       sync_runner_next(&r, p, &i, b->opt.impl, b->opt.local);) {
+    char what[64] = "";
+    if (p == SYNC_SEMAPHORE) snprintf(what, sizeof what, " (count %d)", count);
+    tool_bench_note("%s/%s%s ...", sync_primitive_name(p), r.impl->name, what);
+    measure_weft(b, &r, count);
+    sync_runner_close(&r);
+  }
+  if (!b->opt.impl || !strcmp(b->opt.impl, "pthread"))
+    measure_pthread(b, p, count);
+}
+
+/* ----------------------------------------------------------- summary */
+
+static void summarize_latency(const bench *b, sync_primitive p) {
+  const row *base = find(b, 1, p, "pthread", 1);
+  for (int i = 0; i < b->num_rows; i++) {
+    const row *r = &b->rows[i];
+    if (!r->latency || r->primitive != p || !strcmp(r->impl, "pthread"))
+      continue;
+    double ns = r->seconds / r->ops * 1e9;
+    fprintf(stderr, "  %-10s %-12s %8.1f ns", sync_primitive_name(p), r->impl,
+            ns);
+    if (base)
+      fprintf(stderr, "   pthread %6.1f ns   %.2fx pthread's",
+              base->seconds / base->ops * 1e9,
+              ns / (base->seconds / base->ops * 1e9));
+    fputc('\n', stderr);
+  }
+}
+
+/* Each barrier (object or global) at that many groups, beside
+ * pthread_barrier across as many threads, and across the Weft's threads. */
+static void summarize_barrier(const bench *b, unsigned groups) {
+  for (int i = 0; i < b->num_rows; i++) {
+    const row *r = &b->rows[i];
+    if (r->latency || r->groups != groups || !strcmp(r->impl, "pthread") ||
+        (r->primitive != SYNC_BARRIER && r->primitive != SYNC_GLOBAL_BARRIER))
+      continue;
+    const row *base = find(b, 0, r->primitive, "pthread", groups);
+    const row *same = find(b, 0, r->primitive, "pthread", b->threads);
+    fprintf(stderr, "  %-14s %-12s %5u groups: %9.4g/s",
+            sync_primitive_name(r->primitive), r->impl, groups,
+            r->ops / r->seconds);
+    if (base)
+      fprintf(stderr, "   pthread_barrier, %u threads: %9.4g/s (%.2fx)", groups,
+              base->ops / base->seconds,
+              (r->ops / r->seconds) / (base->ops / base->seconds));
+    if (same && groups != b->threads)
+      fprintf(stderr, "; %u threads: %.4g/s", b->threads,
+              same->ops / same->seconds);
+    fputc('\n', stderr);
+  }
+}
+
+static void summarize(const bench *b) {
+  fprintf(
+      stderr,
+      "\nweft " CMD ": %u threads, %u operations per group, "
+      "median of at least %u runs\nuncontended (one group; the fastest run), "
+      "per lock+unlock or wait+post:\n",
+      b->threads, b->opt.ops, b->opt.repeat);
+  summarize_latency(b, SYNC_MUTEX);
+  summarize_latency(b, SYNC_SEMAPHORE);
+  fprintf(stderr, "barriers per second, as many groups as threads and 64 "
+                  "times more:\n");
+  summarize_barrier(b, b->threads);
+  summarize_barrier(b, 64 * b->threads);
+}
+
+/* --------------------------------------------------------------- main */
+
+static const char usage[] =
+    "Usage: weft bench sync [OPTIONS]\n"
+    "Operations per second against the number of work-groups for each\n"
+    "implementation of each cl_weft_sync primitive, beside pthreads, and\n"
+    "each one's uncontended latency: CSV on stdout, a summary on stderr.\n"
+    "  --quick            200 operations per group; 1, T and 64T groups\n"
+    "  --ops N            operations per group (default 1000; raised where\n"
+    "                     they would take under 100 us, too short to time)\n"
+    "  --max-groups N     the most groups (default 64 x the threads)\n"
+    "  --repeat N         runs per point at least; the median counts\n"
+    "                     (default 5)\n"
+    "  --min-time MS      runs per point until they add up to MS\n"
+    "                     milliseconds (default 20)\n"
+    "  --local N          work-items per group (default 1)\n"
+    "  --latency-ops N    operations of the one-group latency runs\n"
+    "                     (default 200000)\n"
+    "  --only PRIMITIVE   mutex, semaphore, barrier or global_barrier\n"
+    "  --impl NAME        only this implementation (or pthread)\n"
+    "  --csv PATH         write the CSV to PATH too\n"
+    "  --plot             draw PATH's plot beside it (PATH.png)\n";
+
+int tool_bench_sync(int argc, char **argv) {
+  bench b = {0};
+  int rc = parse_options(argc, argv, &b.opt);
+  if (rc) {
+    if (rc > 0) fputs(usage, stdout);
+    return rc > 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+  }
+  b.threads = tool_bench_threads();
+  b.timing = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3, 0};
+  b.alone = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3, 1};
+  choose_groups(&b);
+  if (tool_csv_open(CMD, b.opt.csv,
+                    "measure,primitive,init,impl,groups,"
+                    "threads,ops,seconds,ops_per_s,ns_per_op",
+                    1))
+    return TOOL_EXIT_FAILED;
+  for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++)
+    if (!b.opt.only || sync_primitive_named(b.opt.only) == cases[i].primitive)
+      measure_case(&b, cases[i].primitive, cases[i].count);
+  tool_csv_close();
+  summarize(&b);
+  free(b.rows);
+  if (b.opt.plot && tool_plot(CMD, b.opt.csv)) return TOOL_EXIT_FAILED;
+  return TOOL_EXIT_OK;
+}

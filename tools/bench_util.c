@@ -1,0 +1,227 @@
+/* bench_util.c: the clock, medians, CSV, plots and Weft calls that the
+ * bench subcommands share (see bench_util.h). */
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "bench_util.h"
+
+extern char **environ;
+
+double tool_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double tool_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, compare_doubles);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MAX_RUNS 4096
+
+double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
+                           unsigned ops, const tool_timing *timing,
+                           int less_empty) {
+  double *with = malloc(2 * MAX_RUNS * sizeof *with),
+         *without = with + MAX_RUNS;
+  if (!with) tool_bench_die("out of memory");
+  double spent = 0;
+  int n = 0;
+  while (n < MAX_RUNS &&
+         (n < (int)timing->repeat || spent < timing->min_seconds)) {
+    without[n] = less_empty ? run(arg, 0) : 0;
+    with[n] = run(arg, ops);
+    spent += with[n++];
+  }
+  /* Sorted by tool_median: the fastest is first. */
+  double seconds = tool_median(with, n) - tool_median(without, n);
+  if (timing->fastest) seconds = with[0] - without[0];
+  free(with);
+  return seconds;
+}
+
+double tool_measure(double (*run)(void *arg, unsigned ops), void *arg,
+                    unsigned *ops, const tool_timing *timing, int less_empty) {
+  for (;;) {
+    double s = tool_median_seconds(run, arg, *ops, timing, less_empty);
+    if (s >= TOOL_MIN_WORK || *ops >= 1u << 24) return s;
+    *ops *= 4;
+  }
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+static FILE *csv_file;
+static int csv_echo;
+
+int tool_csv_open(const char *cmd, const char *path, const char *header,
+                  int echo) {
+  csv_echo = echo;
+  if (path && !(csv_file = fopen(path, "w"))) {
+    fprintf(stderr, "weft %s: cannot create '%s': %s\n", cmd, path,
+            strerror(errno));
+    return -1;
+  }
+  tool_csv_line("%s", header);
+  return 0;
+}
+
+void tool_csv_line(const char *fmt, ...) {
+  va_list ap;
+  /* Each line as it comes: a long run shows its progress, and a failure
+   * half-way keeps what was measured. */
+  if (csv_echo) {
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+  }
+  if (!csv_file) return;
+  va_start(ap, fmt);
+  vfprintf(csv_file, fmt, ap);
+  va_end(ap);
+  fputc('\n', csv_file);
+  fflush(csv_file);
+}
+
+void tool_csv_close(void) {
+  if (csv_file) fclose(csv_file);
+  csv_file = NULL;
+  csv_echo = 0;
+}
+
+/* Debian's Python has matplotlib; a python3 earlier in PATH may not. */
+int tool_plot(const char *cmd, const char *csv_path) {
+  static const char python[] = "/usr/bin/python3";
+  char *const argv[] = {(char *)python, (char *)WEFT_PLOT_SCRIPT,
+                        (char *)csv_path, NULL};
+  pid_t pid;
+  int status = 0;
+  int rc = posix_spawn(&pid, python, NULL, NULL, argv, environ);
+  if (!rc && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+      WEXITSTATUS(status) == 0)
+    return 0;
+  fprintf(stderr,
+          "weft %s: no plot: '%s %s %s' failed (it needs "
+          "matplotlib: apt-get install python3-matplotlib)\n",
+          cmd, python, WEFT_PLOT_SCRIPT, csv_path);
+  return -1;
+}
+
+/* ----------------------------------------------------------------- Weft */
+
+_Noreturn void tool_bench_die(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fputs("weft bench: ", stderr);
+  vfprintf(stderr, format, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+void tool_bench_note(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vfprintf(stderr, format, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void tool_bench_check(int status, const void *object, const char *what) {
+  if (!status) return;
+  const char *msg = object ? weft_errmsg(object) : "";
+  tool_bench_die("%s: %s%s%s", what, weft_strerror(status),
+                 msg && *msg ? ": " : "", msg ? msg : "");
+}
+
+weft_context *tool_bench_context(void) {
+  static weft_context *ctx;
+  if (ctx) return ctx;
+  weft_device *device;
+  tool_bench_check(weft_device_get(0, &device), NULL, "the CPU device");
+  tool_bench_check(weft_context_create(device, &ctx), device, "a context");
+  return ctx;
+}
+
+unsigned tool_bench_threads(void) {
+  weft_device_info info;
+  weft_device *device = weft_context_device(tool_bench_context());
+  tool_bench_check(weft_device_info_get(device, &info), device, "device info");
+  return info.compute_units;
+}
+
+weft_program *tool_bench_build(const char *source, const char *options,
+                               char **log) {
+  weft_program *p;
+  tool_bench_check(weft_program_create(tool_bench_context(), source, 0, &p),
+                   tool_bench_context(), "creating a program");
+  int rc = weft_program_build(p, options);
+  if (rc == WEFT_EBUILD) {
+    *log = strdup(weft_program_build_log(p));
+    weft_program_release(p);
+    return NULL;
+  }
+  tool_bench_check(rc, p, "building a benchmark kernel");
+  *log = NULL;
+  return p;
+}
+
+weft_kernel *tool_bench_kernel(weft_program *program, const char *name) {
+  weft_kernel *k;
+  tool_bench_check(weft_kernel_create(program, name, &k), program, name);
+  return k;
+}
+
+weft_buffer *tool_bench_buffer(size_t bytes, const void *init) {
+  weft_buffer *b;
+  unsigned flags = init ? WEFT_MEM_COPY_HOST_PTR : 0;
+  tool_bench_check(
+      weft_buffer_create(tool_bench_context(), bytes, flags, (void *)init, &b),
+      tool_bench_context(), "a buffer");
+  return b;
+}
+
+void tool_bench_read(weft_buffer *b, void *out, size_t bytes) {
+  tool_bench_check(weft_buffer_read(b, 0, bytes, out), b, "reading a buffer");
+}
+
+void tool_bench_arg_buffer(weft_kernel *k, int i, weft_buffer *b) {
+  tool_bench_check(weft_kernel_set_arg_buffer(k, i, b), k, weft_kernel_name(k));
+}
+
+void tool_bench_arg_value(weft_kernel *k, int i, const void *v, size_t size) {
+  tool_bench_check(weft_kernel_set_arg_value(k, i, v, size), k,
+                   weft_kernel_name(k));
+}
+
+double tool_bench_launch(weft_kernel *k, size_t groups, size_t local) {
+  size_t global = groups * local;
+  double start = tool_now();
+  tool_bench_check(weft_kernel_launch(k, 1, NULL, &global, &local), k,
+                   weft_kernel_name(k));
+  return tool_now() - start;
+}
+
+int tool_parse_count(const char *text, unsigned long max, unsigned *out) {
+  char *end;
+  if (!text || text[0] < '0' || text[0] > '9') return -1;
+  errno = 0;
+  unsigned long v = strtoul(text, &end, 10);
+  if (*end || errno || v == 0 || v > max) return -1;
+  *out = (unsigned)v;
+  return 0;
+}

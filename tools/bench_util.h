@@ -1,0 +1,94 @@
+/*
+ * bench_util.h: what `weft bench sync` and `weft bench probe` share:
+ * the clock, medians, CSV output, the CPU device, and building and
+ * launching their kernels with a loud stop on any failure (a benchmark
+ * that goes on after an error would time doing nothing).
+ */
+#ifndef WEFT_TOOL_BENCH_UTIL_H
+#define WEFT_TOOL_BENCH_UTIL_H
+
+#include <stddef.h>
+
+#include "weft/weft.h"
+
+/* Seconds on the monotonic clock. */
+double tool_now(void);
+
+/* The median of n values (n > 0); v is sorted in place. */
+double tool_median(double *v, int n);
+
+/* How long to measure one point: at least repeat runs, and on until the
+ * runs add up to min_seconds (short runs are noisy against the launch). */
+typedef struct tool_timing {
+  unsigned repeat;
+  double min_seconds;
+  /* The fastest run counts, not the median: for one group alone, where
+   * everything else the machine does only adds time. */
+  int fastest;
+} tool_timing;
+
+/* The median (or fastest) seconds of run(arg, ops) over the runs timing
+ * asks for. With less_empty, less the same of run(arg, 0), the two
+ * interleaved so that both see the same load: the time of the operations
+ * alone, without the launch that surrounds them. */
+double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
+                           unsigned ops, const tool_timing *timing,
+                           int less_empty);
+
+/* tool_median_seconds of *ops operations, with *ops raised fourfold until
+ * they take TOOL_MIN_WORK seconds: less stands too little out of the
+ * launch's noise (a lock+unlock takes ~10 ns, a launch ~30 us). */
+#define TOOL_MIN_WORK 100e-6
+double tool_measure(double (*run)(void *arg, unsigned ops), void *arg,
+                    unsigned *ops, const tool_timing *timing, int less_empty);
+
+/* Opens the CSV: path unless it is NULL, and stdout too with echo. 0, or
+ * -1 with a message printed when the file cannot be created. */
+int tool_csv_open(const char *cmd, const char *path, const char *header,
+                  int echo);
+/* Writes one line (without its newline) where the CSV goes; nothing
+ * before it is opened. */
+void tool_csv_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tool_csv_close(void);
+
+/* Runs Debian's Python on bench/plot.py to draw csv_path's PNG beside it;
+ * 0 on success, else a note is printed and -1 returned. */
+int tool_plot(const char *cmd, const char *csv_path);
+
+/* The CPU device's context (made once) and its number of threads. */
+weft_context *tool_bench_context(void);
+unsigned tool_bench_threads(void);
+
+/* Builds source; NULL when the build fails, with the log in *log
+ * (malloc'd, the caller frees it). Other failures stop the program. */
+weft_program *tool_bench_build(const char *source, const char *options,
+                               char **log);
+
+weft_kernel *tool_bench_kernel(weft_program *program, const char *name);
+weft_buffer *tool_bench_buffer(size_t bytes, const void *init);
+void tool_bench_read(weft_buffer *b, void *out, size_t bytes);
+
+/* Sets argument i of k (a buffer, or a value of size bytes). */
+void tool_bench_arg_buffer(weft_kernel *k, int i, weft_buffer *b);
+void tool_bench_arg_value(weft_kernel *k, int i, const void *v, size_t size);
+
+/* Launches groups work-groups of local work-items and returns the wall
+ * time in seconds. */
+double tool_bench_launch(weft_kernel *k, size_t groups, size_t local);
+
+/* Stops the program with "weft bench: WHAT: <the error>" unless status is
+ * 0; object is where the message lies (or NULL). */
+void tool_bench_check(int status, const void *object, const char *what);
+
+/* Prints "weft bench: MESSAGE" on stderr and exits with status 1. */
+_Noreturn void tool_bench_die(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* A progress line on stderr (stdout holds only results). */
+void tool_bench_note(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* Parses a positive decimal number of at most max; 0 or -1. */
+int tool_parse_count(const char *text, unsigned long max, unsigned *out);
+
+#endif /* WEFT_TOOL_BENCH_UTIL_H */

@@ -1,0 +1,83 @@
+/* sync_defaults.c: the file of default implementations (the format is in
+ * sync_defaults.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sync_defaults.h"
+
+/* The kernel cache's folder, as core/config.c finds it. */
+int sync_defaults_path(char *out, size_t size) {
+  const char *dir = getenv("WEFT_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  int n;
+  if (dir)
+    n = *dir && strcmp(dir, "off")
+            ? snprintf(out, size, "%s/" SYNC_DEFAULTS_NAME, dir)
+            : -1;
+  else if (xdg && *xdg)
+    n = snprintf(out, size, "%s/weft/" SYNC_DEFAULTS_NAME, xdg);
+  else if (home && *home)
+    n = snprintf(out, size, "%s/.cache/weft/" SYNC_DEFAULTS_NAME, home);
+  else
+    n = -1;
+  return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+void sync_defaults_print(const sync_defaults *d, FILE *out) {
+  char when[32] = "";
+  time_t now = time(NULL);
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&now));
+  fprintf(out,
+          "# Weft's default synchronization implementations for this "
+          "machine,\n"
+          "# chosen by `weft bench probe` on %s. Edit a line to override;\n"
+          "# KEY=VALUE lines, '#' comments (README: \"Choosing the "
+          "synchronization\n# implementations\").\n"
+          "version=%d\nthreads=%u\ncpu=%s\nclass=%s\n",
+          when, SYNC_DEFAULTS_VERSION, d->threads, d->cpu, d->class_text);
+  for (int p = 0; p < SYNC_PRIMITIVES; p++)
+    fprintf(out, "%s=%s\n", sync_primitive_name((sync_primitive)p),
+            d->choice[p]);
+}
+
+/* mkdir -p of path's folder. */
+static int make_folder(const char *path) {
+  char *dir = strdup(path);
+  if (!dir) return -1;
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(dir, 0755) && errno != EEXIST) {
+      free(dir);
+      return -1;
+    }
+    *p = '/';
+  }
+  free(dir);
+  return 0;
+}
+
+int sync_defaults_write(const sync_defaults *d, const char *path) {
+  char tmp[4200];
+  if (snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid()) >=
+      (int)sizeof tmp) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  if (make_folder(path)) return -1;
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  sync_defaults_print(d, f);
+  /* Renamed into place: a runtime reading it meanwhile sees a whole file. */
+  if (fclose(f) || rename(tmp, path)) {
+    int saved = errno;
+    unlink(tmp);
+    errno = saved;
+    return -1;
+  }
+  return 0;
+}

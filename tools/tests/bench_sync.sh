@@ -1,0 +1,40 @@
+# weft bench sync --quick: each primitive measured on Weft and on pthreads,
+# every rate a positive number, the latencies and the summary there. The
+# kernels check their invariants themselves and exit 1 on a violation.
+. "$2/lib.sh"
+
+# positive_column FILE N: field N of every line but the header is a
+# positive number (not nan, not empty).
+positive_column() {
+  awk -F, -v n="$2" 'NR > 1 && !($n ~ /^[0-9.]+(e[-+]?[0-9]+)?$/ && $n > 0) {
+    print "not a positive rate: " $0; bad = 1 } END { exit bad }' "$1" >&2 ||
+    fail "$1 has rates that are not positive"
+}
+
+weft_exits 0 bench sync --quick --csv sync.csv
+cmp -s out.txt sync.csv || fail "stdout and the --csv file differ"
+has_line sync.csv 'measure,primitive,init,impl,groups,threads,ops,seconds,ops_per_s,ns_per_op'
+positive_column sync.csv 9
+for p in mutex semaphore barrier global_barrier; do
+  matches sync.csv "^rate,$p,[0-9]*,native,1,"
+  matches sync.csv "^rate,$p,[0-9]*,pthread,1,"
+done
+for count in 1 2 10 120; do matches sync.csv "^rate,semaphore,$count,native,"; done
+matches sync.csv '^latency,mutex,,native,1,'
+matches sync.csv '^latency,semaphore,1,pthread,1,'
+matches err.txt 'mutex +native +[0-9.]+ ns +pthread'
+matches err.txt 'global_barrier +native +[0-9]+ groups: .*/s'
+
+# One primitive, one implementation.
+weft_exits 0 bench sync --quick --only mutex --impl native
+[ "$(grep -c '^rate,' out.txt)" -ge 2 ] || fail "--only mutex measured nothing"
+grep -q 'pthread\|semaphore' out.txt && fail "--only/--impl did not filter"
+
+weft_exits 2 bench sync --ops 0
+matches err.txt "'--ops' '0'|--ops '0'"
+weft_exits 2 bench sync --plot
+matches err.txt 'give --csv PATH'
+weft_exits 2 bench
+weft_exits 2 bench frob
+matches err.txt "unknown benchmark 'frob'"
+exit 0
