@@ -460,6 +460,7 @@ void weft__coop_begin(launch_state *l) {
   pthread_mutex_init(&l->coop_lock, NULL);
   pthread_cond_init(&l->coop_changed, NULL);
   l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
+  l->waiting_end = &l->waiting;
   l->next_group = l->finished = 0;
   l->running = l->num_resident = 0;
   l->limit = weft__executor_max_resident(e);
@@ -529,9 +530,8 @@ void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
   s->what = what;
   /* Appended: wakes take the oldest waiters first. */
   s->next_waiting = NULL;
-  coop_slot **end = &l->waiting;
-  while (*end) end = &(*end)->next_waiting;
-  *end = s;
+  *l->waiting_end = s;
+  l->waiting_end = &s->next_waiting;
   pthread_mutex_unlock(&l->coop_lock);
   switch_to_scheduler(s);
 }
@@ -547,6 +547,7 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
       continue;
     }
     *p = s->next_waiting;
+    if (!*p) l->waiting_end = p;
     if (s->state == SLOT_PARKED) push_ready(l, s);
     else s->woken = 1; /* still parking: the scheduler readies it */
     count--;

@@ -115,7 +115,8 @@ struct launch_state {
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
   coop_slot *ready_head, *ready_tail;
-  coop_slot *waiting;          /* parked (or parking) groups */
+  coop_slot *waiting;          /* parked (or parking) groups, oldest first */
+  coop_slot **waiting_end;     /* its last link: appending costs O(1) */
   coop_slot *resident;         /* every started, unfinished group */
   uint64_t next_group;         /* the next group index to start */
   uint64_t finished;
