@@ -5,7 +5,7 @@
  *
  * On the CPU a work-group that waits must give its thread away, or a group
  * it waits for on the same thread never runs: every wait loop here either
- * yields (__weft_yield: the group goes to the back of the ready queue) at
+ * yields (spin_turn: the group goes to the back of the ready queue) at
  * each turn, or parks (__weft_wait: the group sleeps until a wake on the
  * word, as a futex waiter does) where the one it waits for will wake it.
  * A yield lets only groups that have started run, so an algorithm that
@@ -41,12 +41,27 @@ static inline int cas(volatile __global uint *p, uint expected, uint desired) {
                                      __ATOMIC_ACQUIRE);
 }
 
+/* One turn of a loop that waits for *word to change from seen: lets the
+ * other groups run (a yield). word, seen and what say what the group
+ * waits for, which the runtime would need to tell groups that spin for
+ * ever (each waits on a word nobody will change) from groups that spin a
+ * while: it cannot yet, so a kernel whose groups spin for ever on these
+ * algorithms hangs instead of failing with WEFT_EDEADLOCK. */
+static inline void spin_turn(volatile __global uint *word, uint seen,
+                             uint what) {
+  (void)word;
+  (void)seen;
+  (void)what;
+  __weft_yield();
+}
+
 /* Backoff: after a failed attempt, let the others run delay times, and
  * wait twice as long after the next failure, up to BACKOFF_MAX turns. */
 #define BACKOFF_MAX 64u
 
-static inline void back_off(uint *delay) {
-  for (uint i = 0; i < *delay; i++) __weft_yield();
+static inline void back_off(volatile __global uint *word, uint seen,
+                            uint what, uint *delay) {
+  for (uint i = 0; i < *delay; i++) spin_turn(word, seen, what);
   if (*delay < BACKOFF_MAX) *delay *= 2;
 }
 

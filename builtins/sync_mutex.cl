@@ -20,14 +20,15 @@ int weft__mutex_spin_trylock(__global weft_mutex *m) {
 
 /* Algorithm 1: compare-and-swap 0 to 1 until it succeeds. */
 void weft__mutex_spin_lock(__global weft_mutex *m) {
-  while (!cas(&m->word[0], 0, 1)) __weft_yield();
+  while (!cas(&m->word[0], 0, 1)) spin_turn(&m->word[0], 1, WAIT_MUTEX);
 }
 
 /* Algorithm 2: the same, but each failure waits twice as long as the one
  * before, so that many waiters do not all retry at once. */
 void weft__mutex_backoff_lock(__global weft_mutex *m) {
   uint delay = 1;
-  while (!cas(&m->word[0], 0, 1)) back_off(&delay);
+  while (!cas(&m->word[0], 0, 1))
+    back_off(&m->word[0], 1, WAIT_MUTEX, &delay);
 }
 
 void weft__mutex_spin_unlock(__global weft_mutex *m) {
@@ -41,8 +42,9 @@ void weft__mutex_spin_unlock(__global weft_mutex *m) {
  * they took their tickets. Counters wrap around harmlessly: only equality
  * is tested. */
 void weft__mutex_ticket_lock(__global weft_mutex *m) {
-  uint ticket = FETCH_ADD(&m->word[0], 1u);
-  while (LOAD(&m->word[1]) != ticket) __weft_yield();
+  volatile __global uint *serving = &m->word[1];
+  uint ticket = FETCH_ADD(&m->word[0], 1u), s;
+  while ((s = LOAD(serving)) != ticket) spin_turn(serving, s, WAIT_MUTEX);
 }
 
 /* Takes the next ticket only if it would be served at once: no holder, no

@@ -18,23 +18,27 @@
  * new count. One atomic per attempt, as the paper advises. */
 #define BUSY 0xffffffffu
 
-/* Takes a unit if one is free; 0 if none is, or another group holds the
- * word. */
-static int try_take(volatile __global uint *count) {
+/* Takes a unit if one is free; else 0, with what the word held in seen
+ * (0, or BUSY while another group changes it). */
+static int try_take(volatile __global uint *count, uint *seen) {
   uint c = EXCHANGE(count, BUSY);
+  *seen = c;
   if (c == BUSY) return 0;
   STORE(count, c ? c - 1 : 0u);
   return c != 0;
 }
 
 void weft__semaphore_spin_wait(__global weft_semaphore *s) {
-  while (!try_take(&s->word[0])) __weft_yield();
+  uint seen;
+  while (!try_take(&s->word[0], &seen))
+    spin_turn(&s->word[0], seen, WAIT_SEMAPHORE);
 }
 
 /* The same, but each failure waits twice as long as the one before. */
 void weft__semaphore_backoff_wait(__global weft_semaphore *s) {
-  uint delay = 1;
-  while (!try_take(&s->word[0])) back_off(&delay);
+  uint seen, delay = 1;
+  while (!try_take(&s->word[0], &seen))
+    back_off(&s->word[0], seen, WAIT_SEMAPHORE, &delay);
 }
 
 /* A group holds the word only between two of its own atomics, so a post
@@ -42,7 +46,8 @@ void weft__semaphore_backoff_wait(__global weft_semaphore *s) {
 void weft__semaphore_spin_post(__global weft_semaphore *s) {
   volatile __global uint *count = &s->word[0];
   uint c;
-  while ((c = EXCHANGE(count, BUSY)) == BUSY) __weft_yield();
+  while ((c = EXCHANGE(count, BUSY)) == BUSY)
+    spin_turn(count, BUSY, WAIT_SEMAPHORE);
   STORE(count, c + 1);
 }
 
@@ -62,8 +67,9 @@ void weft__semaphore_spin_post(__global weft_semaphore *s) {
 void weft__semaphore_sleeping_wait(__global weft_semaphore *s) {
   volatile __global uint *count = &s->word[0], *head = &s->word[1];
   if ((int)FETCH_SUB(count, 1u) > 0) return;
-  uint place = FETCH_ADD(&s->word[2], 1u);
-  while ((int)(LOAD(head) - place) <= 0) __weft_yield();
+  uint place = FETCH_ADD(&s->word[2], 1u), h;
+  while ((int)((h = LOAD(head)) - place) <= 0)
+    spin_turn(head, h, WAIT_SEMAPHORE);
 }
 
 /* A negative count means a group has queued, or is about to: let the next
