@@ -17,7 +17,9 @@
  * On the CPU these never hang a correct kernel: a waiting group yields its
  * thread to the others, whatever the numbers of groups and threads. A
  * kernel whose groups wait for each other for ever fails with
- * WEFT_EDEADLOCK, naming each waiting group and what it waits on.
+ * WEFT_EDEADLOCK, naming each waiting group and what it waits on (for now
+ * only with the native algorithms and the barriers: on the paper's
+ * spinning mutexes and semaphores, such a kernel spins for ever).
  *
  * Algorithms. Each object records, in its last word, the algorithm it was
  * initialized with (weft_*_init_with); 0 there means the default, which is
@@ -38,8 +40,8 @@
 /* Mutex algorithms. A mutex is 4 uint words, {a, b, 0, algorithm}; all
  * zero is an unlocked mutex of the default algorithm, and {0, 0, 0, A} one
  * of algorithm A.
- *   NATIVE        {state: 0 free, 1 held, 2 held and waited for}: spins a
- *                 little, then parks in the runtime (futex-like).
+ *   NATIVE        {state: 0 free, 1 held, 2 held and waited for}: one
+ *                 compare-and-swap, else parks in the runtime (futex-like).
  *   SPIN          {locked}: compare-and-swap until it succeeds (Alg. 1).
  *   SPIN_BACKOFF  {locked}: the same, waiting longer after each failure
  *                 (Alg. 2).
@@ -79,10 +81,11 @@
  *                 group from counting itself into the next use early).
  *   XIAO_FENG     {0, 0, groups}, then arrived[groups], released[groups]:
  *                 each group raises its own arrival flag; group 0 waits for
- *                 all of them, then raises each group's release flag. No
- *                 word is written by more than one group. Groups are
- *                 indexed by their linear group id, which must be less than
- *                 groups. */
+ *                 all of them, then raises each group's release flag. A
+ *                 flag counts the uses of the barrier, in its low 31 bits;
+ *                 only one group raises it and one waits on it (and sets
+ *                 its top bit before it sleeps). Groups are indexed by
+ *                 their linear group id, which must be less than groups. */
 #define WEFT_BARRIER_DEFAULT 0
 #define WEFT_BARRIER_NATIVE 1
 #define WEFT_BARRIER_TWO_STAGE 2
