@@ -5,9 +5,9 @@
  * #ifdef cl_weft_sync.
  *
  * The objects live in global memory, in a buffer the host initializes
- * (weft_sync_*_init in weft.h, or clWeftSyncInit* through the OpenCL
- * extension) or a kernel does (weft_*_init below), before the work-groups
- * that use them start.
+ * (writing the bytes given below, e.g. with weft_buffer_write or
+ * clEnqueueWriteBuffer) or a kernel does (weft_*_init below), before the
+ * work-groups that use them start.
  *
  * The work-item functions act for the work-item that calls them: with the
  * spec's barrier() around them, one work-item can act for its group. The
@@ -17,14 +17,100 @@
  * On the CPU these never hang a correct kernel: a waiting group yields its
  * thread to the others, whatever the numbers of groups and threads. A
  * kernel whose groups wait for each other for ever fails with
- * WEFT_EDEADLOCK, naming each waiting group and what it waits on.
+ * WEFT_EDEADLOCK, naming each waiting group and what it waits on (for now
+ * only with the native algorithms and the barriers: on the paper's
+ * spinning mutexes and semaphores, such a kernel spins for ever).
+ *
+ * Algorithms. Each object records, in its last word, the algorithm it was
+ * initialized with (weft_*_init_with); 0 there means the default, which is
+ * the program's build option (-DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET,
+ * -DWEFT_SEMAPHORE_IMPL=..., -DWEFT_BARRIER_IMPL=...) if it has one, else
+ * Weft's default (native). All the kernels that use one object must agree
+ * on its algorithm: give it at init, or build them with the same option.
+ * The paper's algorithms are Stuart & Owens, "Efficient Synchronization
+ * Primitives for GPUs" (2011), and Xiao & Feng, "Inter-block GPU
+ * communication via fast barrier synchronization" (2010).
+ *
+ * A C program may include this header too: it then sees only the
+ * constants and sizes, for writing objects from the host.
  */
 #ifndef WEFT_KERNEL_H
 #define WEFT_KERNEL_H
 
+/* Mutex algorithms. A mutex is 4 uint words, {a, b, 0, algorithm}; all
+ * zero is an unlocked mutex of the default algorithm, and {0, 0, 0, A} one
+ * of algorithm A.
+ *   NATIVE        {state: 0 free, 1 held, 2 held and waited for}: one
+ *                 compare-and-swap, else parks in the runtime (futex-like).
+ *   SPIN          {locked}: compare-and-swap until it succeeds (Alg. 1).
+ *   SPIN_BACKOFF  {locked}: the same, waiting longer after each failure
+ *                 (Alg. 2).
+ *   TICKET        {next ticket, now serving}: fetch-and-add a ticket, wait
+ *                 for its turn (Alg. 3); first come, first served. */
+#define WEFT_MUTEX_DEFAULT 0
+#define WEFT_MUTEX_NATIVE 1
+#define WEFT_MUTEX_SPIN 2
+#define WEFT_MUTEX_SPIN_BACKOFF 3
+#define WEFT_MUTEX_TICKET 4
+
+/* Semaphore algorithms. A semaphore is 4 uint words, {count, 0, 0,
+ * algorithm} when initialized with count free units, for every algorithm.
+ *   NATIVE        {count, waiters}: parks in the runtime when none is free.
+ *   SPIN          {count}: the count word is also a lock (exchanged with
+ *                 0xffffffff while a group changes it); spins (Alg. 4).
+ *   SPIN_BACKOFF  {count}: the same, waiting longer after each failure.
+ *   SLEEPING      {count, head, tail}: count may go negative, a waiter that
+ *                 finds no unit takes a place in a queue (tail) and sleeps
+ *                 until a post lets its place through (head) (Alg. 5); the
+ *                 waiters that queue are served first come, first served. */
+#define WEFT_SEMAPHORE_DEFAULT 0
+#define WEFT_SEMAPHORE_NATIVE 1
+#define WEFT_SEMAPHORE_SPIN 2
+#define WEFT_SEMAPHORE_SPIN_BACKOFF 3
+#define WEFT_SEMAPHORE_SLEEPING 4
+
+/* Barrier algorithms. A barrier is 4 uint words, {0, 0, groups,
+ * algorithm} when initialized for that many work-groups, for every
+ * algorithm; the Xiao-Feng one needs room after them for 2 * groups more
+ * words, zero at first (WEFT_BARRIER_SIZE).
+ *   NATIVE        {arrived, generation, groups}: the last group to arrive
+ *                 starts the next generation and wakes the others.
+ *   TWO_STAGE     {count 1, count 2, groups}: every group counts itself in
+ *                 twice, in two counters, and waits for the last of each
+ *                 stage to reset its counter (the second stage keeps a fast
+ *                 group from counting itself into the next use early).
+ *   XIAO_FENG     {0, 0, groups}, then arrived[groups], released[groups]:
+ *                 each group raises its own arrival flag; group 0 waits for
+ *                 all of them, then raises each group's release flag. A
+ *                 flag counts the uses of the barrier, in its low 31 bits;
+ *                 only one group raises it and one waits on it (and sets
+ *                 its top bit before it sleeps). Groups are indexed by
+ *                 their linear group id, which must be less than groups. */
+#define WEFT_BARRIER_DEFAULT 0
+#define WEFT_BARRIER_NATIVE 1
+#define WEFT_BARRIER_TWO_STAGE 2
+#define WEFT_BARRIER_XIAO_FENG 3
+
+/* Bytes of a barrier of the given algorithm for that many groups. */
+#define WEFT_BARRIER_SIZE(algorithm, groups)                                 \
+  ((algorithm) == WEFT_BARRIER_XIAO_FENG ? 16 + 8 * (groups) : 16)
+
+#ifdef __OPENCL_C_VERSION__
+
 #define cl_weft_sync 1
 
-/* A mutual exclusion lock (16 bytes; zero is an unlocked mutex). */
+/* The program's default algorithms, from its build options. */
+#ifndef WEFT_MUTEX_IMPL
+#define WEFT_MUTEX_IMPL WEFT_MUTEX_DEFAULT
+#endif
+#ifndef WEFT_SEMAPHORE_IMPL
+#define WEFT_SEMAPHORE_IMPL WEFT_SEMAPHORE_DEFAULT
+#endif
+#ifndef WEFT_BARRIER_IMPL
+#define WEFT_BARRIER_IMPL WEFT_BARRIER_DEFAULT
+#endif
+
+/* A mutual exclusion lock (16 bytes). */
 typedef struct weft_mutex {
   uint word[4];
 } weft_mutex;
@@ -34,41 +120,81 @@ typedef struct weft_semaphore {
   uint word[4];
 } weft_semaphore;
 
-/* A barrier for a given number of work-groups (16 bytes). */
+/* A barrier for a given number of work-groups (16 bytes, or
+ * WEFT_BARRIER_SIZE(WEFT_BARRIER_XIAO_FENG, groups)). */
 typedef struct weft_barrier {
   uint word[4];
 } weft_barrier;
 
-void __attribute__((overloadable)) weft_mutex_init(__global weft_mutex *m);
-void __attribute__((overloadable)) weft_mutex_lock(__global weft_mutex *m);
+/* The functions below are macros over the library's weft__* functions,
+ * which take the program's default algorithm as their last argument (the
+ * library is compiled once, so the build option must travel this way). */
+
+/* Initializes m, unlocked, with the default algorithm or a given one. */
+#define weft_mutex_init(m) weft__mutex_init((m), WEFT_MUTEX_DEFAULT)
+#define weft_mutex_init_with(m, algorithm) weft__mutex_init((m), (algorithm))
+#define weft_mutex_lock(m) weft__mutex_lock((m), WEFT_MUTEX_IMPL)
 /* 1 if it took the mutex, 0 if the mutex was held. */
-int __attribute__((overloadable)) weft_mutex_trylock(__global weft_mutex *m);
-void __attribute__((overloadable)) weft_mutex_unlock(__global weft_mutex *m);
-void __attribute__((overloadable, convergent))
-weft_mutex_lock_group(__global weft_mutex *m);
-void __attribute__((overloadable, convergent))
-weft_mutex_unlock_group(__global weft_mutex *m);
+#define weft_mutex_trylock(m) weft__mutex_trylock((m), WEFT_MUTEX_IMPL)
+#define weft_mutex_unlock(m) weft__mutex_unlock((m), WEFT_MUTEX_IMPL)
+#define weft_mutex_lock_group(m) weft__mutex_lock_group((m), WEFT_MUTEX_IMPL)
+#define weft_mutex_unlock_group(m)                                           \
+  weft__mutex_unlock_group((m), WEFT_MUTEX_IMPL)
 
-void __attribute__((overloadable))
-weft_semaphore_init(__global weft_semaphore *s, int count);
-void __attribute__((overloadable))
-weft_semaphore_wait(__global weft_semaphore *s);
-void __attribute__((overloadable))
-weft_semaphore_post(__global weft_semaphore *s);
-void __attribute__((overloadable, convergent))
-weft_semaphore_wait_group(__global weft_semaphore *s);
-void __attribute__((overloadable, convergent))
-weft_semaphore_post_group(__global weft_semaphore *s);
+/* Initializes s with count free units. */
+#define weft_semaphore_init(s, count)                                        \
+  weft__semaphore_init((s), (count), WEFT_SEMAPHORE_DEFAULT)
+#define weft_semaphore_init_with(s, count, algorithm)                        \
+  weft__semaphore_init((s), (count), (algorithm))
+#define weft_semaphore_wait(s) weft__semaphore_wait((s), WEFT_SEMAPHORE_IMPL)
+#define weft_semaphore_post(s) weft__semaphore_post((s), WEFT_SEMAPHORE_IMPL)
+#define weft_semaphore_wait_group(s)                                         \
+  weft__semaphore_wait_group((s), WEFT_SEMAPHORE_IMPL)
+#define weft_semaphore_post_group(s)                                         \
+  weft__semaphore_post_group((s), WEFT_SEMAPHORE_IMPL)
 
-void __attribute__((overloadable))
-weft_barrier_init(__global weft_barrier *b, uint groups);
+/* Initializes b for that many groups (and, for the Xiao-Feng algorithm,
+ * chosen here or by the build option, zeroes its flags: b must have room
+ * for them). */
+#define weft_barrier_init(b, groups)                                         \
+  weft__barrier_init((b), (groups), WEFT_BARRIER_DEFAULT, WEFT_BARRIER_IMPL)
+#define weft_barrier_init_with(b, groups, algorithm)                         \
+  weft__barrier_init((b), (groups), (algorithm), WEFT_BARRIER_IMPL)
 /* Every work-item of each of the groups the barrier counts calls it; none
  * goes on before all those groups have arrived. */
-void __attribute__((overloadable, convergent))
-weft_barrier_wait(__global weft_barrier *b);
+#define weft_barrier_wait(b) weft__barrier_wait((b), WEFT_BARRIER_IMPL)
 
 /* A barrier over every work-group of the launch, which must all be
- * resident at once (Weft holds up to 65536). Every work-item calls it. */
-void __attribute__((overloadable, convergent)) weft_global_barrier(void);
+ * resident at once (Weft holds up to 65536). Every work-item calls it.
+ * It uses the native algorithm, or the two-stage one if the build option
+ * asks for it (the Xiao-Feng one would need per-group storage that a
+ * launch does not have: that option gets the native one here). */
+#define weft_global_barrier() weft__global_barrier(WEFT_BARRIER_IMPL)
+
+void weft__mutex_init(__global weft_mutex *m, uint algorithm);
+void weft__mutex_lock(__global weft_mutex *m, uint impl);
+int weft__mutex_trylock(__global weft_mutex *m, uint impl);
+void weft__mutex_unlock(__global weft_mutex *m, uint impl);
+void __attribute__((convergent))
+weft__mutex_lock_group(__global weft_mutex *m, uint impl);
+void __attribute__((convergent))
+weft__mutex_unlock_group(__global weft_mutex *m, uint impl);
+
+void weft__semaphore_init(__global weft_semaphore *s, int count,
+                          uint algorithm);
+void weft__semaphore_wait(__global weft_semaphore *s, uint impl);
+void weft__semaphore_post(__global weft_semaphore *s, uint impl);
+void __attribute__((convergent))
+weft__semaphore_wait_group(__global weft_semaphore *s, uint impl);
+void __attribute__((convergent))
+weft__semaphore_post_group(__global weft_semaphore *s, uint impl);
+
+void weft__barrier_init(__global weft_barrier *b, uint groups,
+                        uint algorithm, uint impl);
+void __attribute__((convergent))
+weft__barrier_wait(__global weft_barrier *b, uint impl);
+void __attribute__((convergent)) weft__global_barrier(uint impl);
+
+#endif /* __OPENCL_C_VERSION__ */
 
 #endif

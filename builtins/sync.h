@@ -1,0 +1,108 @@
+/*
+ * sync.h: what the cl_weft_sync builtins share (sync*.cl): the runtime's
+ * yield, wait and wake, atomics with the orders the algorithms need, and
+ * each algorithm's functions, which sync.cl dispatches to.
+ *
+ * On the CPU a work-group that waits must give its thread away, or a group
+ * it waits for on the same thread never runs: every wait loop here either
+ * yields (spin_turn: the group goes to the back of the ready queue) at
+ * each turn, or parks (__weft_wait: the group sleeps until a wake on the
+ * word, as a futex waiter does) where the one it waits for will wake it.
+ * A yield lets only groups that have started run, so an algorithm that
+ * waits for groups that may not have started yet (a barrier) parks.
+ */
+#ifndef WEFT_BUILTINS_SYNC_H
+#define WEFT_BUILTINS_SYNC_H
+
+#include "builtins.h"
+#include "weft/kernel.h"
+
+void __weft_yield(void);
+void __weft_wait(volatile __global uint *word, uint expected, uint what);
+void __weft_wake(volatile __global uint *word, uint count);
+__global uint *__weft_launch_words(void) __attribute__((const));
+
+/* What a parked group waits on (WEFT_WAIT_* in jit/kernel_abi.h). */
+#define WAIT_MUTEX 1u
+#define WAIT_SEMAPHORE 2u
+#define WAIT_BARRIER 3u
+#define WAKE_ALL 0xffffffffu
+
+/* Loads and read-modify-writes with the orders the algorithms need. */
+#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define LOAD_RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define EXCHANGE(p, v) __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL)
+#define FETCH_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL)
+#define FETCH_SUB(p, v) __atomic_fetch_sub(p, v, __ATOMIC_ACQ_REL)
+
+static inline int cas(volatile __global uint *p, uint expected, uint desired) {
+  return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
+}
+
+/* One turn of a loop that waits for *word to change from seen: lets the
+ * other groups run (a yield). word, seen and what say what the group
+ * waits for, which the runtime would need to tell groups that spin for
+ * ever (each waits on a word nobody will change) from groups that spin a
+ * while: it cannot yet, so a kernel whose groups spin for ever on these
+ * algorithms hangs instead of failing with WEFT_EDEADLOCK. */
+static inline void spin_turn(volatile __global uint *word, uint seen,
+                             uint what) {
+  (void)word;
+  (void)seen;
+  (void)what;
+  __weft_yield();
+}
+
+/* Backoff: after a failed attempt, let the others run delay times, and
+ * wait twice as long after the next failure, up to BACKOFF_MAX turns. */
+#define BACKOFF_MAX 64u
+
+static inline void back_off(volatile __global uint *word, uint seen,
+                            uint what, uint *delay) {
+  for (uint i = 0; i < *delay; i++) spin_turn(word, seen, what);
+  if (*delay < BACKOFF_MAX) *delay *= 2;
+}
+
+/* The group's work-item 0 does f for the group, between barriers. */
+#define FOR_GROUP(f)                                                         \
+  do {                                                                       \
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                     \
+    if (get_local_linear_id() == 0) f;                                       \
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                     \
+  } while (0)
+
+/* sync_native.cl: spin a little on one word, then park in the runtime. */
+void weft__mutex_native_lock(__global weft_mutex *m);
+int weft__mutex_native_trylock(__global weft_mutex *m);
+void weft__mutex_native_unlock(__global weft_mutex *m);
+void weft__semaphore_native_wait(__global weft_semaphore *s);
+void weft__semaphore_native_post(__global weft_semaphore *s);
+void weft__barrier_native_arrive(volatile __global uint *arrived,
+                                 volatile __global uint *generation, uint n);
+
+/* sync_mutex.cl: Stuart & Owens' mutexes. */
+void weft__mutex_spin_lock(__global weft_mutex *m);
+void weft__mutex_backoff_lock(__global weft_mutex *m);
+int weft__mutex_spin_trylock(__global weft_mutex *m);
+void weft__mutex_spin_unlock(__global weft_mutex *m);
+void weft__mutex_ticket_lock(__global weft_mutex *m);
+int weft__mutex_ticket_trylock(__global weft_mutex *m);
+void weft__mutex_ticket_unlock(__global weft_mutex *m);
+
+/* sync_semaphore.cl: Stuart & Owens' semaphores. */
+void weft__semaphore_spin_wait(__global weft_semaphore *s);
+void weft__semaphore_backoff_wait(__global weft_semaphore *s);
+void weft__semaphore_spin_post(__global weft_semaphore *s);
+void weft__semaphore_sleeping_wait(__global weft_semaphore *s);
+void weft__semaphore_sleeping_post(__global weft_semaphore *s);
+
+/* sync_barrier.cl: the two-stage atomic and Xiao-Feng barriers. The
+ * two-stage arrive is one work-item's; the Xiao-Feng wait is the whole
+ * group's (every work-item calls it). */
+void weft__barrier_two_stage_arrive(volatile __global uint *counts, uint n);
+void __attribute__((convergent))
+weft__barrier_xiao_feng_wait(__global weft_barrier *b);
+
+#endif

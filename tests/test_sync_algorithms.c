@@ -1,0 +1,599 @@
+/* test_sync_algorithms.c: every algorithm of cl_weft_sync (include/weft/
+ * kernel.h) keeps its invariants under contention on the CPU, from 1 to
+ * 4096 work-groups: mutual exclusion, a semaphore's count, no group through
+ * a barrier before all arrived, first come first served where the
+ * algorithm promises it; objects initialized by the host and by a kernel;
+ * the default algorithm chosen by a build option.
+ *
+ * Contention needs groups that are all started: a group that yields lets
+ * only started groups run. The kernels that want every group in the race
+ * first meet at weft_global_barrier(), which starts them all, and let the
+ * others run inside their critical sections. */
+#include <stdarg.h>
+
+#include "support.h"
+#include "weft/kernel.h"
+
+static const char *source =
+    "void __weft_yield(void);\n"
+    "static void let_others_run(int turns) {\n"
+    "  for (int i = 0; i < turns; i++) __weft_yield();\n"
+    "}\n"
+    "__kernel void init_mutex(__global weft_mutex *m, uint algorithm) {\n"
+    "  weft_mutex_init_with(m, algorithm);\n"
+    "}\n"
+    "__kernel void init_semaphore(__global weft_semaphore *s, int count,\n"
+    "                             uint algorithm) {\n"
+    "  weft_semaphore_init_with(s, count, algorithm);\n"
+    "}\n"
+    "__kernel void init_barrier(__global weft_barrier *b, uint groups,\n"
+    "                           uint algorithm) {\n"
+    "  weft_barrier_init_with(b, groups, algorithm);\n"
+    "}\n"
+    "/* c[0]: a counter read before and written after others ran, inside\n"
+    " * the critical section; c[1]: acquisitions, counted atomically. */\n"
+    "__kernel void mutex(__global weft_mutex *m, __global int *c, int reps,\n"
+    "                    int together, int turns) {\n"
+    "  if (together) weft_global_barrier();\n"
+    "  for (int r = 0; r < reps; r++) {\n"
+    "    weft_mutex_lock_group(m);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      int v = c[0];\n"
+    "      let_others_run(turns);\n"
+    "      c[0] = v + 1;\n"
+    "      atomic_inc(&c[1]);\n"
+    "    }\n"
+    "    weft_mutex_unlock_group(m);\n"
+    "  }\n"
+    "}\n"
+    "/* c[0]: taken now; c[1]: taken at once, most seen. */\n"
+    "__kernel void trylock(__global weft_mutex *m, __global int *c) {\n"
+    "  weft_global_barrier();\n"
+    "  if (get_local_id(0) == 0 && weft_mutex_trylock(m)) {\n"
+    "    atomic_max(&c[1], atomic_inc(&c[0]) + 1);\n"
+    "    let_others_run(2);\n"
+    "    atomic_dec(&c[0]);\n"
+    "    weft_mutex_unlock(m);\n"
+    "  }\n"
+    "}\n"
+    "/* c[0]: inside now; c[1]: inside at once, most seen; c[2]: entries. */\n"
+    "__kernel void semaphore(__global weft_semaphore *s, __global int *c,\n"
+    "                        int reps, int together, int turns) {\n"
+    "  if (together) weft_global_barrier();\n"
+    "  for (int r = 0; r < reps; r++) {\n"
+    "    weft_semaphore_wait_group(s);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      atomic_max(&c[1], atomic_inc(&c[0]) + 1);\n"
+    "      let_others_run(turns);\n"
+    "      atomic_dec(&c[0]);\n"
+    "      atomic_inc(&c[2]);\n"
+    "    }\n"
+    "    weft_semaphore_post_group(s);\n"
+    "  }\n"
+    "}\n"
+    "/* Phase p: every group counts itself in slot p, some after letting\n"
+    " * others run; past the barrier every work-item must see all groups\n"
+    " * counted. */\n"
+    "__kernel void object_barrier(__global weft_barrier *b,\n"
+    "                             __global int *slots, __global int *bad,\n"
+    "                             int phases) {\n"
+    "  int groups = get_num_groups(0), id = get_group_id(0);\n"
+    "  for (int p = 0; p < phases; p++) {\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      let_others_run((id * 7 + p) % 3);\n"
+    "      atomic_inc(&slots[p]);\n"
+    "    }\n"
+    "    weft_barrier_wait(b);\n"
+    "    if (atomic_add(&slots[p], 0) != groups) atomic_inc(bad);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void global_barrier(__global int *slots, __global int *bad,\n"
+    "                             int phases) {\n"
+    "  int groups = get_num_groups(0);\n"
+    "  for (int p = 0; p < phases; p++) {\n"
+    "    if (get_local_id(0) == 0) atomic_inc(&slots[p]);\n"
+    "    weft_global_barrier();\n"
+    "    if (atomic_add(&slots[p], 0) != groups) atomic_inc(bad);\n"
+    "  }\n"
+    "}\n"
+    "/* First come, first served. Groups arrive in the reverse of their\n"
+    " * order, which is not the order the scheduler runs them in: rank r\n"
+    " * takes its ticket once r tickets were taken (the mutex's word 0). The\n"
+    " * first holds the lock until every group has its ticket. order[] gets\n"
+    " * the ranks in the order they acquired. */\n"
+    "__kernel void mutex_fifo(__global weft_mutex *m, __global int *order,\n"
+    "                         __global int *taken) {\n"
+    "  weft_global_barrier();\n"
+    "  if (get_local_id(0) != 0) return;\n"
+    "  volatile __global uint *tickets = &m->word[0];\n"
+    "  uint n = get_num_groups(0), rank = n - 1 - get_group_id(0);\n"
+    "  while (*tickets != rank) __weft_yield();\n"
+    "  weft_mutex_lock(m);\n"
+    "  while (*tickets != n) __weft_yield();\n"
+    "  order[(*taken)++] = rank;\n"
+    "  weft_mutex_unlock(m);\n"
+    "}\n"
+    "/* The same order of arrival, for a lock that does not promise to\n"
+    " * serve it: rank r calls lock once rank r - 1 has (arrived[0]). */\n"
+    "__kernel void mutex_arrivals(__global weft_mutex *m,\n"
+    "                             __global int *order, __global int *state) {\n"
+    "  weft_global_barrier();\n"
+    "  if (get_local_id(0) != 0) return;\n"
+    "  volatile __global int *arrived = &state[0];\n"
+    "  int n = get_num_groups(0), rank = n - 1 - get_group_id(0);\n"
+    "  while (*arrived != rank) __weft_yield();\n"
+    "  *arrived = rank + 1;\n"
+    "  weft_mutex_lock(m);\n"
+    "  while (*arrived != n) __weft_yield();\n"
+    "  order[state[1]++] = rank;\n"
+    "  weft_mutex_unlock(m);\n"
+    "}\n"
+    "/* First come, first served for the groups that queue on a sleeping\n"
+    " * semaphore of count units. Rank r arrives once r groups entered (the\n"
+    " * first count ranks enter at once) or, past those, once the first\n"
+    " * count entered and r - count queue places were taken (the\n"
+    " * semaphore's word 2). Nobody posts\n"
+    " * before all have arrived; then the groups post one at a time, in the\n"
+    " * order they entered, each once the groups that could enter before its\n"
+    " * post have recorded their entry: entries are recorded in the order\n"
+    " * they happen. state[0]: entries; state[1]: posts. */\n"
+    "__kernel void semaphore_fifo(__global weft_semaphore *s,\n"
+    "                             __global int *order,\n"
+    "                             __global int *state, int count) {\n"
+    "  weft_global_barrier();\n"
+    "  if (get_local_id(0) != 0) return;\n"
+    "  volatile __global int *entered = &state[0], *posted = &state[1];\n"
+    "  volatile __global uint *places = &s->word[2];\n"
+    "  int n = get_num_groups(0), rank = n - 1 - get_group_id(0);\n"
+    "  if (rank < count) while (*entered != rank) __weft_yield();\n"
+    "  else while (*entered != count || *places != (uint)(rank - count))\n"
+    "    __weft_yield();\n"
+    "  weft_semaphore_wait(s);\n"
+    "  int p = atomic_inc(entered);\n"
+    "  order[p] = rank;\n"
+    "  int queued = n > count ? n - count : 0;\n"
+    "  while (*posted != p || *entered != min(n, p + count) ||\n"
+    "         *places != (uint)queued)\n"
+    "    __weft_yield();\n"
+    "  weft_semaphore_post(s);\n"
+    "  atomic_inc(posted);\n"
+    "}\n";
+
+/* ------------------------------------------------------------- helpers */
+
+typedef struct fixture {
+  weft_context *ctx;
+  weft_program *program;
+} fixture;
+
+static fixture setup(const char *options) {
+  fixture f;
+  f.ctx = support_context();
+  f.program = support_build(f.ctx, source, options);
+  return f;
+}
+
+static void teardown(fixture *f) {
+  weft_program_release(f->program);
+  weft_context_release(f->ctx);
+}
+
+static weft_kernel *kernel(fixture *f, const char *name) {
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(f->program, name, &k), f->program);
+  return k;
+}
+
+static weft_buffer *ints(fixture *f, size_t n, const int *init) {
+  return support_buffer(f->ctx, n * sizeof(int), init);
+}
+
+static void read_ints(weft_buffer *b, int *out, size_t n) {
+  CHECK_OK(weft_buffer_read(b, 0, n * sizeof(int), out), b);
+}
+
+/* Sets the kernel's arguments: buffers (B) and ints (I), as fmt says. */
+static void args(weft_kernel *k, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  for (unsigned i = 0; fmt[i]; i++) {
+    if (fmt[i] == 'B') {
+      CHECK_OK(weft_kernel_set_arg_buffer(k, i, va_arg(ap, weft_buffer *)), k);
+    } else {
+      int v = va_arg(ap, int);
+      CHECK_OK(weft_kernel_set_arg_value(k, i, &v, sizeof v), k);
+    }
+  }
+  va_end(ap);
+}
+
+static int launch(weft_kernel *k, size_t groups, size_t local) {
+  size_t global = groups * local;
+  return weft_kernel_launch(k, 1, NULL, &global, &local);
+}
+
+/* An object of words ints, initialized by the host ({w0, w1, w2,
+ * algorithm}, then zeros) or, when by_kernel, by the kernel init_name
+ * with arguments (param, algorithm), or (algorithm) if param < 0. */
+typedef struct object_init {
+  const char *kernel;
+  int w0, w2, param, algorithm;
+  size_t words;
+} object_init;
+
+static weft_buffer *object(fixture *f, object_init o, int by_kernel) {
+  int *host = calloc(o.words, sizeof *host);
+  host[0] = o.w0;
+  host[2] = o.w2;
+  host[3] = o.algorithm;
+  weft_buffer *b = ints(f, o.words, by_kernel ? NULL : host);
+  free(host);
+  if (!by_kernel) return b;
+  weft_kernel *k = kernel(f, o.kernel);
+  if (o.param < 0) args(k, "BI", b, o.algorithm);
+  else args(k, "BII", b, o.param, o.algorithm);
+  CHECK_OK(launch(k, 1, 1), k);
+  weft_kernel_release(k);
+  return b;
+}
+
+static weft_buffer *new_mutex(fixture *f, int algorithm, int by_kernel) {
+  return object(f, (object_init){"init_mutex", 0, 0, -1, algorithm, 4},
+                by_kernel);
+}
+
+static weft_buffer *new_semaphore(fixture *f, int count, int algorithm,
+                                  int by_kernel) {
+  return object(f, (object_init){"init_semaphore", count, 0, count,
+                                 algorithm, 4}, by_kernel);
+}
+
+static weft_buffer *new_barrier(fixture *f, int groups, int algorithm,
+                                int by_kernel) {
+  size_t bytes = WEFT_BARRIER_SIZE(algorithm, (size_t)groups);
+  return object(f, (object_init){"init_barrier", 0, groups, groups,
+                                 algorithm, bytes / sizeof(int)}, by_kernel);
+}
+
+/* ------------------------------------------------------------- mutexes */
+
+/* Groups, repetitions and turns given to others inside the critical
+ * section: every group of the launch races for the lock (up to 512), or
+ * groups start as threads free up (4096, a few at a time). */
+static const struct mutex_case {
+  size_t groups;
+  int reps, together, turns;
+} mutex_cases[] = {
+    {1, 20, 1, 2}, {3, 50, 1, 3}, {64, 20, 1, 2},
+    {512, 2, 1, 1}, {4096, 1, 0, 1},
+};
+
+/* The non-atomic counter equals the number of acquisitions: no group
+ * entered while another was inside, though each let the others run. */
+static void check_mutex(int algorithm) {
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "mutex");
+  for (size_t i = 0; i < sizeof mutex_cases / sizeof *mutex_cases; i++) {
+    const struct mutex_case *t = &mutex_cases[i];
+    weft_buffer *m = new_mutex(&f, algorithm, i % 2),
+                *c = ints(&f, 2, NULL);
+    args(k, "BBIII", m, c, t->reps, t->together, t->turns);
+    CHECK_OK(launch(k, t->groups, 4), k);
+    int got[4];
+    read_ints(c, got, 2);
+    CHECK_EQ(got[1], (long long)t->groups * t->reps);
+    CHECK_EQ(got[0], got[1]);
+    read_ints(m, got, 4);
+    CHECK_EQ(got[3], algorithm);
+    CHECK_EQ(got[0], algorithm == WEFT_MUTEX_TICKET ? got[1] : 0);
+    weft_buffer_release(m);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST(mutex_native) { check_mutex(WEFT_MUTEX_NATIVE); }
+TEST(mutex_spin) { check_mutex(WEFT_MUTEX_SPIN); }
+TEST(mutex_spin_backoff) { check_mutex(WEFT_MUTEX_SPIN_BACKOFF); }
+TEST(mutex_ticket) { check_mutex(WEFT_MUTEX_TICKET); }
+
+/* trylock takes a free mutex and never a held one, for every algorithm,
+ * and leaves it unlocked. */
+TEST(mutex_trylock) {
+  static const int algorithms[] = {WEFT_MUTEX_NATIVE, WEFT_MUTEX_SPIN,
+                                   WEFT_MUTEX_SPIN_BACKOFF, WEFT_MUTEX_TICKET};
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "trylock");
+  for (size_t i = 0; i < 4; i++) {
+    weft_buffer *m = new_mutex(&f, algorithms[i], i % 2),
+                *c = ints(&f, 2, NULL);
+    args(k, "BB", m, c);
+    CHECK_OK(launch(k, 256, 2), k);
+    int got[4];
+    read_ints(c, got, 2);
+    CHECK_EQ(got[0], 0);
+    CHECK_EQ(got[1], 1);
+    read_ints(m, got, 4);
+    CHECK_EQ(got[0], got[1]); /* free: no ticket out, or not held */
+    weft_buffer_release(m);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* ---------------------------------------------------------- semaphores */
+
+/* Whether groups run on one thread: then the order they run in is
+ * known. */
+static int one_thread(void) {
+  weft_device *dev;
+  weft_device_info info;
+  CHECK_OK(weft_device_get(0, &dev), dev);
+  CHECK_OK(weft_device_info_get(dev, &info), dev);
+  return info.compute_units == 1;
+}
+
+/* Every group of the launch races (up to 300 groups; at 4096 they start
+ * as threads free up); each lets the others run while inside, so count
+ * groups get inside at once (on one thread, where the groups take turns
+ * in order; on more, a group may be through before another starts), and
+ * never more. */
+static void check_semaphore(int algorithm) {
+  static const int counts[] = {1, 2, 10, 120};
+  static const struct {
+    size_t groups;
+    int reps, together;
+  } cases[] = {{1, 10, 1}, {7, 20, 1}, {300, 3, 1}, {4096, 1, 0}};
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "semaphore");
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+    for (size_t j = 0; j < sizeof cases / sizeof *cases; j++) {
+      size_t groups = cases[j].groups;
+      int reps = cases[j].reps, got[4];
+      if (counts[i] >= 10 && groups > 1000) continue; /* nothing new */
+      weft_buffer *s = new_semaphore(&f, counts[i], algorithm, (i + j) % 2),
+                  *c = ints(&f, 3, NULL);
+      args(k, "BBIII", s, c, reps, cases[j].together, 3);
+      CHECK_OK(launch(k, groups, 2), k);
+      read_ints(c, got, 3);
+      CHECK_EQ(got[0], 0);
+      CHECK(got[1] >= 1 && got[1] <= counts[i]);
+      if (cases[j].together && one_thread())
+        CHECK_EQ(got[1], groups < (size_t)counts[i] ? (int)groups : counts[i]);
+      CHECK_EQ(got[2], (long long)groups * reps);
+      read_ints(s, got, 4);
+      CHECK_EQ(got[0], counts[i]); /* every unit back */
+      CHECK_EQ(got[3], algorithm);
+      if (algorithm == WEFT_SEMAPHORE_SLEEPING) CHECK_EQ(got[1], got[2]);
+      weft_buffer_release(s);
+      weft_buffer_release(c);
+    }
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST(semaphore_native) { check_semaphore(WEFT_SEMAPHORE_NATIVE); }
+TEST(semaphore_spin) { check_semaphore(WEFT_SEMAPHORE_SPIN); }
+TEST(semaphore_spin_backoff) { check_semaphore(WEFT_SEMAPHORE_SPIN_BACKOFF); }
+TEST(semaphore_sleeping) { check_semaphore(WEFT_SEMAPHORE_SLEEPING); }
+
+/* ------------------------------------------------------------ barriers */
+
+/* No work-item of any group passes a phase before every group arrived,
+ * from 1 to 4096 groups, far more than threads. */
+static void check_barrier(int algorithm) {
+  static const size_t groups[] = {1, 2, 3, 64, 1024, 4096};
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "object_barrier");
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+    int phases = groups[i] > 1000 ? 4 : 12, got[12];
+    weft_buffer *b = new_barrier(&f, (int)groups[i], algorithm, i % 2),
+                *slots = ints(&f, 12, NULL), *bad = ints(&f, 1, NULL);
+    args(k, "BBBI", b, slots, bad, phases);
+    CHECK_OK(launch(k, groups[i], 4), k);
+    read_ints(bad, got, 1);
+    CHECK_EQ(got[0], 0);
+    read_ints(slots, got, (size_t)phases);
+    for (int p = 0; p < phases; p++) CHECK_EQ(got[p], (long long)groups[i]);
+    read_ints(b, got, 4);
+    CHECK_EQ(got[2], (long long)groups[i]);
+    CHECK_EQ(got[3], algorithm);
+    weft_buffer_release(b);
+    weft_buffer_release(slots);
+    weft_buffer_release(bad);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST(barrier_native) { check_barrier(WEFT_BARRIER_NATIVE); }
+TEST(barrier_two_stage) { check_barrier(WEFT_BARRIER_TWO_STAGE); }
+TEST(barrier_xiao_feng) { check_barrier(WEFT_BARRIER_XIAO_FENG); }
+
+/* ------------------------------------------------------ first come first */
+
+static const size_t fifo_groups[] = {1, 2, 16, 256};
+
+/* Acquisitions in the order of arrival: order[i] == i. */
+static void check_in_order(weft_buffer *order, size_t n) {
+  int *got = malloc(n * sizeof *got);
+  read_ints(order, got, n);
+  for (size_t i = 0; i < n; i++)
+    if (got[i] != (int)i)
+      FAIL("acquisition %zu of %zu went to arrival %d", i, n, got[i]);
+  free(got);
+}
+
+TEST(fifo_ticket_mutex) {
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "mutex_fifo");
+  for (size_t i = 0; i < sizeof fifo_groups / sizeof *fifo_groups; i++) {
+    size_t n = fifo_groups[i];
+    weft_buffer *m = new_mutex(&f, WEFT_MUTEX_TICKET, i % 2),
+                *order = ints(&f, n, NULL), *taken = ints(&f, 1, NULL);
+    args(k, "BBB", m, order, taken);
+    CHECK_OK(launch(k, n, 2), k);
+    check_in_order(order, n);
+    weft_buffer_release(m);
+    weft_buffer_release(order);
+    weft_buffer_release(taken);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* The check means something: a spin lock, given the same order of
+ * arrival, serves the groups in the order the scheduler runs them (on
+ * one or two threads, the reverse of their arrival). */
+TEST(fifo_check_fails_spin_lock) {
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "mutex_arrivals");
+  size_t n = 64;
+  weft_buffer *m = new_mutex(&f, WEFT_MUTEX_SPIN, 0),
+              *order = ints(&f, n, NULL), *state = ints(&f, 2, NULL);
+  args(k, "BBB", m, order, state);
+  CHECK_OK(launch(k, n, 2), k);
+  int got[64], in_order = 1;
+  read_ints(order, got, n);
+  for (size_t i = 0; i < n; i++) in_order &= got[i] == (int)i;
+  CHECK(!in_order);
+  weft_buffer_release(m);
+  weft_buffer_release(order);
+  weft_buffer_release(state);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+TEST(fifo_sleeping_semaphore) {
+  static const int counts[] = {1, 2, 10};
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "semaphore_fifo");
+  for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+    for (size_t i = 0; i < sizeof fifo_groups / sizeof *fifo_groups; i++) {
+      size_t n = fifo_groups[i];
+      weft_buffer *s = new_semaphore(&f, counts[c], WEFT_SEMAPHORE_SLEEPING,
+                                     (c + i) % 2),
+                  *order = ints(&f, n, NULL), *state = ints(&f, 2, NULL);
+      args(k, "BBBI", s, order, state, counts[c]);
+      CHECK_OK(launch(k, n, 2), k);
+      check_in_order(order, n);
+      weft_buffer_release(s);
+      weft_buffer_release(order);
+      weft_buffer_release(state);
+    }
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* ---------------------------------------------------------- build option */
+
+/* A program built with -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET runs the
+ * ticket algorithm on mutexes of the default algorithm (all zero, from the
+ * host or weft_mutex_init), which the tickets left in word 0 show; an
+ * algorithm given at init still wins. */
+TEST(build_option_mutex) {
+  fixture f = setup("-cl-std=CL3.0 -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET");
+  weft_kernel *k = kernel(&f, "mutex");
+  static const int algorithms[] = {WEFT_MUTEX_DEFAULT, WEFT_MUTEX_SPIN};
+  for (int by_kernel = 0; by_kernel < 2; by_kernel++) {
+    for (size_t a = 0; a < 2; a++) {
+      weft_buffer *m = new_mutex(&f, algorithms[a], by_kernel),
+                  *c = ints(&f, 2, NULL);
+      args(k, "BBIII", m, c, 5, 1, 2);
+      CHECK_OK(launch(k, 40, 2), k);
+      int got[4];
+      read_ints(c, got, 2);
+      CHECK_EQ(got[0], 200);
+      read_ints(m, got, 4);
+      CHECK_EQ(got[0], algorithms[a] == WEFT_MUTEX_DEFAULT ? 200 : 0);
+      CHECK_EQ(got[3], algorithms[a]);
+      weft_buffer_release(m);
+      weft_buffer_release(c);
+    }
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING: the groups that had to
+ * wait took queue places (words 1 and 2). */
+TEST(build_option_semaphore) {
+  fixture f =
+      setup("-cl-std=CL3.0 -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING");
+  weft_kernel *k = kernel(&f, "semaphore");
+  for (int by_kernel = 0; by_kernel < 2; by_kernel++) {
+    weft_buffer *s = new_semaphore(&f, 2, WEFT_SEMAPHORE_DEFAULT, by_kernel),
+                *c = ints(&f, 3, NULL);
+    args(k, "BBIII", s, c, 4, 1, 3);
+    CHECK_OK(launch(k, 50, 2), k);
+    int got[4];
+    read_ints(c, got, 3);
+    CHECK_EQ(got[1], 2);
+    CHECK_EQ(got[2], 200);
+    read_ints(s, got, 4);
+    CHECK_EQ(got[0], 2);
+    CHECK(got[1] > 0);
+    CHECK_EQ(got[1], got[2]);
+    CHECK_EQ(got[3], WEFT_SEMAPHORE_DEFAULT);
+    weft_buffer_release(s);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* -DWEFT_BARRIER_IMPL: a default barrier runs that algorithm (the native
+ * one would count generations in word 1; the Xiao-Feng one leaves every
+ * group's flags at the number of phases), and weft_global_barrier() runs
+ * the two-stage one when asked. */
+TEST(build_option_barrier) {
+  static const int algorithms[] = {WEFT_BARRIER_TWO_STAGE,
+                                   WEFT_BARRIER_XIAO_FENG};
+  static const char *const options[] = {
+      "-cl-std=CL3.0 -DWEFT_BARRIER_IMPL=WEFT_BARRIER_TWO_STAGE",
+      "-cl-std=CL3.0 -DWEFT_BARRIER_IMPL=WEFT_BARRIER_XIAO_FENG"};
+  for (size_t a = 0; a < 2; a++) {
+    fixture f = setup(options[a]);
+    weft_kernel *k = kernel(&f, "object_barrier");
+    int groups = 100, phases = 6, got[4 + 2 * 100];
+    for (int by_kernel = 0; by_kernel < 2; by_kernel++) {
+      size_t words = WEFT_BARRIER_SIZE(algorithms[a], groups) / sizeof(int);
+      weft_buffer *b = object(&f, (object_init){"init_barrier", 0, groups,
+                                                groups, WEFT_BARRIER_DEFAULT,
+                                                words}, by_kernel),
+                  *slots = ints(&f, 6, NULL), *bad = ints(&f, 1, NULL);
+      args(k, "BBBI", b, slots, bad, phases);
+      CHECK_OK(launch(k, (size_t)groups, 2), k);
+      read_ints(bad, got, 1);
+      CHECK_EQ(got[0], 0);
+      read_ints(b, got, words);
+      CHECK_EQ(got[1], 0); /* no generations counted */
+      for (size_t w = 4; w < words; w++) CHECK_EQ(got[w], phases);
+      weft_buffer_release(b);
+      weft_buffer_release(slots);
+      weft_buffer_release(bad);
+    }
+    weft_kernel_release(k);
+    weft_kernel *g = kernel(&f, "global_barrier");
+    static const size_t sizes[] = {1, 5, 2048};
+    for (size_t i = 0; i < 3; i++) {
+      weft_buffer *slots = ints(&f, 6, NULL), *bad = ints(&f, 1, NULL);
+      args(g, "BBI", slots, bad, phases);
+      CHECK_OK(launch(g, sizes[i], 2), g);
+      read_ints(bad, got, 1);
+      CHECK_EQ(got[0], 0);
+      read_ints(slots, got, 6);
+      for (int p = 0; p < phases; p++) CHECK_EQ(got[p], (long long)sizes[i]);
+      weft_buffer_release(slots);
+      weft_buffer_release(bad);
+    }
+    weft_kernel_release(g);
+    teardown(&f);
+  }
+}
+
+TEST_MAIN()
