@@ -23,12 +23,12 @@ void weft__mutex_spin_lock(__global weft_mutex *m) {
   while (!cas(&m->word[0], 0, 1)) spin_turn(&m->word[0], 1, WAIT_MUTEX);
 }
 
-/* Algorithm 2: the same, but each failure waits twice as long as the one
- * before, so that many waiters do not all retry at once. */
+/* Algorithm 2: the same, but each failure backs off for a while, in a
+ * window that doubles, so that many waiters do not all retry at once. */
 void weft__mutex_backoff_lock(__global weft_mutex *m) {
-  uint delay = 1;
+  backoff b = backoff_start();
   while (!cas(&m->word[0], 0, 1))
-    back_off(&m->word[0], 1, WAIT_MUTEX, &delay);
+    back_off(&m->word[0], 1, WAIT_MUTEX, &b);
 }
 
 void weft__mutex_spin_unlock(__global weft_mutex *m) {
@@ -43,8 +43,8 @@ void weft__mutex_spin_unlock(__global weft_mutex *m) {
  * is tested. */
 void weft__mutex_ticket_lock(__global weft_mutex *m) {
   volatile __global uint *serving = &m->word[1];
-  uint ticket = FETCH_ADD(&m->word[0], 1u), s;
-  while ((s = LOAD(serving)) != ticket) spin_turn(serving, s, WAIT_MUTEX);
+  uint ticket = FETCH_ADD(&m->word[0], 1u);
+  while (LOAD(serving) != ticket) spin_until(serving, ticket, WAIT_MUTEX);
 }
 
 /* Takes the next ticket only if it would be served at once: no holder, no

@@ -34,11 +34,13 @@ void weft__semaphore_spin_wait(__global weft_semaphore *s) {
     spin_turn(&s->word[0], seen, WAIT_SEMAPHORE);
 }
 
-/* The same, but each failure waits twice as long as the one before. */
+/* The same, but after each failure the group backs off for a random
+ * number of turns in a window that doubles (back_off in sync.h). */
 void weft__semaphore_backoff_wait(__global weft_semaphore *s) {
-  uint seen, delay = 1;
+  uint seen;
+  backoff b = backoff_start();
   while (!try_take(&s->word[0], &seen))
-    back_off(&s->word[0], seen, WAIT_SEMAPHORE, &delay);
+    back_off(&s->word[0], seen, WAIT_SEMAPHORE, &b);
 }
 
 /* A group holds the word only between two of its own atomics, so a post
@@ -67,9 +69,9 @@ void weft__semaphore_spin_post(__global weft_semaphore *s) {
 void weft__semaphore_sleeping_wait(__global weft_semaphore *s) {
   volatile __global uint *count = &s->word[0], *head = &s->word[1];
   if ((int)FETCH_SUB(count, 1u) > 0) return;
-  uint place = FETCH_ADD(&s->word[2], 1u), h;
-  while ((int)((h = LOAD(head)) - place) <= 0)
-    spin_turn(head, h, WAIT_SEMAPHORE);
+  uint place = FETCH_ADD(&s->word[2], 1u);
+  while ((int)(LOAD(head) - place) <= 0)
+    spin_until(head, place + 1, WAIT_SEMAPHORE);
 }
 
 /* A negative count means a group has queued, or is about to: let the next

@@ -110,13 +110,19 @@ typedef uint32_t (*weft_address_space_fn)(weft_wg_ctx *ctx, const void *p);
  * yield lets other work-groups run; wait parks the group until *word is no
  * longer expected (as a futex does: it returns at once if it already is
  * not), what saying what it waits for (WEFT_WAIT_*), for deadlock reports;
- * wake makes up to count groups parked on word runnable. */
+ * wake makes up to count groups parked on word runnable. poll is a yield
+ * by a group that spins until *word is no longer seen: the group is not
+ * run again before then, and groups that all poll unchanged words with
+ * nobody running are a deadlock, reported at once. */
 #define WEFT_YIELD_SYMBOL "weft__cpu_yield"
 #define WEFT_WAIT_SYMBOL "weft__cpu_wait"
 #define WEFT_WAKE_SYMBOL "weft__cpu_wake"
+#define WEFT_POLL_SYMBOL "weft__cpu_poll"
 typedef void (*weft_yield_fn)(weft_wg_ctx *ctx);
 typedef void (*weft_wait_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
                              uint32_t expected, uint32_t what);
+typedef void (*weft_poll_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
+                             uint32_t seen, uint32_t what);
 typedef void (*weft_wake_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
                              uint32_t count);
 
@@ -129,6 +135,10 @@ typedef void (*weft_sched_point_fn)(weft_wg_ctx *ctx);
 #define WEFT_WAIT_SEMAPHORE 2u
 #define WEFT_WAIT_BARRIER 3u
 #define WEFT_WAIT_SPIN 4u       /* a loop polling memory (yield points) */
+/* Or'ed into a poll's what: the group waits until *word reaches seen (their
+ * signed difference is not negative, so counters may wrap) rather than
+ * until it changes: a ticket waiter is not woken by every other ticket. */
+#define WEFT_POLL_REACH 0x80000000u
 
 /* Where a barrier() call sits in the source, for divergence reports. */
 typedef struct weft_source_loc {

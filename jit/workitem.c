@@ -39,22 +39,23 @@ static const struct primitive {
     {"__weft_yield", PRIM_SYNC, 0},
     {"__weft_wait", PRIM_SYNC, 1},
     {"__weft_wake", PRIM_SYNC, 2},
+    {"__weft_poll", PRIM_SYNC, 3},
     {"__weft_launch_words", PRIM_CTX_POINTER,
      offsetof(weft_wg_ctx, launch_words)},
 };
 
 /* The back end's function for a sync primitive (offset: 0 yield, 1 wait,
- * 2 wake), declared on first use. */
+ * 2 wake, 3 poll), declared on first use. */
 static LLVMValueRef sync_function(LLVMModuleRef module, size_t which) {
   static const char *const names[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
-                                      WEFT_WAKE_SYMBOL};
+                                      WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL};
   LLVMValueRef fn = LLVMGetNamedFunction(module, names[which]);
   if (fn) return fn;
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
   LLVMTypeRef params[] = {ptr, ptr, i32, i32};
-  unsigned n = which == 0 ? 1 : which == 1 ? 4 : 3;
+  unsigned n = which == 0 ? 1 : which == 2 ? 3 : 4;
   return LLVMAddFunction(module, names[which],
                          LLVMFunctionType(LLVMVoidTypeInContext(context),
                                           params, n, 0));
@@ -321,7 +322,7 @@ int weft__calls_sync(LLVMValueRef fn) {
       if (!LLVMIsAFunction(callee)) continue;
       const char *name = LLVMGetValueName(callee);
       if (!strcmp(name, WEFT_YIELD_SYMBOL) || !strcmp(name, WEFT_WAIT_SYMBOL) ||
-          !strcmp(name, WEFT_WAKE_SYMBOL) ||
+          !strcmp(name, WEFT_WAKE_SYMBOL) || !strcmp(name, WEFT_POLL_SYMBOL) ||
           !strcmp(name, WEFT_SCHED_POINT_SYMBOL))
         return 1;
     }

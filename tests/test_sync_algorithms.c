@@ -157,6 +157,15 @@ static const char *source =
     "    __weft_yield();\n"
     "  weft_semaphore_post(s);\n"
     "  atomic_inc(posted);\n"
+    "}\n"
+    "/* The first group leaves holding the lock; the others wait for\n"
+    " * ever. */\n"
+    "__kernel void never_unlocked(__global weft_mutex *m) {\n"
+    "  weft_mutex_lock_group(m);\n"
+    "}\n"
+    "/* A semaphore of count 0 nobody posts. */\n"
+    "__kernel void never_posted(__global weft_semaphore *s) {\n"
+    "  weft_semaphore_wait_group(s);\n"
     "}\n";
 
 /* ------------------------------------------------------------- helpers */
@@ -594,6 +603,122 @@ TEST(build_option_barrier) {
     weft_kernel_release(g);
     teardown(&f);
   }
+}
+
+/* ---------------------------------------------------- random schedules */
+
+#define SEEDS 200
+
+/* One launch of an invariant kernel per seed, for every algorithm: under
+ * WEFT_SCHEDULE=random-deep the groups and their work-items switch at
+ * random at every atomic, barrier, load and store of global memory, on one
+ * thread; a seed that breaks an invariant is named. Small launches (6
+ * groups of 2): what matters is how many interleavings are tried. */
+static void check_mutex_seeds(fixture *f, int algorithm) {
+  weft_kernel *k = kernel(f, "mutex");
+  for (unsigned long long seed = 1; seed <= SEEDS; seed++) {
+    weft_buffer *m = new_mutex(f, algorithm, 0), *c = ints(f, 2, NULL);
+    args(k, "BBIII", m, c, 2, 1, 1);
+    weft_schedule_seed(seed);
+    CHECK_OK(launch(k, 6, 2), k);
+    int got[2];
+    read_ints(c, got, 2);
+    if (got[0] != 12 || got[1] != 12)
+      FAIL("mutex %d, seed %llu: counter %d after %d acquisitions",
+           algorithm, seed, got[0], got[1]);
+    weft_buffer_release(m);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+}
+
+static void check_semaphore_seeds(fixture *f, int algorithm) {
+  weft_kernel *k = kernel(f, "semaphore");
+  for (unsigned long long seed = 1; seed <= SEEDS; seed++) {
+    int count = 1 + (int)(seed % 3), got[4];
+    weft_buffer *s = new_semaphore(f, count, algorithm, 0),
+                *c = ints(f, 3, NULL);
+    args(k, "BBIII", s, c, 2, 1, 1);
+    weft_schedule_seed(seed);
+    CHECK_OK(launch(k, 6, 2), k);
+    read_ints(c, got, 3);
+    if (got[1] > count || got[2] != 12)
+      FAIL("semaphore %d of count %d, seed %llu: %d inside at once, %d "
+           "entries", algorithm, count, seed, got[1], got[2]);
+    read_ints(s, got, 4);
+    CHECK_EQ(got[0], count);
+    weft_buffer_release(s);
+    weft_buffer_release(c);
+  }
+  weft_kernel_release(k);
+}
+
+static void check_barrier_seeds(fixture *f, int algorithm) {
+  weft_kernel *k = kernel(f, "object_barrier");
+  for (unsigned long long seed = 1; seed <= SEEDS; seed++) {
+    weft_buffer *b = new_barrier(f, 6, algorithm, 0),
+                *slots = ints(f, 3, NULL), *bad = ints(f, 1, NULL);
+    args(k, "BBBI", b, slots, bad, 3);
+    weft_schedule_seed(seed);
+    CHECK_OK(launch(k, 6, 2), k);
+    int got[1];
+    read_ints(bad, got, 1);
+    if (got[0])
+      FAIL("barrier %d, seed %llu: %d work-items through a phase early",
+           algorithm, seed, got[0]);
+    weft_buffer_release(b);
+    weft_buffer_release(slots);
+    weft_buffer_release(bad);
+  }
+  weft_kernel_release(k);
+}
+
+TEST(every_algorithm_under_random_schedules) {
+  setenv("WEFT_SCHEDULE", "random-deep:1", 1);
+  fixture f = setup("-cl-std=CL3.0");
+  for (int a = WEFT_MUTEX_NATIVE; a <= WEFT_MUTEX_TICKET; a++)
+    check_mutex_seeds(&f, a);
+  for (int a = WEFT_SEMAPHORE_NATIVE; a <= WEFT_SEMAPHORE_SLEEPING; a++)
+    check_semaphore_seeds(&f, a);
+  for (int a = WEFT_BARRIER_NATIVE; a <= WEFT_BARRIER_XIAO_FENG; a++)
+    check_barrier_seeds(&f, a);
+  teardown(&f);
+}
+
+/* ------------------------------------------------------------ deadlock */
+
+/* Groups that spin for ever on one of the paper's algorithms are a
+ * deadlock, reported at once with what each waits on: a spinning group
+ * polls its word, which nobody running can change (not "memory it polls
+ * in a loop", the report of a loop the runtime knows nothing of). */
+TEST(spinning_deadlock_is_reported) {
+  static const int mutexes[] = {WEFT_MUTEX_SPIN, WEFT_MUTEX_SPIN_BACKOFF,
+                                WEFT_MUTEX_TICKET};
+  static const int semaphores[] = {WEFT_SEMAPHORE_SPIN,
+                                   WEFT_SEMAPHORE_SPIN_BACKOFF,
+                                   WEFT_SEMAPHORE_SLEEPING};
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "never_unlocked");
+  for (size_t i = 0; i < 3; i++) {
+    weft_buffer *m = new_mutex(&f, mutexes[i], 0);
+    args(k, "B", m);
+    CHECK_FAILS(launch(k, 6, 2), WEFT_EDEADLOCK, k,
+                "5 work-groups wait and none can go on (1 finished");
+    CHECK_STR_CONTAINS(weft_errmsg(k), "waits on a mutex at 0x");
+    weft_buffer_release(m);
+  }
+  weft_kernel_release(k);
+  k = kernel(&f, "never_posted");
+  for (size_t i = 0; i < 3; i++) {
+    weft_buffer *s = new_semaphore(&f, 0, semaphores[i], 0);
+    args(k, "B", s);
+    CHECK_FAILS(launch(k, 3, 2), WEFT_EDEADLOCK, k,
+                "3 work-groups wait and none can go on (0 finished");
+    CHECK_STR_CONTAINS(weft_errmsg(k), "waits on a semaphore at 0x");
+    weft_buffer_release(s);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
 }
 
 TEST_MAIN()

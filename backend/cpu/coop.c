@@ -49,8 +49,9 @@ struct coop_slot {
   slot_state state;
   int woken;                  /* a wake arrived while it was parking */
   int spun;                   /* it last stopped at a yield */
-  volatile uint32_t *word;    /* what it waits on, when parked */
-  uint32_t expected, what;
+  int polls;                  /* that yield was a poll of word */
+  volatile uint32_t *word;    /* what it waits on, parked or polling */
+  uint32_t expected, what;    /* (expected: the value a poll saw) */
   coop_slot *next;            /* in the ready queue, or the free list */
   coop_slot *next_waiting;    /* in the launch's waiting list */
   coop_slot *next_resident;   /* in the launch's resident list */
@@ -134,6 +135,7 @@ static void push_ready(launch_state *l, coop_slot *s) {
   if (l->ready_tail) l->ready_tail->next = s;
   else l->ready_head = s;
   l->ready_tail = s;
+  l->num_ready++;
 }
 
 static coop_slot *pop_ready(launch_state *l) {
@@ -141,8 +143,30 @@ static coop_slot *pop_ready(launch_state *l) {
   if (s) {
     l->ready_head = s->next;
     if (!l->ready_head) l->ready_tail = NULL;
+    l->num_ready--;
   }
   return s;
+}
+
+/* Whether running s could change anything: not if it polls a word that
+ * still holds what it saw, or has not reached its target yet (it would
+ * only poll again). */
+static int can_progress(const coop_slot *s) {
+  if (!s->polls) return 1;
+  uint32_t v = __atomic_load_n(s->word, __ATOMIC_RELAXED);
+  if (s->what & WEFT_POLL_REACH) return (int32_t)(v - s->expected) >= 0;
+  return v != s->expected;
+}
+
+/* The first ready group that can progress, taken from the queue; the
+ * groups before it go to its back. NULL when none can. */
+static coop_slot *next_runnable(launch_state *l) {
+  for (unsigned n = l->num_ready; n; n--) {
+    coop_slot *s = pop_ready(l);
+    if (can_progress(s)) return s;
+    push_ready(l, s);
+  }
+  return NULL;
 }
 
 static void unlink_resident(launch_state *l, coop_slot *s) {
@@ -203,6 +227,7 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   s->group.cur = 0;
   s->woken = 0;
   s->spun = 0;
+  s->polls = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
   s->next_resident = l->resident;
   l->resident = s;
@@ -250,7 +275,7 @@ static void settle(launch_state *l, coop_slot *s) {
 /* ------------------------------------------------------------ deadlock */
 
 static const char *what_name(uint32_t what) {
-  switch (what) {
+  switch (what & ~WEFT_POLL_REACH) {
   case WEFT_WAIT_MUTEX: return "a mutex";
   case WEFT_WAIT_SEMAPHORE: return "a semaphore";
   case WEFT_WAIT_BARRIER: return "a global barrier";
@@ -303,7 +328,8 @@ static void report_deadlock(launch_state *l) {
   for (int i = 0; i < 6 && first[i]; i++) {
     coop_slot *s = first[i];
     describe_waiter(s, who, sizeof who);
-    if (s->state == SLOT_PARKED) describe_wait(l, s, wait, sizeof wait);
+    if (s->state == SLOT_PARKED || s->polls)
+      describe_wait(l, s, wait, sizeof wait);
     else snprintf(wait, sizeof wait, "memory it polls in a loop");
     used += (size_t)snprintf(text + used, sizeof text - used,
                              "%s%s waits on %s", shown++ ? "; " : "", who,
@@ -356,11 +382,12 @@ uint64_t weft__coop_random(launch_state *l) {
   return z ^ (z >> 31);
 }
 
-/* The next group to run in a random schedule: any ready group, or a new
- * one, with equal chances (coop_lock held); NULL when there is none. */
+/* The next group to run in a random schedule: any ready group that can
+ * progress, or a new one, with equal chances (coop_lock held); NULL when
+ * there is none. */
 static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
   unsigned ready = 0;
-  for (coop_slot *s = l->ready_head; s; s = s->next) ready++;
+  for (coop_slot *s = l->ready_head; s; s = s->next) ready += can_progress(s);
   *start = 0;
   if (!ready && !can_start) return NULL;
   uint64_t r = weft__coop_random(l) % (ready + (can_start ? 1 : 0));
@@ -369,13 +396,12 @@ static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
     return NULL;
   }
   coop_slot **p = &l->ready_head, *prev = NULL;
-  for (; r; r--) {
-    prev = *p;
-    p = &(*p)->next;
-  }
+  for (;; prev = *p, p = &(*p)->next)
+    if (can_progress(*p) && !r--) break;
   coop_slot *s = *p;
   *p = s->next;
   if (l->ready_tail == s) l->ready_tail = prev;
+  l->num_ready--;
   return s;
 }
 
@@ -406,8 +432,9 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     if (l->random) {
       s = pick_random(l, can_start, &start);
     } else {
-      s = l->ready_head && !(can_start && l->ready_head->spun) ? pop_ready(l)
-                                                               : NULL;
+      s = l->ready_head && !(can_start && l->ready_head->spun)
+              ? next_runnable(l)
+              : NULL;
       start = !s && can_start;
     }
     if (start) {
@@ -416,11 +443,17 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
       l->next_group++;
     }
     if (!s) {
-      if (!l->running) {
+      if (!l->running) { /* nothing can change the polled words */
         report_deadlock(l);
         break;
       }
-      pthread_cond_wait(&l->coop_changed, &l->coop_lock);
+      if (l->num_ready) { /* pollers: a running group may store any time */
+        pthread_mutex_unlock(&l->coop_lock);
+        sched_yield();
+        pthread_mutex_lock(&l->coop_lock);
+      } else {
+        pthread_cond_wait(&l->coop_changed, &l->coop_lock);
+      }
       continue;
     }
     /* Only spinners left, running or not: they may spin for ever. */
@@ -460,6 +493,7 @@ void weft__coop_begin(launch_state *l) {
   pthread_mutex_init(&l->coop_lock, NULL);
   pthread_cond_init(&l->coop_changed, NULL);
   l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
+  l->num_ready = 0;
   l->waiting_end = &l->waiting;
   l->next_group = l->finished = 0;
   l->running = l->num_resident = 0;
@@ -510,6 +544,18 @@ void weft__cpu_yield(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
   s->state = SLOT_YIELDING;
   switch_to_scheduler(s);
+}
+
+void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
+                    uint32_t what) {
+  coop_slot *s = slot_of(ctx);
+  s->word = word;
+  s->expected = seen;
+  s->what = what;
+  s->polls = 1;
+  s->state = SLOT_YIELDING;
+  switch_to_scheduler(s);
+  s->polls = 0;
 }
 
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,

@@ -309,6 +309,7 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_YIELD_SYMBOL, (void *)weft__cpu_yield},
       {WEFT_WAIT_SYMBOL, (void *)weft__cpu_wait},
       {WEFT_WAKE_SYMBOL, (void *)weft__cpu_wake},
+      {WEFT_POLL_SYMBOL, (void *)weft__cpu_poll},
       {WEFT_SCHED_POINT_SYMBOL, (void *)weft__cpu_sched_point},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on

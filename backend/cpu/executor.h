@@ -58,6 +58,8 @@ void weft__cpu_yield(weft_wg_ctx *ctx);
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what);
 void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count);
+void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
+                    uint32_t what);
 void weft__cpu_sched_point(weft_wg_ctx *ctx);
 
 /* The seed of random schedules (WEFT_SCHEDULE), from the next launch on:

@@ -115,6 +115,7 @@ struct launch_state {
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
   coop_slot *ready_head, *ready_tail;
+  unsigned num_ready;
   coop_slot *waiting;          /* parked (or parking) groups, oldest first */
   coop_slot **waiting_end;     /* its last link: appending costs O(1) */
   coop_slot *resident;         /* every started, unfinished group */

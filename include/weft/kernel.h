@@ -17,9 +17,10 @@
  * On the CPU these never hang a correct kernel: a waiting group yields its
  * thread to the others, whatever the numbers of groups and threads. A
  * kernel whose groups wait for each other for ever fails with
- * WEFT_EDEADLOCK, naming each waiting group and what it waits on (for now
- * only with the native algorithms and the barriers: on the paper's
- * spinning mutexes and semaphores, such a kernel spins for ever).
+ * WEFT_EDEADLOCK, naming each waiting group and what it waits on, with
+ * every algorithm below: a group that spins is not run again until the
+ * word it polls changes, so groups that all poll words nobody running can
+ * change are a deadlock.
  *
  * Algorithms. Each object records, in its last word, the algorithm it was
  * initialized with (weft_*_init_with); 0 there means the default, which is
