@@ -12,6 +12,7 @@ typedef struct extension_function {
 
 static const extension_function functions[] = {
     {"clIcdGetPlatformIDsKHR", (void *)clIcdGetPlatformIDsKHR},
+    {"clEnqueueInitSyncObjectWEFT", (void *)clEnqueueInitSyncObjectWEFT},
 };
 
 CL_API_ENTRY __attribute__((visibility("default"))) void *CL_API_CALL

@@ -205,4 +205,11 @@ size_t weft__cl_preferred_multiple(cl_device_id d);
 cl_platform_id weft__cl_platform(void);
 cl_int weft__cl_devices(cl_device_id **devices, cl_uint *count);
 
+/* cl_weft_sync's host function (weft/cl_weft.h), reached by name only
+ * through clGetExtensionFunctionAddressForPlatform. */
+cl_int CL_API_CALL clEnqueueInitSyncObjectWEFT(
+    cl_command_queue queue, cl_mem buffer, size_t offset, cl_uint kind,
+    cl_long param, cl_uint algorithm, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event);
+
 #endif

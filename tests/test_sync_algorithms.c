@@ -605,6 +605,82 @@ TEST(build_option_barrier) {
   }
 }
 
+/* ------------------------------------------------------------ host init */
+
+/* weft_sync_object_init writes, at an offset, the very bytes a kernel's
+ * weft_*_init_with does, for every kind and algorithm, over junk; the
+ * bytes around the object are untouched. */
+TEST(host_init_matches_kernel_init) {
+  static const struct {
+    int kind;
+    const char *kernel;
+    int param, algorithms;
+  } kinds[] = {{WEFT_SYNC_MUTEX, "init_mutex", -1, WEFT_MUTEX_TICKET},
+               {WEFT_SYNC_SEMAPHORE, "init_semaphore", 7,
+                WEFT_SEMAPHORE_SLEEPING},
+               {WEFT_SYNC_BARRIER, "init_barrier", 5, WEFT_BARRIER_XIAO_FENG}};
+  fixture f = setup("-cl-std=CL3.0");
+  for (size_t i = 0; i < 3; i++) {
+    for (int a = 0; a <= kinds[i].algorithms; a++) {
+      long long param = kinds[i].param < 0 ? 0 : kinds[i].param;
+      size_t bytes;
+      CHECK_OK(weft_sync_object_size(kinds[i].kind, param, (unsigned)a,
+                                     &bytes), NULL);
+      size_t words = bytes / 4, total = words + 8;
+      int *junk = malloc(total * sizeof *junk), *want = malloc(bytes),
+          *got = malloc(total * sizeof *got);
+      for (size_t w = 0; w < total; w++) junk[w] = 0x5a5a5a5a;
+      weft_buffer *host = ints(&f, total, junk);
+      CHECK_OK(weft_sync_object_init(host, 16, kinds[i].kind, param,
+                                     (unsigned)a), host);
+      weft_buffer *by_kernel = object(
+          &f, (object_init){kinds[i].kernel, 0, 0, kinds[i].param, a, words},
+          1);
+      read_ints(by_kernel, want, words);
+      read_ints(host, got, total);
+      for (size_t w = 0; w < total; w++) {
+        int expect = w < 4 || w >= 4 + words ? 0x5a5a5a5a : want[w - 4];
+        if (got[w] != expect)
+          FAIL("kind %d algorithm %d: word %zu is %#x, not %#x",
+               kinds[i].kind, a, w, got[w], expect);
+      }
+      weft_buffer_release(host);
+      weft_buffer_release(by_kernel);
+      free(junk);
+      free(want);
+      free(got);
+    }
+  }
+  teardown(&f);
+}
+
+/* Wrong arguments: the code and a message that says what is wrong. */
+TEST(host_init_errors) {
+  fixture f = setup("-cl-std=CL3.0");
+  size_t bytes = 0;
+  CHECK_OK(weft_sync_object_size(WEFT_SYNC_BARRIER, 100,
+                                 WEFT_BARRIER_XIAO_FENG, &bytes), NULL);
+  CHECK_EQ(bytes, 16 + 8 * 100);
+  CHECK_OK(weft_sync_object_size(WEFT_SYNC_MUTEX, 0, 0, &bytes), NULL);
+  CHECK_EQ(bytes, 16);
+  CHECK_EQ(weft_sync_object_size(0, 0, 0, &bytes), WEFT_EINVAL);
+  CHECK_EQ(weft_sync_object_size(WEFT_SYNC_MUTEX, 0, 0, NULL), WEFT_EINVAL);
+  weft_buffer *b = ints(&f, 8, NULL);
+  CHECK_FAILS(weft_sync_object_init(b, 0, WEFT_SYNC_MUTEX, 0, 9), WEFT_EINVAL,
+              b, "no such algorithm");
+  CHECK_FAILS(weft_sync_object_init(b, 0, WEFT_SYNC_SEMAPHORE, -1, 0),
+              WEFT_EINVAL, b, "count must be from 0");
+  CHECK_FAILS(weft_sync_object_init(b, 0, WEFT_SYNC_BARRIER, 0, 0),
+              WEFT_EINVAL, b, "number of work-groups must be from 1");
+  CHECK_FAILS(weft_sync_object_init(b, 6, WEFT_SYNC_MUTEX, 0, 0), WEFT_EINVAL,
+              b, "offset 6 is not a multiple of 4");
+  CHECK_FAILS(weft_sync_object_init(b, 20, WEFT_SYNC_MUTEX, 0, 0),
+              WEFT_ERANGE, b, "outside the 32-byte buffer");
+  CHECK_EQ(weft_sync_object_init(NULL, 0, WEFT_SYNC_MUTEX, 0, 0), WEFT_EINVAL);
+  weft_buffer_release(b);
+  teardown(&f);
+}
+
 /* ---------------------------------------------------- random schedules */
 
 #define SEEDS 200

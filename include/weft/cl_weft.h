@@ -26,6 +26,31 @@ extern "C" {
  * it would on a GPU with that occupancy. */
 #define CL_DEVICE_MAX_RESIDENT_GROUPS_WEFT 0x4F57
 
+/* Kinds of objects for clEnqueueInitSyncObjectWEFT. */
+#define CL_SYNC_MUTEX_WEFT 1
+#define CL_SYNC_SEMAPHORE_WEFT 2
+#define CL_SYNC_BARRIER_WEFT 3
+
+/* Writes a fresh mutex, semaphore or barrier at offset (a multiple of 4) in
+ * buffer, as a command of queue ordered like clEnqueueWriteBuffer: a free
+ * mutex, a semaphore with param free units (0 or more), or a barrier for
+ * param work-groups (1 or more; param is 0 for a mutex). algorithm is one
+ * of weft/kernel.h's WEFT_MUTEX_*, WEFT_SEMAPHORE_* or WEFT_BARRIER_*, 0
+ * for the default of the program that uses it. The object's bytes are
+ * those weft/kernel.h gives: 16, or WEFT_BARRIER_SIZE for a barrier.
+ * Errors: CL_INVALID_VALUE for an unknown kind or algorithm, a param out of
+ * range, an offset not a multiple of 4 or an object that overruns the
+ * buffer (the context's callback says which), and those of
+ * clEnqueueWriteBuffer.
+ *
+ * Not exported by name: get it with
+ * clGetExtensionFunctionAddressForPlatform(platform,
+ * "clEnqueueInitSyncObjectWEFT"). */
+typedef cl_int(CL_API_CALL *clEnqueueInitSyncObjectWEFT_fn)(
+    cl_command_queue queue, cl_mem buffer, size_t offset, cl_uint kind,
+    cl_long param, cl_uint algorithm, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event);
+
 #ifdef __cplusplus
 }
 #endif

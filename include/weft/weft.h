@@ -357,6 +357,31 @@ WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
  * failed launch's message names its seed and launch. */
 WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
 
+/* --------------------------------------------- cl_weft_sync from the host */
+
+/* Kinds of the objects of cl_weft_sync, the mutexes, semaphores and
+ * barriers that work-groups share (weft/kernel.h: the kernel side, their
+ * algorithms and their bytes). */
+#define WEFT_SYNC_MUTEX 1
+#define WEFT_SYNC_SEMAPHORE 2
+#define WEFT_SYNC_BARRIER 3
+
+/* The bytes an object of that kind and algorithm (WEFT_MUTEX_*, ... in
+ * weft/kernel.h; 0 for the program's default) takes in a buffer. param is
+ * a semaphore's initial count (0 or more), a barrier's number of work-
+ * groups (1 or more), 0 for a mutex. WEFT_EINVAL for an unknown kind or
+ * algorithm, or a param out of range. */
+WEFT_EXPORT int weft_sync_object_size(int kind, long long param,
+                                      unsigned algorithm, size_t *bytes);
+
+/* Writes a fresh object (a free mutex, a semaphore of count param free
+ * units, a barrier for param work-groups) at offset in buffer, a multiple
+ * of 4. Do it before a launch that uses the object, not during one. The
+ * same as a kernel's weft_*_init_with. */
+WEFT_EXPORT int weft_sync_object_init(weft_buffer *buffer, size_t offset,
+                                      int kind, long long param,
+                                      unsigned algorithm);
+
 /* The local size a launch with local == NULL would use: dims entries. */
 WEFT_EXPORT int weft_kernel_suggest_local_size(weft_kernel *kernel,
                                                unsigned dims,
