@@ -10,6 +10,9 @@
  * first meet at weft_global_barrier(), which starts them all, and let the
  * others run inside their critical sections. */
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "support.h"
 #include "weft/kernel.h"
@@ -603,6 +606,60 @@ TEST(build_option_barrier) {
     weft_kernel_release(g);
     teardown(&f);
   }
+}
+
+/* ----------------------------------------------------- machine defaults */
+
+/* The sync-defaults file `weft bench probe` writes in the cache folder
+ * sets the algorithm of objects initialized without one: a ticket mutex
+ * counts its tickets in word 0; a two-stage barrier leaves its generation
+ * word (the native one's word 1) at 0. A program's own option still wins;
+ * an unknown value is native. */
+TEST(machine_defaults_file) {
+  char dir[] = "/tmp/weft-defaults-XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/sync-defaults", dir);
+  FILE *file = fopen(path, "w");
+  CHECK(file != NULL);
+  fputs("# written by the test\nversion=1\nmutex=ticket\nsemaphore=bogus\n"
+        "barrier=two_stage\nglobal_barrier=native\n", file);
+  fclose(file);
+  setenv("WEFT_CACHE_DIR", dir, 1);
+  static const char *const options[] = {"-cl-std=CL3.0",
+                                        "-cl-std=CL3.0 -DWEFT_MUTEX_IMPL=1"};
+  for (int own = 0; own < 2; own++) {
+    fixture f = setup(options[own]);
+    weft_kernel *k = kernel(&f, "mutex");
+    weft_buffer *m = new_mutex(&f, WEFT_MUTEX_DEFAULT, 1),
+                *c = ints(&f, 2, NULL);
+    args(k, "BBIII", m, c, 3, 1, 1);
+    CHECK_OK(launch(k, 5, 2), k);
+    int got[4];
+    read_ints(m, got, 4);
+    CHECK_EQ(got[3], WEFT_MUTEX_DEFAULT);
+    CHECK_EQ(got[0], own ? 0 : 15); /* native: free is 0 */
+    weft_kernel_release(k);
+    weft_buffer_release(m);
+    weft_buffer_release(c);
+    teardown(&f);
+  }
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "object_barrier");
+  weft_buffer *b = new_barrier(&f, 4, WEFT_BARRIER_DEFAULT, 1),
+              *slots = ints(&f, 3, NULL), *bad = ints(&f, 1, NULL);
+  args(k, "BBBI", b, slots, bad, 3);
+  CHECK_OK(launch(k, 4, 2), k);
+  int got[4];
+  read_ints(bad, got, 1);
+  CHECK_EQ(got[0], 0);
+  read_ints(b, got, 4);
+  CHECK_EQ(got[1], 0); /* native would have counted 3 generations */
+  weft_buffer *all[] = {b, slots, bad};
+  for (int i = 0; i < 3; i++) weft_buffer_release(all[i]);
+  weft_kernel_release(k);
+  teardown(&f);
+  remove(path);
+  rmdir(dir);
 }
 
 /* ------------------------------------------------------------ host init */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backend/cpu/executor.h"
+#include "backend/cpu/sync_defaults.h"
 #include "jit/jit.h"
 
 /* Buffers from this size up are mapped: the kernel hands out zeroed pages
@@ -20,6 +21,7 @@ typedef struct cpu_device {
   const weft_config *config;
   weft_executor *executor;
   char name[128];
+  char sync_defaults[256]; /* the machine's cl_weft_sync build options */
 } cpu_device;
 
 static cpu_device *cpu_of(weft_device *device) { return device->impl; }
@@ -229,19 +231,27 @@ static int cpu_mem_unmap(weft_device *device, void *mem, void *ptr) {
   return 0;
 }
 
+/* Source is compiled with the machine's default synchronization
+ * algorithms added to its options (sync_defaults.h). */
 static int cpu_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log) {
-  (void)device;
-  return weft__jit_build(source, length, options, out, log);
+  char *all = weft__sync_defaults_apply(cpu_of(device)->sync_defaults, options);
+  if (!all) return WEFT_ENOMEM;
+  int rc = weft__jit_build(source, length, all, out, log);
+  free(all);
+  return rc;
 }
 
 static int cpu_compile(weft_device *device, const char *source, size_t length,
                        const char *options, const weft_jit_header *headers,
                        unsigned num_headers, void **ir, size_t *size,
                        char **log) {
-  (void)device;
-  return weft__jit_compile(source, length, options, headers, num_headers, ir,
-                           size, log);
+  char *all = weft__sync_defaults_apply(cpu_of(device)->sync_defaults, options);
+  if (!all) return WEFT_ENOMEM;
+  int rc = weft__jit_compile(source, length, all, headers, num_headers, ir,
+                             size, log);
+  free(all);
+  return rc;
 }
 
 static int cpu_link(weft_device *device, const void *const *irs,
@@ -332,6 +342,8 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
   }
   cpu->config = config;
   read_cpu_name(cpu->name, sizeof cpu->name);
+  weft__sync_defaults_read(config->cache_dir, cpu->sync_defaults,
+                           sizeof cpu->sync_defaults);
   rc = weft__executor_create(config, &cpu->executor);
   if (rc) {
     *error = strdup("cannot start the CPU device's worker threads");

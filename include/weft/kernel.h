@@ -25,9 +25,14 @@
  * Algorithms. Each object records, in its last word, the algorithm it was
  * initialized with (weft_*_init_with); 0 there means the default, which is
  * the program's build option (-DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET,
- * -DWEFT_SEMAPHORE_IMPL=..., -DWEFT_BARRIER_IMPL=...) if it has one, else
- * Weft's default (native). All the kernels that use one object must agree
- * on its algorithm: give it at init, or build them with the same option.
+ * -DWEFT_SEMAPHORE_IMPL=..., -DWEFT_BARRIER_IMPL=..., and for
+ * weft_global_barrier() -DWEFT_GLOBAL_BARRIER_IMPL=..., which follows
+ * WEFT_BARRIER_IMPL unless given) if it has one, else the machine's
+ * default: the one `weft bench probe` chose and wrote to the sync-defaults
+ * file in the kernel cache's folder, which Weft adds as those options to
+ * a program that gives none of its own, or native without that file. All
+ * the kernels that use one object must agree on its algorithm: give it at
+ * init, or build them with the same option.
  * The paper's algorithms are Stuart & Owens, "Efficient Synchronization
  * Primitives for GPUs" (2011), and Xiao & Feng, "Inter-block GPU
  * communication via fast barrier synchronization" (2010).
@@ -110,6 +115,10 @@
 #ifndef WEFT_BARRIER_IMPL
 #define WEFT_BARRIER_IMPL WEFT_BARRIER_DEFAULT
 #endif
+/* weft_global_barrier(): native or TWO_STAGE (others run native). */
+#ifndef WEFT_GLOBAL_BARRIER_IMPL
+#define WEFT_GLOBAL_BARRIER_IMPL WEFT_BARRIER_IMPL
+#endif
 
 /* A mutual exclusion lock (16 bytes). */
 typedef struct weft_mutex {
@@ -170,7 +179,7 @@ typedef struct weft_barrier {
  * It uses the native algorithm, or the two-stage one if the build option
  * asks for it (the Xiao-Feng one would need per-group storage that a
  * launch does not have: that option gets the native one here). */
-#define weft_global_barrier() weft__global_barrier(WEFT_BARRIER_IMPL)
+#define weft_global_barrier() weft__global_barrier(WEFT_GLOBAL_BARRIER_IMPL)
 
 void weft__mutex_init(__global weft_mutex *m, uint algorithm);
 void weft__mutex_lock(__global weft_mutex *m, uint impl);

@@ -1,0 +1,98 @@
+/* sync_defaults.c: the machine's default cl_weft_sync algorithms as build
+ * options (sync_defaults.h). */
+#include "backend/cpu/sync_defaults.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A key of the file, the macro it sets and the algorithms it may name,
+ * each the lowercase suffix of a constant of weft/kernel.h. */
+static const struct primitive {
+  const char *key, *macro, *prefix;
+  const char *names[5];
+} primitives[] = {
+    {"mutex", "WEFT_MUTEX_IMPL", "WEFT_MUTEX_",
+     {"native", "spin", "spin_backoff", "ticket"}},
+    {"semaphore", "WEFT_SEMAPHORE_IMPL", "WEFT_SEMAPHORE_",
+     {"native", "spin", "spin_backoff", "sleeping"}},
+    /* Not xiao_feng: it needs more than the 16 bytes of a weft_barrier a
+     * program sized for the default (weft bench probe never picks it). */
+    {"barrier", "WEFT_BARRIER_IMPL", "WEFT_BARRIER_",
+     {"native", "two_stage"}},
+    /* Said even when native: weft_global_barrier() would otherwise follow
+     * WEFT_BARRIER_IMPL. */
+    {"global_barrier", "WEFT_GLOBAL_BARRIER_IMPL", "WEFT_BARRIER_",
+     {"native", "two_stage"}},
+};
+
+/* " -DMACRO=PREFIX_NAME" for a known line, "" for anything unknown (a
+ * reader takes native then, as the program's default is). */
+static void option_for(const char *key, const char *value, char *out,
+                       size_t size) {
+  out[0] = 0;
+  for (size_t i = 0; i < sizeof primitives / sizeof *primitives; i++) {
+    const struct primitive *p = &primitives[i];
+    if (strcmp(key, p->key)) continue;
+    for (size_t n = 0; n < 5 && p->names[n]; n++) {
+      if (strcmp(value, p->names[n])) continue;
+      int used = snprintf(out, size, " -D%s=%s", p->macro, p->prefix);
+      for (; used > 0 && *value && (size_t)used + 1 < size; value++)
+        out[used++] = (char)toupper((unsigned char)*value);
+      out[used > 0 ? used : 0] = 0;
+      return;
+    }
+  }
+}
+
+void weft__sync_defaults_read(const char *cache_dir, char *out, size_t size) {
+  out[0] = 0;
+  if (!cache_dir) return;
+  char path[4096], line[256], option[96];
+  if (snprintf(path, sizeof path, "%s/sync-defaults", cache_dir) >=
+      (int)sizeof path)
+    return;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    char *eq = strchr(line, '=');
+    if (line[0] == '#' || !eq) continue;
+    *eq = 0;
+    option_for(line, eq + 1, option, sizeof option);
+    if (strlen(out) + strlen(option) < size) strcat(out, option);
+  }
+  fclose(f);
+}
+
+/* Whether the program's options already choose for macro: they name it,
+ * or, for the global barrier, name the barrier's macro it follows. */
+static int chosen_by(const char *options, const char *macro) {
+  if (strstr(options, macro)) return 1;
+  return !strcmp(macro, "WEFT_GLOBAL_BARRIER_IMPL") &&
+         strstr(options, "WEFT_BARRIER_IMPL");
+}
+
+char *weft__sync_defaults_apply(const char *defaults, const char *options) {
+  if (!options) options = "";
+  size_t length = strlen(options);
+  char *out = malloc(length + strlen(defaults) + 1);
+  if (!out) return NULL;
+  memcpy(out, options, length + 1);
+  /* defaults is " -DMACRO=VALUE" options, one per macro. */
+  for (const char *d = defaults; (d = strstr(d, " -D"));) {
+    const char *end = strchr(d + 1, ' ');
+    size_t n = end ? (size_t)(end - d) : strlen(d);
+    char macro[64];
+    size_t m = strcspn(d + 3, "=");
+    snprintf(macro, sizeof macro, "%.*s", (int)m, d + 3);
+    if (!chosen_by(options, macro)) {
+      memcpy(out + length, d, n);
+      length += n;
+      out[length] = 0;
+    }
+    d += n;
+  }
+  return out;
+}
