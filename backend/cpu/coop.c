@@ -418,10 +418,28 @@ void weft__coop_note_schedule(launch_state *l) {
 
 /* -------------------------------------------------------- the scheduler */
 
+/* Between two looks at polling groups none of which can go on: a few
+ * pauses, so that a store by a running group is seen within a fraction
+ * of a microsecond (a ticket mutex hands over at that pace), and the
+ * thread given up every 16th time, for a machine with more threads than
+ * cores. */
+static void pause_a_while(unsigned idle) {
+  if (idle % 16 == 0) {
+    sched_yield();
+    return;
+  }
+  for (int i = 0; i < 32; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
 void weft__coop_run(cpu_worker *w, launch_state *l) {
   /* A random schedule is one thread's: the interleaving is the seed's. */
   if (l->random && w != &l->executor->workers[0]) return;
   pthread_mutex_lock(&l->coop_lock);
+  unsigned idle = 0; /* looks in a row that found nothing to run */
   for (;;) {
     if (atomic_load(&l->failed) || l->finished == l->total) break;
     /* A group that only spins waits for another: start new groups before
@@ -442,6 +460,7 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
       if (!s) break;
       l->next_group++;
     }
+    if (s) idle = 0;
     if (!s) {
       if (!l->running) { /* nothing can change the polled words */
         report_deadlock(l);
@@ -449,7 +468,7 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
       }
       if (l->num_ready) { /* pollers: a running group may store any time */
         pthread_mutex_unlock(&l->coop_lock);
-        sched_yield();
+        pause_a_while(++idle);
         pthread_mutex_lock(&l->coop_lock);
       } else {
         pthread_cond_wait(&l->coop_changed, &l->coop_lock);
