@@ -1,0 +1,106 @@
+/*
+ * cuda_api.h: the part of NVIDIA's CUDA driver API that Weft uses, loaded
+ * at run time from libcuda.so.1 with dlopen, so that Weft neither links
+ * against CUDA nor needs its headers to build: a machine without the
+ * driver simply has no CUDA device, and weft__cuda_load says why.
+ *
+ * The types and constants below are those of the driver's cuda.h (the
+ * values are part of its ABI); tests/cuda/check_cuda_api.c checks them
+ * against cuda.h where the toolkit is installed.
+ */
+#ifndef WEFT_BACKEND_CUDA_API_H
+#define WEFT_BACKEND_CUDA_API_H
+
+#include <stddef.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NO_DEVICE 100
+
+/* cuDeviceGetAttribute */
+#define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
+#define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK 8
+#define CU_DEVICE_ATTRIBUTE_WARP_SIZE 10
+#define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE 38
+#define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR 39
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH 95
+#define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+
+/* cuModuleLoadDataEx options (CUjit_option) */
+#define CU_JIT_INFO_LOG_BUFFER 3
+#define CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
+#define CU_JIT_ERROR_LOG_BUFFER 5
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+
+/* The driver's functions, by the names libcuda.so.1 exports (the _v2
+ * ones where the API was revised). */
+typedef struct weft_cuda_api {
+  void *library; /* dlopen's handle */
+  int driver_version; /* 12040: CUDA 12.4 */
+  CUresult (*cuInit)(unsigned flags);
+  CUresult (*cuDriverGetVersion)(int *version);
+  CUresult (*cuGetErrorName)(CUresult error, const char **name);
+  CUresult (*cuGetErrorString)(CUresult error, const char **text);
+  CUresult (*cuDeviceGetCount)(int *count);
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+  CUresult (*cuDeviceGetName)(char *name, int length, CUdevice device);
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute,
+                                   CUdevice device);
+  CUresult (*cuDeviceTotalMem)(size_t *bytes, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);
+  CUresult (*cuCtxSetCurrent)(CUcontext context);
+  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
+  CUresult (*cuMemFree)(CUdeviceptr pointer);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+  CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+  CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                 unsigned num_options, int *options,
+                                 void **values);
+  CUresult (*cuModuleUnload)(CUmodule module);
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name);
+  CUresult (*cuLaunchKernel)(CUfunction f, unsigned grid_x, unsigned grid_y,
+                             unsigned grid_z, unsigned block_x,
+                             unsigned block_y, unsigned block_z,
+                             unsigned shared_bytes, CUstream stream,
+                             void **params, void **extra);
+  CUresult (*cuLaunchCooperativeKernel)(CUfunction f, unsigned grid_x,
+                                        unsigned grid_y, unsigned grid_z,
+                                        unsigned block_x, unsigned block_y,
+                                        unsigned block_z,
+                                        unsigned shared_bytes,
+                                        CUstream stream, void **params);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int *blocks, CUfunction f, int block_size, size_t dynamic_shared);
+} weft_cuda_api;
+
+/* Loads the driver from libcuda.so.1 (or the path in WEFT_LIBCUDA) and
+ * initializes it: 0, or -1 with why there is no CUDA device in why (the
+ * library is missing, lacks a function, or cuInit failed, say with
+ * CUDA_ERROR_NO_DEVICE). */
+int weft__cuda_load(weft_cuda_api *api, char *why, size_t size);
+
+/* Unloads what weft__cuda_load loaded. */
+void weft__cuda_unload(weft_cuda_api *api);
+
+/* "what: CUDA_ERROR_OUT_OF_MEMORY (out of memory)" in out: a failed
+ * call's name and the driver's words for the error. */
+void weft__cuda_describe(const weft_cuda_api *api, CUresult rc,
+                         const char *what, char *out, size_t size);
+
+#endif

@@ -1,0 +1,60 @@
+/* cuda_gpu.c: a CUDA GPU's description, read from the driver
+ * (cuda_gpu.h). */
+#include "backend/cuda/cuda_gpu.h"
+
+#include <string.h>
+
+int weft__cuda_gpu_count(const weft_cuda_api *api) {
+  int count = 0;
+  if (api->cuDeviceGetCount(&count) != CUDA_SUCCESS) return 0;
+  return count;
+}
+
+/* One attribute into an int or a size_t field. */
+static CUresult attribute(const weft_cuda_api *api, const weft_cuda_gpu *gpu,
+                          int which, int *out) {
+  return api->cuDeviceGetAttribute(out, which, gpu->device);
+}
+
+int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
+                            weft_cuda_gpu *gpu, char *why, size_t size) {
+  memset(gpu, 0, sizeof *gpu);
+  CUresult rc = api->cuDeviceGet(&gpu->device, ordinal);
+  if (rc == CUDA_SUCCESS)
+    rc = api->cuDeviceGetName(gpu->name, (int)sizeof gpu->name, gpu->device);
+  if (rc == CUDA_SUCCESS) rc = api->cuDeviceTotalMem(&gpu->memory, gpu->device);
+  const struct {
+    int which;
+    int *out;
+  } ints[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &gpu->cc_major},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &gpu->cc_minor},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &gpu->multiprocessors},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &gpu->max_threads_per_block},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+       &gpu->max_threads_per_multiprocessor},
+      {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &gpu->warp_size},
+      {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &gpu->clock_khz},
+      {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &gpu->cooperative_launch},
+  };
+  for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof ints / sizeof *ints; i++)
+    rc = attribute(api, gpu, ints[i].which, ints[i].out);
+  const struct {
+    int which;
+    size_t *out;
+  } sizes[] = {
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &gpu->shared_per_block},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+       &gpu->shared_per_block_optin},
+      {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &gpu->l2_cache},
+  };
+  for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof sizes / sizeof *sizes;
+       i++) {
+    int v = 0;
+    rc = attribute(api, gpu, sizes[i].which, &v);
+    *sizes[i].out = (size_t)v;
+  }
+  if (rc == CUDA_SUCCESS) return 0;
+  weft__cuda_describe(api, rc, "reading the GPU's attributes", why, size);
+  return -1;
+}
