@@ -99,5 +99,6 @@ int tool_info(int argc, char **argv) {
     printf("\n");
     if (show_device(i)) return TOOL_EXIT_FAILED;
   }
+  printf("\n%-*s%s\n", LABEL_WIDTH + 2, "CUDA", weft_cuda_status());
   return TOOL_EXIT_OK;
 }

@@ -357,6 +357,15 @@ WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
  * failed launch's message names its seed and launch. */
 WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
 
+/* ------------------------------------------------------------------ CUDA */
+
+/* What the CUDA driver (libcuda.so.1, loaded at run time, or the file
+ * WEFT_LIBCUDA names) offers here: "1 GPU, driver 13.0; NVIDIA H100 ...
+ * (sm_90, 132 multiprocessors, 79.2 GiB); ...", or "none: " and why (no
+ * driver, no GPU). Kernels do not run on CUDA GPUs yet: the devices
+ * weft_device_get gives are the CPU's. */
+WEFT_EXPORT const char *weft_cuda_status(void);
+
 /* --------------------------------------------- cl_weft_sync from the host */
 
 /* Kinds of the objects of cl_weft_sync, the mutexes, semaphores and

@@ -13,6 +13,11 @@ matches out.txt '^  Address bits +64$'
 matches out.txt '^  Work-item stack size +.*\([1-9][0-9]* bytes\)$'
 matches out.txt '^  Barriers +regions$'
 matches out.txt '^  Context switch +(asm|ucontext)$'
+# CUDA: the GPUs, or why there are none.
+matches out.txt '^CUDA +([1-9][0-9]* GPUs?, driver|none: )'
+WEFT_LIBCUDA=/nonexistent/libcuda.so.1 "$WEFT" info >out.txt 2>err.txt ||
+  fail "info failed without a CUDA driver"
+matches out.txt '^CUDA +none: no CUDA driver: /nonexistent/libcuda.so.1'
 # The environment chooses the context switch.
 WEFT_FIBER=ucontext "$WEFT" info >out.txt 2>err.txt || fail "info failed"
 matches out.txt '^  Context switch +ucontext$'
