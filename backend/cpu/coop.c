@@ -418,6 +418,26 @@ void weft__coop_note_schedule(launch_state *l) {
 
 /* -------------------------------------------------------- the scheduler */
 
+static void cpu_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Polls, without the lock, for a ready group or the launch's end, a
+ * while. */
+#define IDLE_SPINS 4096
+
+static void wait_for_ready(launch_state *l) {
+  for (int i = 0; i < IDLE_SPINS; i++) {
+    if (__atomic_load_n(&l->num_ready, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&l->running, __ATOMIC_RELAXED) == 0 ||
+        atomic_load_explicit(&l->failed, memory_order_relaxed))
+      return;
+    cpu_pause();
+  }
+}
+
 /* Between two looks at polling groups none of which can go on: a few
  * pauses, so that a store by a running group is seen within a fraction
  * of a microsecond (a ticket mutex hands over at that pace), and the
@@ -428,11 +448,7 @@ static void pause_a_while(unsigned idle) {
     sched_yield();
     return;
   }
-  for (int i = 0; i < 32; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
+  for (int i = 0; i < 32; i++) cpu_pause();
 }
 
 void weft__coop_run(cpu_worker *w, launch_state *l) {
@@ -455,20 +471,38 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
               : NULL;
       start = !s && can_start;
     }
+    /* A polling group chosen saw its word change: somebody made progress,
+     * which the spin timeout must not take for a deadlock. */
+    if (s && s->polls) l->events++;
     if (start) {
       s = start_group(w, l, l->next_group);
       if (!s) break;
       l->next_group++;
     }
-    if (s) idle = 0;
+    if (s && idle) {
+      idle = 0;
+      pthread_cond_broadcast(&l->coop_changed); /* another may watch now */
+    }
     if (!s) {
       if (!l->running) { /* nothing can change the polled words */
         report_deadlock(l);
         break;
       }
-      if (l->num_ready) { /* pollers: a running group may store any time */
+      if (l->num_ready && !l->watching) {
+        /* Pollers, whose words a running group may store to any time: one
+         * idle thread watches them; the others sleep until a group stops,
+         * so that their looks do not hold the lock the running need. */
+        l->watching = 1;
         pthread_mutex_unlock(&l->coop_lock);
         pause_a_while(++idle);
+        pthread_mutex_lock(&l->coop_lock);
+        l->watching = 0;
+      } else if (!l->num_ready && ++idle <= 2) {
+        /* A group that parks is often woken a few microseconds later (a
+         * barrier's release): wait for it awake before sleeping, which
+         * would cost a thread's wake-up, tens of microseconds. */
+        pthread_mutex_unlock(&l->coop_lock);
+        wait_for_ready(l);
         pthread_mutex_lock(&l->coop_lock);
       } else {
         pthread_cond_wait(&l->coop_changed, &l->coop_lock);
@@ -513,6 +547,7 @@ void weft__coop_begin(launch_state *l) {
   pthread_cond_init(&l->coop_changed, NULL);
   l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
   l->num_ready = 0;
+  l->watching = 0;
   l->waiting_end = &l->waiting;
   l->next_group = l->finished = 0;
   l->running = l->num_resident = 0;
@@ -577,10 +612,31 @@ void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
   s->polls = 0;
 }
 
+/* Pauses before a group parks, as musl's waits spin before the futex:
+ * while another group runs on another thread (it may be the one to
+ * change the word) and no group waits for this thread, the word is
+ * polled a while. A barrier's groups, one per thread, then all see the
+ * release without parking, waking and taking the scheduler's lock in
+ * turn. The counts are read without the lock: only a hint. */
+#define WAIT_SPINS 1024
+
+static int changes_soon(launch_state *l, volatile uint32_t *word,
+                        uint32_t expected) {
+  for (int i = 0; i < WAIT_SPINS; i++) {
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) return 1;
+    if (__atomic_load_n(&l->running, __ATOMIC_RELAXED) < 2 ||
+        __atomic_load_n(&l->num_ready, __ATOMIC_RELAXED))
+      return 0;
+    cpu_pause();
+  }
+  return 0;
+}
+
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
+  if (!l->random && changes_soon(l, word, expected)) return;
   pthread_mutex_lock(&l->coop_lock);
   /* Checked under the lock that wakers take: a store and wake that come
    * after this check find the group in the waiting list. */

@@ -116,6 +116,7 @@ struct launch_state {
                                   launch failed */
   coop_slot *ready_head, *ready_tail;
   unsigned num_ready;
+  int watching;                /* an idle thread watches polling groups */
   coop_slot *waiting;          /* parked (or parking) groups, oldest first */
   coop_slot **waiting_end;     /* its last link: appending costs O(1) */
   coop_slot *resident;         /* every started, unfinished group */
