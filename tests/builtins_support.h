@@ -6,8 +6,10 @@
 #ifndef WEFT_TESTS_BUILTINS_SUPPORT_H
 #define WEFT_TESTS_BUILTINS_SUPPORT_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "support.h"
 
@@ -142,6 +144,59 @@ static inline void bs_run_widths(const bs_run *r) {
   free(out);
   weft_program_release(p);
   weft_context_release(ctx);
+}
+
+/* The float (or, when is_double, double) whose bits are bits. */
+static inline double bs_from_bits(int is_double, uint64_t bits) {
+  if (is_double) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+  }
+  uint32_t u = (uint32_t)bits;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* The bits of v rounded to float or, when is_double, to double. */
+static inline uint64_t bs_to_bits(int is_double, long double v) {
+  if (is_double) {
+    double d = (double)v;
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+  }
+  float f = (float)v;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+/* The value v rounded to the type. */
+static inline double bs_rounded(int is_double, long double v) {
+  return is_double ? (double)v : (double)(float)v;
+}
+
+/* The error of got in units in the last place of want in the type. */
+static inline double bs_ulp_error(int is_double, double got, long double want) {
+  if (isnan(got) || isnan(want)) return isnan(got) && isnan(want) ? 0 : INFINITY;
+  double w = bs_rounded(is_double, want);
+  if (isinf(w) || isinf(got)) return got == w ? 0 : INFINITY;
+  int e;
+  frexpl(fabsl(want), &e);
+  int emin = is_double ? -1021 : -125, digits = is_double ? 53 : 24;
+  if (want == 0 || e < emin) e = emin;
+  return (double)(fabsl((long double)got - want) / ldexpl(1, e - digits));
+}
+
+/* Builds the program text holds, which must build and link (a test that
+ * every declaration of a family has a definition), and frees the text. */
+static inline void bs_build_and_free(bs_text *text) {
+  weft_context *ctx = support_context();
+  weft_program_release(support_build(ctx, text->s, "-cl-std=CL3.0"));
+  weft_context_release(ctx);
+  free(text->s);
 }
 
 #endif

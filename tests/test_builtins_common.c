@@ -12,48 +12,6 @@
 #define LANES 3072
 #define REGION (LANES / 3 * 4 * 8) /* bytes of output per function */
 
-static double from_bits(int is_double, uint64_t bits) {
-  if (is_double) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-  }
-  uint32_t u = (uint32_t)bits;
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-static uint64_t to_bits(int is_double, long double v) {
-  if (is_double) {
-    double d = (double)v;
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-  }
-  float f = (float)v;
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-/* The value v rounded to the type. */
-static double rounded(int is_double, long double v) {
-  return is_double ? (double)v : (double)(float)v;
-}
-
-/* The error of got in units in the last place of want in the type. */
-static double ulp_error(int is_double, double got, long double want) {
-  if (isnan(got) || isnan(want)) return isnan(got) && isnan(want) ? 0 : INFINITY;
-  double w = rounded(is_double, want);
-  if (isinf(w) || isinf(got)) return got == w ? 0 : INFINITY;
-  int e;
-  frexpl(fabsl(want), &e);
-  int emin = is_double ? -1021 : -125, digits = is_double ? 53 : 24;
-  if (want == 0 || e < emin) e = emin;
-  return (double)(fabsl((long double)got - want) / ldexpl(1, e - digits));
-}
-
 /* Edge values (zeros, subnormals, limits, infinities, NaN) and numbers of
  * ordinary size, with a few repeats so equal arguments occur. */
 static const double float_edges[] = {
@@ -70,12 +28,12 @@ static double ordinary(int is_double) {
   uint64_t r = bs_random();
   double v = ldexp((double)(r >> 11) / 0x1p53, (int)((r >> 3) % 40) - 20);
   v = r & 1 ? -v : v;
-  return rounded(is_double, v);
+  return bs_rounded(is_double, v);
 }
 
 static double any_value(int is_double) {
   uint64_t r = bs_random();
-  return from_bits(is_double, is_double ? r : r >> 32);
+  return bs_from_bits(is_double, is_double ? r : r >> 32);
 }
 
 static void make_lanes(int is_double, uint64_t *x, uint64_t *y, uint64_t *z) {
@@ -83,9 +41,9 @@ static void make_lanes(int is_double, uint64_t *x, uint64_t *y, uint64_t *z) {
   int lane = 0;
   for (int i = 0; i < NUM_EDGES; i++)
     for (int j = 0; j < NUM_EDGES; j++, lane++) {
-      x[lane] = to_bits(is_double, edges[i]);
-      y[lane] = to_bits(is_double, edges[j]);
-      z[lane] = to_bits(is_double, edges[(i * 5 + j) % NUM_EDGES]);
+      x[lane] = bs_to_bits(is_double, edges[i]);
+      y[lane] = bs_to_bits(is_double, edges[j]);
+      z[lane] = bs_to_bits(is_double, edges[(i * 5 + j) % NUM_EDGES]);
     }
   for (; lane < LANES; lane++) {
     uint64_t *v[3] = {&x[lane], &y[lane], &z[lane]};
@@ -93,7 +51,7 @@ static void make_lanes(int is_double, uint64_t *x, uint64_t *y, uint64_t *z) {
       uint64_t r = bs_random();
       double d = r % 8 == 0 ? edges[(r >> 8) % NUM_EDGES]
                  : r % 8 == 1 ? any_value(is_double) : ordinary(is_double);
-      *v[k] = to_bits(is_double, d);
+      *v[k] = bs_to_bits(is_double, d);
     }
   }
 }
@@ -165,7 +123,7 @@ typedef struct ccase {
 } ccase;
 
 static int finite_in(int is_double, long double v) {
-  return isfinite(rounded(is_double, v));
+  return isfinite(bs_rounded(is_double, v));
 }
 
 /* Whether a result is right. Exact results compare as values (min and max
@@ -176,9 +134,9 @@ static int judge(const cfunc *f, int is_double, double got, long double want,
   case EXACT:
     if (isnan(want)) return isnan(got);
     if (f->ref == r_sign) return got == want && !signbit(got) == !signbit(want);
-    return got == rounded(is_double, want);
+    return got == bs_rounded(is_double, want);
   case ULP2:
-    return ulp_error(is_double, got, want) <= 2;
+    return bs_ulp_error(is_double, got, want) <= 2;
   case MIX: { /* defined for finite x and y whose difference is finite */
     if (!finite_in(is_double, x) || !finite_in(is_double, y) ||
         !finite_in(is_double, y - x) || isnan(z))
@@ -204,12 +162,12 @@ static void check_common(int n, const uint8_t *out, void *data) {
   for (int f = 0; f < NUM_CFUNCS; f++) {
     for (int l = 0; l < LANES; l++) {
       int l0 = l - l % n;
-      long double x = from_bits(c->is_double, c->x[l]);
-      long double y = from_bits(c->is_double, c->y[l]);
-      long double z = from_bits(c->is_double, c->z[l]);
-      long double ys = from_bits(c->is_double, c->y[l0]);
-      long double zs = from_bits(c->is_double, c->z[l0]);
-      double got = from_bits(c->is_double, bs_get(out + f * REGION, bytes, bs_slot(l, n)));
+      long double x = bs_from_bits(c->is_double, c->x[l]);
+      long double y = bs_from_bits(c->is_double, c->y[l]);
+      long double z = bs_from_bits(c->is_double, c->z[l]);
+      long double ys = bs_from_bits(c->is_double, c->y[l0]);
+      long double zs = bs_from_bits(c->is_double, c->z[l0]);
+      double got = bs_from_bits(c->is_double, bs_get(out + f * REGION, bytes, bs_slot(l, n)));
       long double want = cfuncs[f].ref(x, y, z, ys, zs);
       if (!judge(&cfuncs[f], c->is_double, got, want, x,
                  cfuncs[f].scalar_y ? ys : y, cfuncs[f].scalar_z ? zs : z))
@@ -279,10 +237,7 @@ TEST(every_declaration_links) {
     }
   }
   bs_append(&s, "}\n");
-  weft_context *ctx = support_context();
-  weft_program_release(support_build(ctx, s.s, "-cl-std=CL3.0"));
-  weft_context_release(ctx);
-  free(s.s);
+  bs_build_and_free(&s);
 }
 
 TEST_MAIN()

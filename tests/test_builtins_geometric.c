@@ -15,46 +15,6 @@
 
 static const int geo_widths[] = {1, 2, 3, 4};
 
-static double from_bits(int is_double, uint64_t bits) {
-  if (is_double) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-  }
-  uint32_t u = (uint32_t)bits;
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-static uint64_t to_bits(int is_double, double v) {
-  if (is_double) {
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-  }
-  float f = (float)v;
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-static double rounded(int is_double, long double v) {
-  return is_double ? (double)v : (double)(float)v;
-}
-
-/* The error of got in units in the last place of want in the type. */
-static double ulp_error(int is_double, double got, long double want) {
-  if (isnan(got) || isnan(want)) return isnan(got) && isnan(want) ? 0 : INFINITY;
-  double w = rounded(is_double, want);
-  if (isinf(w) || isinf(got)) return got == w ? 0 : INFINITY;
-  int e;
-  frexpl(fabsl(want), &e);
-  int emin = is_double ? -1021 : -125, digits = is_double ? 53 : 24;
-  if (want == 0 || e < emin) e = emin;
-  return (double)(fabsl((long double)got - want) / ldexpl(1, e - digits));
-}
-
 /* A random magnitude 2^lo to 2^hi with a random sign and mantissa. */
 static double magnitude(int lo, int hi) {
   uint64_t r = bs_random();
@@ -82,7 +42,7 @@ static void make_lanes(int is_double, uint64_t *out) {
     case 6: v = magnitude(emin, emax); break;               /* anything */
     default: v = r & 1 ? magnitude(emax / 2 - 4, emax / 2 + 4) : magnitude(-2, 2);
     }
-    out[l] = to_bits(is_double, v);
+    out[l] = bs_to_bits(is_double, v);
   }
 }
 
@@ -120,8 +80,8 @@ static void check_geometric(int n, const uint8_t *out, void *data) {
     long double x[4], y[4], sxx = 0, sdd = 0, dot = 0, maxv = 0, maxx = 0;
     int overflow = 0;
     for (int k = 0; k < n; k++) {
-      x[k] = from_bits(D, c->x[item * n + k]);
-      y[k] = from_bits(D, c->y[item * n + k]);
+      x[k] = bs_from_bits(D, c->x[item * n + k]);
+      y[k] = bs_from_bits(D, c->y[item * n + k]);
       sxx += x[k] * x[k];
       sdd += (x[k] - y[k]) * (x[k] - y[k]);
       dot += x[k] * y[k];
@@ -129,22 +89,22 @@ static void check_geometric(int n, const uint8_t *out, void *data) {
       maxv = fmaxl(maxv, fmaxl(fabsl(x[k]), fabsl(y[k])));
       maxx = fmaxl(maxx, fabsl(x[k]));
     }
-#define SCALAR(f) from_bits(D, bs_get(out + (f) * REGION, bytes, item))
-#define VECTOR(f, k) from_bits(D, bs_get(out + (f) * REGION, bytes, bs_slot(item * n + (k), n)))
+#define SCALAR(f) bs_from_bits(D, bs_get(out + (f) * REGION, bytes, item))
+#define VECTOR(f, k) bs_from_bits(D, bs_get(out + (f) * REGION, bytes, bs_slot(item * n + (k), n)))
     /* dot: within (2n - 1) eps of the largest square, unless a product
      * overflows on the way (the specification promises nothing then). */
     double got = SCALAR(0);
     if (overflow) {
     } else if (isnan(dot) || isinf(dot)) {
       if (!(isnan(got) ? isnan(dot) : got == dot)) fail_vector("dot", n, x, y, 0, got, dot);
-    } else if (!(isinf(got) && isinf(rounded(D, dot))) &&
+    } else if (!(isinf(got) && isinf(bs_rounded(D, dot))) &&
                !(fabsl(got - dot) <= maxv * maxv * (2 * n - 1) * eps + n * tiny)) {
       fail_vector("dot", n, x, y, 0, got, dot);
     }
-    double e = ulp_error(D, SCALAR(1), sqrtl(sxx));
+    double e = bs_ulp_error(D, SCALAR(1), sqrtl(sxx));
     worst[1] = fmax(worst[1], e);
     if (!(e <= len_ulps)) fail_vector("length", n, x, y, 0, SCALAR(1), sqrtl(sxx));
-    e = ulp_error(D, SCALAR(2), sqrtl(sdd));
+    e = bs_ulp_error(D, SCALAR(2), sqrtl(sdd));
     worst[2] = fmax(worst[2], e);
     if (!(e <= dist_ulps)) fail_vector("distance", n, x, y, 0, SCALAR(2), sqrtl(sdd));
 
@@ -164,12 +124,12 @@ static void check_geometric(int n, const uint8_t *out, void *data) {
     for (int k = 0; k < n; k++) {
       double g = VECTOR(3, k);
       if (s == 0) {
-        if (to_bits(D, g) != to_bits(D, (double)x[k]))
+        if (bs_to_bits(D, g) != bs_to_bits(D, (double)x[k]))
           fail_vector("normalize (zero vector)", n, x, y, k, g, x[k]);
         continue;
       }
       long double w = has_nan ? NAN : p[k] / sqrtl(s);
-      e = ulp_error(D, g, w);
+      e = bs_ulp_error(D, g, w);
       worst[3] = fmax(worst[3], e);
       if (!(e <= norm_ulps)) fail_vector("normalize", n, x, y, k, g, w);
     }
@@ -194,19 +154,19 @@ static void check_geometric(int n, const uint8_t *out, void *data) {
      * [FLT_MIN, FLT_MAX] (the suite keeps components in 2^-62..2^62). */
     if (!D) {
       if (sxx >= FLT_MIN && sxx <= FLT_MAX) {
-        e = ulp_error(0, SCALAR(5), sqrtl(sxx));
+        e = bs_ulp_error(0, SCALAR(5), sqrtl(sxx));
         worst[5] = fmax(worst[5], e);
         if (!(e <= fast_ulps)) fail_vector("fast_length", n, x, y, 0, SCALAR(5), sqrtl(sxx));
         for (int k = 0; k < n; k++) {
           double g = VECTOR(7, k);
-          e = ulp_error(0, g, x[k] / sqrtl(sxx));
+          e = bs_ulp_error(0, g, x[k] / sqrtl(sxx));
           worst[7] = fmax(worst[7], e);
           if (!(e <= fast_ulps)) fail_vector("fast_normalize", n, x, y, k, g, x[k] / sqrtl(sxx));
         }
       }
       if (sxx == 0)
         for (int k = 0; k < n; k++)
-          if (to_bits(0, VECTOR(7, k)) != to_bits(0, (double)x[k]))
+          if (bs_to_bits(0, VECTOR(7, k)) != bs_to_bits(0, (double)x[k]))
             fail_vector("fast_normalize (zero vector)", n, x, y, k, VECTOR(7, k), x[k]);
       if (sdd >= FLT_MIN && sdd <= FLT_MAX) {
         /* x - y rounds to float first, as the spec's formula does. */
@@ -215,7 +175,7 @@ static void check_geometric(int n, const uint8_t *out, void *data) {
           long double d = (float)(x[k] - y[k]);
           sd += d * d;
         }
-        e = ulp_error(0, SCALAR(6), sqrtl(sd));
+        e = bs_ulp_error(0, SCALAR(6), sqrtl(sd));
         worst[6] = fmax(worst[6], e);
         if (!(e <= fast_ulps)) fail_vector("fast_distance", n, x, y, 0, SCALAR(6), sqrtl(sd));
       }
@@ -289,10 +249,7 @@ TEST(every_declaration_links) {
     }
   }
   bs_append(&s, "}\n");
-  weft_context *ctx = support_context();
-  weft_program_release(support_build(ctx, s.s, "-cl-std=CL3.0"));
-  weft_context_release(ctx);
-  free(s.s);
+  bs_build_and_free(&s);
 }
 
 TEST_MAIN()

@@ -369,10 +369,7 @@ TEST(every_declaration_links) {
     }
   }
   bs_append(&s, "}\n");
-  weft_context *ctx = support_context();
-  weft_program_release(support_build(ctx, s.s, "-cl-std=CL3.0"));
-  weft_context_release(ctx);
-  free(s.s);
+  bs_build_and_free(&s);
 }
 
 TEST_MAIN()

@@ -3,7 +3,7 @@
  * contention, with any number of groups on any number of threads (the
  * tests also run on 1 and 8 threads, and with fibers); groups that wait
  * for each other for ever are reported, never left hanging. */
-#include "support.h"
+#include "sync_support.h"
 
 static const char *source =
     "/* A non-atomic counter, changed only inside the critical section. */\n"
@@ -84,41 +84,7 @@ static const char *source =
     "  weft_mutex_unlock_group(m);\n"
     "}\n";
 
-typedef struct fixture {
-  weft_context *ctx;
-  weft_program *program;
-} fixture;
-
-static fixture setup(void) {
-  fixture f;
-  f.ctx = support_context();
-  f.program = support_build(f.ctx, source, "-cl-std=CL3.0");
-  return f;
-}
-
-static void teardown(fixture *f) {
-  weft_program_release(f->program);
-  weft_context_release(f->ctx);
-}
-
-static weft_kernel *kernel(fixture *f, const char *name) {
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(f->program, name, &k), f->program);
-  return k;
-}
-
-static weft_buffer *ints(fixture *f, size_t n, const int *init) {
-  return support_buffer(f->ctx, n * sizeof(int), init);
-}
-
-static int launch(weft_kernel *k, size_t groups, size_t local) {
-  size_t global = groups * local;
-  return weft_kernel_launch(k, 1, NULL, &global, &local);
-}
-
-static void read_ints(weft_buffer *b, int *out, size_t n) {
-  CHECK_OK(weft_buffer_read(b, 0, n * sizeof(int), out), b);
-}
+static fixture setup(void) { return setup_program(source, "-cl-std=CL3.0"); }
 
 /* The mutex admits one group at a time: the non-atomic counter equals the
  * number of acquisitions, for 1 to 4096 groups. */
@@ -129,9 +95,7 @@ TEST(mutex_mutual_exclusion) {
   for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
     weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 2, NULL);
     int reps = groups[i] > 1000 ? 5 : 50, got[2];
-    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, m), k);
-    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
-    CHECK_OK(weft_kernel_set_arg_value(k, 2, &reps, sizeof reps), k);
+    args(k, "BBI", m, c, reps);
     CHECK_OK(launch(k, groups[i], 4), k);
     read_ints(c, got, 2);
     CHECK_EQ(got[0], (long long)groups[i] * reps);
@@ -147,8 +111,7 @@ TEST(mutex_trylock) {
   fixture f = setup();
   weft_kernel *k = kernel(&f, "trylock");
   weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 1, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, m), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
+  args(k, "BB", m, c);
   CHECK_OK(launch(k, 256, 2), k);
   int got[4];
   read_ints(c, got, 1);
@@ -172,9 +135,7 @@ TEST(semaphore_count) {
     int init[4] = {counts[i], 0, 0, 0};
     weft_buffer *s = ints(&f, 4, init), *c = ints(&f, 3, NULL);
     int reps = 20, got[3];
-    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, s), k);
-    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
-    CHECK_OK(weft_kernel_set_arg_value(k, 2, &reps, sizeof reps), k);
+    args(k, "BBI", s, c, reps);
     CHECK_OK(launch(k, 512, 4), k);
     read_ints(c, got, 3);
     CHECK_EQ(got[0], 0);
@@ -198,9 +159,7 @@ TEST(global_barrier_phases) {
   for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
     weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
     int phases = 16, got[16];
-    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, slots), k);
-    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bad), k);
-    CHECK_OK(weft_kernel_set_arg_value(k, 2, &phases, sizeof phases), k);
+    args(k, "BBI", slots, bad, phases);
     CHECK_OK(launch(k, groups[i], 4), k);
     read_ints(bad, got, 1);
     CHECK_EQ(got[0], 0);
@@ -220,10 +179,7 @@ TEST(object_barrier) {
   weft_buffer *b = ints(&f, 4, init), *slots = ints(&f, 8, NULL),
               *bad = ints(&f, 1, NULL);
   int phases = 8, got[8];
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, slots), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bad), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 3, &phases, sizeof phases), k);
+  args(k, "BBBI", b, slots, bad, phases);
   CHECK_OK(launch(k, 300, 2), k);
   read_ints(bad, got, 1);
   CHECK_EQ(got[0], 0);
@@ -242,22 +198,20 @@ TEST(deadlock_reported) {
   fixture f = setup();
   weft_kernel *k = kernel(&f, "skip_barrier");
   weft_buffer *out = ints(&f, 1, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  args(k, "B", out);
   CHECK_FAILS(launch(k, 16, 4), WEFT_EDEADLOCK, k,
               "15 work-groups wait and none can go on (1 finished");
   CHECK_STR_CONTAINS(weft_errmsg(k), "work-group (0) waits on "
                                      "weft_global_barrier()");
   weft_kernel *m = kernel(&f, "never_unlocked");
   weft_buffer *mutex = ints(&f, 4, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(m, 0, mutex), m);
+  args(m, "B", mutex);
   CHECK_FAILS(launch(m, 4, 2), WEFT_EDEADLOCK, m, "waits on a mutex at 0x");
   /* The device still works. */
   weft_kernel *ok = kernel(&f, "global_barrier");
   weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
   int phases = 2;
-  CHECK_OK(weft_kernel_set_arg_buffer(ok, 0, slots), ok);
-  CHECK_OK(weft_kernel_set_arg_buffer(ok, 1, bad), ok);
-  CHECK_OK(weft_kernel_set_arg_value(ok, 2, &phases, sizeof phases), ok);
+  args(ok, "BBI", slots, bad, phases);
   CHECK_OK(launch(ok, 8, 1), ok);
   weft_buffer_release(out);
   weft_buffer_release(mutex);
@@ -276,9 +230,7 @@ TEST(global_barrier_beyond_residency) {
   weft_kernel *k = kernel(&f, "global_barrier");
   weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
   int phases = 1;
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, slots), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bad), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 2, &phases, sizeof phases), k);
+  args(k, "BBI", slots, bad, phases);
   CHECK_FAILS(launch(k, 65537, 1), WEFT_EGROUPSIZE, k,
               "at most 65536 can be resident");
   weft_buffer_release(slots);
@@ -312,18 +264,14 @@ TEST(emulated_occupancy) {
   weft_kernel *k = kernel(&f, "global_barrier");
   weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
   int phases = 4;
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, slots), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bad), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 2, &phases, sizeof phases), k);
+  args(k, "BBI", slots, bad, phases);
   CHECK_OK(launch(k, 4, 2), k);
   CHECK_FAILS(launch(k, 5, 2), WEFT_EGROUPSIZE, k,
               "with 5 work-groups; at most 4 can be resident");
   weft_kernel *spin = kernel(&f, "user_spin");
   weft_buffer *lock = ints(&f, 1, NULL), *counter = ints(&f, 1, NULL),
               *flag = ints(&f, 1, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(spin, 0, lock), spin);
-  CHECK_OK(weft_kernel_set_arg_buffer(spin, 1, counter), spin);
-  CHECK_OK(weft_kernel_set_arg_buffer(spin, 2, flag), spin);
+  args(spin, "BBB", lock, counter, flag);
   CHECK_OK(launch(spin, 4, 2), spin);
   CHECK_OK(weft_buffer_fill(flag, &(int){0}, sizeof(int), 0, sizeof(int)),
            flag);
@@ -343,8 +291,7 @@ TEST(crash_in_cooperative_group) {
   fixture f = setup();
   weft_kernel *k = kernel(&f, "crash");
   weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 1, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, m), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, c), k);
+  args(k, "BB", m, c);
   int rc = launch(k, 64, 4);
   CHECK_EQ(rc, WEFT_EKERNELFAULT);
   CHECK_STR_CONTAINS(weft_errmsg(k), "kernel 'crash' crashed");
@@ -362,9 +309,7 @@ TEST(user_spin_loops_yield) {
   weft_kernel *k = kernel(&f, "user_spin");
   weft_buffer *lock = ints(&f, 1, NULL), *counter = ints(&f, 1, NULL),
               *flag = ints(&f, 1, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, lock), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, counter), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, flag), k);
+  args(k, "BBB", lock, counter, flag);
   CHECK_OK(launch(k, 512, 2), k);
   int got;
   read_ints(counter, &got, 1);
@@ -383,7 +328,7 @@ TEST(spin_deadlock_reported) {
   fixture f = setup();
   weft_kernel *k = kernel(&f, "spin_forever");
   weft_buffer *flag = ints(&f, 1, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, flag), k);
+  args(k, "B", flag);
   CHECK_FAILS(launch(k, 6, 2), WEFT_EDEADLOCK, k,
               "work-group (0) waits on memory it polls in a loop");
   weft_buffer_release(flag);

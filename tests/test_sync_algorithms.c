@@ -9,12 +9,11 @@
  * only started groups run. The kernels that want every group in the race
  * first meet at weft_global_barrier(), which starts them all, and let the
  * others run inside their critical sections. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "support.h"
+#include "sync_support.h"
 #include "weft/kernel.h"
 
 static const char *source =
@@ -173,55 +172,8 @@ static const char *source =
 
 /* ------------------------------------------------------------- helpers */
 
-typedef struct fixture {
-  weft_context *ctx;
-  weft_program *program;
-} fixture;
-
 static fixture setup(const char *options) {
-  fixture f;
-  f.ctx = support_context();
-  f.program = support_build(f.ctx, source, options);
-  return f;
-}
-
-static void teardown(fixture *f) {
-  weft_program_release(f->program);
-  weft_context_release(f->ctx);
-}
-
-static weft_kernel *kernel(fixture *f, const char *name) {
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(f->program, name, &k), f->program);
-  return k;
-}
-
-static weft_buffer *ints(fixture *f, size_t n, const int *init) {
-  return support_buffer(f->ctx, n * sizeof(int), init);
-}
-
-static void read_ints(weft_buffer *b, int *out, size_t n) {
-  CHECK_OK(weft_buffer_read(b, 0, n * sizeof(int), out), b);
-}
-
-/* Sets the kernel's arguments: buffers (B) and ints (I), as fmt says. */
-static void args(weft_kernel *k, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  for (unsigned i = 0; fmt[i]; i++) {
-    if (fmt[i] == 'B') {
-      CHECK_OK(weft_kernel_set_arg_buffer(k, i, va_arg(ap, weft_buffer *)), k);
-    } else {
-      int v = va_arg(ap, int);
-      CHECK_OK(weft_kernel_set_arg_value(k, i, &v, sizeof v), k);
-    }
-  }
-  va_end(ap);
-}
-
-static int launch(weft_kernel *k, size_t groups, size_t local) {
-  size_t global = groups * local;
-  return weft_kernel_launch(k, 1, NULL, &global, &local);
+  return setup_program(source, options);
 }
 
 /* An object of words ints, initialized by the host ({w0, w1, w2,
