@@ -95,7 +95,6 @@ static void read_cache_dir(void) {
 }
 
 static void read_resident(void) {
-  config.max_resident_groups = WEFT_MAX_RESIDENT_GROUPS;
   const char *v = getenv("WEFT_RESIDENT_GROUPS");
   size_t n;
   if (!v) return;
@@ -141,6 +140,8 @@ static void read_config(void) {
   const char *dump = getenv("WEFT_DUMP_IR");
   config.dump_ir = dump && *dump ? dump : NULL;
   read_cache_dir();
+  const char *libcuda = getenv("WEFT_LIBCUDA");
+  config.libcuda = libcuda && *libcuda ? libcuda : NULL;
   read_resident();
   read_spin_timeout();
   read_schedule();

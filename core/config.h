@@ -30,11 +30,10 @@ typedef struct weft_config {
   weft_barrier_kind barrier; /* WEFT_BARRIER: regions or fibers */
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
-  /* Work-groups of a cooperative launch (whose groups wait for each other)
-   * held at once, each with a stack of its own: the most Weft allows, and
-   * WEFT_RESIDENT_GROUPS, a smaller limit that emulates a GPU's occupancy
-   * (0: none). */
-  unsigned max_resident_groups;
+  const char *libcuda;      /* WEFT_LIBCUDA: the CUDA driver, or NULL */
+  /* WEFT_RESIDENT_GROUPS: work-groups of a cooperative launch (whose
+   * groups wait for each other) held at once, a limit below
+   * WEFT_MAX_RESIDENT_GROUPS that emulates a GPU's occupancy (0: none). */
   unsigned resident_limit;
   /* WEFT_SPIN_TIMEOUT: seconds that work-groups may only spin (poll
    * memory), with nothing else happening, before it is a deadlock. */

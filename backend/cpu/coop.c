@@ -55,6 +55,7 @@ struct coop_slot {
   coop_slot *next;            /* in the ready queue, or the free list */
   coop_slot *next_waiting;    /* in the launch's waiting list */
   coop_slot *next_resident;   /* in the launch's resident list */
+  coop_slot **prev_resident;  /* the link to it there: unlinking is O(1) */
 };
 
 static coop_slot *slot_of(weft_wg_ctx *ctx) {
@@ -63,21 +64,6 @@ static coop_slot *slot_of(weft_wg_ctx *ctx) {
 }
 
 /* --------------------------------------------------------------- slots */
-
-static int grow(char **mem, size_t *capacity, size_t size) {
-  if (size <= *capacity) return 0;
-  if (*mem) munmap(*mem, *capacity);
-  *capacity = 0;
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    *mem = NULL;
-    return -1;
-  }
-  *mem = p;
-  *capacity = size;
-  return 0;
-}
 
 /* A slot from the executor's free list, or a new one (coop_lock held). */
 static coop_slot *take_slot(weft_executor *e) {
@@ -169,25 +155,27 @@ static coop_slot *next_runnable(launch_state *l) {
   return NULL;
 }
 
-static void unlink_resident(launch_state *l, coop_slot *s) {
-  for (coop_slot **p = &l->resident; *p; p = &(*p)->next_resident)
-    if (*p == s) {
-      *p = s->next_resident;
-      return;
-    }
+static void link_resident(launch_state *l, coop_slot *s) {
+  s->next_resident = l->resident;
+  if (l->resident) l->resident->prev_resident = &s->next_resident;
+  s->prev_resident = &l->resident;
+  l->resident = s;
+}
+
+static void unlink_resident(coop_slot *s) {
+  *s->prev_resident = s->next_resident;
+  if (s->next_resident) s->next_resident->prev_resident = s->prev_resident;
 }
 
 /* ------------------------------------------------------------- fibers */
 
-static weft_fiber *context_of(cpu_group *g) {
-  return g->cur ? &g->items[g->cur].fiber : &g->main;
-}
 
 /* Leaves the running group for its worker's scheduler (the state already
  * says why). */
 static void switch_to_scheduler(coop_slot *s) {
   cpu_group *g = &s->group;
-  g->worker->executor->fibers->swap(context_of(g), &g->worker->sched);
+  g->worker->executor->fibers->swap(weft__executor_fiber_of(g, g->cur),
+                                    &g->worker->sched);
 }
 
 /* The group's own fiber: run the group, then leave for good. */
@@ -207,9 +195,10 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   coop_slot *s = take_slot(e);
   void *stack = s ? weft__stacks_get(&s->stack, 0) : NULL;
   if (!stack ||
-      grow(&s->local_mem, &s->local_capacity, d->local_mem_size) ||
+      weft__executor_reserve(&s->local_mem, &s->local_capacity,
+                             d->local_mem_size) ||
       ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
-       grow(&s->private_mem, &s->private_capacity,
+       weft__executor_reserve(&s->private_mem, &s->private_capacity,
             d->kernel->private_size * items)) ||
       weft__executor_prepare_group(&s->group, w, l, s->local_mem,
                                    s->private_mem, &s->item_stacks)) {
@@ -229,8 +218,7 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   s->spun = 0;
   s->polls = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
-  s->next_resident = l->resident;
-  l->resident = s;
+  link_resident(l, s);
   l->num_resident++;
   return s;
 }
@@ -240,7 +228,7 @@ static void resume(cpu_worker *w, coop_slot *s) {
   cpu_group *g = &s->group;
   g->worker = w;
   w->current = g;
-  w->executor->fibers->swap(&w->sched, context_of(g));
+  w->executor->fibers->swap(&w->sched, weft__executor_fiber_of(g, g->cur));
   w->current = &w->group;
 }
 
@@ -261,7 +249,7 @@ static void settle(launch_state *l, coop_slot *s) {
     else s->state = SLOT_PARKED;
     break;
   case SLOT_FINISHING:
-    unlink_resident(l, s);
+    unlink_resident(s);
     l->num_resident--;
     l->finished++;
     s->next = l->executor->free_slots;
@@ -339,7 +327,7 @@ static void report_deadlock(launch_state *l) {
   uint64_t unstarted = l->total - l->next_group;
   const char *why =
       !unstarted ? ""
-      : l->limit < l->executor->max_resident
+      : l->executor->resident_limit
           ? "; the others cannot start: WEFT_RESIDENT_GROUPS allows only "
             "that many resident, as a GPU's occupancy would"
           : "; the others cannot start";
@@ -369,7 +357,7 @@ static int spun_out(launch_state *l) {
   }
   if (++l->spin_settles % 1024) return 0;
   sched_yield();
-  return now_seconds() - l->spin_start > l->spin_timeout;
+  return now_seconds() - l->spin_start > l->executor->spin_timeout;
 }
 
 /* ------------------------------------------------------ random schedule */
@@ -558,7 +546,6 @@ void weft__coop_begin(launch_state *l) {
   l->events = 1;
   l->spin_events = 0;
   l->running_spinners = 0;
-  l->spin_timeout = e->spin_timeout;
   /* A global barrier needs every group resident at once: the launch's
    * checks (core/launch.c) refuse more. */
   assert(!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) ||

@@ -52,7 +52,7 @@ int weft__format_ids(char *out, size_t size, unsigned dims,
 }
 
 /* "work-item (67) [local (3) in work-group (1)]" */
-static void describe_item(const cpu_group *g, unsigned k, char *out,
+void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
                           size_t size) {
   uint64_t lid[3], gid[3];
   item_local_id(g, k, lid);
@@ -83,11 +83,12 @@ static _Noreturn void abort_group(cpu_group *g) {
 
 /* Ends the group with a barrier divergence report. a and b are work-items;
  * what says how they differ. */
-static _Noreturn void diverged(cpu_group *g, unsigned a, unsigned site_a,
-                               const char *what, unsigned b, int b_site) {
+_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,
+                                       unsigned site_a, const char *what,
+                                       unsigned b, int b_site) {
   char item_a[256], item_b[256], where_a[64], where_b[64], group[64];
-  describe_item(g, a, item_a, sizeof item_a);
-  describe_item(g, b, item_b, sizeof item_b);
+  weft__executor_describe_item(g, a, item_a, sizeof item_a);
+  weft__executor_describe_item(g, b, item_b, sizeof item_b);
   describe_site(g, site_a, where_a, sizeof where_a);
   weft__format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
   if (b_site >= 0) describe_site(g, (unsigned)b_site, where_b, sizeof where_b);
@@ -127,13 +128,14 @@ uint32_t weft__cpu_address_space(weft_wg_ctx *ctx, const void *p) {
 
 /* ------------------------------------------------------------- fibers */
 
-static weft_fiber *fiber_of(cpu_group *g, unsigned k) {
+weft_fiber *weft__executor_fiber_of(cpu_group *g, unsigned k) {
   return k ? &g->items[k].fiber : &g->main;
 }
 
-static void switch_item(cpu_group *g, unsigned from, unsigned to) {
+void weft__executor_switch_item(cpu_group *g, unsigned from, unsigned to) {
   g->cur = to;
-  g->worker->executor->fibers->swap(fiber_of(g, from), fiber_of(g, to));
+  g->worker->executor->fibers->swap(weft__executor_fiber_of(g, from),
+                                    weft__executor_fiber_of(g, to));
 }
 
 /* A work-item's fiber: run the kernel for it alone, then hand over. */
@@ -145,13 +147,14 @@ static void fiber_main(void *arg) {
   unsigned k = (unsigned)(item - g->items);
   if (g->interleaved) weft__interleave_returned(g, k); /* does not return */
   if (g->arrived)
-    diverged(g, 0, g->items[0].site, "returned without reaching it", k, -1);
+    weft__executor_diverged(g, 0, g->items[0].site,
+                            "returned without reaching it", k, -1);
   g->done++;
   /* Work-items finish in order; the last one resumes the scheduler. */
-  switch_item(g, k, k + 1 < g->num_items ? k + 1 : 0);
+  weft__executor_switch_item(g, k, k + 1 < g->num_items ? k + 1 : 0);
 }
 
-static void enter_fiber_mode(cpu_group *g) {
+void weft__executor_enter_fibers(cpu_group *g) {
   cpu_worker *w = g->worker;
   const weft_fiber_ops *fibers = w->executor->fibers;
   for (unsigned k = 1; k < g->num_items; k++) {
@@ -174,23 +177,6 @@ static void enter_fiber_mode(cpu_group *g) {
   g->ctx.fiber_mode = 1;
 }
 
-void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
-                                  size_t size) {
-  describe_item(g, k, out, size);
-}
-
-void weft__executor_enter_fibers(cpu_group *g) { enter_fiber_mode(g); }
-
-void weft__executor_switch_item(cpu_group *g, unsigned from, unsigned to) {
-  switch_item(g, from, to);
-}
-
-_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,
-                                       unsigned site_a, const char *what,
-                                       unsigned b, int b_site) {
-  diverged(g, a, site_a, what, b, b_site);
-}
-
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site) {
   (void)flags; /* one thread runs the group: memory is already consistent */
@@ -204,16 +190,19 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   }
   if (!ctx->fiber_mode) {
     /* Work-items run in order, so the first to arrive must be the first. */
-    if (k != 0) diverged(g, k, site, "returned without reaching it", 0, -1);
-    enter_fiber_mode(g);
+    if (k != 0)
+      weft__executor_diverged(g, k, site, "returned without reaching it", 0,
+                              -1);
+    weft__executor_enter_fibers(g);
     g->items[0].site = site;
     g->arrived = 1;
-    switch_item(g, 0, 1);
+    weft__executor_switch_item(g, 0, 1);
     return;
   }
-  if (g->done) diverged(g, k, site, "returned without reaching it", 0, -1);
+  if (g->done)
+    weft__executor_diverged(g, k, site, "returned without reaching it", 0, -1);
   if (g->arrived && site != g->items[0].site)
-    diverged(g, k, site, "waits at", 0, (int)g->items[0].site);
+    weft__executor_diverged(g, k, site, "waits at", 0, (int)g->items[0].site);
   g->items[k].site = site;
   g->arrived++;
   unsigned next = k + 1;
@@ -221,7 +210,7 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
     g->arrived = 0; /* all arrived: release them, in order */
     next = 0;
   }
-  switch_item(g, k, next);
+  weft__executor_switch_item(g, k, next);
 }
 
 /* A region-scheduled group's work-items stopped at different states. The
@@ -244,10 +233,13 @@ void weft__cpu_region_diverged(weft_wg_ctx *ctx, const int32_t *next) {
   unsigned site_want = want == WEFT_STATE_RETURN ? 0 : kernel->state_sites[want];
   unsigned site_got = got == WEFT_STATE_RETURN ? 0 : kernel->state_sites[got];
   if (want == WEFT_STATE_RETURN)
-    diverged(g, other, site_got, "returned without reaching it", first, -1);
+    weft__executor_diverged(g, other, site_got, "returned without reaching it",
+                            first, -1);
   if (got == WEFT_STATE_RETURN)
-    diverged(g, first, site_want, "returned without reaching it", other, -1);
-  diverged(g, other, site_got, "waits at", first, (int)site_want);
+    weft__executor_diverged(g, first, site_want, "returned without reaching it",
+                            other, -1);
+  weft__executor_diverged(g, other, site_got, "waits at", first,
+                          (int)site_want);
 }
 
 /* ------------------------------------------------------------- groups */
@@ -283,7 +275,7 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
     /* Item 0 has returned: the others resume from their barrier in turn,
      * and the last to return switches back here. */
     g->done = 1;
-    switch_item(g, 0, 1);
+    weft__executor_switch_item(g, 0, 1);
     g->ctx.fiber_mode = 0;
   }
 }
@@ -333,7 +325,7 @@ static void report_fault(cpu_group *g) {
   long k = in_fiber ? (long)g->cur : coop ? -1 : replay(g);
   char where[256], group[64], what[160];
   if (k >= 0) {
-    describe_item(g, (unsigned)k, where, sizeof where);
+    weft__executor_describe_item(g, (unsigned)k, where, sizeof where);
   } else {
     weft__format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
     snprintf(where, sizeof where, coop ? "work-group %s" :
@@ -364,8 +356,7 @@ static char *map_memory(size_t size) {
   return p == MAP_FAILED ? NULL : p;
 }
 
-/* Grows a worker's kept memory to size (contents not kept). */
-static int reserve(char **mem, size_t *capacity, size_t size) {
+int weft__executor_reserve(char **mem, size_t *capacity, size_t size) {
   if (size <= *capacity) return 0;
   if (*mem) munmap(*mem, *capacity);
   *capacity = 0;
@@ -420,7 +411,7 @@ static int prepare_worker(cpu_worker *w, launch_state *l) {
   }
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
   if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
-      reserve(&w->private_mem, &w->private_capacity,
+      weft__executor_reserve(&w->private_mem, &w->private_capacity,
               d->kernel->private_size * items))
     return WEFT_ENOMEM;
   return weft__executor_prepare_group(&w->group, w, l, w->local_mem,
@@ -478,8 +469,9 @@ static void run_on_own_stack(cpu_worker *w, launch_state *l) {
   const weft_fiber_ops *fibers = w->executor->fibers;
   void *stack = weft__stacks_get(&w->own_stack, 0);
   if (!stack) {
-    weft__executor_report(l, WEFT_ESYS, "cannot map a %zu-byte stack for the launching thread",
-           w->own_stack.size);
+    weft__executor_report(
+        l, WEFT_ESYS, "cannot map a %zu-byte stack for the launching thread",
+        w->own_stack.size);
     return;
   }
   weft_fault_saved saved;
@@ -536,7 +528,6 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
     free(e);
     return WEFT_ENOMEM;
   }
-  e->max_resident = config->max_resident_groups;
   e->resident_limit = config->resident_limit;
   e->spin_timeout = config->spin_timeout;
   e->schedule = config->schedule;
@@ -595,7 +586,7 @@ void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed) {
 }
 
 unsigned weft__executor_max_resident(const weft_executor *e) {
-  return e->resident_limit ? e->resident_limit : e->max_resident;
+  return e->resident_limit ? e->resident_limit : WEFT_MAX_RESIDENT_GROUPS;
 }
 
 unsigned weft__executor_threads(const weft_executor *e) {

@@ -89,7 +89,6 @@ struct weft_executor {
   weft_pool *pool;
   unsigned num_workers;
   cpu_worker *workers;
-  unsigned max_resident;    /* cooperative work-groups held at once */
   double spin_timeout;      /* WEFT_SPIN_TIMEOUT, seconds */
   weft_schedule_mode schedule;    /* WEFT_SCHEDULE */
   unsigned long long seed;        /* of random schedules */
@@ -127,7 +126,7 @@ struct launch_state {
   /* Groups that only spin (yield in polling loops) make no event: when
    * nothing else happens for spin_timeout, they wait for each other. */
   uint64_t events, spin_events, spin_settles;
-  double spin_start, spin_timeout;
+  double spin_start;
   /* A random schedule (WEFT_SCHEDULE): its generator, and which launch of
    * the seed this is, for the report that reproduces it. */
   int random;
@@ -160,13 +159,22 @@ void weft__executor_enter_fibers(cpu_group *g);
 void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
                                   size_t size);
 
+/* The fiber of g's work-item k (0: the group's own context). */
+weft_fiber *weft__executor_fiber_of(cpu_group *g, unsigned k);
+
+/* Grows memory kept between groups (a worker's or a cooperative slot's
+ * local and private memory) to size bytes, mapped so that only the pages
+ * touched cost memory; the contents are not kept. 0, or -1. */
+int weft__executor_reserve(char **mem, size_t *capacity, size_t size);
+
 /* Switches g from work-item from to work-item to. */
 void weft__executor_switch_item(cpu_group *g, unsigned from, unsigned to);
 
 /* Ends the group with a barrier divergence report: work-item a reached
  * site_a, but b did what says (at b_site, unless it is -1). */
-_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a, unsigned site_a,
-                                       const char *what, unsigned b, int b_site);
+_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,
+                                       unsigned site_a, const char *what,
+                                       unsigned b, int b_site);
 
 /* Interleaved work-items (interleave.c), for random schedules: runs group
  * g with its work-items switching at random; what happens when work-item k

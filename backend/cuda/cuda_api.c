@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Each function's exported name and its place in the table. */
@@ -55,10 +54,10 @@ static int resolve(weft_cuda_api *api, char *why, size_t size) {
   return 0;
 }
 
-int weft__cuda_load(weft_cuda_api *api, char *why, size_t size) {
+int weft__cuda_load(weft_cuda_api *api, const char *path, char *why,
+                    size_t size) {
   memset(api, 0, sizeof *api);
-  const char *path = getenv("WEFT_LIBCUDA");
-  if (!path || !*path) path = "libcuda.so.1";
+  if (!path) path = "libcuda.so.1";
   api->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!api->library) {
     const char *e = dlerror();

@@ -5,7 +5,7 @@
  * driver simply has no CUDA device, and weft__cuda_load says why.
  *
  * The types and constants below are those of the driver's cuda.h (the
- * values are part of its ABI); tests/cuda/check_cuda_api.c checks them
+ * values are part of its ABI); tests/cuda/check_cuda_api.sh checks them
  * against cuda.h where the toolkit is installed.
  */
 #ifndef WEFT_BACKEND_CUDA_API_H
@@ -89,11 +89,12 @@ typedef struct weft_cuda_api {
       int *blocks, CUfunction f, int block_size, size_t dynamic_shared);
 } weft_cuda_api;
 
-/* Loads the driver from libcuda.so.1 (or the path in WEFT_LIBCUDA) and
- * initializes it: 0, or -1 with why there is no CUDA device in why (the
- * library is missing, lacks a function, or cuInit failed, say with
- * CUDA_ERROR_NO_DEVICE). */
-int weft__cuda_load(weft_cuda_api *api, char *why, size_t size);
+/* Loads the driver from path (NULL: libcuda.so.1, as the dynamic loader
+ * finds it) and initializes it: 0, or -1 with why there is no CUDA device
+ * in why (the library is missing, lacks a function, or cuInit failed, say
+ * with CUDA_ERROR_NO_DEVICE). */
+int weft__cuda_load(weft_cuda_api *api, const char *path, char *why,
+                    size_t size);
 
 /* Unloads what weft__cuda_load loaded. */
 void weft__cuda_unload(weft_cuda_api *api);

@@ -10,12 +10,6 @@ int weft__cuda_gpu_count(const weft_cuda_api *api) {
   return count;
 }
 
-/* One attribute into an int or a size_t field. */
-static CUresult attribute(const weft_cuda_api *api, const weft_cuda_gpu *gpu,
-                          int which, int *out) {
-  return api->cuDeviceGetAttribute(out, which, gpu->device);
-}
-
 int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
                             weft_cuda_gpu *gpu, char *why, size_t size) {
   memset(gpu, 0, sizeof *gpu);
@@ -38,7 +32,7 @@ int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
       {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &gpu->cooperative_launch},
   };
   for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof ints / sizeof *ints; i++)
-    rc = attribute(api, gpu, ints[i].which, ints[i].out);
+    rc = api->cuDeviceGetAttribute(ints[i].out, ints[i].which, gpu->device);
   const struct {
     int which;
     size_t *out;
@@ -51,7 +45,7 @@ int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
   for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof sizes / sizeof *sizes;
        i++) {
     int v = 0;
-    rc = attribute(api, gpu, sizes[i].which, &v);
+    rc = api->cuDeviceGetAttribute(&v, sizes[i].which, gpu->device);
     *sizes[i].out = (size_t)v;
   }
   if (rc == CUDA_SUCCESS) return 0;

@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_gpu.h"
+#include "core/config.h"
 #include "weft/weft.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -16,7 +17,7 @@ static char status[1024];
  * each GPU, after the count and the driver's version. */
 static void describe(void) {
   char why[512];
-  if (weft__cuda_load(&api, why, sizeof why)) {
+  if (weft__cuda_load(&api, weft__config()->libcuda, why, sizeof why)) {
     snprintf(status, sizeof status, "none: %s", why);
     return;
   }

@@ -22,7 +22,7 @@ static weft_cuda_gpu gpu;
 /* Loads the driver and makes GPU 0's primary context current, or skips. */
 static void need_gpu(void) {
   char why[512];
-  if (weft__cuda_load(&api, why, sizeof why) ||
+  if (weft__cuda_load(&api, NULL, why, sizeof why) ||
       weft__cuda_gpu_count(&api) < 1) {
     printf("skipped: no CUDA device (%s)\n",
            api.library ? "the driver sees no GPU" : why);
@@ -171,10 +171,10 @@ TEST(bad_ptx_gives_the_jits_log) {
 /* Runs everywhere: a driver that cannot be loaded is a reason, not a
  * crash. */
 TEST(no_driver_says_why) {
-  setenv("WEFT_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
   weft_cuda_api none;
   char why[512];
-  CHECK_EQ(weft__cuda_load(&none, why, sizeof why), -1);
+  CHECK_EQ(weft__cuda_load(&none, "/nonexistent/libcuda.so.1", why,
+                           sizeof why), -1);
   CHECK_STR_CONTAINS(why, "no CUDA driver: /nonexistent/libcuda.so.1");
   CHECK(none.library == NULL);
 }
