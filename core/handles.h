@@ -81,6 +81,10 @@ int weft__program_done(weft_program *p, int rc, char *log, const char *what);
 /* Forgets the binary an earlier build made (build_lock held). */
 void weft__program_reset(weft_program *p);
 
+/* A new program of context c, with nothing in it yet (a reference to c
+ * taken); NULL when out of memory. */
+weft_program *weft__program_new(weft_context *c);
+
 /* The device's limits (cached by core/device.c). */
 const weft_device_info *weft__device_info(weft_device *device);
 

@@ -147,7 +147,6 @@ static int check_args_set(weft_kernel *k) {
   return 0;
 }
 
-/* Everything a launch checks; places the __local arguments too. */
 /* A kernel with a global barrier needs all its groups resident at once: a
  * refusal now, naming the limit, beats a launch that could only deadlock
  * (on a GPU, a cooperative launch is refused the same way). */
@@ -155,11 +154,6 @@ static int check_residency(weft_kernel *k, unsigned dims, const size_t *global,
                            const size_t *local) {
   if (!(k->desc->flags & WEFT_KERNEL_GLOBAL_BARRIER)) return 0;
   const weft_device_info *info = weft__device_info(k->program->context->device);
-  size_t suggested[3];
-  if (!local) {
-    suggest(info, dims, global, suggested);
-    local = suggested;
-  }
   uint64_t groups = 1;
   for (unsigned d = 0; d < dims; d++)
     groups *= (global[d] + local[d] - 1) / local[d];
@@ -171,14 +165,24 @@ static int check_residency(weft_kernel *k, unsigned dims, const size_t *global,
                     (unsigned long long)info->max_resident_groups);
 }
 
+/* Everything a launch checks; places the __local arguments too, and
+ * gives the local size the launch runs with in used (all 3 entries): the
+ * one asked for, else the kernel's required one (both must divide the
+ * global size), else Weft's suggestion. */
 static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                         const size_t *global, const size_t *local,
-                        size_t *local_mem) {
+                        size_t *local_mem, size_t used[3]) {
   int rc = check_global(k, dims, offset, global);
-  /* With no local size, a required one is used, and must divide. */
+  if (rc) return rc;
   if (!local && k->desc->reqd_local_size[0]) local = k->desc->reqd_local_size;
-  if (!rc && local) rc = check_local(k, dims, global, local);
-  if (!rc) rc = check_residency(k, dims, global, local);
+  if (local) {
+    rc = check_local(k, dims, global, local);
+    for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? local[i] : 1;
+  } else {
+    suggest(weft__device_info(k->program->context->device), dims, global,
+            used);
+  }
+  if (!rc) rc = check_residency(k, dims, global, used);
   if (!rc) rc = check_args_set(k);
   if (!rc) rc = place_local_args(k, local_mem);
   return rc;
@@ -188,8 +192,8 @@ int weft_kernel_check_launch(weft_kernel *k, unsigned dims,
                              const size_t *offset, const size_t *global,
                              const size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
-  size_t local_mem;
-  return check_launch(k, dims, offset, global, local, &local_mem);
+  size_t local_mem, used[3];
+  return check_launch(k, dims, offset, global, local, &local_mem, used);
 }
 
 int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
@@ -197,15 +201,13 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   weft_launch_desc d = {.kernel = k->desc, .binary = k->program->binary,
                         .args = k->args, .dims = dims};
-  int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size);
+  int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size,
+                        d.local);
   if (rc) return rc;
   weft_device *dev = k->program->context->device;
-  if (!local && k->desc->reqd_local_size[0]) local = k->desc->reqd_local_size;
-  if (!local) suggest(weft__device_info(dev), dims, global, d.local);
   for (unsigned i = 0; i < 3; i++) {
     d.offset[i] = offset && i < dims ? offset[i] : 0;
     d.global[i] = i < dims ? global[i] : 1;
-    if (local) d.local[i] = i < dims ? local[i] : 1;
   }
   weft_msg msg = {{0}};
   rc = dev->ops->launch(dev, &d, &msg);

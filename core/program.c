@@ -11,20 +11,27 @@ int weft_program_create(weft_context *c, const char *source, size_t length,
   if (!weft__object_is(c, WEFT_KIND_CONTEXT) || !out) return WEFT_EINVAL;
   if (!source) return weft__fail(&c->object, WEFT_EINVAL, "NULL source");
   if (!length) length = strlen(source);
-  weft_program *p = calloc(1, sizeof *p);
-  if (!p || !(p->source = malloc(length + 1))) {
-    free(p);
-    return weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
+  weft_program *p = weft__program_new(c);
+  if (p && !(p->source = malloc(length + 1))) {
+    weft_program_release(p);
+    p = NULL;
   }
+  if (!p) return weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
   memcpy(p->source, source, length);
   p->source[length] = 0;
   p->length = length;
+  *out = p;
+  return 0;
+}
+
+weft_program *weft__program_new(weft_context *c) {
+  weft_program *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
   weft__object_init(&p->object, WEFT_KIND_PROGRAM);
   pthread_mutex_init(&p->build_lock, NULL);
   p->context = c;
   weft_context_retain(c);
-  *out = p;
-  return 0;
+  return p;
 }
 
 void weft_program_retain(weft_program *p) {

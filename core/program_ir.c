@@ -31,16 +31,6 @@ static const char *const link_options[] = {
     "-cl-fast-relaxed-math", "-cl-no-subgroup-ifp",
 };
 
-static weft_program *program_new(weft_context *c) {
-  weft_program *p = calloc(1, sizeof *p);
-  if (!p) return NULL;
-  weft__object_init(&p->object, WEFT_KIND_PROGRAM);
-  pthread_mutex_init(&p->build_lock, NULL);
-  p->context = c;
-  weft_context_retain(c);
-  return p;
-}
-
 int weft_program_create_binary(weft_context *c, const void *binary,
                                size_t size, weft_program **out) {
   if (!weft__object_is(c, WEFT_KIND_CONTEXT) || !out) return WEFT_EINVAL;
@@ -55,7 +45,7 @@ int weft_program_create_binary(weft_context *c, const void *binary,
       c->device->ops->check_ir(c->device, h + 1, size - sizeof *h))
     return weft__fail(&c->object, WEFT_EINVAL, "the binary is damaged or for "
                       "another kind of device than '%s'", target);
-  weft_program *p = program_new(c);
+  weft_program *p = weft__program_new(c);
   if (p) p->ir = malloc(size - sizeof *h);
   if (!p || !p->ir) {
     if (p) weft_program_release(p);
@@ -216,7 +206,7 @@ int weft_program_link(weft_context *c, unsigned count,
   if (rc) return rc;
   const void **irs = calloc(count, sizeof *irs);
   size_t *sizes = calloc(count, sizeof *sizes);
-  weft_program *p = irs && sizes ? program_new(c) : NULL;
+  weft_program *p = irs && sizes ? weft__program_new(c) : NULL;
   if (!p) rc = weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
   if (!rc) rc = gather_inputs(c, count, inputs, irs, sizes);
   weft_device *dev = c->device;

@@ -320,16 +320,20 @@ static void collect_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
   LLVMDisposeMessage(text);
 }
 
-/* Parses options and makes the build's LLVM objects. */
-static int start(build *b, const char *options) {
-  int rc = weft__options_parse(options, &b->options, &b->error);
-  if (rc) return rc;
+/* Makes the build's LLVM objects. */
+static int make_llvm(build *b) {
   b->context = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(b->context, collect_diagnostic, b);
   b->machine = weft__target_machine_create();
   if (!b->machine) return WEFT_EBUILD;
   b->layout = LLVMCreateTargetDataLayout(b->machine);
   return 0;
+}
+
+/* Parses options and makes the build's LLVM objects. */
+static int start(build *b, const char *options) {
+  int rc = weft__options_parse(options, &b->options, &b->error);
+  return rc ? rc : make_llvm(b);
 }
 
 /* The key of a build from input (source or bitcode) with options. */
@@ -378,22 +382,30 @@ static int from_cache(build *b, weft_binary **out, char **log, int *rc) {
   return 1;
 }
 
+/* What every build from an input does first: the options parsed, the key
+ * made, the cache asked, the LLVM objects made. 1 when that ends the
+ * build (an error or a cache hit; *rc says which), else 0. */
+static int begin(build *b, const char *kind, const void *input, size_t size,
+                 const char *options, weft_binary **out, char **log,
+                 int *rc) {
+  *out = NULL;
+  *log = NULL;
+  if ((*rc = weft__options_parse(options, &b->options, &b->error))) return 1;
+  make_key(b, kind, input, size, options ? options : "");
+  if (from_cache(b, out, log, rc)) return 1;
+  return (*rc = make_llvm(b)) != 0;
+}
+
 int weft__jit_build(const char *source, size_t length, const char *options,
                     weft_binary **out, char **log) {
   build b = {0};
-  *out = NULL;
-  *log = NULL;
-  int rc = weft__options_parse(options, &b.options, &b.error);
-  weft__options_free(&b.options);
-  if (rc) return end(&b, rc, log);
-  make_key(&b, "source", source, length, options ? options : "");
-  if (from_cache(&b, out, log, &rc)) return end(&b, rc, log);
-  rc = start(&b, options);
+  int rc;
+  if (begin(&b, "source", source, length, options, out, log, &rc))
+    return end(&b, rc, log);
   weft_source_file file = {WEFT_SOURCE_NAME, source, length};
   char *deps = NULL;
-  if (!rc)
-    rc = weft__compile_source(b.context, &b.options, &file, NULL, 0, &b.module,
-                              log, &deps);
+  rc = weft__compile_source(b.context, &b.options, &file, NULL, 0, &b.module,
+                            log, &deps);
   if (!rc && !(b.stamps = weft__cache_stamp(deps))) rc = WEFT_ENOMEM;
   free(deps);
   if (!rc) rc = finish(&b, *log, out);
@@ -404,15 +416,10 @@ int weft__jit_build_bitcode(const void *bitcode, size_t size,
                             const char *options, weft_binary **out,
                             char **log) {
   build b = {0};
-  *out = NULL;
-  *log = NULL;
-  int rc = weft__options_parse(options, &b.options, &b.error);
-  weft__options_free(&b.options);
-  if (rc) return end(&b, rc, log);
-  make_key(&b, "bitcode", bitcode, size, options ? options : "");
-  if (from_cache(&b, out, log, &rc)) return end(&b, rc, log);
-  rc = start(&b, options);
-  if (!rc) rc = weft__module_from_bitcode(b.context, bitcode, size, &b.module, log);
+  int rc;
+  if (begin(&b, "bitcode", bitcode, size, options, out, log, &rc))
+    return end(&b, rc, log);
+  rc = weft__module_from_bitcode(b.context, bitcode, size, &b.module, log);
   if (!rc && !(b.stamps = strdup(""))) rc = WEFT_ENOMEM;
   if (!rc) rc = finish(&b, *log ? *log : "", out);
   return end(&b, rc, log);

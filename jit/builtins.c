@@ -29,7 +29,8 @@ static char *copy_message(const char *prefix, const char *detail) {
   return s;
 }
 
-/* The index, checked once: NULL if the embedded data is not a library. */
+/* The index: NULL if the embedded data is not a library (a few compares,
+ * cheap enough to repeat at every lookup). */
 static const weft_builtin_part *parts(uint64_t *count) {
   const weft_builtin_parts_header *h = (const void *)weft__builtins_bc_start;
   size_t size = (size_t)(weft__builtins_bc_end - weft__builtins_bc_start);

@@ -65,7 +65,8 @@ static char *cl_ext_argument(void) {
   return arg;
 }
 
-/* "-D__opencl_c_x=1" for each feature of ours. Some features (work-group
+/* "-D__opencl_c_x=1" for each feature of ours (and the -cl-ext argument,
+ * both made once per process). Some features (work-group
  * collectives, atomic scopes) exist in Clang only as macros that
  * opencl-c-base.h defines for SPIR targets; -cl-ext does not know them, so
  * the front end learns them as definitions. (Defining the others again, to
@@ -73,8 +74,10 @@ static char *cl_ext_argument(void) {
 #define MAX_FEATURES 64
 static char *feature_define_list[MAX_FEATURES];
 static int num_feature_defines;
+static char *cl_ext; /* cl_ext_argument(), made once */
 
 static void make_feature_defines(void) {
+  cl_ext = cl_ext_argument();
   for (const char *p = WEFT_CL_FEATURES; *p && num_feature_defines < MAX_FEATURES;) {
     size_t len = strcspn(p, ",");
     char *d = NULL;
@@ -127,10 +130,8 @@ int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
   int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 5 +
             num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
-  char *cl_ext = cl_ext_argument();
   if (!args || !cl_ext) {
     free(args);
-    free(cl_ext);
     free(all);
     return WEFT_ENOMEM;
   }
@@ -153,7 +154,6 @@ int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
   free(all);
   weft__log_append(log, clang_log);
   free(clang_log);
-  free(cl_ext);
   free(args);
   return rc ? WEFT_EBUILD : 0;
 }

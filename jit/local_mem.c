@@ -15,7 +15,6 @@
 #include "jit/passes.h"
 #include "weft/weft.h"
 
-#define LOCAL_ADDRESS_SPACE 3
 
 typedef struct local_var {
   LLVMValueRef global;
@@ -31,7 +30,7 @@ typedef struct local_layout {
 
 static int is_local_var(LLVMValueRef v) {
   return LLVMIsAGlobalVariable(v) &&
-         LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == LOCAL_ADDRESS_SPACE;
+         LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == WEFT_AS_LOCAL;
 }
 
 static local_var *find_var(local_layout *l, LLVMValueRef global) {

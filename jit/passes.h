@@ -32,6 +32,13 @@
 
 #include "jit/kernel_abi.h"
 
+/* The address spaces the front end gives pointers and variables, with
+ * -ffake-address-space-map (compile.c): __global 1, __constant 2, __local
+ * 3 (weft_address_space's numbers) and generic 4. */
+#define WEFT_AS_GLOBAL 1
+#define WEFT_AS_LOCAL 3
+#define WEFT_AS_GENERIC 4
+
 /* The extra parameters of a body, after the kernel's own. */
 #define WEFT_BODY_EXTRA_PARAMS 6 /* ctx, lx, ly, lz, state, private */
 enum { WEFT_BODY_CTX, WEFT_BODY_LX, WEFT_BODY_LY, WEFT_BODY_LZ, WEFT_BODY_STATE,
@@ -102,6 +109,12 @@ int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
 
+/* Whether inst is a direct call of the function named name. */
+int weft__is_call_to(LLVMValueRef inst, const char *name);
+
+/* Whether fn calls any of the count functions named. */
+int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count);
+
 /* Whether fn calls the back end's yield, wait or wake. */
 int weft__calls_sync(LLVMValueRef fn);
 
@@ -113,10 +126,12 @@ int weft__uses_launch_words(LLVMValueRef fn);
 LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
                              size_t offset);
 
-/* The runtime function name (void, taking params), declared in module
- * once, with one function attribute ("convergent", "noreturn"). */
+/* The runtime function name (returning result, NULL for void, and taking
+ * params), declared in module once, with one function attribute
+ * ("convergent", "noreturn") or none (NULL). */
 LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
-                                    LLVMTypeRef *params, unsigned num_params,
+                                    LLVMTypeRef result, LLVMTypeRef *params,
+                                    unsigned num_params,
                                     const char *attribute);
 
 /* Marks a load as reading memory that does not change while the kernel runs,

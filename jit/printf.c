@@ -36,14 +36,12 @@ static weft_printf_arg describe(LLVMTypeRef t, LLVMTargetDataRef layout) {
 }
 
 static LLVMValueRef printf_function(LLVMModuleRef module) {
-  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_PRINTF_SYMBOL);
-  if (fn) return fn;
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
   LLVMTypeRef params[] = {ptr, ptr, ptr, i32, ptr};
-  return LLVMAddFunction(module, WEFT_PRINTF_SYMBOL,
-                         LLVMFunctionType(i32, params, 5, 0));
+  return weft__runtime_function(module, WEFT_PRINTF_SYMBOL, i32, params, 5,
+                                NULL);
 }
 
 /* The type of operand k of call when it is passed byval, or NULL. */
@@ -172,11 +170,7 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef body,
   return 0;
 }
 
-static int is_printf(LLVMValueRef i) {
-  if (!LLVMIsACallInst(i)) return 0;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  return LLVMIsAFunction(callee) && !strcmp(LLVMGetValueName(callee), "printf");
-}
+static int is_printf(LLVMValueRef i) { return weft__is_call_to(i, "printf"); }
 
 int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout) {
   LLVMBuilderRef b =

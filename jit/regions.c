@@ -29,10 +29,7 @@
 /* ----------------------------------------------------------- splitting */
 
 static int is_barrier_call(LLVMValueRef i) {
-  if (!LLVMIsACallInst(i)) return 0;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  return LLVMIsAFunction(callee) &&
-         !strcmp(LLVMGetValueName(callee), WEFT_BARRIER_SYMBOL);
+  return weft__is_call_to(i, WEFT_BARRIER_SYMBOL);
 }
 
 /* Makes the branches into from go to to instead. Only branches: a phi in

@@ -9,17 +9,11 @@
 #include "jit/passes.h"
 #include "weft/weft.h"
 
-#define GLOBAL_SPACE 1  /* -ffake-address-space-map's numbers */
-#define GENERIC_SPACE 4
 
 static LLVMValueRef sched_function(LLVMModuleRef module) {
-  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_SCHED_POINT_SYMBOL);
-  if (fn) return fn;
-  LLVMContextRef context = LLVMGetModuleContext(module);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
-  return LLVMAddFunction(module, WEFT_SCHED_POINT_SYMBOL,
-                         LLVMFunctionType(LLVMVoidTypeInContext(context), &ptr,
-                                          1, 0));
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module), 0);
+  return weft__runtime_function(module, WEFT_SCHED_POINT_SYMBOL, NULL, &ptr, 1,
+                                NULL);
 }
 
 static int is_shared_access(LLVMValueRef i) {
@@ -28,7 +22,7 @@ static int is_shared_access(LLVMValueRef i) {
   else if (LLVMIsAStoreInst(i)) p = LLVMGetOperand(i, 1);
   else return 0;
   unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(p));
-  return space == GLOBAL_SPACE || space == GENERIC_SPACE;
+  return space == WEFT_AS_GLOBAL || space == WEFT_AS_GENERIC;
 }
 
 static int is_atomic(LLVMValueRef i) {
@@ -38,10 +32,7 @@ static int is_atomic(LLVMValueRef i) {
   if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) &&
       LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
     return 1;
-  if (!LLVMIsACallInst(i)) return 0;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  return LLVMIsAFunction(callee) &&
-         !strcmp(LLVMGetValueName(callee), WEFT_BARRIER_SYMBOL);
+  return weft__is_call_to(i, WEFT_BARRIER_SYMBOL);
 }
 
 int weft__sched_points_insert(LLVMValueRef body, int deep) {

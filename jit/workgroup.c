@@ -273,8 +273,8 @@ static void region_item(wg_builder *w, LLVMValueRef iv[3],
 static LLVMValueRef diverged_function(LLVMModuleRef module) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module), 0);
   LLVMTypeRef params[] = {ptr, ptr};
-  return weft__runtime_function(module, WEFT_REGION_DIVERGED_SYMBOL, params, 2,
-                                "noreturn");
+  return weft__runtime_function(module, WEFT_REGION_DIVERGED_SYMBOL, NULL,
+                                params, 2, "noreturn");
 }
 
 /* After region k: check agreement, then go to the next state. */

@@ -49,16 +49,12 @@ static const struct primitive {
 static LLVMValueRef sync_function(LLVMModuleRef module, size_t which) {
   static const char *const names[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
                                       WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL};
-  LLVMValueRef fn = LLVMGetNamedFunction(module, names[which]);
-  if (fn) return fn;
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
   LLVMTypeRef params[] = {ptr, ptr, i32, i32};
   unsigned n = which == 0 ? 1 : which == 2 ? 3 : 4;
-  return LLVMAddFunction(module, names[which],
-                         LLVMFunctionType(LLVMVoidTypeInContext(context),
-                                          params, n, 0));
+  return weft__runtime_function(module, names[which], NULL, params, n, NULL);
 }
 
 /* yield(), wait(word, expected, what), wake(word, count): the same call
@@ -92,7 +88,8 @@ static LLVMValueRef scratch(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef type =
       LLVMArrayType2(LLVMInt64TypeInContext(context), SCRATCH_SLOTS);
-  g = LLVMAddGlobalInAddressSpace(module, type, "weft.wg.scratch", 3);
+  g = LLVMAddGlobalInAddressSpace(module, type, "weft.wg.scratch",
+                                  WEFT_AS_LOCAL);
   LLVMSetInitializer(g, LLVMGetUndef(type));
   LLVMSetLinkage(g, LLVMInternalLinkage);
   LLVMSetAlignment(g, 16);
@@ -152,14 +149,16 @@ static LLVMValueRef ctx_size(LLVMBuilderRef b, LLVMValueRef ctx,
 }
 
 LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
-                                    LLVMTypeRef *params, unsigned num_params,
+                                    LLVMTypeRef result, LLVMTypeRef *params,
+                                    unsigned num_params,
                                     const char *attribute) {
   LLVMValueRef fn = LLVMGetNamedFunction(module, name);
   if (fn) return fn;
   LLVMContextRef context = LLVMGetModuleContext(module);
+  if (!result) result = LLVMVoidTypeInContext(context);
   fn = LLVMAddFunction(module, name,
-                       LLVMFunctionType(LLVMVoidTypeInContext(context), params,
-                                        num_params, 0));
+                       LLVMFunctionType(result, params, num_params, 0));
+  if (!attribute) return fn;
   unsigned kind = LLVMGetEnumAttributeKindForName(attribute, strlen(attribute));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateEnumAttribute(context, kind, 0));
@@ -174,7 +173,7 @@ static LLVMValueRef barrier_function(LLVMModuleRef module) {
                           i32, i32};
   /* Convergent: no optimization may make a barrier depend on more control
    * flow than it did in the source. */
-  return weft__runtime_function(module, WEFT_BARRIER_SYMBOL, params, 6,
+  return weft__runtime_function(module, WEFT_BARRIER_SYMBOL, NULL, params, 6,
                                 "convergent");
 }
 
@@ -271,12 +270,9 @@ static void lower_cast(LLVMBuilderRef b, LLVMValueRef call, int space,
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
-  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_ADDRESS_SPACE_SYMBOL);
-  if (!fn) {
-    LLVMTypeRef params[] = {ptr, ptr};
-    fn = LLVMAddFunction(module, WEFT_ADDRESS_SPACE_SYMBOL,
-                         LLVMFunctionType(i32, params, 2, 0));
-  }
+  LLVMTypeRef params[] = {ptr, ptr};
+  LLVMValueRef fn = weft__runtime_function(module, WEFT_ADDRESS_SPACE_SYMBOL,
+                                           i32, params, 2, NULL);
   LLVMPositionBuilderBefore(b, call);
   LLVMValueRef p = LLVMGetOperand(call, 0);
   LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
@@ -312,49 +308,44 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
   return rc;
 }
 
-int weft__calls_sync(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
-       b = LLVMGetNextBasicBlock(b)) {
-    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i)) continue;
-      LLVMValueRef callee = LLVMGetCalledValue(i);
-      if (!LLVMIsAFunction(callee)) continue;
-      const char *name = LLVMGetValueName(callee);
-      if (!strcmp(name, WEFT_YIELD_SYMBOL) || !strcmp(name, WEFT_WAIT_SYMBOL) ||
-          !strcmp(name, WEFT_WAKE_SYMBOL) || !strcmp(name, WEFT_POLL_SYMBOL) ||
-          !strcmp(name, WEFT_SCHED_POINT_SYMBOL))
-        return 1;
-    }
-  }
-  return 0;
+/* The name of the function inst calls directly, or NULL (not a call, or
+ * an indirect one). */
+static const char *callee_name(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst)) return NULL;
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : NULL;
 }
 
-int weft__uses_launch_words(LLVMValueRef fn) {
+int weft__is_call_to(LLVMValueRef inst, const char *name) {
+  const char *called = callee_name(inst);
+  return called && !strcmp(called, name);
+}
+
+int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count) {
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
        b = LLVMGetNextBasicBlock(b))
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
          i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i)) continue;
-      LLVMValueRef callee = LLVMGetCalledValue(i);
-      if (LLVMIsAFunction(callee) &&
-          !strcmp(LLVMGetValueName(callee), "__weft_launch_words"))
-        return 1;
+      const char *name = callee_name(i);
+      for (size_t k = 0; name && k < count; k++)
+        if (!strcmp(name, names[k])) return 1;
     }
   return 0;
 }
 
+int weft__calls_sync(LLVMValueRef fn) {
+  static const char *const names[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
+                                      WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL,
+                                      WEFT_SCHED_POINT_SYMBOL};
+  return weft__calls_any(fn, names, sizeof names / sizeof *names);
+}
+
+int weft__uses_launch_words(LLVMValueRef fn) {
+  static const char *const names[] = {"__weft_launch_words"};
+  return weft__calls_any(fn, names, 1);
+}
+
 int weft__calls_barrier(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
-       b = LLVMGetNextBasicBlock(b)) {
-    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i)) continue;
-      LLVMValueRef callee = LLVMGetCalledValue(i);
-      if (LLVMIsAFunction(callee) &&
-          !strcmp(LLVMGetValueName(callee), WEFT_BARRIER_SYMBOL))
-        return 1;
-    }
-  }
-  return 0;
+  static const char *const names[] = {WEFT_BARRIER_SYMBOL};
+  return weft__calls_any(fn, names, 1);
 }

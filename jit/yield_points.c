@@ -129,13 +129,9 @@ static int is_polling(const cfg *g, const unsigned char *body) {
 static void insert_yield(LLVMBasicBlockRef latch, LLVMValueRef body) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMContextRef context = LLVMGetModuleContext(module);
-  LLVMValueRef fn = LLVMGetNamedFunction(module, WEFT_YIELD_SYMBOL);
-  if (!fn) {
-    LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
-    fn = LLVMAddFunction(module, WEFT_YIELD_SYMBOL,
-                         LLVMFunctionType(LLVMVoidTypeInContext(context), &ptr,
-                                          1, 0));
-  }
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMValueRef fn =
+      weft__runtime_function(module, WEFT_YIELD_SYMBOL, NULL, &ptr, 1, NULL);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(context);
   LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
   LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
