@@ -194,6 +194,23 @@ TEST(around_barriers) {
   CHECK_OK(status, NULL);
 }
 
+/* Lines around global barriers: a group that waits may go on on another
+ * worker thread, whose buffer is not the one it printed into first; its
+ * lines still come in order. */
+TEST(around_global_barriers) {
+  const char *source =
+      "__kernel void k(__global int *r) {\n"
+      "  int i = get_global_id(0);\n"
+      "  for (int l = 0; l < 4; l++) {\n"
+      "    printf(\"item %d line %d\\n\", i, l);\n"
+      "    weft_global_barrier();\n"
+      "  }\n"
+      "}\n";
+  int status;
+  check_item_order(run(source, "", 64, NULL, 1, &status), 64, 4);
+  CHECK_OK(status, NULL);
+}
+
 /* What a kernel printed before it crashed still comes out. */
 TEST(output_survives_a_crash) {
   const char *source =

@@ -171,9 +171,11 @@ static void unlink_resident(coop_slot *s) {
 
 
 /* Leaves the running group for its worker's scheduler (the state already
- * says why). */
+ * says why). What the group printed goes out first: it may go on on
+ * another worker, into another buffer, and its lines must stay in order. */
 static void switch_to_scheduler(coop_slot *s) {
   cpu_group *g = &s->group;
+  weft__cpu_output_flush(&g->worker->output);
   g->worker->executor->fibers->swap(weft__executor_fiber_of(g, g->cur),
                                     &g->worker->sched);
 }
