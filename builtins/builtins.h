@@ -59,10 +59,12 @@
   M(A##4, B##4, __VA_ARGS__) M(A##8, B##8, __VA_ARGS__)                      \
   M(A##16, B##16, __VA_ARGS__)
 
-/* x converted to type T, keeping values: a cast for scalars; OpenCL C has
- * no casts between vector types, so vectors convert element by element. */
-#define WEFT_CVT_SCALAR(x, T) ((T)(x))
-#define WEFT_CVT_VECTOR(x, T) __builtin_convertvector(x, T)
+/* x converted to type T with C's rules (truncation toward zero from
+ * floating point, round to nearest to it, wrap-around between integers): a
+ * cast for scalars (S); OpenCL C has no casts between vector types, so
+ * vectors (V) convert element by element. S and V are WEFT_EACH_N's K. */
+#define WEFT_CVT_S(x, T) ((T)(x))
+#define WEFT_CVT_V(x, T) __builtin_convertvector(x, T)
 
 /* M(N, K, ...) for each width suffix N (empty for scalars, then 2, 3, 4, 8,
  * 16), with K = S for the scalar and V for vectors: T##N names the type,
@@ -71,6 +73,16 @@
 #define WEFT_EACH_N(M, ...)                                                  \
   M(, S, __VA_ARGS__) M(2, V, __VA_ARGS__) M(3, V, __VA_ARGS__)              \
   M(4, V, __VA_ARGS__) M(8, V, __VA_ARGS__) M(16, V, __VA_ARGS__)
+
+/* x's bits as type T, of the same size. */
+#define WEFT_AS(x, T) __builtin_astype((x), T)
+
+/* Rounding modes of conversions (convert_T_rte ...), 0 being the default
+ * of the conversion. */
+#define WEFT_RTE 1
+#define WEFT_RTZ 2
+#define WEFT_RTP 3
+#define WEFT_RTN 4
 
 /* M(T, ...) for each of the ten scalar types, integers first. */
 #define WEFT_EACH_SCALAR(M, ...)                                             \

@@ -19,10 +19,6 @@
 #include "builtins.h"
 
 #define WEFT_DEFAULT 0
-#define WEFT_RTE 1
-#define WEFT_RTZ 2
-#define WEFT_RTP 3
-#define WEFT_RTN 4
 
 /* Range of each integer type, and its kind: SMALL (exact in float), I32
  * (exact in double), I64, or a floating-point type. The destination group
@@ -68,11 +64,6 @@
 
 /* ---- Helpers that differ between scalars (K = S) and vectors (K = V). */
 
-/* Elementwise conversion with C's rules: truncation toward zero from
- * floating point, round to nearest to it, wrap-around between integers. */
-#define WEFT_CONV_S(T, x) ((T)(x))
-#define WEFT_CONV_V(T, x) __builtin_convertvector(x, T)
-
 /* A comparison as a mask of all ones or zeros in the integer type T. Scalar
  * comparisons give 1 or 0; vector ones -1 or 0 in their operands' width. */
 #define WEFT_MASK_S(T, c) ((T)-(c))
@@ -100,9 +91,9 @@
  * when r overflowed to infinity; it is NaN (no step) for NaN and inf. */
 #define WEFT_D2F(N, K)                                                       \
   static float##N WEFT_OVERLOAD weft_d2f(double##N x, int mode) {            \
-    float##N r = WEFT_CONV_##K(float##N, x);                                 \
+    float##N r = WEFT_CVT_##K(x, float##N);                                  \
     if (mode <= WEFT_RTE) return r;                                          \
-    double##N err = x - WEFT_CONV_##K(double##N, r);                         \
+    double##N err = x - WEFT_CVT_##K(r, double##N);                          \
     return weft_directed(r, WEFT_MASK_##K(int##N, err > 0),                  \
                          WEFT_MASK_##K(int##N, err < 0), mode);              \
   }
@@ -112,10 +103,10 @@
  * rounded sum, which is the rounded x. */
 #define WEFT_L2D(N, K, L, H)                                                 \
   static double##N WEFT_OVERLOAD weft_l2d(L##N x, int mode) {                \
-    double##N r = WEFT_CONV_##K(double##N, x);                               \
+    double##N r = WEFT_CVT_##K(x, double##N);                                \
     if (mode <= WEFT_RTE) return r;                                          \
-    double##N hi = WEFT_CONV_##K(double##N, WEFT_CONV_##K(H##N, x >> 32));   \
-    double##N lo = WEFT_CONV_##K(double##N, WEFT_CONV_##K(uint##N, x));      \
+    double##N hi = WEFT_CVT_##K(WEFT_CVT_##K(x >> 32, H##N), double##N);     \
+    double##N lo = WEFT_CVT_##K(WEFT_CVT_##K(x, uint##N), double##N);        \
     hi *= 0x1p32;                                                            \
     double##N err = lo - (r - hi);                                           \
     return weft_directed(r, WEFT_MASK_##K(long##N, err > 0),                 \
@@ -158,7 +149,7 @@ WEFT_EACH_FLOAT(WEFT_ROUND_INTEGRAL, _)
       x = __builtin_elementwise_min(                                         \
           __builtin_elementwise_max(x, (S##N)WEFT_LO(D, S)),                 \
           (S##N)WEFT_HI(D, S));                                              \
-    return WEFT_CONV_##K(D##N, x);                                           \
+    return WEFT_CVT_##K(x, D##N);                                            \
   }
 #define WEFT_CVT_INT_SMALL WEFT_CVT_INT_FROM_INT
 #define WEFT_CVT_INT_I32 WEFT_CVT_INT_FROM_INT
@@ -171,11 +162,11 @@ WEFT_EACH_FLOAT(WEFT_ROUND_INTEGRAL, _)
 #define WEFT_CVT_INT_FROM_FLOAT(D, S, N, K)                                  \
   static D##N WEFT_OVERLOAD weft_cvt_##D(S##N x, int mode, bool sat) {       \
     S##N r = weft_round_integral(x, mode);                                   \
-    if (!sat) return WEFT_CONV_##K(D##N, r);                                 \
+    if (!sat) return WEFT_CVT_##K(r, D##N);                                  \
     S##N lo = (S##N)WEFT_MIN_##D, hi = (S##N)WEFT_MAX_##D + (S##N)1;         \
     S##N c = r < lo ? lo : r;                                                \
     c = ((c >= hi) | (c != c)) ? (S##N)0 : c; /* too large, or NaN */        \
-    D##N v = WEFT_CONV_##K(D##N, c);                                         \
+    D##N v = WEFT_CVT_##K(c, D##N);                                          \
     D##N over = WEFT_MASK_##K(D##N, r >= hi);                                \
     return (v & ~over) | ((D##N)WEFT_MAX_##D & over);                        \
   }
@@ -188,16 +179,16 @@ WEFT_EACH_FLOAT(WEFT_ROUND_INTEGRAL, _)
  * also rounding x once: the double result never crosses a float. */
 #define WEFT_CVT_FLOAT_SMALL(D, S, N, K)                                     \
   static float##N WEFT_OVERLOAD weft_cvt_float(S##N x, int mode, bool sat) { \
-    return WEFT_CONV_##K(float##N, x);                                       \
+    return WEFT_CVT_##K(x, float##N);                                        \
   }
 #define WEFT_CVT_FLOAT_I32(D, S, N, K)                                       \
   static float##N WEFT_OVERLOAD weft_cvt_float(S##N x, int mode, bool sat) { \
-    if (mode <= WEFT_RTE) return WEFT_CONV_##K(float##N, x);                 \
-    return weft_d2f(WEFT_CONV_##K(double##N, x), mode);                      \
+    if (mode <= WEFT_RTE) return WEFT_CVT_##K(x, float##N);                  \
+    return weft_d2f(WEFT_CVT_##K(x, double##N), mode);                       \
   }
 #define WEFT_CVT_FLOAT_I64(D, S, N, K)                                       \
   static float##N WEFT_OVERLOAD weft_cvt_float(S##N x, int mode, bool sat) { \
-    if (mode <= WEFT_RTE) return WEFT_CONV_##K(float##N, x);                 \
+    if (mode <= WEFT_RTE) return WEFT_CVT_##K(x, float##N);                  \
     return weft_d2f(weft_l2d(x, mode), mode);                                \
   }
 #define WEFT_CVT_FLOAT_F32(D, S, N, K)                                       \
@@ -211,16 +202,16 @@ WEFT_EACH_FLOAT(WEFT_ROUND_INTEGRAL, _)
 
 /* To double, only 64-bit integers can be inexact. */
 #define WEFT_CVT_DOUBLE_EXACT(D, S, N, K)                                    \
-  static double##N WEFT_OVERLOAD weft_cvt_double(S##N x, int mode,          \
+  static double##N WEFT_OVERLOAD weft_cvt_double(S##N x, int mode,           \
                                                  bool sat) {                 \
-    return WEFT_CONV_##K(double##N, x);                                      \
+    return WEFT_CVT_##K(x, double##N);                                       \
   }
 #define WEFT_CVT_DOUBLE_SMALL WEFT_CVT_DOUBLE_EXACT
 #define WEFT_CVT_DOUBLE_I32 WEFT_CVT_DOUBLE_EXACT
 #define WEFT_CVT_DOUBLE_F32 WEFT_CVT_DOUBLE_EXACT
 #define WEFT_CVT_DOUBLE_F64 WEFT_CVT_DOUBLE_EXACT
 #define WEFT_CVT_DOUBLE_I64(D, S, N, K)                                      \
-  static double##N WEFT_OVERLOAD weft_cvt_double(S##N x, int mode,          \
+  static double##N WEFT_OVERLOAD weft_cvt_double(S##N x, int mode,           \
                                                  bool sat) {                 \
     return weft_l2d(x, mode);                                                \
   }
@@ -250,7 +241,7 @@ WEFT_EACH_FLOAT(WEFT_ROUND_INTEGRAL, _)
 #define WEFT_CAT4_(a, b, c, d) a##b##c##d
 
 #define WEFT_CONVERT_WIDTH(N, K, D, S)                                       \
-  WEFT_CAT4(WEFT_CVT_, WEFT_GROUP_##D, _, WEFT_KIND_##S)(D, S, N, K)       \
+  WEFT_CAT4(WEFT_CVT_, WEFT_GROUP_##D, _, WEFT_KIND_##S)(D, S, N, K)         \
   WEFT_CONVERT_MODES(D, S, N, , false)                                       \
   WEFT_CAT3(WEFT_SATURATING_, WEFT_GROUP_##D, )(D, S, N)
 

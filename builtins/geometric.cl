@@ -104,10 +104,10 @@ WEFT_GEOMETRIC_DOUBLE(double4)
     return l2 == 0 ? p : p * (1 / WEFT_SQRT(l2));                            \
   }
 
-WEFT_GEOMETRIC_FLOAT(WEFT_CVT_SCALAR, float, double, _)
-WEFT_GEOMETRIC_FLOAT(WEFT_CVT_VECTOR, float2, double2, _)
-WEFT_GEOMETRIC_FLOAT(WEFT_CVT_VECTOR, float3, double3, _)
-WEFT_GEOMETRIC_FLOAT(WEFT_CVT_VECTOR, float4, double4, _)
+WEFT_GEOMETRIC_FLOAT(WEFT_CVT_S, float, double, _)
+WEFT_GEOMETRIC_FLOAT(WEFT_CVT_V, float2, double2, _)
+WEFT_GEOMETRIC_FLOAT(WEFT_CVT_V, float3, double3, _)
+WEFT_GEOMETRIC_FLOAT(WEFT_CVT_V, float4, double4, _)
 
 /* cross of 4-component vectors ignores w and returns w = 0. */
 #define WEFT_CROSS(T)                                                        \

@@ -14,19 +14,19 @@
 /* M(CVT, A, B, ...) for types A and B at each width, and
  * M4(CVT, A, B, C, D, ...) for four types. */
 #define WEFT_EACH_WIDTH_CVT(M, A, B, ...)                                    \
-  M(WEFT_CVT_SCALAR, A, B, __VA_ARGS__)                                      \
-  M(WEFT_CVT_VECTOR, A##2, B##2, __VA_ARGS__)                                \
-  M(WEFT_CVT_VECTOR, A##3, B##3, __VA_ARGS__)                                \
-  M(WEFT_CVT_VECTOR, A##4, B##4, __VA_ARGS__)                                \
-  M(WEFT_CVT_VECTOR, A##8, B##8, __VA_ARGS__)                                \
-  M(WEFT_CVT_VECTOR, A##16, B##16, __VA_ARGS__)
+  M(WEFT_CVT_S, A, B, __VA_ARGS__)                                      \
+  M(WEFT_CVT_V, A##2, B##2, __VA_ARGS__)                                \
+  M(WEFT_CVT_V, A##3, B##3, __VA_ARGS__)                                \
+  M(WEFT_CVT_V, A##4, B##4, __VA_ARGS__)                                \
+  M(WEFT_CVT_V, A##8, B##8, __VA_ARGS__)                                \
+  M(WEFT_CVT_V, A##16, B##16, __VA_ARGS__)
 #define WEFT_EACH_WIDTH_CVT4(M4, A, B, C, D, ...)                            \
-  M4(WEFT_CVT_SCALAR, A, B, C, D, __VA_ARGS__)                               \
-  M4(WEFT_CVT_VECTOR, A##2, B##2, C##2, D##2, __VA_ARGS__)                   \
-  M4(WEFT_CVT_VECTOR, A##3, B##3, C##3, D##3, __VA_ARGS__)                   \
-  M4(WEFT_CVT_VECTOR, A##4, B##4, C##4, D##4, __VA_ARGS__)                   \
-  M4(WEFT_CVT_VECTOR, A##8, B##8, C##8, D##8, __VA_ARGS__)                   \
-  M4(WEFT_CVT_VECTOR, A##16, B##16, C##16, D##16, __VA_ARGS__)
+  M4(WEFT_CVT_S, A, B, C, D, __VA_ARGS__)                               \
+  M4(WEFT_CVT_V, A##2, B##2, C##2, D##2, __VA_ARGS__)                   \
+  M4(WEFT_CVT_V, A##3, B##3, C##3, D##3, __VA_ARGS__)                   \
+  M4(WEFT_CVT_V, A##4, B##4, C##4, D##4, __VA_ARGS__)                   \
+  M4(WEFT_CVT_V, A##8, B##8, C##8, D##8, __VA_ARGS__)                   \
+  M4(WEFT_CVT_V, A##16, B##16, C##16, D##16, __VA_ARGS__)
 
 /* M(T, U, bits) for each integer type T and its unsigned twin U. */
 #define WEFT_EACH_INTEGER_TWIN(M)                                            \
@@ -38,8 +38,6 @@
   WEFT_EACH_WIDTH_PAIR(M, uint, uint, 32)                                    \
   WEFT_EACH_WIDTH_PAIR(M, long, ulong, 64)                                   \
   WEFT_EACH_WIDTH_PAIR(M, ulong, ulong, 64)
-
-#define WEFT_AS(x, T) __builtin_astype((x), T)
 
 WEFT_EACH_INTEGER(WEFT_DEF2, min, __builtin_elementwise_min(x, y))
 WEFT_EACH_INTEGER(WEFT_DEF2, max, __builtin_elementwise_max(x, y))

@@ -50,14 +50,10 @@
 #define WEFT_FP(S, what) WEFT_FP_##what##_##S
 #define WEFT_FP_SBITS_float int       /* the scalar bits type */
 #define WEFT_FP_SBITS_double long
-#define WEFT_FP_ONE_float 1             /* 1 in the scalar bits type */
-#define WEFT_FP_ONE_double 1L
 #define WEFT_FP_MANT_float 23           /* explicit mantissa bits */
 #define WEFT_FP_MANT_double 52
 #define WEFT_FP_BIAS_float 127          /* exponent bias */
 #define WEFT_FP_BIAS_double 1023
-#define WEFT_FP_EMASK_float 0xff        /* exponent field, shifted down */
-#define WEFT_FP_EMASK_double 0x7ffL
 #define WEFT_FP_MMASK_float 0x7fffffu   /* mantissa field */
 #define WEFT_FP_MMASK_double 0xfffffffffffffUL
 #define WEFT_FP_QNAN_float 0x7fc00000u  /* the default quiet NaN's bits */

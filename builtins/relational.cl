@@ -11,8 +11,6 @@
  */
 #include "builtins.h"
 
-#define WEFT_AS(x, T) __builtin_astype((x), T)
-
 /* T: the float type; R: what a test returns; I: the signed integer of T's
  * size, which holds its bits; inf and min: the bits of infinity and of the
  * smallest normal number. The magnitude is the bits without the sign. */

@@ -35,10 +35,10 @@ void weft__mutex_lock(__global weft_mutex *m, uint impl) {
 
 int weft__mutex_trylock(__global weft_mutex *m, uint impl) {
   switch (mutex_algorithm(m, impl)) {
-  case WEFT_MUTEX_SPIN:
-  case WEFT_MUTEX_SPIN_BACKOFF: return weft__mutex_spin_trylock(m);
   case WEFT_MUTEX_TICKET: return weft__mutex_ticket_trylock(m);
-  default: return weft__mutex_native_trylock(m);
+  /* The native, spin and backoff locks are all free at 0, held at 1 or
+   * more. */
+  default: return weft__mutex_spin_trylock(m);
   }
 }
 

@@ -99,7 +99,6 @@ static inline void back_off(volatile __global uint *word, uint seen,
 
 /* sync_native.cl: spin a little on one word, then park in the runtime. */
 void weft__mutex_native_lock(__global weft_mutex *m);
-int weft__mutex_native_trylock(__global weft_mutex *m);
 void weft__mutex_native_unlock(__global weft_mutex *m);
 void weft__semaphore_native_wait(__global weft_semaphore *s);
 void weft__semaphore_native_post(__global weft_semaphore *s);

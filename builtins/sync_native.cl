@@ -13,10 +13,6 @@
 
 /* ---------------------------------------------------------------- mutex */
 
-int weft__mutex_native_trylock(__global weft_mutex *m) {
-  return cas(&m->word[0], 0, 1);
-}
-
 /* The uncontended path is one compare-and-swap. Once contended, the word
  * says 2 ("someone may wait"), so that unlock knows to wake. */
 void weft__mutex_native_lock(__global weft_mutex *m) {

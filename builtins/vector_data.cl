@@ -16,11 +16,6 @@
  */
 #include "builtins.h"
 
-#define WEFT_RTE 0
-#define WEFT_RTZ 1
-#define WEFT_RTP 2
-#define WEFT_RTN 3
-
 /* The generic address space is spelled by no qualifier. */
 #define WEFT_EACH_STORE_SPACE(M, ...)                                        \
   M(__global, __VA_ARGS__) M(__local, __VA_ARGS__)                           \
@@ -71,20 +66,17 @@ WEFT_EACH_SCALAR(WEFT_VSTORES_ALL, _)
 
 /* ---- Conversions between half bit patterns and float or double. */
 
-#define WEFT_CONV_S(T, x) ((T)(x))
-#define WEFT_CONV_V(T, x) __builtin_convertvector(x, T)
-
 /* half to float is exact. Normal numbers rebias the exponent (15 to 127)
  * and widen the fraction; infinity and NaN keep their payload under an
  * all-ones exponent; zero and subnormals are m * 2^-24, computed exactly in
  * float. */
 #define WEFT_HALF_TO_FLOAT(N, K, _)                                          \
-  static float##N WEFT_OVERLOAD weft_half_to_float(ushort##N h) {           \
-    uint##N u = WEFT_CONV_##K(uint##N, h);                                   \
+  static float##N WEFT_OVERLOAD weft_half_to_float(ushort##N h) {            \
+    uint##N u = WEFT_CVT_##K(h, uint##N);                                    \
     uint##N sign = (u & 0x8000) << 16, em = u & 0x7fff;                      \
     uint##N bits = (em << 13) + ((127 - 15) << 23);                          \
     bits = em >= 0x7c00 ? bits + ((128 - 16) << 23) : bits;                  \
-    float##N sub = WEFT_CONV_##K(float##N, em) * 0x1p-24f;                   \
+    float##N sub = WEFT_CVT_##K(em, float##N) * 0x1p-24f;                    \
     bits = em < 0x400 ? __builtin_astype(sub, uint##N) : bits;               \
     return __builtin_astype(bits | sign, float##N);                          \
   }
@@ -102,8 +94,8 @@ WEFT_EACH_N(WEFT_HALF_TO_FLOAT, _)
     /* Normal halves (a >= 2^-14): rebias the exponent, cut the fraction. */ \
     U##N t = a - ((U)(BIAS - 15) << FRAC);                                   \
     U##N q = t >> (FRAC - 10), rem = t & (((U)1 << (FRAC - 10)) - 1);        \
-    U##N halfway = (U##N)((U)1 << (FRAC - 11));                             \
-    /* Subnormal halves: the significand in units of 2^-24. A shift past    \
+    U##N halfway = (U##N)((U)1 << (FRAC - 11));                              \
+    /* Subnormal halves: the significand in units of 2^-24. A shift past     \
      * all its bits leaves rem = significand < halfway: tiny, but not zero. */ \
     U##N e = a >> FRAC;                                                      \
     U##N m = (a & (((U)1 << FRAC) - 1)) | (e != 0 ? (U##N)1 << FRAC : 0);    \
@@ -113,7 +105,7 @@ WEFT_EACH_N(WEFT_HALF_TO_FLOAT, _)
     q = a < normal ? m >> s : q;                                             \
     rem = a < normal ? m & (((U##N)1 << s) - 1) : rem;                       \
     halfway = a < normal ? (U##N)1 << (s - 1) : halfway;                     \
-    /* Round, and handle what is beyond the finite halves. */               \
+    /* Round, and handle what is beyond the finite halves. */                \
     U##N h = q, over;                                                        \
     if (mode == WEFT_RTE) {                                                  \
       h = ((rem > halfway) | ((rem == halfway) & ((q & 1) != 0))) ? q + 1 : q;\
@@ -131,7 +123,7 @@ WEFT_EACH_N(WEFT_HALF_TO_FLOAT, _)
     h = a >= ((U)(BIAS + 16) << FRAC) ? over : h; /* 2^16 and up */          \
     h = a == inf ? (U##N)0x7c00 : h;                                         \
     h = a > inf ? 0x7e00 | ((a >> (FRAC - 10)) & 0x3ff) : h; /* quiet NaN */ \
-    return WEFT_CONV_##K(ushort##N, h | (sign << 15));                       \
+    return WEFT_CVT_##K(h | (sign << 15), ushort##N);                        \
   }
 #define WEFT_TO_HALF_BOTH(N, K, _)                                           \
   WEFT_TO_HALF(N, K, float, uint, 23, 127)                                   \
