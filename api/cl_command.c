@@ -146,13 +146,16 @@ static cl_int register_deps(cl_command_queue q, cl_command_type type,
   size_t implicit = implicit_deps(q, type, c->num_wait, NULL, 0);
   size_t total = c->num_wait + implicit;
   c->deps = calloc(total ? total : 1, sizeof *c->deps);
-  cl_event *order = malloc((implicit ? implicit : 1) * sizeof *order);
+  /* Most commands have one implicit prerequisite (the one before, in
+   * order): no allocation for a few. */
+  cl_event few[8];
+  cl_event *order = implicit <= 8 ? few : malloc(implicit * sizeof *order);
   if (c->deps && order) implicit_deps(q, type, c->num_wait, order, implicit);
   /* Tracked after its own prerequisites are taken: c must not wait for
    * itself. */
   if (!c->deps || !order || track(q, type, c->event)) {
     pthread_mutex_unlock(&q->lock);
-    free(order);
+    if (order != few) free(order);
     return CL_OUT_OF_HOST_MEMORY;
   }
   atomic_init(&c->pending, 1);
@@ -166,7 +169,7 @@ static cl_int register_deps(cl_command_queue q, cl_command_type type,
     else atomic_fetch_sub(&c->pending, 1);
   }
   pthread_mutex_unlock(&q->lock);
-  free(order);
+  if (order != few) free(order);
   return CL_SUCCESS;
 }
 

@@ -204,8 +204,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(
 
 /* ------------------------------------------------- markers, barriers */
 
-/* The queue runs its commands in order, so a marker or barrier is done when
- * the thread reaches it: it needs no work of its own. */
+/* A marker or barrier needs no work of its own: its prerequisites (its
+ * wait list, or else what the queue's order adds, cl_command.c) make it
+ * ready, and it is done once it is. */
 static cl_int enqueue_empty(cl_command_queue q, cl_command_type type,
                             cl_uint n, const cl_event *wait, cl_event *event) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;

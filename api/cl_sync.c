@@ -9,6 +9,12 @@
 #include "api/cl_queue.h"
 #include "weft/cl_weft.h"
 
+/* The kinds pass through to the native API as they are. */
+_Static_assert(CL_SYNC_MUTEX_WEFT == WEFT_SYNC_MUTEX &&
+                   CL_SYNC_SEMAPHORE_WEFT == WEFT_SYNC_SEMAPHORE &&
+                   CL_SYNC_BARRIER_WEFT == WEFT_SYNC_BARRIER,
+               "cl_weft.h and weft.h number the kinds alike");
+
 typedef struct sync_init {
   cl_mem buffer; /* retained */
   size_t offset;
