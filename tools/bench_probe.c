@@ -40,8 +40,6 @@ static const char source[] =
 static const char *const access_names[PROBE_ACCESSES] = {
     "volatile_read", "volatile_write", "atomic_read", "atomic_write"};
 
-const char *probe_access_name(probe_access a) { return access_names[a]; }
-
 typedef struct probe_options {
   int quick, plot, write;
   unsigned reps, run_us, max_groups, repeat, min_ms, ops;
@@ -104,15 +102,7 @@ static double run_probe(void *arg, unsigned reps) {
 
 /* Adds g to the sorted group counts, once. */
 static void add_groups(probe_results *r, unsigned g) {
-  int i = 0;
-  while (i < r->num_groups && r->groups[i] < g) i++;
-  if ((i < r->num_groups && r->groups[i] == g) ||
-      r->num_groups == PROBE_MAX_GROUPS)
-    return;
-  memmove(&r->groups[i + 1], &r->groups[i],
-          (size_t)(r->num_groups - i) * sizeof *r->groups);
-  r->groups[i] = g;
-  r->num_groups++;
+  tool_add_sorted(r->groups, &r->num_groups, PROBE_MAX_GROUPS, g);
 }
 
 /* 1, 2, 4, ... up to the most (8 x the threads), and the thread count;
@@ -221,27 +211,19 @@ static const char usage[] =
     "  --csv PATH         write the probes' CSV to PATH\n"
     "  --plot             draw PATH's plot beside it (PATH.png)\n";
 
-static int parse_value(const char *name, const char *text, unsigned long max,
-                       unsigned *out) {
-  if (!tool_parse_count(text, max, out)) return 0;
-  tool_usage_error(CMD, "%s '%s': expected a number from 1 to %lu", name,
-                   text ? text : "", max);
-  return -1;
-}
-
 static int parse_option(probe_options *o, const char *name, const char *value) {
   if (!strcmp(name, "--reps"))
-    return parse_value(name, value, 1u << 28, &o->reps);
+    return tool_parse_count(CMD, name, value, 1u << 28, &o->reps);
   if (!strcmp(name, "--run-us"))
-    return parse_value(name, value, 10000000, &o->run_us);
+    return tool_parse_count(CMD, name, value, 10000000, &o->run_us);
   if (!strcmp(name, "--max-groups"))
-    return parse_value(name, value, 65536, &o->max_groups);
+    return tool_parse_count(CMD, name, value, 65536, &o->max_groups);
   if (!strcmp(name, "--ops"))
-    return parse_value(name, value, 1u << 24, &o->ops);
+    return tool_parse_count(CMD, name, value, 1u << 24, &o->ops);
   if (!strcmp(name, "--repeat"))
-    return parse_value(name, value, 4096, &o->repeat);
+    return tool_parse_count(CMD, name, value, 4096, &o->repeat);
   if (!strcmp(name, "--min-time"))
-    return parse_value(name, value, 60000, &o->min_ms);
+    return tool_parse_count(CMD, name, value, 60000, &o->min_ms);
   if (!strcmp(name, "--output") && value)
     o->output = value;
   else if (!strcmp(name, "--csv") && value)
@@ -276,14 +258,10 @@ static int parse_options(int argc, char **argv, probe_options *o) {
     if (parse_option(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL)) return -1;
     i++;
   }
-  if (o->plot && !o->csv) {
-    tool_usage_error(CMD, "--plot draws the --csv file: give --csv PATH");
+  if (tool_bench_common_options(CMD, o->quick, o->plot, o->csv, &o->ops,
+                                &o->repeat, &o->min_ms))
     return -1;
-  }
   if (!o->run_us) o->run_us = o->quick ? 500 : 2000;
-  if (!o->ops) o->ops = o->quick ? 200 : 1000;
-  if (!o->repeat) o->repeat = o->quick ? 3 : 5;
-  if (!o->min_ms) o->min_ms = o->quick ? 5 : 20;
   return 0;
 }
 

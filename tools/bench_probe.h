@@ -18,9 +18,6 @@ typedef enum probe_access {
   PROBE_ACCESSES
 } probe_access;
 
-/* Kernel names: "volatile_read", ... */
-const char *probe_access_name(probe_access a);
-
 /* The measurements: accesses per second, all groups together, for each
  * access, contentious or not, and each group count. */
 #define PROBE_MAX_GROUPS 24

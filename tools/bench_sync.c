@@ -18,7 +18,8 @@
 typedef struct sync_options {
   int quick, plot;
   unsigned ops, max_groups, repeat, min_ms, local, latency_ops;
-  const char *only, *impl, *csv;
+  sync_primitive only; /* SYNC_PRIMITIVES: every one */
+  const char *impl, *csv;
 } sync_options;
 
 /* What was measured: one CSV line, kept for the summary. */
@@ -54,32 +55,22 @@ static const struct {
 
 /* --------------------------------------------------------- the options */
 
-static int parse_value(const char *name, const char *text, unsigned long max,
-                       unsigned *out) {
-  if (!tool_parse_count(text, max, out)) return 0;
-  tool_usage_error(CMD, "%s '%s': expected a number from 1 to %lu", name,
-                   text ? text : "", max);
-  return -1;
-}
-
 static int parse_option(sync_options *o, const char *name, const char *value) {
   if (!strcmp(name, "--ops"))
-    return parse_value(name, value, 1u << 24, &o->ops);
+    return tool_parse_count(CMD, name, value, 1u << 24, &o->ops);
   if (!strcmp(name, "--max-groups"))
-    return parse_value(name, value, 65536, &o->max_groups);
+    return tool_parse_count(CMD, name, value, 65536, &o->max_groups);
   if (!strcmp(name, "--repeat"))
-    return parse_value(name, value, 4096, &o->repeat);
+    return tool_parse_count(CMD, name, value, 4096, &o->repeat);
   if (!strcmp(name, "--min-time"))
-    return parse_value(name, value, 60000, &o->min_ms);
+    return tool_parse_count(CMD, name, value, 60000, &o->min_ms);
   if (!strcmp(name, "--local"))
-    return parse_value(name, value, 4096, &o->local);
+    return tool_parse_count(CMD, name, value, 4096, &o->local);
   if (!strcmp(name, "--latency-ops"))
-    return parse_value(name, value, 1u << 28, &o->latency_ops);
+    return tool_parse_count(CMD, name, value, 1u << 28, &o->latency_ops);
   if (!strcmp(name, "--only") && value &&
-      sync_primitive_named(value) != SYNC_PRIMITIVES) {
-    o->only = value;
+      (o->only = sync_primitive_named(value)) != SYNC_PRIMITIVES)
     return 0;
-  }
   if (!strcmp(name, "--impl") && value)
     o->impl = value;
   else if (!strcmp(name, "--csv") && value)
@@ -105,19 +96,16 @@ static int is_flag(sync_options *o, const char *arg) {
 /* 0, 1 for --help, or -1 after a usage error. */
 static int parse_options(int argc, char **argv, sync_options *o) {
   memset(o, 0, sizeof *o);
+  o->only = SYNC_PRIMITIVES;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
     if (is_flag(o, argv[i])) continue;
     if (parse_option(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL)) return -1;
     i++;
   }
-  if (o->plot && !o->csv) {
-    tool_usage_error(CMD, "--plot draws the --csv file: give --csv PATH");
+  if (tool_bench_common_options(CMD, o->quick, o->plot, o->csv, &o->ops,
+                                &o->repeat, &o->min_ms))
     return -1;
-  }
-  if (!o->ops) o->ops = o->quick ? 200 : 1000;
-  if (!o->repeat) o->repeat = o->quick ? 3 : 5;
-  if (!o->min_ms) o->min_ms = o->quick ? 5 : 20;
   if (!o->local) o->local = 1;
   if (!o->latency_ops) o->latency_ops = o->quick ? 10000 : 200000;
   return 0;
@@ -128,24 +116,16 @@ static int parse_options(int argc, char **argv, sync_options *o) {
 static void choose_groups(bench *b) {
   unsigned t = b->threads, most = b->opt.max_groups;
   if (!most) most = 64 * t > 65536 ? 65536 : 64 * t;
-  unsigned want[MAX_GROUP_COUNTS + 3];
-  int n = 0;
-  if (b->opt.quick) {
-    want[n++] = 1, want[n++] = t;
-  } else {
-    for (unsigned g = 1; g <= most && n < MAX_GROUP_COUNTS; g *= 2)
-      want[n++] = g;
-    want[n++] = t;
-    want[n++] = 64 * t;
-  }
-  want[n++] = most;
-  b->num_groups = 0;
-  for (unsigned g = 1; g <= most; g++) /* sorted, each once */
-    for (int i = 0; i < n; i++)
-      if (want[i] == g && b->num_groups < MAX_GROUP_COUNTS) {
-        b->groups[b->num_groups++] = g;
-        break;
-      }
+  unsigned *v = b->groups;
+  int *n = &b->num_groups;
+  *n = 0;
+  tool_add_sorted(v, n, MAX_GROUP_COUNTS, 1);
+  tool_add_sorted(v, n, MAX_GROUP_COUNTS, t <= most ? t : most);
+  for (unsigned g = 2; g <= most && !b->opt.quick; g *= 2)
+    tool_add_sorted(v, n, MAX_GROUP_COUNTS, g);
+  if (!b->opt.quick && 64 * t <= most)
+    tool_add_sorted(v, n, MAX_GROUP_COUNTS, 64 * t);
+  tool_add_sorted(v, n, MAX_GROUP_COUNTS, most);
 }
 
 /* --------------------------------------------------------- the results */
@@ -330,7 +310,7 @@ int tool_bench_sync(int argc, char **argv) {
                     1))
     return TOOL_EXIT_FAILED;
   for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++)
-    if (!b.opt.only || sync_primitive_named(b.opt.only) == cases[i].primitive)
+    if (b.opt.only == SYNC_PRIMITIVES || b.opt.only == cases[i].primitive)
       measure_case(&b, cases[i].primitive, cases[i].count);
   tool_csv_close();
   summarize(&b);

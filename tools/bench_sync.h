@@ -82,7 +82,7 @@ double sync_weft_seconds(sync_runner *r, int count, unsigned groups,
 
 /* The same with threads C threads on pthread_mutex, sem_t or
  * pthread_barrier, timed from the first thread's start to the last one's
- * end; NaN past SYNC_PTHREAD_MAX threads. */
+ * end; at most SYNC_PTHREAD_MAX threads (the caller keeps to that). */
 double sync_pthread_seconds(sync_primitive p, int count, unsigned threads,
                             unsigned *ops, const tool_timing *timing);
 
@@ -90,7 +90,7 @@ double sync_pthread_seconds(sync_primitive p, int count, unsigned threads,
  * or ops for barriers (one phase is one barrier for all). */
 double sync_total_ops(sync_primitive p, unsigned groups, unsigned ops);
 
-/* The most C threads sync_pthread_seconds starts. */
+/* The most C threads sync_pthread_seconds may be asked for. */
 #define SYNC_PTHREAD_MAX 1024u
 
 #endif /* WEFT_TOOL_BENCH_SYNC_H */

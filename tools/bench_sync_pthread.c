@@ -155,7 +155,6 @@ static double run_with(void *arg, unsigned ops) {
 
 double sync_pthread_seconds(sync_primitive p, int count, unsigned threads,
                             unsigned *ops, const tool_timing *timing) {
-  if (threads > SYNC_PTHREAD_MAX) return NAN;
   run_args a = {p, count, threads};
   /* Not less a run without operations: the threads' start is spread
    * over time, and overlaps the work of those already started. */

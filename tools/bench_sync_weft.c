@@ -6,6 +6,7 @@
 
 #include "bench_sync.h"
 #include "bench_util.h"
+#include "weft/kernel.h"
 
 /* Clang's words for a name the headers do not declare, and ours for a
  * macro they do not define: the mark of an implementation this Weft does
@@ -102,7 +103,8 @@ typedef struct run_buffers {
  * room for a Xiao-Feng barrier's flags (two words a group). */
 static weft_buffer *make_object(sync_runner *r, int count, unsigned groups) {
   if (!r->init) return NULL;
-  weft_buffer *object = tool_bench_buffer(128 + 8 * (size_t)groups, NULL);
+  weft_buffer *object = tool_bench_buffer(
+      WEFT_BARRIER_SIZE(WEFT_BARRIER_XIAO_FENG, (size_t)groups), NULL);
   tool_bench_arg_buffer(r->init, 0, object);
   tool_bench_arg_value(r->init, 1, &count, sizeof count);
   tool_bench_arg_value(r->init, 2, &groups, sizeof groups);

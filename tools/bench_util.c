@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "tool.h"
 
 extern char **environ;
 
@@ -142,10 +143,7 @@ void tool_bench_note(const char *format, ...) {
 }
 
 void tool_bench_check(int status, const void *object, const char *what) {
-  if (!status) return;
-  const char *msg = object ? weft_errmsg(object) : "";
-  tool_bench_die("%s: %s%s%s", what, weft_strerror(status),
-                 msg && *msg ? ": " : "", msg ? msg : "");
+  if (status) exit(tool_report("bench", what, status, object));
 }
 
 weft_context *tool_bench_context(void) {
@@ -216,12 +214,42 @@ double tool_bench_launch(weft_kernel *k, size_t groups, size_t local) {
   return tool_now() - start;
 }
 
-int tool_parse_count(const char *text, unsigned long max, unsigned *out) {
-  char *end;
-  if (!text || text[0] < '0' || text[0] > '9') return -1;
-  errno = 0;
-  unsigned long v = strtoul(text, &end, 10);
-  if (*end || errno || v == 0 || v > max) return -1;
+int tool_parse_count(const char *cmd, const char *name, const char *text,
+                     unsigned long max, unsigned *out) {
+  char *end = NULL;
+  unsigned long v = 0;
+  if (text && text[0] >= '0' && text[0] <= '9') {
+    errno = 0;
+    v = strtoul(text, &end, 10);
+    if (*end || errno) v = 0;
+  }
+  if (v == 0 || v > max) {
+    tool_usage_error(cmd, "%s '%s': expected a number from 1 to %lu", name,
+                     text ? text : "", max);
+    return -1;
+  }
   *out = (unsigned)v;
   return 0;
+}
+
+int tool_bench_common_options(const char *cmd, int quick, int plot,
+                              const char *csv, unsigned *ops,
+                              unsigned *repeat, unsigned *min_ms) {
+  if (plot && !csv) {
+    tool_usage_error(cmd, "--plot draws the --csv file: give --csv PATH");
+    return -1;
+  }
+  if (!*ops) *ops = quick ? 200 : 1000;
+  if (!*repeat) *repeat = quick ? 3 : 5;
+  if (!*min_ms) *min_ms = quick ? 5 : 20;
+  return 0;
+}
+
+void tool_add_sorted(unsigned *v, int *n, int cap, unsigned g) {
+  int i = 0;
+  while (i < *n && v[i] < g) i++;
+  if ((i < *n && v[i] == g) || *n == cap) return;
+  memmove(&v[i + 1], &v[i], (size_t)(*n - i) * sizeof *v);
+  v[i] = g;
+  (*n)++;
 }

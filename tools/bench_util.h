@@ -88,7 +88,19 @@ _Noreturn void tool_bench_die(const char *format, ...)
 void tool_bench_note(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
 
-/* Parses a positive decimal number of at most max; 0 or -1. */
-int tool_parse_count(const char *text, unsigned long max, unsigned *out);
+/* Parses the value text of option name of command cmd, a positive
+ * decimal number of at most max: 0, or -1 after a usage error. */
+int tool_parse_count(const char *cmd, const char *name, const char *text,
+                     unsigned long max, unsigned *out);
+
+/* The defaults of the options the benchmark commands share, for a --quick
+ * run or a full one, where they were not given, and --plot's need of
+ * --csv: 0, or -1 after a usage error. */
+int tool_bench_common_options(const char *cmd, int quick, int plot,
+                              const char *csv, unsigned *ops,
+                              unsigned *repeat, unsigned *min_ms);
+
+/* Adds g to the sorted list v of n (at most cap) numbers, once. */
+void tool_add_sorted(unsigned *v, int *n, int cap, unsigned g);
 
 #endif /* WEFT_TOOL_BENCH_UTIL_H */
