@@ -190,6 +190,15 @@ static inline double bs_ulp_error(int is_double, double got, long double want) {
   return (double)(fabsl((long double)got - want) / ldexpl(1, e - digits));
 }
 
+/* The start of a kernel that calls every declaration of a family: each
+ * call is USE(expression), which stores the value so it is kept. End it
+ * with "}" and bs_build_and_free. */
+static inline void bs_begin_every_declaration(bs_text *text) {
+  bs_append(text,
+            "#define USE(v) (*(__global __typeof__(v) *)(o += 64) = (v))\n"
+            "__kernel void k(__global char *o, __global const char *in) {\n");
+}
+
 /* Builds the program text holds, which must build and link (a test that
  * every declaration of a family has a definition), and frees the text. */
 static inline void bs_build_and_free(bs_text *text) {

@@ -217,8 +217,7 @@ TEST(double_common_functions) { check_common_type(1); }
  * and double at every width, builds: none is missing from the library. */
 TEST(every_declaration_links) {
   bs_text s = {0};
-  bs_append(&s, "#define USE(v) (*(__global __typeof__(v) *)(o += 64) = (v))\n"
-            "__kernel void k(__global char *o, __global const char *in) {\n");
+  bs_begin_every_declaration(&s);
   for (int fi = 0; fi < 2; fi++) {
     const char *S = fi ? "double" : "float";
     for (int wi = 0; wi < BS_NUM_WIDTHS; wi++) {

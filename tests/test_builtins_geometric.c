@@ -232,8 +232,7 @@ TEST(double_geometric_functions) { check_geometric_type(1); }
  * none is missing from the library. */
 TEST(every_declaration_links) {
   bs_text s = {0};
-  bs_append(&s, "#define USE(v) (*(__global __typeof__(v) *)(o += 64) = (v))\n"
-            "__kernel void k(__global char *o, __global const char *in) {\n");
+  bs_begin_every_declaration(&s);
   for (int fi = 0; fi < 2; fi++) {
     const char *S = fi ? "double" : "float";
     for (int n = 1; n <= 4; n++) {

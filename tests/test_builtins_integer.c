@@ -396,8 +396,7 @@ TEST(mul_hi_mad_hi_mad_sat_mul24_mad24_upsample) { check_family(multiply_family)
  * type and width, builds: none is missing from the library. */
 TEST(every_declaration_links) {
   bs_text s = {0};
-  bs_append(&s, "#define USE(v) (*(__global __typeof__(v) *)(o += 64) = (v))\n"
-            "__kernel void k(__global char *o, __global const char *in) {\n");
+  bs_begin_every_declaration(&s);
   for (int ti = 0; ti < NUM_TYPES; ti++) {
     const itype *t = &types[ti];
     for (int wi = 0; wi < BS_NUM_WIDTHS; wi++) {

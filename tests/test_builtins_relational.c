@@ -65,18 +65,6 @@ static void make_float_lanes(int is_double, uint64_t *x, uint64_t *y) {
   }
 }
 
-static double as_value(int is_double, uint64_t bits) {
-  if (is_double) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-  }
-  uint32_t u = (uint32_t)bits;
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
 /* Each relational function with its meaning in C. */
 typedef struct rfunc {
   const char *name;
@@ -128,7 +116,8 @@ static void check_relational(int n, const uint8_t *out, void *data) {
     int (*ref)(double, double) = rfuncs[f].ref;
     if (ref == r_isnormal_f && c->is_double) ref = r_isnormal_d;
     for (int l = 0; l < LANES; l++) {
-      double x = as_value(c->is_double, c->x[l]), y = as_value(c->is_double, c->y[l]);
+      int d = c->is_double;
+      double x = bs_from_bits(d, c->x[l]), y = bs_from_bits(d, c->y[l]);
       int64_t got = sign_extend(bs_get(out + f * REGION, bytes, bs_slot(l, n)), bytes);
       int64_t want = ref(x, y) ? yes : 0;
       if (got != want)
@@ -305,7 +294,7 @@ TEST(any_and_all_every_type) {
 static void check_classified(int n, const uint8_t *out, void *data) {
   const uint64_t *x = data;
   for (int l = 0; l < LANES; l++) {
-    double v = as_value(0, x[l]);
+    double v = bs_from_bits(0, x[l]);
     int want = (isnan(v) ? 1 : 0) | (isinf(v) ? 2 : 0) | (isfinite(v) ? 4 : 0) |
                (r_isnormal_f(v, 0) ? 8 : 0) | (signbit(v) ? 16 : 0);
     int got = ((const int *)out)[bs_slot(l, n)];
@@ -345,8 +334,7 @@ TEST(classification_under_fast_relaxed_math) {
  * every type and width, builds: none is missing from the library. */
 TEST(every_declaration_links) {
   bs_text s = {0};
-  bs_append(&s, "#define USE(v) (*(__global __typeof__(v) *)(o += 64) = (v))\n"
-            "__kernel void k(__global char *o, __global const char *in) {\n");
+  bs_begin_every_declaration(&s);
   for (int wi = 0; wi < BS_NUM_WIDTHS; wi++) {
     int n = bs_widths[wi];
     for (int fi = 0; fi < 2; fi++) {
