@@ -139,14 +139,15 @@ weft__barrier_wait(__global weft_barrier *b, uint impl) {
   }
 }
 
-/* The launch's words are zero at its start: native uses words 0 and 1,
- * two-stage words 2 and 3. */
+/* The launch's words are zero at its start, 16 to a cache line: native
+ * counts in word 0 and releases in word 16, so that the arrivals do not
+ * disturb the groups that poll; two-stage uses words 32 and 33. */
 void __attribute__((convergent)) weft__global_barrier(uint impl) {
   __global uint *w = __weft_launch_words();
   uint groups =
       (uint)(get_num_groups(0) * get_num_groups(1) * get_num_groups(2));
   if (impl == WEFT_BARRIER_TWO_STAGE)
-    FOR_GROUP(weft__barrier_two_stage_arrive(&w[2], groups));
+    FOR_GROUP(weft__barrier_two_stage_arrive(&w[32], groups));
   else
-    FOR_GROUP(weft__barrier_native_arrive(&w[0], &w[1], groups));
+    FOR_GROUP(weft__barrier_native_arrive(&w[0], &w[16], groups));
 }

@@ -40,8 +40,9 @@ typedef struct weft_wg_ctx {
   uint32_t *launch_words;
 } weft_wg_ctx;
 
-/* Words at launch_words. */
-#define WEFT_LAUNCH_WORDS 4
+/* Words at launch_words: three cache lines, one for each word (or pair)
+ * that groups update while others poll (builtins/sync.cl). */
+#define WEFT_LAUNCH_WORDS 48
 
 /* The work-items a call runs: lo <= local id < hi in each dimension. A whole
  * group is lo = 0, hi = local size; a fiber runs a single work-item.

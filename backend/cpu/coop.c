@@ -9,17 +9,21 @@
  * on any number of threads, one included.
  *
  * Groups are ready, running, parked (waiting on a word, as a futex waiter)
- * or done. Workers take ready groups from one queue, start new ones while
- * fewer than the limit are resident, and sleep when there is nothing to
- * run. When nothing runs, nothing is ready and nothing can start, the
+ * or done. Workers take ready groups from one queue (several at a time
+ * when many are ready), start new ones while fewer than the limit are
+ * resident, and sleep when there is nothing to run. A group about to wait
+ * spins instead while its thread would find nothing else to run, as
+ * threads in a barrier would. When nothing runs, nothing is ready and nothing can start, the
  * groups wait for each other for ever: the launch fails with a report of
  * what each waits for, instead of hanging.
  *
  * A group that stops is in a half-way state (PARKING, YIELDING, FINISHING)
  * until the fiber switch has saved its context: only the scheduler, back
  * on the worker's stack, makes it ready or parked, so no other worker can
- * resume a context still being saved. A wake that comes meanwhile is kept
- * in the slot (woken) and honoured then. */
+ * resume a context still being saved. A parking group joins the waiting
+ * list only then, under the lock that wakers take, after a last look at
+ * its word: a wake before that look is seen by it, one after it finds the
+ * group in the list. */
 #include <assert.h>
 #include <sched.h>
 #include <stdio.h>
@@ -47,7 +51,6 @@ struct coop_slot {
   char *local_mem, *private_mem;
   size_t local_capacity, private_capacity;
   slot_state state;
-  int woken;                  /* a wake arrived while it was parking */
   int spun;                   /* it last stopped at a yield */
   int polls;                  /* that yield was a poll of word */
   volatile uint32_t *word;    /* what it waits on, parked or polling */
@@ -216,7 +219,6 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   }
   s->group.index = index;
   s->group.cur = 0;
-  s->woken = 0;
   s->spun = 0;
   s->polls = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
@@ -234,6 +236,24 @@ static void resume(cpu_worker *w, coop_slot *s) {
   w->current = &w->group;
 }
 
+/* Parks s on its word, unless the word no longer holds what s expected
+ * (coop_lock held). The count of waiters goes up before the look, and a
+ * waker stores before it reads the count (weft__cpu_wake): either the look
+ * sees the store, or the waker sees the count and takes the lock. */
+static void park(launch_state *l, coop_slot *s) {
+  __atomic_fetch_add(&l->num_waiting, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(s->word, __ATOMIC_SEQ_CST) != s->expected) {
+    __atomic_fetch_sub(&l->num_waiting, 1, __ATOMIC_RELAXED);
+    push_ready(l, s);
+    return;
+  }
+  s->state = SLOT_PARKED;
+  /* Appended: wakes take the oldest waiters first. */
+  s->next_waiting = NULL;
+  *l->waiting_end = s;
+  l->waiting_end = &s->next_waiting;
+}
+
 /* What happens to s once it has stopped (coop_lock held). */
 static void settle(launch_state *l, coop_slot *s) {
   if (s->state == SLOT_PREEMPTED) { /* neither progress nor spinning */
@@ -247,8 +267,7 @@ static void settle(launch_state *l, coop_slot *s) {
     push_ready(l, s);
     break;
   case SLOT_PARKING:
-    if (s->woken) push_ready(l, s);
-    else s->state = SLOT_PARKED;
+    park(l, s);
     break;
   case SLOT_FINISHING:
     unlink_resident(s);
@@ -441,10 +460,78 @@ static void pause_a_while(unsigned idle) {
   for (int i = 0; i < 32; i++) cpu_pause();
 }
 
+/* A thread with nothing to run (coop_lock held, and held again on
+ * return). */
+static void wait_idle(launch_state *l, unsigned *idle) {
+  if (l->num_ready && !l->watching) {
+    /* Pollers, whose words a running group may store to any time: one
+     * idle thread watches them; the others sleep until a group stops, so
+     * that their looks do not hold the lock the running need. */
+    l->watching = 1;
+    pthread_mutex_unlock(&l->coop_lock);
+    pause_a_while(++*idle);
+    pthread_mutex_lock(&l->coop_lock);
+    l->watching = 0;
+  } else if (!l->num_ready && ++*idle <= 2) {
+    /* A group that parks is often woken a few microseconds later (a
+     * barrier's release): wait for it awake before sleeping, which would
+     * cost a thread's wake-up, tens of microseconds. */
+    pthread_mutex_unlock(&l->coop_lock);
+    wait_for_ready(l);
+    pthread_mutex_lock(&l->coop_lock);
+  } else {
+    l->sleepers++;
+    pthread_cond_wait(&l->coop_changed, &l->coop_lock);
+    l->sleepers--;
+  }
+}
+
+/* The most groups a thread takes from the ready queue at one hold of the
+ * lock. When many groups wait to run (a barrier's release readies them
+ * all), each thread takes its share, runs them one after the other and
+ * settles them all at its next hold: the lock, which every thread needs,
+ * changes hands once for several groups instead of once for each. */
+#define BATCH 8
+
+/* Up to BATCH - 1 more groups for a thread that took one, as many as its
+ * share of the ready queue, from its head while the groups there are
+ * plain ones (woken, not spinning or polling: they will run until they
+ * stop again). They count as running from now, and as claimed until
+ * they do run (coop_lock held). */
+static unsigned take_batch(launch_state *l, coop_slot **batch) {
+  unsigned share = l->num_ready / l->threads, n = 0;
+  while (n < share && n < BATCH - 1 && l->ready_head &&
+         !l->ready_head->spun && !l->ready_head->polls) {
+    batch[n] = pop_ready(l);
+    batch[n++]->state = SLOT_RUNNING;
+  }
+  l->running += n;
+  __atomic_fetch_add(&l->claimed, n, __ATOMIC_RELAXED);
+  return n;
+}
+
+/* Runs the n groups of batch, each until it stops; after a failure, the
+ * ones still claimed are left as they are (coop_lock not held). */
+static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
+                      unsigned n) {
+  resume(w, batch[0]);
+  for (unsigned i = 1; i < n; i++) {
+    __atomic_fetch_sub(&l->claimed, 1, __ATOMIC_RELAXED);
+    if (!atomic_load_explicit(&l->failed, memory_order_relaxed))
+      resume(w, batch[i]);
+  }
+}
+
+/* After a change the sleeping threads may act on (coop_lock held). */
+static void wake_sleepers(launch_state *l) {
+  if (l->sleepers) pthread_cond_broadcast(&l->coop_changed);
+}
+
 void weft__coop_run(cpu_worker *w, launch_state *l) {
   /* A random schedule is one thread's: the interleaving is the seed's. */
   if (l->random && w != &l->executor->workers[0]) return;
   pthread_mutex_lock(&l->coop_lock);
+  l->threads++;
   unsigned idle = 0; /* looks in a row that found nothing to run */
   for (;;) {
     if (atomic_load(&l->failed) || l->finished == l->total) break;
@@ -471,32 +558,14 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     }
     if (s && idle) {
       idle = 0;
-      pthread_cond_broadcast(&l->coop_changed); /* another may watch now */
+      wake_sleepers(l); /* another may watch now */
     }
     if (!s) {
       if (!l->running) { /* nothing can change the polled words */
         report_deadlock(l);
         break;
       }
-      if (l->num_ready && !l->watching) {
-        /* Pollers, whose words a running group may store to any time: one
-         * idle thread watches them; the others sleep until a group stops,
-         * so that their looks do not hold the lock the running need. */
-        l->watching = 1;
-        pthread_mutex_unlock(&l->coop_lock);
-        pause_a_while(++idle);
-        pthread_mutex_lock(&l->coop_lock);
-        l->watching = 0;
-      } else if (!l->num_ready && ++idle <= 2) {
-        /* A group that parks is often woken a few microseconds later (a
-         * barrier's release): wait for it awake before sleeping, which
-         * would cost a thread's wake-up, tens of microseconds. */
-        pthread_mutex_unlock(&l->coop_lock);
-        wait_for_ready(l);
-        pthread_mutex_lock(&l->coop_lock);
-      } else {
-        pthread_cond_wait(&l->coop_changed, &l->coop_lock);
-      }
+      wait_idle(l, &idle);
       continue;
     }
     /* Only spinners left, running or not: they may spin for ever. */
@@ -511,14 +580,17 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     s->state = SLOT_RUNNING;
     l->running++;
     l->running_spinners += spinner;
+    coop_slot *batch[BATCH] = {s};
+    unsigned n = 1 + (l->random || spinner ? 0 : take_batch(l, batch + 1));
     pthread_mutex_unlock(&l->coop_lock);
-    resume(w, s);
+    run_batch(w, l, batch, n);
     pthread_mutex_lock(&l->coop_lock);
-    l->running--;
+    l->running -= n;
     l->running_spinners -= spinner;
-    settle(l, s);
-    pthread_cond_broadcast(&l->coop_changed);
+    for (unsigned i = 0; i < n; i++) settle(l, batch[i]);
+    wake_sleepers(l);
   }
+  l->threads--;
   pthread_cond_broadcast(&l->coop_changed);
   pthread_mutex_unlock(&l->coop_lock);
 }
@@ -527,13 +599,24 @@ void weft__coop_failed(launch_state *l) {
   pthread_mutex_lock(&l->coop_lock);
   /* The faulting group is abandoned where it stopped. */
   if (l->running) l->running--;
+  if (l->threads) l->threads--;
   pthread_cond_broadcast(&l->coop_changed);
   pthread_mutex_unlock(&l->coop_lock);
 }
 
 void weft__coop_begin(launch_state *l) {
   weft_executor *e = l->executor;
-  pthread_mutex_init(&l->coop_lock, NULL);
+  /* Adaptive: a contended lock spins a little before it sleeps, as its
+   * holders keep it for a fraction of a microsecond. */
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+  pthread_mutex_init(&l->coop_lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  l->sleepers = 0;
+  l->threads = 0;
+  l->claimed = 0;
+  l->num_waiting = 0;
   pthread_cond_init(&l->coop_changed, NULL);
   l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
   l->num_ready = 0;
@@ -601,54 +684,79 @@ void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
   s->polls = 0;
 }
 
-/* Pauses before a group parks, as musl's waits spin before the futex:
- * while another group runs on another thread (it may be the one to
- * change the word) and no group waits for this thread, the word is
- * polled a while. A barrier's groups, one per thread, then all see the
- * release without parking, waking and taking the scheduler's lock in
- * turn. The counts are read without the lock: only a hint. */
-#define WAIT_SPINS 1024
+/* Pauses before a group parks, as musl's waits spin before the futex.
+ * While another group could change the word (one runs, or one is ready or
+ * can start) and the threads without a group can take every group that
+ * waits to run, parking would free this thread for nothing: the word is
+ * polled instead, for up to WAIT_SPIN_SECONDS (the same on a 16-core
+ * machine from 50 us to 1 ms). A barrier's groups, one per thread, then
+ * see the release without parking, waking and taking the scheduler's lock
+ * in turn, as threads spinning in a barrier would. Once groups outnumber
+ * the threads, a waiting group parks at once, for its thread to run
+ * another. The counts are read without the lock: only a hint. */
+#define WAIT_SPIN_SECONDS 100e-6
+
+static int worth_spinning(launch_state *l) {
+  /* Groups claimed by a thread (take_batch) run only on that thread, after
+   * the one that would spin: it must park for them. */
+  if (__atomic_load_n(&l->claimed, __ATOMIC_RELAXED)) return 0;
+  /* Every worker comes for work, even one not in the scheduler yet (a
+   * pool thread wakes in tens of microseconds). */
+  unsigned running = __atomic_load_n(&l->running, __ATOMIC_RELAXED);
+  unsigned threads = l->executor->num_workers;
+  unsigned idle = threads > running ? threads - running : 0;
+  uint64_t unstarted = l->total - __atomic_load_n(&l->next_group,
+                                                  __ATOMIC_RELAXED);
+  unsigned room = l->limit - __atomic_load_n(&l->num_resident,
+                                             __ATOMIC_RELAXED);
+  uint64_t pending = __atomic_load_n(&l->num_ready, __ATOMIC_RELAXED) +
+                     (unstarted < room ? unstarted : room);
+  return (running >= 2 || pending) && pending <= idle;
+}
 
 static int changes_soon(launch_state *l, volatile uint32_t *word,
                         uint32_t expected) {
-  for (int i = 0; i < WAIT_SPINS; i++) {
+  double deadline = 0;
+  for (unsigned i = 1;; i++) {
     if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) return 1;
-    if (__atomic_load_n(&l->running, __ATOMIC_RELAXED) < 2 ||
-        __atomic_load_n(&l->num_ready, __ATOMIC_RELAXED))
-      return 0;
+    if (!worth_spinning(l)) return 0;
+    /* The clock is read now and then: a pause takes from a few to a
+     * hundred and forty cycles, depending on the processor. */
+    if (i % 64 == 0) {
+      double now = now_seconds();
+      if (!deadline) deadline = now + WAIT_SPIN_SECONDS;
+      else if (now > deadline) return 0;
+      /* Past the first few microseconds, the thread is offered at each
+       * look at the clock: on a machine with more threads than cores, the
+       * group this one waits for may need it. */
+      else if (i >= 4096) sched_yield();
+    }
     cpu_pause();
   }
-  return 0;
 }
 
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
-  if (!l->random && changes_soon(l, word, expected)) return;
-  pthread_mutex_lock(&l->coop_lock);
-  /* Checked under the lock that wakers take: a store and wake that come
-   * after this check find the group in the waiting list. */
-  if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) {
-    pthread_mutex_unlock(&l->coop_lock);
+  if (l->random ? __atomic_load_n(word, __ATOMIC_ACQUIRE) != expected
+                : changes_soon(l, word, expected))
     return;
-  }
   s->state = SLOT_PARKING;
-  s->woken = 0;
   s->word = word;
   s->expected = expected;
   s->what = what;
-  /* Appended: wakes take the oldest waiters first. */
-  s->next_waiting = NULL;
-  *l->waiting_end = s;
-  l->waiting_end = &s->next_waiting;
-  pthread_mutex_unlock(&l->coop_lock);
   switch_to_scheduler(s);
 }
 
 void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
   launch_state *l = slot_of(ctx)->group.launch;
+  /* The caller's store first, then the count of waiters (see park): with
+   * none, as when a barrier's groups all spun, the lock is left alone. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (!__atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) return;
   pthread_mutex_lock(&l->coop_lock);
+  unsigned woke = 0;
   /* Oldest waiters first: the list is in the order they came. */
   for (coop_slot **p = &l->waiting; *p && count;) {
     coop_slot *s = *p;
@@ -658,11 +766,12 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
     }
     *p = s->next_waiting;
     if (!*p) l->waiting_end = p;
-    if (s->state == SLOT_PARKED) push_ready(l, s);
-    else s->woken = 1; /* still parking: the scheduler readies it */
+    push_ready(l, s);
+    woke++;
     count--;
   }
+  __atomic_fetch_sub(&l->num_waiting, woke, __ATOMIC_RELAXED);
   l->events++;
-  pthread_cond_broadcast(&l->coop_changed);
+  if (woke && l->sleepers) pthread_cond_broadcast(&l->coop_changed);
   pthread_mutex_unlock(&l->coop_lock);
 }

@@ -108,9 +108,12 @@ struct launch_state {
   pthread_mutex_t lock; /* guards status and msg: the first report wins */
   int status;
   weft_msg *msg;
-  uint32_t launch_words[WEFT_LAUNCH_WORDS]; /* kernel_abi.h: launch_words */
-  /* Cooperative launches (coop.c), all guarded by coop_lock. */
-  pthread_mutex_t coop_lock;
+  /* kernel_abi.h: launch_words. Groups poll some words while others update
+   * them: the words are on cache lines of their own. */
+  _Alignas(64) uint32_t launch_words[WEFT_LAUNCH_WORDS];
+  /* Cooperative launches (coop.c), all guarded by coop_lock but
+   * num_waiting, which wakers read without it. */
+  _Alignas(64) pthread_mutex_t coop_lock;
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
   coop_slot *ready_head, *ready_tail;
@@ -123,6 +126,11 @@ struct launch_state {
   uint64_t finished;
   unsigned running, num_resident, limit;
   unsigned running_spinners;   /* running, and last stopped spinning */
+  unsigned threads;            /* threads in the scheduler */
+  unsigned claimed;            /* groups taken to run by a thread, not yet
+                                  resumed (read without the lock) */
+  unsigned sleepers;           /* threads waiting on coop_changed */
+  unsigned num_waiting;        /* groups in the waiting list */
   /* Groups that only spin (yield in polling loops) make no event: when
    * nothing else happens for spin_timeout, they wait for each other. */
   uint64_t events, spin_events, spin_settles;
