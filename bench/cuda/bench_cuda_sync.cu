@@ -1,0 +1,333 @@
+/* bench_cuda_sync.cu: the CUDA header library's primitives against CUDA's
+ * own, in one run: Weft's barriers beside cooperative groups' grid.sync(),
+ * its mutexes beside libcu++'s binary_semaphore, its semaphores beside
+ * libcu++'s counting_semaphore, at initial values 1, 2, 10 and 120. The
+ * figure of merit is Stuart & Owens': operations per second against the
+ * number of blocks, one master thread per block acting for it, 1000
+ * operations per block. CSV on stdout, a summary on stderr.
+ *
+ *   nvcc -O3 -arch=sm_90 -std=c++17 -Iinclude bench/cuda/bench_cuda_sync.cu
+ *   ./a.out [--ops N] [--repeat N]
+ */
+#include <cooperative_groups.h>
+#include <cuda/semaphore>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "weft/cuda/sync.cuh"
+#include "../../tests/cuda/check_cuda.cuh"
+
+namespace cg = cooperative_groups;
+
+#define THREADS 64
+
+typedef cuda::binary_semaphore<cuda::thread_scope_device> cu_binary;
+typedef cuda::counting_semaphore<cuda::thread_scope_device, 1 << 20>
+    cu_counting;
+
+/* Shared by the kernels: the object under test (room for any of them and
+ * a Xiao-Feng barrier's flags) and a count the critical sections keep. */
+struct arena {
+  union {
+    weft_mutex mutex;
+    weft_semaphore semaphore;
+    weft_barrier barrier;
+  };
+  unsigned flags[2 * 8192];
+  alignas(16) unsigned char cu[64]; /* a libcu++ semaphore */
+  unsigned counter;
+};
+
+/* ------------------------------------------------------------- kernels */
+
+__global__ void weft_mutex_kernel(arena *a, int ops) {
+  for (int i = 0; i < ops; i++) {
+    weft_mutex_lock_block(&a->mutex);
+    if (threadIdx.x == 0) ((volatile unsigned *)&a->counter)[0] += 1;
+    weft_mutex_unlock_block(&a->mutex);
+  }
+}
+
+__global__ void cu_binary_kernel(arena *a, int ops) {
+  cu_binary *s = (cu_binary *)a->cu;
+  for (int i = 0; i < ops; i++) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      s->acquire();
+      ((volatile unsigned *)&a->counter)[0] += 1;
+      s->release();
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void weft_semaphore_kernel(arena *a, int ops) {
+  for (int i = 0; i < ops; i++) {
+    weft_semaphore_wait_block(&a->semaphore);
+    weft_semaphore_post_block(&a->semaphore);
+  }
+}
+
+__global__ void cu_counting_kernel(arena *a, int ops) {
+  cu_counting *s = (cu_counting *)a->cu;
+  for (int i = 0; i < ops; i++) {
+    __syncthreads();
+    if (threadIdx.x == 0) s->acquire();
+    __syncthreads();
+    __syncthreads();
+    if (threadIdx.x == 0) s->release();
+    __syncthreads();
+  }
+}
+
+__global__ void weft_barrier_kernel(arena *a, int ops) {
+  for (int i = 0; i < ops; i++) weft_barrier_wait(&a->barrier);
+}
+
+__global__ void grid_sync_kernel(arena *a, int ops) {
+  cg::grid_group grid = cg::this_grid();
+  for (int i = 0; i < ops; i++) grid.sync();
+}
+
+__global__ void cu_init_kernel(arena *a, int count, int binary) {
+  if (binary) new (a->cu) cu_binary(count);
+  else new (a->cu) cu_counting(count);
+}
+
+/* --------------------------------------------------------------- timing */
+
+struct options {
+  int ops = 1000, repeat = 3;
+};
+
+typedef void (*kernel_fn)(arena *, int);
+
+/* The median time in seconds of repeat launches, the arena set up before
+ * each by setup. */
+template <typename Setup>
+static double time_kernel(kernel_fn k, unsigned blocks, int cooperative,
+                          const options &o, arena *a, Setup setup) {
+  std::vector<double> times;
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int r = 0; r < o.repeat; r++) {
+    setup();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    int ops = o.ops;
+    void *args[] = {&a, &ops};
+    CHECK_CUDA(cudaEventRecord(start));
+    if (cooperative)
+      CHECK_CUDA(cudaLaunchCooperativeKernel((void *)k, blocks, THREADS, args,
+                                             0, 0));
+    else k<<<blocks, THREADS>>>(a, ops);
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1e-3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/* ---------------------------------------------------------- the points */
+
+struct point {
+  const char *primitive, *impl;
+  int init;
+  unsigned blocks;
+  double rate;
+};
+
+static std::vector<point> points;
+
+/* An implementation whose run took this long is not run with more blocks
+ * (it only gets slower), to keep the benchmark to minutes. */
+#define SLOW_SECONDS 1.0
+static std::vector<std::string> too_slow;
+
+static int skipped(const char *primitive, const char *impl, int init) {
+  std::string key = std::string(primitive) + "/" + impl + "/" +
+                    std::to_string(init);
+  return std::find(too_slow.begin(), too_slow.end(), key) != too_slow.end();
+}
+
+static void note_time(const char *primitive, const char *impl, int init,
+                      unsigned blocks, double seconds) {
+  if (seconds < SLOW_SECONDS) return;
+  too_slow.push_back(std::string(primitive) + "/" + impl + "/" +
+                     std::to_string(init));
+  fprintf(stderr, "%s %s (init %d) took %.1f s at %u blocks: not run with "
+          "more\n", primitive, impl, init, seconds, blocks);
+}
+
+static void record(const char *primitive, const char *impl, int init,
+                   unsigned blocks, double rate) {
+  points.push_back({primitive, impl, init, blocks, rate});
+  printf("%s,%s,%d,%u,%.6g\n", primitive, impl, init, blocks, rate);
+  fflush(stdout);
+}
+
+static const struct {
+  const char *name;
+  unsigned algorithm;
+} mutexes[] = {{"native", WEFT_MUTEX_NATIVE},
+               {"spin", WEFT_MUTEX_SPIN},
+               {"spin_backoff", WEFT_MUTEX_SPIN_BACKOFF},
+               {"ticket", WEFT_MUTEX_TICKET}},
+  semaphores[] = {{"native", WEFT_SEMAPHORE_NATIVE},
+                  {"spin", WEFT_SEMAPHORE_SPIN},
+                  {"spin_backoff", WEFT_SEMAPHORE_SPIN_BACKOFF},
+                  {"sleeping", WEFT_SEMAPHORE_SLEEPING}},
+  barriers[] = {{"native", WEFT_BARRIER_NATIVE},
+                {"two_stage", WEFT_BARRIER_TWO_STAGE},
+                {"xiao_feng", WEFT_BARRIER_XIAO_FENG}};
+
+static void bench_mutexes(const std::vector<unsigned> &blocks,
+                          const options &o, arena *a) {
+  for (unsigned n : blocks) {
+    double ops = (double)n * o.ops;
+    for (auto &m : mutexes) {
+      if (skipped("mutex", m.name, 0)) continue;
+      double t = time_kernel(weft_mutex_kernel, n, 0, o, a, [&] {
+        weft_mutex v = weft_mutex_value(m.algorithm);
+        CHECK_CUDA(cudaMemcpy(&a->mutex, &v, sizeof v,
+                              cudaMemcpyHostToDevice));
+      });
+      record("mutex", m.name, 0, n, ops / t);
+      note_time("mutex", m.name, 0, n, t);
+    }
+    double t = time_kernel(cu_binary_kernel, n, 0, o, a,
+                           [&] { cu_init_kernel<<<1, 1>>>(a, 1, 1); });
+    record("mutex", "libcu++_binary_semaphore", 0, n, ops / t);
+  }
+}
+
+static void bench_semaphores(const std::vector<unsigned> &blocks,
+                             const options &o, arena *a) {
+  static const int values[] = {1, 2, 10, 120};
+  for (int value : values)
+    for (unsigned n : blocks) {
+      double ops = (double)n * o.ops;
+      for (auto &s : semaphores) {
+        if (skipped("semaphore", s.name, value)) continue;
+        double t = time_kernel(weft_semaphore_kernel, n, 0, o, a, [&] {
+          weft_semaphore v = weft_semaphore_value(value, s.algorithm);
+          CHECK_CUDA(cudaMemcpy(&a->semaphore, &v, sizeof v,
+                                cudaMemcpyHostToDevice));
+        });
+        record("semaphore", s.name, value, n, ops / t);
+        note_time("semaphore", s.name, value, n, t);
+      }
+      double t = time_kernel(cu_counting_kernel, n, 0, o, a,
+                             [&] { cu_init_kernel<<<1, 1>>>(a, value, 0); });
+      record("semaphore", "libcu++_counting_semaphore", value, n, ops / t);
+    }
+}
+
+static void bench_barriers(const std::vector<unsigned> &blocks,
+                           const options &o, arena *a, unsigned most) {
+  for (unsigned n : blocks) {
+    if (n > most) continue;
+    for (auto &b : barriers) {
+      double t = time_kernel(weft_barrier_kernel, n, 1, o, a, [&] {
+        CHECK_CUDA(cudaMemset(a, 0, sizeof *a));
+        weft_barrier v = weft_barrier_value(n, b.algorithm);
+        CHECK_CUDA(cudaMemcpy(&a->barrier, &v, sizeof v,
+                              cudaMemcpyHostToDevice));
+      });
+      record("barrier", b.name, 0, n, o.ops / t);
+    }
+    double t = time_kernel(grid_sync_kernel, n, 1, o, a, [] {});
+    record("barrier", "grid.sync", 0, n, o.ops / t);
+  }
+}
+
+/* ------------------------------------------------------------- summary */
+
+static double rate_of(const char *primitive, const char *impl, int init,
+                      unsigned blocks) {
+  for (const point &p : points)
+    if (!strcmp(p.primitive, primitive) && !strcmp(p.impl, impl) &&
+        p.init == init && p.blocks == blocks)
+      return p.rate;
+  return 0;
+}
+
+/* Per block count: Weft's best and each of its algorithms against the
+ * reference (the better of the references, for semaphores). */
+static void summarize(const char *primitive, int init, const char *ref1,
+                      const char *ref2, const std::vector<unsigned> &blocks) {
+  fprintf(stderr, "%s%s%.0d: blocks, then ops/s of each (x the %s)\n",
+          primitive, init ? " at " : "", init,
+          ref2 ? "better reference" : "reference");
+  for (unsigned n : blocks) {
+    double r1 = rate_of(primitive, ref1, init, n);
+    double r2 = ref2 ? rate_of(primitive, ref2, init, n) : 0;
+    double ref = std::max(r1, r2);
+    if (!ref) continue;
+    fprintf(stderr, "  %5u  %s %.3g", n, ref1, r1);
+    if (ref2) fprintf(stderr, "  %s %.3g", ref2, r2);
+    for (const point &p : points)
+      if (!strcmp(p.primitive, primitive) && p.init == init &&
+          p.blocks == n && strcmp(p.impl, ref1) &&
+          (!ref2 || strcmp(p.impl, ref2)))
+        fprintf(stderr, "  %s %.3g (%.2fx)", p.impl, p.rate, p.rate / ref);
+    fputc('\n', stderr);
+  }
+}
+
+int main(int argc, char **argv) {
+  options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--ops")) o.ops = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--repeat")) o.repeat = atoi(argv[i + 1]);
+    else {
+      fprintf(stderr, "usage: %s [--ops N] [--repeat N]\n", argv[0]);
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || !devices) {
+    fprintf(stderr, "no CUDA device\n");
+    return 77;
+  }
+  int sms, per_sm_weft, per_sm_grid;
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  sms = prop.multiProcessorCount;
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm_weft, weft_barrier_kernel, THREADS, 0));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm_grid, grid_sync_kernel, THREADS, 0));
+  unsigned most = (unsigned)(std::min(per_sm_weft, per_sm_grid) * sms);
+  std::vector<unsigned> blocks = {1, 2, 4, 8, 16, 32, 64};
+  for (unsigned k = 1; k <= 8; k *= 2) blocks.push_back(k * sms);
+  std::sort(blocks.begin(), blocks.end());
+  fprintf(stderr, "%s (sm_%d%d, %d multiprocessors), %d threads a block, %d "
+          "operations a block, median of %d\n", prop.name, prop.major,
+          prop.minor, sms, THREADS, o.ops, o.repeat);
+  arena *a;
+  CHECK_CUDA(cudaMalloc(&a, sizeof *a));
+  CHECK_CUDA(cudaMemset(a, 0, sizeof *a));
+  printf("primitive,impl,init,blocks,ops_per_s\n");
+  bench_barriers(blocks, o, a, most);
+  bench_mutexes(blocks, o, a);
+  bench_semaphores(blocks, o, a);
+  summarize("barrier", 0, "grid.sync", NULL, blocks);
+  summarize("mutex", 0, "libcu++_binary_semaphore", NULL, blocks);
+  for (int v : {1, 2, 10, 120})
+    summarize("semaphore", v, "libcu++_counting_semaphore", "sleeping",
+              blocks);
+  CHECK_CUDA(cudaFree(a));
+  return 0;
+}
