@@ -7,9 +7,12 @@
  */
 #include "sync.h"
 
-static uint chosen(volatile __global uint *word3, uint impl, uint native) {
-  uint a = LOAD_RELAXED(word3);
-  return a ? a : impl ? impl : native;
+/* The algorithm of the object whose words are w: 0 for the default,
+ * which every dispatch below runs as native, as it does values no
+ * algorithm has. */
+static uint chosen(volatile __global uint *w, uint impl) {
+  uint a = LOAD_RELAXED(&w[3]);
+  return a ? a : impl;
 }
 
 /* ---------------------------------------------------------------- mutex */
@@ -20,12 +23,8 @@ void weft__mutex_init(__global weft_mutex *m, uint algorithm) {
   STORE(&m->word[3], algorithm);
 }
 
-static uint mutex_algorithm(__global weft_mutex *m, uint impl) {
-  return chosen(&m->word[3], impl, WEFT_MUTEX_NATIVE);
-}
-
 void weft__mutex_lock(__global weft_mutex *m, uint impl) {
-  switch (mutex_algorithm(m, impl)) {
+  switch (chosen(m->word, impl)) {
   case WEFT_MUTEX_SPIN: weft__mutex_spin_lock(m); break;
   case WEFT_MUTEX_SPIN_BACKOFF: weft__mutex_backoff_lock(m); break;
   case WEFT_MUTEX_TICKET: weft__mutex_ticket_lock(m); break;
@@ -34,7 +33,7 @@ void weft__mutex_lock(__global weft_mutex *m, uint impl) {
 }
 
 int weft__mutex_trylock(__global weft_mutex *m, uint impl) {
-  switch (mutex_algorithm(m, impl)) {
+  switch (chosen(m->word, impl)) {
   case WEFT_MUTEX_TICKET: return weft__mutex_ticket_trylock(m);
   /* The native, spin and backoff locks are all free at 0, held at 1 or
    * more. */
@@ -43,7 +42,7 @@ int weft__mutex_trylock(__global weft_mutex *m, uint impl) {
 }
 
 void weft__mutex_unlock(__global weft_mutex *m, uint impl) {
-  switch (mutex_algorithm(m, impl)) {
+  switch (chosen(m->word, impl)) {
   case WEFT_MUTEX_SPIN:
   case WEFT_MUTEX_SPIN_BACKOFF: weft__mutex_spin_unlock(m); break;
   case WEFT_MUTEX_TICKET: weft__mutex_ticket_unlock(m); break;
@@ -72,12 +71,8 @@ void weft__semaphore_init(__global weft_semaphore *s, int count,
   STORE(&s->word[3], algorithm);
 }
 
-static uint semaphore_algorithm(__global weft_semaphore *s, uint impl) {
-  return chosen(&s->word[3], impl, WEFT_SEMAPHORE_NATIVE);
-}
-
 void weft__semaphore_wait(__global weft_semaphore *s, uint impl) {
-  switch (semaphore_algorithm(s, impl)) {
+  switch (chosen(s->word, impl)) {
   case WEFT_SEMAPHORE_SPIN: weft__semaphore_spin_wait(s); break;
   case WEFT_SEMAPHORE_SPIN_BACKOFF: weft__semaphore_backoff_wait(s); break;
   case WEFT_SEMAPHORE_SLEEPING: weft__semaphore_sleeping_wait(s); break;
@@ -86,7 +81,7 @@ void weft__semaphore_wait(__global weft_semaphore *s, uint impl) {
 }
 
 void weft__semaphore_post(__global weft_semaphore *s, uint impl) {
-  switch (semaphore_algorithm(s, impl)) {
+  switch (chosen(s->word, impl)) {
   case WEFT_SEMAPHORE_SPIN:
   case WEFT_SEMAPHORE_SPIN_BACKOFF: weft__semaphore_spin_post(s); break;
   case WEFT_SEMAPHORE_SLEEPING: weft__semaphore_sleeping_post(s); break;
@@ -106,10 +101,6 @@ weft__semaphore_post_group(__global weft_semaphore *s, uint impl) {
 
 /* -------------------------------------------------------------- barrier */
 
-static uint barrier_algorithm(__global weft_barrier *b, uint impl) {
-  return chosen(&b->word[3], impl, WEFT_BARRIER_NATIVE);
-}
-
 /* Every algorithm's barrier starts as {0, 0, groups}; the Xiao-Feng one's
  * flags follow, zero. */
 void weft__barrier_init(__global weft_barrier *b, uint groups, uint algorithm,
@@ -118,7 +109,7 @@ void weft__barrier_init(__global weft_barrier *b, uint groups, uint algorithm,
   STORE(&b->word[1], 0u);
   STORE(&b->word[2], groups);
   STORE(&b->word[3], algorithm);
-  if (barrier_algorithm(b, impl) != WEFT_BARRIER_XIAO_FENG) return;
+  if ((algorithm ? algorithm : impl) != WEFT_BARRIER_XIAO_FENG) return;
   __global uint *flags = (__global uint *)(b + 1);
   for (uint i = 0; i < 2 * groups; i++) STORE(&flags[i], 0u);
 }
@@ -126,7 +117,7 @@ void weft__barrier_init(__global weft_barrier *b, uint groups, uint algorithm,
 void __attribute__((convergent))
 weft__barrier_wait(__global weft_barrier *b, uint impl) {
   uint n = LOAD(&b->word[2]);
-  switch (barrier_algorithm(b, impl)) {
+  switch (chosen(b->word, impl)) {
   case WEFT_BARRIER_TWO_STAGE:
     FOR_GROUP(weft__barrier_two_stage_arrive(&b->word[0], n));
     break;

@@ -5,11 +5,12 @@
  *
  * On the CPU a work-group that waits must give its thread away, or a group
  * it waits for on the same thread never runs: every wait loop here either
- * yields (spin_turn: the group goes to the back of the ready queue) at
- * each turn, or parks (__weft_wait: the group sleeps until a wake on the
- * word, as a futex waiter does) where the one it waits for will wake it.
- * A yield lets only groups that have started run, so an algorithm that
- * waits for groups that may not have started yet (a barrier) parks.
+ * polls (spin_turn, spin_until: the group is not run again until the word
+ * it polls changes) at each turn, or parks (__weft_wait: the group sleeps
+ * until a wake on the word, as a futex waiter does) where the one it
+ * waits for will wake it. A poll lets only groups that have started run,
+ * so an algorithm that waits for groups that may not have started yet (a
+ * barrier) parks.
  */
 #ifndef WEFT_BUILTINS_SYNC_H
 #define WEFT_BUILTINS_SYNC_H

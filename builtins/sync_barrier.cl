@@ -73,6 +73,7 @@ static void master(volatile __global uint *arrived,
   uint items = (uint)(get_local_size(0) * get_local_size(1) *
                       get_local_size(2));
   uint first = (uint)get_local_linear_id();
+  /* Group 0 waits on no flag, but its flags count the uses too. */
   if (first == 0) {
     STORE(&arrived[0], goal);
     STORE(&released[0], goal);

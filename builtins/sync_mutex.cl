@@ -7,8 +7,9 @@
  * Layouts (uint words, word 3 the algorithm): spin and spin with backoff
  * {locked}; ticket {next ticket, now serving}. All zero is unlocked.
  *
- * A group that waits yields at every turn: the holder has started (it took
- * the lock), so it is among the groups the yield lets run.
+ * A group that waits polls the lock's word at every turn: the holder has
+ * started (it took the lock), so it is among the groups that go on
+ * meanwhile.
  */
 #include "sync.h"
 

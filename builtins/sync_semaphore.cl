@@ -62,7 +62,7 @@ void weft__semaphore_spin_post(__global weft_semaphore *s) {
  * compared by their signed difference.
  *
  * Sleeping is the paper's: polling a word that only plain loads read
- * (head), no atomic per turn, here yielding at each turn. Parking in the
+ * (head), no atomic per turn, here polling it at each turn. Parking in the
  * runtime instead would need a wake of every sleeper at each post (the
  * runtime wakes by word, and all sleep on head): with thousands queued,
  * that costs more than their polling, which a post does not pay for. */

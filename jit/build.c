@@ -126,13 +126,11 @@ static int verify(build *b) {
   return WEFT_EBUILD;
 }
 
-/* Step 3b: kernels with barriers become region state machines where they
+/* Step 3c: kernels with barriers become region state machines where they
  * can; the others (and all, with barrier_regions off) keep fibers. */
 static int schedule_regions(build *b) {
   int any = 0;
   for (unsigned i = 0; i < b->num_kernels; i++) {
-    if (weft__calls_sync(b->bodies[i]))
-      b->kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
     if (!weft__calls_barrier(b->bodies[i])) continue;
     b->kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
     if (barrier_regions) {
@@ -188,6 +186,9 @@ static int lower_kernels(build *b) {
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->module, b->machine, "always-inline", &b->error);
+  for (unsigned i = 0; i < b->num_kernels && !rc; i++)
+    if (weft__calls_sync(b->bodies[i]))
+      b->kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
   if (!rc) rc = schedule_regions(b);
   LLVMValueRef entries[b->num_kernels + 1];
   for (unsigned i = 0; i < b->num_kernels && !rc; i++) {

@@ -12,7 +12,14 @@
  *  3. weft__workitem_lower: inside a body, the work-item primitives become
  *     the local id parameters or loads from the context, and barrier() a
  *     call into the back end that names its source location.
- *  3b. weft__regions_split and weft__regions_make (regions.c): a body with
+ *  3a. weft__yield_points_insert (yield_points.c): loops that poll memory
+ *     yield the thread at each turn.
+ *  3b. weft__sched_points_insert (sched_points.c), for random schedules
+ *     only: a schedule point before each atomic and barrier (and, deep,
+ *     each global load and store).
+ *     A kernel that calls another then takes in its body, and the kernels
+ *     that call the back end's sync functions are marked cooperative.
+ *  3c. weft__regions_split and weft__regions_make (regions.c): a body with
  *     barriers becomes a state machine that runs one work-item from one
  *     barrier to the next, keeping what lives across barriers in private
  *     memory. Between the two, the pipeline runs reg2mem.
@@ -72,20 +79,20 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
  * a described block of their arguments. */
 int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout);
 
-/* Step 3c (yield_points.c): a loop whose exit depends on a volatile or
+/* Step 3a (yield_points.c): a loop whose exit depends on a volatile or
  * atomic read gets a yield at each turn, so a group spinning on memory
  * another group must change lets that group run. */
 int weft__yield_points_insert(LLVMValueRef body);
 
-/* Step 3d (sched_points.c), with schedule exploration only: scheduling
+/* Step 3b (sched_points.c), with schedule exploration only: scheduling
  * points before atomics and barriers, and with deep before every global
  * load and store. */
 int weft__sched_points_insert(LLVMValueRef body, int deep);
 
-/* Step 3b, first half: cuts the blocks of body at its barriers. */
+/* Step 3c, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);
 
-/* Step 3b, second half (after reg2mem): makes body a state machine if the
+/* Step 3c, second half (after reg2mem): makes body a state machine if the
  * work-items' private data fits in max_private bytes each. Fills in the
  * desc's region fields and returns 1 if it did, 0 if the kernel is left to
  * fibers, or a negative error. */
@@ -115,7 +122,8 @@ int weft__is_call_to(LLVMValueRef inst, const char *name);
 /* Whether fn calls any of the count functions named. */
 int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count);
 
-/* Whether fn calls the back end's yield, wait or wake. */
+/* Whether fn calls the back end's yield, wait, wake or poll, or has
+ * schedule points (steps 3a, 3b): such a kernel runs cooperatively. */
 int weft__calls_sync(LLVMValueRef fn);
 
 /* Whether fn (before step 3) uses the launch's words (weft_global_barrier). */

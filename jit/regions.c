@@ -1,4 +1,4 @@
-/* regions.c: step 3b of passes.h, a body with barriers as a state machine.
+/* regions.c: step 3c of passes.h, a body with barriers as a state machine.
  *
  * Fibers give every work-item a stack and switch between them at each
  * barrier: general, but a switch per work-item per barrier. This pass makes

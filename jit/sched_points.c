@@ -1,11 +1,9 @@
-/* sched_points.c: step 3d of passes.h, for schedule exploration only
+/* sched_points.c: step 3b of passes.h, for schedule exploration only
  * (WEFT_SCHEDULE=random...): a call into the back end before every atomic
  * operation and barrier, and in the deep mode before every load and store
  * of global (or generic) memory. There the scheduler may switch to another
  * work-group at random, so that one run explores one interleaving of the
  * groups, chosen by the seed. */
-#include <string.h>
-
 #include "jit/passes.h"
 #include "weft/weft.h"
 
@@ -25,7 +23,7 @@ static int is_shared_access(LLVMValueRef i) {
   return space == WEFT_AS_GLOBAL || space == WEFT_AS_GENERIC;
 }
 
-static int is_atomic(LLVMValueRef i) {
+static int is_sched_site(LLVMValueRef i) {
   if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i) ||
       LLVMIsAFenceInst(i))
     return 1;
@@ -44,7 +42,7 @@ int weft__sched_points_insert(LLVMValueRef body, int deep) {
        block = LLVMGetNextBasicBlock(block)) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(block); i;
          i = LLVMGetNextInstruction(i)) {
-      if (!is_atomic(i) && !(deep && is_shared_access(i))) continue;
+      if (!is_sched_site(i) && !(deep && is_shared_access(i))) continue;
       LLVMPositionBuilderBefore(b, i);
       LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &ctx, 1, "");
     }

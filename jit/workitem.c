@@ -57,8 +57,9 @@ static LLVMValueRef sync_function(LLVMModuleRef module, size_t which) {
   return weft__runtime_function(module, names[which], NULL, params, n, NULL);
 }
 
-/* yield(), wait(word, expected, what), wake(word, count): the same call
- * with ctx first, the word as a flat pointer. */
+/* yield(), wait(word, expected, what), wake(word, count), poll(word,
+ * seen, what): the same call with ctx first, the word as a flat
+ * pointer. */
 static void sync_call(LLVMBuilderRef b, LLVMValueRef call, size_t which,
                       LLVMValueRef body) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
@@ -250,12 +251,19 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   return 0;
 }
 
+/* The name of the function inst calls directly, or NULL (not a call, or
+ * an indirect one). */
+static const char *callee_name(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst)) return NULL;
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : NULL;
+}
+
 /* The space a call of Clang's __to_global, __to_local or __to_private
  * asks about, or -1 for another call. */
 static int cast_target(LLVMValueRef call) {
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  if (!LLVMIsAFunction(callee)) return -1;
-  const char *name = LLVMGetValueName(callee);
+  const char *name = callee_name(call);
+  if (!name) return -1;
   if (!strcmp(name, "__to_global")) return WEFT_ADDRESS_GLOBAL;
   if (!strcmp(name, "__to_local")) return WEFT_ADDRESS_LOCAL;
   if (!strcmp(name, "__to_private")) return WEFT_ADDRESS_PRIVATE;
@@ -306,14 +314,6 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
   }
   LLVMDisposeBuilder(b);
   return rc;
-}
-
-/* The name of the function inst calls directly, or NULL (not a call, or
- * an indirect one). */
-static const char *callee_name(LLVMValueRef inst) {
-  if (!LLVMIsACallInst(inst)) return NULL;
-  LLVMValueRef callee = LLVMGetCalledValue(inst);
-  return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : NULL;
 }
 
 int weft__is_call_to(LLVMValueRef inst, const char *name) {

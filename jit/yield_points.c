@@ -1,4 +1,4 @@
-/* yield_points.c: step 3c of passes.h, yield points in loops that poll
+/* yield_points.c: step 3a of passes.h, yield points in loops that poll
  * memory.
  *
  * A work-group that spins until another group changes a word (a lock of

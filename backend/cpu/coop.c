@@ -13,11 +13,14 @@
  * when many are ready), start new ones while fewer than the limit are
  * resident, and sleep when there is nothing to run. A group about to wait
  * spins instead while its thread would find nothing else to run, as
- * threads in a barrier would. When nothing runs, nothing is ready and nothing can start, the
- * groups wait for each other for ever: the launch fails with a report of
- * what each waits for, instead of hanging.
+ * threads in a barrier would. When no group runs and none can start or
+ * stop polling (the word it polls is unchanged), the groups wait for each
+ * other for ever: the launch fails with a report of what each waits for,
+ * instead of hanging; so it does when only spinning groups are left and
+ * nothing else happens for WEFT_SPIN_TIMEOUT.
  *
- * A group that stops is in a half-way state (PARKING, YIELDING, FINISHING)
+ * A group that stops is in a half-way state (PARKING, YIELDING, PREEMPTED,
+ * FINISHING)
  * until the fiber switch has saved its context: only the scheduler, back
  * on the worker's stack, makes it ready or parked, so no other worker can
  * resume a context still being saved. A parking group joins the waiting
@@ -102,18 +105,22 @@ void weft__coop_free_slots(weft_executor *e) {
   }
 }
 
-int weft__coop_guard_hit(const cpu_group *g, const void *addr) {
+/* The group's own fiber stack, if it is a cooperative group's (a slot's);
+ * NULL for the groups of other launches, which run on their workers'. */
+static const weft_stacks *coop_stack(const cpu_group *g) {
   const launch_state *l = g->launch;
-  if (!l || !(l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE)) return 0;
-  const coop_slot *s = (const coop_slot *)g;
-  return weft__stacks_guard_hit(&s->stack, addr) >= 0;
+  if (!l || !(l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE)) return NULL;
+  return &((const coop_slot *)g)->stack;
+}
+
+int weft__coop_guard_hit(const cpu_group *g, const void *addr) {
+  const weft_stacks *stack = coop_stack(g);
+  return stack && weft__stacks_guard_hit(stack, addr) >= 0;
 }
 
 int weft__coop_stack_contains(const cpu_group *g, const void *addr) {
-  const launch_state *l = g->launch;
-  if (!l || !(l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE)) return 0;
-  const coop_slot *s = (const coop_slot *)g;
-  return weft__stacks_contain(&s->stack, addr);
+  const weft_stacks *stack = coop_stack(g);
+  return stack && weft__stacks_contain(stack, addr);
 }
 
 /* ------------------------------------------------------ ready, waiting */
@@ -321,11 +328,10 @@ static void describe_waiter(const coop_slot *s, char *out, size_t size) {
 static void report_deadlock(launch_state *l) {
   char text[WEFT_MSG_MAX / 2], wait[96], who[192];
   size_t used = 0;
-  unsigned shown = 0, parked = 0;
+  unsigned shown = 0;
   /* The lowest-numbered groups first. */
   coop_slot *first[6] = {0};
   for (coop_slot *s = l->resident; s; s = s->next_resident) {
-    parked++;
     coop_slot *c = s;
     for (int i = 0; i < 6 && c; i++)
       if (!first[i] || c->group.index < first[i]->group.index) {
@@ -356,8 +362,9 @@ static void report_deadlock(launch_state *l) {
       l, WEFT_EDEADLOCK,
       "kernel '%s': deadlock: %u work-groups wait and none can go on "
       "(%llu finished, %llu not started%s): %s%s",
-      l->desc->kernel->name, parked, (unsigned long long)l->finished,
-      (unsigned long long)unstarted, why, text, parked > shown ? "; ..." : "");
+      l->desc->kernel->name, l->num_resident, (unsigned long long)l->finished,
+      (unsigned long long)unstarted, why, text,
+      l->num_resident > shown ? "; ..." : "");
 }
 
 static double now_seconds(void) {
@@ -496,30 +503,29 @@ static void wait_idle(launch_state *l, unsigned *idle) {
 /* Up to BATCH - 1 more groups for a thread that took one, as many as its
  * share of the ready queue, from its head while the groups there are
  * plain ones (woken, not spinning or polling: they will run until they
- * stop again). They count as running from now, and as claimed until
- * they do run (coop_lock held). */
+ * stop again). They count as running from now (coop_lock held). */
 static unsigned take_batch(launch_state *l, coop_slot **batch) {
-  unsigned share = l->num_ready / l->threads, n = 0;
+  unsigned share = l->num_ready / l->executor->num_workers, n = 0;
   while (n < share && n < BATCH - 1 && l->ready_head &&
          !l->ready_head->spun && !l->ready_head->polls) {
     batch[n] = pop_ready(l);
     batch[n++]->state = SLOT_RUNNING;
   }
   l->running += n;
-  __atomic_fetch_add(&l->claimed, n, __ATOMIC_RELAXED);
   return n;
 }
 
-/* Runs the n groups of batch, each until it stops; after a failure, the
- * ones still claimed are left as they are (coop_lock not held). */
+/* Runs the n groups of batch, each until it stops, the worker knowing how
+ * many wait after the one it runs; after a failure the rest are skipped
+ * (coop_lock not held). */
 static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
                       unsigned n) {
-  resume(w, batch[0]);
-  for (unsigned i = 1; i < n; i++) {
-    __atomic_fetch_sub(&l->claimed, 1, __ATOMIC_RELAXED);
-    if (!atomic_load_explicit(&l->failed, memory_order_relaxed))
+  for (unsigned i = 0; i < n; i++) {
+    w->batch_left = n - 1 - i;
+    if (!i || !atomic_load_explicit(&l->failed, memory_order_relaxed))
       resume(w, batch[i]);
   }
+  w->batch_left = 0;
 }
 
 /* After a change the sleeping threads may act on (coop_lock held). */
@@ -531,7 +537,6 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
   /* A random schedule is one thread's: the interleaving is the seed's. */
   if (l->random && w != &l->executor->workers[0]) return;
   pthread_mutex_lock(&l->coop_lock);
-  l->threads++;
   unsigned idle = 0; /* looks in a row that found nothing to run */
   for (;;) {
     if (atomic_load(&l->failed) || l->finished == l->total) break;
@@ -572,7 +577,6 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     if (s->spun && l->running == l->running_spinners && !can_start &&
         spun_out(l)) {
       push_ready(l, s);
-      s->spun = 1;
       report_deadlock(l);
       break;
     }
@@ -590,7 +594,6 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     for (unsigned i = 0; i < n; i++) settle(l, batch[i]);
     wake_sleepers(l);
   }
-  l->threads--;
   pthread_cond_broadcast(&l->coop_changed);
   pthread_mutex_unlock(&l->coop_lock);
 }
@@ -599,7 +602,6 @@ void weft__coop_failed(launch_state *l) {
   pthread_mutex_lock(&l->coop_lock);
   /* The faulting group is abandoned where it stopped. */
   if (l->running) l->running--;
-  if (l->threads) l->threads--;
   pthread_cond_broadcast(&l->coop_changed);
   pthread_mutex_unlock(&l->coop_lock);
 }
@@ -614,8 +616,6 @@ void weft__coop_begin(launch_state *l) {
   pthread_mutex_init(&l->coop_lock, &attr);
   pthread_mutexattr_destroy(&attr);
   l->sleepers = 0;
-  l->threads = 0;
-  l->claimed = 0;
   l->num_waiting = 0;
   pthread_cond_init(&l->coop_changed, NULL);
   l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
@@ -697,9 +697,6 @@ void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
 #define WAIT_SPIN_SECONDS 100e-6
 
 static int worth_spinning(launch_state *l) {
-  /* Groups claimed by a thread (take_batch) run only on that thread, after
-   * the one that would spin: it must park for them. */
-  if (__atomic_load_n(&l->claimed, __ATOMIC_RELAXED)) return 0;
   /* Every worker comes for work, even one not in the scheduler yet (a
    * pool thread wakes in tens of microseconds). */
   unsigned running = __atomic_load_n(&l->running, __ATOMIC_RELAXED);
@@ -739,8 +736,11 @@ void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
-  if (l->random ? __atomic_load_n(word, __ATOMIC_ACQUIRE) != expected
-                : changes_soon(l, word, expected))
+  /* Groups of this thread's batch (take_batch) run only after this one:
+   * it parks for them, without spinning. */
+  if (l->random || s->group.worker->batch_left
+          ? __atomic_load_n(word, __ATOMIC_ACQUIRE) != expected
+          : changes_soon(l, word, expected))
     return;
   s->state = SLOT_PARKING;
   s->word = word;
@@ -772,6 +772,6 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
   }
   __atomic_fetch_sub(&l->num_waiting, woke, __ATOMIC_RELAXED);
   l->events++;
-  if (woke && l->sleepers) pthread_cond_broadcast(&l->coop_changed);
+  if (woke) wake_sleepers(l);
   pthread_mutex_unlock(&l->coop_lock);
 }

@@ -71,6 +71,7 @@ struct cpu_worker {
   launch_state *launch;
   cpu_group group;
   cpu_group *current;       /* the group it runs: group, or a coop slot's */
+  unsigned batch_left;      /* coop groups it took to run after current */
   weft_fiber sched;         /* its scheduler, while a coop group runs */
   char *local_mem;
   size_t local_capacity;
@@ -111,8 +112,9 @@ struct launch_state {
   /* kernel_abi.h: launch_words. Groups poll some words while others update
    * them: the words are on cache lines of their own. */
   _Alignas(64) uint32_t launch_words[WEFT_LAUNCH_WORDS];
-  /* Cooperative launches (coop.c), all guarded by coop_lock but
-   * num_waiting, which wakers read without it. */
+  /* Cooperative launches (coop.c), all guarded by coop_lock. Waiting
+   * groups read running, num_ready, next_group and num_resident without it
+   * (a hint whether to spin), wakers num_waiting (whether to take it). */
   _Alignas(64) pthread_mutex_t coop_lock;
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
@@ -126,9 +128,6 @@ struct launch_state {
   uint64_t finished;
   unsigned running, num_resident, limit;
   unsigned running_spinners;   /* running, and last stopped spinning */
-  unsigned threads;            /* threads in the scheduler */
-  unsigned claimed;            /* groups taken to run by a thread, not yet
-                                  resumed (read without the lock) */
   unsigned sleepers;           /* threads waiting on coop_changed */
   unsigned num_waiting;        /* groups in the waiting list */
   /* Groups that only spin (yield in polling loops) make no event: when
