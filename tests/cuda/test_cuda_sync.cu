@@ -92,6 +92,7 @@ static void mutex_invariant(unsigned algorithm, const char *name) {
     tally *t = device_alloc<tally>();
     int ops = ops_for(counts[i]);
     mutex_kernel<<<counts[i], THREADS>>>(m, t, ops);
+    CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     tally r = read_tally(t);
     EXPECT(r.counter == counts[i] * (unsigned)ops && r.bad == 0,
@@ -118,6 +119,7 @@ static void trylock(unsigned algorithm, const char *name) {
   CHECK_CUDA(cudaMemcpy(m, &v, sizeof v, cudaMemcpyHostToDevice));
   int *got = device_alloc<int>(3 * sizeof(int)), h[3];
   trylock_kernel<<<1, 1>>>(m, got);
+  CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaMemcpy(h, got, sizeof h, cudaMemcpyDeviceToHost));
   EXPECT(h[0] == 1 && h[1] == 0 && h[2] == 1, "%s trylock: %d %d %d", name,
          h[0], h[1], h[2]);
@@ -154,6 +156,7 @@ static void semaphore_invariant(unsigned algorithm, const char *name) {
       tally *t = device_alloc<tally>();
       int ops = ops_for(counts[i]);
       semaphore_kernel<<<counts[i], THREADS>>>(s, t, value, ops);
+      CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaDeviceSynchronize());
       tally r = read_tally(t);
       EXPECT(r.done == counts[i] * (unsigned)ops && r.bad == 0 &&
@@ -197,6 +200,8 @@ static void barrier_invariant(unsigned algorithm, const char *name) {
   block_counts(counts);
   for (int i = 0; i < 3; i++) {
     unsigned n = counts[i];
+    /* Blocks that wait for each other must all be resident: at most what
+     * the occupancy allows (on an H100, more than 8 a multiprocessor). */
     if (n > (unsigned)(per_sm * sms)) n = (unsigned)(per_sm * sms);
     size_t size = WEFT_BARRIER_SIZE(algorithm, n);
     weft_barrier *b = device_alloc<weft_barrier>(size);
@@ -229,25 +234,44 @@ __global__ void init_kernel(weft_mutex *m, weft_semaphore *s,
   weft_barrier_init_with(b, 5, algorithm);
 }
 
+/* Memory that is not zero, so that an init that leaves a word alone is
+ * seen. */
+template <typename T> static T *dirty_alloc(size_t bytes = sizeof(T)) {
+  T *p = device_alloc<T>(bytes);
+  CHECK_CUDA(cudaMemset(p, 0x5a, bytes));
+  return p;
+}
+
+/* Whether the device's bytes at d equal want's. */
+template <typename T> static int device_equals(const T *d, const T &want) {
+  T got;
+  CHECK_CUDA(cudaMemcpy(&got, d, sizeof got, cudaMemcpyDeviceToHost));
+  return !memcmp(&got, &want, sizeof got);
+}
+
 static void init_matches_values() {
   for (unsigned a = 0; a <= 4; a++) {
-    weft_mutex *m = device_alloc<weft_mutex>();
-    weft_semaphore *s = device_alloc<weft_semaphore>();
-    weft_barrier *b =
-        device_alloc<weft_barrier>(WEFT_BARRIER_SIZE(WEFT_BARRIER_XIAO_FENG, 5));
+    weft_mutex *m = dirty_alloc<weft_mutex>();
+    weft_semaphore *s = dirty_alloc<weft_semaphore>();
+    size_t size = WEFT_BARRIER_SIZE(WEFT_BARRIER_XIAO_FENG, 5);
+    weft_barrier *b = dirty_alloc<weft_barrier>(size);
     init_kernel<<<1, 1>>>(m, s, b, a);
-    weft_mutex hm;
-    weft_semaphore hs;
-    weft_barrier hb;
-    CHECK_CUDA(cudaMemcpy(&hm, m, sizeof hm, cudaMemcpyDeviceToHost));
-    CHECK_CUDA(cudaMemcpy(&hs, s, sizeof hs, cudaMemcpyDeviceToHost));
-    CHECK_CUDA(cudaMemcpy(&hb, b, sizeof hb, cudaMemcpyDeviceToHost));
-    weft_mutex vm = weft_mutex_value(a);
-    weft_semaphore vs = weft_semaphore_value(7, a);
-    weft_barrier vb = weft_barrier_value(5, a);
-    EXPECT(!memcmp(&hm, &vm, sizeof hm) && !memcmp(&hs, &vs, sizeof hs) &&
-               !memcmp(&hb, &vb, sizeof hb),
-           "algorithm %u: a kernel's init differs from the host's value", a);
+    CHECK_CUDA(cudaGetLastError());
+    EXPECT(device_equals(m, weft_mutex_value(a)),
+           "algorithm %u: a kernel's mutex init differs from the host's", a);
+    EXPECT(device_equals(s, weft_semaphore_value(7, a)),
+           "algorithm %u: a kernel's semaphore init differs from the host's",
+           a);
+    EXPECT(device_equals(b, weft_barrier_value(5, a)),
+           "algorithm %u: a kernel's barrier init differs from the host's", a);
+    /* A Xiao-Feng barrier's flags, two a block, start at zero. */
+    if (a == WEFT_BARRIER_XIAO_FENG) {
+      unsigned flags[10], zero[10] = {0};
+      CHECK_CUDA(cudaMemcpy(flags, b + 1, sizeof flags,
+                            cudaMemcpyDeviceToHost));
+      EXPECT(!memcmp(flags, zero, sizeof flags),
+             "a kernel's Xiao-Feng init leaves flags that are not zero");
+    }
     CHECK_CUDA(cudaFree(m));
     CHECK_CUDA(cudaFree(s));
     CHECK_CUDA(cudaFree(b));
@@ -286,8 +310,10 @@ static const named tests[] = {
 
 int main(int argc, char **argv) {
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    printf("no CUDA device: skipped\n");
+  cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess || devices == 0) {
+    printf("no CUDA device (%s): skipped\n",
+           e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     return 77;
   }
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

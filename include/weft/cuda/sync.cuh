@@ -2,8 +2,9 @@
  * weft/cuda/sync.cuh: Weft's synchronization between thread blocks, for
  * native CUDA C++ code: the mutexes, semaphores and barriers that OpenCL C
  * kernels get from weft/kernel.h, with the same objects (16 bytes of four
- * words, the last one the algorithm), the same algorithms and the same
- * numbers for them. Header only; sm_70 or later (it sleeps with
+ * words, the last one the algorithm) and the same algorithm numbers: the
+ * paper's algorithms are the same, NATIVE is the GPU's own (below). Header
+ * only; sm_70 or later (it sleeps with
  * __nanosleep and orders with acquire and release operations).
  *
  *   #include <weft/cuda/sync.cuh>
@@ -55,7 +56,8 @@
 /* The algorithms that measured best on an H100 (bench/cuda): native for
  * the mutex (the steadiest from 1 to 1056 blocks), sleeping for the
  * semaphore (7.7e7 wait+post pairs/s at initial value 120 and 132 blocks,
- * against 3.7e6 for native; native is better only at values 1 and 2). */
+ * against 3.7e6 for native; native is better at values 1 and 2, and with
+ * a single block). */
 #ifndef WEFT_MUTEX_IMPL
 #define WEFT_MUTEX_IMPL WEFT_MUTEX_NATIVE
 #endif
@@ -112,6 +114,13 @@ static __device__ __forceinline__ unsigned weft__load(const unsigned *p) {
   return v;
 }
 
+static __device__ __forceinline__ unsigned weft__load_relaxed(
+    const unsigned *p) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 static __device__ __forceinline__ void weft__store(unsigned *p, unsigned v) {
   asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -153,14 +162,13 @@ typedef struct weft__backoff {
 #define WEFT__BACKOFF_FIRST_NS 32u
 #define WEFT__BACKOFF_CAP_NS 1024u
 
-static __device__ __forceinline__ weft__backoff weft__backoff_start(void) {
-  weft__backoff b;
-  b.window = WEFT__BACKOFF_FIRST_NS;
-  b.state = (blockIdx.x + 1u) * 2654435761u ^ (unsigned)clock();
-  return b;
-}
-
+/* Starts {0, 0}: the first back-off seeds it, so that a call that takes
+ * at once reads no clock. */
 static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
+  if (!b->window) {
+    b->window = WEFT__BACKOFF_FIRST_NS;
+    b->state = (blockIdx.x + 1u) * 2654435761u ^ (unsigned)clock();
+  }
   /* xorshift32: cheap, and different in every block. */
   unsigned x = b->state;
   x ^= x << 13;
@@ -170,6 +178,21 @@ static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
   __nanosleep(x % b->window);
   if (b->window < WEFT__BACKOFF_CAP_NS) b->window *= 2;
 }
+
+/* ------------------------------------------------------ block helpers */
+
+static __device__ __forceinline__ unsigned weft__thread_rank(void) {
+  return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+}
+
+/* Block semantics: every thread of the block comes, thread 0 acts for the
+ * block, none goes on before it has. */
+#define WEFT__FOR_BLOCK(call)                                                \
+  do {                                                                       \
+    __syncthreads();                                                         \
+    if (weft__thread_rank() == 0) call;                                      \
+    __syncthreads();                                                         \
+  } while (0)
 
 /* ------------------------------------------------------------ mutexes */
 
@@ -200,7 +223,7 @@ static __device__ __forceinline__ int weft_mutex_trylock(weft_mutex *m) {
 }
 
 static __device__ void weft_mutex_lock(weft_mutex *m) {
-  weft__backoff b = weft__backoff_start();
+  weft__backoff b = {0, 0};
   switch (weft__algorithm(m->word, WEFT_MUTEX_IMPL)) {
   case WEFT_MUTEX_SPIN: /* Algorithm 1 */
     while (!weft__cas(&m->word[0], 0, 1)) {
@@ -217,9 +240,10 @@ static __device__ void weft_mutex_lock(weft_mutex *m) {
     break;
   }
   default: /* native: test-and-set, then test before each retry */
-    while (!weft__cas(&m->word[0], 0, 1))
-      do weft__back_off(&b);
-      while (weft__load(&m->word[0]));
+    while (!weft__cas(&m->word[0], 0, 1)) {
+      weft__back_off(&b);
+      while (weft__load(&m->word[0])) weft__back_off(&b);
+    }
     break;
   }
 }
@@ -227,7 +251,7 @@ static __device__ void weft_mutex_lock(weft_mutex *m) {
 static __device__ __forceinline__ void weft_mutex_unlock(weft_mutex *m) {
   if (weft__algorithm(m->word, WEFT_MUTEX_IMPL) == WEFT_MUTEX_TICKET) {
     /* Only the holder writes "now serving". */
-    weft__store(&m->word[1], weft__load(&m->word[1]) + 1);
+    weft__store(&m->word[1], weft__load_relaxed(&m->word[1]) + 1);
     return;
   }
   weft__store(&m->word[0], 0);
@@ -235,17 +259,11 @@ static __device__ __forceinline__ void weft_mutex_unlock(weft_mutex *m) {
 
 /* Every thread of the block calls these; thread 0 acts for the block. */
 static __device__ __forceinline__ void weft_mutex_lock_block(weft_mutex *m) {
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
-    weft_mutex_lock(m);
-  __syncthreads();
+  WEFT__FOR_BLOCK(weft_mutex_lock(m));
 }
 
 static __device__ __forceinline__ void weft_mutex_unlock_block(weft_mutex *m) {
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
-    weft_mutex_unlock(m);
-  __syncthreads();
+  WEFT__FOR_BLOCK(weft_mutex_unlock(m));
 }
 
 /* --------------------------------------------------------- semaphores */
@@ -278,7 +296,7 @@ static __device__ __forceinline__ void weft_semaphore_init(weft_semaphore *s,
 
 static __device__ void weft_semaphore_wait(weft_semaphore *s) {
   unsigned *count = &s->word[0];
-  weft__backoff b = weft__backoff_start();
+  weft__backoff b = {0, 0};
   switch (weft__algorithm(s->word, WEFT_SEMAPHORE_IMPL)) {
   case WEFT_SEMAPHORE_SPIN:
     while (!weft__try_take(count)) {
@@ -313,10 +331,11 @@ static __device__ void weft_semaphore_post(weft_semaphore *s) {
   case WEFT_SEMAPHORE_SPIN_BACKOFF: {
     /* A thread holds the word only between two of its own atomics. */
     unsigned c;
-    do
+    for (;;) {
       while (weft__load(count) == WEFT__BUSY) {
       }
-    while ((c = weft__exchange_acquire(count, WEFT__BUSY)) == WEFT__BUSY);
+      if ((c = weft__exchange_acquire(count, WEFT__BUSY)) != WEFT__BUSY) break;
+    }
     weft__store(count, c + 1);
     break;
   }
@@ -333,28 +352,18 @@ static __device__ void weft_semaphore_post(weft_semaphore *s) {
 
 static __device__ __forceinline__ void weft_semaphore_wait_block(
     weft_semaphore *s) {
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
-    weft_semaphore_wait(s);
-  __syncthreads();
+  WEFT__FOR_BLOCK(weft_semaphore_wait(s));
 }
 
 static __device__ __forceinline__ void weft_semaphore_post_block(
     weft_semaphore *s) {
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
-    weft_semaphore_post(s);
-  __syncthreads();
+  WEFT__FOR_BLOCK(weft_semaphore_post(s));
 }
 
 /* ----------------------------------------------------------- barriers */
 
 static __device__ __forceinline__ unsigned weft__block_rank(void) {
   return (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-}
-
-static __device__ __forceinline__ int weft__thread_zero(void) {
-  return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
 }
 
 /* Native: block 0 adds 2^31 - (n - 1), each other block 1, so that the
@@ -390,14 +399,15 @@ static __device__ void weft__barrier_xiao_feng(weft_barrier *b, unsigned n) {
   __syncthreads();
   if (id == 0) {
     unsigned items = blockDim.x * blockDim.y * blockDim.z;
-    unsigned first = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x +
-                     threadIdx.x;
+    unsigned first = weft__thread_rank();
     if (first == 0) weft__store(&arrived[0], goal);
     for (unsigned j = 1 + first; j < n; j += items)
       while (weft__load(&arrived[j]) != goal) __nanosleep(32);
     __syncthreads();
-    for (unsigned j = first; j < n; j += items) weft__store(&released[j], goal);
-  } else if (weft__thread_zero()) {
+    /* Block 0's flags count the uses too, as every block's do. */
+    for (unsigned j = first; j < n; j += items)
+      weft__store(&released[j], goal);
+  } else if (weft__thread_rank() == 0) {
     weft__store(&arrived[id], goal);
     while (weft__load(&released[id]) != goal) __nanosleep(32);
   }
@@ -407,7 +417,7 @@ static __device__ void weft__barrier_xiao_feng(weft_barrier *b, unsigned n) {
 static __device__ __forceinline__ void weft_barrier_init_with(
     weft_barrier *b, unsigned blocks, unsigned algorithm) {
   *b = weft_barrier_value(blocks, algorithm);
-  if (weft__algorithm(b->word, WEFT_BARRIER_IMPL) == WEFT_BARRIER_XIAO_FENG)
+  if ((algorithm ? algorithm : WEFT_BARRIER_IMPL) == WEFT_BARRIER_XIAO_FENG)
     for (unsigned i = 0; i < 2 * blocks; i++) ((unsigned *)(b + 1))[i] = 0;
   __threadfence();
 }
@@ -427,16 +437,10 @@ static __device__ void weft_barrier_wait(weft_barrier *b) {
     weft__barrier_xiao_feng(b, n);
     return;
   }
-  __syncthreads();
-  if (weft__thread_zero()) {
-    if (algorithm == WEFT_BARRIER_TWO_STAGE) {
-      weft__barrier_stage(&b->word[0], n);
-      weft__barrier_stage(&b->word[1], n);
-    } else {
-      weft__barrier_flip(&b->word[0], n);
-    }
-  }
-  __syncthreads();
+  if (algorithm == WEFT_BARRIER_TWO_STAGE)
+    WEFT__FOR_BLOCK((weft__barrier_stage(&b->word[0], n),
+                     weft__barrier_stage(&b->word[1], n)));
+  else WEFT__FOR_BLOCK(weft__barrier_flip(&b->word[0], n));
 }
 
 #endif
