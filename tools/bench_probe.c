@@ -41,9 +41,10 @@ static const char *const access_names[PROBE_ACCESSES] = {
     "volatile_read", "volatile_write", "atomic_read", "atomic_write"};
 
 typedef struct probe_options {
-  int quick, plot, write;
-  unsigned reps, run_us, max_groups, repeat, min_ms, ops;
-  const char *csv, *output;
+  tool_bench_options common; /* --quick, --plot, --csv, --ops, ... */
+  int write;
+  unsigned reps, run_us;
+  const char *output;
 } probe_options;
 
 /* ------------------------------------------------------------ one run */
@@ -108,10 +109,11 @@ static void add_groups(probe_results *r, unsigned g) {
 /* 1, 2, 4, ... up to the most (8 x the threads), and the thread count;
  * --quick keeps 1 and the thread count. */
 static void choose_groups(probe_results *r, const probe_options *o) {
-  unsigned most = o->max_groups ? o->max_groups : 8 * r->threads;
+  unsigned most = o->common.max_groups ? o->common.max_groups : 8 * r->threads;
   add_groups(r, 1);
   add_groups(r, r->threads);
-  for (unsigned g = 2; g <= most && !o->quick; g *= 2) add_groups(r, g);
+  for (unsigned g = 2; g <= most && !o->common.quick; g *= 2)
+    add_groups(r, g);
   for (int i = 0; i < r->num_groups; i++)
     if (r->groups[i] == r->threads) r->at_threads = i;
 }
@@ -131,18 +133,19 @@ static void emit(const probe_results *r, probe_access a, int contentious, int i,
 
 /* Accesses per group that keep one group busy for the time asked: long
  * enough that the groups of a launch overlap, which a thread's wake-up
- * (tens of microseconds) would prevent in a run of the paper's 1000. */
+ * (tens of microseconds) would prevent in a run of the paper's 1000.
+ * Measured on one group: run->groups is left at 1 (the caller sets it
+ * before each run of its own). */
 static unsigned calibrate(probe_run *run, const probe_options *o,
                           const tool_timing *timing) {
   if (o->reps) return o->reps;
-  unsigned reps = 1000, groups = run->groups;
+  unsigned reps = 1000;
   run->groups = 1;
   for (;;) {
     double s = tool_median_seconds(run_probe, run, reps, timing, 1);
     if (s * 1e6 >= o->run_us || reps >= 1u << 28) break;
     reps *= s * 1e6 * 16 < o->run_us ? 16 : 2;
   }
-  run->groups = groups;
   return reps;
 }
 
@@ -211,57 +214,31 @@ static const char usage[] =
     "  --csv PATH         write the probes' CSV to PATH\n"
     "  --plot             draw PATH's plot beside it (PATH.png)\n";
 
-static int parse_option(probe_options *o, const char *name, const char *value) {
+/* The options of this command alone (tool_bench_parse_options's own). */
+static int own_option(void *arg, const char *name, const char *value) {
+  probe_options *o = arg;
+  if (!strcmp(name, "--no-write")) {
+    o->write = 0;
+    return TOOL_OPTION_FLAG;
+  }
   if (!strcmp(name, "--reps"))
     return tool_parse_count(CMD, name, value, 1u << 28, &o->reps);
   if (!strcmp(name, "--run-us"))
     return tool_parse_count(CMD, name, value, 10000000, &o->run_us);
-  if (!strcmp(name, "--max-groups"))
-    return tool_parse_count(CMD, name, value, 65536, &o->max_groups);
-  if (!strcmp(name, "--ops"))
-    return tool_parse_count(CMD, name, value, 1u << 24, &o->ops);
-  if (!strcmp(name, "--repeat"))
-    return tool_parse_count(CMD, name, value, 4096, &o->repeat);
-  if (!strcmp(name, "--min-time"))
-    return tool_parse_count(CMD, name, value, 60000, &o->min_ms);
-  if (!strcmp(name, "--output") && value)
+  if (!strcmp(name, "--output") && value) {
     o->output = value;
-  else if (!strcmp(name, "--csv") && value)
-    o->csv = value;
-  else {
-    tool_usage_error(CMD, "'%s%s%s': unknown option or bad value", name,
-                     value ? " " : "", value ? value : "");
-    return -1;
+    return TOOL_OPTION_VALUE;
   }
-  return 0;
-}
-
-static int is_flag(probe_options *o, const char *arg) {
-  if (!strcmp(arg, "--quick"))
-    o->quick = 1;
-  else if (!strcmp(arg, "--plot"))
-    o->plot = 1;
-  else if (!strcmp(arg, "--no-write"))
-    o->write = 0;
-  else
-    return 0;
-  return 1;
+  return TOOL_OPTION_UNKNOWN;
 }
 
 /* 0, 1 for --help, or -1 after a usage error. */
 static int parse_options(int argc, char **argv, probe_options *o) {
   memset(o, 0, sizeof *o);
   o->write = 1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
-    if (is_flag(o, argv[i])) continue;
-    if (parse_option(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL)) return -1;
-    i++;
-  }
-  if (tool_bench_common_options(CMD, o->quick, o->plot, o->csv, &o->ops,
-                                &o->repeat, &o->min_ms))
-    return -1;
-  if (!o->run_us) o->run_us = o->quick ? 500 : 2000;
+  int rc = tool_bench_parse_options(CMD, argc, argv, &o->common, own_option, o);
+  if (rc) return rc;
+  if (!o->run_us) o->run_us = o->common.quick ? 500 : 2000;
   return 0;
 }
 
@@ -290,8 +267,7 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
   probe_class c;
   char text[256];
   weft_device_info info;
-  weft_device *device = weft_context_device(tool_bench_context());
-  tool_bench_check(weft_device_info_get(device, &info), device, "device info");
+  tool_bench_device_info(&info);
   probe_classify(r, &c);
   probe_print_class(&c, r->threads);
   snprintf(text, sizeof text,
@@ -300,7 +276,7 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
            c.atomics, c.atomic_cost, c.contended, c.contention, c.polls,
            c.polling, c.nearest);
   sync_defaults d = {r->threads, info.name, text, {0}};
-  probe_choose(timing, o->ops, r->threads, d.choice);
+  probe_choose(timing, o->common.ops, r->threads, d.choice);
   if (!strcmp(c.contended, "untested(busy)"))
     printf("  (the machine is busy: its groups took turns, so the contest "
            "saw little\n  contention; run it again on an idle machine)\n");
@@ -320,12 +296,12 @@ int tool_bench_probe(int argc, char **argv) {
    * system can do, and the machine's other work only takes from that (on
    * a busy machine it would also hide contention, the groups taking
    * turns on one thread). The contest takes medians. */
-  tool_timing timing = {o.repeat, o.min_ms * 1e-3, 1};
+  tool_timing timing = {o.common.repeat, o.common.min_ms * 1e-3, 1};
   probe_results r = {0};
   r.threads = tool_bench_threads();
   choose_groups(&r, &o);
   /* The CSV goes to the file only: stdout is for people here. */
-  if (o.csv && tool_csv_open(CMD, o.csv,
+  if (o.common.csv && tool_csv_open(CMD, o.common.csv,
                              "probe,contention,groups,threads,"
                              "accesses,seconds,accesses_per_s,ns_per_access",
                              0))
@@ -335,6 +311,6 @@ int tool_bench_probe(int argc, char **argv) {
   print_table(&r);
   timing.fastest = 0;
   if (choose_defaults(&r, &o, &timing)) return TOOL_EXIT_FAILED;
-  if (o.plot && tool_plot(CMD, o.csv)) return TOOL_EXIT_FAILED;
+  if (o.common.plot && tool_plot(CMD, o.common.csv)) return TOOL_EXIT_FAILED;
   return TOOL_EXIT_OK;
 }

@@ -16,10 +16,10 @@
 #define MAX_GROUP_COUNTS 40
 
 typedef struct sync_options {
-  int quick, plot;
-  unsigned ops, max_groups, repeat, min_ms, local, latency_ops;
+  tool_bench_options common; /* --quick, --plot, --csv, --ops, ... */
+  unsigned local, latency_ops;
   sync_primitive only; /* SYNC_PRIMITIVES: every one */
-  const char *impl, *csv;
+  const char *impl;
 } sync_options;
 
 /* What was measured: one CSV line, kept for the summary. */
@@ -55,75 +55,47 @@ static const struct {
 
 /* --------------------------------------------------------- the options */
 
-static int parse_option(sync_options *o, const char *name, const char *value) {
-  if (!strcmp(name, "--ops"))
-    return tool_parse_count(CMD, name, value, 1u << 24, &o->ops);
-  if (!strcmp(name, "--max-groups"))
-    return tool_parse_count(CMD, name, value, 65536, &o->max_groups);
-  if (!strcmp(name, "--repeat"))
-    return tool_parse_count(CMD, name, value, 4096, &o->repeat);
-  if (!strcmp(name, "--min-time"))
-    return tool_parse_count(CMD, name, value, 60000, &o->min_ms);
+/* The options of this command alone (tool_bench_parse_options's own). */
+static int own_option(void *arg, const char *name, const char *value) {
+  sync_options *o = arg;
   if (!strcmp(name, "--local"))
     return tool_parse_count(CMD, name, value, 4096, &o->local);
   if (!strcmp(name, "--latency-ops"))
     return tool_parse_count(CMD, name, value, 1u << 28, &o->latency_ops);
   if (!strcmp(name, "--only") && value &&
       (o->only = sync_primitive_named(value)) != SYNC_PRIMITIVES)
-    return 0;
-  if (!strcmp(name, "--impl") && value)
+    return TOOL_OPTION_VALUE;
+  if (!strcmp(name, "--impl") && value) {
     o->impl = value;
-  else if (!strcmp(name, "--csv") && value)
-    o->csv = value;
-  else {
-    tool_usage_error(CMD, "'%s%s%s': unknown option or bad value", name,
-                     value ? " " : "", value ? value : "");
-    return -1;
+    return TOOL_OPTION_VALUE;
   }
-  return 0;
-}
-
-static int is_flag(sync_options *o, const char *arg) {
-  if (!strcmp(arg, "--quick"))
-    o->quick = 1;
-  else if (!strcmp(arg, "--plot"))
-    o->plot = 1;
-  else
-    return 0;
-  return 1;
+  return TOOL_OPTION_UNKNOWN;
 }
 
 /* 0, 1 for --help, or -1 after a usage error. */
 static int parse_options(int argc, char **argv, sync_options *o) {
   memset(o, 0, sizeof *o);
   o->only = SYNC_PRIMITIVES;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
-    if (is_flag(o, argv[i])) continue;
-    if (parse_option(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL)) return -1;
-    i++;
-  }
-  if (tool_bench_common_options(CMD, o->quick, o->plot, o->csv, &o->ops,
-                                &o->repeat, &o->min_ms))
-    return -1;
+  int rc = tool_bench_parse_options(CMD, argc, argv, &o->common, own_option, o);
+  if (rc) return rc;
   if (!o->local) o->local = 1;
-  if (!o->latency_ops) o->latency_ops = o->quick ? 10000 : 200000;
+  if (!o->latency_ops) o->latency_ops = o->common.quick ? 10000 : 200000;
   return 0;
 }
 
 /* 1, 2, 4, ... up to the most, with the thread count and 64 times it
  * among them; --quick keeps 1, the threads and the most. */
 static void choose_groups(bench *b) {
-  unsigned t = b->threads, most = b->opt.max_groups;
+  unsigned t = b->threads, most = b->opt.common.max_groups;
   if (!most) most = 64 * t > 65536 ? 65536 : 64 * t;
   unsigned *v = b->groups;
   int *n = &b->num_groups;
   *n = 0;
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, 1);
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, t <= most ? t : most);
-  for (unsigned g = 2; g <= most && !b->opt.quick; g *= 2)
+  for (unsigned g = 2; g <= most && !b->opt.common.quick; g *= 2)
     tool_add_sorted(v, n, MAX_GROUP_COUNTS, g);
-  if (!b->opt.quick && 64 * t <= most)
+  if (!b->opt.common.quick && 64 * t <= most)
     tool_add_sorted(v, n, MAX_GROUP_COUNTS, 64 * t);
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, most);
 }
@@ -146,7 +118,7 @@ static void add_row(bench *b, row r) {
                 sync_primitive_name(r.primitive), count, r.impl, r.groups,
                 r.threads, r.ops, r.seconds, rate, 1e9 / rate);
   if (!(r.seconds > 0))
-    tool_bench_note("weft " CMD ": %s/%s at %u groups: no time left once "
+    tool_bench_note("%s/%s at %u groups: no time left once "
                     "the launch is taken off: the machine is too noisy",
                     sync_primitive_name(r.primitive), r.impl, r.groups);
 }
@@ -171,7 +143,7 @@ static int has_latency(sync_primitive p, int count) {
 static void measure_weft(bench *b, sync_runner *r, int count) {
   sync_primitive p = r->impl->primitive;
   for (int i = 0; i < b->num_groups; i++) {
-    unsigned g = b->groups[i], ops = b->opt.ops;
+    unsigned g = b->groups[i], ops = b->opt.common.ops;
     double s = sync_weft_seconds(r, count, g, &ops, &b->timing);
     add_row(b, (row){0, p, count, r->impl->name, g, b->threads,
                      sync_total_ops(p, g, ops), s});
@@ -185,7 +157,7 @@ static void measure_weft(bench *b, sync_runner *r, int count) {
 
 static void measure_pthread(bench *b, sync_primitive p, int count) {
   for (int i = 0; i < b->num_groups; i++) {
-    unsigned g = b->groups[i], ops = b->opt.ops;
+    unsigned g = b->groups[i], ops = b->opt.common.ops;
     if (g > SYNC_PTHREAD_MAX) continue;
     double s = sync_pthread_seconds(p, count, g, &ops, &b->timing);
     add_row(b,
@@ -261,7 +233,7 @@ static void summarize(const bench *b) {
       "\nweft " CMD ": %u threads, %u operations per group, "
       "median of at least %u runs\nuncontended (one group; the fastest run), "
       "per lock+unlock or wait+post:\n",
-      b->threads, b->opt.ops, b->opt.repeat);
+      b->threads, b->opt.common.ops, b->opt.common.repeat);
   summarize_latency(b, SYNC_MUTEX);
   summarize_latency(b, SYNC_SEMAPHORE);
   fprintf(stderr, "barriers per second, as many groups as threads and 64 "
@@ -301,10 +273,12 @@ int tool_bench_sync(int argc, char **argv) {
     return rc > 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
   }
   b.threads = tool_bench_threads();
-  b.timing = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3, 0};
-  b.alone = (tool_timing){b.opt.repeat, b.opt.min_ms * 1e-3, 1};
+  b.timing =
+      (tool_timing){b.opt.common.repeat, b.opt.common.min_ms * 1e-3, 0};
+  b.alone =
+      (tool_timing){b.opt.common.repeat, b.opt.common.min_ms * 1e-3, 1};
   choose_groups(&b);
-  if (tool_csv_open(CMD, b.opt.csv,
+  if (tool_csv_open(CMD, b.opt.common.csv,
                     "measure,primitive,init,impl,groups,"
                     "threads,ops,seconds,ops_per_s,ns_per_op",
                     1))
@@ -315,6 +289,7 @@ int tool_bench_sync(int argc, char **argv) {
   tool_csv_close();
   summarize(&b);
   free(b.rows);
-  if (b.opt.plot && tool_plot(CMD, b.opt.csv)) return TOOL_EXIT_FAILED;
+  if (b.opt.common.plot && tool_plot(CMD, b.opt.common.csv))
+    return TOOL_EXIT_FAILED;
   return TOOL_EXIT_OK;
 }

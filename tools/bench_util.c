@@ -25,7 +25,7 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double tool_median(double *v, int n) {
+static double tool_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, compare_doubles);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
@@ -155,10 +155,14 @@ weft_context *tool_bench_context(void) {
   return ctx;
 }
 
+void tool_bench_device_info(weft_device_info *info) {
+  weft_device *device = weft_context_device(tool_bench_context());
+  tool_bench_check(weft_device_info_get(device, info), device, "device info");
+}
+
 unsigned tool_bench_threads(void) {
   weft_device_info info;
-  weft_device *device = weft_context_device(tool_bench_context());
-  tool_bench_check(weft_device_info_get(device, &info), device, "device info");
+  tool_bench_device_info(&info);
   return info.compute_units;
 }
 
@@ -232,16 +236,59 @@ int tool_parse_count(const char *cmd, const char *name, const char *text,
   return 0;
 }
 
-int tool_bench_common_options(const char *cmd, int quick, int plot,
-                              const char *csv, unsigned *ops,
-                              unsigned *repeat, unsigned *min_ms) {
-  if (plot && !csv) {
+/* The shared options that take a value, and the flags: as the
+ * TOOL_OPTION_ answers of a command's own parser. */
+static int common_option(const char *cmd, tool_bench_options *o,
+                         const char *name, const char *value) {
+  if (!strcmp(name, "--quick")) {
+    o->quick = 1;
+    return TOOL_OPTION_FLAG;
+  }
+  if (!strcmp(name, "--plot")) {
+    o->plot = 1;
+    return TOOL_OPTION_FLAG;
+  }
+  if (!strcmp(name, "--ops"))
+    return tool_parse_count(cmd, name, value, 1u << 24, &o->ops);
+  if (!strcmp(name, "--max-groups"))
+    return tool_parse_count(cmd, name, value, 65536, &o->max_groups);
+  if (!strcmp(name, "--repeat"))
+    return tool_parse_count(cmd, name, value, 4096, &o->repeat);
+  if (!strcmp(name, "--min-time"))
+    return tool_parse_count(cmd, name, value, 60000, &o->min_ms);
+  if (!strcmp(name, "--csv") && value) {
+    o->csv = value;
+    return TOOL_OPTION_VALUE;
+  }
+  return TOOL_OPTION_UNKNOWN;
+}
+
+int tool_bench_parse_options(const char *cmd, int argc, char **argv,
+                             tool_bench_options *common,
+                             int (*own)(void *o, const char *name,
+                                        const char *value),
+                             void *o) {
+  memset(common, 0, sizeof *common);
+  for (int i = 1; i < argc; i++) {
+    const char *name = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) return 1;
+    int rc = common_option(cmd, common, name, value);
+    if (rc == TOOL_OPTION_UNKNOWN && own) rc = own(o, name, value);
+    if (rc == TOOL_OPTION_UNKNOWN) {
+      tool_usage_error(cmd, "'%s%s%s': unknown option or bad value", name,
+                       value ? " " : "", value ? value : "");
+      return -1;
+    }
+    if (rc < 0) return -1;
+    if (rc == TOOL_OPTION_VALUE) i++;
+  }
+  if (common->plot && !common->csv) {
     tool_usage_error(cmd, "--plot draws the --csv file: give --csv PATH");
     return -1;
   }
-  if (!*ops) *ops = quick ? 200 : 1000;
-  if (!*repeat) *repeat = quick ? 3 : 5;
-  if (!*min_ms) *min_ms = quick ? 5 : 20;
+  if (!common->ops) common->ops = common->quick ? 200 : 1000;
+  if (!common->repeat) common->repeat = common->quick ? 3 : 5;
+  if (!common->min_ms) common->min_ms = common->quick ? 5 : 20;
   return 0;
 }
 

@@ -14,9 +14,6 @@
 /* Seconds on the monotonic clock. */
 double tool_now(void);
 
-/* The median of n values (n > 0); v is sorted in place. */
-double tool_median(double *v, int n);
-
 /* How long to measure one point: at least repeat runs, and on until the
  * runs add up to min_seconds (short runs are noisy against the launch). */
 typedef struct tool_timing {
@@ -55,8 +52,10 @@ void tool_csv_close(void);
  * 0 on success, else a note is printed and -1 returned. */
 int tool_plot(const char *cmd, const char *csv_path);
 
-/* The CPU device's context (made once) and its number of threads. */
+/* The CPU device's context (made once), its description and its number
+ * of threads. */
 weft_context *tool_bench_context(void);
+void tool_bench_device_info(weft_device_info *info);
 unsigned tool_bench_threads(void);
 
 /* Builds source; NULL when the build fails, with the log in *log
@@ -93,12 +92,34 @@ void tool_bench_note(const char *format, ...)
 int tool_parse_count(const char *cmd, const char *name, const char *text,
                      unsigned long max, unsigned *out);
 
-/* The defaults of the options the benchmark commands share, for a --quick
- * run or a full one, where they were not given, and --plot's need of
- * --csv: 0, or -1 after a usage error. */
-int tool_bench_common_options(const char *cmd, int quick, int plot,
-                              const char *csv, unsigned *ops,
-                              unsigned *repeat, unsigned *min_ms);
+/* The options the benchmark commands share: --quick, --plot, --csv PATH,
+ * --ops N, --max-groups N, --repeat N and --min-time MS. */
+typedef struct tool_bench_options {
+  int quick, plot;
+  unsigned ops, max_groups, repeat, min_ms;
+  const char *csv;
+} tool_bench_options;
+
+/* What a command's own option parser says of argument name (value is the
+ * next argument, or NULL): it took both, name is a flag of its own, name
+ * is none of its options (or value is not one name takes), or -1 after a
+ * usage error it printed (tool_parse_count's -1). */
+enum {
+  TOOL_OPTION_VALUE = 0,
+  TOOL_OPTION_UNKNOWN = 1,
+  TOOL_OPTION_FLAG = 2
+};
+
+/* Parses argv[1..argc) of command cmd into *common (zeroed first) and,
+ * through own(o, name, value), the command's own options; then sets the
+ * shared options' defaults, for a --quick run or a full one, where they
+ * were not given, and checks --plot's need of --csv. 0, 1 for --help or
+ * -h, or -1 after a usage error. */
+int tool_bench_parse_options(const char *cmd, int argc, char **argv,
+                             tool_bench_options *common,
+                             int (*own)(void *o, const char *name,
+                                        const char *value),
+                             void *o);
 
 /* Adds g to the sorted list v of n (at most cap) numbers, once. */
 void tool_add_sorted(unsigned *v, int *n, int cap, unsigned g);

@@ -16,12 +16,12 @@ int sync_defaults_path(char *out, size_t size) {
   int n;
   if (dir)
     n = *dir && strcmp(dir, "off")
-            ? snprintf(out, size, "%s/" SYNC_DEFAULTS_NAME, dir)
+            ? snprintf(out, size, "%s/" WEFT_SYNC_DEFAULTS_FILE, dir)
             : -1;
   else if (xdg && *xdg)
-    n = snprintf(out, size, "%s/weft/" SYNC_DEFAULTS_NAME, xdg);
+    n = snprintf(out, size, "%s/weft/" WEFT_SYNC_DEFAULTS_FILE, xdg);
   else if (home && *home)
-    n = snprintf(out, size, "%s/.cache/weft/" SYNC_DEFAULTS_NAME, home);
+    n = snprintf(out, size, "%s/.cache/weft/" WEFT_SYNC_DEFAULTS_FILE, home);
   else
     n = -1;
   return n < 0 || (size_t)n >= size ? -1 : 0;
@@ -44,14 +44,15 @@ void sync_defaults_print(const sync_defaults *d, FILE *out) {
             d->choice[p]);
 }
 
-/* mkdir -p of path's folder. */
+/* mkdir -p of path's folder, private to the user as the kernel cache's
+ * folders are (jit/cache.c). */
 static int make_folder(const char *path) {
   char *dir = strdup(path);
   if (!dir) return -1;
   for (char *p = dir + 1; *p; p++) {
     if (*p != '/') continue;
     *p = 0;
-    if (mkdir(dir, 0755) && errno != EEXIST) {
+    if (mkdir(dir, 0700) && errno != EEXIST) {
       free(dir);
       return -1;
     }

@@ -30,10 +30,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "backend/cpu/sync_defaults.h" /* WEFT_SYNC_DEFAULTS_FILE */
 #include "bench_sync.h"
 
 #define SYNC_DEFAULTS_VERSION 1
-#define SYNC_DEFAULTS_NAME "sync-defaults"
 
 /* The file's path by the rules above: 0, or -1 when there is none. */
 int sync_defaults_path(char *out, size_t size);

@@ -50,7 +50,7 @@ void weft__sync_defaults_read(const char *cache_dir, char *out, size_t size) {
   out[0] = 0;
   if (!cache_dir) return;
   char path[4096], line[256], option[96];
-  if (snprintf(path, sizeof path, "%s/sync-defaults", cache_dir) >=
+  if (snprintf(path, sizeof path, "%s/" WEFT_SYNC_DEFAULTS_FILE, cache_dir) >=
       (int)sizeof path)
     return;
   FILE *f = fopen(path, "r");

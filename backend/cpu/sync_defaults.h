@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+/* The file's name in the kernel cache's folder (the runtime reads it, and
+ * `weft bench probe` writes it: tools/sync_defaults.c). */
+#define WEFT_SYNC_DEFAULTS_FILE "sync-defaults"
+
 /* The options the file asks for, like " -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET"
  * (one per line that names an algorithm the primitive has), in out; empty
  * without a file (cache_dir NULL). */
