@@ -1,8 +1,8 @@
 /*
  * sync_support.h: what the cl_weft_sync suites (test_sync.c,
  * test_sync_algorithms.c) share: a context with one program of the
- * suite's kernels, and short ways to make int buffers, set arguments and
- * launch a number of work-groups.
+ * suite's kernels, and short ways to make and release int buffers, set
+ * arguments, launch a number of work-groups and query the device.
  */
 #ifndef WEFT_TESTS_SYNC_SUPPORT_H
 #define WEFT_TESTS_SYNC_SUPPORT_H
@@ -39,6 +39,17 @@ static inline weft_buffer *ints(fixture *f, size_t n, const int *init) {
   return support_buffer(f->ctx, n * sizeof(int), init);
 }
 
+/* Releases the n buffers of b. */
+static inline void release_buffers_n(weft_buffer *const *b, size_t n) {
+  for (size_t i = 0; i < n; i++) weft_buffer_release(b[i]);
+}
+
+/* release_buffers(a, b, c): releases every buffer named. */
+#define release_buffers(...)                                                 \
+  release_buffers_n((weft_buffer *const[]){__VA_ARGS__},                     \
+                    sizeof((weft_buffer *const[]){__VA_ARGS__}) /            \
+                        sizeof(weft_buffer *))
+
 static inline void read_ints(weft_buffer *b, int *out, size_t n) {
   CHECK_OK(weft_buffer_read(b, 0, n * sizeof(int), out), b);
 }
@@ -62,6 +73,16 @@ static inline void args(weft_kernel *k, const char *fmt, ...) {
 static inline int launch(weft_kernel *k, size_t groups, size_t local) {
   size_t global = groups * local;
   return weft_kernel_launch(k, 1, NULL, &global, &local);
+}
+
+/* The CPU device's (device 0's) information; fails the test, with the
+ * message, when either query fails. */
+static inline weft_device_info device_info(void) {
+  weft_device *device;
+  weft_device_info info;
+  CHECK_OK(weft_device_get(0, &device), NULL);
+  CHECK_OK(weft_device_info_get(device, &info), device);
+  return info;
 }
 
 #endif

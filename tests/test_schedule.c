@@ -72,8 +72,8 @@ static void teardown(run *r) {
   weft_context_release(r->ctx);
 }
 
-/* One launch with a seed, from zeroed objects (a = init); returns the
- * launch's status and b in out. */
+/* One launch with a seed, a (the lock, mutex or semaphore) set to init
+ * and b to zeros; returns the launch's status and b in out. */
 static int once(run *r, unsigned long long seed, const int init[4], int out[2]) {
   int zero[2] = {0, 0};
   CHECK_OK(weft_buffer_write(r->a, 0, 16, init), r->a);

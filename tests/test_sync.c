@@ -47,7 +47,7 @@ static const char *source =
     "}\n"
     "__kernel void object_barrier(__global weft_barrier *b, __global int *slots,\n"
     "                             __global int *bad, int phases) {\n"
-    "  if (get_global_id(0) == 0) {} /* the host set b for all groups */\n"
+    "  /* The host set b for all groups. */\n"
     "  int groups = get_num_groups(0);\n"
     "  for (int p = 0; p < phases; p++) {\n"
     "    if (get_local_id(0) == 0) atomic_inc(&slots[p]);\n"
@@ -100,8 +100,7 @@ TEST(mutex_mutual_exclusion) {
     read_ints(c, got, 2);
     CHECK_EQ(got[0], (long long)groups[i] * reps);
     CHECK_EQ(got[1], got[0]);
-    weft_buffer_release(m);
-    weft_buffer_release(c);
+    release_buffers(m, c);
   }
   weft_kernel_release(k);
   teardown(&f);
@@ -119,8 +118,7 @@ TEST(mutex_trylock) {
   CHECK(got[0] >= 1 && got[0] <= 256);
   read_ints(m, got, 4);
   CHECK_EQ(got[0], 0); /* left unlocked */
-  weft_buffer_release(m);
-  weft_buffer_release(c);
+  release_buffers(m, c);
   weft_kernel_release(k);
   teardown(&f);
 }
@@ -143,8 +141,7 @@ TEST(semaphore_count) {
     CHECK_EQ(got[2], 512 * reps);
     read_ints(s, got, 1);
     CHECK_EQ(got[0], counts[i]);
-    weft_buffer_release(s);
-    weft_buffer_release(c);
+    release_buffers(s, c);
   }
   weft_kernel_release(k);
   teardown(&f);
@@ -165,8 +162,7 @@ TEST(global_barrier_phases) {
     CHECK_EQ(got[0], 0);
     read_ints(slots, got, 16);
     for (int p = 0; p < 16; p++) CHECK_EQ(got[p], (long long)groups[i]);
-    weft_buffer_release(slots);
-    weft_buffer_release(bad);
+    release_buffers(slots, bad);
   }
   weft_kernel_release(k);
   teardown(&f);
@@ -185,9 +181,7 @@ TEST(object_barrier) {
   CHECK_EQ(got[0], 0);
   read_ints(slots, got, 8);
   for (int p = 0; p < 8; p++) CHECK_EQ(got[p], 300);
-  weft_buffer_release(b);
-  weft_buffer_release(slots);
-  weft_buffer_release(bad);
+  release_buffers(b, slots, bad);
   weft_kernel_release(k);
   teardown(&f);
 }
@@ -213,10 +207,7 @@ TEST(deadlock_reported) {
   int phases = 2;
   args(ok, "BBI", slots, bad, phases);
   CHECK_OK(launch(ok, 8, 1), ok);
-  weft_buffer_release(out);
-  weft_buffer_release(mutex);
-  weft_buffer_release(slots);
-  weft_buffer_release(bad);
+  release_buffers(out, mutex, slots, bad);
   weft_kernel_release(k);
   weft_kernel_release(m);
   weft_kernel_release(ok);
@@ -233,19 +224,14 @@ TEST(global_barrier_beyond_residency) {
   args(k, "BBI", slots, bad, phases);
   CHECK_FAILS(launch(k, 65537, 1), WEFT_EGROUPSIZE, k,
               "at most 65536 can be resident");
-  weft_buffer_release(slots);
-  weft_buffer_release(bad);
+  release_buffers(slots, bad);
   weft_kernel_release(k);
   teardown(&f);
 }
 
 /* The query says how many groups can be resident at once. */
 TEST(resident_groups_query) {
-  weft_device *device;
-  weft_device_info info;
-  CHECK_OK(weft_device_get(0, &device), NULL);
-  CHECK_OK(weft_device_info_get(device, &info), device);
-  CHECK_EQ(info.max_resident_groups, 65536);
+  CHECK_EQ(device_info().max_resident_groups, 65536);
 }
 
 /* WEFT_RESIDENT_GROUPS=4 makes the CPU hold 4 groups at once, as a GPU
@@ -256,11 +242,7 @@ TEST(emulated_occupancy) {
   setenv("WEFT_RESIDENT_GROUPS", "4", 1);
   setenv("WEFT_SPIN_TIMEOUT", "0.3", 1);
   fixture f = setup();
-  weft_device *device;
-  weft_device_info info;
-  CHECK_OK(weft_device_get(0, &device), NULL);
-  CHECK_OK(weft_device_info_get(device, &info), device);
-  CHECK_EQ(info.max_resident_groups, 4);
+  CHECK_EQ(device_info().max_resident_groups, 4);
   weft_kernel *k = kernel(&f, "global_barrier");
   weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
   int phases = 4;
@@ -278,8 +260,7 @@ TEST(emulated_occupancy) {
   CHECK_FAILS(launch(spin, 8, 2), WEFT_EDEADLOCK, spin,
               "4 not started; the others cannot start: WEFT_RESIDENT_GROUPS "
               "allows only that many resident");
-  weft_buffer *all[] = {slots, bad, lock, counter, flag};
-  for (int i = 0; i < 5; i++) weft_buffer_release(all[i]);
+  release_buffers(slots, bad, lock, counter, flag);
   weft_kernel_release(k);
   weft_kernel_release(spin);
   teardown(&f);
@@ -292,12 +273,10 @@ TEST(crash_in_cooperative_group) {
   weft_kernel *k = kernel(&f, "crash");
   weft_buffer *m = ints(&f, 4, NULL), *c = ints(&f, 1, NULL);
   args(k, "BB", m, c);
-  int rc = launch(k, 64, 4);
-  CHECK_EQ(rc, WEFT_EKERNELFAULT);
-  CHECK_STR_CONTAINS(weft_errmsg(k), "kernel 'crash' crashed");
+  CHECK_FAILS(launch(k, 64, 4), WEFT_EKERNELFAULT, k,
+              "kernel 'crash' crashed");
   CHECK_STR_CONTAINS(weft_errmsg(k), "work-group (5)");
-  weft_buffer_release(m);
-  weft_buffer_release(c);
+  release_buffers(m, c);
   weft_kernel_release(k);
   teardown(&f);
 }
@@ -314,9 +293,7 @@ TEST(user_spin_loops_yield) {
   int got;
   read_ints(counter, &got, 1);
   CHECK_EQ(got, 512);
-  weft_buffer_release(lock);
-  weft_buffer_release(counter);
-  weft_buffer_release(flag);
+  release_buffers(lock, counter, flag);
   weft_kernel_release(k);
   teardown(&f);
 }

@@ -639,14 +639,12 @@ TEST(device_absent_features) {
 /* cl_weft_sync: listed, and its query says how many work-groups can be
  * resident at once; a global barrier over more is refused at enqueue. */
 TEST(device_max_resident_groups) {
-  cl_device_id d = cl_weft_device();
-  char *extensions = device_string(d, CL_DEVICE_EXTENSIONS);
+  cl_env e = cl_env_open();
+  char *extensions = device_string(e.dev, CL_DEVICE_EXTENSIONS);
   CHECK(has_word(extensions, "cl_weft_sync"));
-  size_t max = device_size(d, CL_DEVICE_MAX_RESIDENT_GROUPS_WEFT);
+  size_t max = device_size(e.dev, CL_DEVICE_MAX_RESIDENT_GROUPS_WEFT);
   CHECK_EQ(max, 65536);
-  cl_context ctx = cl_weft_context();
-  cl_command_queue q = cl_weft_queue(ctx, 0);
-  cl_kernel k = cl_kernel_from(ctx,
+  cl_kernel k = cl_kernel_from(e.ctx,
                                "__kernel void k(__global int *n) {\n"
                                "  atomic_inc(n);\n"
                                "  weft_global_barrier();\n"
@@ -654,23 +652,22 @@ TEST(device_max_resident_groups) {
                                "}\n",
                                "k");
   int zero[2] = {0, 0}, got[2];
-  cl_mem m = cl_buffer(ctx, sizeof zero, zero);
+  cl_mem m = cl_buffer(e.ctx, sizeof zero, zero);
   CL_CHECK(clSetKernelArg(k, 0, sizeof m, &m));
   size_t local = 1, global = max + 1;
-  CL_CHECK_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL,
+  CL_CHECK_ERR(clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global, &local, 0, NULL,
                                       NULL), CL_INVALID_WORK_GROUP_SIZE);
   global = 64;
-  CL_CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL,
+  CL_CHECK(clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global, &local, 0, NULL,
                                   NULL));
-  CL_CHECK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof got, got, 0, NULL,
+  CL_CHECK(clEnqueueReadBuffer(e.q, m, CL_TRUE, 0, sizeof got, got, 0, NULL,
                                NULL));
   CHECK_EQ(got[0], 64);
   CHECK_EQ(got[1], 0);
   free(extensions);
   clReleaseMemObject(m);
   clReleaseKernel(k);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  cl_env_close(&e);
 }
 
 TEST(device_extensions_with_version) {

@@ -97,42 +97,40 @@ TEST(init_objects_then_use_them) {
 /* Wrong arguments get the right codes, and nothing is written. */
 TEST(init_errors) {
   clEnqueueInitSyncObjectWEFT_fn init = init_fn();
-  cl_context ctx = cl_weft_context();
-  cl_command_queue q = cl_weft_queue(ctx, 0);
+  cl_env e = cl_env_open();
   int ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-  cl_mem m = cl_buffer(ctx, sizeof ones, ones);
+  cl_mem m = cl_buffer(e.ctx, sizeof ones, ones);
   CL_CHECK_ERR(init(NULL, m, 0, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
                CL_INVALID_COMMAND_QUEUE);
-  CL_CHECK_ERR(init(q, NULL, 0, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
+  CL_CHECK_ERR(init(e.q, NULL, 0, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
                CL_INVALID_MEM_OBJECT);
-  CL_CHECK_ERR(init(q, m, 0, 0, 0, 0, 0, NULL, NULL), CL_INVALID_VALUE);
-  CL_CHECK_ERR(init(q, m, 0, 4, 0, 0, 0, NULL, NULL), CL_INVALID_VALUE);
-  CL_CHECK_ERR(init(q, m, 0, CL_SYNC_MUTEX_WEFT, 0, WEFT_MUTEX_TICKET + 1, 0,
+  CL_CHECK_ERR(init(e.q, m, 0, 0, 0, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+  CL_CHECK_ERR(init(e.q, m, 0, 4, 0, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+  CL_CHECK_ERR(init(e.q, m, 0, CL_SYNC_MUTEX_WEFT, 0, WEFT_MUTEX_TICKET + 1, 0,
                     NULL, NULL), CL_INVALID_VALUE);
-  CL_CHECK_ERR(init(q, m, 0, CL_SYNC_SEMAPHORE_WEFT, -1, 0, 0, NULL, NULL),
+  CL_CHECK_ERR(init(e.q, m, 0, CL_SYNC_SEMAPHORE_WEFT, -1, 0, 0, NULL, NULL),
                CL_INVALID_VALUE);
-  CL_CHECK_ERR(init(q, m, 0, CL_SYNC_BARRIER_WEFT, 0, 0, 0, NULL, NULL),
+  CL_CHECK_ERR(init(e.q, m, 0, CL_SYNC_BARRIER_WEFT, 0, 0, 0, NULL, NULL),
                CL_INVALID_VALUE);
-  CL_CHECK_ERR(init(q, m, 2, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
+  CL_CHECK_ERR(init(e.q, m, 2, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
                CL_INVALID_VALUE);
-  CL_CHECK_ERR(init(q, m, 20, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
+  CL_CHECK_ERR(init(e.q, m, 20, CL_SYNC_MUTEX_WEFT, 0, 0, 0, NULL, NULL),
                CL_INVALID_VALUE); /* 16 bytes from 20 overrun 32 */
   /* A Xiao-Feng barrier for 2 groups takes 32 bytes: it fits; for 3, not. */
-  CL_CHECK(init(q, m, 0, CL_SYNC_BARRIER_WEFT, 2, WEFT_BARRIER_XIAO_FENG, 0,
+  CL_CHECK(init(e.q, m, 0, CL_SYNC_BARRIER_WEFT, 2, WEFT_BARRIER_XIAO_FENG, 0,
                 NULL, NULL));
-  CL_CHECK_ERR(init(q, m, 0, CL_SYNC_BARRIER_WEFT, 3, WEFT_BARRIER_XIAO_FENG,
+  CL_CHECK_ERR(init(e.q, m, 0, CL_SYNC_BARRIER_WEFT, 3, WEFT_BARRIER_XIAO_FENG,
                     0, NULL, NULL), CL_INVALID_VALUE);
   cl_event bogus = (cl_event)m;
-  CL_CHECK_ERR(init(q, m, 0, CL_SYNC_MUTEX_WEFT, 0, 0, 1, &bogus, NULL),
+  CL_CHECK_ERR(init(e.q, m, 0, CL_SYNC_MUTEX_WEFT, 0, 0, 1, &bogus, NULL),
                CL_INVALID_EVENT_WAIT_LIST);
   int got[8];
-  CL_CHECK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof got, got, 0, NULL,
+  CL_CHECK(clEnqueueReadBuffer(e.q, m, CL_TRUE, 0, sizeof got, got, 0, NULL,
                                NULL));
   int want[8] = {0, 0, 2, WEFT_BARRIER_XIAO_FENG, 0, 0, 0, 0};
   for (int i = 0; i < 8; i++) CHECK_EQ(got[i], want[i]);
   clReleaseMemObject(m);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  cl_env_close(&e);
 }
 
 TEST_MAIN()
