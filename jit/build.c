@@ -292,7 +292,7 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
 /* The back half, from the front end's module to a binary. */
 static int finish(build *b, const char *log, weft_binary **out) {
   weft__cache_symbol_prefix(&b->key, b->stamps, b->prefix);
-  int rc = weft__builtins_link(b->module, &b->error);
+  int rc = weft__builtins_link(b->module, WEFT_BUILTINS_CPU, &b->error);
   if (!rc) {
     weft__target_apply(b->module, b->machine);
     rc = weft__kernel_info_collect(b->module, b->layout, &b->kernels,
@@ -405,7 +405,7 @@ int weft__jit_build(const char *source, size_t length, const char *options,
     return end(&b, rc, log);
   weft_source_file file = {WEFT_SOURCE_NAME, source, length};
   char *deps = NULL;
-  rc = weft__compile_source(b.context, &b.options, &file, NULL, 0, &b.module,
+  rc = weft__compile_source(b.context, 0, &b.options, &file, NULL, 0, &b.module,
                             log, &deps);
   if (!rc && !(b.stamps = weft__cache_stamp(deps))) rc = WEFT_ENOMEM;
   free(deps);
@@ -426,7 +426,8 @@ int weft__jit_build_bitcode(const void *bitcode, size_t size,
   return end(&b, rc, log);
 }
 
-int weft__jit_compile(const char *source, size_t length, const char *options,
+int weft__jit_compile(unsigned sm, const char *source, size_t length,
+                      const char *options,
                       const weft_jit_header *headers, unsigned num_headers,
                       void **bitcode, size_t *size, char **log) {
   build b = {0};
@@ -440,7 +441,8 @@ int weft__jit_compile(const char *source, size_t length, const char *options,
     files[i] = (weft_source_file){headers[i].name, headers[i].source,
                                   strlen(headers[i].source)};
   if (!rc)
-    rc = weft__compile_source(b.context, &b.options, &file, files, num_headers,
+    rc = weft__compile_source(b.context, sm, &b.options, &file, files,
+                              num_headers,
                               &b.module, log, NULL);
   free(files);
   if (!rc) rc = weft__module_to_bitcode(b.module, bitcode, size);

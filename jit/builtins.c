@@ -18,6 +18,19 @@
 
 extern const char weft__builtins_bc_start[];
 extern const char weft__builtins_bc_end[];
+extern const char weft__builtins_nvptx_bc_start[];
+extern const char weft__builtins_nvptx_bc_end[];
+
+/* An embedded library: its bytes. */
+typedef struct library {
+  const char *start, *end;
+} library;
+
+static library library_of(weft_builtins_target target) {
+  if (target == WEFT_BUILTINS_NVPTX)
+    return (library){weft__builtins_nvptx_bc_start, weft__builtins_nvptx_bc_end};
+  return (library){weft__builtins_bc_start, weft__builtins_bc_end};
+}
 
 static char *copy_message(const char *prefix, const char *detail) {
   size_t n = strlen(prefix) + strlen(detail) + 1;
@@ -31,9 +44,9 @@ static char *copy_message(const char *prefix, const char *detail) {
 
 /* The index: NULL if the embedded data is not a library (a few compares,
  * cheap enough to repeat at every lookup). */
-static const weft_builtin_part *parts(uint64_t *count) {
-  const weft_builtin_parts_header *h = (const void *)weft__builtins_bc_start;
-  size_t size = (size_t)(weft__builtins_bc_end - weft__builtins_bc_start);
+static const weft_builtin_part *parts(library lib, uint64_t *count) {
+  const weft_builtin_parts_header *h = (const void *)lib.start;
+  size_t size = (size_t)(lib.end - lib.start);
   if (size < sizeof *h || memcmp(h->magic, WEFT_BUILTIN_PARTS_MAGIC, 8) ||
       h->count > (size - sizeof *h) / sizeof(weft_builtin_part))
     return NULL;
@@ -46,9 +59,9 @@ static int compare_family(const void *key, const void *entry) {
 }
 
 /* The part holding family, or NULL (a function the library lacks). */
-static const weft_builtin_part *find_part(const char *family) {
+static const weft_builtin_part *find_part(library lib, const char *family) {
   uint64_t count = 0;
-  const weft_builtin_part *index = parts(&count);
+  const weft_builtin_part *index = parts(lib, &count);
   if (!index) return NULL;
   return bsearch(family, index, count, sizeof *index, compare_family);
 }
@@ -71,11 +84,11 @@ static void make_link_once(LLVMModuleRef library) {
 }
 
 /* Reads one family lazily and links it into module. */
-static int link_part(LLVMModuleRef module, const weft_builtin_part *part,
-                     char **error) {
-  const char *base = weft__builtins_bc_start + sizeof(weft_builtin_parts_header);
+static int link_part(library lib, LLVMModuleRef module,
+                     const weft_builtin_part *part, char **error) {
+  const char *base = lib.start + sizeof(weft_builtin_parts_header);
   uint64_t count = 0;
-  parts(&count);
+  parts(lib, &count);
   const char *bytes = base + count * sizeof *part + part->offset;
   LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(
       bytes, part->size, "weft-builtins", 0);
@@ -128,7 +141,7 @@ static void name_set_free(name_set *s) {
 /* The parts holding functions module declares and the library defines,
  * each part once, skipping functions looked for before (a declaration the
  * library leaves undefined is the JIT's to report); returns how many. */
-static int wanted_parts(LLVMModuleRef module, name_set *seen,
+static int wanted_parts(library lib, LLVMModuleRef module, name_set *seen,
                         const weft_builtin_part **wanted, size_t max,
                         size_t *n) {
   *n = 0;
@@ -138,7 +151,7 @@ static int wanted_parts(LLVMModuleRef module, name_set *seen,
     const char *name = LLVMGetValueName(f);
     char family[WEFT_BUILTIN_FAMILY_MAX];
     weft__builtin_family(name, family, sizeof family);
-    const weft_builtin_part *p = find_part(family);
+    const weft_builtin_part *p = find_part(lib, family);
     if (!p) continue;
     int added = name_set_add(seen, name);
     if (added < 0) return WEFT_ENOMEM;
@@ -149,9 +162,11 @@ static int wanted_parts(LLVMModuleRef module, name_set *seen,
   return 0;
 }
 
-int weft__builtins_link(LLVMModuleRef module, char **error) {
+int weft__builtins_link(LLVMModuleRef module, weft_builtins_target target,
+                        char **error) {
+  library lib = library_of(target);
   uint64_t count = 0;
-  if (!parts(&count)) {
+  if (!parts(lib, &count)) {
     *error = copy_message("internal error: ", "the builtin library is damaged");
     return WEFT_EBUILD;
   }
@@ -164,9 +179,10 @@ int weft__builtins_link(LLVMModuleRef module, char **error) {
   int rc = wanted ? 0 : WEFT_ENOMEM;
   for (;;) {
     size_t n = 0;
-    if (!rc) rc = wanted_parts(module, &seen, wanted, count, &n);
+    if (!rc) rc = wanted_parts(lib, module, &seen, wanted, count, &n);
     if (rc || !n) break;
-    for (size_t i = 0; i < n && !rc; i++) rc = link_part(module, wanted[i], error);
+    for (size_t i = 0; i < n && !rc; i++)
+      rc = link_part(lib, module, wanted[i], error);
   }
   name_set_free(&seen);
   free(wanted);

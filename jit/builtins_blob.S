@@ -1,6 +1,7 @@
-/* The builtin library (its index and per-family bitcode modules, see
+/* The builtin libraries (each an index and per-family bitcode modules, see
  * builtins_parts.h), embedded in libweft so that no file needs to be found
- * at run time. WEFT_BUILTINS_BC is its path in the build tree. */
+ * at run time: the CPU's (WEFT_BUILTINS_BC, its path in the build tree)
+ * and NVIDIA GPUs' (WEFT_BUILTINS_NVPTX_BC). */
   .section .rodata
   .balign 16
   .globl weft__builtins_bc_start
@@ -10,6 +11,16 @@ weft__builtins_bc_start:
   .globl weft__builtins_bc_end
   .hidden weft__builtins_bc_end
 weft__builtins_bc_end:
+  .byte 0
+
+  .balign 16
+  .globl weft__builtins_nvptx_bc_start
+  .hidden weft__builtins_nvptx_bc_start
+weft__builtins_nvptx_bc_start:
+  .incbin WEFT_BUILTINS_NVPTX_BC
+  .globl weft__builtins_nvptx_bc_end
+  .hidden weft__builtins_nvptx_bc_end
+weft__builtins_nvptx_bc_end:
   .byte 0
 
 /* include/weft/kernel.h, which every program is compiled with (NUL-

@@ -27,15 +27,28 @@
   "__opencl_c_atomic_order_acq_rel,__opencl_c_atomic_order_seq_cst,"      \
   "__opencl_c_atomic_scope_device,__opencl_c_atomic_scope_all_devices"
 
-static const char *const base_args[] = {
+/* The host CPU's arguments. */
+static const char *const cpu_args[] = {
     "-triple", WEFT_CPU_TRIPLE,
+    /* Distinct numbers for __global, __local, ... so local memory can be
+     * recognized; they all mean the same memory to the x86-64 back end. */
+    "-ffake-address-space-map",
+};
+
+/* An NVIDIA GPU's, before its architecture: NVPTX's own address spaces
+ * (__local is shared memory), where private and generic pointers are both
+ * 0, so mangled names spell address spaces out to tell their builtins
+ * apart (as the nvptx builtin library is compiled). */
+static const char *const nvptx_args[] = {
+    "-triple", WEFT_NVPTX_TRIPLE, "-faddress-space-map-mangling=no",
+};
+#define NVPTX_ARCH_ARGS 4 /* -target-cpu sm_NN -target-feature +ptxNN */
+
+static const char *const base_args[] = {
     "-x", "cl",
     /* Builtins are declared by Clang's tables, not by parsing opencl-c.h,
      * which takes about a second. */
     "-finclude-default-header", "-fdeclare-opencl-builtins",
-    /* Distinct numbers for __global, __local, ... so local memory can be
-     * recognized; they all mean the same memory to the x86-64 back end. */
-    "-ffake-address-space-map",
     "-cl-kernel-arg-info",
     /* Clang emits optimizable IR (TBAA, lifetimes) but runs no passes:
      * the work-group functions must be made first. */
@@ -118,25 +131,45 @@ static weft_source_file *with_kernel_header(const weft_source_file *headers,
   return all;
 }
 
-int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
+#define COUNT(a) (sizeof a / sizeof *a)
+
+/* The target's arguments at args; returns how many. */
+static int target_args(unsigned sm, const char **args, weft_nvptx_arch *arch) {
+  int n = 0;
+  if (!sm) {
+    for (size_t i = 0; i < COUNT(cpu_args); i++) args[n++] = cpu_args[i];
+    return n;
+  }
+  weft__nvptx_arch(sm, arch);
+  for (size_t i = 0; i < COUNT(nvptx_args); i++) args[n++] = nvptx_args[i];
+  args[n++] = "-target-cpu";
+  args[n++] = arch->cpu;
+  args[n++] = "-target-feature";
+  args[n++] = arch->feature;
+  return n;
+}
+
+int weft__compile_source(LLVMContextRef context, unsigned sm,
+                         const weft_build_options *o,
                          const weft_source_file *source,
                          const weft_source_file *headers, unsigned num_headers,
                          LLVMModuleRef *out, char **log, char **deps) {
   weft_source_file *all = with_kernel_header(headers, num_headers);
   if (!all) return WEFT_ENOMEM;
-  int n = 0;
   int num_defines;
   const char *const *defines = feature_defines(&num_defines);
-  int max = (int)(sizeof base_args / sizeof *base_args) + o->num_args + 5 +
-            num_defines;
+  int max = (int)(COUNT(cpu_args) + COUNT(nvptx_args) + NVPTX_ARCH_ARGS +
+                  COUNT(base_args)) +
+            o->num_args + 5 + num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
   if (!args || !cl_ext) {
     free(args);
     free(all);
     return WEFT_ENOMEM;
   }
-  for (size_t i = 0; i < sizeof base_args / sizeof *base_args; i++)
-    args[n++] = base_args[i];
+  weft_nvptx_arch arch;
+  int n = target_args(sm, args, &arch);
+  for (size_t i = 0; i < COUNT(base_args); i++) args[n++] = base_args[i];
   args[n++] = cl_ext;
   int has_std = 0;
   for (int i = 0; i < o->num_args; i++) {
@@ -187,7 +220,8 @@ static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
   (void)data;
 }
 
-int weft__jit_check_bitcode(const void *bitcode, size_t size) {
+int weft__jit_check_bitcode(unsigned sm, const void *bitcode, size_t size) {
+  const char *triple = sm ? WEFT_NVPTX_TRIPLE : WEFT_CPU_TRIPLE;
   LLVMContextRef context = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(context, ignore_diagnostic, NULL);
   LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(
@@ -198,7 +232,7 @@ int weft__jit_check_bitcode(const void *bitcode, size_t size) {
    * the buffer over (not the bytes). */
   int bad = LLVMGetBitcodeModuleInContext2(context, buffer, &module);
   if (!bad) {
-    bad = !LLVMGetTarget(module) || strcmp(LLVMGetTarget(module), WEFT_CPU_TRIPLE);
+    bad = !LLVMGetTarget(module) || strcmp(LLVMGetTarget(module), triple);
     LLVMDisposeModule(module);
   } else {
     LLVMDisposeMemoryBuffer(buffer);

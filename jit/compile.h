@@ -18,10 +18,11 @@
 #define WEFT_KERNEL_HEADER_NAME "weft/kernel.h"
 
 /* Compiles source (and embedded headers) with parsed options into a module
- * of context. Diagnostics are appended to *log; with deps, the files read
+ * of context, for the host CPU (sm 0) or an NVIDIA GPU (jit.h's sm). Diagnostics are appended to *log; with deps, the files read
  * from disk are listed there (see frontend.h). Returns 0, WEFT_EBUILD or
  * WEFT_ENOMEM. */
-int weft__compile_source(LLVMContextRef context, const weft_build_options *o,
+int weft__compile_source(LLVMContextRef context, unsigned sm,
+                         const weft_build_options *o,
                          const weft_source_file *source,
                          const weft_source_file *headers, unsigned num_headers,
                          LLVMModuleRef *out, char **log, char **deps);

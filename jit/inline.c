@@ -35,9 +35,11 @@ static void source_prefix(LLVMValueRef inst, char *out, size_t size) {
 }
 
 /* Calls left for later passes (intrinsics, Weft's primitives, printf,
- * Clang's to_global and kin) or resolved from the process (SLEEF). */
+ * Clang's to_global and kin, libdevice's __nvvm_reflect) or resolved from
+ * the process (SLEEF). */
 static int is_allowed_external(const char *name) {
   return !strncmp(name, "llvm.", 5) || !strncmp(name, "__weft_", 7) ||
+         !strcmp(name, "__nvvm_reflect") ||
          !strcmp(name, "printf") || !strncmp(name, "Sleef_", 6) ||
          !strcmp(name, "__to_global") || !strcmp(name, "__to_local") ||
          !strcmp(name, "__to_private");

@@ -54,8 +54,10 @@ typedef struct weft_jit_header {
 } weft_jit_header;
 
 /* Separate compilation: OpenCL C source to LLVM bitcode (malloc'd), with
- * calls to functions of other units left to the link. */
-int weft__jit_compile(const char *source, size_t length, const char *options,
+ * calls to functions of other units left to the link, for the host CPU
+ * (sm 0) or an NVIDIA GPU of compute capability sm (90 for sm_90). */
+int weft__jit_compile(unsigned sm, const char *source, size_t length,
+                      const char *options,
                       const weft_jit_header *headers, unsigned num_headers,
                       void **bitcode, size_t *size, char **log);
 
@@ -64,12 +66,41 @@ int weft__jit_compile(const char *source, size_t length, const char *options,
 int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
                    unsigned count, void **bitcode, size_t *size, char **log);
 
-/* Whether bitcode looks like a whole module for this target (0), or not
- * (WEFT_EINVAL), without building it. */
-int weft__jit_check_bitcode(const void *bitcode, size_t size);
+/* Whether bitcode looks like a whole module for the CPU (sm 0) or NVIDIA
+ * GPUs (0), or not (WEFT_EINVAL), without building it. */
+int weft__jit_check_bitcode(unsigned sm, const void *bitcode, size_t size);
 
 /* Frees a binary and the machine code behind it. */
 void weft__jit_binary_free(weft_binary *binary);
+
+/* Builds OpenCL C source, or bitcode from weft__jit_compile(sm, ...), into
+ * PTX for an NVIDIA GPU of compute capability sm (ptx.c): *out describes
+ * the kernels (entry is NULL: the PTX holds them, under their own names),
+ * *ptx is the PTX text (malloc'd). The CUDA kernels' parameters follow
+ * the OpenCL ones (see WEFT_PTX_* below); *log as for weft__jit_build. */
+int weft__jit_build_ptx(unsigned sm, const char *source, size_t length,
+                        const char *options, weft_binary **out, char **ptx,
+                        char **log);
+int weft__jit_build_ptx_bitcode(unsigned sm, const void *bitcode, size_t size,
+                                const char *options, weft_binary **out,
+                                char **ptx, char **log);
+
+/* The globals of a PTX module that the runtime fills before a launch
+ * (cuModuleGetGlobal), present where the kernels use them: */
+/* the global offset (uint64 x 3) and work dimension (uint32) */
+#define WEFT_PTX_LAUNCH_BLOCK "weft__launch_block"
+/* weft_global_barrier()'s words (WEFT_LAUNCH_WORDS uint32), to zero */
+#define WEFT_PTX_LAUNCH_WORDS "weft__launch_words"
+/* the bank of __constant pointer arguments, in constant memory: such an
+ * argument is passed as a uint64 offset into it, where the runtime has
+ * copied the buffer's bytes. */
+#define WEFT_PTX_CONSTANT_BANK "weft__constant_bank"
+/* A __local pointer argument is passed as a uint64 offset into the
+ * launch's dynamic shared memory; a buffer as its device address; a value
+ * as its bytes. */
+
+/* Frees a binary from weft__jit_build_ptx (its descriptions). */
+void weft__jit_ptx_binary_free(weft_binary *binary);
 
 /* The OpenCL C extensions and features the JIT compiles kernels with,
  * comma-separated ("cl_khr_fp64,__opencl_c_int64,..."). */

@@ -15,7 +15,42 @@ int weft__target_init(char **error) {
     *error = strdup("LLVM has no code generator for this CPU");
     return WEFT_EBUILD;
   }
+  /* Debian's LLVM has every target; PTX is made only for CUDA GPUs. */
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
   return 0;
+}
+
+/* The architectures LLVM 19's NVPTX back end knows from sm_70 (Volta,
+ * the first with __nanosleep) up, with the PTX version each needs. */
+static const struct {
+  unsigned sm, ptx;
+} nvptx_archs[] = {
+    {70, 63}, {72, 63}, {75, 63}, {80, 70}, {86, 71}, {87, 74}, {89, 78},
+    {90, 78},
+};
+
+void weft__nvptx_arch(unsigned sm, weft_nvptx_arch *arch) {
+  size_t pick = 0;
+  for (size_t i = 0; i < sizeof nvptx_archs / sizeof *nvptx_archs; i++)
+    if (nvptx_archs[i].sm <= sm) pick = i;
+  arch->sm = nvptx_archs[pick].sm;
+  snprintf(arch->cpu, sizeof arch->cpu, "sm_%u", arch->sm);
+  snprintf(arch->feature, sizeof arch->feature, "+ptx%u", nvptx_archs[pick].ptx);
+}
+
+LLVMTargetMachineRef weft__nvptx_machine_create(const weft_nvptx_arch *arch) {
+  char *error = NULL;
+  LLVMTargetRef target;
+  if (LLVMGetTargetFromTriple(WEFT_NVPTX_TRIPLE, &target, &error)) {
+    LLVMDisposeMessage(error);
+    return NULL;
+  }
+  return LLVMCreateTargetMachine(target, WEFT_NVPTX_TRIPLE, arch->cpu,
+                                 arch->feature, LLVMCodeGenLevelAggressive,
+                                 LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
 LLVMTargetMachineRef weft__target_machine_create(void) {
@@ -65,6 +100,23 @@ void weft__target_apply(LLVMModuleRef module, LLVMTargetMachineRef machine) {
   LLVMDisposeTargetData(layout);
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
+}
+
+void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
+                       const weft_nvptx_arch *arch) {
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
+  char *layout_string = LLVMCopyStringRepOfTargetData(layout);
+  LLVMSetTarget(module, WEFT_NVPTX_TRIPLE);
+  LLVMSetDataLayout(module, layout_string);
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    set_string_attribute(context, f, "target-cpu", arch->cpu);
+    set_string_attribute(context, f, "target-features", arch->feature);
+  }
+  LLVMDisposeMessage(layout_string);
+  LLVMDisposeTargetData(layout);
 }
 
 int weft__run_passes(LLVMModuleRef module, LLVMTargetMachineRef machine,

@@ -9,8 +9,30 @@
 #include <llvm-c/TargetMachine.h>
 
 #define WEFT_CPU_TRIPLE "x86_64-unknown-linux-gnu"
+#define WEFT_NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 
-/* Registers LLVM's native target. Call once before anything below. */
+/* What LLVM 19 makes PTX for, given a GPU's compute capability sm (90 for
+ * sm_90): the newest architecture it knows that the GPU runs ("sm_90";
+ * the driver compiles PTX for older architectures on newer GPUs), and the
+ * PTX version as a target feature ("+ptx78"): the least that architecture
+ * needs, and never below 6.3, which __nanosleep needs. */
+typedef struct weft_nvptx_arch {
+  char cpu[16];
+  char feature[16];
+  unsigned sm;           /* of cpu */
+} weft_nvptx_arch;
+void weft__nvptx_arch(unsigned sm, weft_nvptx_arch *arch);
+
+/* A target machine making PTX for arch. */
+LLVMTargetMachineRef weft__nvptx_machine_create(const weft_nvptx_arch *arch);
+
+/* Sets the module's target and layout to the machine's, and every function
+ * definition's architecture to arch's. */
+void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
+                       const weft_nvptx_arch *arch);
+
+/* Registers LLVM's native target and NVPTX. Call once before anything
+ * below. */
 int weft__target_init(char **error);
 
 /* A target machine for the host CPU at full optimization. */

@@ -17,7 +17,7 @@ static double now_ms(void) {
 }
 
 /* The whole file, NUL-terminated; NULL with errno set. */
-static char *read_file(const char *path) {
+char *tool_read_file(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t length = 0, capacity = 4096;
@@ -68,7 +68,7 @@ static int build(run_state *run, double *ms) {
   if (rc) return tool_report("run", what, rc, NULL);
   rc = weft_context_create(device, &run->context);
   if (rc) return tool_report("run", "creating a context", rc, device);
-  char *source = read_file(opt->file);
+  char *source = tool_read_file(opt->file);
   if (!source) {
     tool_error("run", "cannot read '%s': %s", opt->file, strerror(errno));
     return TOOL_EXIT_FAILED;

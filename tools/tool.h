@@ -19,9 +19,14 @@
 int tool_info(int argc, char **argv);
 int tool_run(int argc, char **argv);
 int tool_bench(int argc, char **argv);
+int tool_ptx(int argc, char **argv);
 /* The benchmarks under `weft bench`: argv[0] is "sync" or "probe". */
 int tool_bench_sync(int argc, char **argv);
 int tool_bench_probe(int argc, char **argv);
+
+/* The whole file at path, NUL-terminated (malloc'd); NULL with errno set
+ * (run.c). */
+char *tool_read_file(const char *path);
 
 /* Prints the help of every subcommand (the whole CLI grammar). */
 void tool_print_usage(FILE *out);

@@ -10,6 +10,8 @@ static const char usage[] =
     "Commands:\n"
     "  info                 list the devices and their limits\n"
     "  run FILE.cl OPTIONS  build an OpenCL C file and run one kernel once\n"
+    "  ptx FILE.cl SM [OPTIONS]  the PTX Weft makes of FILE for an NVIDIA GPU\n"
+    "                       of compute capability SM (90: sm_90); no GPU needed\n"
     "  bench sync           operations/s of the inter-work-group primitives\n"
     "                       against work-groups, beside pthreads\n"
     "  bench probe          the memory-system probes, the machine's class and\n"
@@ -68,6 +70,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "info")) return tool_info(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return tool_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "bench")) return tool_bench(argc - 1, argv + 1);
+  if (!strcmp(cmd, "ptx")) return tool_ptx(argc - 1, argv + 1);
   fprintf(stderr, "weft: unknown command '%s'\nTry 'weft --help'.\n", cmd);
   return TOOL_EXIT_USAGE;
 }

@@ -248,7 +248,7 @@ static int cpu_compile(weft_device *device, const char *source, size_t length,
                        char **log) {
   char *all = weft__sync_defaults_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
-  int rc = weft__jit_compile(source, length, all, headers, num_headers, ir,
+  int rc = weft__jit_compile(0, source, length, all, headers, num_headers, ir,
                              size, log);
   free(all);
   return rc;
@@ -269,7 +269,7 @@ static int cpu_build_ir(weft_device *device, const void *ir, size_t size,
 
 static int cpu_check_ir(weft_device *device, const void *ir, size_t size) {
   (void)device;
-  return weft__jit_check_bitcode(ir, size);
+  return weft__jit_check_bitcode(0, ir, size);
 }
 
 static void cpu_binary_free(weft_device *device, weft_binary *binary) {

@@ -366,6 +366,15 @@ WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
  * weft_device_get gives are the CPU's. */
 WEFT_EXPORT const char *weft_cuda_status(void);
 
+/* Compiles OpenCL C for an NVIDIA GPU of compute capability sm (90 for
+ * sm_90) into PTX, with no GPU needed: *ptx (malloc'd, NUL-terminated) is
+ * what the CUDA device loads, *log (malloc'd, never NULL) the build log.
+ * Returns 0, WEFT_EBUILD, WEFT_EOPTION, WEFT_EINVAL (sm below 70) or
+ * WEFT_ENOMEM. */
+WEFT_EXPORT int weft_compile_ptx(const char *source, size_t length,
+                                 const char *options, unsigned sm, char **ptx,
+                                 char **log);
+
 /* --------------------------------------------- cl_weft_sync from the host */
 
 /* Kinds of the objects of cl_weft_sync, the mutexes, semaphores and

@@ -1,0 +1,57 @@
+/*
+ * math_libdevice.cl: on NVIDIA GPUs, the __weft_sleef_NAME_U functions that
+ * math.cl and math_half_native.cl are written over (math_shared.h) come
+ * from libdevice, the CUDA toolkit's math library in bitcode, which the JIT
+ * links into programs that call it (jit/ptx_libdevice.c). libdevice's
+ * functions are within its documented bounds (at most 2 ulp for float
+ * where OpenCL allows 3 or 4, and 1 to 2 for double); the error suffix of
+ * a name (_u10, _u35) then only says which CPU form math.cl asked for.
+ * Vectors go element by element: a GPU thread has no SIMD lanes to fill.
+ */
+#include "../math_shared.h"
+
+/* libdevice's scalar functions: __nv_sinf(float), __nv_sin(double). */
+#define DECLARE1(name, suffix)                                               \
+  float __nv_##name##f(float);                                               \
+  double __nv_##name(double);
+#define DECLARE2(name, suffix)                                               \
+  float __nv_##name##f(float, float);                                        \
+  double __nv_##name(double, double);
+WEFT_SLEEF_FUNCTIONS(DECLARE1, DECLARE2)
+
+/* One overload per width, element by element over the scalar f. */
+#define VEC1(V, S, n, f)                                                     \
+  V WEFT_OVERLOAD n(V x) {                                                   \
+    V r;                                                                     \
+    for (uint i = 0; i < sizeof(V) / sizeof(S); i++) r[i] = f(x[i]);         \
+    return r;                                                                \
+  }
+#define VEC2(V, S, n, f)                                                     \
+  V WEFT_OVERLOAD n(V x, V y) {                                              \
+    V r;                                                                     \
+    for (uint i = 0; i < sizeof(V) / sizeof(S); i++) r[i] = f(x[i], y[i]);   \
+    return r;                                                                \
+  }
+
+/* float3 and double3 are as big as their 4-wide twins, so sizeof counts
+ * one spare lane: harmless, it holds a copy the result drops. */
+#define OVERLOADS1(name, suffix)                                             \
+  float WEFT_OVERLOAD __weft_sleef_##name##suffix(float x) {                 \
+    return __nv_##name##f(x);                                                \
+  }                                                                          \
+  double WEFT_OVERLOAD __weft_sleef_##name##suffix(double x) {               \
+    return __nv_##name(x);                                                   \
+  }                                                                          \
+  WEFT_EACH_VECTOR(VEC1, float, __weft_sleef_##name##suffix, __nv_##name##f) \
+  WEFT_EACH_VECTOR(VEC1, double, __weft_sleef_##name##suffix, __nv_##name)
+#define OVERLOADS2(name, suffix)                                             \
+  float WEFT_OVERLOAD __weft_sleef_##name##suffix(float x, float y) {        \
+    return __nv_##name##f(x, y);                                             \
+  }                                                                          \
+  double WEFT_OVERLOAD __weft_sleef_##name##suffix(double x, double y) {     \
+    return __nv_##name(x, y);                                                \
+  }                                                                          \
+  WEFT_EACH_VECTOR(VEC2, float, __weft_sleef_##name##suffix, __nv_##name##f) \
+  WEFT_EACH_VECTOR(VEC2, double, __weft_sleef_##name##suffix, __nv_##name)
+
+WEFT_SLEEF_FUNCTIONS(OVERLOADS1, OVERLOADS2)

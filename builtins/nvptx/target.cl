@@ -1,0 +1,105 @@
+/*
+ * target.cl: the primitives the builtin library is written over, for
+ * NVIDIA GPUs (nvptx64). On the CPU the JIT turns them into loads from the
+ * work-group context and calls into the runtime; here they are the GPU's
+ * own: special registers, bar.sync, and memory polled with __nanosleep.
+ *
+ * Three come from the JIT (jit/ptx_lower.c), which gives each program the
+ * globals behind them: the launch's geometry that CUDA lacks (the global
+ * offset and the work dimension, written before each launch), the words
+ * of weft_global_barrier() (zeroed before each launch) and the collectives'
+ * scratch slots in shared memory.
+ */
+#include "../builtins.h"
+#include "../sync.h"
+
+/* What the runtime writes before a launch (backend/cuda/cuda_launch.c). */
+typedef struct weft_gpu_launch {
+  ulong global_offset[3];
+  uint work_dim;
+} weft_gpu_launch;
+
+__constant weft_gpu_launch *__weft_launch_block(void) __attribute__((const));
+__local ulong *__weft_wg_scratch(void) __attribute__((const));
+
+/* ------------------------------------------------------------ work-items */
+
+/* CUDA launches uniform blocks only (core/ checks that local sizes divide
+ * global sizes), so a group's size is the enqueued one. */
+#define SREG(name, d)                                                        \
+  ((d) == 0 ? __nvvm_read_ptx_sreg_##name##_x()                              \
+            : (d) == 1 ? __nvvm_read_ptx_sreg_##name##_y()                   \
+                       : __nvvm_read_ptx_sreg_##name##_z())
+
+size_t __weft_local_id(uint d) { return (size_t)SREG(tid, d); }
+size_t __weft_group_id(uint d) { return (size_t)SREG(ctaid, d); }
+size_t __weft_local_size(uint d) { return (size_t)SREG(ntid, d); }
+size_t __weft_enqueued_local_size(uint d) { return (size_t)SREG(ntid, d); }
+size_t __weft_num_groups(uint d) { return (size_t)SREG(nctaid, d); }
+
+size_t __weft_global_size(uint d) {
+  return (size_t)SREG(nctaid, d) * (size_t)SREG(ntid, d);
+}
+
+size_t __weft_global_offset(uint d) {
+  return __weft_launch_block()->global_offset[d];
+}
+
+uint __weft_work_dim(void) { return __weft_launch_block()->work_dim; }
+
+/* -------------------------------------------------------------- barrier */
+
+/* bar.sync orders the block's memory accesses as well: what one work-item
+ * wrote before it, in global or shared memory, the others see after it. */
+void __attribute__((convergent)) __weft_barrier(uint flags) {
+  (void)flags;
+  __nvvm_bar_sync(0);
+}
+
+/* ------------------------------------------------- inter-group waiting */
+
+/* On the GPU every started block keeps its multiprocessor, so a waiting
+ * group needs no runtime to make room for the one it waits for: a wait is
+ * polling with a growing sleep (__nanosleep, sm_70), which keeps the
+ * memory system free for the block that works, and a wake has nothing to
+ * do. (weft_global_barrier's groups are made co-resident by a cooperative
+ * launch.) */
+#define SLEEP_MIN_NS 32u
+#define SLEEP_MAX_NS 1024u
+
+void __weft_yield(void) { __nvvm_nanosleep(SLEEP_MIN_NS); }
+
+void __weft_poll(volatile __global uint *word, uint seen, uint what) {
+  (void)word;
+  (void)seen;
+  (void)what;
+  __nvvm_nanosleep(SLEEP_MIN_NS);
+}
+
+void __weft_wait(volatile __global uint *word, uint expected, uint what) {
+  (void)what;
+  for (uint ns = SLEEP_MIN_NS; LOAD(word) == expected;
+       ns = ns < SLEEP_MAX_NS ? 2 * ns : ns)
+    __nvvm_nanosleep(ns);
+}
+
+void __weft_wake(volatile __global uint *word, uint count) {
+  (void)word;
+  (void)count;
+}
+
+/* ------------------------------------------------------- address spaces */
+
+/* Clang's to_global, to_local and to_private: the hardware knows which
+ * window a generic address falls in. */
+__global void *__to_global(void *p) {
+  return __nvvm_isspacep_global(p) ? (__global void *)p : 0;
+}
+
+__local void *__to_local(void *p) {
+  return __nvvm_isspacep_shared(p) ? (__local void *)p : 0;
+}
+
+__private void *__to_private(void *p) {
+  return __nvvm_isspacep_local(p) ? (__private void *)p : 0;
+}

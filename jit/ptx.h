@@ -1,0 +1,45 @@
+/*
+ * ptx.h: the steps of a build for NVIDIA GPUs that the CPU's build does
+ * not have (ptx.c drives them): libdevice's math, the CUDA entries, and
+ * printf as CUDA's vprintf.
+ *
+ * The CPU's work-group functions have no place here: a CUDA block runs a
+ * work-group's items as threads, and the kernel's code, inlined into one
+ * function, is the thread's.
+ */
+#ifndef WEFT_JIT_PTX_H
+#define WEFT_JIT_PTX_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include "jit/kernel_abi.h"
+
+/* Links libdevice (the CUDA toolkit's libdevice.10.bc: WEFT_LIBDEVICE, or
+ * found under CUDA_HOME, CUDA_PATH, /usr/local/cuda or Debian's
+ * nvidia-cuda-toolkit) when module calls its functions (__nv_*). Fails
+ * with WEFT_EBUILD and a message naming what to install when it is
+ * needed and not found. */
+int weft__ptx_libdevice_link(LLVMModuleRef module, char **error);
+
+/* After every callee is inlined into the kernels (the count of kernels,
+ * in module order, described in kernels): the primitives' globals
+ * (WEFT_PTX_* in jit.h) replace the calls the nvptx builtins leave, a
+ * kernel using weft_global_barrier() is flagged, and each kernel becomes
+ * an internal body behind a CUDA entry of the kernel's name that takes
+ * its arguments as jit.h says. */
+int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
+                           weft_kernel_desc *kernels, unsigned count);
+
+/* Memory orderings as PTX fences around relaxed (volatile) accesses and
+ * read-modify-writes, and IR fences as PTX ones: LLVM 19's NVPTX back
+ * end selects no ordered load, store or fence (it would abort the
+ * process) and makes read-modify-writes relaxed. */
+void weft__ptx_atomics_lower(LLVMModuleRef module);
+
+/* printf calls become calls of CUDA's vprintf, their arguments in a
+ * block as vprintf reads them. Vector arguments (%v4f) vprintf cannot
+ * print: a build error naming the call's line. */
+int weft__ptx_printf_lower(LLVMModuleRef module, char **error);
+
+#endif

@@ -1,0 +1,90 @@
+/* ptx_atomics.c: memory orderings for LLVM 19's NVPTX back end (see
+ * ptx.h), which selects no fence, no ordered load or store, and makes
+ * every read-modify-write relaxed. The classic mapping restores them with
+ * PTX fences at GPU scope (OpenCL's device scope): an acquire access is
+ * followed by fence.acq_rel, a release access preceded by one, and
+ * seq_cst uses fence.sc on both sides. A volatile load or store is a
+ * relaxed one at system scope on the GPU (sm_70 and newer). */
+#include "jit/ptx.h"
+
+static int is_acquire(LLVMAtomicOrdering o) {
+  return o == LLVMAtomicOrderingAcquire ||
+         o == LLVMAtomicOrderingAcquireRelease ||
+         o == LLVMAtomicOrderingSequentiallyConsistent;
+}
+
+static int is_release(LLVMAtomicOrdering o) {
+  return o == LLVMAtomicOrderingRelease ||
+         o == LLVMAtomicOrderingAcquireRelease ||
+         o == LLVMAtomicOrderingSequentiallyConsistent;
+}
+
+/* A PTX fence before inst, also a compiler barrier for memory. */
+static void fence_before(LLVMBuilderRef b, LLVMValueRef inst,
+                         LLVMAtomicOrdering o) {
+  static const char acq_rel[] = "fence.acq_rel.gpu;";
+  static const char sc[] = "fence.sc.gpu;";
+  static const char clobber[] = "~{memory}";
+  int strong = o == LLVMAtomicOrderingSequentiallyConsistent;
+  LLVMContextRef context =
+      LLVMGetTypeContext(LLVMTypeOf(LLVMGetBasicBlockParent(
+          LLVMGetInstructionParent(inst))));
+  LLVMTypeRef type =
+      LLVMFunctionType(LLVMVoidTypeInContext(context), NULL, 0, 0);
+  LLVMValueRef fence = LLVMGetInlineAsm(
+      type, (char *)(strong ? sc : acq_rel),
+      strong ? sizeof sc - 1 : sizeof acq_rel - 1, (char *)clobber,
+      sizeof clobber - 1, 1, 0, LLVMInlineAsmDialectATT, 0);
+  LLVMPositionBuilderBefore(b, inst);
+  LLVMBuildCall2(b, type, fence, NULL, 0, "");
+}
+
+/* Loads and stores lose their ordering for volatility and fences. */
+static void lower_access(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMAtomicOrdering o = LLVMGetOrdering(inst);
+  if (o == LLVMAtomicOrderingNotAtomic) return;
+  LLVMSetOrdering(inst, LLVMAtomicOrderingNotAtomic);
+  LLVMSetVolatile(inst, 1);
+  int load = LLVMIsALoadInst(inst) != NULL;
+  int seq_cst = o == LLVMAtomicOrderingSequentiallyConsistent;
+  if (is_release(o) || (load && seq_cst)) fence_before(b, inst, o);
+  if (is_acquire(o) || (!load && seq_cst))
+    fence_before(b, LLVMGetNextInstruction(inst), o);
+}
+
+/* Read-modify-writes keep their (ignored) ordering and gain the fences. */
+static void fence_rmw(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMAtomicOrdering o = LLVMIsAAtomicCmpXchgInst(inst)
+                             ? LLVMGetCmpXchgSuccessOrdering(inst)
+                             : LLVMGetOrdering(inst);
+  if (is_release(o)) fence_before(b, inst, o);
+  if (is_acquire(o)) fence_before(b, LLVMGetNextInstruction(inst), o);
+}
+
+/* An IR fence becomes the PTX one. */
+static void lower_fence(LLVMBuilderRef b, LLVMValueRef inst) {
+  fence_before(b, inst, LLVMGetOrdering(inst));
+  LLVMInstructionEraseFromParent(inst);
+}
+
+static void lower_block(LLVMBuilderRef b, LLVMBasicBlockRef block) {
+  LLVMValueRef i = LLVMGetFirstInstruction(block);
+  while (i) {
+    LLVMValueRef next = LLVMGetNextInstruction(i);
+    if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) lower_access(b, i);
+    else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
+      fence_rmw(b, i);
+    else if (LLVMIsAFenceInst(i)) lower_fence(b, i);
+    i = next;
+  }
+}
+
+void weft__ptx_atomics_lower(LLVMModuleRef module) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(f); block;
+         block = LLVMGetNextBasicBlock(block))
+      lower_block(b, block);
+  LLVMDisposeBuilder(b);
+}
