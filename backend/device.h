@@ -24,6 +24,9 @@ typedef struct weft_launch_desc {
   const weft_kernel_desc *kernel;
   const weft_binary *binary;   /* for barrier sites in reports */
   void *const *args;           /* see weft_wg_fn in kernel_abi.h */
+  /* Bytes of a buffer argument from where it points on (a GPU copies a
+   * __constant one); of a __local one, asked for. */
+  const size_t *arg_sizes;
   size_t local_mem_size;       /* per group: the kernel's and its arguments' */
   unsigned dims;
   size_t offset[3];

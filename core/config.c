@@ -19,6 +19,23 @@ static void warn(const char *name, const char *value, const char *expected) {
           expected);
 }
 
+/* WEFT_DEVICE: cpu, cuda, cuda:N or gpu. */
+static void read_device(void) {
+  const char *s = getenv("WEFT_DEVICE");
+  config.first_gpu = -1;
+  if (!s || !*s || !strcmp(s, "cpu")) return;
+  if (!strcmp(s, "cuda") || !strcmp(s, "gpu")) {
+    config.first_gpu = 0;
+    return;
+  }
+  char *end = NULL;
+  long n = !strncmp(s, "cuda:", 5) ? strtol(s + 5, &end, 10) : -1;
+  if (n >= 0 && n < 64 && end && end != s + 5 && !*end)
+    config.first_gpu = (int)n;
+  else
+    warn("WEFT_DEVICE", s, "cpu, cuda, cuda:N or gpu");
+}
+
 /* A positive size with an optional K, M or G suffix. */
 static int parse_size(const char *s, size_t *out) {
   char *end;
@@ -142,6 +159,7 @@ static void read_config(void) {
   read_cache_dir();
   const char *libcuda = getenv("WEFT_LIBCUDA");
   config.libcuda = libcuda && *libcuda ? libcuda : NULL;
+  read_device();
   read_resident();
   read_spin_timeout();
   read_schedule();

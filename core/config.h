@@ -31,6 +31,9 @@ typedef struct weft_config {
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
   const char *libcuda;      /* WEFT_LIBCUDA: the CUDA driver, or NULL */
+  /* WEFT_DEVICE: which device comes first (index 0, OpenCL's default):
+   * -1 for "cpu" (the default), else N for "cuda:N" ("cuda", "gpu": 0). */
+  int first_gpu;
   /* WEFT_RESIDENT_GROUPS: work-groups of a cooperative launch (whose
    * groups wait for each other) held at once, a limit below
    * WEFT_MAX_RESIDENT_GROUPS that emulates a GPU's occupancy (0: none). */

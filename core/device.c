@@ -1,9 +1,13 @@
-/* device.c: the process's devices (the CPU, always first). */
+/* device.c: the process's devices: the CPU, then each CUDA GPU the
+ * driver offers (none without libcuda.so.1), or, with WEFT_DEVICE=cuda:N,
+ * GPU N first, so that programs taking the first (or OpenCL's default)
+ * device take it. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "backend/cpu/cpu_device.h"
+#include "backend/cuda/cuda_device.h"
 #include "core/config.h"
 #include "core/handles.h"
 
@@ -15,6 +19,40 @@ static int num_devices;
 static int init_status;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* Every GPU the driver offers, after the CPU. A GPU that cannot be used
+ * (too old, its context refused) is left out with a word on stderr. */
+static void add_gpus(void) {
+  const weft_cuda_api *api = weft__cuda_driver();
+  int count = api ? weft__cuda_gpu_count(api) : 0;
+  for (int i = 0; i < count && num_devices < MAX_DEVICES; i++) {
+    char *error = NULL;
+    if (!weft__cuda_device_create(api, i, &devices[num_devices], &error)) {
+      num_devices++;
+      continue;
+    }
+    fprintf(stderr, "weft: leaving CUDA GPU %d out: %s\n", i,
+            error ? error : "out of memory");
+    free(error);
+  }
+}
+
+/* WEFT_DEVICE=cuda:N: GPU N moves to the front. Asking for a GPU that is
+ * not there fails every call rather than running on the CPU unawares. */
+static int put_first_gpu(void) {
+  int n = weft__config()->first_gpu;
+  if (n < 0) return 0;
+  if (1 + n >= num_devices) {
+    fprintf(stderr, "weft: WEFT_DEVICE asks for CUDA GPU %d, and there is "
+            "no such GPU (CUDA: %s)\n", n, weft_cuda_status());
+    init_status = WEFT_ENODEV;
+    return 1;
+  }
+  weft_device *gpu = devices[1 + n];
+  for (int i = 1 + n; i > 0; i--) devices[i] = devices[i - 1];
+  devices[0] = gpu;
+  return 0;
+}
+
 static void init_devices(void) {
   char *error = NULL;
   init_status = weft__cpu_device_create(weft__config(), &devices[0], &error);
@@ -25,6 +63,8 @@ static void init_devices(void) {
     return;
   }
   num_devices = 1;
+  add_gpus();
+  if (put_first_gpu()) return;
   for (int i = 0; i < num_devices; i++) devices[i]->ops->info(devices[i], &infos[i]);
 }
 

@@ -71,7 +71,9 @@ struct weft_kernel {
   size_t values_size;
   void **args;                /* args[i] points at slot i */
   unsigned char *is_set;
-  size_t *local_sizes;        /* bytes asked for __local arguments */
+  /* Bytes of each argument where a back end needs them: asked for a
+   * __local argument; of a buffer argument, from where it points on. */
+  size_t *arg_sizes;
 };
 
 /* Records a finished build, compile or link ("build", ...): its log

@@ -19,11 +19,11 @@ static int make_slots(weft_kernel *k) {
   for (unsigned i = 0; i < n; i++) total += slot_size(&k->desc->args[i]);
   k->args = calloc(n ? n : 1, sizeof *k->args);
   k->is_set = calloc(n ? n : 1, 1);
-  k->local_sizes = calloc(n ? n : 1, sizeof *k->local_sizes);
+  k->arg_sizes = calloc(n ? n : 1, sizeof *k->arg_sizes);
   k->values_size = total;
   if (posix_memalign((void **)&k->values, SLOT_ALIGN, total ? total : 1))
     k->values = NULL;
-  if (!k->args || !k->is_set || !k->local_sizes || !k->values) return WEFT_ENOMEM;
+  if (!k->args || !k->is_set || !k->arg_sizes || !k->values) return WEFT_ENOMEM;
   size_t offset = 0;
   for (unsigned i = 0; i < n; i++) {
     k->args[i] = k->values + offset;
@@ -35,7 +35,7 @@ static int make_slots(weft_kernel *k) {
 static void kernel_free(weft_kernel *k) {
   free(k->args);
   free(k->is_set);
-  free(k->local_sizes);
+  free(k->arg_sizes);
   free(k->values);
   free(k);
 }
@@ -93,7 +93,7 @@ int weft_kernel_clone(weft_kernel *k, weft_kernel **out) {
   unsigned n = k->desc->num_args;
   memcpy(c->values, k->values, k->values_size);
   memcpy(c->is_set, k->is_set, n);
-  memcpy(c->local_sizes, k->local_sizes, n * sizeof *c->local_sizes);
+  memcpy(c->arg_sizes, k->arg_sizes, n * sizeof *c->arg_sizes);
   weft__object_init(&c->object, WEFT_KIND_KERNEL);
   c->program = k->program;
   weft_program_retain(k->program);
@@ -183,6 +183,7 @@ int weft_kernel_set_arg_buffer(weft_kernel *k, int index, weft_buffer *b) {
                       "belongs to another context", index);
   void *mem = b ? b->mem : NULL;
   memcpy(k->args[index], &mem, sizeof mem);
+  k->arg_sizes[index] = b ? b->size : 0;
   k->is_set[index] = 1;
   return 0;
 }
@@ -192,11 +193,14 @@ int weft_kernel_set_arg_svm(weft_kernel *k, int index, const void *ptr) {
   const weft_arg_desc *a = NULL;
   int rc = check_arg(k, index, WEFT_ARG_BUFFER, &a);
   if (rc) return rc;
-  if (ptr && weft_svm_find(k->program->context, ptr, NULL, NULL))
+  void *base = NULL;
+  size_t size = 0;
+  if (ptr && weft_svm_find(k->program->context, ptr, &base, &size))
     return weft__fail(&k->object, WEFT_EINVAL, "argument %d ('%s %s'): %p is "
                       "not in an SVM allocation of the kernel's context",
                       index, a->type_name, a->name, ptr);
   memcpy(k->args[index], &ptr, sizeof ptr);
+  k->arg_sizes[index] = ptr ? size - (size_t)((const char *)ptr - (char *)base) : 0;
   k->is_set[index] = 1;
   return 0;
 }
@@ -227,7 +231,7 @@ int weft_kernel_set_arg_local(weft_kernel *k, int index, size_t size) {
   if (!size)
     return weft__fail(&k->object, WEFT_EARGSIZE, "argument %d ('%s %s'): "
                       "local memory size is 0", index, a->type_name, a->name);
-  k->local_sizes[index] = size;
+  k->arg_sizes[index] = size;
   k->is_set[index] = 1;
   return 0;
 }

@@ -127,7 +127,7 @@ static int place_local_args(weft_kernel *k, size_t *total) {
     if (k->desc->args[i].kind != WEFT_ARG_LOCAL) continue;
     uint64_t at = offset;
     memcpy(k->args[i], &at, sizeof at);
-    offset += align_up(k->local_sizes[i], WEFT_LOCAL_ALIGN);
+    offset += align_up(k->arg_sizes[i], WEFT_LOCAL_ALIGN);
   }
   if (offset > info->local_mem_size)
     return weft__fail(&k->object, WEFT_ELOCALMEM, "kernel '%s' needs %zu bytes "
@@ -200,7 +200,8 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                        const size_t *global, const size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   weft_launch_desc d = {.kernel = k->desc, .binary = k->program->binary,
-                        .args = k->args, .dims = dims};
+                        .args = k->args, .arg_sizes = k->arg_sizes,
+                        .dims = dims};
   int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size,
                         d.local);
   if (rc) return rc;

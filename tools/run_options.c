@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "run_options.h"
+#include "weft/weft.h"
 #include "tool.h"
 
 /* The options that take a value, as "--name VALUE" or "--name=VALUE". */
@@ -59,13 +60,28 @@ static int parse_print(const char *text, size_t *print) {
   return -1;
 }
 
-static int parse_device(const char *text, int *device) {
+/* An index, or a name: cpu, cuda (gpu), cuda:N (the Nth GPU). */
+static int parse_device(const char *text, run_options *opt) {
   size_t index;
   if (!parse_size(text, strlen(text), &index) && index <= INT32_MAX) {
-    *device = (int)index;
+    opt->device = (int)index;
     return 0;
   }
-  tool_usage_error("run", "--device '%s': expected a device index", text);
+  opt->device = -1;
+  opt->device_nth = 0;
+  if (!strcmp(text, "cpu")) {
+    opt->device_kind = WEFT_DEVICE_CPU;
+    return 0;
+  }
+  opt->device_kind = WEFT_DEVICE_GPU;
+  if (!strcmp(text, "cuda") || !strcmp(text, "gpu")) return 0;
+  if (!strncmp(text, "cuda:", 5) &&
+      !parse_size(text + 5, strlen(text + 5), &index) && index < 64) {
+    opt->device_nth = (int)index;
+    return 0;
+  }
+  tool_usage_error("run", "--device '%s': expected an index, cpu, cuda or "
+                   "cuda:N", text);
   return -1;
 }
 
@@ -98,7 +114,7 @@ static int apply(run_options *opt, const char *name, const char *value) {
   } else if (!strcmp(name, "--options")) {
     opt->build_options = value;
   } else if (!strcmp(name, "--device")) {
-    return parse_device(value, &opt->device);
+    return parse_device(value, opt);
   } else if (!strcmp(name, "--print")) {
     return parse_print(value, &opt->print);
   } else if (!strcmp(name, "--global")) {

@@ -20,7 +20,9 @@ typedef struct run_options {
   const char *file;
   const char *kernel;        /* NULL: the program's only kernel */
   const char *build_options; /* NULL: none */
-  int device;
+  int device;             /* an index, or -1: the device_nth of device_kind */
+  int device_kind;        /* WEFT_DEVICE_CPU or _GPU, with --device NAME */
+  int device_nth;
   unsigned dims;             /* components of --global */
   size_t global[3];
   size_t local[3];

@@ -24,7 +24,8 @@ static const char usage[] =
     "  --local X[,Y[,Z]]      the work-group size (default: Weft picks one)\n"
     "  --offset X[,Y[,Z]]     the global offset (default: zero)\n"
     "  --options \"OPTIONS\"    build options, e.g. \"-cl-std=CL3.0 -DN=4\"\n"
-    "  --device INDEX         the device to run on (default 0, the CPU)\n"
+    "  --device DEVICE        the device to run on: an index (default 0, the\n"
+    "                         CPU), cpu, cuda (the first GPU) or cuda:N\n"
     "  --print N|all          buffer elements printed after the run "
     "(default 16)\n"
     "  --out INDEX=PATH       write buffer argument INDEX's bytes to PATH\n"
@@ -48,8 +49,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 the build, the run or a file failed,\n"
     "2 the command line is wrong.\n"
-    "Environment: WEFT_NUM_THREADS, WEFT_FIBER (asm|ucontext),\n"
-    "WEFT_STACK_SIZE, WEFT_DUMP_IR, WEFT_CACHE_DIR.\n";
+    "Environment: WEFT_DEVICE (cpu|cuda|cuda:N: the first device),\n"
+    "WEFT_NUM_THREADS, WEFT_FIBER (asm|ucontext), WEFT_STACK_SIZE,\n"
+    "WEFT_DUMP_IR, WEFT_CACHE_DIR, WEFT_LIBDEVICE.\n";
 
 static int is_help(const char *arg) {
   return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");

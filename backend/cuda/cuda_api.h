@@ -23,6 +23,20 @@ typedef struct CUstream_st *CUstream;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NO_DEVICE 100
+#define CUDA_ERROR_NOT_FOUND 500
+
+/* cuFuncGetAttribute, cuFuncSetAttribute (CUfunction_attribute) */
+#define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0
+#define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
+#define CU_FUNC_ATTRIBUTE_NUM_REGS 4
+#define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+
+/* cuMemHostRegister */
+#define CU_MEMHOSTREGISTER_PORTABLE 1
+#define CU_MEMHOSTREGISTER_DEVICEMAP 2
+
+/* cuMemAllocManaged */
+#define CU_MEM_ATTACH_GLOBAL 1
 
 /* cuDeviceGetAttribute */
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
@@ -36,6 +50,14 @@ typedef struct CUstream_st *CUstream;
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 #define CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH 95
 #define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+#define CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X 2
+#define CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y 3
+#define CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z 4
+#define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X 5
+#define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y 6
+#define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z 7
+#define CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY 9
+#define CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY 83
 
 /* cuModuleLoadDataEx options (CUjit_option) */
 #define CU_JIT_INFO_LOG_BUFFER 3
@@ -68,12 +90,25 @@ typedef struct weft_cuda_api {
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
   CUresult (*cuMemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
+  CUresult (*cuMemsetD16)(CUdeviceptr dst, unsigned short value,
+                          size_t count);
+  CUresult (*cuMemsetD32)(CUdeviceptr dst, unsigned value, size_t count);
+  CUresult (*cuMemAllocManaged)(CUdeviceptr *pointer, size_t bytes,
+                                unsigned flags);
+  CUresult (*cuMemHostRegister)(void *p, size_t bytes, unsigned flags);
+  CUresult (*cuMemHostUnregister)(void *p);
+  CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *device, void *p,
+                                        unsigned flags);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
                                  unsigned num_options, int *options,
                                  void **values);
   CUresult (*cuModuleUnload)(CUmodule module);
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                   const char *name);
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *pointer, size_t *bytes,
+                                CUmodule module, const char *name);
+  CUresult (*cuFuncGetAttribute)(int *value, int attribute, CUfunction f);
+  CUresult (*cuFuncSetAttribute)(CUfunction f, int attribute, int value);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned grid_x, unsigned grid_y,
                              unsigned grid_z, unsigned block_x,
                              unsigned block_y, unsigned block_z,
@@ -95,6 +130,11 @@ typedef struct weft_cuda_api {
  * with CUDA_ERROR_NO_DEVICE). */
 int weft__cuda_load(weft_cuda_api *api, const char *path, char *why,
                     size_t size);
+
+/* The process's driver, loaded once with WEFT_LIBCUDA's path
+ * (cuda_status.c); NULL where there is none (weft_cuda_status says
+ * why). */
+const weft_cuda_api *weft__cuda_driver(void);
 
 /* Unloads what weft__cuda_load loaded. */
 void weft__cuda_unload(weft_cuda_api *api);

@@ -30,6 +30,13 @@ int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
       {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &gpu->warp_size},
       {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &gpu->clock_khz},
       {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &gpu->cooperative_launch},
+      {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &gpu->managed_memory},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &gpu->max_block[0]},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &gpu->max_block[1]},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &gpu->max_block[2]},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &gpu->max_grid[0]},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &gpu->max_grid[1]},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &gpu->max_grid[2]},
   };
   for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof ints / sizeof *ints; i++)
     rc = api->cuDeviceGetAttribute(ints[i].out, ints[i].which, gpu->device);
@@ -41,6 +48,7 @@ int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
        &gpu->shared_per_block_optin},
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &gpu->l2_cache},
+      {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, &gpu->constant_memory},
   };
   for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof sizes / sizeof *sizes;
        i++) {

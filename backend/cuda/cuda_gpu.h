@@ -18,10 +18,14 @@ typedef struct weft_cuda_gpu {
   int warp_size;
   int clock_khz;
   int cooperative_launch;        /* cuLaunchCooperativeKernel is there */
+  int managed_memory;            /* cuMemAllocManaged is there */
+  int max_block[3];              /* threads of a block in each dimension */
+  int max_grid[3];               /* blocks of a grid in each dimension */
   size_t memory;                 /* bytes of global memory */
   size_t shared_per_block;       /* bytes of shared memory a block gets */
   size_t shared_per_block_optin; /* the most a kernel may ask for */
   size_t l2_cache;
+  size_t constant_memory;        /* bytes of __constant memory */
 } weft_cuda_gpu;
 
 /* The number of GPUs the loaded driver sees (0 when none). */

@@ -37,12 +37,14 @@ static void describe(void) {
           "; %s (sm_%d%d, %d multiprocessors, %.1f GiB)", g.name, g.cc_major,
           g.cc_minor, g.multiprocessors, (double)g.memory / (1 << 30));
   }
-  if (used < sizeof status)
-    snprintf(status + used, sizeof status - used,
-             "; kernels do not run on CUDA GPUs yet");
 }
 
 const char *weft_cuda_status(void) {
   pthread_once(&once, describe);
   return status;
+}
+
+const weft_cuda_api *weft__cuda_driver(void) {
+  pthread_once(&once, describe);
+  return api.library ? &api : NULL;
 }

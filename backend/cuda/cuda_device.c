@@ -1,0 +1,121 @@
+/* cuda_device.c: a CUDA GPU's device operations and description (see
+ * cuda_device.h). */
+#include "backend/cuda/cuda_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/jit.h"
+#include "weft/weft.h"
+
+int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
+                    int fallback, weft_msg *msg) {
+  if (rc == CUDA_SUCCESS) return 0;
+  if (msg) weft__cuda_describe(gpu->api, rc, what, msg->text, sizeof msg->text);
+  /* CUDA_ERROR_OUT_OF_MEMORY; the kernel faults: illegal address (700),
+   * assert (710), illegal instruction (715), misaligned address (716),
+   * invalid address space (717), invalid pc (718), launch failed (719). */
+  if (rc == 2) return WEFT_ENOMEM;
+  if (rc == 700 || rc == 710 || (rc >= 715 && rc <= 719))
+    return WEFT_EKERNELFAULT;
+  return fallback;
+}
+
+int weft__cuda_enter(cuda_device *gpu, weft_msg *msg) {
+  return weft__cuda_fail(gpu, gpu->api->cuCtxSetCurrent(gpu->context),
+                         "making the GPU's context current", WEFT_ELAUNCH, msg);
+}
+
+/* The most groups that could be resident: the hardware's blocks per
+ * multiprocessor (32 from Volta on); a launch checks its own kernel's
+ * occupancy, which may allow fewer. */
+#define BLOCKS_PER_MULTIPROCESSOR 32
+
+static void cuda_info(weft_device *device, weft_device_info *info) {
+  cuda_device *gpu = weft__cuda_of(device);
+  const weft_cuda_gpu *g = &gpu->gpu;
+  memset(info, 0, sizeof *info);
+  info->kind = WEFT_DEVICE_GPU;
+  snprintf(info->name, sizeof info->name, "%.127s", g->name);
+  snprintf(info->vendor, sizeof info->vendor, "NVIDIA Corporation");
+  info->compute_units = (unsigned)g->multiprocessors;
+  info->max_work_group_size = (size_t)g->max_threads_per_block;
+  for (int d = 0; d < 3; d++) info->max_work_item_sizes[d] = (size_t)g->max_block[d];
+  info->global_mem_size = g->memory;
+  info->max_alloc_size = g->memory;
+  info->local_mem_size = g->shared_per_block_optin > g->shared_per_block
+                             ? g->shared_per_block_optin
+                             : g->shared_per_block;
+  info->address_bits = 64;
+  info->svm = g->managed_memory;
+  info->max_resident_groups =
+      (uint64_t)g->multiprocessors * BLOCKS_PER_MULTIPROCESSOR;
+  info->features = weft__jit_features();
+  snprintf(info->barriers, sizeof info->barriers, "bar.sync");
+  info->max_clock_mhz = (unsigned)(g->clock_khz / 1000);
+  info->cache_size = g->l2_cache;
+  info->cacheline_size = 128;
+}
+
+static const weft_device_ops cuda_ops = {
+    .name = "cuda",
+    .info = cuda_info,
+    .mem_alloc = weft__cuda_mem_alloc,
+    .mem_free = weft__cuda_mem_free,
+    .mem_write = weft__cuda_mem_write,
+    .mem_read = weft__cuda_mem_read,
+    .mem_copy = weft__cuda_mem_copy,
+    .mem_fill = weft__cuda_mem_fill,
+    .svm_alloc = weft__cuda_svm_alloc,
+    .svm_free = weft__cuda_svm_free,
+    .mem_map = weft__cuda_mem_map,
+    .mem_unmap = weft__cuda_mem_unmap,
+    .build = weft__cuda_build,
+    .compile = weft__cuda_compile,
+    .link = weft__cuda_link,
+    .build_ir = weft__cuda_build_ir,
+    .check_ir = weft__cuda_check_ir,
+    .binary_free = weft__cuda_binary_free,
+    .schedule_seed = NULL, /* GPUs schedule in hardware */
+    .launch = weft__cuda_launch,
+};
+
+int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
+                             weft_device **out, char **error) {
+  weft_device *device = calloc(1, sizeof *device);
+  cuda_device *gpu = calloc(1, sizeof *gpu);
+  char why[512];
+  if (!device || !gpu) {
+    free(device);
+    free(gpu);
+    return WEFT_ENOMEM;
+  }
+  gpu->api = api;
+  gpu->ordinal = ordinal;
+  int rc = weft__cuda_gpu_describe(api, ordinal, &gpu->gpu, why, sizeof why);
+  if (!rc && gpu->gpu.cc_major < 7) {
+    snprintf(why, sizeof why, "%s is sm_%d%d; Weft needs sm_70 or newer",
+             gpu->gpu.name, gpu->gpu.cc_major, gpu->gpu.cc_minor);
+    rc = -1;
+  }
+  CUresult r = CUDA_SUCCESS;
+  if (!rc) r = api->cuDevicePrimaryCtxRetain(&gpu->context, gpu->gpu.device);
+  if (!rc && r != CUDA_SUCCESS) {
+    weft__cuda_describe(api, r, "creating the GPU's context", why, sizeof why);
+    rc = -1;
+  }
+  if (rc) {
+    *error = strdup(why);
+    free(device);
+    free(gpu);
+    return WEFT_ENODEV;
+  }
+  gpu->sm = (unsigned)(gpu->gpu.cc_major * 10 + gpu->gpu.cc_minor);
+  pthread_mutex_init(&gpu->launch_lock, NULL);
+  weft__object_init(&device->object, WEFT_KIND_DEVICE);
+  device->ops = &cuda_ops;
+  device->impl = gpu;
+  *out = device;
+  return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * cuda_device.h: a CUDA GPU as a Weft device (backend/device.h), and what
+ * the files of its operations share: cuda_device.c (the device, its
+ * description), cuda_memory.c (buffers), cuda_program.c (builds, through
+ * the JIT to PTX, and modules) and cuda_launch.c (launches).
+ *
+ * Memory is named by its CUdeviceptr, cast to a pointer. Every operation
+ * makes the GPU's primary context current on the calling thread first.
+ */
+#ifndef WEFT_BACKEND_CUDA_CUDA_DEVICE_H
+#define WEFT_BACKEND_CUDA_CUDA_DEVICE_H
+
+#include <pthread.h>
+
+#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_gpu.h"
+#include "backend/device.h"
+
+typedef struct cuda_device {
+  const weft_cuda_api *api;
+  weft_cuda_gpu gpu;
+  int ordinal;
+  CUcontext context;
+  unsigned sm;                    /* compute capability as 90 for sm_90 */
+  /* A launch writes its program's globals (the launch block, the
+   * barrier's words, the constant bank) and runs to completion under
+   * this lock, so launches of one program from two threads do not mix. */
+  pthread_mutex_t launch_lock;
+} cuda_device;
+
+/* A built program on the GPU: its module, each kernel's function, and
+ * the globals a launch fills (0 where the kernels use none). */
+typedef struct cuda_program {
+  CUmodule module;
+  CUfunction *functions;          /* one per kernel, in order */
+  CUdeviceptr launch_block;       /* WEFT_PTX_LAUNCH_BLOCK */
+  CUdeviceptr launch_words;       /* WEFT_PTX_LAUNCH_WORDS */
+  CUdeviceptr constant_bank;      /* WEFT_PTX_CONSTANT_BANK */
+  size_t constant_bank_size;
+} cuda_program;
+
+static inline cuda_device *weft__cuda_of(weft_device *device) {
+  return device->impl;
+}
+
+/* Creates the device of GPU ordinal of the loaded driver: 0, or an error
+ * with a malloc'd message in *error. */
+int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
+                             weft_device **out, char **error);
+
+/* Makes the device's context current on this thread: 0 or WEFT_ELAUNCH
+ * with the driver's words in msg (which may be NULL). */
+int weft__cuda_enter(cuda_device *gpu, weft_msg *msg);
+
+/* A failed driver call as a Weft status, with "what: NAME (text)" in msg
+ * (which may be NULL): WEFT_ENOMEM for the GPU's memory running out,
+ * WEFT_EKERNELFAULT for a kernel's fault, else fallback. 0 on success. */
+int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
+                    int fallback, weft_msg *msg);
+
+/* The operations, by file. */
+int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
+                         void **mem, weft_msg *msg);
+void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
+                         void *host_ptr);
+int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,
+                         size_t size, const void *src);
+int weft__cuda_mem_read(weft_device *device, void *mem, size_t offset,
+                        size_t size, void *dst);
+int weft__cuda_mem_copy(weft_device *device, void *dst, size_t dst_offset,
+                        void *src, size_t src_offset, size_t size);
+int weft__cuda_mem_fill(weft_device *device, void *mem, size_t offset,
+                        size_t size, const void *pattern, size_t pattern_size);
+int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
+                         void **ptr, weft_msg *msg);
+void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size);
+int weft__cuda_mem_map(weft_device *device, void *mem, size_t offset,
+                       size_t size, unsigned flags, void **ptr);
+int weft__cuda_mem_unmap(weft_device *device, void *mem, void *ptr);
+
+int weft__cuda_build(weft_device *device, const char *source, size_t length,
+                     const char *options, weft_binary **out, char **log);
+int weft__cuda_compile(weft_device *device, const char *source, size_t length,
+                       const char *options, const weft_jit_header *headers,
+                       unsigned num_headers, void **ir, size_t *size,
+                       char **log);
+int weft__cuda_link(weft_device *device, const void *const *irs,
+                    const size_t *sizes, unsigned count, void **ir,
+                    size_t *size, char **log);
+int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
+                        const char *options, weft_binary **out, char **log);
+int weft__cuda_check_ir(weft_device *device, const void *ir, size_t size);
+void weft__cuda_binary_free(weft_device *device, weft_binary *binary);
+
+int weft__cuda_launch(weft_device *device, const weft_launch_desc *launch,
+                      weft_msg *msg);
+
+#endif

@@ -1,0 +1,202 @@
+/* cuda_launch.c: running a kernel on a CUDA GPU (see cuda_device.h). A
+ * work-group is a block, a work-item a thread; core/ has checked that
+ * local sizes divide global sizes, which is all CUDA can launch.
+ *
+ * Before the launch the program's globals are written: the global offset
+ * and work dimension (CUDA has neither), the barrier's words (zeroed) and
+ * the bytes of __constant buffer arguments, copied into the constant
+ * bank. A kernel using weft_global_barrier() is launched cooperatively,
+ * after an occupancy check: its groups must all be resident, and too
+ * many is an error naming the limit, never a hang. The launch then runs
+ * to completion; a fault in the kernel is reported with its name. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_device.h"
+#include "jit/jit.h"
+#include "weft/weft.h"
+
+/* Shared memory a block gets without asking: more needs an opt-in. */
+#define DEFAULT_DYNAMIC_SHARED (48u * 1024u)
+
+typedef struct gpu_launch {
+  cuda_device *gpu;
+  const weft_launch_desc *desc;
+  cuda_program *program;
+  CUfunction function;
+  unsigned blocks[3], threads[3];
+  size_t shared;                 /* dynamic shared memory, bytes */
+  uint64_t constant_offsets[];   /* per argument, in the constant bank */
+} gpu_launch;
+
+/* "kernel 'NAME': " and the message, in msg; returns rc. */
+static int fail(gpu_launch *l, int rc, weft_msg *msg, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(gpu_launch *l, int rc, weft_msg *msg, const char *format, ...) {
+  int n = snprintf(msg->text, sizeof msg->text, "kernel '%s': ",
+                   l->desc->kernel->name);
+  if (n < 0 || (size_t)n >= sizeof msg->text) return rc;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(msg->text + n, sizeof msg->text - (size_t)n, format, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* The grid and block shapes, within the GPU's limits. */
+static int shape(gpu_launch *l, weft_msg *msg) {
+  const weft_cuda_gpu *g = &l->gpu->gpu;
+  static const char *const axes[] = {"x", "y", "z"};
+  for (unsigned d = 0; d < 3; d++) {
+    size_t groups = l->desc->global[d] / l->desc->local[d];
+    if (groups > (size_t)g->max_grid[d])
+      return fail(l, WEFT_EGLOBALSIZE, msg, "%zu work-groups in dimension "
+                  "%s; the GPU launches at most %d",
+                  groups, axes[d], g->max_grid[d]);
+    l->blocks[d] = (unsigned)groups;
+    l->threads[d] = (unsigned)l->desc->local[d];
+  }
+  return 0;
+}
+
+/* The kernel's own limit on threads (its registers), and the shared
+ * memory its __local arguments take. */
+static int check_function(gpu_launch *l, weft_msg *msg) {
+  const weft_cuda_api *api = l->gpu->api;
+  int most = 0;
+  api->cuFuncGetAttribute(&most, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                          l->function);
+  unsigned long long items =
+      (unsigned long long)l->threads[0] * l->threads[1] * l->threads[2];
+  if (most > 0 && items > (unsigned long long)most)
+    return fail(l, WEFT_EGROUPSIZE, msg, "%llu work-items per group; its "
+                "code (registers) allows at most %d on this GPU", items, most);
+  l->shared = l->desc->local_mem_size;
+  if (l->shared > DEFAULT_DYNAMIC_SHARED) {
+    CUresult r = api->cuFuncSetAttribute(
+        l->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        (int)l->shared);
+    if (r != CUDA_SUCCESS)
+      return fail(l, WEFT_ELOCALMEM, msg, "%zu bytes of __local arguments; "
+                  "the GPU gives a group at most %zu", l->shared,
+                  l->gpu->gpu.shared_per_block_optin);
+  }
+  return 0;
+}
+
+/* All groups of a global-barrier kernel must fit on the GPU at once. */
+static int check_residency(gpu_launch *l, weft_msg *msg) {
+  if (!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER)) return 0;
+  const weft_cuda_gpu *g = &l->gpu->gpu;
+  if (!g->cooperative_launch)
+    return fail(l, WEFT_ELAUNCH, msg, "uses weft_global_barrier, and the "
+                "GPU has no cooperative launch");
+  int per_sm = 0;
+  unsigned threads = l->threads[0] * l->threads[1] * l->threads[2];
+  l->gpu->api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, l->function, (int)threads, l->shared);
+  unsigned long long most = (unsigned long long)per_sm * g->multiprocessors;
+  unsigned long long groups =
+      (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
+  if (groups <= most) return 0;
+  return fail(l, WEFT_EGROUPSIZE, msg, "uses weft_global_barrier with %llu "
+              "work-groups; at most %llu can be resident at once on this GPU "
+              "at this group size", groups, most);
+}
+
+/* Copies each __constant buffer argument into the bank, one after the
+ * other, and notes where. */
+static int fill_constant_bank(gpu_launch *l, weft_msg *msg) {
+  const weft_kernel_desc *k = l->desc->kernel;
+  size_t used = 0;
+  for (unsigned i = 0; i < k->num_args; i++) {
+    const weft_arg_desc *a = &k->args[i];
+    if (a->kind != WEFT_ARG_BUFFER || a->address_space != WEFT_ADDRESS_CONSTANT)
+      continue;
+    size_t size = l->desc->arg_sizes[i];
+    if (used + size > l->program->constant_bank_size)
+      return fail(l, WEFT_ELOCALMEM, msg, "__constant argument '%s' takes "
+                  "the constant memory to %zu bytes; the program has %zu",
+                  a->name, used + size, l->program->constant_bank_size);
+    CUdeviceptr src;
+    memcpy(&src, l->desc->args[i], sizeof src);
+    l->constant_offsets[i] = used;
+    CUresult r = size ? l->gpu->api->cuMemcpyDtoD(l->program->constant_bank + used,
+                                                  src, size)
+                      : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS)
+      return weft__cuda_fail(l->gpu, r, "copying a __constant argument",
+                             WEFT_ELAUNCH, msg);
+    used = (used + size + 15) & ~(size_t)15;
+  }
+  return 0;
+}
+
+/* The launch block and the barrier's words. */
+static int write_globals(gpu_launch *l, weft_msg *msg) {
+  const weft_cuda_api *api = l->gpu->api;
+  CUresult r = CUDA_SUCCESS;
+  if (l->program->launch_block) {
+    uint64_t block[4] = {l->desc->offset[0], l->desc->offset[1],
+                         l->desc->offset[2], l->desc->dims};
+    r = api->cuMemcpyHtoD(l->program->launch_block, block, sizeof block);
+  }
+  if (r == CUDA_SUCCESS && l->program->launch_words &&
+      (l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER))
+    r = api->cuMemsetD32(l->program->launch_words, 0, WEFT_LAUNCH_WORDS);
+  return weft__cuda_fail(l->gpu, r, "writing the launch's globals",
+                         WEFT_ELAUNCH, msg);
+}
+
+static int run(gpu_launch *l, void **params, weft_msg *msg) {
+  const weft_cuda_api *api = l->gpu->api;
+  CUresult r;
+  if (l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER)
+    r = api->cuLaunchCooperativeKernel(
+        l->function, l->blocks[0], l->blocks[1], l->blocks[2], l->threads[0],
+        l->threads[1], l->threads[2], (unsigned)l->shared, NULL, params);
+  else
+    r = api->cuLaunchKernel(l->function, l->blocks[0], l->blocks[1],
+                            l->blocks[2], l->threads[0], l->threads[1],
+                            l->threads[2], (unsigned)l->shared, NULL, params,
+                            NULL);
+  if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
+  if (r == CUDA_SUCCESS) return 0;
+  char what[WEFT_MSG_MAX];
+  snprintf(what, sizeof what, "kernel '%s' on the GPU", l->desc->kernel->name);
+  return weft__cuda_fail(l->gpu, r, what, WEFT_ELAUNCH, msg);
+}
+
+int weft__cuda_launch(weft_device *device, const weft_launch_desc *desc,
+                      weft_msg *msg) {
+  const weft_kernel_desc *k = desc->kernel;
+  gpu_launch *l = calloc(1, sizeof *l + (k->num_args + 1) * sizeof(uint64_t));
+  if (!l) return WEFT_ENOMEM;
+  l->gpu = weft__cuda_of(device);
+  l->desc = desc;
+  l->program = desc->binary->impl;
+  l->function = l->program->functions[k - desc->binary->kernels];
+  void *params[k->num_args + 1];
+  for (unsigned i = 0; i < k->num_args; i++) {
+    const weft_arg_desc *a = &k->args[i];
+    int constant = a->kind == WEFT_ARG_BUFFER &&
+                   a->address_space == WEFT_ADDRESS_CONSTANT;
+    params[i] = constant ? &l->constant_offsets[i] : desc->args[i];
+  }
+  int rc = weft__cuda_enter(l->gpu, msg);
+  if (!rc) rc = shape(l, msg);
+  if (!rc) rc = check_function(l, msg);
+  if (!rc) rc = check_residency(l, msg);
+  if (!rc) {
+    pthread_mutex_lock(&l->gpu->launch_lock);
+    rc = fill_constant_bank(l, msg);
+    if (!rc) rc = write_globals(l, msg);
+    if (!rc) rc = run(l, params, msg);
+    pthread_mutex_unlock(&l->gpu->launch_lock);
+  }
+  free(l);
+  return rc;
+}

@@ -1,0 +1,206 @@
+/* cuda_memory.c: buffers on a CUDA GPU (see cuda_device.h).
+ *
+ * A buffer is device memory from cuMemAlloc, zero-filled. A buffer over
+ * the caller's memory (WEFT_MEM_USE_HOST_PTR) is that memory itself,
+ * page-locked and mapped into the GPU's address space: kernels read and
+ * write it across the bus, and the host sees their writes with no copy.
+ * With unified addressing (every 64-bit CUDA system) its device address
+ * is its host address, which is how a map knows it. A map of device
+ * memory is a host copy, written back at the unmap if it was mapped for
+ * writing. Every operation is synchronous: a launch has finished before
+ * its call returns. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_device.h"
+#include "weft/weft.h"
+
+static CUdeviceptr at(void *mem, size_t offset) {
+  return (CUdeviceptr)(uintptr_t)mem + offset;
+}
+
+int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
+                         void **mem, weft_msg *msg) {
+  cuda_device *gpu = weft__cuda_of(device);
+  const weft_cuda_api *api = gpu->api;
+  int rc = weft__cuda_enter(gpu, msg);
+  if (rc) return rc;
+  CUdeviceptr p = 0;
+  if (host_ptr) {
+    rc = weft__cuda_fail(gpu, api->cuMemHostRegister(host_ptr, size ? size : 1,
+                                                     CU_MEMHOSTREGISTER_DEVICEMAP |
+                                                         CU_MEMHOSTREGISTER_PORTABLE),
+                         "registering the host memory", WEFT_ENOMEM, msg);
+    if (!rc)
+      rc = weft__cuda_fail(gpu, api->cuMemHostGetDevicePointer(&p, host_ptr, 0),
+                           "mapping the host memory", WEFT_ENOMEM, msg);
+    if (!rc && (void *)(uintptr_t)p != host_ptr) {
+      api->cuMemHostUnregister(host_ptr);
+      snprintf(msg->text, sizeof msg->text, "the GPU does not use unified "
+               "addressing, which WEFT_MEM_USE_HOST_PTR needs");
+      rc = WEFT_ENOMEM;
+    }
+  } else {
+    rc = weft__cuda_fail(gpu, api->cuMemAlloc(&p, size ? size : 1),
+                         "allocating GPU memory", WEFT_ENOMEM, msg);
+    if (!rc)
+      rc = weft__cuda_fail(gpu, api->cuMemsetD8(p, 0, size), "zeroing GPU memory",
+                           WEFT_ENOMEM, msg);
+    if (rc && p) api->cuMemFree(p);
+  }
+  if (!rc) *mem = (void *)(uintptr_t)p;
+  return rc;
+}
+
+void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
+                         void *host_ptr) {
+  cuda_device *gpu = weft__cuda_of(device);
+  (void)size;
+  if (weft__cuda_enter(gpu, NULL)) return;
+  if (host_ptr) gpu->api->cuMemHostUnregister(host_ptr);
+  else gpu->api->cuMemFree(at(mem, 0));
+}
+
+int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,
+                         size_t size, const void *src) {
+  cuda_device *gpu = weft__cuda_of(device);
+  int rc = weft__cuda_enter(gpu, NULL);
+  if (!rc && size)
+    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyHtoD(at(mem, offset), src, size),
+                         "writing GPU memory", WEFT_ESYS, NULL);
+  return rc;
+}
+
+int weft__cuda_mem_read(weft_device *device, void *mem, size_t offset,
+                        size_t size, void *dst) {
+  cuda_device *gpu = weft__cuda_of(device);
+  int rc = weft__cuda_enter(gpu, NULL);
+  if (!rc && size)
+    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyDtoH(dst, at(mem, offset), size),
+                         "reading GPU memory", WEFT_ESYS, NULL);
+  return rc;
+}
+
+int weft__cuda_mem_copy(weft_device *device, void *dst, size_t dst_offset,
+                        void *src, size_t src_offset, size_t size) {
+  cuda_device *gpu = weft__cuda_of(device);
+  int rc = weft__cuda_enter(gpu, NULL);
+  if (!rc && size)
+    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyDtoD(at(dst, dst_offset),
+                                                     at(src, src_offset), size),
+                         "copying GPU memory", WEFT_ESYS, NULL);
+  return rc;
+}
+
+/* The driver fills with 1-, 2- and 4-byte values; a pattern of 8 to 128
+ * bytes is written once and doubled by copies, as on the CPU. */
+int weft__cuda_mem_fill(weft_device *device, void *mem, size_t offset,
+                        size_t size, const void *pattern, size_t pattern_size) {
+  cuda_device *gpu = weft__cuda_of(device);
+  const weft_cuda_api *api = gpu->api;
+  int rc = weft__cuda_enter(gpu, NULL);
+  if (rc || !size) return rc;
+  CUdeviceptr p = at(mem, offset);
+  CUresult r;
+  if (pattern_size == 1) {
+    r = api->cuMemsetD8(p, *(const uint8_t *)pattern, size);
+  } else if (pattern_size == 2) {
+    uint16_t v;
+    memcpy(&v, pattern, 2);
+    r = api->cuMemsetD16(p, v, size / 2);
+  } else if (pattern_size == 4) {
+    uint32_t v;
+    memcpy(&v, pattern, 4);
+    r = api->cuMemsetD32(p, v, size / 4);
+  } else {
+    size_t done = pattern_size < size ? pattern_size : size;
+    r = api->cuMemcpyHtoD(p, pattern, done);
+    while (r == CUDA_SUCCESS && done < size) {
+      size_t n = done < size - done ? done : size - done;
+      r = api->cuMemcpyDtoD(p + done, p, n);
+      done += n;
+    }
+  }
+  return weft__cuda_fail(gpu, r, "filling GPU memory", WEFT_ESYS, NULL);
+}
+
+/* SVM is managed memory: one address for host and kernels, which the
+ * driver migrates on use. */
+int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
+                         void **ptr, weft_msg *msg) {
+  cuda_device *gpu = weft__cuda_of(device);
+  const weft_cuda_api *api = gpu->api;
+  int rc = weft__cuda_enter(gpu, msg);
+  if (rc) return rc;
+  if (alignment > 256) {
+    snprintf(msg->text, sizeof msg->text, "SVM on a CUDA GPU is aligned to "
+             "256 bytes, not %zu", alignment);
+    return WEFT_EINVAL;
+  }
+  CUdeviceptr p = 0;
+  rc = weft__cuda_fail(gpu, api->cuMemAllocManaged(&p, size ? size : 1,
+                                                   CU_MEM_ATTACH_GLOBAL),
+                       "allocating managed memory", WEFT_ENOMEM, msg);
+  if (rc) return rc;
+  memset((void *)(uintptr_t)p, 0, size);
+  *ptr = (void *)(uintptr_t)p;
+  return 0;
+}
+
+void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size) {
+  cuda_device *gpu = weft__cuda_of(device);
+  (void)size;
+  if (!weft__cuda_enter(gpu, NULL)) gpu->api->cuMemFree(at(ptr, 0));
+}
+
+/* A host copy starts with where it came from; the caller gets what
+ * follows. 128 bytes keep the copy aligned for any vector. */
+typedef struct map_header {
+  size_t offset, size;
+  unsigned flags;
+  int host;                      /* 1: mapped host memory, no copy */
+  char pad[128 - 2 * sizeof(size_t) - 2 * sizeof(unsigned)];
+} map_header;
+
+/* Whether mem is host memory the GPU reaches (a USE_HOST_PTR buffer):
+ * the driver knows it as registered. */
+static int is_host_memory(cuda_device *gpu, void *mem) {
+  CUdeviceptr p = 0;
+  return gpu->api->cuMemHostGetDevicePointer(&p, mem, 0) == CUDA_SUCCESS;
+}
+
+int weft__cuda_mem_map(weft_device *device, void *mem, size_t offset,
+                       size_t size, unsigned flags, void **ptr) {
+  cuda_device *gpu = weft__cuda_of(device);
+  int rc = weft__cuda_enter(gpu, NULL);
+  if (rc) return rc;
+  if (is_host_memory(gpu, mem)) {
+    *ptr = (char *)mem + offset;
+    return 0;
+  }
+  map_header *h = NULL;
+  if (posix_memalign((void **)&h, 128, sizeof *h + (size ? size : 1)))
+    return WEFT_ENOMEM;
+  *h = (map_header){.offset = offset, .size = size, .flags = flags};
+  if (flags & WEFT_MAP_READ) rc = weft__cuda_mem_read(device, mem, offset,
+                                                      size, h + 1);
+  if (rc) {
+    free(h);
+    return rc;
+  }
+  *ptr = h + 1;
+  return 0;
+}
+
+int weft__cuda_mem_unmap(weft_device *device, void *mem, void *ptr) {
+  cuda_device *gpu = weft__cuda_of(device);
+  int rc = weft__cuda_enter(gpu, NULL);
+  if (rc || is_host_memory(gpu, mem)) return rc;
+  map_header *h = (map_header *)ptr - 1;
+  if (h->flags & WEFT_MAP_WRITE)
+    rc = weft__cuda_mem_write(device, mem, h->offset, h->size, ptr);
+  free(h);
+  return rc;
+}

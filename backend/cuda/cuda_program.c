@@ -1,0 +1,157 @@
+/* cuda_program.c: building programs for a CUDA GPU (see cuda_device.h):
+ * the JIT makes PTX for the GPU's architecture (jit/ptx.c), and the
+ * driver loads it as a module, compiling it to the GPU's code (the
+ * driver keeps that code in its own cache, so a rebuild of the same PTX
+ * is quick). Program binaries are the JIT's nvptx64 bitcode. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cpu/sync_defaults.h"
+#include "backend/cuda/cuda_device.h"
+#include "jit/compile.h"
+#include "jit/jit.h"
+#include "weft/weft.h"
+
+/* The GPU's default cl_weft_sync algorithms, from the measurements of
+ * bench/cuda/bench_cuda_sync.cu on an H100: the native mutex and barrier
+ * (the defaults anyway) and the paper's sleeping semaphore, which beat
+ * libcu++'s counting_semaphore 4 to 11 times at an initial count of 120.
+ * A program's own choice wins (sync_defaults.h). */
+static const char gpu_sync_defaults[] =
+    " -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING";
+
+/* The global called name, or 0 where the kernels use none. */
+static CUdeviceptr module_global(const weft_cuda_api *api, CUmodule module,
+                                 const char *name, size_t *size) {
+  CUdeviceptr p = 0;
+  size_t bytes = 0;
+  if (api->cuModuleGetGlobal(&p, &bytes, module, name) != CUDA_SUCCESS)
+    return 0;
+  if (size) *size = bytes;
+  return p;
+}
+
+/* Loads the PTX; the driver's error log joins the build log. */
+static int load_module(cuda_device *gpu, const char *ptx, CUmodule *module,
+                       char **log) {
+  char errors[4096] = "";
+  int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {errors, (void *)(size_t)sizeof errors};
+  CUresult r = gpu->api->cuModuleLoadDataEx(module, ptx, 2, options, values);
+  if (r == CUDA_SUCCESS) return 0;
+  weft_msg msg;
+  int rc = weft__cuda_fail(gpu, r, "loading the PTX", WEFT_EBUILD, &msg);
+  weft__log_append(log, "error: ");
+  weft__log_append(log, msg.text);
+  weft__log_append(log, "\n");
+  weft__log_append(log, errors);
+  return rc == WEFT_ENOMEM ? rc : WEFT_EBUILD;
+}
+
+/* The module's kernels and globals, into the binary. */
+static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
+                char **log) {
+  const weft_cuda_api *api = gpu->api;
+  cuda_program *p = calloc(1, sizeof *p);
+  if (p) p->functions = calloc(binary->num_kernels + 1, sizeof *p->functions);
+  if (!p || !p->functions) {
+    free(p);
+    api->cuModuleUnload(module);
+    return WEFT_ENOMEM;
+  }
+  p->module = module;
+  binary->impl = p;
+  for (unsigned i = 0; i < binary->num_kernels; i++) {
+    CUresult r = api->cuModuleGetFunction(&p->functions[i], module,
+                                          binary->kernels[i].name);
+    if (r != CUDA_SUCCESS) {
+      weft_msg msg;
+      weft__cuda_fail(gpu, r, "finding a kernel in the module", WEFT_EBUILD,
+                      &msg);
+      weft__log_append(log, msg.text);
+      return WEFT_EBUILD;
+    }
+  }
+  p->launch_block = module_global(api, module, WEFT_PTX_LAUNCH_BLOCK, NULL);
+  p->launch_words = module_global(api, module, WEFT_PTX_LAUNCH_WORDS, NULL);
+  p->constant_bank = module_global(api, module, WEFT_PTX_CONSTANT_BANK,
+                                   &p->constant_bank_size);
+  return 0;
+}
+
+/* From the JIT's result to a loaded binary. */
+static int finish(cuda_device *gpu, int rc, weft_binary *binary, char *ptx,
+                  weft_binary **out, char **log) {
+  CUmodule module = NULL;
+  if (!rc) rc = weft__cuda_enter(gpu, NULL);
+  if (!rc) rc = load_module(gpu, ptx, &module, log);
+  if (!rc) rc = bind(gpu, module, binary, log);
+  free(ptx);
+  if (rc) {
+    weft_device wrapper = {.impl = gpu};
+    weft__cuda_binary_free(&wrapper, binary);
+    return rc;
+  }
+  *out = binary;
+  return 0;
+}
+
+int weft__cuda_build(weft_device *device, const char *source, size_t length,
+                     const char *options, weft_binary **out, char **log) {
+  cuda_device *gpu = weft__cuda_of(device);
+  char *all = weft__sync_defaults_apply(gpu_sync_defaults, options);
+  if (!all) return WEFT_ENOMEM;
+  weft_binary *binary = NULL;
+  char *ptx = NULL;
+  int rc = weft__jit_build_ptx(gpu->sm, source, length, all, &binary, &ptx, log);
+  free(all);
+  return finish(gpu, rc, binary, ptx, out, log);
+}
+
+int weft__cuda_compile(weft_device *device, const char *source, size_t length,
+                       const char *options, const weft_jit_header *headers,
+                       unsigned num_headers, void **ir, size_t *size,
+                       char **log) {
+  cuda_device *gpu = weft__cuda_of(device);
+  char *all = weft__sync_defaults_apply(gpu_sync_defaults, options);
+  if (!all) return WEFT_ENOMEM;
+  int rc = weft__jit_compile(gpu->sm, source, length, all, headers,
+                             num_headers, ir, size, log);
+  free(all);
+  return rc;
+}
+
+int weft__cuda_link(weft_device *device, const void *const *irs,
+                    const size_t *sizes, unsigned count, void **ir,
+                    size_t *size, char **log) {
+  (void)device;
+  return weft__jit_link(irs, sizes, count, ir, size, log);
+}
+
+int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
+                        const char *options, weft_binary **out, char **log) {
+  cuda_device *gpu = weft__cuda_of(device);
+  weft_binary *binary = NULL;
+  char *ptx = NULL;
+  int rc = weft__jit_build_ptx_bitcode(gpu->sm, ir, size, options, &binary,
+                                       &ptx, log);
+  return finish(gpu, rc, binary, ptx, out, log);
+}
+
+int weft__cuda_check_ir(weft_device *device, const void *ir, size_t size) {
+  return weft__jit_check_bitcode(weft__cuda_of(device)->sm, ir, size);
+}
+
+void weft__cuda_binary_free(weft_device *device, weft_binary *binary) {
+  if (!binary) return;
+  cuda_program *p = binary->impl;
+  if (p) {
+    cuda_device *gpu = weft__cuda_of(device);
+    if (!weft__cuda_enter(gpu, NULL)) gpu->api->cuModuleUnload(p->module);
+    free(p->functions);
+    free(p);
+    binary->impl = NULL;
+  }
+  weft__jit_ptx_binary_free(binary);
+}
