@@ -3,7 +3,8 @@
  * Clang front end for nvptx64 (compile.c) -> link the nvptx builtins ->
  * libdevice where called -> describe the kernels -> inline all callees ->
  * the primitives' globals and the CUDA entries (ptx_kernels.c) -> printf
- * -> ordered loads and stores -> O3 for the GPU's architecture -> PTX, which the CUDA back end loads
+ * -> ordered loads and stores -> O3 for the GPU's architecture -> casts
+ * NVPTX can make -> PTX, which the CUDA back end loads
  * (the driver compiles PTX to the GPU's code, and caches that). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,7 @@ static int finish(ptx_build *b, weft_binary **out, char **ptx) {
     rc = weft__run_passes(b->module, b->machine,
                           b->options.optimize ? "default<O3>" : "default<O0>",
                           &b->error);
+  if (!rc) weft__ptx_casts_split(b->module);
   if (!rc) rc = emit_ptx(b, ptx);
   if (rc) return rc;
   weft_binary *binary = calloc(1, sizeof *binary);

@@ -91,7 +91,8 @@ static void lower_primitives(LLVMModuleRef module) {
                                  LLVMArrayType2(i32, WEFT_LAUNCH_WORDS),
                                  AS_GLOBAL));
   if (LLVMGetNamedFunction(module, "__weft_wg_scratch")) {
-    LLVMTypeRef type = LLVMArrayType2(i64, MAX_GROUP_ITEMS);
+    /* One slot per work-item, and one for the result (collectives.cl). */
+    LLVMTypeRef type = LLVMArrayType2(i64, MAX_GROUP_ITEMS + 1);
     LLVMValueRef g = add_global(module, "weft_wg_scratch", type, AS_SHARED, 16);
     /* Shared memory has no initial value. */
     LLVMSetInitializer(g, LLVMGetUndef(type));

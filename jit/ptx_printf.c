@@ -75,6 +75,12 @@ static int lower_call(LLVMModuleRef module, LLVMBuilderRef b,
   LLVMValueRef args[] = {generic(b, LLVMGetOperand(call, 0)), block};
   LLVMValueRef result =
       LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+  /* vprintf answers the count of its arguments, or -1; OpenCL's printf
+   * answers 0, or -1. */
+  LLVMValueRef zero = LLVMConstInt(LLVMTypeOf(result), 0, 0);
+  LLVMValueRef failed = LLVMBuildICmp(b, LLVMIntSLT, result, zero, "");
+  result = LLVMBuildSelect(b, failed, LLVMConstAllOnes(LLVMTypeOf(result)),
+                           zero, "");
   LLVMReplaceAllUsesWith(call, result);
   LLVMInstructionEraseFromParent(call);
   return 0;

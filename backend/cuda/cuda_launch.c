@@ -29,7 +29,9 @@ typedef struct gpu_launch {
   CUfunction function;
   unsigned blocks[3], threads[3];
   size_t shared;                 /* dynamic shared memory, bytes */
-  uint64_t constant_offsets[];   /* per argument, in the constant bank */
+  /* Per argument: a __constant one's offset in the constant bank, a
+   * __local one's in dynamic shared memory. */
+  uint64_t offsets[];
 } gpu_launch;
 
 /* "kernel 'NAME': " and the message, in msg; returns rc. */
@@ -74,7 +76,19 @@ static int check_function(gpu_launch *l, weft_msg *msg) {
   if (most > 0 && items > (unsigned long long)most)
     return fail(l, WEFT_EGROUPSIZE, msg, "%llu work-items per group; its "
                 "code (registers) allows at most %d on this GPU", items, most);
-  l->shared = l->desc->local_mem_size;
+  /* core/ placed __local arguments after the kernel's own __local
+   * variables, which are static shared memory: the dynamic part holds
+   * only the arguments, from its start. */
+  size_t base = (l->desc->kernel->local_mem_size + WEFT_LOCAL_ALIGN - 1) &
+                ~(size_t)(WEFT_LOCAL_ALIGN - 1);
+  l->shared = l->desc->local_mem_size > base ? l->desc->local_mem_size - base
+                                             : 0;
+  for (unsigned i = 0; i < l->desc->kernel->num_args; i++) {
+    if (l->desc->kernel->args[i].kind != WEFT_ARG_LOCAL) continue;
+    uint64_t at;
+    memcpy(&at, l->desc->args[i], sizeof at);
+    l->offsets[i] = at - base;
+  }
   if (l->shared > DEFAULT_DYNAMIC_SHARED) {
     CUresult r = api->cuFuncSetAttribute(
         l->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -123,7 +137,7 @@ static int fill_constant_bank(gpu_launch *l, weft_msg *msg) {
                   a->name, used + size, l->program->constant_bank_size);
     CUdeviceptr src;
     memcpy(&src, l->desc->args[i], sizeof src);
-    l->constant_offsets[i] = used;
+    l->offsets[i] = used;
     CUresult r = size ? l->gpu->api->cuMemcpyDtoD(l->program->constant_bank + used,
                                                   src, size)
                       : CUDA_SUCCESS;
@@ -182,9 +196,10 @@ int weft__cuda_launch(weft_device *device, const weft_launch_desc *desc,
   void *params[k->num_args + 1];
   for (unsigned i = 0; i < k->num_args; i++) {
     const weft_arg_desc *a = &k->args[i];
-    int constant = a->kind == WEFT_ARG_BUFFER &&
-                   a->address_space == WEFT_ADDRESS_CONSTANT;
-    params[i] = constant ? &l->constant_offsets[i] : desc->args[i];
+    int offset = a->kind == WEFT_ARG_LOCAL ||
+                 (a->kind == WEFT_ARG_BUFFER &&
+                  a->address_space == WEFT_ADDRESS_CONSTANT);
+    params[i] = offset ? &l->offsets[i] : desc->args[i];
   }
   int rc = weft__cuda_enter(l->gpu, msg);
   if (!rc) rc = shape(l, msg);

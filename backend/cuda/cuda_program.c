@@ -73,6 +73,15 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
       return WEFT_EBUILD;
     }
   }
+  /* A kernel's own __local variables are its static shared memory; core/
+   * places __local arguments after them (cuda_launch.c moves them to the
+   * start of the dynamic part). */
+  for (unsigned i = 0; i < binary->num_kernels; i++) {
+    int bytes = 0;
+    api->cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                            p->functions[i]);
+    binary->kernels[i].local_mem_size = bytes > 0 ? (size_t)bytes : 0;
+  }
   p->launch_block = module_global(api, module, WEFT_PTX_LAUNCH_BLOCK, NULL);
   p->launch_words = module_global(api, module, WEFT_PTX_LAUNCH_WORDS, NULL);
   p->constant_bank = module_global(api, module, WEFT_PTX_CONSTANT_BANK,

@@ -99,7 +99,8 @@ typedef struct weft_device_info {
 /* The number of devices (at least the CPU), or a negative error. */
 WEFT_EXPORT int weft_device_count(void);
 
-/* The device at index (0 is the CPU). Devices live as long as the process. */
+/* The device at index: the CPU, then each CUDA GPU, unless WEFT_DEVICE
+ * puts a GPU first. Devices live as long as the process. */
 WEFT_EXPORT int weft_device_get(int index, weft_device **out);
 
 /* Fills info with the device's description and limits. */
@@ -362,8 +363,8 @@ WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
 /* What the CUDA driver (libcuda.so.1, loaded at run time, or the file
  * WEFT_LIBCUDA names) offers here: "1 GPU, driver 13.0; NVIDIA H100 ...
  * (sm_90, 132 multiprocessors, 79.2 GiB); ...", or "none: " and why (no
- * driver, no GPU). Kernels do not run on CUDA GPUs yet: the devices
- * weft_device_get gives are the CPU's. */
+ * driver, no GPU). Each GPU listed is a device after the CPU
+ * (WEFT_DEVICE=cuda puts the first one first). */
 WEFT_EXPORT const char *weft_cuda_status(void);
 
 /* Compiles OpenCL C for an NVIDIA GPU of compute capability sm (90 for

@@ -1,6 +1,8 @@
-/* ptx_atomics.c: memory orderings for LLVM 19's NVPTX back end (see
- * ptx.h), which selects no fence, no ordered load or store, and makes
- * every read-modify-write relaxed. The classic mapping restores them with
+/* ptx_select.c: what LLVM 19's NVPTX back end cannot select, rewritten
+ * into what it can (see ptx.h).
+ *
+ * Memory orderings: it selects no fence, no ordered load or store, and
+ * makes every read-modify-write relaxed. The classic mapping restores them with
  * PTX fences at GPU scope (OpenCL's device scope): an acquire access is
  * followed by fence.acq_rel, a release access preceded by one, and
  * seq_cst uses fence.sc on both sides. A volatile load or store is a
@@ -77,6 +79,39 @@ static void lower_block(LLVMBuilderRef b, LLVMBasicBlockRef block) {
     else if (LLVMIsAFenceInst(i)) lower_fence(b, i);
     i = next;
   }
+}
+
+/* A cast between two named address spaces (InstCombine folds a cast to
+ * generic and one from it into such a cast, say local to global) goes
+ * through generic again: NVPTX has instructions only to and from
+ * generic, and aborts the process on the folded cast. */
+static void split_cast(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMValueRef from = LLVMGetOperand(inst, 0);
+  LLVMTypeRef to = LLVMTypeOf(inst);
+  if (!LLVMGetPointerAddressSpace(LLVMTypeOf(from)) ||
+      !LLVMGetPointerAddressSpace(to))
+    return;
+  LLVMPositionBuilderBefore(b, inst);
+  LLVMValueRef generic = LLVMBuildAddrSpaceCast(
+      b, from, LLVMPointerTypeInContext(LLVMGetTypeContext(to), 0), "");
+  LLVMReplaceAllUsesWith(inst, LLVMBuildAddrSpaceCast(b, generic, to, ""));
+  LLVMInstructionEraseFromParent(inst);
+}
+
+void weft__ptx_casts_split(LLVMModuleRef module) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(f); block;
+         block = LLVMGetNextBasicBlock(block)) {
+      LLVMValueRef i = LLVMGetFirstInstruction(block);
+      while (i) {
+        LLVMValueRef next = LLVMGetNextInstruction(i);
+        if (LLVMGetInstructionOpcode(i) == LLVMAddrSpaceCast) split_cast(b, i);
+        i = next;
+      }
+    }
+  LLVMDisposeBuilder(b);
 }
 
 void weft__ptx_atomics_lower(LLVMModuleRef module) {

@@ -1,0 +1,134 @@
+/* test_ptx.c: OpenCL C to PTX for NVIDIA GPUs (weft_compile_ptx), which
+ * needs no GPU, so CI checks it: the CUDA entries and their globals, the
+ * orderings as PTX fences, printf, the casts NVPTX cannot make, and the
+ * errors. When the CUDA toolkit's ptxas is there, the PTX is assembled
+ * too. The kernels running on a GPU are tests/cuda's and the device
+ * tool's business. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "weft/weft.h"
+
+/* The PTX of source for sm_90, which must build; the caller frees it. */
+static char *ptx_of(const char *source, const char *options) {
+  char *ptx = NULL, *log = NULL;
+  int rc = weft_compile_ptx(source, 0, options, 90, &ptx, &log);
+  if (rc) FAIL("weft_compile_ptx: %s\n%s", weft_strerror(rc), log);
+  free(log);
+  return ptx;
+}
+
+/* Assembles ptx with the toolkit's ptxas where there is one. */
+static void assemble(const char *ptx) {
+  const char *ptxas = "/usr/local/cuda/bin/ptxas";
+  if (access(ptxas, X_OK)) return;
+  char path[] = "/tmp/weft-test-ptx-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  CHECK_EQ(write(fd, ptx, strlen(ptx)), (long long)strlen(ptx));
+  close(fd);
+  char command[256];
+  snprintf(command, sizeof command, "%s -arch=sm_90 %s -o /dev/null", ptxas,
+           path);
+  int status = system(command);
+  unlink(path);
+  CHECK_EQ(status, 0);
+}
+
+TEST(arguments_become_entry_parameters) {
+  char *ptx = ptx_of(
+      "struct s { int a; double b; };\n"
+      "constant float table[2] = {1, 2};\n"
+      "kernel void k(global float *g, constant float *c, local float *l,\n"
+      "              struct s v, float4 w) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  l[get_local_id(0)] = c[i] + table[i & 1];\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  g[i] = l[0] + v.a + (float)v.b + w.y + get_global_offset(0);\n"
+      "}\n",
+      NULL);
+  CHECK_STR_CONTAINS(ptx, ".visible .entry k(");
+  CHECK_STR_CONTAINS(ptx, "weft_dynamic_local");   /* the __local argument */
+  CHECK_STR_CONTAINS(ptx, "weft__constant_bank");  /* the __constant one */
+  CHECK_STR_CONTAINS(ptx, "weft__launch_block");   /* the global offset */
+  CHECK_STR_CONTAINS(ptx, "bar.sync");
+  assemble(ptx);
+  free(ptx);
+}
+
+TEST(sync_objects_and_global_barrier) {
+  char *ptx = ptx_of(
+      "kernel void k(global weft_mutex *m, global weft_semaphore *s,\n"
+      "              global int *n) {\n"
+      "  weft_mutex_lock_group(m);\n"
+      "  if (get_local_id(0) == 0) n[0]++;\n"
+      "  weft_mutex_unlock_group(m);\n"
+      "  weft_semaphore_wait_group(s);\n"
+      "  weft_semaphore_post_group(s);\n"
+      "  weft_global_barrier();\n"
+      "  n[1 + get_global_id(0)] = work_group_reduce_add(1);\n"
+      "}\n",
+      "-cl-std=CL3.0");
+  CHECK_STR_CONTAINS(ptx, "weft__launch_words");
+  /* Acquire and release as PTX fences: LLVM 19 selects none itself. */
+  CHECK_STR_CONTAINS(ptx, "fence.acq_rel.gpu");
+  CHECK_STR_CONTAINS(ptx, "nanosleep");
+  assemble(ptx);
+  free(ptx);
+}
+
+TEST(printf_becomes_vprintf) {
+  char *ptx = ptx_of("kernel void k(global int *a) {\n"
+                     "  a[0] = printf(\"%d %s %f\\n\", a[1], \"x\", 1.5f);\n"
+                     "}\n",
+                     NULL);
+  CHECK_STR_CONTAINS(ptx, "vprintf");
+  assemble(ptx);
+  free(ptx);
+}
+
+/* Optimization folds local -> generic -> global into one cast, which
+ * NVPTX cannot select (LLVM aborted the process on it). */
+TEST(casts_between_named_spaces) {
+  char *ptx = ptx_of(
+      "int where(int *p) {\n"
+      "  return (to_global(p) == (global int *)p) |\n"
+      "         (to_local(p) == (local int *)p) << 1;\n"
+      "}\n"
+      "kernel void k(global int *out) {\n"
+      "  local int tile[8];\n"
+      "  volatile int pick = get_global_id(0) % 8;\n"
+      "  out[0] = where(tile + pick) | where(out + pick) << 2;\n"
+      "}\n",
+      "-cl-std=CL3.0");
+  assemble(ptx);
+  free(ptx);
+}
+
+TEST(errors) {
+  char *ptx = NULL, *log = NULL;
+  CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) { a[0] = b; }", 0,
+                            NULL, 90, &ptx, &log),
+           WEFT_EBUILD);
+  CHECK_STR_CONTAINS(log, "program.cl:1:");
+  CHECK(!ptx);
+  free(log);
+  CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) {}", 0, NULL, 60,
+                            &ptx, &log),
+           WEFT_EINVAL);
+  CHECK_STR_CONTAINS(log, "sm_70");
+  free(log);
+  CHECK_EQ(weft_compile_ptx("kernel void k(global float4 *a) {\n"
+                            "  printf(\"%v4f\\n\", a[0]);\n}\n",
+                            0, NULL, 90, &ptx, &log),
+           WEFT_EBUILD);
+  CHECK_STR_CONTAINS(log, "printf of a vector");
+  free(log);
+  CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) {}", 0, "-Dbad=",
+                            90, NULL, &log),
+           WEFT_EINVAL);
+}
+
+TEST_MAIN()
