@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/TargetMachine.h>
 
 #include "jit/binary_io.h"
+#include "jit/build_state.h"
 #include "jit/builtins.h"
 #include "jit/cache.h"
 #include "jit/compile.h"
@@ -83,29 +83,22 @@ static void dump_module(LLVMModuleRef module) {
 
 /* The state of one build, released in one place whatever the outcome. */
 typedef struct build {
-  weft_build_options options;
+  weft_build_state s;
   weft_cache_key key;
-  LLVMContextRef context;
-  LLVMModuleRef module;
-  LLVMTargetMachineRef machine;
-  LLVMTargetDataRef layout;
-  weft_kernel_desc *kernels;
-  unsigned num_kernels;
   LLVMValueRef *bodies;
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
   weft_sites sites;
-  char *error;
 } build;
 
 static int make_entry_names(build *b) {
-  b->entry_names = calloc(b->num_kernels + 1, sizeof *b->entry_names);
-  b->bodies = calloc(b->num_kernels + 1, sizeof *b->bodies);
+  b->entry_names = calloc(b->s.num_kernels + 1, sizeof *b->entry_names);
+  b->bodies = calloc(b->s.num_kernels + 1, sizeof *b->bodies);
   if (!b->entry_names || !b->bodies) return WEFT_ENOMEM;
-  for (unsigned i = 0; i < b->num_kernels; i++) {
+  for (unsigned i = 0; i < b->s.num_kernels; i++) {
     if (asprintf(&b->entry_names[i], "%s.%s", b->prefix,
-                 b->kernels[i].name) < 0) {
+                 b->s.kernels[i].name) < 0) {
       b->entry_names[i] = NULL;
       return WEFT_ENOMEM;
     }
@@ -113,26 +106,13 @@ static int make_entry_names(build *b) {
   return 0;
 }
 
-static int verify(build *b) {
-  char *message = NULL;
-  if (!LLVMVerifyModule(b->module, LLVMReturnStatusAction, &message)) {
-    LLVMDisposeMessage(message);
-    return 0;
-  }
-  if (asprintf(&b->error, "internal error: Weft generated invalid code:\n%s",
-               message) < 0)
-    b->error = NULL;
-  LLVMDisposeMessage(message);
-  return WEFT_EBUILD;
-}
-
 /* Step 3c: kernels with barriers become region state machines where they
  * can; the others (and all, with barrier_regions off) keep fibers. */
 static int schedule_regions(build *b) {
   int any = 0;
-  for (unsigned i = 0; i < b->num_kernels; i++) {
+  for (unsigned i = 0; i < b->s.num_kernels; i++) {
     if (!weft__calls_barrier(b->bodies[i])) continue;
-    b->kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
+    b->s.kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
     if (barrier_regions) {
       weft__regions_split(b->bodies[i]);
       any = 1;
@@ -140,12 +120,12 @@ static int schedule_regions(build *b) {
   }
   if (!any) return 0;
   /* SROA first, so that only what crosses blocks goes through reg2mem. */
-  int rc = weft__run_passes(b->module, b->machine, "function(sroa,reg2mem)",
-                            &b->error);
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
-    if (!(b->kernels[i].flags & WEFT_KERNEL_HAS_BARRIER)) continue;
-    int made = weft__regions_make(b->bodies[i], b->layout, max_private,
-                                  &b->kernels[i]);
+  int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa,reg2mem)",
+                            &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    if (!(b->s.kernels[i].flags & WEFT_KERNEL_HAS_BARRIER)) continue;
+    int made = weft__regions_make(b->bodies[i], b->s.layout, max_private,
+                                  &b->s.kernels[i]);
     if (made < 0) rc = made;
   }
   return rc;
@@ -155,67 +135,56 @@ static int schedule_regions(build *b) {
  * share the JIT's symbol table, so two programs may define the same
  * function or program-scope variable, and O3 sees every use. */
 static void internalize(build *b) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(b->module); f;
-       f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f)) continue;
-    int entry = 0;
-    for (unsigned i = 0; i < b->num_kernels && !entry; i++)
-      entry = !strcmp(LLVMGetValueName(f), b->entry_names[i]);
-    if (!entry) LLVMSetLinkage(f, LLVMInternalLinkage);
-  }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(b->module); g;
-       g = LLVMGetNextGlobal(g)) {
-    if (!LLVMIsDeclaration(g) && strncmp(LLVMGetValueName(g), "llvm.", 5))
-      LLVMSetLinkage(g, LLVMInternalLinkage);
-  }
+  weft__build_state_internalize(&b->s, (const char *const *)b->entry_names,
+                                b->s.num_kernels);
 }
 
 /* Steps 2 to 5 of passes.h, then optimization. */
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
-  if (!rc) rc = weft__kernel_body_make(b->module, b->bodies, b->num_kernels);
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++)
+  if (!rc) rc = weft__kernel_body_make(b->s.module, b->bodies, b->s.num_kernels);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
     if (weft__uses_launch_words(b->bodies[i]))
-      b->kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
+      b->s.kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
-    if (!rc) rc = weft__printf_lower(b->bodies[i], b->layout);
+    if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
     if (!rc && schedule_points)
       rc = weft__sched_points_insert(b->bodies[i], schedule_points > 1);
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
-  if (!rc) rc = weft__run_passes(b->module, b->machine, "always-inline", &b->error);
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++)
+  if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
     if (weft__calls_sync(b->bodies[i]))
-      b->kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
+      b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
   if (!rc) rc = schedule_regions(b);
-  LLVMValueRef entries[b->num_kernels + 1];
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++) {
-    entries[i] = b->kernels[i].flags & WEFT_KERNEL_REGIONS
-                     ? weft__workgroup_make_regions(b->module, b->bodies[i],
-                                                    &b->kernels[i],
+  LLVMValueRef entries[b->s.num_kernels + 1];
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    entries[i] = b->s.kernels[i].flags & WEFT_KERNEL_REGIONS
+                     ? weft__workgroup_make_regions(b->s.module, b->bodies[i],
+                                                    &b->s.kernels[i],
                                                     b->entry_names[i])
-                     : weft__workgroup_make(b->module, b->bodies[i],
-                                            &b->kernels[i], b->entry_names[i]);
+                     : weft__workgroup_make(b->s.module, b->bodies[i],
+                                            &b->s.kernels[i], b->entry_names[i]);
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
   if (rc) return rc;
   /* Barrier sites are known; the line tables have served. */
-  LLVMStripModuleDebugInfo(b->module);
-  rc = weft__run_passes(b->module, b->machine, "always-inline,globaldce",
-                        &b->error);
-  for (unsigned i = 0; i < b->num_kernels && !rc; i++)
-    rc = weft__local_mem_lower(entries[i], b->layout,
-                               &b->kernels[i].local_mem_size, &b->error);
-  if (!rc) rc = verify(b);
+  LLVMStripModuleDebugInfo(b->s.module);
+  rc = weft__run_passes(b->s.module, b->s.machine, "always-inline,globaldce",
+                        &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
+    rc = weft__local_mem_lower(entries[i], b->s.layout,
+                               &b->s.kernels[i].local_mem_size, &b->s.error);
+  if (!rc) rc = weft__build_state_verify(&b->s);
   if (rc) return rc;
   internalize(b);
-  weft__target_apply(b->module, b->machine);
-  rc = weft__run_passes(b->module, b->machine,
-                        b->options.optimize ? "default<O3>" : "globaldce",
-                        &b->error);
-  if (!rc) dump_module(b->module);
+  weft__target_apply(b->s.module, b->s.machine);
+  rc = weft__run_passes(b->s.module, b->s.machine,
+                        b->s.options.optimize ? "default<O3>" : "globaldce",
+                        &b->s.error);
+  if (!rc) dump_module(b->s.module);
   return rc;
 }
 
@@ -260,17 +229,9 @@ static int binary_from_cache(weft_cached *c, int from, weft_binary **out,
 /* Generates object code for the module, hands it to the cache (which loads
  * it) and makes the binary. */
 static int emit_and_load(build *b, const char *log, weft_binary **out) {
-  char *message = NULL;
   LLVMMemoryBufferRef object = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(b->machine, b->module,
-                                          LLVMObjectFile, &message, &object)) {
-    if (asprintf(&b->error, "internal error: code generation failed: %s\n",
-                 message) < 0)
-      b->error = NULL;
-    LLVMDisposeMessage(message);
-    return WEFT_EBUILD;
-  }
-  weft_binary desc = {b->num_kernels, b->kernels, b->sites.count,
+  if (weft__build_state_emit(&b->s, LLVMObjectFile, &object)) return WEFT_EBUILD;
+  weft_binary desc = {b->s.num_kernels, b->s.kernels, b->sites.count,
                       b->sites.locs, NULL, 0};
   unsigned char *descs = NULL;
   size_t descs_size = 0;
@@ -279,7 +240,7 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
   if (!rc)
     rc = weft__cache_add(&b->key, b->stamps, LLVMGetBufferStart(object),
                          LLVMGetBufferSize(object), descs, descs_size, log, &c,
-                         &b->error);
+                         &b->s.error);
   LLVMDisposeMemoryBuffer(object);
   free(descs);
   if (rc) return rc;
@@ -292,48 +253,27 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
 /* The back half, from the front end's module to a binary. */
 static int finish(build *b, const char *log, weft_binary **out) {
   weft__cache_symbol_prefix(&b->key, b->stamps, b->prefix);
-  int rc = weft__builtins_link(b->module, WEFT_BUILTINS_CPU, &b->error);
+  int rc = weft__builtins_link(b->s.module, WEFT_BUILTINS_CPU, &b->s.error);
   if (!rc) {
-    weft__target_apply(b->module, b->machine);
-    rc = weft__kernel_info_collect(b->module, b->layout, &b->kernels,
-                                   &b->num_kernels, &b->error);
+    weft__target_apply(b->s.module, b->s.machine);
+    rc = weft__kernel_info_collect(b->s.module, b->s.layout, &b->s.kernels,
+                                   &b->s.num_kernels, &b->s.error);
   }
-  if (!rc) rc = weft__inline_callees(b->module, b->machine, &b->error);
+  if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, &b->s.error);
   if (!rc) rc = lower_kernels(b);
   if (!rc) rc = emit_and_load(b, log, out);
   return rc;
 }
 
-/* Collects LLVM's diagnostics (the bitcode reader's, the linker's) into
- * the build's error text: LLVM's default handler would end the process on
- * an error. */
-static void collect_diagnostic(LLVMDiagnosticInfoRef info, void *data) {
-  build *b = data;
-  LLVMDiagnosticSeverity severity = LLVMGetDiagInfoSeverity(info);
-  if (severity != LLVMDSError && severity != LLVMDSWarning) return;
-  char *text = LLVMGetDiagInfoDescription(info);
-  char *line = NULL;
-  if (asprintf(&line, "%s: %s\n", severity == LLVMDSError ? "error" : "warning",
-               text) >= 0) {
-    weft__log_append(&b->error, line);
-    free(line);
-  }
-  LLVMDisposeMessage(text);
-}
-
 /* Makes the build's LLVM objects. */
 static int make_llvm(build *b) {
-  b->context = LLVMContextCreate();
-  LLVMContextSetDiagnosticHandler(b->context, collect_diagnostic, b);
-  b->machine = weft__target_machine_create();
-  if (!b->machine) return WEFT_EBUILD;
-  b->layout = LLVMCreateTargetDataLayout(b->machine);
-  return 0;
+  return weft__build_state_start(&b->s, weft__target_machine_create(),
+                                 "code for this CPU");
 }
 
 /* Parses options and makes the build's LLVM objects. */
 static int start(build *b, const char *options) {
-  int rc = weft__options_parse(options, &b->options, &b->error);
+  int rc = weft__options_parse(options, &b->s.options, &b->s.error);
   return rc ? rc : make_llvm(b);
 }
 
@@ -352,24 +292,13 @@ static void make_key(build *b, const char *kind, const void *input,
 
 /* Ends a build: the error joins the log, which is never NULL. */
 static int end(build *b, int rc, char **log) {
-  if (rc && rc != WEFT_ENOMEM && !*log && !b->error)
-    b->error = strdup("error: the build failed\n");
-  weft__log_append(log, b->error);
-  if (!*log) *log = strdup("");
-  weft__options_free(&b->options);
-  if (b->module) LLVMDisposeModule(b->module);
-  if (b->layout) LLVMDisposeTargetData(b->layout);
-  if (b->machine) LLVMDisposeTargetMachine(b->machine);
-  if (b->context) LLVMContextDispose(b->context);
-  weft__kernel_descs_free(b->kernels, b->num_kernels);
-  for (unsigned i = 0; b->entry_names && i < b->num_kernels; i++)
+  for (unsigned i = 0; b->entry_names && i < b->s.num_kernels; i++)
     free(b->entry_names[i]);
   free(b->entry_names);
   free(b->bodies);
   free(b->sites.locs);
   free(b->stamps);
-  free(b->error);
-  return rc;
+  return weft__build_state_end(&b->s, rc, log);
 }
 
 /* A hit in the cache: the binary, with nothing built. */
@@ -391,7 +320,7 @@ static int begin(build *b, const char *kind, const void *input, size_t size,
                  int *rc) {
   *out = NULL;
   *log = NULL;
-  if ((*rc = weft__options_parse(options, &b->options, &b->error))) return 1;
+  if ((*rc = weft__options_parse(options, &b->s.options, &b->s.error))) return 1;
   make_key(b, kind, input, size, options ? options : "");
   if (from_cache(b, out, log, rc)) return 1;
   return (*rc = make_llvm(b)) != 0;
@@ -405,7 +334,7 @@ int weft__jit_build(const char *source, size_t length, const char *options,
     return end(&b, rc, log);
   weft_source_file file = {WEFT_SOURCE_NAME, source, length};
   char *deps = NULL;
-  rc = weft__compile_source(b.context, 0, &b.options, &file, NULL, 0, &b.module,
+  rc = weft__compile_source(b.s.context, 0, &b.s.options, &file, NULL, 0, &b.s.module,
                             log, &deps);
   if (!rc && !(b.stamps = weft__cache_stamp(deps))) rc = WEFT_ENOMEM;
   free(deps);
@@ -420,7 +349,7 @@ int weft__jit_build_bitcode(const void *bitcode, size_t size,
   int rc;
   if (begin(&b, "bitcode", bitcode, size, options, out, log, &rc))
     return end(&b, rc, log);
-  rc = weft__module_from_bitcode(b.context, bitcode, size, &b.module, log);
+  rc = weft__module_from_bitcode(b.s.context, bitcode, size, &b.s.module, log);
   if (!rc && !(b.stamps = strdup(""))) rc = WEFT_ENOMEM;
   if (!rc) rc = finish(&b, *log ? *log : "", out);
   return end(&b, rc, log);
@@ -441,11 +370,11 @@ int weft__jit_compile(unsigned sm, const char *source, size_t length,
     files[i] = (weft_source_file){headers[i].name, headers[i].source,
                                   strlen(headers[i].source)};
   if (!rc)
-    rc = weft__compile_source(b.context, sm, &b.options, &file, files,
+    rc = weft__compile_source(b.s.context, sm, &b.s.options, &file, files,
                               num_headers,
-                              &b.module, log, NULL);
+                              &b.s.module, log, NULL);
   free(files);
-  if (!rc) rc = weft__module_to_bitcode(b.module, bitcode, size);
+  if (!rc) rc = weft__module_to_bitcode(b.s.module, bitcode, size);
   return end(&b, rc, log);
 }
 
@@ -457,13 +386,13 @@ int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
   int rc = start(&b, NULL);
   for (unsigned i = 0; !rc && i < count; i++) {
     LLVMModuleRef m = NULL;
-    rc = weft__module_from_bitcode(b.context, bitcodes[i], sizes[i], &m, log);
+    rc = weft__module_from_bitcode(b.s.context, bitcodes[i], sizes[i], &m, log);
     if (rc) break;
-    if (!b.module) b.module = m;
-    else if (LLVMLinkModules2(b.module, m)) rc = WEFT_EBUILD; /* m is gone */
+    if (!b.s.module) b.s.module = m;
+    else if (LLVMLinkModules2(b.s.module, m)) rc = WEFT_EBUILD; /* m is gone */
   }
-  if (!rc && !b.module) rc = WEFT_EINVAL;
-  if (!rc) rc = weft__module_to_bitcode(b.module, bitcode, size);
+  if (!rc && !b.s.module) rc = WEFT_EINVAL;
+  if (!rc) rc = weft__module_to_bitcode(b.s.module, bitcode, size);
   return end(&b, rc, log);
 }
 

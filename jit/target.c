@@ -41,30 +41,31 @@ void weft__nvptx_arch(unsigned sm, weft_nvptx_arch *arch) {
   snprintf(arch->feature, sizeof arch->feature, "+ptx%u", nvptx_archs[pick].ptx);
 }
 
-LLVMTargetMachineRef weft__nvptx_machine_create(const weft_nvptx_arch *arch) {
+/* A machine at full optimization for triple, or NULL. */
+static LLVMTargetMachineRef machine_for(const char *triple, const char *cpu,
+                                        const char *features,
+                                        LLVMRelocMode reloc,
+                                        LLVMCodeModel model) {
   char *error = NULL;
   LLVMTargetRef target;
-  if (LLVMGetTargetFromTriple(WEFT_NVPTX_TRIPLE, &target, &error)) {
+  if (LLVMGetTargetFromTriple(triple, &target, &error)) {
     LLVMDisposeMessage(error);
     return NULL;
   }
-  return LLVMCreateTargetMachine(target, WEFT_NVPTX_TRIPLE, arch->cpu,
-                                 arch->feature, LLVMCodeGenLevelAggressive,
-                                 LLVMRelocDefault, LLVMCodeModelDefault);
+  return LLVMCreateTargetMachine(target, triple, cpu, features,
+                                 LLVMCodeGenLevelAggressive, reloc, model);
+}
+
+LLVMTargetMachineRef weft__nvptx_machine_create(const weft_nvptx_arch *arch) {
+  return machine_for(WEFT_NVPTX_TRIPLE, arch->cpu, arch->feature,
+                     LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
 LLVMTargetMachineRef weft__target_machine_create(void) {
-  char *error = NULL;
-  LLVMTargetRef target;
-  if (LLVMGetTargetFromTriple(WEFT_CPU_TRIPLE, &target, &error)) {
-    LLVMDisposeMessage(error);
-    return NULL;
-  }
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
-  LLVMTargetMachineRef machine = LLVMCreateTargetMachine(
-      target, WEFT_CPU_TRIPLE, cpu, features, LLVMCodeGenLevelAggressive,
-      LLVMRelocPIC, LLVMCodeModelJITDefault);
+  LLVMTargetMachineRef machine = machine_for(
+      WEFT_CPU_TRIPLE, cpu, features, LLVMRelocPIC, LLVMCodeModelJITDefault);
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   return machine;
@@ -80,43 +81,40 @@ static void set_string_attribute(LLVMContextRef context, LLVMValueRef fn,
                                 (unsigned)strlen(value)));
 }
 
-void weft__target_apply(LLVMModuleRef module, LLVMTargetMachineRef machine) {
+/* The machine's triple, layout, CPU and features on the module and each
+ * of its definitions; with probe_stack, inline stack probes too. */
+static void apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
+                  int probe_stack) {
   LLVMContextRef context = LLVMGetModuleContext(module);
+  char *triple = LLVMGetTargetMachineTriple(machine);
   char *cpu = LLVMGetTargetMachineCPU(machine);
   char *features = LLVMGetTargetMachineFeatureString(machine);
   LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
   char *layout_string = LLVMCopyStringRepOfTargetData(layout);
 
-  LLVMSetTarget(module, WEFT_CPU_TRIPLE);
+  LLVMSetTarget(module, triple);
   LLVMSetDataLayout(module, layout_string);
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
        f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f)) continue;
     set_string_attribute(context, f, "target-cpu", cpu);
     set_string_attribute(context, f, "target-features", features);
-    set_string_attribute(context, f, "probe-stack", "inline-asm");
+    if (probe_stack)
+      set_string_attribute(context, f, "probe-stack", "inline-asm");
   }
   LLVMDisposeMessage(layout_string);
   LLVMDisposeTargetData(layout);
+  LLVMDisposeMessage(triple);
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
 }
 
-void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
-                       const weft_nvptx_arch *arch) {
-  LLVMContextRef context = LLVMGetModuleContext(module);
-  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
-  char *layout_string = LLVMCopyStringRepOfTargetData(layout);
-  LLVMSetTarget(module, WEFT_NVPTX_TRIPLE);
-  LLVMSetDataLayout(module, layout_string);
-  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
-       f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f)) continue;
-    set_string_attribute(context, f, "target-cpu", arch->cpu);
-    set_string_attribute(context, f, "target-features", arch->feature);
-  }
-  LLVMDisposeMessage(layout_string);
-  LLVMDisposeTargetData(layout);
+void weft__target_apply(LLVMModuleRef module, LLVMTargetMachineRef machine) {
+  apply(module, machine, 1);
+}
+
+void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine) {
+  apply(module, machine, 0);
 }
 
 int weft__run_passes(LLVMModuleRef module, LLVMTargetMachineRef machine,

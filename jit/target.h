@@ -26,10 +26,10 @@ void weft__nvptx_arch(unsigned sm, weft_nvptx_arch *arch);
 /* A target machine making PTX for arch. */
 LLVMTargetMachineRef weft__nvptx_machine_create(const weft_nvptx_arch *arch);
 
-/* Sets the module's target and layout to the machine's, and every function
- * definition's architecture to arch's. */
-void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
-                       const weft_nvptx_arch *arch);
+/* Sets the module's target and layout to the machine's (which
+ * weft__nvptx_machine_create made), and every function definition's
+ * architecture and PTX version. */
+void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine);
 
 /* Registers LLVM's native target and NVPTX. Call once before anything
  * below. */
