@@ -157,6 +157,12 @@ typedef struct weft_arg_desc {
   unsigned type_qualifiers;
 } weft_arg_desc;
 
+/* A __constant buffer argument: a GPU passes its bytes in constant memory
+ * (see WEFT_PTX_CONSTANT_BANK in jit.h). */
+static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
+  return a->kind == WEFT_ARG_BUFFER && a->address_space == WEFT_ADDRESS_CONSTANT;
+}
+
 #define WEFT_KERNEL_HAS_BARRIER 1u
 #define WEFT_KERNEL_REGIONS 2u  /* scheduled by regions, not fibers */
 /* Work-groups of the kernel may wait for each other (it yields, waits or

@@ -55,8 +55,7 @@ static int unsupported_type(const char *type_name) {
          strstr(type_name, "pipe") || strstr(type_name, "queue_t");
 }
 
-/* The type a by-value struct argument points at, or NULL. */
-static LLVMTypeRef byval_type(LLVMValueRef fn, unsigned index) {
+LLVMTypeRef weft__byval_type(LLVMValueRef fn, unsigned index) {
   unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
   LLVMAttributeRef attr = LLVMGetEnumAttributeAtIndex(fn, index + 1, kind);
   return attr ? LLVMGetTypeAttributeValue(attr) : NULL;
@@ -65,7 +64,7 @@ static LLVMTypeRef byval_type(LLVMValueRef fn, unsigned index) {
 static void describe_arg(LLVMValueRef fn, unsigned i, LLVMTargetDataRef layout,
                          unsigned space, weft_arg_desc *arg) {
   LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(fn, i));
-  LLVMTypeRef by_value = byval_type(fn, i);
+  LLVMTypeRef by_value = weft__byval_type(fn, i);
   int pointer = LLVMGetTypeKind(type) == LLVMPointerTypeKind && !by_value;
   arg->address_space = (weft_address_space)space;
   if (pointer && space == WEFT_ADDRESS_LOCAL) arg->kind = WEFT_ARG_LOCAL;

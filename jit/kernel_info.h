@@ -14,6 +14,10 @@
  * calling convention on every target we build for). */
 int weft__is_kernel(LLVMValueRef fn);
 
+/* The type a by-value (byval) struct parameter index of fn points at, or
+ * NULL. */
+LLVMTypeRef weft__byval_type(LLVMValueRef fn, unsigned index);
+
 /* Describes the kernels of module in source order. Fails with WEFT_EBUILD
  * and a message when a kernel takes an argument Weft cannot pass (an image,
  * a sampler, a pipe). */

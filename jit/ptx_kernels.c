@@ -42,22 +42,15 @@ static LLVMValueRef runtime_global(LLVMModuleRef module, const char *name,
   return g;
 }
 
-/* Replaces every call of the function called name with value. Returns
- * whether there was one. */
-static int replace_calls(LLVMModuleRef module, const char *name,
-                         LLVMValueRef value) {
-  LLVMValueRef fn = LLVMGetNamedFunction(module, name);
-  if (!fn) return 0;
-  int any = 0;
+/* Replaces every call of fn with value, and fn goes. */
+static void replace_calls(LLVMValueRef fn, LLVMValueRef value) {
   LLVMUseRef use;
   while ((use = LLVMGetFirstUse(fn))) {
     LLVMValueRef call = LLVMGetUser(use);
     LLVMReplaceAllUsesWith(call, value);
     LLVMInstructionEraseFromParent(call);
-    any = 1;
   }
   LLVMDeleteFunction(fn);
-  return any;
 }
 
 /* The bytes of constant memory the program's own __constant variables
@@ -81,23 +74,22 @@ static void lower_primitives(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
-  if (LLVMGetNamedFunction(module, "__weft_launch_block"))
-    replace_calls(module, "__weft_launch_block",
-                  runtime_global(module, WEFT_PTX_LAUNCH_BLOCK,
-                                 LLVMArrayType2(i64, 4), AS_CONST));
-  if (LLVMGetNamedFunction(module, "__weft_launch_words"))
-    replace_calls(module, "__weft_launch_words",
-                  runtime_global(module, WEFT_PTX_LAUNCH_WORDS,
-                                 LLVMArrayType2(i32, WEFT_LAUNCH_WORDS),
-                                 AS_GLOBAL));
-  if (LLVMGetNamedFunction(module, "__weft_wg_scratch")) {
+  LLVMValueRef fn;
+  if ((fn = LLVMGetNamedFunction(module, "__weft_launch_block")))
+    replace_calls(fn, runtime_global(module, WEFT_PTX_LAUNCH_BLOCK,
+                                     LLVMArrayType2(i64, 4), AS_CONST));
+  if ((fn = LLVMGetNamedFunction(module, "__weft_launch_words")))
+    replace_calls(fn, runtime_global(module, WEFT_PTX_LAUNCH_WORDS,
+                                     LLVMArrayType2(i32, WEFT_LAUNCH_WORDS),
+                                     AS_GLOBAL));
+  if ((fn = LLVMGetNamedFunction(module, "__weft_wg_scratch"))) {
     /* One slot per work-item, and one for the result (collectives.cl). */
     LLVMTypeRef type = LLVMArrayType2(i64, MAX_GROUP_ITEMS + 1);
     LLVMValueRef g = add_global(module, "weft_wg_scratch", type, AS_SHARED, 16);
     /* Shared memory has no initial value. */
     LLVMSetInitializer(g, LLVMGetUndef(type));
     LLVMSetLinkage(g, LLVMInternalLinkage);
-    replace_calls(module, "__weft_wg_scratch", g);
+    replace_calls(fn, g);
   }
 }
 
@@ -107,28 +99,14 @@ typedef struct entry_args {
   LLVMValueRef constant_bank; /* or NULL */
 } entry_args;
 
-static int is_local_arg(const weft_arg_desc *a) {
-  return a->kind == WEFT_ARG_LOCAL;
-}
-
-static int is_constant_arg(const weft_arg_desc *a) {
-  return a->kind == WEFT_ARG_BUFFER && a->address_space == WEFT_ADDRESS_CONSTANT;
-}
-
-/* The type parameter i of body has by value (byval), or NULL. */
-static LLVMTypeRef byval_type(LLVMValueRef body, unsigned i) {
-  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-  LLVMAttributeRef attr = LLVMGetEnumAttributeAtIndex(body, i + 1, kind);
-  return attr ? LLVMGetTypeAttributeValue(attr) : NULL;
-}
-
 /* The entry's parameter type for the kernel's parameter i. */
 static LLVMTypeRef entry_param_type(LLVMValueRef body,
                                     const weft_kernel_desc *k, unsigned i) {
   LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
-  if (is_local_arg(&k->args[i]) || is_constant_arg(&k->args[i]))
+  const weft_arg_desc *a = &k->args[i];
+  if (a->kind == WEFT_ARG_LOCAL || weft__arg_is_constant_buffer(a))
     return LLVMInt64TypeInContext(context);
-  LLVMTypeRef by_value = byval_type(body, i);
+  LLVMTypeRef by_value = weft__byval_type(body, i);
   return by_value ? by_value : LLVMTypeOf(LLVMGetParam(body, i));
 }
 
@@ -138,11 +116,11 @@ static LLVMValueRef body_arg(LLVMBuilderRef b, LLVMValueRef body,
                              LLVMValueRef p, const entry_args *e) {
   LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
   LLVMTypeRef i8 = LLVMInt8TypeInContext(context);
-  if (is_local_arg(&k->args[i]))
+  if (k->args[i].kind == WEFT_ARG_LOCAL)
     return LLVMBuildGEP2(b, i8, e->dynamic_local, &p, 1, "local");
-  if (is_constant_arg(&k->args[i]))
+  if (weft__arg_is_constant_buffer(&k->args[i]))
     return LLVMBuildGEP2(b, i8, e->constant_bank, &p, 1, "constant");
-  LLVMTypeRef by_value = byval_type(body, i);
+  LLVMTypeRef by_value = weft__byval_type(body, i);
   if (!by_value) return p;
   LLVMValueRef copy = LLVMBuildAlloca(b, by_value, "byval");
   LLVMBuildStore(b, p, copy);
@@ -222,8 +200,8 @@ static entry_args make_entry_globals(LLVMModuleRef module,
   int local = 0, constant = 0;
   for (unsigned i = 0; i < count; i++)
     for (unsigned a = 0; a < kernels[i].num_args; a++) {
-      local |= is_local_arg(&kernels[i].args[a]);
-      constant |= is_constant_arg(&kernels[i].args[a]);
+      local |= kernels[i].args[a].kind == WEFT_ARG_LOCAL;
+      constant |= weft__arg_is_constant_buffer(&kernels[i].args[a]);
     }
   entry_args e = {0};
   if (local)

@@ -69,16 +69,27 @@ static void lower_fence(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMInstructionEraseFromParent(inst);
 }
 
-static void lower_block(LLVMBuilderRef b, LLVMBasicBlockRef block) {
-  LLVMValueRef i = LLVMGetFirstInstruction(block);
-  while (i) {
-    LLVMValueRef next = LLVMGetNextInstruction(i);
-    if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) lower_access(b, i);
-    else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
-      fence_rmw(b, i);
-    else if (LLVMIsAFenceInst(i)) lower_fence(b, i);
-    i = next;
-  }
+static void lower_ordering(LLVMBuilderRef b, LLVMValueRef i) {
+  if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) lower_access(b, i);
+  else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
+    fence_rmw(b, i);
+  else if (LLVMIsAFenceInst(i)) lower_fence(b, i);
+}
+
+/* Calls rewrite on each instruction of module, which it may replace or
+ * precede with others (the walk has the next one already). */
+static void each_instruction(LLVMModuleRef module,
+                             void (*rewrite)(LLVMBuilderRef, LLVMValueRef)) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(f); block;
+         block = LLVMGetNextBasicBlock(block))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(block), next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        rewrite(b, i);
+      }
+  LLVMDisposeBuilder(b);
 }
 
 /* A cast between two named address spaces (InstCombine folds a cast to
@@ -86,6 +97,7 @@ static void lower_block(LLVMBuilderRef b, LLVMBasicBlockRef block) {
  * through generic again: NVPTX has instructions only to and from
  * generic, and aborts the process on the folded cast. */
 static void split_cast(LLVMBuilderRef b, LLVMValueRef inst) {
+  if (LLVMGetInstructionOpcode(inst) != LLVMAddrSpaceCast) return;
   LLVMValueRef from = LLVMGetOperand(inst, 0);
   LLVMTypeRef to = LLVMTypeOf(inst);
   if (!LLVMGetPointerAddressSpace(LLVMTypeOf(from)) ||
@@ -99,27 +111,9 @@ static void split_cast(LLVMBuilderRef b, LLVMValueRef inst) {
 }
 
 void weft__ptx_casts_split(LLVMModuleRef module) {
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
-  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
-       f = LLVMGetNextFunction(f))
-    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(f); block;
-         block = LLVMGetNextBasicBlock(block)) {
-      LLVMValueRef i = LLVMGetFirstInstruction(block);
-      while (i) {
-        LLVMValueRef next = LLVMGetNextInstruction(i);
-        if (LLVMGetInstructionOpcode(i) == LLVMAddrSpaceCast) split_cast(b, i);
-        i = next;
-      }
-    }
-  LLVMDisposeBuilder(b);
+  each_instruction(module, split_cast);
 }
 
 void weft__ptx_atomics_lower(LLVMModuleRef module) {
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
-  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
-       f = LLVMGetNextFunction(f))
-    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(f); block;
-         block = LLVMGetNextBasicBlock(block))
-      lower_block(b, block);
-  LLVMDisposeBuilder(b);
+  each_instruction(module, lower_ordering);
 }

@@ -5,16 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "tool.h"
 #include "weft/weft.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 int tool_ptx(int argc, char **argv) {
   if (argc < 3 || argc > 4) {
@@ -35,10 +29,10 @@ int tool_ptx(int argc, char **argv) {
     return TOOL_EXIT_FAILED;
   }
   char *ptx = NULL, *log = NULL;
-  double start = now_ms();
+  double start = tool_now();
   int rc = weft_compile_ptx(source, 0, argc > 3 ? argv[3] : NULL,
                             (unsigned)sm, &ptx, &log);
-  double ms = now_ms() - start;
+  double ms = (tool_now() - start) * 1e3;
   if (log && *log) fputs(log, stderr);
   if (!rc) {
     fputs(ptx, stdout);

@@ -1,8 +1,8 @@
 /*
  * sync_defaults.h: this machine's default cl_weft_sync algorithms, from
  * the file `weft bench probe` writes (tools/sync_defaults.h gives its
- * format; its folder is the kernel cache's), applied to the programs the
- * CPU device builds from source as -D build options.
+ * format; its folder is the kernel cache's), as -D build options the
+ * CPU device adds to the programs it builds (backend/sync_options.h).
  */
 #ifndef WEFT_BACKEND_CPU_SYNC_DEFAULTS_H
 #define WEFT_BACKEND_CPU_SYNC_DEFAULTS_H
@@ -17,9 +17,5 @@
  * (one per line that names an algorithm the primitive has), in out; empty
  * without a file (cache_dir NULL). */
 void weft__sync_defaults_read(const char *cache_dir, char *out, size_t size);
-
-/* options followed by those of defaults whose macro options does not
- * mention: a program's own choice wins. malloc'd; NULL when out of memory. */
-char *weft__sync_defaults_apply(const char *defaults, const char *options);
 
 #endif

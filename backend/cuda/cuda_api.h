@@ -22,8 +22,16 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 
 #define CUDA_SUCCESS 0
+#define CUDA_ERROR_OUT_OF_MEMORY 2
 #define CUDA_ERROR_NO_DEVICE 100
-#define CUDA_ERROR_NOT_FOUND 500
+/* The errors of a kernel that faulted, which spoil the context. */
+#define CUDA_ERROR_ILLEGAL_ADDRESS 700
+#define CUDA_ERROR_ASSERT 710
+#define CUDA_ERROR_ILLEGAL_INSTRUCTION 715
+#define CUDA_ERROR_MISALIGNED_ADDRESS 716
+#define CUDA_ERROR_INVALID_ADDRESS_SPACE 717
+#define CUDA_ERROR_INVALID_PC 718
+#define CUDA_ERROR_LAUNCH_FAILED 719
 
 /* cuFuncGetAttribute, cuFuncSetAttribute (CUfunction_attribute) */
 #define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0

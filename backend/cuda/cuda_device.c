@@ -13,13 +13,17 @@ int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
                     int fallback, weft_msg *msg) {
   if (rc == CUDA_SUCCESS) return 0;
   if (msg) weft__cuda_describe(gpu->api, rc, what, msg->text, sizeof msg->text);
-  /* CUDA_ERROR_OUT_OF_MEMORY; the kernel faults: illegal address (700),
-   * assert (710), illegal instruction (715), misaligned address (716),
-   * invalid address space (717), invalid pc (718), launch failed (719). */
-  if (rc == 2) return WEFT_ENOMEM;
-  if (rc == 700 || rc == 710 || (rc >= 715 && rc <= 719))
-    return WEFT_EKERNELFAULT;
-  return fallback;
+  switch (rc) {
+  case CUDA_ERROR_OUT_OF_MEMORY: return WEFT_ENOMEM;
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED: return WEFT_EKERNELFAULT;
+  default: return fallback;
+  }
 }
 
 int weft__cuda_enter(cuda_device *gpu, weft_msg *msg) {

@@ -28,11 +28,18 @@ typedef struct cuda_device {
   pthread_mutex_t launch_lock;
 } cuda_device;
 
-/* A built program on the GPU: its module, each kernel's function, and
- * the globals a launch fills (0 where the kernels use none). */
+/* A kernel of a module: its function, and the most threads a block of
+ * it may have (its registers decide). */
+typedef struct cuda_kernel {
+  CUfunction function;
+  int max_threads;
+} cuda_kernel;
+
+/* A built program on the GPU: its module, its kernels in order, and the
+ * globals a launch fills (0 where the kernels use none). */
 typedef struct cuda_program {
   CUmodule module;
-  CUfunction *functions;          /* one per kernel, in order */
+  cuda_kernel *kernels;
   CUdeviceptr launch_block;       /* WEFT_PTX_LAUNCH_BLOCK */
   CUdeviceptr launch_words;       /* WEFT_PTX_LAUNCH_WORDS */
   CUdeviceptr constant_bank;      /* WEFT_PTX_CONSTANT_BANK */

@@ -26,7 +26,7 @@ typedef struct gpu_launch {
   cuda_device *gpu;
   const weft_launch_desc *desc;
   cuda_program *program;
-  CUfunction function;
+  const cuda_kernel *kernel;
   unsigned blocks[3], threads[3];
   size_t shared;                 /* dynamic shared memory, bytes */
   /* Per argument: a __constant one's offset in the constant bank, a
@@ -64,41 +64,41 @@ static int shape(gpu_launch *l, weft_msg *msg) {
   return 0;
 }
 
-/* The kernel's own limit on threads (its registers), and the shared
- * memory its __local arguments take. */
-static int check_function(gpu_launch *l, weft_msg *msg) {
-  const weft_cuda_api *api = l->gpu->api;
-  int most = 0;
-  api->cuFuncGetAttribute(&most, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                          l->function);
+/* The kernel's own limit on threads: its registers decide. */
+static int check_threads(gpu_launch *l, weft_msg *msg) {
+  int most = l->kernel->max_threads;
   unsigned long long items =
       (unsigned long long)l->threads[0] * l->threads[1] * l->threads[2];
   if (most > 0 && items > (unsigned long long)most)
     return fail(l, WEFT_EGROUPSIZE, msg, "%llu work-items per group; its "
                 "code (registers) allows at most %d on this GPU", items, most);
-  /* core/ placed __local arguments after the kernel's own __local
-   * variables, which are static shared memory: the dynamic part holds
-   * only the arguments, from its start. */
-  size_t base = (l->desc->kernel->local_mem_size + WEFT_LOCAL_ALIGN - 1) &
+  return 0;
+}
+
+/* The dynamic shared memory of the __local arguments. core/ placed them
+ * after the kernel's own __local variables, as the CPU keeps both in one
+ * block; on the GPU those variables are static shared memory, so the
+ * arguments move to the start of the dynamic part. */
+static int place_local_args(gpu_launch *l, weft_msg *msg) {
+  const weft_kernel_desc *k = l->desc->kernel;
+  size_t base = (k->local_mem_size + WEFT_LOCAL_ALIGN - 1) &
                 ~(size_t)(WEFT_LOCAL_ALIGN - 1);
   l->shared = l->desc->local_mem_size > base ? l->desc->local_mem_size - base
                                              : 0;
-  for (unsigned i = 0; i < l->desc->kernel->num_args; i++) {
-    if (l->desc->kernel->args[i].kind != WEFT_ARG_LOCAL) continue;
+  for (unsigned i = 0; i < k->num_args; i++) {
+    if (k->args[i].kind != WEFT_ARG_LOCAL) continue;
     uint64_t at;
     memcpy(&at, l->desc->args[i], sizeof at);
     l->offsets[i] = at - base;
   }
-  if (l->shared > DEFAULT_DYNAMIC_SHARED) {
-    CUresult r = api->cuFuncSetAttribute(
-        l->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        (int)l->shared);
-    if (r != CUDA_SUCCESS)
-      return fail(l, WEFT_ELOCALMEM, msg, "%zu bytes of __local arguments; "
-                  "the GPU gives a group at most %zu", l->shared,
-                  l->gpu->gpu.shared_per_block_optin);
-  }
-  return 0;
+  if (l->shared <= DEFAULT_DYNAMIC_SHARED) return 0;
+  CUresult r = l->gpu->api->cuFuncSetAttribute(
+      l->kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      (int)l->shared);
+  if (r == CUDA_SUCCESS) return 0;
+  return fail(l, WEFT_ELOCALMEM, msg, "%zu bytes of __local arguments; the "
+              "GPU gives a group at most %zu", l->shared,
+              l->gpu->gpu.shared_per_block_optin);
 }
 
 /* All groups of a global-barrier kernel must fit on the GPU at once. */
@@ -111,7 +111,7 @@ static int check_residency(gpu_launch *l, weft_msg *msg) {
   int per_sm = 0;
   unsigned threads = l->threads[0] * l->threads[1] * l->threads[2];
   l->gpu->api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, l->function, (int)threads, l->shared);
+      &per_sm, l->kernel->function, (int)threads, l->shared);
   unsigned long long most = (unsigned long long)per_sm * g->multiprocessors;
   unsigned long long groups =
       (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
@@ -128,8 +128,7 @@ static int fill_constant_bank(gpu_launch *l, weft_msg *msg) {
   size_t used = 0;
   for (unsigned i = 0; i < k->num_args; i++) {
     const weft_arg_desc *a = &k->args[i];
-    if (a->kind != WEFT_ARG_BUFFER || a->address_space != WEFT_ADDRESS_CONSTANT)
-      continue;
+    if (!weft__arg_is_constant_buffer(a)) continue;
     size_t size = l->desc->arg_sizes[i];
     if (used + size > l->program->constant_bank_size)
       return fail(l, WEFT_ELOCALMEM, msg, "__constant argument '%s' takes "
@@ -138,9 +137,10 @@ static int fill_constant_bank(gpu_launch *l, weft_msg *msg) {
     CUdeviceptr src;
     memcpy(&src, l->desc->args[i], sizeof src);
     l->offsets[i] = used;
-    CUresult r = size ? l->gpu->api->cuMemcpyDtoD(l->program->constant_bank + used,
-                                                  src, size)
-                      : CUDA_SUCCESS;
+    CUresult r = CUDA_SUCCESS;
+    if (size)
+      r = l->gpu->api->cuMemcpyDtoD(l->program->constant_bank + used, src,
+                                    size);
     if (r != CUDA_SUCCESS)
       return weft__cuda_fail(l->gpu, r, "copying a __constant argument",
                              WEFT_ELAUNCH, msg);
@@ -167,16 +167,15 @@ static int write_globals(gpu_launch *l, weft_msg *msg) {
 
 static int run(gpu_launch *l, void **params, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
+  CUfunction f = l->kernel->function;
+  const unsigned *g = l->blocks, *t = l->threads;
   CUresult r;
   if (l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER)
-    r = api->cuLaunchCooperativeKernel(
-        l->function, l->blocks[0], l->blocks[1], l->blocks[2], l->threads[0],
-        l->threads[1], l->threads[2], (unsigned)l->shared, NULL, params);
+    r = api->cuLaunchCooperativeKernel(f, g[0], g[1], g[2], t[0], t[1], t[2],
+                                       (unsigned)l->shared, NULL, params);
   else
-    r = api->cuLaunchKernel(l->function, l->blocks[0], l->blocks[1],
-                            l->blocks[2], l->threads[0], l->threads[1],
-                            l->threads[2], (unsigned)l->shared, NULL, params,
-                            NULL);
+    r = api->cuLaunchKernel(f, g[0], g[1], g[2], t[0], t[1], t[2],
+                            (unsigned)l->shared, NULL, params, NULL);
   if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
   if (r == CUDA_SUCCESS) return 0;
   char what[WEFT_MSG_MAX];
@@ -192,18 +191,17 @@ int weft__cuda_launch(weft_device *device, const weft_launch_desc *desc,
   l->gpu = weft__cuda_of(device);
   l->desc = desc;
   l->program = desc->binary->impl;
-  l->function = l->program->functions[k - desc->binary->kernels];
+  l->kernel = &l->program->kernels[k - desc->binary->kernels];
   void *params[k->num_args + 1];
   for (unsigned i = 0; i < k->num_args; i++) {
     const weft_arg_desc *a = &k->args[i];
-    int offset = a->kind == WEFT_ARG_LOCAL ||
-                 (a->kind == WEFT_ARG_BUFFER &&
-                  a->address_space == WEFT_ADDRESS_CONSTANT);
+    int offset = a->kind == WEFT_ARG_LOCAL || weft__arg_is_constant_buffer(a);
     params[i] = offset ? &l->offsets[i] : desc->args[i];
   }
   int rc = weft__cuda_enter(l->gpu, msg);
   if (!rc) rc = shape(l, msg);
-  if (!rc) rc = check_function(l, msg);
+  if (!rc) rc = check_threads(l, msg);
+  if (!rc) rc = place_local_args(l, msg);
   if (!rc) rc = check_residency(l, msg);
   if (!rc) {
     pthread_mutex_lock(&l->gpu->launch_lock);

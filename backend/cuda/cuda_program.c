@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/sync_defaults.h"
 #include "backend/cuda/cuda_device.h"
+#include "backend/sync_options.h"
 #include "jit/compile.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
@@ -54,8 +54,8 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
                 char **log) {
   const weft_cuda_api *api = gpu->api;
   cuda_program *p = calloc(1, sizeof *p);
-  if (p) p->functions = calloc(binary->num_kernels + 1, sizeof *p->functions);
-  if (!p || !p->functions) {
+  if (p) p->kernels = calloc(binary->num_kernels + 1, sizeof *p->kernels);
+  if (!p || !p->kernels) {
     free(p);
     api->cuModuleUnload(module);
     return WEFT_ENOMEM;
@@ -63,7 +63,7 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
   p->module = module;
   binary->impl = p;
   for (unsigned i = 0; i < binary->num_kernels; i++) {
-    CUresult r = api->cuModuleGetFunction(&p->functions[i], module,
+    CUresult r = api->cuModuleGetFunction(&p->kernels[i].function, module,
                                           binary->kernels[i].name);
     if (r != CUDA_SUCCESS) {
       weft_msg msg;
@@ -75,12 +75,15 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
   }
   /* A kernel's own __local variables are its static shared memory; core/
    * places __local arguments after them (cuda_launch.c moves them to the
-   * start of the dynamic part). */
+   * start of the dynamic part). Its registers bound its block size. */
   for (unsigned i = 0; i < binary->num_kernels; i++) {
     int bytes = 0;
     api->cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                            p->functions[i]);
+                            p->kernels[i].function);
     binary->kernels[i].local_mem_size = bytes > 0 ? (size_t)bytes : 0;
+    api->cuFuncGetAttribute(&p->kernels[i].max_threads,
+                            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                            p->kernels[i].function);
   }
   p->launch_block = module_global(api, module, WEFT_PTX_LAUNCH_BLOCK, NULL);
   p->launch_words = module_global(api, module, WEFT_PTX_LAUNCH_WORDS, NULL);
@@ -90,16 +93,16 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
 }
 
 /* From the JIT's result to a loaded binary. */
-static int finish(cuda_device *gpu, int rc, weft_binary *binary, char *ptx,
-                  weft_binary **out, char **log) {
+static int finish(weft_device *device, int rc, weft_binary *binary,
+                  char *ptx, weft_binary **out, char **log) {
+  cuda_device *gpu = weft__cuda_of(device);
   CUmodule module = NULL;
   if (!rc) rc = weft__cuda_enter(gpu, NULL);
   if (!rc) rc = load_module(gpu, ptx, &module, log);
   if (!rc) rc = bind(gpu, module, binary, log);
   free(ptx);
   if (rc) {
-    weft_device wrapper = {.impl = gpu};
-    weft__cuda_binary_free(&wrapper, binary);
+    weft__cuda_binary_free(device, binary);
     return rc;
   }
   *out = binary;
@@ -115,7 +118,7 @@ int weft__cuda_build(weft_device *device, const char *source, size_t length,
   char *ptx = NULL;
   int rc = weft__jit_build_ptx(gpu->sm, source, length, all, &binary, &ptx, log);
   free(all);
-  return finish(gpu, rc, binary, ptx, out, log);
+  return finish(device, rc, binary, ptx, out, log);
 }
 
 int weft__cuda_compile(weft_device *device, const char *source, size_t length,
@@ -145,7 +148,7 @@ int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
   char *ptx = NULL;
   int rc = weft__jit_build_ptx_bitcode(gpu->sm, ir, size, options, &binary,
                                        &ptx, log);
-  return finish(gpu, rc, binary, ptx, out, log);
+  return finish(device, rc, binary, ptx, out, log);
 }
 
 int weft__cuda_check_ir(weft_device *device, const void *ir, size_t size) {
@@ -158,7 +161,7 @@ void weft__cuda_binary_free(weft_device *device, weft_binary *binary) {
   if (p) {
     cuda_device *gpu = weft__cuda_of(device);
     if (!weft__cuda_enter(gpu, NULL)) gpu->api->cuModuleUnload(p->module);
-    free(p->functions);
+    free(p->kernels);
     free(p);
     binary->impl = NULL;
   }
