@@ -69,7 +69,7 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
 }
 
 /* Writes the optimized module to dump_dir/program-N.ll, for debugging. */
-static void dump_module(LLVMModuleRef module) {
+void weft__jit_dump_module(LLVMModuleRef module) {
   char *path = NULL, *message = NULL;
   if (!dump_dir || asprintf(&path, "%s/program-%u.ll", dump_dir,
                             atomic_fetch_add(&dump_serial, 1)) < 0)
@@ -184,7 +184,7 @@ static int lower_kernels(build *b) {
   rc = weft__run_passes(b->s.module, b->s.machine,
                         b->s.options.optimize ? "default<O3>" : "globaldce",
                         &b->s.error);
-  if (!rc) dump_module(b->s.module);
+  if (!rc) weft__jit_dump_module(b->s.module);
   return rc;
 }
 

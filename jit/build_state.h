@@ -48,4 +48,9 @@ void weft__build_state_internalize(weft_build_state *s,
 int weft__build_state_emit(weft_build_state *s, LLVMCodeGenFileType type,
                            LLVMMemoryBufferRef *out);
 
+/* Writes a finished module to WEFT_DUMP_IR's folder as program-N.ll, if
+ * that is set (build.c keeps the folder and the count, for both the CPU
+ * and the GPU builds). */
+void weft__jit_dump_module(LLVMModuleRef module);
+
 #endif

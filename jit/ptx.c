@@ -83,7 +83,8 @@ static int finish(weft_build_state *b, weft_binary **out, char **ptx) {
     rc = weft__run_passes(b->module, b->machine,
                           b->options.optimize ? "default<O3>" : "default<O0>",
                           &b->error);
-  if (!rc) weft__ptx_casts_split(b->module);
+  if (!rc) weft__ptx_selection_prepare(b->module);
+  if (!rc) weft__jit_dump_module(b->module);
   if (!rc) rc = emit_ptx(b, ptx);
   if (rc) return rc;
   weft_binary *binary = calloc(1, sizeof *binary);

@@ -37,11 +37,13 @@ int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
  * process) and makes read-modify-writes relaxed. */
 void weft__ptx_atomics_lower(LLVMModuleRef module);
 
-/* Casts between two named address spaces, which optimization makes of a
- * pair through generic, go through generic again: NVPTX selects casts
- * only to and from generic (and aborts on others). Run after the last
- * optimization, before code generation. */
-void weft__ptx_casts_split(LLVMModuleRef module);
+/* Rewrites what LLVM 19's NVPTX selects wrongly, run after the last
+ * optimization, before code generation: casts between two named address
+ * spaces, which optimization makes of a pair through generic, go through
+ * generic again (NVPTX selects casts only to and from generic, and aborts
+ * on others); vector float-to-double extensions are done per element
+ * (NVPTX makes invalid extending vector loads of them). */
+void weft__ptx_selection_prepare(LLVMModuleRef module);
 
 /* printf calls become calls of CUDA's vprintf, their arguments in a
  * block as vprintf reads them. Vector arguments (%v4f) vprintf cannot

@@ -110,8 +110,39 @@ static void split_cast(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMInstructionEraseFromParent(inst);
 }
 
-void weft__ptx_casts_split(LLVMModuleRef module) {
-  each_instruction(module, split_cast);
+/* A vector float-to-double extension becomes one per element. Fed by a
+ * vector load of 8 or 16 floats, NVPTX 19 folds it into extending
+ * ld.v2.f32 loads into f64 registers, which ptxas rejects; PTX converts
+ * element by element anyway, so nothing is lost. */
+static void scalarize_fpext(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMTypeRef to = LLVMTypeOf(inst);
+  if (LLVMGetInstructionOpcode(inst) != LLVMFPExt ||
+      LLVMGetTypeKind(to) != LLVMVectorTypeKind)
+    return;
+  LLVMValueRef from = LLVMGetOperand(inst, 0);
+  LLVMTypeRef element = LLVMGetElementType(to);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(to));
+  LLVMPositionBuilderBefore(b, inst);
+  LLVMValueRef vector = LLVMGetPoison(to);
+  for (unsigned i = 0; i < LLVMGetVectorSize(to); i++) {
+    LLVMValueRef at = LLVMConstInt(i32, i, 0);
+    LLVMValueRef wide =
+        LLVMBuildFPExt(b, LLVMBuildExtractElement(b, from, at, ""), element, "");
+    vector = LLVMBuildInsertElement(b, vector, wide, at, "");
+  }
+  LLVMReplaceAllUsesWith(inst, vector);
+  LLVMInstructionEraseFromParent(inst);
+}
+
+static void prepare_selection(LLVMBuilderRef b, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  /* Either may erase inst. */
+  if (op == LLVMAddrSpaceCast) split_cast(b, inst);
+  else if (op == LLVMFPExt) scalarize_fpext(b, inst);
+}
+
+void weft__ptx_selection_prepare(LLVMModuleRef module) {
+  each_instruction(module, prepare_selection);
 }
 
 void weft__ptx_atomics_lower(LLVMModuleRef module) {

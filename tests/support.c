@@ -1,6 +1,9 @@
 /* support.c: test shortcuts (see support.h). */
 #include "support.h"
 
+#include <ftw.h>
+#include <stdio.h>
+
 weft_context *support_context(void) {
   weft_device *dev;
   weft_context *ctx;
@@ -45,4 +48,15 @@ long support_peak_rss_kib(void) {
     if (!strncmp(line, "VmHWM:", 6)) kib = strtol(line + 6, NULL, 10);
   if (f) fclose(f);
   return kib;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+                        struct FTW *ftw) {
+  (void)st, (void)type, (void)ftw;
+  return remove(path);
+}
+
+void support_remove_tree(const char *dir) {
+  /* FTW_DEPTH visits a folder after its files, so it is empty by then. */
+  nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }

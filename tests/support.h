@@ -40,4 +40,8 @@ weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init);
 /* Peak resident memory of this process, in KiB (VmHWM). */
 long support_peak_rss_kib(void);
 
+/* Removes a scratch folder a test made and everything in it (the kernel
+ * cache may have written there), so tests leave nothing in /tmp. */
+void support_remove_tree(const char *dir);
+
 #endif

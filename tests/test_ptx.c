@@ -1,8 +1,8 @@
 /* test_ptx.c: OpenCL C to PTX for NVIDIA GPUs (weft_compile_ptx), which
  * needs no GPU, so CI checks it: the CUDA entries and their globals, the
- * orderings as PTX fences, printf, the casts NVPTX cannot make, and the
- * errors. When the CUDA toolkit's ptxas is there, the PTX is assembled
- * too. The kernels running on a GPU are tests/cuda's and the device
+ * orderings as PTX fences, printf, the casts and widenings NVPTX cannot
+ * make, and the errors. When the CUDA toolkit's ptxas is there, the PTX
+ * is assembled too. The kernels running on a GPU are tests/cuda's and the device
  * tool's business. */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +103,28 @@ TEST(casts_between_named_spaces) {
       "  out[0] = where(tile + pick) | where(out + pick) << 2;\n"
       "}\n",
       "-cl-std=CL3.0");
+  assemble(ptx);
+  free(ptx);
+}
+
+/* Widening a loaded float8 or float16 to double: NVPTX 19 alone makes
+ * extending vector loads into f64 registers, which ptxas rejects. The
+ * conversions must be per element, with no such load left. */
+TEST(float_vectors_widened_to_double) {
+  char *ptx = ptx_of(
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "kernel void k(global const float8 *a, global const float16 *b,\n"
+      "              global double8 *c, global double16 *d) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  c[i] = convert_double8(a[i]);\n"
+      "  d[i] = convert_double16(b[i]);\n"
+      "}\n",
+      NULL);
+  CHECK_STR_CONTAINS(ptx, "cvt.f64.f32");
+  for (const char *at = ptx; (at = strstr(at, "ld.global.v")); at++) {
+    const char *brace = strchr(at, '{');
+    CHECK(brace && strncmp(brace + 1, "%fd", 3)); /* no f64 destinations */
+  }
   assemble(ptx);
   free(ptx);
 }

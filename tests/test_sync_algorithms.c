@@ -589,8 +589,7 @@ TEST(machine_defaults_file) {
   release_buffers(b, slots, bad);
   weft_kernel_release(k);
   teardown(&f);
-  remove(path);
-  rmdir(dir);
+  support_remove_tree(dir);
 }
 
 /* ------------------------------------------------------------ host init */
