@@ -79,6 +79,10 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
  * a described block of their arguments. */
 int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout);
 
+/* The format of a printf call when it is a literal (a constant string),
+ * else NULL. The GPU's printf (ptx_printf.c) reads it too. */
+const char *weft__printf_literal(LLVMValueRef call);
+
 /* Step 3a (yield_points.c): a loop whose exit depends on a volatile or
  * atomic read gets a yield at each turn, so a group spinning on memory
  * another group must change lets that group run. */

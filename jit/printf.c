@@ -51,8 +51,7 @@ static LLVMTypeRef byval_type(LLVMValueRef call, unsigned k) {
   return a ? LLVMGetTypeAttributeValue(a) : NULL;
 }
 
-/* The format of a call, when it is a literal (a constant string). */
-static const char *literal_format(LLVMValueRef call) {
+const char *weft__printf_literal(LLVMValueRef call) {
   LLVMValueRef g = LLVMGetOperand(call, 0);
   while (LLVMIsAConstantExpr(g)) g = LLVMGetOperand(g, 0);
   if (!LLVMIsAGlobalVariable(g) || !LLVMIsGlobalConstant(g)) return NULL;
@@ -144,7 +143,7 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef body,
     args[i] = describe(types[i], layout);
     args[i].offset = (uint32_t)LLVMOffsetOfElement(layout, block_type, i);
   }
-  const char *format = literal_format(call);
+  const char *format = weft__printf_literal(call);
   if (format) apply_format(format, args, n, types, layout);
   /* The block lives in the entry block: one per call site, not per trip
    * through a loop. */
