@@ -16,11 +16,12 @@ static int chosen_by(const char *options, const char *macro) {
 
 char *weft__sync_defaults_apply(const char *defaults, const char *options) {
   if (!options) options = "";
-  size_t length = strlen(options);
-  char *out = malloc(length + strlen(defaults) + 1);
+  char *out = malloc(strlen(defaults) + strlen(options) + 2);
   if (!out) return NULL;
-  memcpy(out, options, length + 1);
-  /* defaults is " -DMACRO=VALUE" options, one per macro. */
+  size_t length = 0;
+  /* defaults is " -DMACRO=VALUE" options, one per macro. They go first:
+   * a program's options may end in an option missing its value ("-D"),
+   * which must stay an error, not take a default as its value. */
   for (const char *d = defaults; (d = strstr(d, " -D"));) {
     const char *end = strchr(d + 1, ' ');
     size_t n = end ? (size_t)(end - d) : strlen(d);
@@ -28,11 +29,12 @@ char *weft__sync_defaults_apply(const char *defaults, const char *options) {
     size_t m = strcspn(d + 3, "=");
     snprintf(macro, sizeof macro, "%.*s", (int)m, d + 3);
     if (!chosen_by(options, macro)) {
-      memcpy(out + length, d, n);
-      length += n;
-      out[length] = 0;
+      memcpy(out + length, d + 1, n - 1);
+      length += n - 1;
+      out[length++] = ' ';
     }
     d += n;
   }
+  strcpy(out + length, options);
   return out;
 }

@@ -95,6 +95,21 @@ int weft__jit_build_ptx_bitcode(unsigned sm, const void *bitcode, size_t size,
  * argument is passed as a uint64 offset into it, where the runtime has
  * copied the buffer's bytes. */
 #define WEFT_PTX_CONSTANT_BANK "weft__constant_bank"
+/* the watchdog of waits (uint64 x 3, written when the module loads): the
+ * device address of the GPU's weft_gpu_watchdog_record, the timeout in
+ * ns (0: none) and the word that elects the work-item writing it (reset
+ * after it did). builtins/nvptx/target.cl mirrors both layouts. */
+#define WEFT_PTX_WATCHDOG "weft__watchdog"
+
+/* What the first work-item whose wait timed out writes (host memory the
+ * GPU writes through), tripped last. */
+typedef struct weft_gpu_watchdog_record {
+  uint32_t tripped;
+  uint32_t what;     /* WEFT_WAIT_* */
+  uint32_t group[3], item[3];
+  uint64_t word;     /* the address waited on */
+  uint64_t waited_ns;
+} weft_gpu_watchdog_record;
 /* A __local pointer argument is passed as a uint64 offset into the
  * launch's dynamic shared memory; a buffer as its device address; a value
  * as its bytes. */

@@ -36,12 +36,13 @@ static int start(weft_build_state *b, unsigned sm, const char *options) {
  * becomes internal, so O3 sees every use. */
 static void internalize(weft_build_state *b) {
   unsigned n = b->num_kernels;
-  const char *keep[n + 3];
+  const char *keep[n + 4];
   for (unsigned i = 0; i < n; i++) keep[i] = b->kernels[i].name;
   keep[n] = WEFT_PTX_LAUNCH_BLOCK;
   keep[n + 1] = WEFT_PTX_LAUNCH_WORDS;
   keep[n + 2] = WEFT_PTX_CONSTANT_BANK;
-  weft__build_state_internalize(b, keep, n + 3);
+  keep[n + 3] = WEFT_PTX_WATCHDOG;
+  weft__build_state_internalize(b, keep, n + 4);
 }
 
 static int emit_ptx(weft_build_state *b, char **ptx) {

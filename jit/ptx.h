@@ -42,7 +42,9 @@ void weft__ptx_atomics_lower(LLVMModuleRef module);
  * spaces, which optimization makes of a pair through generic, go through
  * generic again (NVPTX selects casts only to and from generic, and aborts
  * on others); vector float-to-double extensions are done per element
- * (NVPTX makes invalid extending vector loads of them). */
+ * (NVPTX makes invalid extending vector loads of them), and so are vector
+ * loads and stores aligned below their size (NVPTX makes some of them
+ * wide accesses that fault on a misaligned address). */
 void weft__ptx_selection_prepare(LLVMModuleRef module);
 
 /* printf calls become calls of CUDA's vprintf, their arguments in a

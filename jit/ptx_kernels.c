@@ -68,8 +68,9 @@ static unsigned long long constant_bytes(LLVMModuleRef module,
 }
 
 /* The primitives' globals (target.cl says which): the launch block in
- * constant memory, the barrier's words in global memory, the scratch of
- * the collectives in shared memory. Each exists only where called. */
+ * constant memory, the barrier's words and the watchdog in global memory,
+ * the scratch of the collectives in shared memory. Each exists only where
+ * called. */
 static void lower_primitives(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
@@ -82,6 +83,9 @@ static void lower_primitives(LLVMModuleRef module) {
     replace_calls(fn, runtime_global(module, WEFT_PTX_LAUNCH_WORDS,
                                      LLVMArrayType2(i32, WEFT_LAUNCH_WORDS),
                                      AS_GLOBAL));
+  if ((fn = LLVMGetNamedFunction(module, "__weft_watchdog")))
+    replace_calls(fn, runtime_global(module, WEFT_PTX_WATCHDOG,
+                                     LLVMArrayType2(i64, 3), AS_GLOBAL));
   if ((fn = LLVMGetNamedFunction(module, "__weft_wg_scratch"))) {
     /* One slot per work-item, and one for the result (collectives.cl). */
     LLVMTypeRef type = LLVMArrayType2(i64, MAX_GROUP_ITEMS + 1);

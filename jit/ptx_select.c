@@ -134,11 +134,59 @@ static void scalarize_fpext(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMInstructionEraseFromParent(inst);
 }
 
+/* The bytes of one element of vector type t, or 0 for elements that are
+ * not whole bytes. */
+static unsigned element_bytes(LLVMTypeRef t) {
+  LLVMTypeRef e = LLVMGetElementType(t);
+  switch (LLVMGetTypeKind(e)) {
+  case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(e) % 8 ? 0 : LLVMGetIntTypeWidth(e) / 8;
+  case LLVMHalfTypeKind: return 2;
+  case LLVMFloatTypeKind: return 4;
+  case LLVMDoubleTypeKind: return 8;
+  default: return 0;
+  }
+}
+
+/* A plain vector load or store aligned below its vector's size (vload4
+ * from any float, say) becomes one access per element. NVPTX 19 selects
+ * some of them, <16 x i8> at align 1 among them, as ld.v4.u32, which
+ * faults on a misaligned address. */
+static void scalarize_access(LLVMBuilderRef b, LLVMValueRef inst) {
+  int load = LLVMIsALoadInst(inst) != NULL;
+  LLVMValueRef pointer = LLVMGetOperand(inst, load ? 0 : 1);
+  LLVMTypeRef type = load ? LLVMTypeOf(inst) : LLVMTypeOf(LLVMGetOperand(inst, 0));
+  if (LLVMGetTypeKind(type) != LLVMVectorTypeKind || LLVMGetVolatile(inst) ||
+      LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
+    return;
+  unsigned bytes = element_bytes(type), n = LLVMGetVectorSize(type);
+  unsigned whole = 1;
+  while (whole < n) whole *= 2;
+  if (!bytes || LLVMGetAlignment(inst) >= bytes * whole) return;
+  unsigned align = LLVMGetAlignment(inst) < bytes ? LLVMGetAlignment(inst) : bytes;
+  LLVMTypeRef element = LLVMGetElementType(type);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(type));
+  LLVMPositionBuilderBefore(b, inst);
+  LLVMValueRef vector = LLVMGetPoison(type);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef at = LLVMConstInt(i32, i, 0);
+    LLVMValueRef p = LLVMBuildGEP2(b, element, pointer, &at, 1, "");
+    LLVMValueRef access =
+        load ? LLVMBuildLoad2(b, element, p, "")
+             : LLVMBuildStore(b, LLVMBuildExtractElement(
+                                     b, LLVMGetOperand(inst, 0), at, ""), p);
+    LLVMSetAlignment(access, align);
+    if (load) vector = LLVMBuildInsertElement(b, vector, access, at, "");
+  }
+  if (load) LLVMReplaceAllUsesWith(inst, vector);
+  LLVMInstructionEraseFromParent(inst);
+}
+
 static void prepare_selection(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
-  /* Either may erase inst. */
+  /* Each may erase inst. */
   if (op == LLVMAddrSpaceCast) split_cast(b, inst);
   else if (op == LLVMFPExt) scalarize_fpext(b, inst);
+  else if (op == LLVMLoad || op == LLVMStore) scalarize_access(b, inst);
 }
 
 void weft__ptx_selection_prepare(LLVMModuleRef module) {

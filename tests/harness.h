@@ -35,6 +35,16 @@ extern int harness_count;
     exit(1);                                                                 \
   } while (0)
 
+/* Ends the test as skipped (CTest's SKIP_RETURN_CODE), saying why. */
+#define HARNESS_SKIP 77
+#define SKIP(...)                                                            \
+  do {                                                                       \
+    printf("skipped: ");                                                     \
+    printf(__VA_ARGS__);                                                     \
+    printf("\n");                                                            \
+    exit(HARNESS_SKIP);                                                      \
+  } while (0)
+
 #define CHECK(cond)                                                          \
   do {                                                                       \
     if (!(cond)) FAIL("check failed: %s", #cond);                            \

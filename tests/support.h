@@ -26,6 +26,23 @@
     CHECK_STR_CONTAINS(weft_errmsg(object), text);                           \
   } while (0)
 
+/* Whether the tests' device (device 0, which WEFT_DEVICE=cuda makes the
+ * GPU) is a GPU. */
+int support_on_gpu(void);
+
+/* Skips the test on a GPU: what it checks is the CPU device's own (a
+ * crash report naming the work-item, schedule exploration, ...). */
+#define CPU_ONLY(why)                                                        \
+  do {                                                                       \
+    if (support_on_gpu()) SKIP("on the GPU: %s", why);                       \
+  } while (0)
+
+/* The tests' device's largest work-group (4096 on the CPU). */
+size_t support_max_group_size(void);
+
+/* The tests' device's local memory per work-group, in bytes. */
+size_t support_local_mem_size(void);
+
 weft_context *support_context(void);
 
 /* Builds source with options; fails the test (showing the log) on error. */

@@ -77,6 +77,17 @@ static inline int launch(weft_kernel *k, size_t groups, size_t local) {
 
 /* The CPU device's (device 0's) information; fails the test, with the
  * message, when either query fails. */
+/* expr fails as a deadlock whose report says what the groups wait on
+ * (wait): on the CPU the report counts the waiting groups (cpu); on a
+ * GPU it names the group whose wait timed out. Tests that expect one set
+ * WEFT_SPIN_TIMEOUT low first, as the GPU's waits time out after it. */
+#define CHECK_DEADLOCK(expr, k, cpu, wait)                                   \
+  do {                                                                       \
+    CHECK_FAILS(expr, WEFT_EDEADLOCK, k,                                     \
+                support_on_gpu() ? "deadlock: work-group (" : (cpu));        \
+    CHECK_STR_CONTAINS(weft_errmsg(k), wait);                                \
+  } while (0)
+
 static inline weft_device_info device_info(void) {
   weft_device *device;
   weft_device_info info;

@@ -36,7 +36,7 @@ TEST(straight_code) { run_reverse(256, 64); }
 TEST(group_sizes_one_to_max) {
   static const size_t sizes[] = {1, 2, 3, 7, 64, 255, 1024, 4096};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-    run_reverse(sizes[i] * 3, sizes[i]);
+    if (sizes[i] <= support_max_group_size()) run_reverse(sizes[i] * 3, sizes[i]);
 }
 
 TEST(many_groups_many_threads) { run_reverse(1 << 16, 64); }
@@ -301,22 +301,26 @@ static void check_divergence(const char *body, const char *expected) {
 }
 
 TEST(divergence_some_items_skip) {
+  CPU_ONLY("barrier divergence is not detected on the GPU (bar.sync has no report)");
   check_divergence("  if (l < 4) barrier(CLK_LOCAL_MEM_FENCE);\n",
                    "the barrier at line 3, column 14");
 }
 
 TEST(divergence_first_item_skips) {
+  CPU_ONLY("barrier divergence is not detected on the GPU (bar.sync has no report)");
   check_divergence("  if (l != 0) barrier(CLK_LOCAL_MEM_FENCE);\n",
                    "returned without reaching it");
 }
 
 TEST(divergence_different_barriers) {
+  CPU_ONLY("barrier divergence is not detected on the GPU (bar.sync has no report)");
   check_divergence("  if (l % 2) barrier(CLK_LOCAL_MEM_FENCE);\n"
                    "  else barrier(CLK_GLOBAL_MEM_FENCE);\n",
                    "waits at the barrier at line 4");
 }
 
 TEST(divergence_loop_trip_counts) {
+  CPU_ONLY("barrier divergence is not detected on the GPU (bar.sync has no report)");
   check_divergence("  for (size_t i = 0; i < l % 3; i++)\n"
                    "    barrier(CLK_LOCAL_MEM_FENCE);\n",
                    "returned without reaching it");

@@ -108,6 +108,7 @@ static int count_entries(void) {
 }
 
 TEST(same_process_shares_the_code) {
+  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
   setup(7);
   weft_context *ctx = support_context();
   int cached;
@@ -126,6 +127,7 @@ TEST(same_process_shares_the_code) {
 }
 
 TEST(later_process_loads_from_disk) {
+  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
   setup(11);
   CHECK_EQ(build_in_child(), 0); /* built, and stored */
   CHECK_EQ(count_entries(), 1);
@@ -143,6 +145,7 @@ TEST(later_process_loads_from_disk) {
 /* A header the program includes changed: both the process's copy and the
  * file on disk are stale; the old program keeps its own code. */
 TEST(changed_header_rebuilds) {
+  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
   setup(1);
   CHECK_EQ(build_in_child(), 0);
   weft_context *ctx = support_context();
@@ -167,6 +170,7 @@ TEST(changed_header_rebuilds) {
 }
 
 TEST(other_options_are_another_build) {
+  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
   setup(3);
   weft_context *ctx = support_context();
   int cached;
@@ -186,6 +190,7 @@ TEST(other_options_are_another_build) {
 
 /* Garbage, or a truncated file, in the cache is a miss and is replaced. */
 TEST(damaged_entry_is_rebuilt) {
+  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
   setup(5);
   CHECK_EQ(build_in_child(), 0);
   char command[256];
@@ -232,6 +237,7 @@ TEST(failed_build_is_not_cached) {
 
 /* A cached build gives the warnings of the first one. */
 TEST(cached_build_keeps_its_warnings) {
+  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
   setup(0);
   weft_context *ctx = support_context();
   const char *warns = "__kernel void k(__global int *a) { a[0] == 1; }";

@@ -150,7 +150,8 @@ TEST(any_all_and_broadcast_in_3d) {
         CHECK_EQ(out[7 * i + 4], 1);
         CHECK_EQ(out[7 * i + 5], 0);
       }
-  CHECK_EQ(weft_kernel_local_mem_size(k) >= 4097 * 8, 1);
+  /* The scratch: a slot per work-item the device allows, and one more. */
+  CHECK_EQ(weft_kernel_local_mem_size(k) >= (support_max_group_size() + 1) * 8, 1);
   weft_buffer_release(bin);
   weft_buffer_release(bout);
   weft_kernel_release(k);
@@ -160,6 +161,7 @@ TEST(any_all_and_broadcast_in_3d) {
 
 /* A collective some work-items skip is a divergence, reported. */
 TEST(divergent_collective_reported) {
+  CPU_ONLY("barrier divergence is not detected on the GPU (bar.sync has no report)");
   static const char *source =
       "__kernel void k(__global const int *in, __global int *out) {\n"
       "  if (get_local_id(0) < 2) out[get_global_id(0)] =\n"

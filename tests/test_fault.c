@@ -31,6 +31,7 @@ static void expect_failure(const char *source, int code, const char *const *text
 }
 
 TEST(null_write_names_work_item) {
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
   static const char *texts[] = {"crashed with a segmentation fault",
                                 "work-item (37) [local (5) in work-group (2)]",
                                 NULL};
@@ -42,6 +43,7 @@ TEST(null_write_names_work_item) {
 }
 
 TEST(crash_after_barrier_names_work_item) {
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
   static const char *texts[] = {"segmentation fault",
                                 "work-item (45) [local (13) in work-group (2)]",
                                 NULL};
@@ -55,6 +57,7 @@ TEST(crash_after_barrier_names_work_item) {
 }
 
 TEST(integer_division_by_zero) {
+  CPU_ONLY("the GPU does not trap on integer division by zero");
   static const char *texts[] = {"integer division by zero",
                                 "work-item (20) [local (4) in work-group (1)]",
                                 NULL};
@@ -69,6 +72,7 @@ TEST(integer_division_by_zero) {
 
 /* 1 MiB of private array with the default 256 KiB stacks. */
 TEST(stack_overflow_without_barrier) {
+  CPU_ONLY("work-item stacks are the CPU's");
   static const char *texts[] = {"stack overflow in work-item",
                                 "each work-item has a 262144-byte stack",
                                 "WEFT_STACK_SIZE", NULL};
@@ -85,6 +89,7 @@ TEST(stack_overflow_without_barrier) {
  * fiber stack: the first fiber after the barrier overflows. Which group
  * reports first depends on the threads, so the group is not checked. */
 TEST(stack_overflow_on_fiber) {
+  CPU_ONLY("work-item stacks are the CPU's");
   static const char *texts[] = {"stack overflow in work-item",
                                 "[local (1) in work-group",
                                 "262144-byte stack", NULL};
@@ -100,6 +105,7 @@ TEST(stack_overflow_on_fiber) {
 
 /* WEFT_STACK_SIZE, read at start-up, makes room for the same kernel. */
 TEST(larger_stack_from_environment) {
+  CPU_ONLY("WEFT_STACK_SIZE sizes the CPU's work-item stacks");
   setenv("WEFT_STACK_SIZE", "2M", 1);
   weft_context *ctx = support_context();
   weft_device_info info;

@@ -45,6 +45,7 @@ TEST(no_stacks_without_barrier) {
  * work-item: 4096-item groups with barriers cost far less than 4096
  * stacks, which would touch at least 16 MiB. */
 TEST(barrier_groups_without_stacks) {
+  CPU_ONLY("stackless barrier regions are the CPU's");
   static const char *source =
       "__kernel void rotate(__global int *out, __local int *a) {\n"
       "  size_t l = get_local_id(0), n = get_local_size(0);\n"

@@ -148,6 +148,22 @@ TEST(float_vectors_widened_to_double) {
   free(ptx);
 }
 
+/* vload16 of chars from an odd address: NVPTX 19 alone selects the
+ * align-1 vector load as ld.v4.u32, which faults on the GPU. Element
+ * loads, and the aligned float4 load left whole. */
+TEST(unaligned_vector_loads_per_element) {
+  char *ptx = ptx_of("kernel void k(global const char *a, global char16 *o,\n"
+                     "              global float4 *f) {\n"
+                     "  o[0] = vload16(0, a + 1);\n"
+                     "  f[0] = f[1];\n"
+                     "}\n",
+                     NULL);
+  CHECK(!strstr(ptx, ".v4.u32"));
+  CHECK_STR_CONTAINS(ptx, "ld.global.v4.f32");
+  assemble(ptx);
+  free(ptx);
+}
+
 TEST(errors) {
   char *ptx = NULL, *log = NULL;
   CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) { a[0] = b; }", 0,

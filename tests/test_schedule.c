@@ -88,6 +88,7 @@ static int once(run *r, unsigned long long seed, const int init[4], int out[2]) 
 static const int zeros[4] = {0, 0, 0, 0};
 
 TEST(racy_lock_is_caught_and_reproduced) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
   run r = setup("racy");
   unsigned long long caught = 0;
   int out[2], lost = 0;
@@ -118,6 +119,7 @@ TEST(correct_mutex_passes_every_schedule) {
 /* Run one after another, the work-items would each take and give back the
  * lock; interleaved, one waits for a sibling, and so does its whole group. */
 TEST(lock_by_every_work_item_deadlocks) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
   run r = setup("every_item");
   int out[2], rc = 0;
   unsigned long long seed = 1;
@@ -150,6 +152,7 @@ TEST(post_without_wait_is_caught) {
 }
 
 TEST(skipped_barrier_names_the_seed) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
   run r = setup("skip_barrier");
   int out[2];
   CHECK_EQ(once(&r, 42, zeros, out), WEFT_EDEADLOCK);

@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "backend/cpu/executor_internal.h"
+#include "backend/wait_names.h"
 
 typedef enum slot_state {
   SLOT_READY,
@@ -290,16 +291,6 @@ static void settle(launch_state *l, coop_slot *s) {
 
 /* ------------------------------------------------------------ deadlock */
 
-static const char *what_name(uint32_t what) {
-  switch (what & ~WEFT_POLL_REACH) {
-  case WEFT_WAIT_MUTEX: return "a mutex";
-  case WEFT_WAIT_SEMAPHORE: return "a semaphore";
-  case WEFT_WAIT_BARRIER: return "a global barrier";
-  case WEFT_WAIT_SPIN: return "memory it polls";
-  default: return "a word of memory";
-  }
-}
-
 /* "on a mutex at 0x...", or "on the launch's global barrier". */
 static void describe_wait(const launch_state *l, const coop_slot *s, char *out,
                           size_t size) {
@@ -307,7 +298,7 @@ static void describe_wait(const launch_state *l, const coop_slot *s, char *out,
   if (w >= l->launch_words && w < l->launch_words + WEFT_LAUNCH_WORDS)
     snprintf(out, size, "weft_global_barrier()");
   else
-    snprintf(out, size, "%s at %p", what_name(s->what), (const void *)w);
+    snprintf(out, size, "%s at %p", weft__wait_name(s->what), (const void *)w);
 }
 
 /* "work-group (3)", or the work-item that waits when the group's

@@ -33,6 +33,7 @@ static const struct entry {
     ENTRY(cuMemsetD16, "cuMemsetD16_v2"),
     ENTRY(cuMemsetD32, "cuMemsetD32_v2"),
     ENTRY(cuMemAllocManaged, "cuMemAllocManaged"),
+    ENTRY(cuMemGetAddressRange, "cuMemGetAddressRange_v2"),
     ENTRY(cuMemHostRegister, "cuMemHostRegister_v2"),
     ENTRY(cuMemHostUnregister, "cuMemHostUnregister"),
     ENTRY(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),

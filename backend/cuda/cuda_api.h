@@ -103,6 +103,8 @@ typedef struct weft_cuda_api {
   CUresult (*cuMemsetD32)(CUdeviceptr dst, unsigned value, size_t count);
   CUresult (*cuMemAllocManaged)(CUdeviceptr *pointer, size_t bytes,
                                 unsigned flags);
+  CUresult (*cuMemGetAddressRange)(CUdeviceptr *base, size_t *bytes,
+                                   CUdeviceptr p);
   CUresult (*cuMemHostRegister)(void *p, size_t bytes, unsigned flags);
   CUresult (*cuMemHostUnregister)(void *p);
   CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *device, void *p,

@@ -117,6 +117,7 @@ int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
   }
   gpu->sm = (unsigned)(gpu->gpu.cc_major * 10 + gpu->gpu.cc_minor);
   pthread_mutex_init(&gpu->launch_lock, NULL);
+  weft__cuda_watchdog_start(gpu);
   weft__object_init(&device->object, WEFT_KIND_DEVICE);
   device->ops = &cuda_ops;
   device->impl = gpu;

@@ -26,6 +26,10 @@ typedef struct cuda_device {
    * barrier's words, the constant bank) and runs to completion under
    * this lock, so launches of one program from two threads do not mix. */
   pthread_mutex_t launch_lock;
+  /* The record a wait that timed out writes (cuda_watchdog.c), host
+   * memory mapped for the GPU at watchdog_address; NULL: none. */
+  void *watchdog;
+  CUdeviceptr watchdog_address;
 } cuda_device;
 
 /* A kernel of a module: its function, and the most threads a block of
@@ -43,6 +47,7 @@ typedef struct cuda_program {
   CUdeviceptr launch_block;       /* WEFT_PTX_LAUNCH_BLOCK */
   CUdeviceptr launch_words;       /* WEFT_PTX_LAUNCH_WORDS */
   CUdeviceptr constant_bank;      /* WEFT_PTX_CONSTANT_BANK */
+  CUdeviceptr watchdog;           /* WEFT_PTX_WATCHDOG */
   size_t constant_bank_size;
 } cuda_program;
 
@@ -64,6 +69,18 @@ int weft__cuda_enter(cuda_device *gpu, weft_msg *msg);
  * WEFT_EKERNELFAULT for a kernel's fault, else fallback. 0 on success. */
 int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
                     int fallback, weft_msg *msg);
+
+/* The watchdog of waits (cuda_watchdog.c). _start makes the device's
+ * record (none if the driver cannot map host memory: waits then go
+ * unwatched); _arm writes a loaded module's watchdog global, returning
+ * its address, or 0 where the module's kernels do not wait; _check, after
+ * a launch, answers WEFT_EDEADLOCK with the report in msg if a wait timed
+ * out, and makes ready for the next launch. */
+void weft__cuda_watchdog_start(cuda_device *gpu);
+CUdeviceptr weft__cuda_watchdog_arm(cuda_device *gpu, CUmodule module);
+int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
+                              CUdeviceptr launch_words,
+                              const weft_launch_desc *desc, weft_msg *msg);
 
 /* The operations, by file. */
 int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,

@@ -8,7 +8,8 @@
  * bank. A kernel using weft_global_barrier() is launched cooperatively,
  * after an occupancy check: its groups must all be resident, and too
  * many is an error naming the limit, never a hang. The launch then runs
- * to completion; a fault in the kernel is reported with its name. */
+ * to completion; a fault in the kernel is reported with its name, a wait
+ * that timed out (cuda_watchdog.c) as a deadlock. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,7 +178,9 @@ static int run(gpu_launch *l, void **params, weft_msg *msg) {
     r = api->cuLaunchKernel(f, g[0], g[1], g[2], t[0], t[1], t[2],
                             (unsigned)l->shared, NULL, params, NULL);
   if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
-  if (r == CUDA_SUCCESS) return 0;
+  if (r == CUDA_SUCCESS)
+    return weft__cuda_watchdog_check(l->gpu, l->program->watchdog,
+                                     l->program->launch_words, l->desc, msg);
   char what[WEFT_MSG_MAX];
   snprintf(what, sizeof what, "kernel '%s' on the GPU", l->desc->kernel->name);
   return weft__cuda_fail(l->gpu, r, what, WEFT_ELAUNCH, msg);

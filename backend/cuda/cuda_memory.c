@@ -134,16 +134,15 @@ int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
   const weft_cuda_api *api = gpu->api;
   int rc = weft__cuda_enter(gpu, msg);
   if (rc) return rc;
-  if (alignment > 256) {
-    snprintf(msg->text, sizeof msg->text, "SVM on a CUDA GPU is aligned to "
-             "256 bytes, not %zu", alignment);
-    return WEFT_EINVAL;
-  }
+  /* Managed memory comes aligned to 256 bytes: a larger alignment takes
+   * room to move up in (free finds the allocation's start). */
+  size_t extra = alignment > 256 ? alignment - 256 : 0;
   CUdeviceptr p = 0;
-  rc = weft__cuda_fail(gpu, api->cuMemAllocManaged(&p, size ? size : 1,
+  rc = weft__cuda_fail(gpu, api->cuMemAllocManaged(&p, (size ? size : 1) + extra,
                                                    CU_MEM_ATTACH_GLOBAL),
                        "allocating managed memory", WEFT_ENOMEM, msg);
   if (rc) return rc;
+  if (extra) p = (p + alignment - 1) & ~(CUdeviceptr)(alignment - 1);
   memset((void *)(uintptr_t)p, 0, size);
   *ptr = (void *)(uintptr_t)p;
   return 0;
@@ -151,8 +150,14 @@ int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
 
 void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size) {
   cuda_device *gpu = weft__cuda_of(device);
+  const weft_cuda_api *api = gpu->api;
   (void)size;
-  if (!weft__cuda_enter(gpu, NULL)) gpu->api->cuMemFree(at(ptr, 0));
+  CUdeviceptr base = 0;
+  size_t bytes = 0;
+  if (weft__cuda_enter(gpu, NULL)) return;
+  if (api->cuMemGetAddressRange(&base, &bytes, at(ptr, 0)) != CUDA_SUCCESS)
+    base = at(ptr, 0);
+  api->cuMemFree(base);
 }
 
 /* A host copy starts with where it came from; the caller gets what

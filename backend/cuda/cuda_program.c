@@ -89,6 +89,7 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
   p->launch_words = module_global(api, module, WEFT_PTX_LAUNCH_WORDS, NULL);
   p->constant_bank = module_global(api, module, WEFT_PTX_CONSTANT_BANK,
                                    &p->constant_bank_size);
+  p->watchdog = weft__cuda_watchdog_arm(gpu, module);
   return 0;
 }
 

@@ -4,11 +4,11 @@
  * work-group context and calls into the runtime; here they are the GPU's
  * own: special registers, bar.sync, and memory polled with __nanosleep.
  *
- * Three come from the JIT (jit/ptx_lower.c), which gives each program the
+ * Four come from the JIT (jit/ptx_kernels.c), which gives each program the
  * globals behind them: the launch's geometry that CUDA lacks (the global
  * offset and the work dimension, written before each launch), the words
- * of weft_global_barrier() (zeroed before each launch) and the collectives'
- * scratch slots in shared memory.
+ * of weft_global_barrier() (zeroed before each launch), the collectives'
+ * scratch slots in shared memory, and the watchdog of waits.
  */
 #include "../builtins.h"
 #include "../sync.h"
@@ -63,25 +63,81 @@ void __attribute__((convergent)) __weft_barrier(uint flags) {
  * polling with a growing sleep (__nanosleep, sm_70), which keeps the
  * memory system free for the block that works, and a wake has nothing to
  * do. (weft_global_barrier's groups are made co-resident by a cooperative
- * launch.) */
+ * launch.) A poll, which on the CPU lets other groups run until the word
+ * changes, waits here until it changes: the same loop. */
 #define SLEEP_MIN_NS 32u
 #define SLEEP_MAX_NS 1024u
 
-void __weft_yield(void) { __nvvm_nanosleep(SLEEP_MIN_NS); }
+/* The watchdog (jit.h's weft_gpu_watchdog and its record, mirrored): the
+ * program's global says where the device's record is, in host memory the
+ * GPU writes through, and how long a wait may see its word unchanged. */
+typedef struct weft_gpu_watchdog {
+  ulong record;
+  ulong timeout_ns; /* 0: no watchdog */
+  uint elected;     /* the first work-item to give up writes the record */
+} weft_gpu_watchdog;
 
-void __weft_poll(volatile __global uint *word, uint seen, uint what) {
-  (void)word;
-  (void)seen;
-  (void)what;
-  __nvvm_nanosleep(SLEEP_MIN_NS);
+__global weft_gpu_watchdog *__weft_watchdog(void) __attribute__((const));
+
+/* A wait that timed out: the first such work-item of the launch says who
+ * it is and what it waited on; every one stops (PTX exit), so the launch
+ * ends instead of hanging, and the runtime reports a deadlock. */
+static void __attribute__((noreturn))
+give_up(volatile __global uint *word, uint what, ulong waited_ns) {
+  __global weft_gpu_watchdog *w = __weft_watchdog();
+  if (atomic_cmpxchg((volatile __global uint *)&w->elected, 0u, 1u) == 0u) {
+    volatile __global uint *r = (volatile __global uint *)w->record;
+    r[1] = what & ~POLL_REACH;
+    for (uint d = 0; d < 3; d++) {
+      r[2 + d] = SREG(ctaid, d);
+      r[5 + d] = SREG(tid, d);
+    }
+    ((volatile __global ulong *)r)[4] = (ulong)word;
+    ((volatile __global ulong *)r)[5] = waited_ns;
+    /* The record before the flag, as the host sees them. */
+    __asm__ volatile("fence.sc.sys;" ::: "memory");
+    r[0] = 1u;
+    __asm__ volatile("fence.sc.sys;" ::: "memory");
+  }
+  __asm__ volatile("exit;" ::: "memory");
+  __builtin_unreachable();
+}
+
+/* The GPU's clock in ns. (Clang 19's __nvvm_read_ptx_sreg_globaltimer
+ * makes a broken module.) */
+static ulong globaltimer_ns(void) {
+  ulong t;
+  __asm__ volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* Whether a waiter still waits: *word still equals seen, or (POLL_REACH)
+ * the counter has not reached seen yet (signed difference: it wraps). */
+static int still_waits(uint now, uint seen, uint what) {
+  return what & POLL_REACH ? (int)(now - seen) < 0 : now == seen;
 }
 
 void __weft_wait(volatile __global uint *word, uint expected, uint what) {
-  (void)what;
-  for (uint ns = SLEEP_MIN_NS; LOAD(word) == expected;
-       ns = ns < SLEEP_MAX_NS ? 2 * ns : ns)
+  ulong since = 0;
+  for (uint ns = SLEEP_MIN_NS; still_waits(LOAD(word), expected, what);) {
     __nvvm_nanosleep(ns);
+    if (ns < SLEEP_MAX_NS) {
+      ns *= 2;
+      continue;
+    }
+    /* Long waits only read the clock. */
+    ulong now = globaltimer_ns();
+    ulong timeout = __weft_watchdog()->timeout_ns;
+    if (!since) since = now;
+    else if (timeout && now - since > timeout) give_up(word, what, now - since);
+  }
 }
+
+void __weft_poll(volatile __global uint *word, uint seen, uint what) {
+  __weft_wait(word, seen, what);
+}
+
+void __weft_yield(void) { __nvvm_nanosleep(SLEEP_MIN_NS); }
 
 void __weft_wake(volatile __global uint *word, uint count) {
   (void)word;

@@ -62,7 +62,7 @@ cl_platform_id cl_weft_platform(void) {
 
 cl_device_id cl_weft_device(void) {
   cl_device_id d;
-  CL_CHECK(clGetDeviceIDs(cl_weft_platform(), CL_DEVICE_TYPE_CPU, 1, &d, NULL));
+  CL_CHECK(clGetDeviceIDs(cl_weft_platform(), CL_DEVICE_TYPE_DEFAULT, 1, &d, NULL));
   return d;
 }
 

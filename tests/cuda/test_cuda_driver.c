@@ -14,8 +14,6 @@
 
 extern const char add_index_ptx[];
 
-#define SKIP 77
-
 static weft_cuda_api api;
 static weft_cuda_gpu gpu;
 
@@ -24,9 +22,7 @@ static void need_gpu(void) {
   char why[512];
   if (weft__cuda_load(&api, NULL, why, sizeof why) ||
       weft__cuda_gpu_count(&api) < 1) {
-    printf("skipped: no CUDA device (%s)\n",
-           api.library ? "the driver sees no GPU" : why);
-    exit(SKIP);
+    SKIP("no CUDA device (%s)", api.library ? "the driver sees no GPU" : why);
   }
   if (weft__cuda_gpu_describe(&api, 0, &gpu, why, sizeof why))
     FAIL("%s", why);
