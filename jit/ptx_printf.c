@@ -22,6 +22,12 @@
 #include "jit/ptx.h"
 #include "weft/weft.h"
 
+/* A vector argument's elements at most, and the bytes of one rewritten
+ * conversion at most: '%', 7 flags, a width and a precision below 10^6
+ * each (printf_spec.c's limits) with its '.', "l" and the letter. */
+#define MAX_ELEMENTS 16
+#define MAX_CONVERSION 24
+
 /* The rewritten format and arguments of one call. */
 typedef struct call_rewrite {
   LLVMBuilderRef b;
@@ -238,9 +244,12 @@ static int lower_call(LLVMModuleRef module, LLVMBuilderRef b,
                       LLVMValueRef call, char **error) {
   const char *format = weft__printf_literal(call);
   unsigned n = (unsigned)LLVMGetNumArgOperands(call) - 1;
-  /* At most 16 elements per argument, each with a comma. */
-  size_t room = (format ? strlen(format) * 2 : 0) + (size_t)n * 16 * 48 + 1;
-  call_rewrite r = {b, malloc(room), 0, malloc((n * 16 + 1) * sizeof(LLVMValueRef)), 0};
+  /* The plain text, its '%' doubled, and per argument up to 16 elements,
+   * each a conversion and a comma. */
+  size_t room = (format ? strlen(format) * 2 : 0) +
+                (size_t)n * MAX_ELEMENTS * (MAX_CONVERSION + 1) + 1;
+  call_rewrite r = {b, malloc(room), 0,
+                    malloc((n * MAX_ELEMENTS + 1) * sizeof(LLVMValueRef)), 0};
   if (!r.text || !r.args) {
     free(r.text);
     free(r.args);

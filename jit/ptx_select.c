@@ -97,7 +97,6 @@ static void each_instruction(LLVMModuleRef module,
  * through generic again: NVPTX has instructions only to and from
  * generic, and aborts the process on the folded cast. */
 static void split_cast(LLVMBuilderRef b, LLVMValueRef inst) {
-  if (LLVMGetInstructionOpcode(inst) != LLVMAddrSpaceCast) return;
   LLVMValueRef from = LLVMGetOperand(inst, 0);
   LLVMTypeRef to = LLVMTypeOf(inst);
   if (!LLVMGetPointerAddressSpace(LLVMTypeOf(from)) ||
@@ -116,9 +115,7 @@ static void split_cast(LLVMBuilderRef b, LLVMValueRef inst) {
  * element by element anyway, so nothing is lost. */
 static void scalarize_fpext(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMTypeRef to = LLVMTypeOf(inst);
-  if (LLVMGetInstructionOpcode(inst) != LLVMFPExt ||
-      LLVMGetTypeKind(to) != LLVMVectorTypeKind)
-    return;
+  if (LLVMGetTypeKind(to) != LLVMVectorTypeKind) return;
   LLVMValueRef from = LLVMGetOperand(inst, 0);
   LLVMTypeRef element = LLVMGetElementType(to);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(to));
@@ -134,36 +131,31 @@ static void scalarize_fpext(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMInstructionEraseFromParent(inst);
 }
 
-/* The bytes of one element of vector type t, or 0 for elements that are
- * not whole bytes. */
-static unsigned element_bytes(LLVMTypeRef t) {
-  LLVMTypeRef e = LLVMGetElementType(t);
-  switch (LLVMGetTypeKind(e)) {
-  case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(e) % 8 ? 0 : LLVMGetIntTypeWidth(e) / 8;
-  case LLVMHalfTypeKind: return 2;
-  case LLVMFloatTypeKind: return 4;
-  case LLVMDoubleTypeKind: return 8;
-  default: return 0;
-  }
-}
-
-/* A plain vector load or store aligned below its vector's size (vload4
- * from any float, say) becomes one access per element. NVPTX 19 selects
- * some of them, <16 x i8> at align 1 among them, as ld.v4.u32, which
- * faults on a misaligned address. */
+/* A plain vector load or store aligned below its vector's alignment
+ * (vload4 from any float, say) becomes one access per element. NVPTX 19
+ * selects some of them, <16 x i8> at align 1 among them, as ld.v4.u32,
+ * which faults on a misaligned address. */
 static void scalarize_access(LLVMBuilderRef b, LLVMValueRef inst) {
   int load = LLVMIsALoadInst(inst) != NULL;
   LLVMValueRef pointer = LLVMGetOperand(inst, load ? 0 : 1);
-  LLVMTypeRef type = load ? LLVMTypeOf(inst) : LLVMTypeOf(LLVMGetOperand(inst, 0));
+  LLVMTypeRef type =
+      LLVMTypeOf(load ? inst : LLVMGetOperand(inst, 0));
   if (LLVMGetTypeKind(type) != LLVMVectorTypeKind || LLVMGetVolatile(inst) ||
       LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
     return;
-  unsigned bytes = element_bytes(type), n = LLVMGetVectorSize(type);
-  unsigned whole = 1;
-  while (whole < n) whole *= 2;
-  if (!bytes || LLVMGetAlignment(inst) >= bytes * whole) return;
-  unsigned align = LLVMGetAlignment(inst) < bytes ? LLVMGetAlignment(inst) : bytes;
+  LLVMTargetDataRef layout = LLVMGetModuleDataLayout(LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst))));
   LLVMTypeRef element = LLVMGetElementType(type);
+  unsigned n = LLVMGetVectorSize(type);
+  /* Elements a GEP can reach (whole bytes), and an access that is short
+   * of the vector's own alignment. */
+  if (LLVMSizeOfTypeInBits(layout, element) !=
+          8 * LLVMStoreSizeOfType(layout, element) ||
+      LLVMGetAlignment(inst) >= LLVMABIAlignmentOfType(layout, type))
+    return;
+  unsigned align = LLVMGetAlignment(inst);
+  if (align > LLVMABIAlignmentOfType(layout, element))
+    align = LLVMABIAlignmentOfType(layout, element);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(type));
   LLVMPositionBuilderBefore(b, inst);
   LLVMValueRef vector = LLVMGetPoison(type);

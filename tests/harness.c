@@ -1,6 +1,11 @@
 /* harness.c: runs one test by name, or all of them in turn. */
 #include "harness.h"
 
+int harness_on_gpu(void) {
+  const char *d = getenv("WEFT_DEVICE");
+  return d && (!strncmp(d, "cuda", 4) || !strcmp(d, "gpu"));
+}
+
 int harness_main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--list")) {
     for (int i = 0; i < harness_count; i++) printf("%s\n", harness_tests[i].name);

@@ -45,6 +45,18 @@ extern int harness_count;
     exit(HARNESS_SKIP);                                                      \
   } while (0)
 
+/* Whether WEFT_DEVICE puts a GPU first, making it the tests' device (it
+ * fails where there is none). Read from the environment, not the
+ * device: a test may set what Weft reads when it starts after asking. */
+int harness_on_gpu(void);
+
+/* Skips the test on a GPU: what it checks is the CPU device's own (a
+ * crash report naming the work-item, schedule exploration, ...). */
+#define CPU_ONLY(why)                                                        \
+  do {                                                                       \
+    if (harness_on_gpu()) SKIP("on the GPU: %s", why);                       \
+  } while (0)
+
 #define CHECK(cond)                                                          \
   do {                                                                       \
     if (!(cond)) FAIL("check failed: %s", #cond);                            \

@@ -3,31 +3,14 @@
 
 #include <ftw.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-/* Device 0's description; fails the test without one. */
-static weft_device_info device_info(void) {
-  weft_device *dev;
+weft_device_info support_device_info(void) {
+  weft_device *device;
   weft_device_info info;
-  if (weft_device_get(0, &dev) || weft_device_info_get(dev, &info))
-    FAIL("no device 0");
+  CHECK_OK(weft_device_get(0, &device), NULL);
+  CHECK_OK(weft_device_info_get(device, &info), device);
   return info;
 }
-
-/* From WEFT_DEVICE, which puts a GPU first (or fails where there is
- * none), not from the device: tests set the environment Weft reads when
- * it starts after they ask. */
-int support_on_gpu(void) {
-  const char *d = getenv("WEFT_DEVICE");
-  return d && (!strncmp(d, "cuda", 4) || !strcmp(d, "gpu"));
-}
-
-size_t support_max_group_size(void) {
-  return device_info().max_work_group_size;
-}
-
-size_t support_local_mem_size(void) { return device_info().local_mem_size; }
 
 weft_context *support_context(void) {
   weft_device *dev;

@@ -26,22 +26,9 @@
     CHECK_STR_CONTAINS(weft_errmsg(object), text);                           \
   } while (0)
 
-/* Whether the tests' device (device 0, which WEFT_DEVICE=cuda makes the
- * GPU) is a GPU. */
-int support_on_gpu(void);
-
-/* Skips the test on a GPU: what it checks is the CPU device's own (a
- * crash report naming the work-item, schedule exploration, ...). */
-#define CPU_ONLY(why)                                                        \
-  do {                                                                       \
-    if (support_on_gpu()) SKIP("on the GPU: %s", why);                       \
-  } while (0)
-
-/* The tests' device's largest work-group (4096 on the CPU). */
-size_t support_max_group_size(void);
-
-/* The tests' device's local memory per work-group, in bytes. */
-size_t support_local_mem_size(void);
+/* The tests' device's (device 0's) information; fails the test, with
+ * the message, when either query fails. */
+weft_device_info support_device_info(void);
 
 weft_context *support_context(void);
 

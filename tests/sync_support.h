@@ -75,8 +75,6 @@ static inline int launch(weft_kernel *k, size_t groups, size_t local) {
   return weft_kernel_launch(k, 1, NULL, &global, &local);
 }
 
-/* The CPU device's (device 0's) information; fails the test, with the
- * message, when either query fails. */
 /* expr fails as a deadlock whose report says what the groups wait on
  * (wait): on the CPU the report counts the waiting groups (cpu); on a
  * GPU it names the group whose wait timed out. Tests that expect one set
@@ -84,16 +82,8 @@ static inline int launch(weft_kernel *k, size_t groups, size_t local) {
 #define CHECK_DEADLOCK(expr, k, cpu, wait)                                   \
   do {                                                                       \
     CHECK_FAILS(expr, WEFT_EDEADLOCK, k,                                     \
-                support_on_gpu() ? "deadlock: work-group (" : (cpu));        \
+                harness_on_gpu() ? "deadlock: work-group (" : (cpu));        \
     CHECK_STR_CONTAINS(weft_errmsg(k), wait);                                \
   } while (0)
-
-static inline weft_device_info device_info(void) {
-  weft_device *device;
-  weft_device_info info;
-  CHECK_OK(weft_device_get(0, &device), NULL);
-  CHECK_OK(weft_device_info_get(device, &info), device);
-  return info;
-}
 
 #endif

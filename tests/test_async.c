@@ -193,9 +193,10 @@ TEST(every_width_32_bit) {
 }
 TEST(every_width_64_bit) {
   /* Its long16 kernel takes 256000 bytes of local memory. */
-  if (support_local_mem_size() < 256000)
-    SKIP("the device has %zu bytes of local memory, not 256000",
-         support_local_mem_size());
+  uint64_t local = support_device_info().local_mem_size;
+  if (local < 256000)
+    SKIP("the device has %llu bytes of local memory, not 256000",
+         (unsigned long long)local);
   run_shapes("", 0x2c0, 1, group_shapes, NUM_GROUP_SHAPES);
 }
 

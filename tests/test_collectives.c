@@ -151,7 +151,7 @@ TEST(any_all_and_broadcast_in_3d) {
         CHECK_EQ(out[7 * i + 5], 0);
       }
   /* The scratch: a slot per work-item the device allows, and one more. */
-  CHECK_EQ(weft_kernel_local_mem_size(k) >= (support_max_group_size() + 1) * 8, 1);
+  CHECK_EQ(weft_kernel_local_mem_size(k) >= (support_device_info().max_work_group_size + 1) * 8, 1);
   weft_buffer_release(bin);
   weft_buffer_release(bout);
   weft_kernel_release(k);

@@ -61,7 +61,7 @@ TEST(local_sizes) {
   CHECK_FAILS(weft_kernel_launch(k, 2, NULL, global, zero), WEFT_EGROUPSIZE, k,
               "local size 0 in dimension 1");
   /* 4096 on the CPU, 1024 on a CUDA GPU. */
-  size_t max = support_max_group_size();
+  size_t max = support_device_info().max_work_group_size;
   char text[96];
   size_t big_global[1] = {8192}, too_big[1] = {8192};
   snprintf(text, sizeof text, "is not within 1 and %zu", max);

@@ -198,7 +198,7 @@ TEST(deadlock_reported) {
   CHECK_DEADLOCK(launch(k, 16, 4), k,
                  "15 work-groups wait and none can go on (1 finished",
                  "waits on weft_global_barrier()");
-  if (!support_on_gpu())
+  if (!harness_on_gpu())
     CHECK_STR_CONTAINS(weft_errmsg(k), "work-group (0) waits on "
                                        "weft_global_barrier()");
   weft_kernel *m = kernel(&f, "never_unlocked");
@@ -227,9 +227,9 @@ TEST(global_barrier_beyond_residency) {
   int phases = 1;
   args(k, "BBI", slots, bad, phases);
   /* A GPU's limit is the kernel's occupancy, at most the device's. */
-  size_t groups = (size_t)device_info().max_resident_groups + 1;
+  size_t groups = (size_t)support_device_info().max_resident_groups + 1;
   CHECK_FAILS(launch(k, groups, 1), WEFT_EGROUPSIZE, k,
-              support_on_gpu() ? "can be resident at once"
+              harness_on_gpu() ? "can be resident at once"
                                : "at most 65536 can be resident");
   release_buffers(slots, bad);
   weft_kernel_release(k);
@@ -239,7 +239,7 @@ TEST(global_barrier_beyond_residency) {
 /* The query says how many groups can be resident at once. */
 TEST(resident_groups_query) {
   CPU_ONLY("the figure checked is the CPU's (65536)");
-  CHECK_EQ(device_info().max_resident_groups, 65536);
+  CHECK_EQ(support_device_info().max_resident_groups, 65536);
 }
 
 /* WEFT_RESIDENT_GROUPS=4 makes the CPU hold 4 groups at once, as a GPU
@@ -251,7 +251,7 @@ TEST(emulated_occupancy) {
   setenv("WEFT_RESIDENT_GROUPS", "4", 1);
   setenv("WEFT_SPIN_TIMEOUT", "0.3", 1);
   fixture f = setup();
-  CHECK_EQ(device_info().max_resident_groups, 4);
+  CHECK_EQ(support_device_info().max_resident_groups, 4);
   weft_kernel *k = kernel(&f, "global_barrier");
   weft_buffer *slots = ints(&f, 16, NULL), *bad = ints(&f, 1, NULL);
   int phases = 4;

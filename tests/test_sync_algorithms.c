@@ -290,7 +290,7 @@ TEST(mutex_trylock) {
 /* Whether groups run on one thread: then the order they run in is
  * known. */
 static int one_thread(void) {
-  return device_info().compute_units == 1;
+  return support_device_info().compute_units == 1;
 }
 
 /* Every group of the launch races (up to 300 groups; at 4096 they start

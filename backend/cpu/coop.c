@@ -36,7 +36,6 @@
 #include <time.h>
 
 #include "backend/cpu/executor_internal.h"
-#include "backend/wait_names.h"
 
 typedef enum slot_state {
   SLOT_READY,

@@ -41,16 +41,6 @@ static void item_local_id(const cpu_group *g, unsigned k, uint64_t lid[3]) {
   lid[2] = k / (g->ctx.local_size[0] * g->ctx.local_size[1]);
 }
 
-int weft__format_ids(char *out, size_t size, unsigned dims,
-                     const uint64_t v[3]) {
-  if (dims == 1) return snprintf(out, size, "(%llu)", (unsigned long long)v[0]);
-  if (dims == 2)
-    return snprintf(out, size, "(%llu,%llu)", (unsigned long long)v[0],
-                    (unsigned long long)v[1]);
-  return snprintf(out, size, "(%llu,%llu,%llu)", (unsigned long long)v[0],
-                  (unsigned long long)v[1], (unsigned long long)v[2]);
-}
-
 /* "work-item (67) [local (3) in work-group (1)]" */
 void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
                           size_t size) {

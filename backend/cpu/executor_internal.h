@@ -16,6 +16,7 @@
 #include "backend/cpu/pool.h"
 #include "backend/cpu/stacks.h"
 #include "backend/printf_format.h"
+#include "backend/report_text.h"
 
 /* Bytes of a worker's stack beyond the work-item stack size, for the
  * runtime's own frames below the kernel. */
@@ -144,10 +145,6 @@ struct launch_state {
 /* Reports a failure of the launch (the first report wins). */
 void weft__executor_report(launch_state *l, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* "(3)", "(3,1)" or "(3,1,0)". */
-int weft__format_ids(char *out, size_t size, unsigned dims,
-                     const uint64_t v[3]);
 
 /* Runs work-group index on g (its context prepared) to completion. */
 void weft__executor_run_group(cpu_group *g, uint64_t index);

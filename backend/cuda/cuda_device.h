@@ -45,6 +45,7 @@ typedef struct cuda_program {
   CUmodule module;
   cuda_kernel *kernels;
   CUdeviceptr launch_block;       /* WEFT_PTX_LAUNCH_BLOCK */
+  uint64_t launch_block_holds[4]; /* what it holds (zeros when loaded) */
   CUdeviceptr launch_words;       /* WEFT_PTX_LAUNCH_WORDS */
   CUdeviceptr constant_bank;      /* WEFT_PTX_CONSTANT_BANK */
   CUdeviceptr watchdog;           /* WEFT_PTX_WATCHDOG */

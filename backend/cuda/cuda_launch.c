@@ -154,14 +154,17 @@ static int fill_constant_bank(gpu_launch *l, weft_msg *msg) {
 static int write_globals(gpu_launch *l, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   CUresult r = CUDA_SUCCESS;
-  if (l->program->launch_block) {
-    uint64_t block[4] = {l->desc->offset[0], l->desc->offset[1],
-                         l->desc->offset[2], l->desc->dims};
-    r = api->cuMemcpyHtoD(l->program->launch_block, block, sizeof block);
+  cuda_program *p = l->program;
+  uint64_t block[4] = {l->desc->offset[0], l->desc->offset[1],
+                       l->desc->offset[2], l->desc->dims};
+  /* Launches with the offset and dimensions of the last need no copy. */
+  if (p->launch_block && memcmp(block, p->launch_block_holds, sizeof block)) {
+    r = api->cuMemcpyHtoD(p->launch_block, block, sizeof block);
+    if (r == CUDA_SUCCESS) memcpy(p->launch_block_holds, block, sizeof block);
   }
-  if (r == CUDA_SUCCESS && l->program->launch_words &&
+  if (r == CUDA_SUCCESS && p->launch_words &&
       (l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER))
-    r = api->cuMemsetD32(l->program->launch_words, 0, WEFT_LAUNCH_WORDS);
+    r = api->cuMemsetD32(p->launch_words, 0, WEFT_LAUNCH_WORDS);
   return weft__cuda_fail(l->gpu, r, "writing the launch's globals",
                          WEFT_ELAUNCH, msg);
 }

@@ -16,13 +16,17 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_device.h"
-#include "backend/wait_names.h"
+#include "backend/report_text.h"
 #include "core/config.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 
 /* One page, registered with the driver. */
 #define RECORD_BYTES 4096
+
+/* target.cl's mirror: eight uints, then two ulongs. */
+_Static_assert(sizeof(weft_gpu_watchdog_record) == 48,
+               "builtins/nvptx/target.cl lays the record out alike");
 
 void weft__cuda_watchdog_start(cuda_device *gpu) {
   const weft_cuda_api *api = gpu->api;
@@ -64,13 +68,11 @@ CUdeviceptr weft__cuda_watchdog_arm(cuda_device *gpu, CUmodule module) {
   return global;
 }
 
-/* "(3)", "(3,1)" or "(3,1,0)", as many numbers as the launch has
- * dimensions. */
+/* The record's ids, widened as the reports' ids are. */
 static void format_ids(char *out, size_t size, unsigned dims,
-                       const uint32_t *ids) {
-  if (dims == 2) snprintf(out, size, "(%u,%u)", ids[0], ids[1]);
-  else if (dims == 3) snprintf(out, size, "(%u,%u,%u)", ids[0], ids[1], ids[2]);
-  else snprintf(out, size, "(%u)", ids[0]);
+                       const volatile uint32_t ids[3]) {
+  uint64_t v[3] = {ids[0], ids[1], ids[2]};
+  weft__format_ids(out, size, dims, v);
 }
 
 int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
@@ -80,8 +82,8 @@ int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
   if (!global || !r || !r->tripped) return 0;
   atomic_thread_fence(memory_order_acquire);
   char group[48], item[48], what[96];
-  format_ids(group, sizeof group, desc->dims, (const uint32_t *)r->group);
-  format_ids(item, sizeof item, desc->dims, (const uint32_t *)r->item);
+  format_ids(group, sizeof group, desc->dims, r->group);
+  format_ids(item, sizeof item, desc->dims, r->item);
   uint64_t word = r->word;
   if (launch_words && word >= launch_words &&
       word < launch_words + WEFT_LAUNCH_WORDS * sizeof(uint32_t))

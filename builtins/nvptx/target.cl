@@ -68,11 +68,19 @@ void __attribute__((convergent)) __weft_barrier(uint flags) {
 #define SLEEP_MIN_NS 32u
 #define SLEEP_MAX_NS 1024u
 
-/* The watchdog (jit.h's weft_gpu_watchdog and its record, mirrored): the
- * program's global says where the device's record is, in host memory the
- * GPU writes through, and how long a wait may see its word unchanged. */
+/* The watchdog (jit.h's WEFT_PTX_WATCHDOG and weft_gpu_watchdog_record,
+ * mirrored): the program's global says where the device's record is, in
+ * host memory the GPU writes through, and how long a wait may see its
+ * word unchanged. */
+typedef struct weft_gpu_watchdog_record {
+  uint tripped; /* written last */
+  uint what;
+  uint group[3], item[3];
+  ulong word, waited_ns;
+} weft_gpu_watchdog_record;
+
 typedef struct weft_gpu_watchdog {
-  ulong record;
+  volatile __global weft_gpu_watchdog_record *record;
   ulong timeout_ns; /* 0: no watchdog */
   uint elected;     /* the first work-item to give up writes the record */
 } weft_gpu_watchdog;
@@ -86,17 +94,17 @@ static void __attribute__((noreturn))
 give_up(volatile __global uint *word, uint what, ulong waited_ns) {
   __global weft_gpu_watchdog *w = __weft_watchdog();
   if (atomic_cmpxchg((volatile __global uint *)&w->elected, 0u, 1u) == 0u) {
-    volatile __global uint *r = (volatile __global uint *)w->record;
-    r[1] = what & ~POLL_REACH;
+    volatile __global weft_gpu_watchdog_record *r = w->record;
+    r->what = what;
     for (uint d = 0; d < 3; d++) {
-      r[2 + d] = SREG(ctaid, d);
-      r[5 + d] = SREG(tid, d);
+      r->group[d] = SREG(ctaid, d);
+      r->item[d] = SREG(tid, d);
     }
-    ((volatile __global ulong *)r)[4] = (ulong)word;
-    ((volatile __global ulong *)r)[5] = waited_ns;
+    r->word = (ulong)word;
+    r->waited_ns = waited_ns;
     /* The record before the flag, as the host sees them. */
     __asm__ volatile("fence.sc.sys;" ::: "memory");
-    r[0] = 1u;
+    r->tripped = 1u;
     __asm__ volatile("fence.sc.sys;" ::: "memory");
   }
   __asm__ volatile("exit;" ::: "memory");
@@ -137,6 +145,7 @@ void __weft_poll(volatile __global uint *word, uint seen, uint what) {
   __weft_wait(word, seen, what);
 }
 
+/* Kernels may call it between turns of their own loops (tests do). */
 void __weft_yield(void) { __nvvm_nanosleep(SLEEP_MIN_NS); }
 
 void __weft_wake(volatile __global uint *word, uint count) {

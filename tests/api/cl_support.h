@@ -31,16 +31,6 @@
 const char *cl_error_name(cl_int code);
 
 cl_platform_id cl_weft_platform(void);
-/* Skips the test where WEFT_DEVICE makes a GPU the default device: what
- * it checks is the CPU device's own (its figures, crash reports naming
- * the work-item). */
-#define CL_CPU_ONLY(why)                                                     \
-  do {                                                                       \
-    const char *d_ = getenv("WEFT_DEVICE");                                  \
-    if (d_ && (!strncmp(d_, "cuda", 4) || !strcmp(d_, "gpu")))               \
-      SKIP("on the GPU: %s", why);                                           \
-  } while (0)
-
 /* The platform's default device: the CPU, unless WEFT_DEVICE chose a GPU. */
 cl_device_id cl_weft_device(void);
 

@@ -1011,7 +1011,7 @@ static const char *crash_source =
  * what waits on it fails, the context is told which kernel and which
  * work-item, and the queue goes on working. */
 TEST(kernel_crash_reported) {
-  CL_CPU_ONLY("a GPU fault names the kernel, not the work-item");
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
   cl_device_id d = cl_weft_device();
   cl_int err;
   cl_context ctx = clCreateContext(NULL, 1, &d, note, NULL, &err);

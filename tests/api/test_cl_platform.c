@@ -495,7 +495,7 @@ TEST(device_info_invalid) {
 }
 
 TEST(device_identity) {
-  CL_CPU_ONLY("the figures checked are the CPU's");
+  CPU_ONLY("the figures checked are the CPU's");
   cl_device_id d = cl_weft_device();
   cl_device_type type;
   CL_CHECK(clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL));
@@ -644,7 +644,7 @@ TEST(device_absent_features) {
 /* cl_weft_sync: listed, and its query says how many work-groups can be
  * resident at once; a global barrier over more is refused at enqueue. */
 TEST(device_max_resident_groups) {
-  CL_CPU_ONLY("the figure checked is the CPU's (65536)");
+  CPU_ONLY("the figure checked is the CPU's (65536)");
   cl_env e = cl_env_open();
   char *extensions = device_string(e.dev, CL_DEVICE_EXTENSIONS);
   CHECK(has_word(extensions, "cl_weft_sync"));
@@ -837,7 +837,7 @@ TEST(device_c_versions_build) {
 /* The preferred and native vector widths follow the host's vectors: 64
  * bytes with AVX-512, 32 with AVX2, else 16; no half. */
 TEST(device_vector_widths) {
-  CL_CPU_ONLY("the figures checked are the CPU's");
+  CPU_ONLY("the figures checked are the CPU's");
   cl_device_id d = cl_weft_device();
   unsigned bytes = 16;
 #if defined(__x86_64__)
@@ -878,7 +878,7 @@ static unsigned host_mhz(void) {
 }
 
 TEST(device_clock_and_caches) {
-  CL_CPU_ONLY("the figures checked are the CPU's");
+  CPU_ONLY("the figures checked are the CPU's");
   cl_device_id d = cl_weft_device();
   cl_uint mhz = device_uint(d, CL_DEVICE_MAX_CLOCK_FREQUENCY);
   CHECK(mhz > 0);

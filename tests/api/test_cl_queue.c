@@ -591,7 +591,7 @@ static void CL_CALLBACK notify(const char *text, const void *info, size_t size,
 /* A kernel that crashes ends its event with an error; the context's
  * callback names the kernel and the work-item; the queue goes on. */
 TEST(crash_fails_the_event_and_the_queue_goes_on) {
-  CL_CPU_ONLY("a GPU fault names the kernel, not the work-item");
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
   cl_device_id d = cl_weft_device();
   notice n = {"", 0};
   cl_int err;
