@@ -425,7 +425,11 @@ static void check_vstore_half(int is_double) {
   int count;
   long double *x = rounding_inputs(is_double, &count);
   const char *F = is_double ? "double" : "float";
-  size_t fsize = is_double ? 8 : 4, region = (size_t)count * 4 / 3 + 16;
+  /* Each form writes its own region of out. vstorea_halfn needs p + i * n
+   * aligned to a halfn (OpenCL C 6.15.8), 32 bytes for n = 16: regions
+   * are whole multiples of 16 halves (the GPU faults on less). */
+  size_t fsize = is_double ? 8 : 4;
+  size_t region = ((size_t)count * 4 / 3 + 16 + 15) / 16 * 16;
   unsigned char *in = malloc((size_t)count * fsize);
   for (int i = 0; i < count; i++) {
     if (is_double) {

@@ -1198,11 +1198,16 @@ static void check_spaces(const char *options) {
         int io = pointer_calls[c].int_out;
         unsigned char *out = io ? ri : r;
         size_t osize = io ? isize : size;
+        /* A 3-vector's fourth lane is padding that a store leaves
+         * undefined (the GPU fills it as it likes): compare three. */
+        int three = strchr(space_types[t][0], '3') != NULL;
+        size_t used = three ? size / 4 * 3 : size;
+        size_t oused = three ? osize / 4 * 3 : osize;
 #define SLOT(base, sz, s) ((base) + (((size_t)c * 6 + (s)) * N + i) * (sz))
-        if (memcmp(SLOT(r, size, 0), SLOT(r, size, 2), size) ||
-            memcmp(SLOT(r, size, 0), SLOT(r, size, 4), size) ||
-            memcmp(SLOT(out, osize, 1), SLOT(out, osize, 3), osize) ||
-            memcmp(SLOT(out, osize, 1), SLOT(out, osize, 5), osize))
+        if (memcmp(SLOT(r, size, 0), SLOT(r, size, 2), used) ||
+            memcmp(SLOT(r, size, 0), SLOT(r, size, 4), used) ||
+            memcmp(SLOT(out, osize, 1), SLOT(out, osize, 3), oused) ||
+            memcmp(SLOT(out, osize, 1), SLOT(out, osize, 5), oused))
           FAIL("%s (%s, %s): the address spaces disagree at item %zu",
                pointer_calls[c].name, space_types[t][0], options, i);
 #undef SLOT

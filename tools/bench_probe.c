@@ -212,7 +212,10 @@ static const char usage[] =
     "  --output PATH      write the defaults file there instead\n"
     "  --no-write         print the defaults, write no file\n"
     "  --csv PATH         write the probes' CSV to PATH\n"
-    "  --plot             draw PATH's plot beside it (PATH.png)\n";
+    "  --plot             draw PATH's plot beside it (PATH.png)\n"
+    "  --device DEVICE    where the probes run: an index, cpu (the\n"
+    "                     default), cuda or cuda:N (a GPU's choice is\n"
+    "                     printed, not written, but to --output)\n";
 
 /* The options of this command alone (tool_bench_parse_options's own). */
 static int own_option(void *arg, const char *name, const char *value) {
@@ -248,6 +251,12 @@ static int parse_options(int argc, char **argv, probe_options *o) {
 static int save_defaults(const sync_defaults *d, const probe_options *o) {
   char path[4096];
   if (!o->write) return 0;
+  if (tool_bench_on_gpu() && !o->output) {
+    /* The defaults file is the CPU device's. */
+    printf("\n(a GPU's defaults are built into Weft, from this contest on an "
+           "H100:\n backend/cuda/cuda_program.c; no file written)\n");
+    return 0;
+  }
   if (o->output)
     snprintf(path, sizeof path, "%s", o->output);
   else if (sync_defaults_path(path, sizeof path)) {

@@ -35,7 +35,13 @@ typedef struct row {
 typedef struct bench {
   sync_options opt;
   tool_timing timing, alone; /* alone: the latencies' (the fastest run) */
-  unsigned threads;
+  unsigned threads; /* a GPU's multiprocessors */
+  /* The most groups that can be resident at once: on a GPU, where groups
+   * beyond it would wait for groups that never start, the barriers stop
+   * there. Then the group counts past the threads go by this factor. */
+  unsigned long long resident;
+  int gpu;
+  unsigned wide; /* 64 on the CPU; 8 on a GPU, as bench/cuda does */
   unsigned groups[MAX_GROUP_COUNTS];
   int num_groups;
   row *rows;
@@ -83,20 +89,23 @@ static int parse_options(int argc, char **argv, sync_options *o) {
   return 0;
 }
 
-/* 1, 2, 4, ... up to the most, with the thread count and 64 times it
- * among them; --quick keeps 1, the threads and the most. */
+/* 1, 2, 4, ... up to the most, with the thread count and `wide` times it
+ * among them (on a GPU, every power of two times the multiprocessors, as
+ * bench/cuda measures CUDA's own); --quick keeps 1, the threads and the
+ * most. */
 static void choose_groups(bench *b) {
-  unsigned t = b->threads, most = b->opt.common.max_groups;
-  if (!most) most = 64 * t > 65536 ? 65536 : 64 * t;
+  unsigned t = b->threads, w = b->wide, most = b->opt.common.max_groups;
+  if (!most) most = w * t > 65536 ? 65536 : w * t;
   unsigned *v = b->groups;
-  int *n = &b->num_groups;
+  int *n = &b->num_groups, quick = b->opt.common.quick;
   *n = 0;
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, 1);
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, t <= most ? t : most);
-  for (unsigned g = 2; g <= most && !b->opt.common.quick; g *= 2)
+  for (unsigned g = 2; g <= most && !quick && g <= (b->gpu ? 64 : most); g *= 2)
     tool_add_sorted(v, n, MAX_GROUP_COUNTS, g);
-  if (!b->opt.common.quick && 64 * t <= most)
-    tool_add_sorted(v, n, MAX_GROUP_COUNTS, 64 * t);
+  for (unsigned k = 2; b->gpu && !quick && k < w && k * t <= most; k *= 2)
+    tool_add_sorted(v, n, MAX_GROUP_COUNTS, k * t);
+  if (!quick && w * t <= most) tool_add_sorted(v, n, MAX_GROUP_COUNTS, w * t);
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, most);
 }
 
@@ -142,8 +151,15 @@ static int has_latency(sync_primitive p, int count) {
 
 static void measure_weft(bench *b, sync_runner *r, int count) {
   sync_primitive p = r->impl->primitive;
+  int barrier = p == SYNC_BARRIER || p == SYNC_GLOBAL_BARRIER;
   for (int i = 0; i < b->num_groups; i++) {
     unsigned g = b->groups[i], ops = b->opt.common.ops;
+    if (barrier && g > b->resident) {
+      tool_bench_note("%s/%s: not at %u groups, more than the %llu that "
+                      "can be resident", sync_primitive_name(p),
+                      r->impl->name, g, b->resident);
+      continue;
+    }
     double s = sync_weft_seconds(r, count, g, &ops, &b->timing);
     add_row(b, (row){0, p, count, r->impl->name, g, b->threads,
                      sync_total_ops(p, g, ops), s});
@@ -180,7 +196,9 @@ static void measure_case(bench *b, sync_primitive p, int count) {
     measure_weft(b, &r, count);
     sync_runner_close(&r);
   }
-  if (!b->opt.impl || !strcmp(b->opt.impl, "pthread"))
+  /* Beside a GPU, pthreads would time the host: bench/cuda holds the
+   * GPU's own primitives. */
+  if ((!b->opt.impl || !strcmp(b->opt.impl, "pthread")) && !b->gpu)
     measure_pthread(b, p, count);
 }
 
@@ -228,18 +246,21 @@ static void summarize_barrier(const bench *b, unsigned groups) {
 }
 
 static void summarize(const bench *b) {
+  weft_device_info info;
+  tool_bench_device_info(&info);
   fprintf(
       stderr,
-      "\nweft " CMD ": %u threads, %u operations per group, "
+      "\nweft " CMD " on %s: %u %s, %u operations per group, "
       "median of at least %u runs\nuncontended (one group; the fastest run), "
       "per lock+unlock or wait+post:\n",
-      b->threads, b->opt.common.ops, b->opt.common.repeat);
+      info.name, b->threads, b->gpu ? "multiprocessors" : "threads",
+      b->opt.common.ops, b->opt.common.repeat);
   summarize_latency(b, SYNC_MUTEX);
   summarize_latency(b, SYNC_SEMAPHORE);
-  fprintf(stderr, "barriers per second, as many groups as threads and 64 "
-                  "times more:\n");
+  fprintf(stderr, "barriers per second, as many groups as threads and %u "
+                  "times more:\n", b->wide);
   summarize_barrier(b, b->threads);
-  summarize_barrier(b, 64 * b->threads);
+  summarize_barrier(b, b->wide * b->threads);
 }
 
 /* --------------------------------------------------------------- main */
@@ -252,7 +273,8 @@ static const char usage[] =
     "  --quick            200 operations per group; 1, T and 64T groups\n"
     "  --ops N            operations per group (default 1000; raised where\n"
     "                     they would take under 100 us, too short to time)\n"
-    "  --max-groups N     the most groups (default 64 x the threads)\n"
+    "  --max-groups N     the most groups (default 64 x the threads; on a\n"
+    "                     GPU 8 x its multiprocessors)\n"
     "  --repeat N         runs per point at least; the median counts\n"
     "                     (default 5)\n"
     "  --min-time MS      runs per point until they add up to MS\n"
@@ -263,7 +285,10 @@ static const char usage[] =
     "  --only PRIMITIVE   mutex, semaphore, barrier or global_barrier\n"
     "  --impl NAME        only this implementation (or pthread)\n"
     "  --csv PATH         write the CSV to PATH too\n"
-    "  --plot             draw PATH's plot beside it (PATH.png)\n";
+    "  --plot             draw PATH's plot beside it (PATH.png)\n"
+    "  --device DEVICE    where the kernels run: an index, cpu (the\n"
+    "                     default), cuda or cuda:N; pthreads run beside\n"
+    "                     the CPU only\n";
 
 int tool_bench_sync(int argc, char **argv) {
   bench b = {0};
@@ -272,7 +297,12 @@ int tool_bench_sync(int argc, char **argv) {
     if (rc > 0) fputs(usage, stdout);
     return rc > 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
   }
-  b.threads = tool_bench_threads();
+  weft_device_info info;
+  tool_bench_device_info(&info);
+  b.threads = info.compute_units;
+  b.resident = info.max_resident_groups;
+  b.gpu = info.kind == WEFT_DEVICE_GPU;
+  b.wide = b.gpu ? 8 : 64;
   b.timing =
       (tool_timing){b.opt.common.repeat, b.opt.common.min_ms * 1e-3, 0};
   b.alone =

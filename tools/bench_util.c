@@ -146,13 +146,24 @@ void tool_bench_check(int status, const void *object, const char *what) {
   if (status) exit(tool_report("bench", what, status, object));
 }
 
+/* The device the options chose; tool_bench_parse_options sets it. */
+static tool_device_choice bench_device = TOOL_DEVICE_DEFAULT;
+
 weft_context *tool_bench_context(void) {
   static weft_context *ctx;
   if (ctx) return ctx;
   weft_device *device;
-  tool_bench_check(weft_device_get(0, &device), NULL, "the CPU device");
+  char what[160];
+  tool_describe_device(&bench_device, what, sizeof what);
+  tool_bench_check(tool_find_device(&bench_device, &device), NULL, what);
   tool_bench_check(weft_context_create(device, &ctx), device, "a context");
   return ctx;
+}
+
+int tool_bench_on_gpu(void) {
+  weft_device_info info;
+  tool_bench_device_info(&info);
+  return info.kind == WEFT_DEVICE_GPU;
 }
 
 void tool_bench_device_info(weft_device_info *info) {
@@ -260,6 +271,8 @@ static int common_option(const char *cmd, tool_bench_options *o,
     o->csv = value;
     return TOOL_OPTION_VALUE;
   }
+  if (!strcmp(name, "--device"))
+    return tool_parse_device(cmd, value, &o->device);
   return TOOL_OPTION_UNKNOWN;
 }
 
@@ -269,6 +282,7 @@ int tool_bench_parse_options(const char *cmd, int argc, char **argv,
                                         const char *value),
                              void *o) {
   memset(common, 0, sizeof *common);
+  common->device = TOOL_DEVICE_DEFAULT;
   for (int i = 1; i < argc; i++) {
     const char *name = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(name, "--help") || !strcmp(name, "-h")) return 1;
@@ -289,6 +303,7 @@ int tool_bench_parse_options(const char *cmd, int argc, char **argv,
   if (!common->ops) common->ops = common->quick ? 200 : 1000;
   if (!common->repeat) common->repeat = common->quick ? 3 : 5;
   if (!common->min_ms) common->min_ms = common->quick ? 5 : 20;
+  bench_device = common->device;
   return 0;
 }
 

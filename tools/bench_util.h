@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "device_choice.h"
 #include "weft/weft.h"
 
 /* Seconds on the monotonic clock. */
@@ -52,8 +53,9 @@ void tool_csv_close(void);
  * 0 on success, else a note is printed and -1 returned. */
 int tool_plot(const char *cmd, const char *csv_path);
 
-/* The CPU device's context (made once), its description and its number
- * of threads. */
+/* The context on the device --device chose (the CPU by default), made
+ * at the first call; the device's description and its number of threads
+ * (a GPU's multiprocessors). */
 weft_context *tool_bench_context(void);
 void tool_bench_device_info(weft_device_info *info);
 unsigned tool_bench_threads(void);
@@ -70,6 +72,9 @@ void tool_bench_read(weft_buffer *b, void *out, size_t bytes);
 /* Sets argument i of k (a buffer, or a value of size bytes). */
 void tool_bench_arg_buffer(weft_kernel *k, int i, weft_buffer *b);
 void tool_bench_arg_value(weft_kernel *k, int i, const void *v, size_t size);
+
+/* Whether the benchmarks run on a GPU. */
+int tool_bench_on_gpu(void);
 
 /* Launches groups work-groups of local work-items and returns the wall
  * time in seconds. */
@@ -93,11 +98,12 @@ int tool_parse_count(const char *cmd, const char *name, const char *text,
                      unsigned long max, unsigned *out);
 
 /* The options the benchmark commands share: --quick, --plot, --csv PATH,
- * --ops N, --max-groups N, --repeat N and --min-time MS. */
+ * --ops N, --max-groups N, --repeat N, --min-time MS and --device D. */
 typedef struct tool_bench_options {
   int quick, plot;
   unsigned ops, max_groups, repeat, min_ms;
   const char *csv;
+  tool_device_choice device; /* --device; tool_bench_context uses it */
 } tool_bench_options;
 
 /* What a command's own option parser says of argument name (value is the
@@ -113,8 +119,8 @@ enum {
 /* Parses argv[1..argc) of command cmd into *common (zeroed first) and,
  * through own(o, name, value), the command's own options; then sets the
  * shared options' defaults, for a --quick run or a full one, where they
- * were not given, and checks --plot's need of --csv. 0, 1 for --help or
- * -h, or -1 after a usage error. */
+ * were not given, checks --plot's need of --csv and hands --device to
+ * tool_bench_context. 0, 1 for --help or -h, or -1 after a usage error. */
 int tool_bench_parse_options(const char *cmd, int argc, char **argv,
                              tool_bench_options *common,
                              int (*own)(void *o, const char *name,

@@ -57,29 +57,14 @@ static void print_naming_file(const char *text, const char *path) {
   fputs(text, stderr);
 }
 
-/* The device --device names: by index, or the nth of a kind. */
-static int find_device(const run_options *opt, weft_device **out) {
-  if (opt->device >= 0) return weft_device_get(opt->device, out);
-  int count = weft_device_count(), nth = opt->device_nth;
-  for (int i = 0; i < count; i++) {
-    weft_device_info info;
-    if (weft_device_get(i, out) || weft_device_info_get(*out, &info)) continue;
-    if ((int)info.kind == opt->device_kind && nth-- == 0) return 0;
-  }
-  return count < 0 ? count : WEFT_ENODEV;
-}
-
 /* Creates the context and the program and builds it; prints the build log
  * (warnings on success, errors on failure). */
 static int build(run_state *run, double *ms) {
   const run_options *opt = run->opt;
   weft_device *device;
   char what[128];
-  if (opt->device >= 0) snprintf(what, sizeof what, "device %d", opt->device);
-  else snprintf(what, sizeof what, "%s device %d (CUDA: %s)",
-                opt->device_kind == WEFT_DEVICE_CPU ? "CPU" : "CUDA",
-                opt->device_nth, weft_cuda_status());
-  int rc = find_device(opt, &device);
+  tool_describe_device(&opt->device, what, sizeof what);
+  int rc = tool_find_device(&opt->device, &device);
   if (rc) return tool_report("run", what, rc, NULL);
   rc = weft_context_create(device, &run->context);
   if (rc) return tool_report("run", "creating a context", rc, device);

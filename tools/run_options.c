@@ -60,31 +60,6 @@ static int parse_print(const char *text, size_t *print) {
   return -1;
 }
 
-/* An index, or a name: cpu, cuda (gpu), cuda:N (the Nth GPU). */
-static int parse_device(const char *text, run_options *opt) {
-  size_t index;
-  if (!parse_size(text, strlen(text), &index) && index <= INT32_MAX) {
-    opt->device = (int)index;
-    return 0;
-  }
-  opt->device = -1;
-  opt->device_nth = 0;
-  if (!strcmp(text, "cpu")) {
-    opt->device_kind = WEFT_DEVICE_CPU;
-    return 0;
-  }
-  opt->device_kind = WEFT_DEVICE_GPU;
-  if (!strcmp(text, "cuda") || !strcmp(text, "gpu")) return 0;
-  if (!strncmp(text, "cuda:", 5) &&
-      !parse_size(text + 5, strlen(text + 5), &index) && index < 64) {
-    opt->device_nth = (int)index;
-    return 0;
-  }
-  tool_usage_error("run", "--device '%s': expected an index, cpu, cuda or "
-                   "cuda:N", text);
-  return -1;
-}
-
 /* "--out INDEX=PATH" */
 static int parse_output(const char *text, run_output *out) {
   size_t length = strcspn(text, "=");
@@ -114,7 +89,7 @@ static int apply(run_options *opt, const char *name, const char *value) {
   } else if (!strcmp(name, "--options")) {
     opt->build_options = value;
   } else if (!strcmp(name, "--device")) {
-    return parse_device(value, opt);
+    return tool_parse_device("run", value, &opt->device);
   } else if (!strcmp(name, "--print")) {
     return parse_print(value, &opt->print);
   } else if (!strcmp(name, "--global")) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "arg_spec.h"
+#include "device_choice.h"
 
 /* --out INDEX=PATH */
 typedef struct run_output {
@@ -20,9 +21,7 @@ typedef struct run_options {
   const char *file;
   const char *kernel;        /* NULL: the program's only kernel */
   const char *build_options; /* NULL: none */
-  int device;             /* an index, or -1: the device_nth of device_kind */
-  int device_kind;        /* WEFT_DEVICE_CPU or _GPU, with --device NAME */
-  int device_nth;
+  tool_device_choice device; /* zero: device 0 */
   unsigned dims;             /* components of --global */
   size_t global[3];
   size_t local[3];

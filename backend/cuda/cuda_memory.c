@@ -5,10 +5,11 @@
  * page-locked and mapped into the GPU's address space: kernels read and
  * write it across the bus, and the host sees their writes with no copy.
  * With unified addressing (every 64-bit CUDA system) its device address
- * is its host address, which is how a map knows it. A map of device
- * memory is a host copy, written back at the unmap if it was mapped for
- * writing. Every operation is synchronous: a launch has finished before
- * its call returns. */
+ * is its host address, which is how a map knows it. One over SVM is the
+ * SVM's managed memory as it stands. A map of device memory is a host
+ * copy, written back at the unmap if it was mapped for writing. Every
+ * operation is synchronous: a launch has finished before its call
+ * returns. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,17 @@ static CUdeviceptr at(void *mem, size_t offset) {
   return (CUdeviceptr)(uintptr_t)mem + offset;
 }
 
+/* Whether [p, p + size) lies in memory the driver allocated, such as SVM
+ * (managed memory): kernels reach it already, and the driver refuses to
+ * register it as host memory. */
+static int driver_owns(const weft_cuda_api *api, void *p, size_t size) {
+  CUdeviceptr base = 0;
+  size_t bytes = 0;
+  if (api->cuMemGetAddressRange(&base, &bytes, at(p, 0)) != CUDA_SUCCESS)
+    return 0;
+  return at(p, 0) >= base && at(p, size) <= base + bytes;
+}
+
 int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
                          void **mem, weft_msg *msg) {
   cuda_device *gpu = weft__cuda_of(device);
@@ -28,7 +40,9 @@ int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
   int rc = weft__cuda_enter(gpu, msg);
   if (rc) return rc;
   CUdeviceptr p = 0;
-  if (host_ptr) {
+  if (host_ptr && driver_owns(api, host_ptr, size)) {
+    p = at(host_ptr, 0);
+  } else if (host_ptr) {
     rc = weft__cuda_fail(gpu, api->cuMemHostRegister(host_ptr, size ? size : 1,
                                                      CU_MEMHOSTREGISTER_DEVICEMAP |
                                                          CU_MEMHOSTREGISTER_PORTABLE),
@@ -57,10 +71,12 @@ int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
 void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
                          void *host_ptr) {
   cuda_device *gpu = weft__cuda_of(device);
-  (void)size;
   if (weft__cuda_enter(gpu, NULL)) return;
-  if (host_ptr) gpu->api->cuMemHostUnregister(host_ptr);
-  else gpu->api->cuMemFree(at(mem, 0));
+  /* A buffer over SVM registered nothing (see driver_owns); the SVM
+   * outlives it, so the test gives the same answer as at the alloc. */
+  if (!host_ptr) gpu->api->cuMemFree(at(mem, 0));
+  else if (!driver_owns(gpu->api, host_ptr, size))
+    gpu->api->cuMemHostUnregister(host_ptr);
 }
 
 int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,

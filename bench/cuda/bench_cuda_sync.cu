@@ -7,7 +7,12 @@
  * operations per block. CSV on stdout, a summary on stderr.
  *
  *   nvcc -O3 -arch=sm_90 -std=c++17 -Iinclude bench/cuda/bench_cuda_sync.cu
- *   ./a.out [--ops N] [--repeat N]
+ *   ./a.out [--ops N] [--repeat N] [--only PRIMITIVE] [--impl NAME,...]
+ *
+ * --only runs one primitive; --impl only the named Weft algorithms (the
+ * references always run). The header's tuning macros
+ * (-DWEFT_CUDA_BACKOFF_CAP_NS=, -DWEFT_CUDA_MUTEX_POLLS=) set the native
+ * algorithms' waits.
  */
 #include <cooperative_groups.h>
 #include <cuda/semaphore>
@@ -104,7 +109,11 @@ __global__ void cu_init_kernel(arena *a, int count, int binary) {
 
 struct options {
   int ops = 1000, repeat = 3;
+  const char *only = NULL;  /* one primitive: barrier, mutex, semaphore */
+  const char *impls = NULL; /* Weft's algorithms to run, comma-separated */
 };
+
+static options opts;
 
 typedef void (*kernel_fn)(arena *, int);
 
@@ -159,7 +168,17 @@ static std::string key(const char *primitive, const char *impl, int init) {
   return std::string(primitive) + "/" + impl + "/" + std::to_string(init);
 }
 
+/* Whether name is one of the comma-separated list's names. */
+static int listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (!strncmp(p, name, n) && (p[n] == ',' || !p[n])) return 1;
+  return 0;
+}
+
+/* Too slow already, or left out by --impl. */
 static int skipped(const char *primitive, const char *impl, int init) {
+  if (opts.impls && !listed(opts.impls, impl)) return 1;
   return std::find(too_slow.begin(), too_slow.end(),
                    key(primitive, impl, init)) != too_slow.end();
 }
@@ -241,7 +260,9 @@ static void bench_semaphores(const std::vector<unsigned> &blocks,
     for (unsigned n : blocks) {
       double ops = (double)n * o.ops;
       for (auto &s : semaphores) {
-        if (skipped("semaphore", s.name, value)) continue;
+        /* The paper's sleeping semaphore is one of the references. */
+        if (strcmp(s.name, "sleeping") && skipped("semaphore", s.name, value))
+          continue;
         double t = time_kernel(weft_semaphore_kernel, n, 0, o, a, [&] {
           weft_semaphore v = weft_semaphore_value(value, s.algorithm);
           CHECK_CUDA(cudaMemcpy(&a->semaphore, &v, sizeof v,
@@ -261,6 +282,7 @@ static void bench_barriers(const std::vector<unsigned> &blocks,
   for (unsigned n : blocks) {
     if (n > most) continue;
     for (auto &b : barriers) {
+      if (skipped("barrier", b.name, 0)) continue;
       double t = time_kernel(weft_barrier_kernel, n, 1, o, a, [&] {
         CHECK_CUDA(cudaMemset(a, 0, sizeof *a));
         weft_barrier v = weft_barrier_value(n, b.algorithm);
@@ -309,13 +331,21 @@ static void summarize(const char *primitive, int init, const char *ref1,
   }
 }
 
+static int wanted(const char *primitive) {
+  return !opts.only || !strcmp(opts.only, primitive);
+}
+
 int main(int argc, char **argv) {
-  options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--ops")) o.ops = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--repeat")) o.repeat = atoi(argv[i + 1]);
+  options &o = opts;
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && !strcmp(argv[i], "--ops")) o.ops = atoi(argv[i + 1]);
+    else if (i + 1 < argc && !strcmp(argv[i], "--repeat"))
+      o.repeat = atoi(argv[i + 1]);
+    else if (i + 1 < argc && !strcmp(argv[i], "--only")) o.only = argv[i + 1];
+    else if (i + 1 < argc && !strcmp(argv[i], "--impl")) o.impls = argv[i + 1];
     else {
-      fprintf(stderr, "usage: %s [--ops N] [--repeat N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--ops N] [--repeat N] [--only barrier|mutex|"
+              "semaphore] [--impl NAME,...]\n", argv[0]);
       return 2;
     }
   }
@@ -343,9 +373,9 @@ int main(int argc, char **argv) {
   CHECK_CUDA(cudaMalloc(&a, sizeof *a));
   CHECK_CUDA(cudaMemset(a, 0, sizeof *a));
   printf("primitive,impl,init,blocks,ops_per_s\n");
-  bench_barriers(blocks, o, a, most);
-  bench_mutexes(blocks, o, a);
-  bench_semaphores(blocks, o, a);
+  if (wanted("barrier")) bench_barriers(blocks, o, a, most);
+  if (wanted("mutex")) bench_mutexes(blocks, o, a);
+  if (wanted("semaphore")) bench_semaphores(blocks, o, a);
   summarize("barrier", 0, "grid.sync", NULL, blocks);
   summarize("mutex", 0, "libcu++_binary_semaphore", NULL, blocks);
   for (int v : {1, 2, 10, 120})

@@ -19,22 +19,24 @@
   double __nv_##name(double, double);
 WEFT_SLEEF_FUNCTIONS(DECLARE1, DECLARE2)
 
-/* One overload per width, element by element over the scalar f. */
+/* One overload per width, element by element over the scalar f. The loops
+ * count elements with __builtin_vectorelements, not sizeof: a float3 is as
+ * big as a float4, and writing its fourth element makes the whole vector
+ * poison, which LLVM then drops with the store of it. */
 #define VEC1(V, S, n, f)                                                     \
   V WEFT_OVERLOAD n(V x) {                                                   \
     V r;                                                                     \
-    for (uint i = 0; i < sizeof(V) / sizeof(S); i++) r[i] = f(x[i]);         \
+    for (uint i = 0; i < __builtin_vectorelements(V); i++) r[i] = f(x[i]);   \
     return r;                                                                \
   }
 #define VEC2(V, S, n, f)                                                     \
   V WEFT_OVERLOAD n(V x, V y) {                                              \
     V r;                                                                     \
-    for (uint i = 0; i < sizeof(V) / sizeof(S); i++) r[i] = f(x[i], y[i]);   \
+    for (uint i = 0; i < __builtin_vectorelements(V); i++)                   \
+      r[i] = f(x[i], y[i]);                                                  \
     return r;                                                                \
   }
 
-/* float3 and double3 are as big as their 4-wide twins, so sizeof counts
- * one spare lane: harmless, it holds a copy the result drops. */
 #define OVERLOADS1(name, suffix)                                             \
   float WEFT_OVERLOAD __weft_sleef_##name##suffix(float x) {                 \
     return __nv_##name##f(x);                                                \

@@ -30,6 +30,12 @@ weft_exits 0 bench sync --quick --only mutex --impl native
 [ "$(grep -c '^rate,' out.txt)" -ge 2 ] || fail "--only mutex measured nothing"
 grep -q 'pthread\|semaphore' out.txt && fail "--only/--impl did not filter"
 
+# The device by name; pthreads only beside the CPU.
+weft_exits 0 bench sync --quick --only mutex --impl native --device cpu
+matches out.txt '^rate,mutex,,native,1,'
+weft_exits 2 bench sync --device frob
+matches err.txt "--device 'frob': expected an index, cpu, cuda or cuda:N"
+
 weft_exits 2 bench sync --ops 0
 matches err.txt "'--ops' '0'|--ops '0'"
 weft_exits 2 bench sync --plot

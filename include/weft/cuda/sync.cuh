@@ -160,7 +160,13 @@ typedef struct weft__backoff {
 } weft__backoff;
 
 #define WEFT__BACKOFF_FIRST_NS 32u
-#define WEFT__BACKOFF_CAP_NS 1024u
+#ifndef WEFT_CUDA_BACKOFF_CAP_NS
+#define WEFT_CUDA_BACKOFF_CAP_NS 1024u
+#endif
+/* Loads of a held native mutex before its waiter starts to sleep. */
+#ifndef WEFT_CUDA_MUTEX_POLLS
+#define WEFT_CUDA_MUTEX_POLLS 0u
+#endif
 
 /* Starts {0, 0}: the first back-off seeds it, so that a call that takes
  * at once reads no clock. */
@@ -176,7 +182,7 @@ static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
   x ^= x << 5;
   b->state = x;
   __nanosleep(x % b->window);
-  if (b->window < WEFT__BACKOFF_CAP_NS) b->window *= 2;
+  if (b->window < WEFT_CUDA_BACKOFF_CAP_NS) b->window *= 2;
 }
 
 /* ------------------------------------------------------ block helpers */
@@ -239,12 +245,16 @@ static __device__ void weft_mutex_lock(weft_mutex *m) {
       __nanosleep(64u * (ticket - s < 64u ? ticket - s : 64u));
     break;
   }
-  default: /* native: test-and-set, then test before each retry */
+  default: { /* native: test-and-set, then test before each retry */
+    unsigned polls = 0;
     while (!weft__cas(&m->word[0], 0, 1)) {
-      weft__back_off(&b);
-      while (weft__load(&m->word[0])) weft__back_off(&b);
+      do {
+        if (polls < WEFT_CUDA_MUTEX_POLLS) polls++;
+        else weft__back_off(&b);
+      } while (weft__load_relaxed(&m->word[0]));
     }
     break;
+  }
   }
 }
 
