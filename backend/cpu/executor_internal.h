@@ -124,6 +124,9 @@ struct launch_state {
   int watching;                /* an idle thread watches polling groups */
   coop_slot *waiting;          /* parked (or parking) groups, oldest first */
   coop_slot **waiting_end;     /* its last link: appending costs O(1) */
+  /* The word every listed group waits on; NULL when they wait on
+   * different words (or none waits). */
+  const volatile uint32_t *waiting_on;
   coop_slot *resident;         /* every started, unfinished group */
   uint64_t next_group;         /* the next group index to start */
   uint64_t finished;

@@ -160,10 +160,12 @@ typedef struct weft__backoff {
 } weft__backoff;
 
 #define WEFT__BACKOFF_FIRST_NS 32u
+/* The longest sleep of a back-off, and the loads of a held native mutex
+ * before its waiter starts to sleep: the build may set them (-D) to tune
+ * the native and back-off algorithms; bench/cuda measures them. */
 #ifndef WEFT_CUDA_BACKOFF_CAP_NS
 #define WEFT_CUDA_BACKOFF_CAP_NS 1024u
 #endif
-/* Loads of a held native mutex before its waiter starts to sleep. */
 #ifndef WEFT_CUDA_MUTEX_POLLS
 #define WEFT_CUDA_MUTEX_POLLS 0u
 #endif
@@ -246,10 +248,10 @@ static __device__ void weft_mutex_lock(weft_mutex *m) {
     break;
   }
   default: { /* native: test-and-set, then test before each retry */
-    unsigned polls = 0;
+    unsigned polls = WEFT_CUDA_MUTEX_POLLS; /* loads left before sleeps */
     while (!weft__cas(&m->word[0], 0, 1)) {
       do {
-        if (polls < WEFT_CUDA_MUTEX_POLLS) polls++;
+        if (polls) polls--;
         else weft__back_off(&b);
       } while (weft__load_relaxed(&m->word[0]));
     }
