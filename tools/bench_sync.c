@@ -38,10 +38,12 @@ typedef struct bench {
   unsigned threads; /* a GPU's multiprocessors */
   /* The most groups that can be resident at once: on a GPU, where groups
    * beyond it would wait for groups that never start, the barriers stop
-   * there. Then the group counts past the threads go by this factor. */
+   * there. */
   unsigned long long resident;
   int gpu;
-  unsigned wide; /* 64 on the CPU; 8 on a GPU, as bench/cuda does */
+  /* The most groups, as a multiple of the threads: 64 on the CPU, 8 on a
+   * GPU (as bench/cuda measures CUDA's own). */
+  unsigned wide;
   unsigned groups[MAX_GROUP_COUNTS];
   int num_groups;
   row *rows;
