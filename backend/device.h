@@ -39,6 +39,15 @@ typedef struct weft_msg {
   char text[WEFT_MSG_MAX];
 } weft_msg;
 
+/* A live map of a buffer: the host pointer the caller got, the range, and
+ * WEFT_MAP_READ / WEFT_MAP_WRITE. */
+typedef struct weft_mapping {
+  void *ptr;
+  size_t offset;
+  size_t size;
+  unsigned flags;
+} weft_mapping;
+
 typedef struct weft_device_ops {
   const char *name;
   void (*info)(weft_device *device, weft_device_info *info);
@@ -61,10 +70,13 @@ typedef struct weft_device_ops {
   int (*svm_alloc)(weft_device *device, size_t size, size_t alignment,
                    void **ptr, weft_msg *msg);
   void (*svm_free)(weft_device *device, void *ptr, size_t size);
-  /* A host pointer to a range of memory, valid until unmapped. */
-  int (*mem_map)(weft_device *device, void *mem, size_t offset, size_t size,
-                 unsigned map_flags, void **ptr);
-  int (*mem_unmap)(weft_device *device, void *mem, void *ptr);
+  /* A host pointer (m->ptr) to m's range of memory, valid until unmapped;
+   * host_ptr is the buffer's own host memory (WEFT_MEM_USE_HOST_PTR), or
+   * NULL. The same m comes back to unmap. */
+  int (*mem_map)(weft_device *device, void *mem, void *host_ptr,
+                 weft_mapping *m);
+  int (*mem_unmap)(weft_device *device, void *mem, void *host_ptr,
+                   const weft_mapping *m);
 
   /* Compiles OpenCL C for the device; *log is malloc'd in every case. */
   int (*build)(weft_device *device, const char *source, size_t length,

@@ -187,12 +187,14 @@ int weft_buffer_map(weft_buffer *b, size_t offset, size_t size,
     return weft__fail(&b->object, WEFT_EINVAL, "map flags must be "
                       "WEFT_MAP_READ, WEFT_MAP_WRITE or both");
   weft_device *dev = b->context->device;
-  rc = dev->ops->mem_map(dev, b->mem, offset, size, map_flags, ptr);
+  weft_mapping m = {NULL, offset, size, map_flags};
+  rc = dev->ops->mem_map(dev, b->mem, b->host_ptr, &m);
   if (rc) return weft__fail(&b->object, rc, "the device cannot map the buffer");
+  *ptr = m.ptr;
   pthread_mutex_lock(&b->object.lock);
-  rc = add_mapping(b, (weft_mapping){*ptr, offset, size, map_flags});
+  rc = add_mapping(b, m);
   pthread_mutex_unlock(&b->object.lock);
-  if (rc) dev->ops->mem_unmap(dev, b->mem, *ptr);
+  if (rc) dev->ops->mem_unmap(dev, b->mem, b->host_ptr, &m);
   return rc;
 }
 
@@ -202,11 +204,15 @@ int weft_buffer_unmap(weft_buffer *b, void *ptr) {
   unsigned i = 0;
   while (i < b->num_maps && b->maps[i].ptr != ptr) i++;
   int found = i < b->num_maps;
-  if (found) b->maps[i] = b->maps[--b->num_maps];
+  weft_mapping m = {0};
+  if (found) {
+    m = b->maps[i];
+    b->maps[i] = b->maps[--b->num_maps];
+  }
   pthread_mutex_unlock(&b->object.lock);
   if (!found)
     return weft__fail(&b->object, WEFT_EMAPPED, "%p is not a mapping of this "
                       "buffer", ptr);
   weft_device *dev = b->context->device;
-  return dev->ops->mem_unmap(dev, b->mem, ptr);
+  return dev->ops->mem_unmap(dev, b->mem, b->host_ptr, &m);
 }

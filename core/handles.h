@@ -25,13 +25,6 @@ struct weft_context {
   size_t num_svm, cap_svm;
 };
 
-typedef struct weft_mapping {
-  void *ptr;
-  size_t offset;
-  size_t size;
-  unsigned flags;
-} weft_mapping;
-
 struct weft_buffer {
   weft_object object;
   weft_context *context;

@@ -120,6 +120,26 @@ TEST(map_and_unmap) {
   weft_context_release(ctx);
 }
 
+/* A write map shows the buffer as it is, so that writing part of the
+ * range leaves the rest as it was (on a GPU the map is a copy, all of
+ * which goes back at the unmap). */
+TEST(write_map_keeps_the_rest) {
+  weft_context *ctx = support_context();
+  unsigned char init[256];
+  for (int i = 0; i < 256; i++) init[i] = (unsigned char)i;
+  weft_buffer *b = support_buffer(ctx, 256, init);
+  unsigned char *p;
+  CHECK_OK(weft_buffer_map(b, 16, 64, WEFT_MAP_WRITE, (void **)&p), b);
+  CHECK_EQ(p[0], 16);
+  p[1] = 0xee;
+  CHECK_OK(weft_buffer_unmap(b, p), b);
+  unsigned char back[256];
+  CHECK_OK(weft_buffer_read(b, 0, 256, back), b);
+  for (int i = 0; i < 256; i++) CHECK_EQ(back[i], i == 17 ? 0xee : i);
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
 /* A retained buffer outlives a release; the last release frees it, after
  * which its handle is refused. */
 TEST(retain_release) {

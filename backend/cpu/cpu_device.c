@@ -216,19 +216,20 @@ static int cpu_mem_fill(weft_device *device, void *mem, size_t offset,
 }
 
 /* Host and device share memory: a map is the address itself. */
-static int cpu_mem_map(weft_device *device, void *mem, size_t offset,
-                       size_t size, unsigned flags, void **ptr) {
+static int cpu_mem_map(weft_device *device, void *mem, void *host_ptr,
+                       weft_mapping *m) {
   (void)device;
-  (void)size;
-  (void)flags;
-  *ptr = (char *)mem + offset;
+  (void)host_ptr; /* mem is host_ptr itself when there is one */
+  m->ptr = (char *)mem + m->offset;
   return 0;
 }
 
-static int cpu_mem_unmap(weft_device *device, void *mem, void *ptr) {
+static int cpu_mem_unmap(weft_device *device, void *mem, void *host_ptr,
+                         const weft_mapping *m) {
   (void)device;
   (void)mem;
-  (void)ptr;
+  (void)host_ptr;
+  (void)m;
   return 0;
 }
 

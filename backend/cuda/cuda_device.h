@@ -99,9 +99,10 @@ int weft__cuda_mem_fill(weft_device *device, void *mem, size_t offset,
 int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
                          void **ptr, weft_msg *msg);
 void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size);
-int weft__cuda_mem_map(weft_device *device, void *mem, size_t offset,
-                       size_t size, unsigned flags, void **ptr);
-int weft__cuda_mem_unmap(weft_device *device, void *mem, void *ptr);
+int weft__cuda_mem_map(weft_device *device, void *mem, void *host_ptr,
+                       weft_mapping *m);
+int weft__cuda_mem_unmap(weft_device *device, void *mem, void *host_ptr,
+                         const weft_mapping *m);
 
 int weft__cuda_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log);

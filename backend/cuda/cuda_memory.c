@@ -5,11 +5,10 @@
  * page-locked and mapped into the GPU's address space: kernels read and
  * write it across the bus, and the host sees their writes with no copy.
  * With unified addressing (every 64-bit CUDA system) its device address
- * is its host address, which is how a map knows it. One over SVM is the
- * SVM's managed memory as it stands. A map of device memory is a host
- * copy, written back at the unmap if it was mapped for writing. Every
- * operation is synchronous: a launch has finished before its call
- * returns. */
+ * is its host address. One over SVM is the SVM's managed memory as it
+ * stands. A map of device memory is a host copy of the range, written
+ * back at the unmap if it was mapped for writing. Every operation is
+ * synchronous: a launch has finished before its call returns. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,52 +175,35 @@ void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size) {
   api->cuMemFree(base);
 }
 
-/* A host copy starts with where it came from; the caller gets what
- * follows. 128 bytes keep the copy aligned for any vector. */
-typedef struct map_header {
-  size_t offset, size;
-  unsigned flags;
-  int host;                      /* 1: mapped host memory, no copy */
-  char pad[128 - 2 * sizeof(size_t) - 2 * sizeof(unsigned)];
-} map_header;
-
-/* Whether mem is host memory the GPU reaches (a USE_HOST_PTR buffer):
- * the driver knows it as registered. */
-static int is_host_memory(cuda_device *gpu, void *mem) {
-  CUdeviceptr p = 0;
-  return gpu->api->cuMemHostGetDevicePointer(&p, mem, 0) == CUDA_SUCCESS;
-}
-
-int weft__cuda_mem_map(weft_device *device, void *mem, size_t offset,
-                       size_t size, unsigned flags, void **ptr) {
-  cuda_device *gpu = weft__cuda_of(device);
-  int rc = weft__cuda_enter(gpu, NULL);
-  if (rc) return rc;
-  if (is_host_memory(gpu, mem)) {
-    *ptr = (char *)mem + offset;
+/* A buffer over host memory (registered, or SVM's managed memory) maps
+ * as that memory. Device memory maps as a host copy of the range, read in
+ * whatever the flags (a write map that changes part of the range must
+ * write the rest back as it was) and written back at the unmap of a write
+ * map. */
+int weft__cuda_mem_map(weft_device *device, void *mem, void *host_ptr,
+                       weft_mapping *m) {
+  if (host_ptr) {
+    m->ptr = (char *)host_ptr + m->offset;
     return 0;
   }
-  map_header *h = NULL;
-  if (posix_memalign((void **)&h, 128, sizeof *h + (size ? size : 1)))
-    return WEFT_ENOMEM;
-  *h = (map_header){.offset = offset, .size = size, .flags = flags};
-  if (flags & WEFT_MAP_READ) rc = weft__cuda_mem_read(device, mem, offset,
-                                                      size, h + 1);
+  /* 128 bytes keep the copy aligned for any vector. */
+  void *copy = NULL;
+  if (posix_memalign(&copy, 128, m->size ? m->size : 1)) return WEFT_ENOMEM;
+  int rc = weft__cuda_mem_read(device, mem, m->offset, m->size, copy);
   if (rc) {
-    free(h);
+    free(copy);
     return rc;
   }
-  *ptr = h + 1;
+  m->ptr = copy;
   return 0;
 }
 
-int weft__cuda_mem_unmap(weft_device *device, void *mem, void *ptr) {
-  cuda_device *gpu = weft__cuda_of(device);
-  int rc = weft__cuda_enter(gpu, NULL);
-  if (rc || is_host_memory(gpu, mem)) return rc;
-  map_header *h = (map_header *)ptr - 1;
-  if (h->flags & WEFT_MAP_WRITE)
-    rc = weft__cuda_mem_write(device, mem, h->offset, h->size, ptr);
-  free(h);
+int weft__cuda_mem_unmap(weft_device *device, void *mem, void *host_ptr,
+                         const weft_mapping *m) {
+  if (host_ptr) return 0;
+  int rc = 0;
+  if (m->flags & WEFT_MAP_WRITE)
+    rc = weft__cuda_mem_write(device, mem, m->offset, m->size, m->ptr);
+  free(m->ptr);
   return rc;
 }
