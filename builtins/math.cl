@@ -143,17 +143,11 @@ WEFT_MATH_TYPES(AMENDED)
 /* fmod: SLEEF's on vectors, exact while |x / y| stays below
  * FP(S, FMOD_RANGE) and both are finite (it gives NaN once x / y
  * overflows); otherwise the C library's, exact everywhere, lane by lane.
- * Scalars take the C library's at once. On NVIDIA GPUs there is no C
- * library: LLVM lowers frem to x - trunc(x / y) * y, which rounds (and
- * turns fmod(-0, y) into +0), so they take libdevice's exact fmod, which
- * is what __weft_sleef_fmod is there (nvptx/math_libdevice.cl). */
-#ifdef __NVPTX__
-#define FMOD_C_float __weft_sleef_fmod
-#define FMOD_C_double __weft_sleef_fmod
-#else
+ * Scalars take the C library's at once. NVIDIA GPUs have libdevice's exact
+ * fmod instead (nvptx/math_libdevice.cl). */
+#ifndef __NVPTX__
 #define FMOD_C_float __builtin_fmodf
 #define FMOD_C_double __builtin_fmod
-#endif
 #define FMOD(T, B, I, U, S, W)                                               \
   T WEFT_OVERLOAD fmod(T x, T y) { FMOD_BODY##W(T, B, S, W) }
 #define FMOD_BODY(T, B, S, W) return FMOD_C_##S(x, y);
@@ -170,6 +164,7 @@ WEFT_MATH_TYPES(AMENDED)
 #define FMOD_BODY8(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 8)
 #define FMOD_BODY16(T, B, S, W) FMOD_BODY_VECTOR(T, B, S, 16)
 WEFT_MATH_TYPES(FMOD)
+#endif
 
 /* tgamma. SLEEF's loses hundreds of ulps where the result is subnormal
  * (x in (-184, -170) in double, and (-45, -35) in float). float goes

@@ -57,3 +57,9 @@ WEFT_SLEEF_FUNCTIONS(DECLARE1, DECLARE2)
   WEFT_EACH_VECTOR(VEC2, double, __weft_sleef_##name##suffix, __nv_##name)
 
 WEFT_SLEEF_FUNCTIONS(OVERLOADS1, OVERLOADS2)
+
+/* fmod is libdevice's, exact at every width: math.cl's CPU fmod calls the
+ * C library's, which NVPTX lowers to x - trunc(x / y) * y (that rounds,
+ * and makes fmod(-0, y) +0). */
+#define FMOD(T, _) WEFT_DEF2(T, fmod, __weft_sleef_fmod(x, y))
+WEFT_EACH_FLOAT(FMOD, _)
