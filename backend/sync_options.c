@@ -14,7 +14,7 @@ static int chosen_by(const char *options, const char *macro) {
          strstr(options, "WEFT_BARRIER_IMPL");
 }
 
-char *weft__sync_defaults_apply(const char *defaults, const char *options) {
+char *weft__sync_options_apply(const char *defaults, const char *options) {
   if (!options) options = "";
   char *out = malloc(strlen(defaults) + strlen(options) + 2);
   if (!out) return NULL;

@@ -9,6 +9,6 @@
 
 /* options followed by those of defaults whose macro options does not
  * mention: a program's own choice wins. malloc'd; NULL when out of memory. */
-char *weft__sync_defaults_apply(const char *defaults, const char *options);
+char *weft__sync_options_apply(const char *defaults, const char *options);
 
 #endif

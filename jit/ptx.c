@@ -72,7 +72,7 @@ static int finish(weft_build_state *b, weft_binary **out, char **ptx) {
     rc = weft__ptx_make_kernels(b->module, b->layout, b->kernels,
                                 b->num_kernels);
   if (!rc) rc = weft__ptx_printf_lower(b->module, &b->error);
-  if (!rc) weft__ptx_atomics_lower(b->module);
+  if (!rc) weft__ptx_orderings_lower(b->module);
   if (!rc) {
     LLVMStripModuleDebugInfo(b->module);
     internalize(b);

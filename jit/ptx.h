@@ -1,7 +1,8 @@
 /*
  * ptx.h: the steps of a build for NVIDIA GPUs that the CPU's build does
- * not have (ptx.c drives them): libdevice's math, the CUDA entries, and
- * printf as CUDA's vprintf.
+ * not have (ptx.c drives them): libdevice's math, the CUDA entries,
+ * printf as CUDA's vprintf, memory orderings as PTX fences (before O3)
+ * and the rewrites of what NVPTX selects wrongly (after it).
  *
  * The CPU's work-group functions have no place here: a CUDA block runs a
  * work-group's items as threads, and the kernel's code, inlined into one
@@ -35,7 +36,7 @@ int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
  * read-modify-writes, and IR fences as PTX ones: LLVM 19's NVPTX back
  * end selects no ordered load, store or fence (it would abort the
  * process) and makes read-modify-writes relaxed. */
-void weft__ptx_atomics_lower(LLVMModuleRef module);
+void weft__ptx_orderings_lower(LLVMModuleRef module);
 
 /* Rewrites what LLVM 19's NVPTX selects wrongly, run after the last
  * optimization, before code generation: casts between two named address
@@ -48,8 +49,9 @@ void weft__ptx_atomics_lower(LLVMModuleRef module);
 void weft__ptx_selection_prepare(LLVMModuleRef module);
 
 /* printf calls become calls of CUDA's vprintf, their arguments in a
- * block as vprintf reads them. Vector arguments (%v4f) vprintf cannot
- * print: a build error naming the call's line. */
+ * block as vprintf reads them; a literal format is rewritten for vprintf
+ * (a vector as one conversion per element). A vector argument of a format
+ * that is not a literal is a build error naming the call's line. */
 int weft__ptx_printf_lower(LLVMModuleRef module, char **error);
 
 #endif

@@ -185,6 +185,6 @@ void weft__ptx_selection_prepare(LLVMModuleRef module) {
   each_instruction(module, prepare_selection);
 }
 
-void weft__ptx_atomics_lower(LLVMModuleRef module) {
+void weft__ptx_orderings_lower(LLVMModuleRef module) {
   each_instruction(module, lower_ordering);
 }

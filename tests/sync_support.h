@@ -2,7 +2,8 @@
  * sync_support.h: what the cl_weft_sync suites (test_sync.c,
  * test_sync_algorithms.c) share: a context with one program of the
  * suite's kernels, and short ways to make and release int buffers, set
- * arguments, launch a number of work-groups and query the device.
+ * arguments and launch a number of work-groups (the device's figures are
+ * support.h's support_device_info).
  */
 #ifndef WEFT_TESTS_SYNC_SUPPORT_H
 #define WEFT_TESTS_SYNC_SUPPORT_H

@@ -17,6 +17,10 @@ static const char *source =
 
 static char dir[64];
 
+/* Why the tests of what the cache holds skip on a GPU. */
+static const char NOT_CACHED_ON_GPU[] =
+    "the GPU's programs are not in Weft's kernel cache yet";
+
 /* A fresh cache folder holding value.h, set as WEFT_CACHE_DIR. */
 static void setup(int value) {
   snprintf(dir, sizeof dir, "/tmp/weft-cache-test-XXXXXX");
@@ -32,11 +36,7 @@ static void setup(int value) {
   fclose(f);
 }
 
-static void teardown(void) {
-  char command[160];
-  snprintf(command, sizeof command, "rm -rf '%s'", dir);
-  CHECK_EQ(system(command), 0);
-}
+static void teardown(void) { support_remove_tree(dir); }
 
 /* Builds the program (with -I dir and extra options); *cached gets how. */
 static weft_program *build(weft_context *ctx, const char *extra, int *cached) {
@@ -108,7 +108,7 @@ static int count_entries(void) {
 }
 
 TEST(same_process_shares_the_code) {
-  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
+  CPU_ONLY(NOT_CACHED_ON_GPU);
   setup(7);
   weft_context *ctx = support_context();
   int cached;
@@ -127,7 +127,7 @@ TEST(same_process_shares_the_code) {
 }
 
 TEST(later_process_loads_from_disk) {
-  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
+  CPU_ONLY(NOT_CACHED_ON_GPU);
   setup(11);
   CHECK_EQ(build_in_child(), 0); /* built, and stored */
   CHECK_EQ(count_entries(), 1);
@@ -145,7 +145,7 @@ TEST(later_process_loads_from_disk) {
 /* A header the program includes changed: both the process's copy and the
  * file on disk are stale; the old program keeps its own code. */
 TEST(changed_header_rebuilds) {
-  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
+  CPU_ONLY(NOT_CACHED_ON_GPU);
   setup(1);
   CHECK_EQ(build_in_child(), 0);
   weft_context *ctx = support_context();
@@ -170,7 +170,7 @@ TEST(changed_header_rebuilds) {
 }
 
 TEST(other_options_are_another_build) {
-  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
+  CPU_ONLY(NOT_CACHED_ON_GPU);
   setup(3);
   weft_context *ctx = support_context();
   int cached;
@@ -190,7 +190,7 @@ TEST(other_options_are_another_build) {
 
 /* Garbage, or a truncated file, in the cache is a miss and is replaced. */
 TEST(damaged_entry_is_rebuilt) {
-  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
+  CPU_ONLY(NOT_CACHED_ON_GPU);
   setup(5);
   CHECK_EQ(build_in_child(), 0);
   char command[256];
@@ -237,7 +237,7 @@ TEST(failed_build_is_not_cached) {
 
 /* A cached build gives the warnings of the first one. */
 TEST(cached_build_keeps_its_warnings) {
-  CPU_ONLY("the GPU's programs are not in Weft's kernel cache yet");
+  CPU_ONLY(NOT_CACHED_ON_GPU);
   setup(0);
   weft_context *ctx = support_context();
   const char *warns = "__kernel void k(__global int *a) { a[0] == 1; }";

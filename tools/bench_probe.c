@@ -213,9 +213,9 @@ static const char usage[] =
     "  --no-write         print the defaults, write no file\n"
     "  --csv PATH         write the probes' CSV to PATH\n"
     "  --plot             draw PATH's plot beside it (PATH.png)\n"
-    "  --device DEVICE    where the probes run: an index, cpu (the\n"
-    "                     default), cuda or cuda:N (a GPU's choice is\n"
-    "                     printed, not written, but to --output)\n";
+    "  --device DEVICE    where the probes run: an index (default 0, as\n"
+    "                     weft run), cpu, cuda or cuda:N (a GPU's choice\n"
+    "                     is printed, not written, but to --output)\n";
 
 /* The options of this command alone (tool_bench_parse_options's own). */
 static int own_option(void *arg, const char *name, const char *value) {
@@ -253,8 +253,8 @@ static int save_defaults(const sync_defaults *d, const probe_options *o) {
   if (!o->write) return 0;
   if (tool_bench_on_gpu() && !o->output) {
     /* The defaults file is the CPU device's. */
-    printf("\n(a GPU's defaults are built into Weft, from this contest on an "
-           "H100:\n backend/cuda/cuda_program.c; no file written)\n");
+    printf("\n(a GPU's defaults are built into Weft, from bench/cuda's "
+           "measurements:\n backend/cuda/cuda_program.c; no file written)\n");
     return 0;
   }
   if (o->output)
@@ -289,7 +289,7 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
   if (!strcmp(c.contended, "untested(busy)"))
     printf("  (the machine is busy: its groups took turns, so the contest "
            "saw little\n  contention; run it again on an idle machine)\n");
-  printf("\nDefaults (the defaults file):\n");
+  printf("\nDefaults%s:\n", tool_bench_on_gpu() ? "" : " (the defaults file)");
   sync_defaults_print(&d, stdout);
   return save_defaults(&d, o);
 }

@@ -35,12 +35,9 @@ typedef struct row {
 typedef struct bench {
   sync_options opt;
   tool_timing timing, alone; /* alone: the latencies' (the fastest run) */
-  unsigned threads; /* a GPU's multiprocessors */
-  /* The most groups that can be resident at once: on a GPU, where groups
-   * beyond it would wait for groups that never start, the barriers stop
-   * there. */
-  unsigned long long resident;
-  int gpu;
+  weft_device_info info; /* the device measured */
+  int gpu;               /* it is a GPU */
+  unsigned threads;      /* its threads (a GPU's multiprocessors) */
   /* The most groups, as a multiple of the threads: 64 on the CPU, 8 on a
    * GPU (as bench/cuda measures CUDA's own). */
   unsigned wide;
@@ -98,12 +95,12 @@ static int parse_options(int argc, char **argv, sync_options *o) {
 static void choose_groups(bench *b) {
   unsigned t = b->threads, w = b->wide, most = b->opt.common.max_groups;
   if (!most) most = w * t > 65536 ? 65536 : w * t;
-  unsigned *v = b->groups;
+  unsigned *v = b->groups, powers = b->gpu && most > 64 ? 64 : most;
   int *n = &b->num_groups, quick = b->opt.common.quick;
   *n = 0;
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, 1);
   tool_add_sorted(v, n, MAX_GROUP_COUNTS, t <= most ? t : most);
-  for (unsigned g = 2; g <= most && !quick && g <= (b->gpu ? 64 : most); g *= 2)
+  for (unsigned g = 2; g <= powers && !quick; g *= 2)
     tool_add_sorted(v, n, MAX_GROUP_COUNTS, g);
   for (unsigned k = 2; b->gpu && !quick && k < w && k * t <= most; k *= 2)
     tool_add_sorted(v, n, MAX_GROUP_COUNTS, k * t);
@@ -156,10 +153,13 @@ static void measure_weft(bench *b, sync_runner *r, int count) {
   int barrier = p == SYNC_BARRIER || p == SYNC_GLOBAL_BARRIER;
   for (int i = 0; i < b->num_groups; i++) {
     unsigned g = b->groups[i], ops = b->opt.common.ops;
-    if (barrier && g > b->resident) {
+    /* On a GPU, groups beyond the resident ones would wait for groups
+     * that never start. */
+    if (barrier && g > b->info.max_resident_groups) {
       tool_bench_note("%s/%s: not at %u groups, more than the %llu that "
                       "can be resident", sync_primitive_name(p),
-                      r->impl->name, g, b->resident);
+                      r->impl->name, g,
+                      (unsigned long long)b->info.max_resident_groups);
       continue;
     }
     double s = sync_weft_seconds(r, count, g, &ops, &b->timing);
@@ -248,14 +248,12 @@ static void summarize_barrier(const bench *b, unsigned groups) {
 }
 
 static void summarize(const bench *b) {
-  weft_device_info info;
-  tool_bench_device_info(&info);
   fprintf(
       stderr,
       "\nweft " CMD " on %s: %u %s, %u operations per group, "
       "median of at least %u runs\nuncontended (one group; the fastest run), "
       "per lock+unlock or wait+post:\n",
-      info.name, b->threads, b->gpu ? "multiprocessors" : "threads",
+      b->info.name, b->threads, b->gpu ? "multiprocessors" : "threads",
       b->opt.common.ops, b->opt.common.repeat);
   summarize_latency(b, SYNC_MUTEX);
   summarize_latency(b, SYNC_SEMAPHORE);
@@ -272,7 +270,7 @@ static const char usage[] =
     "Operations per second against the number of work-groups for each\n"
     "implementation of each cl_weft_sync primitive, beside pthreads, and\n"
     "each one's uncontended latency: CSV on stdout, a summary on stderr.\n"
-    "  --quick            200 operations per group; 1, T and 64T groups\n"
+    "  --quick            200 operations per group; 1, T and the most groups\n"
     "  --ops N            operations per group (default 1000; raised where\n"
     "                     they would take under 100 us, too short to time)\n"
     "  --max-groups N     the most groups (default 64 x the threads; on a\n"
@@ -288,9 +286,9 @@ static const char usage[] =
     "  --impl NAME        only this implementation (or pthread)\n"
     "  --csv PATH         write the CSV to PATH too\n"
     "  --plot             draw PATH's plot beside it (PATH.png)\n"
-    "  --device DEVICE    where the kernels run: an index, cpu (the\n"
-    "                     default), cuda or cuda:N; pthreads run beside\n"
-    "                     the CPU only\n";
+    "  --device DEVICE    where the kernels run: an index (default 0, as\n"
+    "                     weft run), cpu, cuda or cuda:N; pthreads run\n"
+    "                     beside the CPU only\n";
 
 int tool_bench_sync(int argc, char **argv) {
   bench b = {0};
@@ -299,11 +297,9 @@ int tool_bench_sync(int argc, char **argv) {
     if (rc > 0) fputs(usage, stdout);
     return rc > 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
   }
-  weft_device_info info;
-  tool_bench_device_info(&info);
-  b.threads = info.compute_units;
-  b.resident = info.max_resident_groups;
-  b.gpu = info.kind == WEFT_DEVICE_GPU;
+  tool_bench_device_info(&b.info);
+  b.gpu = b.info.kind == WEFT_DEVICE_GPU;
+  b.threads = b.info.compute_units;
   b.wide = b.gpu ? 8 : 64;
   b.timing =
       (tool_timing){b.opt.common.repeat, b.opt.common.min_ms * 1e-3, 0};

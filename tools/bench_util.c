@@ -146,7 +146,7 @@ void tool_bench_check(int status, const void *object, const char *what) {
   if (status) exit(tool_report("bench", what, status, object));
 }
 
-/* The device the options chose; tool_bench_parse_options sets it. */
+/* The device --device chose (common_option sets it). */
 static tool_device_choice bench_device = TOOL_DEVICE_DEFAULT;
 
 weft_context *tool_bench_context(void) {
@@ -272,7 +272,7 @@ static int common_option(const char *cmd, tool_bench_options *o,
     return TOOL_OPTION_VALUE;
   }
   if (!strcmp(name, "--device"))
-    return tool_parse_device(cmd, value, &o->device);
+    return tool_parse_device(cmd, value, &bench_device);
   return TOOL_OPTION_UNKNOWN;
 }
 
@@ -282,7 +282,6 @@ int tool_bench_parse_options(const char *cmd, int argc, char **argv,
                                         const char *value),
                              void *o) {
   memset(common, 0, sizeof *common);
-  common->device = TOOL_DEVICE_DEFAULT;
   for (int i = 1; i < argc; i++) {
     const char *name = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(name, "--help") || !strcmp(name, "-h")) return 1;
@@ -303,7 +302,6 @@ int tool_bench_parse_options(const char *cmd, int argc, char **argv,
   if (!common->ops) common->ops = common->quick ? 200 : 1000;
   if (!common->repeat) common->repeat = common->quick ? 3 : 5;
   if (!common->min_ms) common->min_ms = common->quick ? 5 : 20;
-  bench_device = common->device;
   return 0;
 }
 

@@ -53,7 +53,7 @@ void tool_csv_close(void);
  * 0 on success, else a note is printed and -1 returned. */
 int tool_plot(const char *cmd, const char *csv_path);
 
-/* The context on the device --device chose (the CPU by default), made
+/* The context on the device --device chose (device 0 by default), made
  * at the first call; the device's description and its number of threads
  * (a GPU's multiprocessors). */
 weft_context *tool_bench_context(void);
@@ -103,7 +103,6 @@ typedef struct tool_bench_options {
   int quick, plot;
   unsigned ops, max_groups, repeat, min_ms;
   const char *csv;
-  tool_device_choice device; /* --device; tool_bench_context uses it */
 } tool_bench_options;
 
 /* What a command's own option parser says of argument name (value is the
@@ -119,7 +118,7 @@ enum {
 /* Parses argv[1..argc) of command cmd into *common (zeroed first) and,
  * through own(o, name, value), the command's own options; then sets the
  * shared options' defaults, for a --quick run or a full one, where they
- * were not given, checks --plot's need of --csv and hands --device to
+ * were not given, and checks --plot's need of --csv; --device goes to
  * tool_bench_context. 0, 1 for --help or -h, or -1 after a usage error. */
 int tool_bench_parse_options(const char *cmd, int argc, char **argv,
                              tool_bench_options *common,

@@ -17,7 +17,8 @@ typedef struct tool_device_choice {
   int nth;
 } tool_device_choice;
 
-/* Device 0, the CPU: what a command without --device uses. */
+/* Device 0 (the CPU, unless WEFT_DEVICE puts a GPU first): what a
+ * command without --device uses. */
 #define TOOL_DEVICE_DEFAULT ((tool_device_choice){0, WEFT_DEVICE_CPU, 0})
 
 /* Parses --device's text for command cmd: 0, or -1 after a usage error. */

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "run_options.h"
-#include "weft/weft.h"
 #include "tool.h"
 
 /* The options that take a value, as "--name VALUE" or "--name=VALUE". */
@@ -160,6 +159,7 @@ static int check(const run_options *opt) {
 
 int run_options_parse(int argc, char **argv, run_options *opt) {
   memset(opt, 0, sizeof *opt);
+  opt->device = TOOL_DEVICE_DEFAULT;
   opt->print = 16;
   /* No option appears more often than there are words to hold it. */
   opt->args = calloc((size_t)argc, sizeof *opt->args);

@@ -21,7 +21,7 @@ typedef struct run_options {
   const char *file;
   const char *kernel;        /* NULL: the program's only kernel */
   const char *build_options; /* NULL: none */
-  tool_device_choice device; /* zero: device 0 */
+  tool_device_choice device; /* --device (TOOL_DEVICE_DEFAULT) */
   unsigned dims;             /* components of --global */
   size_t global[3];
   size_t local[3];

@@ -270,8 +270,9 @@ static void park(launch_state *l, coop_slot *s) {
  * (coop_lock held): a barrier's release wakes every waiter, and walking
  * them, one cache miss each, held the lock that every thread needs (the
  * global barrier at 64 groups a thread went 12% faster without the walk).
- * Their states still say PARKED: nothing reads a ready group's state, and
- * whoever takes it from the queue sets it. */
+ * Their states still say PARKED until a worker takes them from the queue
+ * and sets it; the only other reader, report_deadlock, runs when no ready
+ * group can go on, and these can. */
 static unsigned wake_all_waiting(launch_state *l) {
   /* Under the lock, num_waiting counts the listed groups exactly: park
    * counts itself and lists itself (or not) in one hold. */
@@ -775,25 +776,25 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
   if (!__atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) return;
   pthread_mutex_lock(&l->coop_lock);
   unsigned woke = 0;
-  if (l->waiting && l->waiting_on == word &&
+  if (l->waiting_on == word &&
       count >= __atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) {
     woke = wake_all_waiting(l);
-    count = 0;
-  }
-  /* Oldest waiters first: the list is in the order they came. */
-  for (coop_slot **p = &l->waiting; *p && count;) {
-    coop_slot *s = *p;
-    if (s->word != word) {
-      p = &s->next;
-      continue;
+  } else {
+    /* Oldest waiters first: the list is in the order they came. */
+    for (coop_slot **p = &l->waiting; *p && count;) {
+      coop_slot *s = *p;
+      if (s->word != word) {
+        p = &s->next;
+        continue;
+      }
+      *p = s->next;
+      if (!*p) l->waiting_end = p;
+      push_ready(l, s);
+      woke++;
+      count--;
     }
-    *p = s->next;
-    if (!*p) l->waiting_end = p;
-    push_ready(l, s);
-    woke++;
-    count--;
+    if (!l->waiting) l->waiting_on = NULL;
   }
-  if (!l->waiting) l->waiting_on = NULL;
   __atomic_fetch_sub(&l->num_waiting, woke, __ATOMIC_RELAXED);
   l->events++;
   if (woke) wake_sleepers(l);

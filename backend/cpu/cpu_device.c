@@ -237,7 +237,7 @@ static int cpu_mem_unmap(weft_device *device, void *mem, void *host_ptr,
  * algorithms added to its options (sync_defaults.h). */
 static int cpu_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log) {
-  char *all = weft__sync_defaults_apply(cpu_of(device)->sync_defaults, options);
+  char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
   int rc = weft__jit_build(source, length, all, out, log);
   free(all);
@@ -248,7 +248,7 @@ static int cpu_compile(weft_device *device, const char *source, size_t length,
                        const char *options, const weft_jit_header *headers,
                        unsigned num_headers, void **ir, size_t *size,
                        char **log) {
-  char *all = weft__sync_defaults_apply(cpu_of(device)->sync_defaults, options);
+  char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
   int rc = weft__jit_compile(0, source, length, all, headers, num_headers, ir,
                              size, log);

@@ -125,7 +125,7 @@ struct launch_state {
   coop_slot *waiting;          /* parked (or parking) groups, oldest first */
   coop_slot **waiting_end;     /* its last link: appending costs O(1) */
   /* The word every listed group waits on; NULL when they wait on
-   * different words (or none waits). */
+   * different words, or none waits (so non-NULL says the list holds some). */
   const volatile uint32_t *waiting_on;
   coop_slot *resident;         /* every started, unfinished group */
   uint64_t next_group;         /* the next group index to start */

@@ -36,7 +36,6 @@ typedef struct CUstream_st *CUstream;
 /* cuFuncGetAttribute, cuFuncSetAttribute (CUfunction_attribute) */
 #define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0
 #define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
-#define CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 
 /* cuMemHostRegister */
@@ -64,7 +63,6 @@ typedef struct CUstream_st *CUstream;
 #define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X 5
 #define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y 6
 #define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z 7
-#define CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY 9
 #define CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY 83
 
 /* cuModuleLoadDataEx options (CUjit_option) */

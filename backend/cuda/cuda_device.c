@@ -96,7 +96,6 @@ int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
     return WEFT_ENOMEM;
   }
   gpu->api = api;
-  gpu->ordinal = ordinal;
   int rc = weft__cuda_gpu_describe(api, ordinal, &gpu->gpu, why, sizeof why);
   if (!rc && gpu->gpu.cc_major < 7) {
     snprintf(why, sizeof why, "%s is sm_%d%d; Weft needs sm_70 or newer",

@@ -19,7 +19,6 @@
 typedef struct cuda_device {
   const weft_cuda_api *api;
   weft_cuda_gpu gpu;
-  int ordinal;
   CUcontext context;
   unsigned sm;                    /* compute capability as 90 for sm_90 */
   /* A launch writes its program's globals (the launch block, the

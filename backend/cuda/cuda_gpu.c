@@ -48,7 +48,6 @@ int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
        &gpu->shared_per_block_optin},
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &gpu->l2_cache},
-      {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, &gpu->constant_memory},
   };
   for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof sizes / sizeof *sizes;
        i++) {

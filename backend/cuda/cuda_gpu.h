@@ -25,7 +25,6 @@ typedef struct weft_cuda_gpu {
   size_t shared_per_block;       /* bytes of shared memory a block gets */
   size_t shared_per_block_optin; /* the most a kernel may ask for */
   size_t l2_cache;
-  size_t constant_memory;        /* bytes of __constant memory */
 } weft_cuda_gpu;
 
 /* The number of GPUs the loaded driver sees (0 when none). */

@@ -17,7 +17,7 @@
  * bench/cuda/bench_cuda_sync.cu on an H100: the native mutex and barrier
  * (the defaults anyway) and the paper's sleeping semaphore, which beat
  * libcu++'s counting_semaphore 4 to 11 times at an initial count of 120.
- * A program's own choice wins (sync_defaults.h). */
+ * A program's own choice wins (backend/sync_options.h). */
 static const char gpu_sync_defaults[] =
     " -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING";
 
@@ -113,7 +113,7 @@ static int finish(weft_device *device, int rc, weft_binary *binary,
 int weft__cuda_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log) {
   cuda_device *gpu = weft__cuda_of(device);
-  char *all = weft__sync_defaults_apply(gpu_sync_defaults, options);
+  char *all = weft__sync_options_apply(gpu_sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
   weft_binary *binary = NULL;
   char *ptx = NULL;
@@ -127,7 +127,7 @@ int weft__cuda_compile(weft_device *device, const char *source, size_t length,
                        unsigned num_headers, void **ir, size_t *size,
                        char **log) {
   cuda_device *gpu = weft__cuda_of(device);
-  char *all = weft__sync_defaults_apply(gpu_sync_defaults, options);
+  char *all = weft__sync_options_apply(gpu_sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
   int rc = weft__jit_compile(gpu->sm, source, length, all, headers,
                              num_headers, ir, size, log);
