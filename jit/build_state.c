@@ -82,7 +82,7 @@ void weft__build_state_internalize(weft_build_state *s,
        g = LLVMGetNextGlobal(g)) {
     const char *name = LLVMGetValueName(g);
     if (!LLVMIsDeclaration(g) && strncmp(name, "llvm.", 5) &&
-        !kept(name, keep, count))
+        !LLVMIsExternallyInitialized(g) && !kept(name, keep, count))
       LLVMSetLinkage(g, LLVMInternalLinkage);
   }
 }

@@ -38,9 +38,9 @@ int weft__build_state_end(weft_build_state *s, int rc, char **log);
 /* Checks the module LLVM's verifier: 0, or WEFT_EBUILD with why. */
 int weft__build_state_verify(weft_build_state *s);
 
-/* Gives every definition internal linkage but those named in keep (and
- * LLVM's own globals): programs then share no symbol, and optimization
- * sees every use. */
+/* Gives every definition internal linkage but those named in keep, LLVM's
+ * own globals and those the runtime writes (externally initialized):
+ * programs then share no symbol, and optimization sees every use. */
 void weft__build_state_internalize(weft_build_state *s,
                                    const char *const *keep, unsigned count);
 

@@ -33,16 +33,13 @@ static int start(weft_build_state *b, unsigned sm, const char *options) {
 }
 
 /* Everything but the CUDA entries and the globals the runtime fills
- * becomes internal, so O3 sees every use. */
+ * (externally initialized: ptx_kernels.c) becomes internal, so O3 sees
+ * every use. */
 static void internalize(weft_build_state *b) {
   unsigned n = b->num_kernels;
-  const char *keep[n + 4];
+  const char *keep[n ? n : 1];
   for (unsigned i = 0; i < n; i++) keep[i] = b->kernels[i].name;
-  keep[n] = WEFT_PTX_LAUNCH_BLOCK;
-  keep[n + 1] = WEFT_PTX_LAUNCH_WORDS;
-  keep[n + 2] = WEFT_PTX_CONSTANT_BANK;
-  keep[n + 3] = WEFT_PTX_WATCHDOG;
-  weft__build_state_internalize(b, keep, n + 4);
+  weft__build_state_internalize(b, keep, n);
 }
 
 static int emit_ptx(weft_build_state *b, char **ptx) {

@@ -33,12 +33,14 @@ static LLVMValueRef add_global(LLVMModuleRef module, const char *name,
 
 /* A global the runtime writes before each launch: visible by name to
  * cuModuleGetGlobal, and never assumed to hold its initial zeros (it is
- * not internal, so no pass can prove that nothing stores to it). */
+ * externally initialized, which also keeps it external when the build
+ * makes the rest internal). */
 static LLVMValueRef runtime_global(LLVMModuleRef module, const char *name,
                                    LLVMTypeRef type, unsigned space) {
   LLVMValueRef g = add_global(module, name, type, space, 128);
   LLVMSetInitializer(g, LLVMConstNull(type));
   LLVMSetLinkage(g, LLVMExternalLinkage);
+  LLVMSetExternallyInitialized(g, 1);
   return g;
 }
 
