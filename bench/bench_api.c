@@ -18,6 +18,10 @@
  * rows include the first launch so both are complete.
  *
  * CSV on stdout: what,weft_ms,pocl_ms,pocl_over_weft.
+ *
+ * With --gpu, the same rows for Weft's GPU device (a CUDA GPU, where the
+ * rebuilds come from the kernel cache's PTX) beside Weft's CPU device:
+ * what,weft_gpu_ms,weft_cpu_ms,cpu_over_gpu. PoCL is not needed then.
  */
 #include <errno.h> /* program_invocation_name */
 #include <stdlib.h>
@@ -51,7 +55,14 @@ static const char *build_body =
     "  out[i] = VARIANT + sqrt(fabs(m)) + pow(fabs(tile[get_local_id(0)]), 0.5f);\n"
     "}\n";
 
+/* A platform and the type of its device that a runtime opens. */
+typedef struct target {
+  const char *platform;
+  cl_device_type type;
+} target;
+
 typedef struct runtime {
+  target what;
   cl_platform_id platform;
   cl_device_id device;
   cl_context context;
@@ -71,10 +82,13 @@ static cl_platform_id find_platform(const char *name) {
             getenv("OCL_ICD_VENDORS") ? getenv("OCL_ICD_VENDORS") : "unset");
 }
 
-static void open_runtime(runtime *r, const char *name) {
+static void open_runtime(runtime *r, target what) {
   cl_int err;
-  r->platform = find_platform(name);
-  CL_CHECK(clGetDeviceIDs(r->platform, CL_DEVICE_TYPE_CPU, 1, &r->device, NULL));
+  r->what = what;
+  r->platform = find_platform(what.platform);
+  if (clGetDeviceIDs(r->platform, what.type, 1, &r->device, NULL))
+    bench_die("%s has no %s device", what.platform,
+              what.type == CL_DEVICE_TYPE_GPU ? "GPU" : "CPU");
   r->context = clCreateContext(NULL, 1, &r->device, NULL, NULL, &err);
   CL_CHECK(err);
   r->queue = clCreateCommandQueueWithProperties(r->context, r->device, NULL, &err);
@@ -181,39 +195,40 @@ static double build_and_run_ms(runtime *r, int variant) {
   return ms;
 }
 
-/* The child of rebuild_new_process: "--child PLATFORM VARIANT" prints the
- * ms of one build and run. */
-static int child_main(const char *platform, int variant) {
+/* The child of rebuild_new_process: "--child PLATFORM TYPE VARIANT"
+ * prints the ms of one build and run. */
+static int child_main(const char *platform, const char *type, int variant) {
   runtime r;
-  open_runtime(&r, platform);
+  open_runtime(&r, (target){platform, (cl_device_type)atoll(type)});
   printf("%f\n", build_and_run_ms(&r, variant));
   close_runtime(&r);
   return 0;
 }
 
 /* A later process's build of a variant this run built already. */
-static double new_process_ms(const char *platform, int variant) {
-  char v[16], out[64];
+static double new_process_ms(target what, int variant) {
+  char v[16], type[24], out[64];
   snprintf(v, sizeof v, "%d", variant);
-  char *args[] = {program_invocation_name, "--child", (char *)platform, v, NULL};
+  snprintf(type, sizeof type, "%llu", (unsigned long long)what.type);
+  char *args[] = {program_invocation_name, "--child", (char *)what.platform,
+                  type, v, NULL};
   char *env[] = {NULL};
   if (bench_run_self(args, env, out, sizeof out))
-    bench_die("the child build on %s failed", platform);
+    bench_die("the child build on %s failed", what.platform);
   return atof(out);
 }
 
 /* Cold, then again in this process, then in new processes, per variant:
  * medians of each. */
-static void build_rows(runtime *weft, runtime *pocl, int variants) {
+static void build_rows(runtime *measured, runtime *reference, int variants) {
   double cold[2][16], again[2][16], later[2][16];
-  runtime *rs[2] = {weft, pocl};
-  const char *names[2] = {WEFT_PLATFORM, BENCH_POCL_PLATFORM};
+  runtime *rs[2] = {measured, reference};
   for (int v = 0; v < variants; v++)
     for (int i = 0; i < 2; i++) {
       int variant = 1000 + v;
       cold[i][v] = build_and_run_ms(rs[i], variant);
       again[i][v] = build_and_run_ms(rs[i], variant);
-      later[i][v] = new_process_ms(names[i], variant);
+      later[i][v] = new_process_ms(rs[i]->what, variant);
     }
   bench_csv_ratio("build_cold", bench_median(cold[0], variants),
                   bench_median(cold[1], variants));
@@ -239,30 +254,37 @@ static void set_environment(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 4 && !strcmp(argv[1], "--child"))
-    return child_main(argv[2], atoi(argv[3]));
+  if (argc == 5 && !strcmp(argv[1], "--child"))
+    return child_main(argv[2], argv[3], atoi(argv[4]));
   bench_options options;
   bench_parse_options(argc, argv, &options);
   set_environment();
-  runtime weft, pocl;
-  open_runtime(&weft, WEFT_PLATFORM);
-  open_runtime(&pocl, BENCH_POCL_PLATFORM);
+  runtime measured, reference;
+  if (options.gpu) {
+    open_runtime(&measured, (target){WEFT_PLATFORM, CL_DEVICE_TYPE_GPU});
+    open_runtime(&reference, (target){WEFT_PLATFORM, CL_DEVICE_TYPE_CPU});
+  } else {
+    open_runtime(&measured, (target){WEFT_PLATFORM, CL_DEVICE_TYPE_CPU});
+    open_runtime(&reference, (target){BENCH_POCL_PLATFORM, CL_DEVICE_TYPE_CPU});
+  }
   int reps = options.quick ? 200 : 5000;
-  bench_csv_open(options.csv_path, "what,weft_ms,pocl_ms,pocl_over_weft");
+  bench_csv_open(options.csv_path,
+                 options.gpu ? "what,weft_gpu_ms,weft_cpu_ms,cpu_over_gpu"
+                             : "what,weft_ms,pocl_ms,pocl_over_weft");
   static const char *const names[] = {"launch_finish", "launch_event_wait",
                                       "read_blocking"};
   for (int kind = FINISH; kind <= READ; kind++) {
     bench_note("%s: %d calls each", names[kind], reps);
-    double w = latency_ms(&weft, (latency_kind)kind, reps);
-    double p = latency_ms(&pocl, (latency_kind)kind, reps);
+    double w = latency_ms(&measured, (latency_kind)kind, reps);
+    double p = latency_ms(&reference, (latency_kind)kind, reps);
     bench_csv_ratio(names[kind], w, p);
   }
   int variants = options.quick ? 1 : 5;
   bench_note("builds: %d variants, cold, again, in a new process", variants);
-  build_rows(&weft, &pocl, variants);
+  build_rows(&measured, &reference, variants);
   bench_csv_close();
-  close_runtime(&weft);
-  close_runtime(&pocl);
+  close_runtime(&measured);
+  close_runtime(&reference);
   char command[64];
   snprintf(command, sizeof command, "rm -rf '%s'", cache_root);
   return system(command) == 0 ? 0 : 1;

@@ -40,20 +40,23 @@ double bench_median(const double *v, int n) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: %s [--quick] [--csv PATH]\n"
+          "usage: %s [--quick] [--csv PATH] [--gpu]\n"
           "  --quick     small sizes and few repetitions (a smoke test)\n"
-          "  --csv PATH  also write the CSV to PATH\n",
+          "  --csv PATH  also write the CSV to PATH\n"
+          "  --gpu       bench_api: Weft's GPU device beside its CPU device\n",
           program_invocation_short_name);
   exit(2);
 }
 
 void bench_parse_options(int argc, char **argv, bench_options *options) {
-  *options = (bench_options){0, NULL};
+  *options = (bench_options){0, NULL, 0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
       options->quick = 1;
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
       options->csv_path = argv[++i];
+    else if (!strcmp(argv[i], "--gpu"))
+      options->gpu = 1;
     else
       usage();
   }

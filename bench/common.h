@@ -30,6 +30,7 @@ double bench_median(const double *v, int n);
 typedef struct bench_options {
   int quick;            /* --quick: small sizes, few repetitions */
   const char *csv_path; /* --csv PATH: also write the CSV there */
+  int gpu;              /* --gpu: Weft's GPU beside its CPU (bench_api) */
 } bench_options;
 
 /* Parses argv; prints the usage and exits on anything else. */

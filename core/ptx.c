@@ -21,6 +21,6 @@ int weft_compile_ptx(const char *source, size_t length, const char *options,
   weft_binary *binary = NULL;
   rc = weft__jit_build_ptx(sm, source, length ? length : strlen(source),
                            options, &binary, ptx, log);
-  weft__jit_ptx_binary_free(binary);
+  weft__jit_binary_free(binary);
   return rc;
 }

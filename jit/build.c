@@ -8,6 +8,7 @@
  * transformations. A build whose key the cache knows skips all of it. */
 #include "jit/jit.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -194,7 +195,7 @@ static int find_entries(weft_binary *binary, const char *prefix, char **error) {
     char *name = NULL;
     if (asprintf(&name, "%s.%s", prefix, binary->kernels[i].name) < 0)
       return WEFT_ENOMEM;
-    weft_cached *c = binary->impl;
+    weft_cached *c = binary->cached;
     binary->kernels[i].entry = (weft_wg_fn)weft__orc_lookup(c->code, name, error);
     free(name);
     if (!binary->kernels[i].entry) return WEFT_EBUILD;
@@ -202,19 +203,19 @@ static int find_entries(weft_binary *binary, const char *prefix, char **error) {
   return 0;
 }
 
-/* A binary over a cache entry (whose reference it takes over). */
-static int binary_from_cache(weft_cached *c, int from, weft_binary **out,
-                             char **log) {
+int weft__jit_binary_from_cache(weft_cached *c, int from, weft_binary **out,
+                                char **log) {
   weft_binary *binary = calloc(1, sizeof *binary);
   if (!binary) {
     weft__cache_release(c);
     return WEFT_ENOMEM;
   }
-  binary->impl = c;
+  binary->cached = c;
   binary->from_cache = from;
   char *error = NULL;
   int rc = weft__binary_load(c->descs, c->descs_size, binary);
-  if (!rc) rc = find_entries(binary, c->prefix, &error);
+  /* A GPU's entry has PTX, whose kernels the driver finds. */
+  if (!rc && c->code) rc = find_entries(binary, c->prefix, &error);
   if (rc) {
     weft__jit_binary_free(binary);
     weft__log_append(log, error ? error : "error: a cached build is unusable\n");
@@ -231,21 +232,24 @@ static int binary_from_cache(weft_cached *c, int from, weft_binary **out,
 static int emit_and_load(build *b, const char *log, weft_binary **out) {
   LLVMMemoryBufferRef object = NULL;
   if (weft__build_state_emit(&b->s, LLVMObjectFile, &object)) return WEFT_EBUILD;
-  weft_binary desc = {b->s.num_kernels, b->s.kernels, b->sites.count,
-                      b->sites.locs, NULL, 0};
+  weft_binary desc = {.num_kernels = b->s.num_kernels,
+                      .kernels = b->s.kernels,
+                      .num_sites = b->sites.count,
+                      .sites = b->sites.locs};
   unsigned char *descs = NULL;
   size_t descs_size = 0;
   weft_cached *c = NULL;
   int rc = weft__binary_save(&desc, &descs, &descs_size);
   if (!rc)
-    rc = weft__cache_add(&b->key, b->stamps, LLVMGetBufferStart(object),
+    rc = weft__cache_add(&b->key, WEFT_CACHE_CODE, b->stamps,
+                         LLVMGetBufferStart(object),
                          LLVMGetBufferSize(object), descs, descs_size, log, &c,
                          &b->s.error);
   LLVMDisposeMemoryBuffer(object);
   free(descs);
   if (rc) return rc;
   char *ignored = NULL;
-  rc = binary_from_cache(c, 0, out, &ignored);
+  rc = weft__jit_binary_from_cache(c, 0, out, &ignored);
   free(ignored);
   return rc;
 }
@@ -280,14 +284,7 @@ static int start(build *b, const char *options) {
 /* The key of a build from input (source or bitcode) with options. */
 static void make_key(build *b, const char *kind, const void *input,
                      size_t size, const char *options) {
-  weft_hasher h;
-  weft__hash_init(&h);
-  weft__hash_string(&h, machine_identity);
-  weft__hash_string(&h, kind);
-  weft__hash_string(&h, options);
-  weft__hash_bytes(&h, &size, sizeof size);
-  weft__hash_bytes(&h, input, size);
-  weft__hash_key(&h, &b->key);
+  weft__cache_key_make(machine_identity, kind, input, size, options, &b->key);
 }
 
 /* Ends a build: the error joins the log, which is never NULL. */
@@ -301,14 +298,16 @@ static int end(build *b, int rc, char **log) {
   return weft__build_state_end(&b->s, rc, log);
 }
 
+int weft__jit_dumps_ir(void) { return dump_dir != NULL; }
+
 /* A hit in the cache: the binary, with nothing built. */
 static int from_cache(build *b, weft_binary **out, char **log, int *rc) {
   /* WEFT_DUMP_IR asks for the IR of every build: build it. */
   if (dump_dir) return 0;
   int from_disk = 0;
-  weft_cached *c = weft__cache_find(&b->key, &from_disk);
+  weft_cached *c = weft__cache_find(&b->key, WEFT_CACHE_CODE, &from_disk);
   if (!c) return 0;
-  *rc = binary_from_cache(c, from_disk ? 2 : 1, out, log);
+  *rc = weft__jit_binary_from_cache(c, from_disk ? 2 : 1, out, log);
   return 1;
 }
 
@@ -398,7 +397,9 @@ int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
 
 void weft__jit_binary_free(weft_binary *binary) {
   if (!binary) return;
-  weft__cache_release(binary->impl);
+  /* A GPU's module (impl) is its back end's to free first. */
+  assert(!binary->impl);
+  weft__cache_release(binary->cached);
   weft__kernel_descs_free(binary->kernels, binary->num_kernels);
   free(binary->sites);
   free(binary);

@@ -53,4 +53,16 @@ int weft__build_state_emit(weft_build_state *s, LLVMCodeGenFileType type,
  * and the GPU builds). */
 void weft__jit_dump_module(LLVMModuleRef module);
 
+/* Whether WEFT_DUMP_IR is set: every build is then made, not taken from
+ * the kernel cache, so that its IR is written. */
+int weft__jit_dumps_ir(void);
+
+/* A binary over a kernel cache entry, whose reference it takes over
+ * (from: weft_binary's from_cache): the kernels' descriptions, and for
+ * host code their entry points in the loaded code. The entry's log joins
+ * *log. */
+struct weft_cached;
+int weft__jit_binary_from_cache(struct weft_cached *c, int from,
+                                weft_binary **out, char **log);
+
 #endif

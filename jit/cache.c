@@ -52,6 +52,19 @@ void weft__hash_key(const weft_hasher *h, weft_cache_key *key) {
            (unsigned long long)mix(h->a), (unsigned long long)mix(h->b));
 }
 
+void weft__cache_key_make(const char *identity, const char *kind,
+                          const void *input, size_t size, const char *options,
+                          weft_cache_key *key) {
+  weft_hasher h;
+  weft__hash_init(&h);
+  weft__hash_string(&h, identity);
+  weft__hash_string(&h, kind);
+  weft__hash_string(&h, options);
+  weft__hash_bytes(&h, &size, sizeof size);
+  weft__hash_bytes(&h, input, size);
+  weft__hash_key(&h, key);
+}
+
 /* --------------------------------------------------------- file stamps */
 
 char *weft__cache_stamp(const char *deps) {
@@ -136,6 +149,7 @@ void weft__cache_set_dir(const char *dir) {
 
 static void entry_free(weft_cached *c) {
   weft__orc_remove(c->code);
+  free(c->ptx);
   free(c->descs);
   free(c->stamps);
   free(c->log);
@@ -254,9 +268,19 @@ static char *block_string(const unsigned char *p, size_t size) {
   return p ? strndup((const char *)p, size) : NULL;
 }
 
-/* Reads the entry for key from disk and loads its object: a new entry
+/* An entry's object made usable: host code loaded into ORC under the
+ * entry's prefix, or PTX copied as text. */
+static int take_object(weft_cached *c, weft_cache_kind kind, const void *object,
+                       size_t size, char **error) {
+  if (kind == WEFT_CACHE_CODE)
+    return weft__orc_add_object(object, size, c->prefix, &c->code, error);
+  c->ptx = strndup(object, size);
+  return c->ptx ? 0 : WEFT_ENOMEM;
+}
+
+/* Reads the entry for key from disk and takes its object: a new entry
  * with one reference, or NULL. */
-static weft_cached *read_entry(const weft_cache_key *key) {
+static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) {
   char *path = entry_path(key);
   file_data fd = {0};
   weft_cached *c = NULL;
@@ -280,7 +304,7 @@ static weft_cached *read_entry(const weft_cache_key *key) {
   char *error = NULL;
   if (c->stamps) weft__cache_symbol_prefix(key, c->stamps, c->prefix);
   if (!c->stamps || !c->log || !c->descs || !stamps_hold(c->stamps) ||
-      weft__orc_add_object(object, n_object, c->prefix, &c->code, &error)) {
+      take_object(c, kind, object, n_object, &error)) {
     free(error);
     entry_free(c);
     c = NULL;
@@ -296,7 +320,8 @@ done:
 
 /* --------------------------------------------------------------- cache */
 
-weft_cached *weft__cache_find(const weft_cache_key *key, int *from_disk) {
+weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
+                              int *from_disk) {
   *from_disk = 0;
   pthread_mutex_lock(&table_lock);
   weft_cached *c = table_get(key);
@@ -305,7 +330,7 @@ weft_cached *weft__cache_find(const weft_cache_key *key, int *from_disk) {
     pthread_mutex_unlock(&table_lock);
     return c;
   }
-  c = cache_dir ? read_entry(key) : NULL;
+  c = cache_dir ? read_entry(key, kind) : NULL;
   if (c) {
     c->next = table;
     table = c;
@@ -315,8 +340,8 @@ weft_cached *weft__cache_find(const weft_cache_key *key, int *from_disk) {
   return c;
 }
 
-int weft__cache_add(const weft_cache_key *key, const char *stamps,
-                    const void *object, size_t object_size,
+int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
+                    const char *stamps, const void *object, size_t object_size,
                     const unsigned char *descs, size_t descs_size,
                     const char *log, weft_cached **out, char **error) {
   weft_cached *c = calloc(1, sizeof *c);
@@ -344,8 +369,7 @@ int weft__cache_add(const weft_cache_key *key, const char *stamps,
     *out = other;
     return 0;
   }
-  int rc = weft__orc_add_object(object, object_size, c->prefix, &c->code,
-                                error);
+  int rc = take_object(c, kind, object, object_size, error);
   if (!rc) {
     c->next = table;
     table = c;

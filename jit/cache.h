@@ -11,6 +11,11 @@
  * default $XDG_CACHE_HOME/weft or ~/.cache/weft), a later process loads the
  * object instead of compiling. An entry whose files changed is a miss; an
  * unreadable or corrupt file is a miss and is rewritten.
+ *
+ * A build for the CPU keeps object code, loaded into ORC LLJIT; a build
+ * for an NVIDIA GPU keeps its PTX text (the driver makes and caches the
+ * GPU's code from it). The key tells them apart, and so does the kind
+ * each call names.
  */
 #ifndef WEFT_JIT_CACHE_H
 #define WEFT_JIT_CACHE_H
@@ -38,6 +43,13 @@ typedef struct weft_cache_key {
 
 void weft__hash_key(const weft_hasher *h, weft_cache_key *key);
 
+/* The key of a build: what the code depends on besides the input
+ * (identity: Weft's build, the target, the settings), the input's kind
+ * ("source", "bitcode"), the input and the build options. */
+void weft__cache_key_make(const char *identity, const char *kind,
+                          const void *input, size_t size, const char *options,
+                          weft_cache_key *key);
+
 /* The hex GNU build ID of the library Weft runs from, or NULL. */
 const char *weft__build_id(void);
 
@@ -55,11 +67,15 @@ char *weft__cache_stamp(const char *deps);
 void weft__cache_symbol_prefix(const weft_cache_key *key, const char *stamps,
                                char out[48]);
 
+/* What an entry keeps: host code, or PTX. */
+typedef enum weft_cache_kind { WEFT_CACHE_CODE, WEFT_CACHE_PTX } weft_cache_kind;
+
 typedef struct weft_cached {
   weft_cache_key key;
   char prefix[48];            /* of the code's symbol names */
   atomic_int refs;
-  weft_orc_code *code;        /* the loaded machine code */
+  weft_orc_code *code;        /* the loaded machine code (WEFT_CACHE_CODE) */
+  char *ptx;                  /* the PTX text (WEFT_CACHE_PTX) */
   unsigned char *descs;       /* the kernels, as binary_io.h saves them */
   size_t descs_size;
   char *stamps;               /* "size mtime_s mtime_ns path" lines */
@@ -72,16 +88,18 @@ typedef struct weft_cached {
 void weft__cache_set_dir(const char *dir);
 
 /* The entry for key, with a reference, from memory or else from disk (its
- * object then loaded), or NULL when there is none valid. *from_disk tells
- * which. */
-weft_cached *weft__cache_find(const weft_cache_key *key, int *from_disk);
+ * object then loaded, or its PTX read), or NULL when there is none valid.
+ * *from_disk tells which. */
+weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
+                              int *from_disk);
 
-/* Loads a fresh build's object code and records it under key and stamps
+/* Loads a fresh build's object code (or keeps its PTX: object is then the
+ * text, object_size its length) and records it under key and stamps
  * (in memory, and on disk where enabled; a failure to write the file is no
  * error). If another thread added the same build meanwhile, that entry is
  * returned instead. */
-int weft__cache_add(const weft_cache_key *key, const char *stamps,
-                    const void *object, size_t object_size,
+int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
+                    const char *stamps, const void *object, size_t object_size,
                     const unsigned char *descs, size_t descs_size,
                     const char *log, weft_cached **out, char **error);
 

@@ -70,14 +70,17 @@ int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
  * GPUs (0), or not (WEFT_EINVAL), without building it. */
 int weft__jit_check_bitcode(unsigned sm, const void *bitcode, size_t size);
 
-/* Frees a binary and the machine code behind it. */
+/* Frees a binary, from weft__jit_build or weft__jit_build_ptx, and the
+ * machine code or PTX behind it. */
 void weft__jit_binary_free(weft_binary *binary);
 
 /* Builds OpenCL C source, or bitcode from weft__jit_compile(sm, ...), into
  * PTX for an NVIDIA GPU of compute capability sm (ptx.c): *out describes
  * the kernels (entry is NULL: the PTX holds them, under their own names),
  * *ptx is the PTX text (malloc'd). The CUDA kernels' parameters follow
- * the OpenCL ones (see WEFT_PTX_* below); *log as for weft__jit_build. */
+ * the OpenCL ones (see WEFT_PTX_* below); *log as for weft__jit_build.
+ * The kernel cache keeps PTX as it keeps host code (by the architecture,
+ * the libdevice in use, the options, the input and the headers read). */
 int weft__jit_build_ptx(unsigned sm, const char *source, size_t length,
                         const char *options, weft_binary **out, char **ptx,
                         char **log);
@@ -114,8 +117,6 @@ typedef struct weft_gpu_watchdog_record {
  * launch's dynamic shared memory; a buffer as its device address; a value
  * as its bytes. */
 
-/* Frees a binary from weft__jit_build_ptx (its descriptions). */
-void weft__jit_ptx_binary_free(weft_binary *binary);
 
 /* The OpenCL C extensions and features the JIT compiles kernels with,
  * comma-separated ("cl_khr_fp64,__opencl_c_int64,..."). */

@@ -195,7 +195,9 @@ typedef struct weft_binary {
   weft_kernel_desc *kernels;
   unsigned num_sites;
   weft_source_loc *sites;
-  void *impl;             /* the builder's own data (the JIT's code) */
+  void *impl;             /* the back end's own data (a GPU's module) */
+  struct weft_cached *cached; /* the kernel cache's entry this build uses,
+                               * with a reference (jit/cache.h) */
   int from_cache;         /* 0: built; 1: shared with an earlier build in
                            * this process; 2: loaded from the disk cache */
 } weft_binary;

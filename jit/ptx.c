@@ -5,7 +5,9 @@
  * the primitives' globals and the CUDA entries (ptx_kernels.c) -> printf
  * -> ordered loads and stores -> O3 for the GPU's architecture -> casts
  * NVPTX can make -> PTX, which the CUDA back end loads
- * (the driver compiles PTX to the GPU's code, and caches that). */
+ * (the driver compiles PTX to the GPU's code, and caches that). The
+ * kernel cache keeps the PTX and the kernels' descriptions, so a build
+ * it knows skips all of it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +15,10 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "jit/binary_io.h"
 #include "jit/build_state.h"
 #include "jit/builtins.h"
+#include "jit/cache.h"
 #include "jit/compile.h"
 #include "jit/jit.h"
 #include "jit/kernel_info.h"
@@ -24,12 +28,83 @@
 #include "jit/target.h"
 #include "weft/weft.h"
 
-static int start(weft_build_state *b, unsigned sm, const char *options) {
-  int rc = weft__options_parse(options, &b->options, &b->error);
+/* The state of one GPU build: the shared part, its key in the kernel
+ * cache and the files it read, stamped. */
+typedef struct ptx_build {
+  weft_build_state s;
+  weft_cache_key key;
+  char *stamps;
+} ptx_build;
+
+/* The key of a build for sm from input (source or bitcode) with options:
+ * PTX depends on Weft's build, the architecture and the libdevice that
+ * math links. */
+static void make_key(ptx_build *b, unsigned sm, const char *kind,
+                     const void *input, size_t size, const char *options) {
+  const char *id = weft__build_id(), *libdevice = weft__ptx_libdevice_file();
+  char identity[2048];
+  snprintf(identity, sizeof identity, "%s|nvptx64|sm_%u|%s|%s",
+           id ? id : "no-build-id", sm, libdevice ? libdevice : "no-libdevice",
+           weft__jit_features());
+  weft__cache_key_make(identity, kind, input, size, options ? options : "",
+                       &b->key);
+}
+
+/* Stamps the files the front end read (deps) and libdevice, so that a
+ * change to either is a miss. */
+static int make_stamps(ptx_build *b, const char *deps) {
+  const char *libdevice = weft__ptx_libdevice_file();
+  char *files = NULL;
+  if (asprintf(&files, "%s\n%s", deps ? deps : "",
+               libdevice ? libdevice : "") < 0)
+    return WEFT_ENOMEM;
+  b->stamps = weft__cache_stamp(files);
+  free(files);
+  return b->stamps ? 0 : WEFT_ENOMEM;
+}
+
+/* A binary over a cache entry (its reference taken over), and a copy of
+ * its PTX for the caller. */
+static int from_entry(weft_cached *c, int from, weft_binary **out, char **ptx,
+                      char **log) {
+  int rc = weft__jit_binary_from_cache(c, from, out, log);
   if (rc) return rc;
+  if ((*ptx = strdup(c->ptx))) return 0;
+  weft__jit_binary_free(*out);
+  *out = NULL;
+  return WEFT_ENOMEM;
+}
+
+/* What every GPU build does first: the options parsed, the key made, the
+ * cache asked, the LLVM objects made. 1 when that ends the build (an
+ * error or a cache hit; *rc says which), else 0. */
+static int begin(ptx_build *b, unsigned sm, const char *kind,
+                 const void *input, size_t size, const char *options,
+                 weft_binary **out, char **ptx, char **log, int *rc) {
+  *out = NULL;
+  *ptx = NULL;
+  *log = NULL;
+  if ((*rc = weft__options_parse(options, &b->s.options, &b->s.error)))
+    return 1;
+  make_key(b, sm, kind, input, size, options);
+  int from_disk = 0;
+  weft_cached *c = weft__jit_dumps_ir()
+                       ? NULL
+                       : weft__cache_find(&b->key, WEFT_CACHE_PTX, &from_disk);
+  if (c) {
+    *rc = from_entry(c, from_disk ? 2 : 1, out, ptx, log);
+    return 1;
+  }
   weft_nvptx_arch arch;
   weft__nvptx_arch(sm, &arch);
-  return weft__build_state_start(b, weft__nvptx_machine_create(&arch), "PTX");
+  *rc = weft__build_state_start(&b->s, weft__nvptx_machine_create(&arch),
+                                "PTX");
+  return *rc != 0;
+}
+
+static int end(ptx_build *b, int rc, char **log) {
+  free(b->stamps);
+  return weft__build_state_end(&b->s, rc, log);
 }
 
 /* Everything but the CUDA entries and the globals the runtime fills
@@ -55,8 +130,33 @@ static int emit_ptx(weft_build_state *b, char **ptx) {
   return *ptx ? 0 : WEFT_ENOMEM;
 }
 
+/* Hands the PTX and the kernels' descriptions to the cache (log: the
+ * front end's warnings, which a later hit repeats) and makes the binary
+ * over its entry. */
+static int keep(ptx_build *b, const char *text, const char *log,
+                weft_binary **out, char **ptx) {
+  weft_binary desc = {.num_kernels = b->s.num_kernels,
+                      .kernels = b->s.kernels};
+  unsigned char *descs = NULL;
+  size_t descs_size = 0;
+  weft_cached *c = NULL;
+  int rc = weft__binary_save(&desc, &descs, &descs_size);
+  if (!rc)
+    rc = weft__cache_add(&b->key, WEFT_CACHE_PTX, b->stamps, text,
+                         strlen(text), descs, descs_size, log, &c,
+                         &b->s.error);
+  free(descs);
+  if (rc) return rc;
+  char *ignored = NULL;
+  rc = from_entry(c, 0, out, ptx, &ignored);
+  free(ignored);
+  return rc;
+}
+
 /* The back half, from the front end's module to PTX. */
-static int finish(weft_build_state *b, weft_binary **out, char **ptx) {
+static int finish(ptx_build *pb, const char *log, weft_binary **out,
+                  char **ptx) {
+  weft_build_state *b = &pb->s;
   int rc = weft__builtins_link(b->module, WEFT_BUILTINS_NVPTX, &b->error);
   if (!rc) rc = weft__ptx_libdevice_link(b->module, &b->error);
   if (!rc) {
@@ -83,51 +183,39 @@ static int finish(weft_build_state *b, weft_binary **out, char **ptx) {
                           &b->error);
   if (!rc) weft__ptx_selection_prepare(b->module);
   if (!rc) weft__jit_dump_module(b->module);
-  if (!rc) rc = emit_ptx(b, ptx);
-  if (rc) return rc;
-  weft_binary *binary = calloc(1, sizeof *binary);
-  if (!binary) return WEFT_ENOMEM;
-  binary->kernels = b->kernels;
-  binary->num_kernels = b->num_kernels;
-  b->kernels = NULL;
-  b->num_kernels = 0;
-  *out = binary;
-  return 0;
+  char *text = NULL;
+  if (!rc) rc = emit_ptx(b, &text);
+  if (!rc) rc = keep(pb, text, log, out, ptx);
+  free(text);
+  return rc;
 }
 
 int weft__jit_build_ptx(unsigned sm, const char *source, size_t length,
                         const char *options, weft_binary **out, char **ptx,
                         char **log) {
-  weft_build_state b = {0};
-  *out = NULL;
-  *ptx = NULL;
-  *log = NULL;
-  int rc = start(&b, sm, options);
+  ptx_build b = {0};
+  int rc;
+  if (begin(&b, sm, "source", source, length, options, out, ptx, log, &rc))
+    return end(&b, rc, log);
   weft_source_file file = {WEFT_SOURCE_NAME, source, length};
-  if (!rc)
-    rc = weft__compile_source(b.context, sm, &b.options, &file, NULL, 0,
-                              &b.module, log, NULL);
-  if (!rc) rc = finish(&b, out, ptx);
-  return weft__build_state_end(&b, rc, log);
+  char *deps = NULL;
+  rc = weft__compile_source(b.s.context, sm, &b.s.options, &file, NULL, 0,
+                            &b.s.module, log, &deps);
+  if (!rc) rc = make_stamps(&b, deps);
+  free(deps);
+  if (!rc) rc = finish(&b, *log, out, ptx);
+  return end(&b, rc, log);
 }
 
 int weft__jit_build_ptx_bitcode(unsigned sm, const void *bitcode, size_t size,
                                 const char *options, weft_binary **out,
                                 char **ptx, char **log) {
-  weft_build_state b = {0};
-  *out = NULL;
-  *ptx = NULL;
-  *log = NULL;
-  int rc = start(&b, sm, options);
-  if (!rc)
-    rc = weft__module_from_bitcode(b.context, bitcode, size, &b.module, log);
-  if (!rc) rc = finish(&b, out, ptx);
-  return weft__build_state_end(&b, rc, log);
-}
-
-void weft__jit_ptx_binary_free(weft_binary *binary) {
-  if (!binary) return;
-  weft__kernel_descs_free(binary->kernels, binary->num_kernels);
-  free(binary->sites);
-  free(binary);
+  ptx_build b = {0};
+  int rc;
+  if (begin(&b, sm, "bitcode", bitcode, size, options, out, ptx, log, &rc))
+    return end(&b, rc, log);
+  rc = weft__module_from_bitcode(b.s.context, bitcode, size, &b.s.module, log);
+  if (!rc) rc = make_stamps(&b, NULL);
+  if (!rc) rc = finish(&b, *log ? *log : "", out, ptx);
+  return end(&b, rc, log);
 }

@@ -23,6 +23,10 @@
  * needed and not found. */
 int weft__ptx_libdevice_link(LLVMModuleRef module, char **error);
 
+/* The path of the libdevice that builds link, or NULL where none was
+ * found (its identity is part of a GPU build's cache key). */
+const char *weft__ptx_libdevice_file(void);
+
 /* After every callee is inlined into the kernels (the count of kernels,
  * in module order, described in kernels): the primitives' globals
  * (WEFT_PTX_* in jit.h) replace the calls the nvptx builtins leave, a

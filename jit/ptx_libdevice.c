@@ -62,6 +62,11 @@ static void find(void) {
            "install the CUDA toolkit or set WEFT_LIBDEVICE to the file");
 }
 
+const char *weft__ptx_libdevice_file(void) {
+  pthread_once(&once, find);
+  return bytes ? where : NULL;
+}
+
 /* The first function module declares from libdevice, or NULL. */
 static const char *first_libdevice_call(LLVMModuleRef module) {
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f;

@@ -166,5 +166,5 @@ void weft__cuda_binary_free(weft_device *device, weft_binary *binary) {
     free(p);
     binary->impl = NULL;
   }
-  weft__jit_ptx_binary_free(binary);
+  weft__jit_binary_free(binary);
 }

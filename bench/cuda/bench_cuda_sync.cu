@@ -10,9 +10,9 @@
  *   ./a.out [--ops N] [--repeat N] [--only PRIMITIVE] [--impl NAME,...]
  *
  * --only runs one primitive; --impl only the named Weft algorithms (the
- * references always run). The header's tuning macros
- * (-DWEFT_CUDA_BACKOFF_CAP_NS=, -DWEFT_CUDA_MUTEX_POLLS=) set the native
- * algorithms' waits.
+ * references always run; a mutex's thread-0 rows are NAME_thread0). The
+ * header's tuning macros (-DWEFT_CUDA_BACKOFF_CAP_NS=,
+ * -DWEFT_CUDA_MUTEX_BACKOFF_CAP_NS=) set the back-offs' longest sleeps.
  */
 #include <cooperative_groups.h>
 #include <cuda/semaphore>
@@ -37,15 +37,18 @@ typedef cuda::counting_semaphore<cuda::thread_scope_device, 1 << 20>
     cu_counting;
 
 /* Shared by the kernels: the object under test (room for any of them and
- * a Xiao-Feng barrier's flags) and a count the critical sections keep. */
+ * a Xiao-Feng barrier's flags) and a count the critical sections keep.
+ * Weft's objects and libcu++'s share one address: an atomic's latency on
+ * an H100 depends on which half of the L2 its line falls in (the two
+ * differed by up to 25% at one block when they lived apart). */
 struct arena {
   union {
     weft_mutex mutex;
     weft_semaphore semaphore;
     weft_barrier barrier;
+    alignas(16) unsigned char cu[64]; /* a libcu++ semaphore */
   };
   unsigned flags[2 * 8192];
-  alignas(16) unsigned char cu[64]; /* a libcu++ semaphore */
   unsigned counter;
 };
 
@@ -56,6 +59,20 @@ __global__ void weft_mutex_kernel(arena *a, int ops) {
     weft_mutex_lock_block(&a->mutex);
     if (threadIdx.x == 0) ((volatile unsigned *)&a->counter)[0] += 1;
     weft_mutex_unlock_block(&a->mutex);
+  }
+}
+
+/* The libcu++ kernel's shape: thread 0 alone takes the lock, counts and
+ * gives it back, the block waiting before and after. */
+__global__ void weft_mutex_thread_kernel(arena *a, int ops) {
+  for (int i = 0; i < ops; i++) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      weft_mutex_lock(&a->mutex);
+      ((volatile unsigned *)&a->counter)[0] += 1;
+      weft_mutex_unlock(&a->mutex);
+    }
+    __syncthreads();
   }
 }
 
@@ -199,14 +216,21 @@ static void record(const char *primitive, const char *impl, int init,
   fflush(stdout);
 }
 
+/* Each mutex runs twice: with the block calls (every thread calls,
+ * thread 0 acts, as Weft's OpenCL C block helpers do) and with thread 0's
+ * own calls in libcu++'s kernel shape (name_thread0). */
+static const struct {
+  const char *name, *thread_name;
+  unsigned algorithm;
+} mutexes[] = {{"native", "native_thread0", WEFT_MUTEX_NATIVE},
+               {"spin", "spin_thread0", WEFT_MUTEX_SPIN},
+               {"spin_backoff", "spin_backoff_thread0", WEFT_MUTEX_SPIN_BACKOFF},
+               {"ticket", "ticket_thread0", WEFT_MUTEX_TICKET}};
+
 static const struct {
   const char *name;
   unsigned algorithm;
-} mutexes[] = {{"native", WEFT_MUTEX_NATIVE},
-               {"spin", WEFT_MUTEX_SPIN},
-               {"spin_backoff", WEFT_MUTEX_SPIN_BACKOFF},
-               {"ticket", WEFT_MUTEX_TICKET}},
-  semaphores[] = {{"native", WEFT_SEMAPHORE_NATIVE},
+} semaphores[] = {{"native", WEFT_SEMAPHORE_NATIVE},
                   {"spin", WEFT_SEMAPHORE_SPIN},
                   {"spin_backoff", WEFT_SEMAPHORE_SPIN_BACKOFF},
                   {"sleeping", WEFT_SEMAPHORE_SLEEPING}},
@@ -233,18 +257,21 @@ static void bench_mutexes(const std::vector<unsigned> &blocks,
                           const options &o, arena *a) {
   for (unsigned n : blocks) {
     double ops = (double)n * o.ops;
-    for (auto &m : mutexes) {
-      if (skipped(o, "mutex", m.name, 0)) continue;
-      double t = time_kernel(weft_mutex_kernel, n, 0, o, a, [&] {
-        weft_mutex v = weft_mutex_value(m.algorithm);
-        CHECK_CUDA(cudaMemcpy(&a->mutex, &v, sizeof v,
-                              cudaMemcpyHostToDevice));
-        CHECK_CUDA(cudaMemset(&a->counter, 0, sizeof a->counter));
-      });
-      check_counter(a, "mutex", m.name, n, o);
-      record("mutex", m.name, 0, n, ops / t);
-      note_time("mutex", m.name, 0, n, t);
-    }
+    for (auto &m : mutexes)
+      for (int by_thread = 0; by_thread < 2; by_thread++) {
+        const char *name = by_thread ? m.thread_name : m.name;
+        if (skipped(o, "mutex", name, 0)) continue;
+        kernel_fn k = by_thread ? weft_mutex_thread_kernel : weft_mutex_kernel;
+        double t = time_kernel(k, n, 0, o, a, [&] {
+          weft_mutex v = weft_mutex_value(m.algorithm);
+          CHECK_CUDA(cudaMemcpy(&a->mutex, &v, sizeof v,
+                                cudaMemcpyHostToDevice));
+          CHECK_CUDA(cudaMemset(&a->counter, 0, sizeof a->counter));
+        });
+        check_counter(a, "mutex", name, n, o);
+        record("mutex", name, 0, n, ops / t);
+        note_time("mutex", name, 0, n, t);
+      }
     double t = time_kernel(cu_binary_kernel, n, 0, o, a, [&] {
       cu_init_kernel<<<1, 1>>>(a, 1, 1);
       CHECK_CUDA(cudaMemset(&a->counter, 0, sizeof a->counter));

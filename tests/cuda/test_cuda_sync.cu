@@ -250,6 +250,10 @@ template <typename T> static int device_equals(const T *d, const T &want) {
 }
 
 static void init_matches_values() {
+  /* The default semaphore is chosen by its count (sync.cuh). */
+  EXPECT(weft_semaphore_value(2, 0).word[3] == WEFT_SEMAPHORE_NATIVE &&
+             weft_semaphore_value(3, 0).word[3] == WEFT_SEMAPHORE_SLEEPING,
+         "the default semaphore is not native up to 2 units, sleeping above");
   for (unsigned a = 0; a <= 4; a++) {
     weft_mutex *m = dirty_alloc<weft_mutex>();
     weft_semaphore *s = dirty_alloc<weft_semaphore>();
@@ -302,6 +306,7 @@ static const named tests[] = {
     {"semaphore_spin_backoff", semaphore_invariant,
      WEFT_SEMAPHORE_SPIN_BACKOFF},
     {"semaphore_sleeping", semaphore_invariant, WEFT_SEMAPHORE_SLEEPING},
+    {"semaphore_default", semaphore_invariant, WEFT_SEMAPHORE_DEFAULT},
     {"barrier_native", barrier_invariant, WEFT_BARRIER_NATIVE},
     {"barrier_two_stage", barrier_invariant, WEFT_BARRIER_TWO_STAGE},
     {"barrier_xiao_feng", barrier_invariant, WEFT_BARRIER_XIAO_FENG},

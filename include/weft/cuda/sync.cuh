@@ -54,15 +54,18 @@
 #include "../kernel.h"
 
 /* The algorithms that measured best on an H100 (bench/cuda): native for
- * the mutex (the steadiest from 1 to 1056 blocks), sleeping for the
- * semaphore (7.7e7 wait+post pairs/s at initial value 120 and 132 blocks,
- * against 3.7e6 for native; native is better at values 1 and 2, and with
- * a single block). */
+ * the mutex (the steadiest from 1 to 1056 blocks); for the semaphore,
+ * chosen by its initial count when the build names none: native up to
+ * 2 units (0.84x to 1.09x libcu++'s counting_semaphore at 1 and 2, where
+ * sleeping gave 0.6x to 0.85x), sleeping above (7.8e7 wait+post pairs/s
+ * at 120 units and 132 blocks, against 4.6e6 for native and 6.6e6 for
+ * libcu++). */
 #ifndef WEFT_MUTEX_IMPL
 #define WEFT_MUTEX_IMPL WEFT_MUTEX_NATIVE
 #endif
 #ifndef WEFT_SEMAPHORE_IMPL
 #define WEFT_SEMAPHORE_IMPL WEFT_SEMAPHORE_SLEEPING
+#define WEFT__SEMAPHORE_BY_COUNT 1
 #endif
 #ifndef WEFT_BARRIER_IMPL
 #define WEFT_BARRIER_IMPL WEFT_BARRIER_NATIVE
@@ -89,9 +92,14 @@ static inline __host__ __device__ weft_mutex weft_mutex_value(
   return m;
 }
 
-/* A semaphore with count free units. */
+/* A semaphore with count free units (algorithm 0: the default, which
+ * depends on count unless the build sets WEFT_SEMAPHORE_IMPL). */
 static inline __host__ __device__ weft_semaphore
 weft_semaphore_value(int count, unsigned algorithm) {
+#ifdef WEFT__SEMAPHORE_BY_COUNT
+  if (!algorithm)
+    algorithm = count <= 2 ? WEFT_SEMAPHORE_NATIVE : WEFT_SEMAPHORE_SLEEPING;
+#endif
   weft_semaphore s = {{(unsigned)count, 0, 0, algorithm}};
   return s;
 }
@@ -160,19 +168,23 @@ typedef struct weft__backoff {
 } weft__backoff;
 
 #define WEFT__BACKOFF_FIRST_NS 32u
-/* The longest sleep of a back-off, and the loads of a held native mutex
- * before its waiter starts to sleep: the build may set them (-D) to tune
- * the native and back-off algorithms; bench/cuda measures them. */
+/* The longest sleep of a back-off: the build may set these (-D) to tune
+ * the algorithms; bench/cuda measures them. The native mutex's waiters
+ * sleep longer: on an H100, with every object at one address, a 4096 ns
+ * cap took it from 0.77x to 0.82x of libcu++'s binary_semaphore at 1056
+ * blocks and from 0.80x to 0.85x at 264, and changed nothing below 132
+ * (waiters that poll less often leave the line to the holder). */
 #ifndef WEFT_CUDA_BACKOFF_CAP_NS
 #define WEFT_CUDA_BACKOFF_CAP_NS 1024u
 #endif
-#ifndef WEFT_CUDA_MUTEX_POLLS
-#define WEFT_CUDA_MUTEX_POLLS 0u
+#ifndef WEFT_CUDA_MUTEX_BACKOFF_CAP_NS
+#define WEFT_CUDA_MUTEX_BACKOFF_CAP_NS 4096u
 #endif
 
 /* Starts {0, 0}: the first back-off seeds it, so that a call that takes
  * at once reads no clock. */
-static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
+static __device__ __forceinline__ void weft__back_off_to(weft__backoff *b,
+                                                        unsigned cap) {
   if (!b->window) {
     b->window = WEFT__BACKOFF_FIRST_NS;
     b->state = (blockIdx.x + 1u) * 2654435761u ^ (unsigned)clock();
@@ -184,7 +196,11 @@ static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
   x ^= x << 5;
   b->state = x;
   __nanosleep(x % b->window);
-  if (b->window < WEFT_CUDA_BACKOFF_CAP_NS) b->window *= 2;
+  if (b->window < cap) b->window *= 2;
+}
+
+static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
+  weft__back_off_to(b, WEFT_CUDA_BACKOFF_CAP_NS);
 }
 
 /* ------------------------------------------------------ block helpers */
@@ -247,16 +263,12 @@ static __device__ void weft_mutex_lock(weft_mutex *m) {
       __nanosleep(64u * (ticket - s < 64u ? ticket - s : 64u));
     break;
   }
-  default: { /* native: test-and-set, then test before each retry */
-    unsigned polls = WEFT_CUDA_MUTEX_POLLS; /* loads left before sleeps */
+  default: /* native: test-and-set, then test before each retry */
     while (!weft__cas(&m->word[0], 0, 1)) {
-      do {
-        if (polls) polls--;
-        else weft__back_off(&b);
-      } while (weft__load_relaxed(&m->word[0]));
+      do weft__back_off_to(&b, WEFT_CUDA_MUTEX_BACKOFF_CAP_NS);
+      while (weft__load_relaxed(&m->word[0]));
     }
     break;
-  }
   }
 }
 
@@ -328,7 +340,7 @@ static __device__ void weft_semaphore_wait(weft_semaphore *s) {
   }
   default: /* native: test, then compare-and-swap */
     for (;;) {
-      unsigned c = weft__load(count);
+      unsigned c = weft__load_relaxed(count); /* the swap acquires */
       if ((int)c > 0 && weft__cas(count, c, c - 1)) break;
       weft__back_off(&b);
     }
