@@ -42,6 +42,13 @@ int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
  * process) and makes read-modify-writes relaxed. */
 void weft__ptx_orderings_lower(LLVMModuleRef module);
 
+/* One step of it: an ordered integer load, store or read-modify-write in
+ * global or generic memory becomes the PTX instruction with that
+ * ordering (ld.acquire, st.release, atom.acq_rel..., seq_cst with a
+ * fence.sc before), as inline assembly placed with b; inst is then gone.
+ * 0, and inst untouched, for what it does not handle. */
+int weft__ptx_atomic_lower(LLVMBuilderRef b, LLVMValueRef inst);
+
 /* Rewrites what LLVM 19's NVPTX selects wrongly, run after the last
  * optimization, before code generation: casts between two named address
  * spaces, which optimization makes of a pair through generic, go through

@@ -2,7 +2,9 @@
  * into what it can (see ptx.h).
  *
  * Memory orderings: it selects no fence, no ordered load or store, and
- * makes every read-modify-write relaxed. The classic mapping restores them with
+ * makes every read-modify-write relaxed. Integer atomics in global or
+ * generic memory become PTX's ordered instructions (ptx_atomics.c); for
+ * the others the classic mapping restores the orderings with
  * PTX fences at GPU scope (OpenCL's device scope): an acquire access is
  * followed by fence.acq_rel, a release access preceded by one, and
  * seq_cst uses fence.sc on both sides. A volatile load or store is a
@@ -70,6 +72,7 @@ static void lower_fence(LLVMBuilderRef b, LLVMValueRef inst) {
 }
 
 static void lower_ordering(LLVMBuilderRef b, LLVMValueRef i) {
+  if (weft__ptx_atomic_lower(b, i)) return;
   if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) lower_access(b, i);
   else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
     fence_rmw(b, i);
