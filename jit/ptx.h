@@ -43,7 +43,7 @@ int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
 void weft__ptx_orderings_lower(LLVMModuleRef module);
 
 /* One step of it: an ordered integer load, store or read-modify-write in
- * global or generic memory becomes the PTX instruction with that
+ * global memory becomes the PTX instruction with that
  * ordering (ld.acquire, st.release, atom.acq_rel..., seq_cst with a
  * fence.sc before), as inline assembly placed with b; inst is then gone.
  * 0, and inst untouched, for what it does not handle. */

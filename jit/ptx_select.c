@@ -2,8 +2,8 @@
  * into what it can (see ptx.h).
  *
  * Memory orderings: it selects no fence, no ordered load or store, and
- * makes every read-modify-write relaxed. Integer atomics in global or
- * generic memory become PTX's ordered instructions (ptx_atomics.c); for
+ * makes every read-modify-write relaxed. Integer atomics in global
+ * memory become PTX's ordered instructions (ptx_atomics.c); for
  * the others the classic mapping restores the orderings with
  * PTX fences at GPU scope (OpenCL's device scope): an acquire access is
  * followed by fence.acq_rel, a release access preceded by one, and
