@@ -227,6 +227,25 @@ int weft__jit_binary_from_cache(weft_cached *c, int from, weft_binary **out,
   return 0;
 }
 
+int weft__jit_cache_keep(const weft_cache_key *key, weft_cache_kind kind,
+                         const char *stamps, const void *object, size_t size,
+                         const weft_binary *desc, const char *log,
+                         weft_binary **out, char **error) {
+  unsigned char *descs = NULL;
+  size_t descs_size = 0;
+  weft_cached *c = NULL;
+  int rc = weft__binary_save(desc, &descs, &descs_size);
+  if (!rc)
+    rc = weft__cache_add(key, kind, stamps, object, size, descs, descs_size,
+                         log, &c, error);
+  free(descs);
+  if (rc) return rc;
+  char *ignored = NULL;
+  rc = weft__jit_binary_from_cache(c, 0, out, &ignored);
+  free(ignored);
+  return rc;
+}
+
 /* Generates object code for the module, hands it to the cache (which loads
  * it) and makes the binary. */
 static int emit_and_load(build *b, const char *log, weft_binary **out) {
@@ -236,21 +255,11 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
                       .kernels = b->s.kernels,
                       .num_sites = b->sites.count,
                       .sites = b->sites.locs};
-  unsigned char *descs = NULL;
-  size_t descs_size = 0;
-  weft_cached *c = NULL;
-  int rc = weft__binary_save(&desc, &descs, &descs_size);
-  if (!rc)
-    rc = weft__cache_add(&b->key, WEFT_CACHE_CODE, b->stamps,
-                         LLVMGetBufferStart(object),
-                         LLVMGetBufferSize(object), descs, descs_size, log, &c,
-                         &b->s.error);
+  int rc = weft__jit_cache_keep(&b->key, WEFT_CACHE_CODE, b->stamps,
+                                LLVMGetBufferStart(object),
+                                LLVMGetBufferSize(object), &desc, log, out,
+                                &b->s.error);
   LLVMDisposeMemoryBuffer(object);
-  free(descs);
-  if (rc) return rc;
-  char *ignored = NULL;
-  rc = weft__jit_binary_from_cache(c, 0, out, &ignored);
-  free(ignored);
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "jit/cache.h"
 #include "jit/kernel_abi.h"
 #include "jit/options.h"
 
@@ -61,8 +62,15 @@ int weft__jit_dumps_ir(void);
  * (from: weft_binary's from_cache): the kernels' descriptions, and for
  * host code their entry points in the loaded code. The entry's log joins
  * *log. */
-struct weft_cached;
-int weft__jit_binary_from_cache(struct weft_cached *c, int from,
-                                weft_binary **out, char **log);
+int weft__jit_binary_from_cache(weft_cached *c, int from, weft_binary **out,
+                                char **log);
+
+/* Saves desc's kernels and hands them to the cache with a fresh build's
+ * object (host code, or PTX text: kind), its stamps and its log; then the
+ * binary over the new entry. Errors join *error. */
+int weft__jit_cache_keep(const weft_cache_key *key, weft_cache_kind kind,
+                         const char *stamps, const void *object, size_t size,
+                         const weft_binary *desc, const char *log,
+                         weft_binary **out, char **error);
 
 #endif

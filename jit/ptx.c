@@ -15,7 +15,6 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "jit/binary_io.h"
 #include "jit/build_state.h"
 #include "jit/builtins.h"
 #include "jit/cache.h"
@@ -132,25 +131,18 @@ static int emit_ptx(weft_build_state *b, char **ptx) {
 
 /* Hands the PTX and the kernels' descriptions to the cache (log: the
  * front end's warnings, which a later hit repeats) and makes the binary
- * over its entry. */
+ * over its entry, with a copy of the PTX for the caller. */
 static int keep(ptx_build *b, const char *text, const char *log,
                 weft_binary **out, char **ptx) {
   weft_binary desc = {.num_kernels = b->s.num_kernels,
                       .kernels = b->s.kernels};
-  unsigned char *descs = NULL;
-  size_t descs_size = 0;
-  weft_cached *c = NULL;
-  int rc = weft__binary_save(&desc, &descs, &descs_size);
-  if (!rc)
-    rc = weft__cache_add(&b->key, WEFT_CACHE_PTX, b->stamps, text,
-                         strlen(text), descs, descs_size, log, &c,
-                         &b->s.error);
-  free(descs);
+  int rc = weft__jit_cache_keep(&b->key, WEFT_CACHE_PTX, b->stamps, text,
+                                strlen(text), &desc, log, out, &b->s.error);
   if (rc) return rc;
-  char *ignored = NULL;
-  rc = from_entry(c, 0, out, ptx, &ignored);
-  free(ignored);
-  return rc;
+  if ((*ptx = strdup(text))) return 0;
+  weft__jit_binary_free(*out);
+  *out = NULL;
+  return WEFT_ENOMEM;
 }
 
 /* The back half, from the front end's module to PTX. */
