@@ -3,6 +3,7 @@
  * not, against the number of work-groups), the machine's class in their
  * abstraction, and the defaults file (sync_defaults.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,7 +286,10 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
            c.atomics, c.atomic_cost, c.contended, c.contention, c.polls,
            c.polling, c.nearest);
   sync_defaults d = {r->threads, info.name, text, {0}};
-  probe_choose(timing, o->common.ops, r->threads, d.choice);
+  unsigned most = info.max_resident_groups < UINT_MAX
+                      ? (unsigned)info.max_resident_groups
+                      : UINT_MAX;
+  probe_choose(timing, o->common.ops, r->threads, most, d.choice);
   if (!strcmp(c.contended, "untested(busy)"))
     printf("  (the machine is busy: its groups took turns, so the contest "
            "saw little\n  contention; run it again on an idle machine)\n");

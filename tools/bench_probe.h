@@ -52,9 +52,10 @@ void probe_print_class(const probe_class *c, unsigned threads);
 
 /* The implementation to use for each primitive: the one with the best
  * geometric mean of operations per second over 1 group, as many groups
- * as threads, and 16 times more (semaphores at counts 1 and 10). A
- * primitive with one implementation gets it unmeasured. */
+ * as threads, and 16 times more (semaphores at counts 1 and 10; barriers
+ * at most the most groups that can be resident). A primitive with one
+ * implementation gets it unmeasured. */
 void probe_choose(const tool_timing *timing, unsigned ops, unsigned threads,
-                  const char *choice[SYNC_PRIMITIVES]);
+                  unsigned most, const char *choice[SYNC_PRIMITIVES]);
 
 #endif /* WEFT_TOOL_BENCH_PROBE_H */

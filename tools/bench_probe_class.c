@@ -86,18 +86,28 @@ void probe_print_class(const probe_class *c, unsigned threads) {
 
 /* ------------------------------------------------------------ contest */
 
+/* The contest's groups: 1, threads and 16 times more; barriers no more
+ * than can be resident (beyond, on a GPU or under WEFT_RESIDENT_GROUPS,
+ * they would wait for groups that never start). */
+static unsigned contest_groups(sync_primitive p, int point, unsigned threads,
+                               unsigned most) {
+  unsigned g = point == 0 ? 1 : point == 1 ? threads : 16 * threads;
+  int barrier = p == SYNC_BARRIER || p == SYNC_GLOBAL_BARRIER;
+  return barrier && g > most ? most : g;
+}
+
 /* The geometric mean of r's rates over the contest's points. */
 static double score(sync_runner *r, const tool_timing *timing, unsigned ops,
-                    unsigned threads) {
-  const unsigned groups[] = {1, threads, 16 * threads};
+                    unsigned threads, unsigned most) {
   const int counts[] = {1, 10};
   int n_counts = r->impl->primitive == SYNC_SEMAPHORE ? 2 : 1, n = 0;
   double log_sum = 0;
   for (int c = 0; c < n_counts; c++)
-    for (int g = 0; g < 3; g++) {
+    for (int point = 0; point < 3; point++) {
+      unsigned g = contest_groups(r->impl->primitive, point, threads, most);
       unsigned n_ops = ops;
-      double s = sync_weft_seconds(r, counts[c], groups[g], &n_ops, timing);
-      double rate = sync_total_ops(r->impl->primitive, groups[g], n_ops) / s;
+      double s = sync_weft_seconds(r, counts[c], g, &n_ops, timing);
+      double rate = sync_total_ops(r->impl->primitive, g, n_ops) / s;
       /* Too fast to time counts as fast, not as a failure. */
       log_sum += log(s > 0 ? rate : 1e12);
       n++;
@@ -114,7 +124,7 @@ static int may_be_default(const sync_runner *r) {
 
 /* The best of p's implementations, or "native" if none builds. */
 static const char *choose_one(sync_primitive p, const tool_timing *timing,
-                              unsigned ops, unsigned threads) {
+                              unsigned ops, unsigned threads, unsigned most) {
   sync_runner runners[16];
   int n = 0;
   for (unsigned i = 0; n < 16 && sync_runner_next(&runners[n], p, &i, NULL, 1);)
@@ -123,7 +133,7 @@ static const char *choose_one(sync_primitive p, const tool_timing *timing,
   const char *best = "native";
   double best_score = 0;
   for (int i = 0; i < n; i++) {
-    double s = n > 1 ? score(&runners[i], timing, ops, threads) : 0;
+    double s = n > 1 ? score(&runners[i], timing, ops, threads, most) : 0;
     if (n > 1)
       printf("  %-15s %-12s %10.4g operations/s (geometric mean)\n",
              sync_primitive_name(p), runners[i].impl->name, s);
@@ -140,12 +150,14 @@ static const char *choose_one(sync_primitive p, const tool_timing *timing,
 }
 
 void probe_choose(const tool_timing *timing, unsigned ops, unsigned threads,
-                  const char *choice[SYNC_PRIMITIVES]) {
+                  unsigned most, const char *choice[SYNC_PRIMITIVES]) {
   printf("\nContest (1, %u and %u groups, %u operations each; semaphores "
-         "at counts 1 and 10):\n",
+         "at counts 1 and 10",
          threads, 16 * threads, ops);
+  if (most < 16 * threads) printf("; barriers at most %u groups", most);
+  printf("):\n");
   for (int p = 0; p < SYNC_PRIMITIVES; p++) {
-    choice[p] = choose_one((sync_primitive)p, timing, ops, threads);
+    choice[p] = choose_one((sync_primitive)p, timing, ops, threads, most);
     fflush(stdout);
   }
 }

@@ -27,4 +27,11 @@ WEFT_CACHE_DIR="$WORK/cache" weft_exits 0 bench probe --quick --run-us 100
 [ -f "$WORK/cache/sync-defaults" ] || fail "no sync-defaults in WEFT_CACHE_DIR"
 WEFT_CACHE_DIR=off weft_exits 0 bench probe --quick --run-us 100
 matches out.txt 'no file written'
+
+# With fewer groups resident than the contest's largest count (a GPU's
+# occupancy, emulated), the barriers compete at the most that can be
+# resident instead of waiting for groups that never start.
+WEFT_RESIDENT_GROUPS=4 weft_exits 0 bench probe --quick --run-us 100 --no-write
+matches out.txt 'barriers at most 4 groups'
+matches out.txt '^global_barrier=(native|two_stage)$'
 exit 0
