@@ -62,13 +62,11 @@ static int make_stamps(ptx_build *b, const char *deps) {
   return b->stamps ? 0 : WEFT_ENOMEM;
 }
 
-/* A binary over a cache entry (its reference taken over), and a copy of
- * its PTX for the caller. */
-static int from_entry(weft_cached *c, int from, weft_binary **out, char **ptx,
-                      char **log) {
-  int rc = weft__jit_binary_from_cache(c, from, out, log);
+/* A copy of the PTX of the binary's cache entry for the caller (rc 0),
+ * or rc and no binary. */
+static int copy_ptx(int rc, weft_binary **out, char **ptx) {
   if (rc) return rc;
-  if ((*ptx = strdup(c->ptx))) return 0;
+  if ((*ptx = strdup((*out)->cached->ptx))) return 0;
   weft__jit_binary_free(*out);
   *out = NULL;
   return WEFT_ENOMEM;
@@ -91,7 +89,8 @@ static int begin(ptx_build *b, unsigned sm, const char *kind,
                        ? NULL
                        : weft__cache_find(&b->key, WEFT_CACHE_PTX, &from_disk);
   if (c) {
-    *rc = from_entry(c, from_disk ? 2 : 1, out, ptx, log);
+    *rc = copy_ptx(weft__jit_binary_from_cache(c, from_disk ? 2 : 1, out, log),
+                   out, ptx);
     return 1;
   }
   weft_nvptx_arch arch;
@@ -136,13 +135,10 @@ static int keep(ptx_build *b, const char *text, const char *log,
                 weft_binary **out, char **ptx) {
   weft_binary desc = {.num_kernels = b->s.num_kernels,
                       .kernels = b->s.kernels};
-  int rc = weft__jit_cache_keep(&b->key, WEFT_CACHE_PTX, b->stamps, text,
-                                strlen(text), &desc, log, out, &b->s.error);
-  if (rc) return rc;
-  if ((*ptx = strdup(text))) return 0;
-  weft__jit_binary_free(*out);
-  *out = NULL;
-  return WEFT_ENOMEM;
+  return copy_ptx(weft__jit_cache_keep(&b->key, WEFT_CACHE_PTX, b->stamps,
+                                       text, strlen(text), &desc, log, out,
+                                       &b->s.error),
+                  out, ptx);
 }
 
 /* The back half, from the front end's module to PTX. */
