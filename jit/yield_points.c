@@ -8,7 +8,8 @@
  * end's yield in its latch: the kernel then runs cooperatively, and the
  * spinning group lets the others run at every turn of the loop. Loops that
  * only do atomics (a histogram) keep running: their exit does not depend
- * on what the atomics read.
+ * on what the atomics read; nor does a loop whose latch waits, polls or
+ * yields already (the primitives' wait loops).
  *
  * Loops are found without LLVM's loop analysis (not in the C API): a depth-
  * first walk finds the back edges (latch -> header), and a loop's blocks
@@ -126,6 +127,20 @@ static int is_polling(const cfg *g, const unsigned char *body) {
   return 0;
 }
 
+/* Whether the block calls the runtime's wait, poll or yield: a loop whose
+ * latch does lets the other groups run at every turn already (a Weft
+ * primitive's wait loop), and a yield after the wait would put the group
+ * back in the queue each time it was woken. */
+static int lets_others_run(LLVMBasicBlockRef block) {
+  static const char *const calls[] = {WEFT_WAIT_SYMBOL, WEFT_POLL_SYMBOL,
+                                      WEFT_YIELD_SYMBOL};
+  for (LLVMValueRef i = LLVMGetFirstInstruction(block); i;
+       i = LLVMGetNextInstruction(i))
+    for (size_t k = 0; k < sizeof calls / sizeof *calls; k++)
+      if (weft__is_call_to(i, calls[k])) return 1;
+  return 0;
+}
+
 static void insert_yield(LLVMBasicBlockRef latch, LLVMValueRef body) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMContextRef context = LLVMGetModuleContext(module);
@@ -171,7 +186,7 @@ int weft__yield_points_insert(LLVMValueRef body) {
     if (s == n) continue;
     if (state[s] == 1) { /* b -> s closes a loop with header s */
       loop_blocks(&g, s, b, loop, work);
-      if (is_polling(&g, loop)) yields[b] = 1;
+      if (!lets_others_run(g.blocks[b]) && is_polling(&g, loop)) yields[b] = 1;
     } else if (state[s] == 0) {
       state[s] = 1;
       stack[top++] = s;
