@@ -8,17 +8,17 @@
  * release or acq_rel form. Integers of 32 and 64 bits in global memory
  * are handled (the primitives' words, OpenCL 1.2's atomics); the rest,
  * generic addresses included, keeps the fences. */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "jit/ptx.h"
 
-/* The access's PTX spelling: its ordering and state space, the type's
- * suffix letter size and its register constraint. */
+/* The access's PTX spelling: its ordering, and the width and register
+ * constraint of its values. */
 typedef struct access_form {
   const char *fence;     /* "fence.sc.gpu; " or "" */
   const char *order;     /* "acquire", "release" or "acq_rel" */
-  const char *space;     /* ".global" */
   unsigned bits;         /* 32 or 64 */
   char reg;              /* 'r' or 'l' */
 } access_form;
@@ -36,7 +36,6 @@ static int form_of(LLVMValueRef pointer, LLVMTypeRef type,
   if (LLVMGetTypeKind(type) != LLVMIntegerTypeKind) return 0;
   unsigned bits = LLVMGetIntTypeWidth(type);
   if (bits != 32 && bits != 64) return 0;
-  int seq_cst = o == LLVMAtomicOrderingSequentiallyConsistent;
   switch (o) {
   case LLVMAtomicOrderingAcquire:
     if (want == 's') return 0;
@@ -53,35 +52,45 @@ static int form_of(LLVMValueRef pointer, LLVMTypeRef type,
   default:
     return 0; /* relaxed ones need no fence */
   }
-  form->fence = seq_cst ? "fence.sc.gpu; " : "";
-  form->space = ".global";
+  form->fence =
+      o == LLVMAtomicOrderingSequentiallyConsistent ? "fence.sc.gpu; " : "";
   form->bits = bits;
   form->reg = bits == 64 ? 'l' : 'r';
   return 1;
 }
 
-/* A call of the inline assembly text with constraints, returning type
- * (void for none), on args, placed before inst. */
-static LLVMValueRef call_asm(LLVMBuilderRef b, LLVMValueRef inst,
-                             LLVMTypeRef type, const char *text,
-                             const char *constraints, LLVMValueRef *args,
-                             unsigned count) {
-  LLVMTypeRef params[4];
-  for (unsigned i = 0; i < count; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fn = LLVMFunctionType(type, params, count, 0);
-  LLVMValueRef code = LLVMGetInlineAsm(
-      fn, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
-      1, 0, LLVMInlineAsmDialectATT, 0);
-  LLVMPositionBuilderBefore(b, inst);
-  return LLVMBuildCall2(b, fn, code, args, count, "");
-}
-
-/* The address as a 64-bit integer, as the "l" constraint takes it. */
-static LLVMValueRef address(LLVMBuilderRef b, LLVMValueRef inst,
-                            LLVMValueRef pointer) {
+/* Puts before inst, and returns, the inline assembly "FENCE OP.ORDER.gpu.
+ * global WHATBITS OPERANDS;" on pointer's address ($0, or $1 after a
+ * result) and values, returning type (void for none). In constraints, R
+ * stands for a value's register, r or l by the width. */
+static LLVMValueRef emit(LLVMBuilderRef b, LLVMValueRef inst,
+                         const access_form *f, const char *op,
+                         const char *what, const char *operands,
+                         const char *constraints, LLVMTypeRef type,
+                         LLVMValueRef pointer, const LLVMValueRef *values,
+                         unsigned count) {
+  char text[160], with_regs[48];
+  snprintf(text, sizeof text, "%s%s.%s.gpu.global%s%u %s;", f->fence, op,
+           f->order, what, f->bits, operands);
+  size_t n = 0;
+  for (; constraints[n] && n < sizeof with_regs - 1; n++)
+    with_regs[n] = constraints[n] == 'R' ? f->reg : constraints[n];
+  with_regs[n] = 0;
   LLVMPositionBuilderBefore(b, inst);
   LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(pointer));
-  return LLVMBuildPtrToInt(b, pointer, LLVMInt64TypeInContext(context), "");
+  LLVMValueRef args[4] = {
+      LLVMBuildPtrToInt(b, pointer, LLVMInt64TypeInContext(context), "")};
+  LLVMTypeRef params[4] = {LLVMInt64TypeInContext(context)};
+  assert(count < 4);
+  for (unsigned i = 0; i < count; i++) {
+    args[i + 1] = values[i];
+    params[i + 1] = LLVMTypeOf(values[i]);
+  }
+  LLVMTypeRef fn = LLVMFunctionType(type, params, count + 1, 0);
+  LLVMValueRef code = LLVMGetInlineAsm(fn, text, strlen(text), with_regs,
+                                       strlen(with_regs), 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(b, fn, code, args, count + 1, "");
 }
 
 static int lower_load(LLVMBuilderRef b, LLVMValueRef inst) {
@@ -89,14 +98,9 @@ static int lower_load(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMValueRef pointer = LLVMGetOperand(inst, 0);
   if (!form_of(pointer, LLVMTypeOf(inst), LLVMGetOrdering(inst), 'l', &f))
     return 0;
-  char text[96], constraints[32];
-  snprintf(text, sizeof text, "%sld.%s.gpu%s.b%u $0, [$1];", f.fence, f.order,
-           f.space, f.bits);
-  snprintf(constraints, sizeof constraints, "=%c,l,~{memory}", f.reg);
-  LLVMValueRef args[] = {address(b, inst, pointer)};
-  LLVMValueRef v =
-      call_asm(b, inst, LLVMTypeOf(inst), text, constraints, args, 1);
-  LLVMReplaceAllUsesWith(inst, v);
+  LLVMReplaceAllUsesWith(
+      inst, emit(b, inst, &f, "ld", ".b", "$0, [$1]", "=R,l,~{memory}",
+                 LLVMTypeOf(inst), pointer, NULL, 0));
   return 1;
 }
 
@@ -105,13 +109,9 @@ static int lower_store(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMValueRef value = LLVMGetOperand(inst, 0), pointer = LLVMGetOperand(inst, 1);
   if (!form_of(pointer, LLVMTypeOf(value), LLVMGetOrdering(inst), 's', &f))
     return 0;
-  char text[96], constraints[32];
-  snprintf(text, sizeof text, "%sst.%s.gpu%s.b%u [$0], $1;", f.fence, f.order,
-           f.space, f.bits);
-  snprintf(constraints, sizeof constraints, "l,%c,~{memory}", f.reg);
-  LLVMValueRef args[] = {address(b, inst, pointer), value};
-  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(value));
-  call_asm(b, inst, LLVMVoidTypeInContext(context), text, constraints, args, 2);
+  LLVMTypeRef none = LLVMVoidTypeInContext(LLVMGetTypeContext(LLVMTypeOf(value)));
+  emit(b, inst, &f, "st", ".b", "[$0], $1", "l,R,~{memory}", none, pointer,
+       &value, 1);
   return 1;
 }
 
@@ -145,15 +145,15 @@ static int lower_rmw(LLVMBuilderRef b, LLVMValueRef inst) {
   if (!op ||
       !form_of(pointer, LLVMTypeOf(value), LLVMGetOrdering(inst), 'm', &f))
     return 0;
-  char text[128], constraints[32];
-  snprintf(text, sizeof text, "%satom.%s.gpu%s.%s.%s%u $0, [$1], $2;", f.fence,
-           f.order, f.space, op, type, f.bits);
-  snprintf(constraints, sizeof constraints, "=%c,l,%c,~{memory}", f.reg, f.reg);
-  LLVMValueRef args[] = {address(b, inst, pointer), value};
-  if (negate) args[1] = LLVMBuildNeg(b, value, "");
-  LLVMValueRef old = call_asm(b, inst, LLVMTypeOf(value), text, constraints,
-                              args, 2);
-  LLVMReplaceAllUsesWith(inst, old);
+  char what[16];
+  snprintf(what, sizeof what, ".%s.%s", op, type);
+  if (negate) {
+    LLVMPositionBuilderBefore(b, inst);
+    value = LLVMBuildNeg(b, value, "");
+  }
+  LLVMReplaceAllUsesWith(
+      inst, emit(b, inst, &f, "atom", what, "$0, [$1], $2", "=R,l,R,~{memory}",
+                 LLVMTypeOf(value), pointer, &value, 1));
   return 1;
 }
 
@@ -161,21 +161,15 @@ static int lower_rmw(LLVMBuilderRef b, LLVMValueRef inst) {
  * result pair is rebuilt from the old value. */
 static int lower_cmpxchg(LLVMBuilderRef b, LLVMValueRef inst) {
   access_form f;
-  LLVMValueRef pointer = LLVMGetOperand(inst, 0),
-               expected = LLVMGetOperand(inst, 1),
-               desired = LLVMGetOperand(inst, 2);
-  if (!form_of(pointer, LLVMTypeOf(expected),
+  LLVMValueRef pointer = LLVMGetOperand(inst, 0);
+  LLVMValueRef values[] = {LLVMGetOperand(inst, 1), LLVMGetOperand(inst, 2)};
+  if (!form_of(pointer, LLVMTypeOf(values[0]),
                LLVMGetCmpXchgSuccessOrdering(inst), 'm', &f))
     return 0;
-  char text[128], constraints[32];
-  snprintf(text, sizeof text, "%satom.%s.gpu%s.cas.b%u $0, [$1], $2, $3;",
-           f.fence, f.order, f.space, f.bits);
-  snprintf(constraints, sizeof constraints, "=%c,l,%c,%c,~{memory}", f.reg,
-           f.reg, f.reg);
-  LLVMValueRef args[] = {address(b, inst, pointer), expected, desired};
-  LLVMValueRef old = call_asm(b, inst, LLVMTypeOf(expected), text,
-                              constraints, args, 3);
-  LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, old, expected, "");
+  LLVMValueRef old = emit(b, inst, &f, "atom", ".cas.b", "$0, [$1], $2, $3",
+                          "=R,l,R,R,~{memory}", LLVMTypeOf(values[0]),
+                          pointer, values, 2);
+  LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, old, values[0], "");
   LLVMValueRef pair = LLVMGetUndef(LLVMTypeOf(inst));
   pair = LLVMBuildInsertValue(b, pair, old, 0, "");
   pair = LLVMBuildInsertValue(b, pair, same, 1, "");

@@ -19,6 +19,16 @@ static const char *source =
 
 static char dir[64];
 
+/* Writes dir/value.h, which defines VALUE as value. */
+static void write_header(int value) {
+  char header[128];
+  snprintf(header, sizeof header, "%s/value.h", dir);
+  FILE *f = fopen(header, "w");
+  CHECK(f);
+  fprintf(f, "#define VALUE %d\n", value);
+  fclose(f);
+}
+
 /* A fresh cache folder holding value.h, set as WEFT_CACHE_DIR. */
 static void setup(int value) {
   snprintf(dir, sizeof dir, "/tmp/weft-cache-test-XXXXXX");
@@ -26,12 +36,7 @@ static void setup(int value) {
   char cache[128];
   snprintf(cache, sizeof cache, "%s/cache", dir);
   setenv("WEFT_CACHE_DIR", cache, 1);
-  char header[128];
-  snprintf(header, sizeof header, "%s/value.h", dir);
-  FILE *f = fopen(header, "w");
-  CHECK(f);
-  fprintf(f, "#define VALUE %d\n", value);
-  fclose(f);
+  write_header(value);
 }
 
 static void teardown(void) { support_remove_tree(dir); }
@@ -168,12 +173,7 @@ TEST(changed_header_rebuilds) {
   int cached;
   weft_program *old = build(ctx, "", &cached);
   CHECK_EQ(cached, 2);
-  char header[128];
-  snprintf(header, sizeof header, "%s/value.h", dir);
-  FILE *f = fopen(header, "w");
-  CHECK(f);
-  fprintf(f, "#define VALUE 2222\n"); /* another size, whatever the clock */
-  fclose(f);
+  write_header(2222); /* another size, whatever the clock */
   weft_program *fresh = build(ctx, "", &cached);
   CHECK_EQ(cached, 0);
   CHECK_EQ(run(ctx, fresh), 2222);
@@ -236,12 +236,7 @@ TEST(ptx_is_cached_on_disk) {
            PTX_MARK, dir);
   CHECK_EQ(system(command), 0);
   CHECK_EQ(ptx_in_child(), 2);
-  char header[128];
-  snprintf(header, sizeof header, "%s/value.h", dir);
-  FILE *f = fopen(header, "w");
-  CHECK(f);
-  fprintf(f, "#define VALUE 4444\n");
-  fclose(f);
+  write_header(4444);
   CHECK_EQ(ptx_in_child(), 0);
   CHECK_EQ(count_entries(), 1); /* the entry rewritten */
   teardown();

@@ -218,4 +218,22 @@ TEST(errors) {
            WEFT_EINVAL);
 }
 
+/* libdevice is needed only by the math that calls it, and an unreadable
+ * one is named in the log of those builds. */
+TEST(math_needs_a_readable_libdevice) {
+  setenv("WEFT_LIBDEVICE", "/nonexistent/libdevice.10.bc", 1);
+  char *ptx = ptx_of("kernel void k(global float *a) { a[0] = 2; }", NULL);
+  free(ptx);
+  char *log = NULL;
+  CHECK_EQ(weft_compile_ptx("kernel void k(global float *a) {\n"
+                            "  a[0] = pow(a[1], a[2]) + sin(a[3]);\n}\n",
+                            0, NULL, 90, &ptx, &log),
+           WEFT_EBUILD);
+  CHECK(!ptx);
+  CHECK_STR_CONTAINS(log, "(math on the GPU) comes from the CUDA toolkit's "
+                          "libdevice: WEFT_LIBDEVICE=/nonexistent/"
+                          "libdevice.10.bc cannot be read");
+  free(log);
+}
+
 TEST_MAIN()
