@@ -164,11 +164,13 @@ static void semaphore_invariant(unsigned algorithm, const char *name) {
              "%s semaphore of %u, %u blocks: %u of %u done, %u at once",
              name, value, counts[i], r.done, counts[i] * (unsigned)ops,
              r.most);
-      /* Every unit is back: the count is the initial one again. */
+      /* Every unit is back: the units given less those taken are the
+       * initial count again. */
       weft_semaphore after;
       CHECK_CUDA(cudaMemcpy(&after, s, sizeof after, cudaMemcpyDeviceToHost));
-      EXPECT(after.word[0] == value, "%s semaphore of %u: count %d after",
-             name, value, (int)after.word[0]);
+      int left = (int)(after.word[0] - after.word[1]);
+      EXPECT(left == (int)value, "%s semaphore of %u: %d free after", name,
+             value, left);
       CHECK_CUDA(cudaFree(s));
       CHECK_CUDA(cudaFree(t));
     }
@@ -250,10 +252,12 @@ template <typename T> static int device_equals(const T *d, const T &want) {
 }
 
 static void init_matches_values() {
-  /* The default semaphore is chosen by its count (sync.cuh). */
-  EXPECT(weft_semaphore_value(2, 0).word[3] == WEFT_SEMAPHORE_NATIVE &&
-             weft_semaphore_value(3, 0).word[3] == WEFT_SEMAPHORE_SLEEPING,
-         "the default semaphore is not native up to 2 units, sleeping above");
+  /* A ticket mutex's lock word is never 0, so that weft_mutex_lock's
+   * first try cannot jump its queue (sync.cuh). */
+  EXPECT(weft_mutex_value(WEFT_MUTEX_TICKET).word[0] == 2 &&
+             weft_mutex_value(WEFT_MUTEX_NATIVE).word[0] == 0,
+         "a ticket mutex's lock word does not start at 2, or a native one's "
+         "at 0");
   for (unsigned a = 0; a <= 4; a++) {
     weft_mutex *m = dirty_alloc<weft_mutex>();
     weft_semaphore *s = dirty_alloc<weft_semaphore>();

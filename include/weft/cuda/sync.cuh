@@ -1,10 +1,11 @@
 /*
  * weft/cuda/sync.cuh: Weft's synchronization between thread blocks, for
  * native CUDA C++ code: the mutexes, semaphores and barriers that OpenCL C
- * kernels get from weft/kernel.h, with the same objects (16 bytes of four
- * words, the last one the algorithm) and the same algorithm numbers: the
- * paper's algorithms are the same, NATIVE is the GPU's own (below). Header
- * only; sm_70 or later (it sleeps with
+ * kernels get from weft/kernel.h, with objects of the same size (16 bytes
+ * of four words, the last one the algorithm) and the same algorithm
+ * numbers: the paper's algorithms, and NATIVE, the GPU's own (below). The
+ * other words' layouts are this header's own, made for the GPU (see the
+ * Layouts comments). Header only; sm_70 or later (it sleeps with
  * __nanosleep and orders with acquire and release operations).
  *
  *   #include <weft/cuda/sync.cuh>
@@ -39,7 +40,8 @@
  *              one compare-and-swap; sleeps between tries, longer and
  *              longer (a random time in a window that doubles);
  *   semaphore  the same over the count: a unit is taken with one
- *              compare-and-swap when a load saw one free;
+ *              compare-and-swap of the units-taken count when a load saw
+ *              one free;
  *   barrier    one atomic add per block on one word whose top bit flips
  *              when the last block arrives, the others polling it.
  * The others are the paper's: SPIN and SPIN_BACKOFF mutexes and
@@ -53,19 +55,17 @@
 
 #include "../kernel.h"
 
-/* The algorithms that measured best on an H100 (bench/cuda): native for
- * the mutex (the steadiest from 1 to 1056 blocks); for the semaphore,
- * chosen by its initial count when the build names none: native up to
- * 2 units (0.84x to 1.09x libcu++'s counting_semaphore at 1 and 2, where
- * sleeping gave 0.6x to 0.85x), sleeping above (7.8e7 wait+post pairs/s
- * at 120 units and 132 blocks, against 4.6e6 for native and 6.6e6 for
- * libcu++). */
+/* The algorithms that measured best on an H100 (bench/cuda, the README
+ * gives the table): native for the mutex (0.98x to 1.02x libcu++'s
+ * binary_semaphore from 1 to 1056 blocks, the steadiest of the four);
+ * sleeping for the semaphore, at every initial count (at 1 unit 1.18e6
+ * to 1.43e6 wait+post pairs/s, libcu++'s counting_semaphore 0.97e6 to
+ * 1.19e6; at 120 units and 132 blocks 9.8e7 against 6.8e6). */
 #ifndef WEFT_MUTEX_IMPL
 #define WEFT_MUTEX_IMPL WEFT_MUTEX_NATIVE
 #endif
 #ifndef WEFT_SEMAPHORE_IMPL
 #define WEFT_SEMAPHORE_IMPL WEFT_SEMAPHORE_SLEEPING
-#define WEFT__SEMAPHORE_BY_COUNT 1
 #endif
 #ifndef WEFT_BARRIER_IMPL
 #define WEFT_BARRIER_IMPL WEFT_BARRIER_NATIVE
@@ -85,21 +85,17 @@ typedef struct weft_barrier {
 
 /* ------------------------------------------------------ initial values */
 
-/* An unlocked mutex of an algorithm (0: the default). */
+/* An unlocked mutex of an algorithm (0: the default). A ticket mutex's
+ * lock word is 2 when free (weft_mutex_lock says why). */
 static inline __host__ __device__ weft_mutex weft_mutex_value(
     unsigned algorithm) {
-  weft_mutex m = {{0, 0, 0, algorithm}};
+  weft_mutex m = {{algorithm == WEFT_MUTEX_TICKET ? 2u : 0u, 0, 0, algorithm}};
   return m;
 }
 
-/* A semaphore with count free units (algorithm 0: the default, which
- * depends on count unless the build sets WEFT_SEMAPHORE_IMPL). */
+/* A semaphore with count free units (algorithm 0: the default). */
 static inline __host__ __device__ weft_semaphore
 weft_semaphore_value(int count, unsigned algorithm) {
-#ifdef WEFT__SEMAPHORE_BY_COUNT
-  if (!algorithm)
-    algorithm = count <= 2 ? WEFT_SEMAPHORE_NATIVE : WEFT_SEMAPHORE_SLEEPING;
-#endif
   weft_semaphore s = {{(unsigned)count, 0, 0, algorithm}};
   return s;
 }
@@ -133,6 +129,11 @@ static __device__ __forceinline__ void weft__store(unsigned *p, unsigned v) {
   asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+static __device__ __forceinline__ void weft__store_relaxed(unsigned *p,
+                                                           unsigned v) {
+  asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 /* Atomics with the ordering their callers need, no more: a fence costs
  * a round trip to memory. ORDER is relaxed, acquire, release or acq_rel. */
 #define WEFT__ATOMIC(name, op, ORDER)                                        \
@@ -145,9 +146,20 @@ static __device__ __forceinline__ void weft__store(unsigned *p, unsigned v) {
 
 WEFT__ATOMIC(weft__fetch_add, "add.u32", acq_rel)
 WEFT__ATOMIC(weft__fetch_add_relaxed, "add.u32", relaxed)
-WEFT__ATOMIC(weft__fetch_add_acquire, "add.u32", acquire)
-WEFT__ATOMIC(weft__fetch_add_release, "add.u32", release)
-WEFT__ATOMIC(weft__exchange_acquire, "exch.b32", acquire)
+WEFT__ATOMIC(weft__fetch_or_acquire, "or.b32", acquire)
+
+/* Atomics whose old value nobody waits for. */
+static __device__ __forceinline__ void weft__add_release(unsigned *p,
+                                                         unsigned v) {
+  asm volatile("red.release.gpu.add.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
+
+static __device__ __forceinline__ void weft__and_release(unsigned *p,
+                                                         unsigned v) {
+  asm volatile("red.release.gpu.and.b32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
 
 /* 1 if *p held expected and now holds desired; acquire (taking a lock or
  * a unit). */
@@ -220,6 +232,17 @@ static __device__ __forceinline__ unsigned weft__thread_rank(void) {
 
 /* ------------------------------------------------------------ mutexes */
 
+/* An object's algorithm (its word 3, else the build's).
+ *
+ * Where it is read matters as much as what is read: an acquire empties
+ * the SM's L1, so a read of the object after one goes to the L2, and the
+ * caller waits for it. On an H100, the unlock's read of word 3 after the
+ * lock's acquire cost the native mutex a quarter of its rate (0.72x
+ * libcu++'s binary_semaphore with it, 0.93x to 0.98x without; neither a
+ * prefetch nor a read through the read-only cache helped). So every
+ * unlock and post is the same for all algorithms and reads nothing; a
+ * lock reads word 3 only once its first try has failed, and a wait reads
+ * it beside the words it needs anyway. */
 static __device__ __forceinline__ unsigned weft__algorithm(const unsigned *w,
                                                            unsigned build) {
   unsigned a = w[3];
@@ -236,49 +259,72 @@ static __device__ __forceinline__ void weft_mutex_init(weft_mutex *m) {
   weft_mutex_init_with(m, WEFT_MUTEX_DEFAULT);
 }
 
+/* Layouts: word 0 is the lock, its bit 0 set while held, for every
+ * algorithm. The ticket mutex's word 0 also has bit 1 set, for ever, and
+ * it adds {word 1: the next ticket, word 2: the ticket whose turn it is}.
+ * Its waiters take the lock in ticket order: the ticket whose turn it is
+ * takes the lock as soon as it is free, then gives the turn to the next.
+ * So every unlock is one and the same atomic, which clears bit 0. */
+#define WEFT__HELD 1u
+
+/* The ticket mutex (Algorithm 3) once a ticket is drawn: a wait in
+ * proportion to the holders ahead, then the lock, which the ticket before
+ * may still hold. */
+static __device__ void weft__ticket_serve(weft_mutex *m, unsigned ticket) {
+  for (unsigned s; (s = weft__load(&m->word[2])) != ticket;)
+    __nanosleep(64u * (ticket - s < 64u ? ticket - s : 64u));
+  while (weft__fetch_or_acquire(&m->word[0], WEFT__HELD) & WEFT__HELD)
+    while (weft__load_relaxed(&m->word[0]) & WEFT__HELD) __nanosleep(32);
+  weft__store_relaxed(&m->word[2], ticket + 1);
+}
+
 /* 1 if it took the mutex, 0 if the mutex was held. */
 static __device__ __forceinline__ int weft_mutex_trylock(weft_mutex *m) {
-  if (weft__algorithm(m->word, WEFT_MUTEX_IMPL) == WEFT_MUTEX_TICKET) {
-    /* The next ticket, only if it would be served at once. */
-    unsigned serving = weft__load(&m->word[1]);
-    return weft__cas(&m->word[0], serving, serving + 1);
-  }
-  return weft__cas(&m->word[0], 0, 1);
+  if (weft__cas(&m->word[0], 0, WEFT__HELD)) return 1;
+  if (weft__algorithm(m->word, WEFT_MUTEX_IMPL) != WEFT_MUTEX_TICKET)
+    return 0;
+  /* The ticket whose turn it is, only if no one waits and the lock is
+   * free: with the turn read first, the ticket before it has taken the
+   * lock already; with the ticket drawn, no one else can take the turn. */
+  unsigned turn = weft__load(&m->word[2]);
+  if ((weft__load(&m->word[0]) & WEFT__HELD) ||
+      !weft__cas(&m->word[1], turn, turn + 1))
+    return 0;
+  weft__ticket_serve(m, turn);
+  return 1;
 }
 
 static __device__ void weft_mutex_lock(weft_mutex *m) {
+  /* The first try is every algorithm's but the ticket mutex's, whose
+   * lock word is never 0: the algorithm is read only if it fails (see
+   * weft__algorithm). */
+  if (weft__cas(&m->word[0], 0, WEFT__HELD)) return;
   weft__backoff b = {0, 0};
   switch (weft__algorithm(m->word, WEFT_MUTEX_IMPL)) {
   case WEFT_MUTEX_SPIN: /* Algorithm 1 */
-    while (!weft__cas(&m->word[0], 0, 1)) {
+    while (!weft__cas(&m->word[0], 0, WEFT__HELD)) {
     }
     break;
   case WEFT_MUTEX_SPIN_BACKOFF: /* Algorithm 2 */
-    while (!weft__cas(&m->word[0], 0, 1)) weft__back_off(&b);
+    do weft__back_off(&b);
+    while (!weft__cas(&m->word[0], 0, WEFT__HELD));
     break;
-  case WEFT_MUTEX_TICKET: { /* Algorithm 3 */
-    unsigned ticket = weft__fetch_add_relaxed(&m->word[0], 1);
-    /* A wait in proportion to the holders ahead. */
-    for (unsigned s; (s = weft__load(&m->word[1])) != ticket;)
-      __nanosleep(64u * (ticket - s < 64u ? ticket - s : 64u));
+  case WEFT_MUTEX_TICKET: /* Algorithm 3 */
+    weft__ticket_serve(m, weft__fetch_add_relaxed(&m->word[1], 1));
     break;
-  }
   default: /* native: test-and-set, then test before each retry */
-    while (!weft__cas(&m->word[0], 0, 1)) {
+    do {
       do weft__back_off_to(&b, WEFT_CUDA_MUTEX_BACKOFF_CAP_NS);
       while (weft__load_relaxed(&m->word[0]));
-    }
+    } while (!weft__cas(&m->word[0], 0, WEFT__HELD));
     break;
   }
 }
 
+/* The same for every algorithm, and reads nothing (see weft__algorithm);
+ * nobody waits for its old value. */
 static __device__ __forceinline__ void weft_mutex_unlock(weft_mutex *m) {
-  if (weft__algorithm(m->word, WEFT_MUTEX_IMPL) == WEFT_MUTEX_TICKET) {
-    /* Only the holder writes "now serving". */
-    weft__store(&m->word[1], weft__load_relaxed(&m->word[1]) + 1);
-    return;
-  }
-  weft__store(&m->word[0], 0);
+  weft__and_release(&m->word[0], ~WEFT__HELD);
 }
 
 /* Every thread of the block calls these; thread 0 acts for the block. */
@@ -292,19 +338,37 @@ static __device__ __forceinline__ void weft_mutex_unlock_block(weft_mutex *m) {
 
 /* --------------------------------------------------------- semaphores */
 
-/* Spin semaphores (Algorithm 4): the count word is its own lock, BUSY
- * while one thread changes it, so each attempt costs one atomic. */
-#define WEFT__BUSY 0xffffffffu
+/* Layouts: {word 0: units given, the initial count and every post; word
+ * 1: units taken}, for every algorithm; the free units are their
+ * difference. A post adds one to word 0 and waits for nothing, whatever
+ * the algorithm (see weft__algorithm); a wait takes a unit by adding one
+ * to word 1 while it is behind word 0. The counters wrap around: only
+ * their signed difference counts.
+ *   native   a compare-and-swap of word 1 when a look saw a unit free;
+ *   spin     Algorithm 4: an attempt takes a lock (word 2), looks at the
+ *            counts, takes a unit if one is free and unlocks; with or
+ *            without a back-off between attempts;
+ *   sleeping Algorithm 5: a block draws the next unit (an add to word 1,
+ *            which never fails) and, if the posts have not reached it,
+ *            sleeps until they do: blocks are served in the order they
+ *            came. */
 
-static __device__ __forceinline__ int weft__try_take(unsigned *count) {
-  /* A look first: exchanges by many waiters at once would keep the word
-   * busy for the one that could take or give a unit. */
-  unsigned seen = weft__load(count);
-  if (seen == 0 || seen == WEFT__BUSY) return 0;
-  unsigned c = weft__exchange_acquire(count, WEFT__BUSY);
-  if (c == WEFT__BUSY) return 0;
-  weft__store(count, c ? c - 1 : 0);
-  return c != 0;
+/* Free units: given minus taken, signed. */
+static __device__ __forceinline__ int weft__units(unsigned given,
+                                                  unsigned taken) {
+  return (int)(given - taken);
+}
+
+/* Algorithm 4's attempt. */
+static __device__ __forceinline__ int weft__spin_take(weft_semaphore *s) {
+  if (!weft__cas(&s->word[2], 0, 1)) return 0;
+  /* Only the lock's holder takes units, so taken does not change under
+   * it; the given count only grows. */
+  unsigned taken = weft__load_relaxed(&s->word[1]);
+  int took = weft__units(weft__load(&s->word[0]), taken) > 0;
+  if (took) weft__store_relaxed(&s->word[1], taken + 1);
+  weft__store(&s->word[2], 0);
+  return took;
 }
 
 static __device__ __forceinline__ void weft_semaphore_init_with(
@@ -319,59 +383,45 @@ static __device__ __forceinline__ void weft_semaphore_init(weft_semaphore *s,
 }
 
 static __device__ void weft_semaphore_wait(weft_semaphore *s) {
-  unsigned *count = &s->word[0];
+  unsigned *given = &s->word[0], *taken = &s->word[1];
+  /* The algorithm and both counts at once (see weft__algorithm); given
+   * last, as its acquire holds back what follows. A count read early is
+   * only low: given grows, and the swap checks taken. */
+  unsigned algorithm = weft__algorithm(s->word, WEFT_SEMAPHORE_IMPL);
+  unsigned t = weft__load_relaxed(taken);
+  unsigned g = weft__load(given);
   weft__backoff b = {0, 0};
-  switch (weft__algorithm(s->word, WEFT_SEMAPHORE_IMPL)) {
+  switch (algorithm) {
   case WEFT_SEMAPHORE_SPIN:
-    while (!weft__try_take(count)) {
+  case WEFT_SEMAPHORE_SPIN_BACKOFF:
+    while (!(weft__units(g, t) > 0 && weft__spin_take(s))) {
+      if (algorithm == WEFT_SEMAPHORE_SPIN_BACKOFF) weft__back_off(&b);
+      t = weft__load_relaxed(taken);
+      g = weft__load(given);
     }
     break;
-  case WEFT_SEMAPHORE_SPIN_BACKOFF:
-    while (!weft__try_take(count)) weft__back_off(&b);
-    break;
   case WEFT_SEMAPHORE_SLEEPING: { /* Algorithm 5 */
-    /* {count, negative when blocks queue; places let through; places
-     * taken}: a block that finds no unit free takes the next place and
-     * sleeps until a post lets that place through, in order. */
-    if ((int)weft__fetch_add_acquire(count, (unsigned)-1) > 0) break;
-    unsigned place = weft__fetch_add_relaxed(&s->word[2], 1);
-    while ((int)(weft__load(&s->word[1]) - place) <= 0) __nanosleep(100);
+    /* The count read before the draw may already cover it. */
+    unsigned mine = weft__fetch_add_relaxed(taken, 1);
+    if (weft__units(g, mine) > 0) break;
+    while (weft__units(weft__load(given), mine) <= 0) __nanosleep(100);
     break;
   }
   default: /* native: test, then compare-and-swap */
-    for (;;) {
-      unsigned c = weft__load_relaxed(count); /* the swap acquires */
-      if ((int)c > 0 && weft__cas(count, c, c - 1)) break;
+    while (!(weft__units(g, t) > 0 && weft__cas(taken, t, t + 1))) {
       weft__back_off(&b);
+      t = weft__load_relaxed(taken);
+      g = weft__load(given);
     }
     break;
   }
 }
 
-static __device__ void weft_semaphore_post(weft_semaphore *s) {
-  unsigned *count = &s->word[0];
-  switch (weft__algorithm(s->word, WEFT_SEMAPHORE_IMPL)) {
-  case WEFT_SEMAPHORE_SPIN:
-  case WEFT_SEMAPHORE_SPIN_BACKOFF: {
-    /* A thread holds the word only between two of its own atomics. */
-    unsigned c;
-    for (;;) {
-      while (weft__load(count) == WEFT__BUSY) {
-      }
-      if ((c = weft__exchange_acquire(count, WEFT__BUSY)) != WEFT__BUSY) break;
-    }
-    weft__store(count, c + 1);
-    break;
-  }
-  case WEFT_SEMAPHORE_SLEEPING:
-    /* A negative count: a block has queued, or is about to. */
-    if ((int)weft__fetch_add_release(count, 1) < 0)
-      weft__fetch_add_release(&s->word[1], 1);
-    break;
-  default:
-    weft__fetch_add_release(count, 1);
-    break;
-  }
+/* The same for every algorithm, and reads nothing (see weft__algorithm);
+ * nobody waits for its old value. */
+static __device__ __forceinline__ void weft_semaphore_post(
+    weft_semaphore *s) {
+  weft__add_release(&s->word[0], 1);
 }
 
 static __device__ __forceinline__ void weft_semaphore_wait_block(
