@@ -39,9 +39,9 @@
  *   mutex      test and test-and-set: loads until the word is free, then
  *              one compare-and-swap; sleeps between tries, longer and
  *              longer (a random time in a window that doubles);
- *   semaphore  the same over the count: a unit is taken with one
- *              compare-and-swap of the units-taken count when a load saw
- *              one free;
+ *   semaphore  a wait draws the next unit with one atomic add, then
+ *              sleeps, in proportion to the units ahead of it, until the
+ *              posts reach it (first come, first served);
  *   barrier    one atomic add per block on one word whose top bit flips
  *              when the last block arrives, the others polling it.
  * The others are the paper's: SPIN and SPIN_BACKOFF mutexes and
@@ -338,20 +338,23 @@ static __device__ __forceinline__ void weft_mutex_unlock_block(weft_mutex *m) {
 
 /* --------------------------------------------------------- semaphores */
 
-/* Layouts: {word 0: units given, the initial count and every post; word
- * 1: units taken}, for every algorithm; the free units are their
- * difference. A post adds one to word 0 and waits for nothing, whatever
- * the algorithm (see weft__algorithm); a wait takes a unit by adding one
- * to word 1 while it is behind word 0. The counters wrap around: only
- * their signed difference counts.
- *   native   a compare-and-swap of word 1 when a look saw a unit free;
- *   spin     Algorithm 4: an attempt takes a lock (word 2), looks at the
- *            counts, takes a unit if one is free and unlocks; with or
- *            without a back-off between attempts;
- *   sleeping Algorithm 5: a block draws the next unit (an add to word 1,
- *            which never fails) and, if the posts have not reached it,
- *            sleeps until they do: blocks are served in the order they
- *            came. */
+/* Layouts: word 0 counts the units given (the initial count, then one
+ * per post), word 1 the units drawn, one per wait, whatever the
+ * algorithm: a wait draws before it knows its algorithm (see
+ * weft__algorithm), and a post adds one to word 0 and waits for nothing.
+ * A drawn unit is free once the units given have passed it. The counters
+ * wrap around: only signed differences count.
+ *   native   waits for its drawn unit, sleeping in proportion to the
+ *            units ahead of it, as the ticket mutex does;
+ *   sleeping Algorithm 5: waits for its drawn unit, sleeping a fixed
+ *            time between looks. Both serve blocks in the order they
+ *            drew, and a unit that is free costs one atomic;
+ *   spin     Algorithm 4: an attempt takes a lock, looks at the counts,
+ *            takes a unit if one is free and unlocks; with or without a
+ *            back-off between attempts. The lock is word 2's top bit,
+ *            the units it has taken its other 31 bits; its draws are
+ *            not used. */
+#define WEFT__SPIN_LOCKED 0x80000000u
 
 /* Free units: given minus taken, signed. */
 static __device__ __forceinline__ int weft__units(unsigned given,
@@ -359,15 +362,17 @@ static __device__ __forceinline__ int weft__units(unsigned given,
   return (int)(given - taken);
 }
 
-/* Algorithm 4's attempt. */
+/* Algorithm 4's attempt. Word 2 counts in 31 bits, so the difference is
+ * taken in 31 bits too. */
 static __device__ __forceinline__ int weft__spin_take(weft_semaphore *s) {
-  if (!weft__cas(&s->word[2], 0, 1)) return 0;
-  /* Only the lock's holder takes units, so taken does not change under
-   * it; the given count only grows. */
-  unsigned taken = weft__load_relaxed(&s->word[1]);
-  int took = weft__units(weft__load(&s->word[0]), taken) > 0;
-  if (took) weft__store_relaxed(&s->word[1], taken + 1);
-  weft__store(&s->word[2], 0);
+  unsigned taken = weft__load_relaxed(&s->word[2]);
+  if ((taken & WEFT__SPIN_LOCKED) ||
+      !weft__cas(&s->word[2], taken, taken | WEFT__SPIN_LOCKED))
+    return 0;
+  /* Only the lock's holder takes units; the given count only grows. */
+  int took = (int)((weft__load(&s->word[0]) - taken) << 1) > 0;
+  /* The store that unlocks also counts the unit. */
+  weft__store(&s->word[2], took ? (taken + 1) & ~WEFT__SPIN_LOCKED : taken);
   return took;
 }
 
@@ -383,34 +388,29 @@ static __device__ __forceinline__ void weft_semaphore_init(weft_semaphore *s,
 }
 
 static __device__ void weft_semaphore_wait(weft_semaphore *s) {
-  unsigned *given = &s->word[0], *taken = &s->word[1];
-  /* The algorithm and both counts at once (see weft__algorithm); given
-   * last, as its acquire holds back what follows. A count read early is
-   * only low: given grows, and the swap checks taken. */
+  unsigned *given = &s->word[0];
+  /* The algorithm, the draw and the units given, all at once: given last,
+   * since its acquire holds back what follows it. Given read early is
+   * only low: it grows. */
   unsigned algorithm = weft__algorithm(s->word, WEFT_SEMAPHORE_IMPL);
-  unsigned t = weft__load_relaxed(taken);
+  unsigned mine = weft__fetch_add_relaxed(&s->word[1], 1);
   unsigned g = weft__load(given);
   weft__backoff b = {0, 0};
   switch (algorithm) {
   case WEFT_SEMAPHORE_SPIN:
-  case WEFT_SEMAPHORE_SPIN_BACKOFF:
-    while (!(weft__units(g, t) > 0 && weft__spin_take(s))) {
-      if (algorithm == WEFT_SEMAPHORE_SPIN_BACKOFF) weft__back_off(&b);
-      t = weft__load_relaxed(taken);
-      g = weft__load(given);
+    while (!weft__spin_take(s)) {
     }
     break;
-  case WEFT_SEMAPHORE_SLEEPING: { /* Algorithm 5 */
-    /* The count read before the draw may already cover it. */
-    unsigned mine = weft__fetch_add_relaxed(taken, 1);
+  case WEFT_SEMAPHORE_SPIN_BACKOFF:
+    while (!weft__spin_take(s)) weft__back_off(&b);
+    break;
+  case WEFT_SEMAPHORE_SLEEPING: /* Algorithm 5 */
     if (weft__units(g, mine) > 0) break;
     while (weft__units(weft__load(given), mine) <= 0) __nanosleep(100);
     break;
-  }
-  default: /* native: test, then compare-and-swap */
-    while (!(weft__units(g, t) > 0 && weft__cas(taken, t, t + 1))) {
-      weft__back_off(&b);
-      t = weft__load_relaxed(taken);
+  default: /* native */
+    for (int ahead; (ahead = -weft__units(g, mine)) >= 0;) {
+      __nanosleep(64u * (ahead < 63 ? ahead + 1 : 64));
       g = weft__load(given);
     }
     break;
