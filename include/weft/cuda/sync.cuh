@@ -56,11 +56,12 @@
 #include "../kernel.h"
 
 /* The algorithms that measured best on an H100 (bench/cuda, the README
- * gives the table): native for the mutex (0.98x to 1.02x libcu++'s
+ * gives the table): native for the mutex (0.98x to 1.00x libcu++'s
  * binary_semaphore from 1 to 1056 blocks, the steadiest of the four);
- * sleeping for the semaphore, at every initial count (at 1 unit 1.18e6
- * to 1.43e6 wait+post pairs/s, libcu++'s counting_semaphore 0.97e6 to
- * 1.19e6; at 120 units and 132 blocks 9.8e7 against 6.8e6). */
+ * sleeping for the semaphore, at every initial count (1.04x to 1.70x the
+ * better of libcu++'s counting_semaphore and the paper's queue-form
+ * sleeping semaphore; native, the same draw with longer sleeps, fell to
+ * 0.29x at 120 units and 264 blocks). */
 #ifndef WEFT_MUTEX_IMPL
 #define WEFT_MUTEX_IMPL WEFT_MUTEX_NATIVE
 #endif
@@ -185,7 +186,8 @@ typedef struct weft__backoff {
  * sleep longer: on an H100, with every object at one address, a 4096 ns
  * cap took it from 0.77x to 0.82x of libcu++'s binary_semaphore at 1056
  * blocks and from 0.80x to 0.85x at 264, and changed nothing below 132
- * (waiters that poll less often leave the line to the holder). */
+ * (waiters that poll less often leave the line to the holder; measured
+ * while unlocks still read the object). */
 #ifndef WEFT_CUDA_BACKOFF_CAP_NS
 #define WEFT_CUDA_BACKOFF_CAP_NS 1024u
 #endif
