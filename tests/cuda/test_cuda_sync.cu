@@ -35,6 +35,7 @@ struct tally {
   unsigned most;       /* the most that were in it at once */
   unsigned bad;        /* invariant violations seen */
   unsigned counter;    /* incremented non-atomically under a mutex */
+  unsigned out_of_turn; /* ticket mutex: holders served out of order */
 };
 
 static int sms;
@@ -68,13 +69,17 @@ static tally read_tally(const tally *d) {
 
 /* ------------------------------------------------------------- mutexes */
 
-__global__ void mutex_kernel(weft_mutex *m, tally *t, int ops) {
+__global__ void mutex_kernel(weft_mutex *m, tally *t, int ops, int ticket) {
   for (int i = 0; i < ops; i++) {
     weft_mutex_lock_block(m);
     if (threadIdx.x == 0) {
       if (atomicAdd(&t->inside, 1) != 0) atomicAdd(&t->bad, 1);
       /* A plain read and write: two holders at once would lose counts. */
       volatile unsigned *c = &t->counter;
+      /* The k-th holder of a ticket mutex drew ticket k: its turn (word
+       * 2) has moved on to k + 1. */
+      if (ticket && ((volatile unsigned *)m->word)[2] - 1 != *c)
+        atomicAdd(&t->out_of_turn, 1);
       *c = *c + 1;
       atomicSub(&t->inside, 1);
     }
@@ -91,13 +96,16 @@ static void mutex_invariant(unsigned algorithm, const char *name) {
     CHECK_CUDA(cudaMemcpy(m, &v, sizeof v, cudaMemcpyHostToDevice));
     tally *t = device_alloc<tally>();
     int ops = ops_for(counts[i]);
-    mutex_kernel<<<counts[i], THREADS>>>(m, t, ops);
+    mutex_kernel<<<counts[i], THREADS>>>(m, t, ops,
+                                         algorithm == WEFT_MUTEX_TICKET);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     tally r = read_tally(t);
-    EXPECT(r.counter == counts[i] * (unsigned)ops && r.bad == 0,
-           "%s mutex, %u blocks: counter %u of %u, %u overlaps", name,
-           counts[i], r.counter, counts[i] * (unsigned)ops, r.bad);
+    EXPECT(r.counter == counts[i] * (unsigned)ops && r.bad == 0 &&
+               r.out_of_turn == 0,
+           "%s mutex, %u blocks: counter %u of %u, %u overlaps, %u served "
+           "out of turn", name, counts[i], r.counter,
+           counts[i] * (unsigned)ops, r.bad, r.out_of_turn);
     CHECK_CUDA(cudaFree(m));
     CHECK_CUDA(cudaFree(t));
   }
