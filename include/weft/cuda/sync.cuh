@@ -243,8 +243,9 @@ static __device__ __forceinline__ unsigned weft__thread_rank(void) {
  * libcu++'s binary_semaphore with it, 0.93x to 0.98x without; neither a
  * prefetch nor a read through the read-only cache helped). So every
  * unlock and post is the same for all algorithms and reads nothing; a
- * lock reads word 3 only once its first try has failed, and a wait reads
- * it beside the words it needs anyway. */
+ * lock reads word 3 only once its first try has failed, and a semaphore
+ * wait reads it while its first atomic, the same for all algorithms, is
+ * on its way. */
 static __device__ __forceinline__ unsigned weft__algorithm(const unsigned *w,
                                                            unsigned build) {
   unsigned a = w[3];
