@@ -86,11 +86,14 @@ typedef struct weft_barrier {
 
 /* ------------------------------------------------------ initial values */
 
-/* An unlocked mutex of an algorithm (0: the default). A ticket mutex's
- * lock word is 2 when free (weft_mutex_lock says why). */
+/* An unlocked mutex of an algorithm (0: the default, the build's). A
+ * ticket mutex's lock word is 2 when free (weft_mutex_lock says why); all
+ * zeros works too, but then a lock's first try may jump the queue. */
 static inline __host__ __device__ weft_mutex weft_mutex_value(
     unsigned algorithm) {
-  weft_mutex m = {{algorithm == WEFT_MUTEX_TICKET ? 2u : 0u, 0, 0, algorithm}};
+  unsigned ticket =
+      (algorithm ? algorithm : WEFT_MUTEX_IMPL) == WEFT_MUTEX_TICKET;
+  weft_mutex m = {{ticket ? 2u : 0u, 0, 0, algorithm}};
   return m;
 }
 
