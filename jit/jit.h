@@ -117,7 +117,6 @@ typedef struct weft_gpu_watchdog_record {
  * launch's dynamic shared memory; a buffer as its device address; a value
  * as its bytes. */
 
-
 /* The OpenCL C extensions and features the JIT compiles kernels with,
  * comma-separated ("cl_khr_fp64,__opencl_c_int64,..."). */
 const char *weft__jit_features(void);

@@ -48,8 +48,7 @@ struct arena {
     weft_mutex mutex;
     weft_semaphore semaphore;
     weft_barrier barrier;
-    alignas(16) unsigned char cu[64]; /* a libcu++ semaphore */
-    unsigned paper[3];                /* {count, head, tail} */
+    alignas(16) unsigned char cu[64]; /* a reference's object */
   };
   unsigned flags[2 * 8192];
   unsigned counter;
@@ -65,33 +64,6 @@ __global__ void weft_mutex_kernel(arena *a, int ops) {
   }
 }
 
-/* The libcu++ kernel's shape: thread 0 alone takes the lock, counts and
- * gives it back, the block waiting before and after. */
-__global__ void weft_mutex_thread_kernel(arena *a, int ops) {
-  for (int i = 0; i < ops; i++) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      weft_mutex_lock(&a->mutex);
-      ((volatile unsigned *)&a->counter)[0] += 1;
-      weft_mutex_unlock(&a->mutex);
-    }
-    __syncthreads();
-  }
-}
-
-__global__ void cu_binary_kernel(arena *a, int ops) {
-  cu_binary *s = (cu_binary *)a->cu;
-  for (int i = 0; i < ops; i++) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      s->acquire();
-      ((volatile unsigned *)&a->counter)[0] += 1;
-      s->release();
-    }
-    __syncthreads();
-  }
-}
-
 __global__ void weft_semaphore_kernel(arena *a, int ops) {
   for (int i = 0; i < ops; i++) {
     weft_semaphore_wait_block(&a->semaphore);
@@ -99,46 +71,65 @@ __global__ void weft_semaphore_kernel(arena *a, int ops) {
   }
 }
 
-__global__ void cu_counting_kernel(arena *a, int ops) {
-  cu_counting *s = (cu_counting *)a->cu;
+/* Weft's thread-level mutex under libcu++'s names, so that one kernel
+ * runs it and libcu++'s binary_semaphore alike. */
+struct weft_lock {
+  weft_mutex m;
+  __device__ void acquire() { weft_mutex_lock(&m); }
+  __device__ void release() { weft_mutex_unlock(&m); }
+};
+
+/* Stuart & Owens' sleeping semaphore (Algorithm 5) in its queue form, as
+ * Weft's header had it until its words were laid out for one-atomic
+ * posts; a reference for Weft's semaphores. A wait takes a unit from the
+ * count, or, finding none, the next place in a queue (tail) and sleeps
+ * until a post lets its place through (head); a post that finds the
+ * count negative lets one through. */
+struct paper_semaphore {
+  unsigned count, head, tail;
+  typedef cuda::atomic_ref<unsigned, cuda::thread_scope_device> word;
+
+  __device__ void acquire() {
+    if ((int)word(count).fetch_sub(1, cuda::memory_order_acquire) > 0) return;
+    unsigned place = word(tail).fetch_add(1, cuda::memory_order_relaxed);
+    while ((int)(word(head).load(cuda::memory_order_acquire) - place) <= 0)
+      __nanosleep(100);
+  }
+
+  __device__ void release() {
+    if ((int)word(count).fetch_add(1, cuda::memory_order_release) < 0)
+      word(head).fetch_add(1, cuda::memory_order_release);
+  }
+};
+
+/* The references' kernel shape, which Weft's thread-level calls are
+ * measured in too: thread 0 alone acts, the block waiting before and
+ * after. Every object under test lives at the arena's one address. */
+template <typename Lock>
+__global__ void thread0_mutex_kernel(arena *a, int ops) {
+  Lock *l = (Lock *)a->cu;
+  for (int i = 0; i < ops; i++) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      l->acquire();
+      ((volatile unsigned *)&a->counter)[0] += 1;
+      l->release();
+    }
+    __syncthreads();
+  }
+}
+
+/* The same for a semaphore, in the shape of Weft's block calls (a wait,
+ * then a post, each between two __syncthreads). */
+template <typename Semaphore>
+__global__ void thread0_semaphore_kernel(arena *a, int ops) {
+  Semaphore *s = (Semaphore *)a->cu;
   for (int i = 0; i < ops; i++) {
     __syncthreads();
     if (threadIdx.x == 0) s->acquire();
     __syncthreads();
     __syncthreads();
     if (threadIdx.x == 0) s->release();
-    __syncthreads();
-  }
-}
-
-/* Stuart & Owens' sleeping semaphore (Algorithm 5) in its queue form, as
- * Weft's header had it until its words were laid out for one-atomic
- * posts; a reference for Weft's semaphores: a wait takes a unit from the count, or, finding none, the
- * next place in a queue (tail) and sleeps until a post lets its place
- * through (head); a post that finds the count negative lets one through. */
-typedef cuda::atomic_ref<unsigned, cuda::thread_scope_device> device_word;
-
-__device__ void paper_wait(unsigned *w) {
-  device_word count(w[0]), head(w[1]), tail(w[2]);
-  if ((int)count.fetch_sub(1, cuda::memory_order_acquire) > 0) return;
-  unsigned place = tail.fetch_add(1, cuda::memory_order_relaxed);
-  while ((int)(head.load(cuda::memory_order_acquire) - place) <= 0)
-    __nanosleep(100);
-}
-
-__device__ void paper_post(unsigned *w) {
-  device_word count(w[0]), head(w[1]);
-  if ((int)count.fetch_add(1, cuda::memory_order_release) < 0)
-    head.fetch_add(1, cuda::memory_order_release);
-}
-
-__global__ void paper_sleeping_kernel(arena *a, int ops) {
-  for (int i = 0; i < ops; i++) {
-    __syncthreads();
-    if (threadIdx.x == 0) paper_wait(a->paper);
-    __syncthreads();
-    __syncthreads();
-    if (threadIdx.x == 0) paper_post(a->paper);
     __syncthreads();
   }
 }
@@ -294,7 +285,8 @@ static void bench_mutexes(const std::vector<unsigned> &blocks,
       for (int by_thread = 0; by_thread < 2; by_thread++) {
         const char *name = by_thread ? m.thread_name : m.name;
         if (skipped(o, "mutex", name, 0)) continue;
-        kernel_fn k = by_thread ? weft_mutex_thread_kernel : weft_mutex_kernel;
+        kernel_fn k = by_thread ? thread0_mutex_kernel<weft_lock>
+                                : weft_mutex_kernel;
         double t = time_kernel(k, n, 0, o, a, [&] {
           weft_mutex v = weft_mutex_value(m.algorithm);
           CHECK_CUDA(cudaMemcpy(&a->mutex, &v, sizeof v,
@@ -305,7 +297,7 @@ static void bench_mutexes(const std::vector<unsigned> &blocks,
         record("mutex", name, 0, n, ops / t);
         note_time("mutex", name, 0, n, t);
       }
-    double t = time_kernel(cu_binary_kernel, n, 0, o, a, [&] {
+    double t = time_kernel(thread0_mutex_kernel<cu_binary>, n, 0, o, a, [&] {
       cu_init_kernel<<<1, 1>>>(a, 1, 1);
       CHECK_CUDA(cudaMemset(&a->counter, 0, sizeof a->counter));
     });
@@ -330,13 +322,15 @@ static void bench_semaphores(const std::vector<unsigned> &blocks,
         record("semaphore", s.name, value, n, ops / t);
         note_time("semaphore", s.name, value, n, t);
       }
-      double t = time_kernel(cu_counting_kernel, n, 0, o, a,
-                             [&] { cu_init_kernel<<<1, 1>>>(a, value, 0); });
+      double t = time_kernel(thread0_semaphore_kernel<cu_counting>, n, 0, o,
+                             a, [&] { cu_init_kernel<<<1, 1>>>(a, value, 0); });
       record("semaphore", "libcu++_counting_semaphore", value, n, ops / t);
-      t = time_kernel(paper_sleeping_kernel, n, 0, o, a, [&] {
-        unsigned v[3] = {(unsigned)value, 0, 0};
-        CHECK_CUDA(cudaMemcpy(a->paper, v, sizeof v, cudaMemcpyHostToDevice));
-      });
+      t = time_kernel(thread0_semaphore_kernel<paper_semaphore>, n, 0, o, a,
+                      [&] {
+                        paper_semaphore v = {(unsigned)value, 0, 0};
+                        CHECK_CUDA(cudaMemcpy(a->cu, &v, sizeof v,
+                                              cudaMemcpyHostToDevice));
+                      });
       record("semaphore", "paper_sleeping", value, n, ops / t);
     }
 }

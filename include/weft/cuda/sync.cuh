@@ -86,14 +86,18 @@ typedef struct weft_barrier {
 
 /* ------------------------------------------------------ initial values */
 
-/* An unlocked mutex of an algorithm (0: the default, the build's). A
- * ticket mutex's lock word is 2 when free (weft_mutex_lock says why); all
- * zeros works too, but then a lock's first try may jump the queue. */
+/* Bit 1 of a ticket mutex's lock word, set for ever (weft_mutex_lock
+ * says why). */
+#define WEFT__TICKET_MARK 2u
+
+/* An unlocked mutex of an algorithm (0: the default, the build's). All
+ * zeros works for a ticket mutex too, but then a lock's first try may
+ * jump the queue. */
 static inline __host__ __device__ weft_mutex weft_mutex_value(
     unsigned algorithm) {
   unsigned ticket =
       (algorithm ? algorithm : WEFT_MUTEX_IMPL) == WEFT_MUTEX_TICKET;
-  weft_mutex m = {{ticket ? 2u : 0u, 0, 0, algorithm}};
+  weft_mutex m = {{ticket ? WEFT__TICKET_MARK : 0u, 0, 0, algorithm}};
   return m;
 }
 
@@ -220,6 +224,12 @@ static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
   weft__back_off_to(b, WEFT_CUDA_BACKOFF_CAP_NS);
 }
 
+/* A FIFO waiter's sleep: in proportion to the n waiters ahead of it, up
+ * to 64 of them. */
+static __device__ __forceinline__ void weft__sleep_behind(unsigned n) {
+  __nanosleep(64u * (n < 64u ? n : 64u));
+}
+
 /* ------------------------------------------------------ block helpers */
 
 static __device__ __forceinline__ unsigned weft__thread_rank(void) {
@@ -266,8 +276,8 @@ static __device__ __forceinline__ void weft_mutex_init(weft_mutex *m) {
 }
 
 /* Layouts: word 0 is the lock, its bit 0 set while held, for every
- * algorithm. The ticket mutex's word 0 also has bit 1 set, for ever, and
- * it adds {word 1: the next ticket, word 2: the ticket whose turn it is}.
+ * algorithm. The ticket mutex's word 0 also has bit 1 set, for ever
+ * (WEFT__TICKET_MARK), and it adds {word 1: the next ticket, word 2: the ticket whose turn it is}.
  * Its waiters take the lock in ticket order: the ticket whose turn it is
  * takes the lock as soon as it is free, then gives the turn to the next.
  * So every unlock is one and the same atomic, which clears bit 0. */
@@ -278,7 +288,7 @@ static __device__ __forceinline__ void weft_mutex_init(weft_mutex *m) {
  * may still hold. */
 static __device__ void weft__ticket_serve(weft_mutex *m, unsigned ticket) {
   for (unsigned s; (s = weft__load(&m->word[2])) != ticket;)
-    __nanosleep(64u * (ticket - s < 64u ? ticket - s : 64u));
+    weft__sleep_behind(ticket - s);
   while (weft__fetch_or_acquire(&m->word[0], WEFT__HELD) & WEFT__HELD)
     while (weft__load_relaxed(&m->word[0]) & WEFT__HELD) __nanosleep(32);
   weft__store_relaxed(&m->word[2], ticket + 1);
@@ -416,7 +426,7 @@ static __device__ void weft_semaphore_wait(weft_semaphore *s) {
     break;
   default: /* native */
     for (int ahead; (ahead = -weft__units(g, mine)) >= 0;) {
-      __nanosleep(64u * (ahead < 63 ? ahead + 1 : 64));
+      weft__sleep_behind((unsigned)ahead + 1);
       g = weft__load(given);
     }
     break;
