@@ -60,7 +60,8 @@
  * binary_semaphore from 1 to 1056 blocks, the steadiest of the four);
  * sleeping for the semaphore, at every initial count (1.04x to 1.70x the
  * better of libcu++'s counting_semaphore and the paper's queue-form
- * sleeping semaphore; native, the same draw with longer sleeps, fell to
+ * sleeping semaphore in one run, though another gave 0.98x at 120 units
+ * and 132 blocks; native, the same draw with longer sleeps, fell to
  * 0.29x at 120 units and 264 blocks). */
 #ifndef WEFT_MUTEX_IMPL
 #define WEFT_MUTEX_IMPL WEFT_MUTEX_NATIVE
