@@ -3,7 +3,10 @@
  * the algorithm an object was initialized with (its word 3) and calls it.
  * Word 3 is 0 for the default: then impl, the calling program's build
  * option, decides, and native where the program has none. Values no
- * algorithm has get the native one.
+ * algorithm has get the native one. What all algorithms share needs no
+ * dispatch: a mutex's first try and trylock everywhere, and on the GPU,
+ * whose native algorithms share the paper's layouts, every unlock and
+ * post (NATIVE_PARKS in sync.h).
  */
 #include "sync.h"
 
@@ -23,7 +26,11 @@ void weft__mutex_init(__global weft_mutex *m, uint algorithm) {
   STORE(&m->word[3], algorithm);
 }
 
+/* The first try is every algorithm's, made before the algorithm is read
+ * (see NATIVE_PARKS in sync.h): the ticket mutex keeps its lock word
+ * above 0 while groups queue, so that the try cannot jump the queue. */
 void weft__mutex_lock(__global weft_mutex *m, uint impl) {
+  if (cas(&m->word[0], 0u, HELD)) return;
   switch (chosen(m->word, impl)) {
   case WEFT_MUTEX_SPIN: weft__mutex_spin_lock(m); break;
   case WEFT_MUTEX_SPIN_BACKOFF: weft__mutex_backoff_lock(m); break;
@@ -32,22 +39,24 @@ void weft__mutex_lock(__global weft_mutex *m, uint impl) {
   }
 }
 
+/* Takes the mutex only if it is free and, for the ticket mutex, nobody
+ * queues for it: the same first try for every algorithm. */
 int weft__mutex_trylock(__global weft_mutex *m, uint impl) {
-  switch (chosen(m->word, impl)) {
-  case WEFT_MUTEX_TICKET: return weft__mutex_ticket_trylock(m);
-  /* The native, spin and backoff locks are all free at 0, held at 1 or
-   * more. */
-  default: return weft__mutex_spin_trylock(m);
-  }
+  (void)impl;
+  return cas(&m->word[0], 0u, HELD);
 }
 
 void weft__mutex_unlock(__global weft_mutex *m, uint impl) {
-  switch (chosen(m->word, impl)) {
-  case WEFT_MUTEX_SPIN:
-  case WEFT_MUTEX_SPIN_BACKOFF: weft__mutex_spin_unlock(m); break;
-  case WEFT_MUTEX_TICKET: weft__mutex_ticket_unlock(m); break;
-  default: weft__mutex_native_unlock(m); break;
+#if NATIVE_PARKS
+  uint a = chosen(m->word, impl);
+  if (a != WEFT_MUTEX_SPIN && a != WEFT_MUTEX_SPIN_BACKOFF &&
+      a != WEFT_MUTEX_TICKET) {
+    weft__mutex_native_unlock(m);
+    return;
   }
+#endif
+  (void)impl;
+  weft__mutex_bit_unlock(m);
 }
 
 void __attribute__((convergent))
@@ -71,22 +80,46 @@ void weft__semaphore_init(__global weft_semaphore *s, int count,
   STORE(&s->word[3], algorithm);
 }
 
+static int paper_semaphore(uint algorithm) {
+  return algorithm == WEFT_SEMAPHORE_SPIN ||
+         algorithm == WEFT_SEMAPHORE_SPIN_BACKOFF ||
+         algorithm == WEFT_SEMAPHORE_SLEEPING;
+}
+
+/* The algorithm, the draw and the units given are read at once where the
+ * native semaphore draws too: given last, as its acquire holds back what
+ * follows it. Given read early is only low: it grows. */
 void weft__semaphore_wait(__global weft_semaphore *s, uint impl) {
-  switch (chosen(s->word, impl)) {
+  uint a = chosen(s->word, impl);
+#if NATIVE_PARKS
+  if (!paper_semaphore(a)) {
+    weft__semaphore_native_wait(s);
+    return;
+  }
+#endif
+  uint mine = FETCH_ADD_RELAXED(&s->word[1], 1u);
+  uint given = LOAD(&s->word[0]);
+  switch (a) {
   case WEFT_SEMAPHORE_SPIN: weft__semaphore_spin_wait(s); break;
   case WEFT_SEMAPHORE_SPIN_BACKOFF: weft__semaphore_backoff_wait(s); break;
-  case WEFT_SEMAPHORE_SLEEPING: weft__semaphore_sleeping_wait(s); break;
-  default: weft__semaphore_native_wait(s); break;
+  case WEFT_SEMAPHORE_SLEEPING:
+    weft__semaphore_sleeping_wait(s, mine, given);
+    break;
+#if !NATIVE_PARKS
+  default: weft__semaphore_native_wait(s, mine, given); break;
+#endif
   }
 }
 
 void weft__semaphore_post(__global weft_semaphore *s, uint impl) {
-  switch (chosen(s->word, impl)) {
-  case WEFT_SEMAPHORE_SPIN:
-  case WEFT_SEMAPHORE_SPIN_BACKOFF: weft__semaphore_spin_post(s); break;
-  case WEFT_SEMAPHORE_SLEEPING: weft__semaphore_sleeping_post(s); break;
-  default: weft__semaphore_native_post(s); break;
+#if NATIVE_PARKS
+  if (!paper_semaphore(chosen(s->word, impl))) {
+    weft__semaphore_native_post(s);
+    return;
   }
+#endif
+  (void)impl;
+  weft__semaphore_give(s);
 }
 
 void __attribute__((convergent))
@@ -116,7 +149,9 @@ void weft__barrier_init(__global weft_barrier *b, uint groups, uint algorithm,
 
 void __attribute__((convergent))
 weft__barrier_wait(__global weft_barrier *b, uint impl) {
-  uint n = LOAD(&b->word[2]);
+  /* n and the algorithm were set before the groups started: relaxed
+   * loads, both at once. */
+  uint n = LOAD_RELAXED(&b->word[2]);
   switch (chosen(b->word, impl)) {
   case WEFT_BARRIER_TWO_STAGE:
     FOR_GROUP(weft__barrier_two_stage_arrive(&b->word[0], n));
@@ -125,14 +160,14 @@ weft__barrier_wait(__global weft_barrier *b, uint impl) {
     weft__barrier_xiao_feng_wait(b);
     break;
   default:
-    FOR_GROUP(weft__barrier_native_arrive(&b->word[0], &b->word[1], n));
+    FOR_GROUP(weft__barrier_native_arrive(b->word, n));
     break;
   }
 }
 
 /* The launch's words are zero at its start, 16 to a cache line: native
- * counts in word 0 and releases in word 16, so that the arrivals do not
- * disturb the groups that poll; two-stage uses words 32 and 33. */
+ * uses words 0 to 31 (sync_native.cl, nvptx/sync_native.cl); two-stage
+ * uses words 32 and 33. */
 void __attribute__((convergent)) weft__global_barrier(uint impl) {
   __global uint *w = __weft_launch_words();
   uint groups =
@@ -140,5 +175,5 @@ void __attribute__((convergent)) weft__global_barrier(uint impl) {
   if (impl == WEFT_BARRIER_TWO_STAGE)
     FOR_GROUP(weft__barrier_two_stage_arrive(&w[32], groups));
   else
-    FOR_GROUP(weft__barrier_native_arrive(&w[0], &w[16], groups));
+    FOR_GROUP(weft__global_barrier_native_arrive(w, groups));
 }

@@ -38,11 +38,55 @@ __global uint *__weft_launch_words(void) __attribute__((const));
 #define EXCHANGE(p, v) __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL)
 #define FETCH_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL)
 #define FETCH_SUB(p, v) __atomic_fetch_sub(p, v, __ATOMIC_ACQ_REL)
+#define FETCH_ADD_RELAXED(p, v) __atomic_fetch_add(p, v, __ATOMIC_RELAXED)
 
+/* The CPU's native mutex and semaphore park in the runtime and keep
+ * layouts of their own (sync_native.cl). The GPU's share the paper's
+ * layouts (nvptx/sync_native.cl), so that there every unlock and every
+ * post is one and the same atomic whatever the algorithm, and a wait
+ * draws its unit before it knows the algorithm: the read of an object's
+ * algorithm right after an acquire goes to the L2 (an acquire empties the
+ * SM's L1), and that read cost the GPU's mutex a quarter of its rate. */
+#ifdef __NVPTX__
+#define NATIVE_PARKS 0
+#else
+#define NATIVE_PARKS 1
+#endif
+
+/* Every mutex's word 0 has bit 0 set while it is held, and every mutex is
+ * taken by a compare-and-swap of that word from 0 (free, and nobody
+ * queued) to HELD. */
+#define HELD 1u
+
+/* Every semaphore counts the units given in word 0 (its initial count
+ * plus one per post) and, but the CPU's native one, the units drawn in
+ * word 1, one per wait: a wait's unit is free once the units given have
+ * passed it. The counters wrap: only signed differences count. */
+static inline int units_free(uint given, uint drawn) {
+  return (int)(given - drawn);
+}
+
+/* Every compare-and-swap here takes something (a lock, a unit, a flag):
+ * acquire is all it needs, and on the GPU a release would cost a round
+ * trip to memory. */
 static inline int cas(volatile __global uint *p, uint expected, uint desired) {
-  return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL,
+  return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE);
 }
+
+/* Releases whose old value nobody needs: on the GPU a red, an atomic
+ * that returns nothing, which the thread that makes it does not wait for
+ * (LLVM makes an atom of the builtins even when the value is unused). */
+#ifdef __NVPTX__
+#define RELEASE_RED(op, p, v)                                                \
+  __asm__ volatile("red.release.gpu.global." op " [%0], %1;"                 \
+                   : : "l"(p), "r"(v) : "memory")
+#define RELEASE_AND(p, v) RELEASE_RED("and.b32", p, v)
+#define RELEASE_ADD(p, v) RELEASE_RED("add.u32", p, v)
+#else
+#define RELEASE_AND(p, v) ((void)__atomic_fetch_and(p, v, __ATOMIC_RELEASE))
+#define RELEASE_ADD(p, v) ((void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE))
+#endif
 
 /* One turn of a loop that waits for *word to change from seen: lets the
  * other groups run (a poll, a yield that says what the group waits for).
@@ -98,29 +142,40 @@ static inline void back_off(volatile __global uint *word, uint seen,
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                     \
   } while (0)
 
-/* sync_native.cl: spin a little on one word, then park in the runtime. */
+/* The native algorithms: the CPU's (sync_native.cl) park in the runtime;
+ * the GPU's (nvptx/sync_native.cl) sleep. A mutex's lock is called once
+ * the first try, common to all algorithms, has failed. Where the native
+ * semaphore does not park, its wait gets the unit drawn and the units
+ * given read with the draw. */
 void weft__mutex_native_lock(__global weft_mutex *m);
+#if NATIVE_PARKS
 void weft__mutex_native_unlock(__global weft_mutex *m);
 void weft__semaphore_native_wait(__global weft_semaphore *s);
 void weft__semaphore_native_post(__global weft_semaphore *s);
-void weft__barrier_native_arrive(volatile __global uint *arrived,
-                                 volatile __global uint *generation, uint n);
+#else
+void weft__semaphore_native_wait(__global weft_semaphore *s, uint mine,
+                                 uint given);
+#endif
+void weft__barrier_native_arrive(volatile __global uint *words, uint n);
+/* weft_global_barrier()'s: the launch's words, zero at its start, and
+ * every group of the launch. */
+void weft__global_barrier_native_arrive(volatile __global uint *words,
+                                        uint groups);
 
-/* sync_mutex.cl: Stuart & Owens' mutexes. */
+/* sync_mutex.cl: Stuart & Owens' mutexes, called once the first try has
+ * failed, and the unlock they share. */
 void weft__mutex_spin_lock(__global weft_mutex *m);
 void weft__mutex_backoff_lock(__global weft_mutex *m);
-int weft__mutex_spin_trylock(__global weft_mutex *m);
-void weft__mutex_spin_unlock(__global weft_mutex *m);
 void weft__mutex_ticket_lock(__global weft_mutex *m);
-int weft__mutex_ticket_trylock(__global weft_mutex *m);
-void weft__mutex_ticket_unlock(__global weft_mutex *m);
+void weft__mutex_bit_unlock(__global weft_mutex *m);
 
-/* sync_semaphore.cl: Stuart & Owens' semaphores. */
+/* sync_semaphore.cl: Stuart & Owens' semaphores, whose waits have drawn
+ * their unit (mine) and read the units given, and the post they share. */
 void weft__semaphore_spin_wait(__global weft_semaphore *s);
 void weft__semaphore_backoff_wait(__global weft_semaphore *s);
-void weft__semaphore_spin_post(__global weft_semaphore *s);
-void weft__semaphore_sleeping_wait(__global weft_semaphore *s);
-void weft__semaphore_sleeping_post(__global weft_semaphore *s);
+void weft__semaphore_sleeping_wait(__global weft_semaphore *s, uint mine,
+                                   uint given);
+void weft__semaphore_give(__global weft_semaphore *s);
 
 /* sync_barrier.cl: the two-stage atomic and Xiao-Feng barriers. The
  * two-stage arrive is one work-item's; the Xiao-Feng wait is the whole

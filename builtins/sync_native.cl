@@ -1,5 +1,6 @@
 /*
- * sync_native.cl: cl_weft_sync's native algorithms: a word of global
+ * sync_native.cl: cl_weft_sync's native algorithms on the CPU (the GPU's
+ * are nvptx/sync_native.cl): a word of global
  * memory that is changed with one atomic on the fast path, and a
  * futex-like wait and wake into the runtime (__weft_wait, __weft_wake)
  * when a group must wait. On the CPU a waiting group gives its thread to
@@ -13,11 +14,11 @@
 
 /* ---------------------------------------------------------------- mutex */
 
-/* The uncontended path is one compare-and-swap. Once contended, the word
- * says 2 ("someone may wait"), so that unlock knows to wake. */
+/* The uncontended path is one compare-and-swap (sync.cl's first try).
+ * Once contended, the word says 2 ("someone may wait"), so that unlock
+ * knows to wake. */
 void weft__mutex_native_lock(__global weft_mutex *m) {
   volatile __global uint *w = &m->word[0];
-  if (cas(w, 0, 1)) return;
   while (EXCHANGE(w, 2u) != 0) __weft_wait(w, 2, WAIT_MUTEX);
 }
 
@@ -54,8 +55,8 @@ void weft__semaphore_native_post(__global weft_semaphore *s) {
 
 /* The last of n groups to arrive resets the count and starts the next
  * generation, which the others wait for. */
-void weft__barrier_native_arrive(volatile __global uint *arrived,
-                                 volatile __global uint *generation, uint n) {
+static void arrive(volatile __global uint *arrived,
+                   volatile __global uint *generation, uint n) {
   uint g = LOAD(generation);
   if (FETCH_ADD(arrived, 1u) == n - 1) {
     STORE(arrived, 0u);
@@ -64,4 +65,15 @@ void weft__barrier_native_arrive(volatile __global uint *arrived,
     return;
   }
   while (LOAD(generation) == g) __weft_wait(generation, g, WAIT_BARRIER);
+}
+
+void weft__barrier_native_arrive(volatile __global uint *words, uint n) {
+  arrive(&words[0], &words[1], n);
+}
+
+/* The count in word 0, the generation in word 16: the arrivals do not
+ * disturb the groups that poll. */
+void weft__global_barrier_native_arrive(volatile __global uint *words,
+                                        uint groups) {
+  arrive(&words[0], &words[16], groups);
 }

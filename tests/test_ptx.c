@@ -73,8 +73,13 @@ TEST(sync_objects_and_global_barrier) {
       "-cl-std=CL3.0");
   CHECK_STR_CONTAINS(ptx, "weft__launch_words");
   /* The primitives' orderings are PTX's ordered instructions, with no
-   * fence around them (LLVM 19 selects none itself). */
-  CHECK_STR_CONTAINS(ptx, "atom.acq_rel.gpu.global.exch.b32");
+   * fence around them (LLVM 19 selects none itself): a lock's
+   * compare-and-swap acquires; its unlock and a post are reds, atomics
+   * nobody waits for; the barrier's add both acquires and releases. */
+  CHECK_STR_CONTAINS(ptx, "atom.acquire.gpu.global.cas.b32");
+  CHECK_STR_CONTAINS(ptx, "red.release.gpu.global.and.b32");
+  CHECK_STR_CONTAINS(ptx, "red.release.gpu.global.add.u32");
+  CHECK_STR_CONTAINS(ptx, "atom.acq_rel.gpu.global.add.u32");
   CHECK_STR_CONTAINS(ptx, "ld.acquire.gpu.global.b32");
   CHECK(!strstr(ptx, "fence.acq_rel.gpu"));
   CHECK_STR_CONTAINS(ptx, "nanosleep");

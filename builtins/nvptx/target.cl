@@ -12,6 +12,7 @@
  */
 #include "../builtins.h"
 #include "../sync.h"
+#include "target.h"
 
 /* What the runtime writes before a launch (backend/cuda/cuda_launch.c). */
 typedef struct weft_gpu_launch {
@@ -60,13 +61,21 @@ void __attribute__((convergent)) __weft_barrier(uint flags) {
 
 /* On the GPU every started block keeps its multiprocessor, so a waiting
  * group needs no runtime to make room for the one it waits for: a wait is
- * polling with a growing sleep (__nanosleep, sm_70), which keeps the
- * memory system free for the block that works, and a wake has nothing to
- * do. (weft_global_barrier's groups are made co-resident by a cooperative
+ * polling with sleeps (__nanosleep, sm_70), which keep the memory system
+ * free for the block that works, and a wake has nothing to do.
+ * (weft_global_barrier's groups are made co-resident by a cooperative
  * launch.) A poll, which on the CPU lets other groups run until the word
- * changes, waits here until it changes: the same loop. */
+ * changes, waits here until it changes: the same loop.
+ *
+ * How long a waiter sleeps is what it waits for: a barrier's waiters all
+ * go on at once, so a long sleep delays the next phase of every group
+ * (32 ns, the header's, sync.cuh); a semaphore's waiter looks every 100
+ * ns, the paper's sleeping semaphore's; a mutex's waiters sleep longer
+ * and longer, up to a microsecond, leaving the lock's line to its
+ * holder. */
 #define SLEEP_MIN_NS 32u
 #define SLEEP_MAX_NS 1024u
+#define SLEEP_SEMAPHORE_NS 100u
 
 /* The watchdog (jit.h's WEFT_PTX_WATCHDOG and weft_gpu_watchdog_record,
  * mirrored): the program's global says where the device's record is, in
@@ -125,19 +134,24 @@ static int still_waits(uint now, uint seen, uint what) {
   return what & POLL_REACH ? (int)(now - seen) < 0 : now == seen;
 }
 
+void __weft_gpu_sleep(gpu_watch *watch, volatile __global uint *word,
+                      uint what, uint ns) {
+  __nvvm_nanosleep(ns);
+  if (++watch->naps % WATCH_NAPS) return;
+  ulong now = globaltimer_ns();
+  ulong timeout = __weft_watchdog()->timeout_ns;
+  if (!watch->since) watch->since = now;
+  else if (timeout && now - watch->since > timeout)
+    give_up(word, what, now - watch->since);
+}
+
 void __weft_wait(volatile __global uint *word, uint expected, uint what) {
-  ulong since = 0;
-  for (uint ns = SLEEP_MIN_NS; still_waits(LOAD(word), expected, what);) {
-    __nvvm_nanosleep(ns);
-    if (ns < SLEEP_MAX_NS) {
-      ns *= 2;
-      continue;
-    }
-    /* Long waits only read the clock. */
-    ulong now = globaltimer_ns();
-    ulong timeout = __weft_watchdog()->timeout_ns;
-    if (!since) since = now;
-    else if (timeout && now - since > timeout) give_up(word, what, now - since);
+  gpu_watch watch = {0, 0};
+  uint kind = what & ~POLL_REACH;
+  uint ns = kind == WAIT_SEMAPHORE ? SLEEP_SEMAPHORE_NS : SLEEP_MIN_NS;
+  while (still_waits(LOAD(word), expected, what)) {
+    __weft_gpu_sleep(&watch, word, what, ns);
+    if (kind == WAIT_MUTEX && ns < SLEEP_MAX_NS) ns *= 2;
   }
 }
 

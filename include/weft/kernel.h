@@ -43,16 +43,23 @@
 #ifndef WEFT_KERNEL_H
 #define WEFT_KERNEL_H
 
-/* Mutex algorithms. A mutex is 4 uint words, {a, b, 0, algorithm}; all
- * zero is an unlocked mutex of the default algorithm, and {0, 0, 0, A} one
- * of algorithm A.
- *   NATIVE        {state: 0 free, 1 held, 2 held and waited for}: one
- *                 compare-and-swap, else parks in the runtime (futex-like).
- *   SPIN          {locked}: compare-and-swap until it succeeds (Alg. 1).
- *   SPIN_BACKOFF  {locked}: the same, waiting longer after each failure
- *                 (Alg. 2).
- *   TICKET        {next ticket, now serving}: fetch-and-add a ticket, wait
- *                 for its turn (Alg. 3); first come, first served. */
+/* Mutex algorithms. A mutex is 4 uint words, {lock, a, b, algorithm};
+ * all zero is an unlocked mutex of the default algorithm, and {0, 0, 0,
+ * A} one of algorithm A. Every algorithm's first try is one
+ * compare-and-swap of the lock word from 0 to 1, and on the GPU every
+ * unlock clears its bit 0.
+ *   NATIVE        the device's own. CPU {state: 0 free, 1 held, 2 held
+ *                 and waited for}: parks in the runtime (futex-like). GPU
+ *                 {lock: 1 held}: sleeps a random time in a window that
+ *                 doubles, until a load finds it free, then tries again.
+ *   SPIN          {lock: 1 held}: compare-and-swap until it succeeds
+ *                 (Alg. 1).
+ *   SPIN_BACKOFF  {lock: 1 held}: the same, waiting longer after each
+ *                 failure (Alg. 2).
+ *   TICKET        {lock: 1 while held, plus 2 per group in the queue; next
+ *                 ticket; ticket whose turn it is}: fetch-and-add a ticket,
+ *                 wait for its turn, take the lock when free (Alg. 3);
+ *                 first come, first served. */
 #define WEFT_MUTEX_DEFAULT 0
 #define WEFT_MUTEX_NATIVE 1
 #define WEFT_MUTEX_SPIN 2
@@ -61,14 +68,20 @@
 
 /* Semaphore algorithms. A semaphore is 4 uint words, {count, 0, 0,
  * algorithm} when initialized with count free units, for every algorithm.
- *   NATIVE        {count, waiters}: parks in the runtime when none is free.
- *   SPIN          {count}: the count word is also a lock (exchanged with
- *                 0xffffffff while a group changes it); spins (Alg. 4).
- *   SPIN_BACKOFF  {count}: the same, waiting longer after each failure.
- *   SLEEPING      {count, head, tail}: count may go negative, a waiter that
- *                 finds no unit takes a place in a queue (tail) and sleeps
- *                 until a post lets its place through (head) (Alg. 5); the
- *                 waiters that queue are served first come, first served. */
+ * All but the CPU's native one count {given: count plus one per post;
+ * drawn: one per wait}: a wait's unit is free once given has passed it,
+ * and given minus drawn is the free units, negative while groups wait.
+ *   NATIVE        the device's own. CPU {count, waiters}: parks in the
+ *                 runtime when no unit is free. GPU {given, drawn}: sleeps
+ *                 in proportion to the units ahead of its own; first come,
+ *                 first served.
+ *   SPIN          {given, drawn, taken}: takes a lock (taken's top bit),
+ *                 takes a unit if given passed taken, unlocks; spins
+ *                 (Alg. 4).
+ *   SPIN_BACKOFF  the same, waiting longer after each failure.
+ *   SLEEPING      {given, drawn}: a waiter whose unit is not free sleeps
+ *                 until the posts give it (Alg. 5); the waiters that queue
+ *                 are served first come, first served. */
 #define WEFT_SEMAPHORE_DEFAULT 0
 #define WEFT_SEMAPHORE_NATIVE 1
 #define WEFT_SEMAPHORE_SPIN 2
@@ -79,8 +92,11 @@
  * algorithm} when initialized for that many work-groups, for every
  * algorithm; the Xiao-Feng one needs room after them for 2 * groups more
  * words, zero at first (WEFT_BARRIER_SIZE).
- *   NATIVE        {arrived, generation, groups}: the last group to arrive
- *                 starts the next generation and wakes the others.
+ *   NATIVE        the device's own. CPU {arrived, generation, groups}:
+ *                 the last group to arrive starts the next generation and
+ *                 wakes the others. GPU {count, 0, groups}: the last group
+ *                 to arrive flips the count's top bit and clears the rest,
+ *                 which the others poll.
  *   TWO_STAGE     {count 1, count 2, groups}: every group counts itself in
  *                 twice, in two counters, and waits for the last of each
  *                 stage to reset its counter (the second stage keeps a fast

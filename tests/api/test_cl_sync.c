@@ -78,11 +78,12 @@ TEST(init_objects_then_use_them) {
                                NULL, NULL));
   CHECK_EQ(words[0], 0x5a5a5a5au);
   CHECK_EQ(words[3], 0x5a5a5a5au);
-  CHECK_EQ(words[4], groups); /* tickets taken */
-  CHECK_EQ(words[5], groups); /* now serving */
+  CHECK_EQ(words[4], 0);        /* free, nobody queued */
+  CHECK_EQ(words[5], words[6]); /* every ticket taken served */
   CHECK_EQ(words[7], WEFT_MUTEX_TICKET);
   CHECK_EQ(words[8], 0x5a5a5a5au);
-  CHECK_EQ(words[12], 3);     /* every unit back */
+  CHECK_EQ(words[12], 3 + groups); /* given: the count and a post each */
+  CHECK_EQ(words[13], groups);     /* drawn: a wait each */
   CHECK_EQ(words[15], WEFT_SEMAPHORE_SLEEPING);
   for (int i = 0; i < 3; i++) clReleaseEvent(done[i]);
   clReleaseEvent(ran);

@@ -1,0 +1,22 @@
+/*
+ * target.h: what the GPU's own algorithms (sync_native.cl) take from
+ * target.cl: sleeping in a wait that the watchdog watches.
+ */
+#ifndef WEFT_BUILTINS_NVPTX_TARGET_H
+#define WEFT_BUILTINS_NVPTX_TARGET_H
+
+/* A wait's watch, {0, 0} at its start: after every WATCH_NAPS sleeps the
+ * wait reads the clock, and once it has lasted longer than the launch's
+ * watchdog allows, the launch stops with a deadlock report naming word
+ * and what (WAIT_* of sync.h). */
+typedef struct gpu_watch {
+  ulong since;
+  uint naps;
+} gpu_watch;
+
+#define WATCH_NAPS 64u
+
+void __weft_gpu_sleep(gpu_watch *watch, volatile __global uint *word,
+                      uint what, uint ns);
+
+#endif
