@@ -12,9 +12,11 @@
 
 /* The algorithm of the object whose words are w: 0 for the default,
  * which every dispatch below runs as native, as it does values no
- * algorithm has. */
-static uint chosen(volatile __global uint *w, uint impl) {
-  uint a = LOAD_RELAXED(&w[3]);
+ * algorithm has. Word 3 is written only by the object's init, before
+ * the groups that use it start: a plain load, which the GPU may serve
+ * from its L1 (an atomic one goes to the L2 each time). */
+static uint chosen(const __global uint *w, uint impl) {
+  uint a = w[3];
   return a ? a : impl;
 }
 
@@ -149,9 +151,8 @@ void weft__barrier_init(__global weft_barrier *b, uint groups, uint algorithm,
 
 void __attribute__((convergent))
 weft__barrier_wait(__global weft_barrier *b, uint impl) {
-  /* n and the algorithm were set before the groups started: relaxed
-   * loads, both at once. */
-  uint n = LOAD_RELAXED(&b->word[2]);
+  /* n, as the algorithm, was set before the groups started. */
+  uint n = b->word[2];
   switch (chosen(b->word, impl)) {
   case WEFT_BARRIER_TWO_STAGE:
     FOR_GROUP(weft__barrier_two_stage_arrive(&b->word[0], n));

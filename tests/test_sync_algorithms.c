@@ -89,6 +89,23 @@ static const char *source =
     "    if (atomic_add(&slots[p], 0) != groups) atomic_inc(bad);\n"
     "  }\n"
     "}\n"
+    "/* The same over the groups from first on only: group 0 is not among\n"
+    " * them. */\n"
+    "__kernel void some_groups_barrier(__global weft_barrier *b,\n"
+    "                                  __global int *slots,\n"
+    "                                  __global int *bad, int phases,\n"
+    "                                  int first) {\n"
+    "  int id = get_group_id(0), groups = get_num_groups(0) - first;\n"
+    "  if (id < first) return;\n"
+    "  for (int p = 0; p < phases; p++) {\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      let_others_run((id * 7 + p) % 3);\n"
+    "      atomic_inc(&slots[p]);\n"
+    "    }\n"
+    "    weft_barrier_wait(b);\n"
+    "    if (atomic_add(&slots[p], 0) != groups) atomic_inc(bad);\n"
+    "  }\n"
+    "}\n"
     "__kernel void global_barrier(__global int *slots, __global int *bad,\n"
     "                             int phases) {\n"
     "  int groups = get_num_groups(0);\n"
@@ -368,6 +385,33 @@ static void check_barrier(int algorithm) {
     CHECK_EQ(got[2], (long long)groups[i]);
     CHECK_EQ(got[3], algorithm);
     release_buffers(b, slots, bad);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* A barrier that counts some of the launch's groups, not group 0 (the
+ * GPU's native barrier has a path of its own for it); Xiao-Feng's wants
+ * the groups numbered from 0, so it is not among these. */
+TEST(barrier_over_some_groups) {
+  static const int algorithms[] = {WEFT_BARRIER_NATIVE,
+                                   WEFT_BARRIER_TWO_STAGE};
+  static const size_t launched[] = {2, 5, 65, 1025};
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *k = kernel(&f, "some_groups_barrier");
+  for (size_t a = 0; a < 2; a++) {
+    for (size_t i = 0; i < sizeof launched / sizeof *launched; i++) {
+      int groups = (int)launched[i] - 1, phases = 8, got[8];
+      weft_buffer *b = new_barrier(&f, groups, algorithms[a], i % 2),
+                  *slots = ints(&f, 8, NULL), *bad = ints(&f, 1, NULL);
+      args(k, "BBBII", b, slots, bad, phases, 1);
+      CHECK_OK(launch(k, launched[i], 2), k);
+      read_ints(bad, got, 1);
+      CHECK_EQ(got[0], 0);
+      read_ints(slots, got, 8);
+      for (int p = 0; p < phases; p++) CHECK_EQ(got[p], groups);
+      release_buffers(b, slots, bad);
+    }
   }
   weft_kernel_release(k);
   teardown(&f);

@@ -22,12 +22,25 @@
 static const char gpu_sync_defaults[] =
     " -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING";
 
+/* Whether the PTX declares the global called name (".b8 name[..."): the
+ * JIT keeps only the globals the kernels use. Asking the driver for one
+ * that is not there would fail, and compute-sanitizer reports each such
+ * failure as an error. */
+static int declares(const char *ptx, const char *name) {
+  size_t n = strlen(name);
+  for (const char *at = ptx; (at = strstr(at, name)); at += n)
+    if (at[n] == '[' && at > ptx && at[-1] == ' ') return 1;
+  return 0;
+}
+
 /* The global called name, or 0 where the kernels use none. */
 static CUdeviceptr module_global(const weft_cuda_api *api, CUmodule module,
-                                 const char *name, size_t *size) {
+                                 const char *ptx, const char *name,
+                                 size_t *size) {
   CUdeviceptr p = 0;
   size_t bytes = 0;
-  if (api->cuModuleGetGlobal(&p, &bytes, module, name) != CUDA_SUCCESS)
+  if (!declares(ptx, name) ||
+      api->cuModuleGetGlobal(&p, &bytes, module, name) != CUDA_SUCCESS)
     return 0;
   if (size) *size = bytes;
   return p;
@@ -50,9 +63,9 @@ static int load_module(cuda_device *gpu, const char *ptx, CUmodule *module,
   return rc == WEFT_ENOMEM ? rc : WEFT_EBUILD;
 }
 
-/* The module's kernels and globals, into the binary. */
-static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
-                char **log) {
+/* The module's kernels and the globals its PTX declares, into the binary. */
+static int bind(cuda_device *gpu, CUmodule module, const char *ptx,
+                weft_binary *binary, char **log) {
   const weft_cuda_api *api = gpu->api;
   cuda_program *p = calloc(1, sizeof *p);
   if (p) p->kernels = calloc(binary->num_kernels + 1, sizeof *p->kernels);
@@ -86,11 +99,14 @@ static int bind(cuda_device *gpu, CUmodule module, weft_binary *binary,
                             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                             p->kernels[i].function);
   }
-  p->launch_block = module_global(api, module, WEFT_PTX_LAUNCH_BLOCK, NULL);
-  p->launch_words = module_global(api, module, WEFT_PTX_LAUNCH_WORDS, NULL);
-  p->constant_bank = module_global(api, module, WEFT_PTX_CONSTANT_BANK,
+  p->launch_block =
+      module_global(api, module, ptx, WEFT_PTX_LAUNCH_BLOCK, NULL);
+  p->launch_words =
+      module_global(api, module, ptx, WEFT_PTX_LAUNCH_WORDS, NULL);
+  p->constant_bank = module_global(api, module, ptx, WEFT_PTX_CONSTANT_BANK,
                                    &p->constant_bank_size);
-  p->watchdog = weft__cuda_watchdog_arm(gpu, module);
+  if (declares(ptx, WEFT_PTX_WATCHDOG))
+    p->watchdog = weft__cuda_watchdog_arm(gpu, module);
   return 0;
 }
 
@@ -101,7 +117,7 @@ static int finish(weft_device *device, int rc, weft_binary *binary,
   CUmodule module = NULL;
   if (!rc) rc = weft__cuda_enter(gpu, NULL);
   if (!rc) rc = load_module(gpu, ptx, &module, log);
-  if (!rc) rc = bind(gpu, module, binary, log);
+  if (!rc) rc = bind(gpu, module, ptx, binary, log);
   free(ptx);
   if (rc) {
     weft__cuda_binary_free(device, binary);
