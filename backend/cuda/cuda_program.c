@@ -13,12 +13,14 @@
 #include "jit/jit.h"
 #include "weft/weft.h"
 
-/* The GPU's default cl_weft_sync algorithms, from the measurements of
- * bench/cuda/bench_cuda_sync.cu on an H100: the native mutex and barrier
- * (the defaults anyway) and the paper's sleeping semaphore in its queue
- * form (the builtins' own), which the bench runs as paper_sleeping: 16.7x
- * libcu++'s counting_semaphore at an initial count of 120 and 132 blocks.
- * A program's own choice wins (backend/sync_options.h). */
+/* The GPU's default cl_weft_sync algorithms, from `weft bench sync
+ * --device cuda` beside bench/cuda/bench_cuda_sync.cu's references on an
+ * H100 (README): the native mutex and barriers (the defaults anyway) and
+ * the sleeping semaphore, 0.98x to 1.41x the better of libcu++'s
+ * counting_semaphore and the paper's queue-form sleeping semaphore from 1
+ * to 120 units; the native one, faster at 10 units and fewer, fell to
+ * 0.29x at 120 units and 264 groups. A program's own choice wins
+ * (backend/sync_options.h). */
 static const char gpu_sync_defaults[] =
     " -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING";
 

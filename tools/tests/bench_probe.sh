@@ -1,6 +1,9 @@
 # weft bench probe --quick: the probes' rates, the classification, and the
 # defaults file, written where --output or WEFT_CACHE_DIR says.
 . "$2/lib.sh"
+# The defaults file is the CPU device's, even where WEFT_DEVICE puts a GPU
+# first.
+export WEFT_DEVICE=cpu
 
 weft_exits 0 bench probe --quick --output defaults --csv probe.csv
 has_line defaults 'version=1'

@@ -1,5 +1,7 @@
 # `weft info` lists the CPU device with its limits and exits 0.
 . "$2/lib.sh"
+# The CPU device's, even where WEFT_DEVICE puts a GPU first.
+export WEFT_DEVICE=cpu
 weft_exits 0 info
 matches out.txt '^Number of devices +[1-9][0-9]*$'
 matches out.txt '^Device 0$'
