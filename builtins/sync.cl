@@ -48,11 +48,14 @@ int weft__mutex_trylock(__global weft_mutex *m, uint impl) {
   return cas(&m->word[0], 0u, HELD);
 }
 
+static int paper_mutex(uint algorithm) {
+  return algorithm == WEFT_MUTEX_SPIN || algorithm == WEFT_MUTEX_SPIN_BACKOFF ||
+         algorithm == WEFT_MUTEX_TICKET;
+}
+
 void weft__mutex_unlock(__global weft_mutex *m, uint impl) {
 #if NATIVE_PARKS
-  uint a = chosen(m->word, impl);
-  if (a != WEFT_MUTEX_SPIN && a != WEFT_MUTEX_SPIN_BACKOFF &&
-      a != WEFT_MUTEX_TICKET) {
+  if (!paper_mutex(chosen(m->word, impl))) {
     weft__mutex_native_unlock(m);
     return;
   }
