@@ -94,9 +94,10 @@
  * words, zero at first (WEFT_BARRIER_SIZE).
  *   NATIVE        the device's own. CPU {arrived, generation, groups}:
  *                 the last group to arrive starts the next generation and
- *                 wakes the others. GPU {count, 0, groups}: the last group
- *                 to arrive flips the count's top bit and clears the rest,
- *                 which the others poll.
+ *                 wakes the others. GPU {count, 0, groups}: each group
+ *                 adds to the count so that the last arrival flips its top
+ *                 bit and leaves the rest where it started; the others
+ *                 poll the top bit.
  *   TWO_STAGE     {count 1, count 2, groups}: every group counts itself in
  *                 twice, in two counters, and waits for the last of each
  *                 stage to reset its counter (the second stage keeps a fast
