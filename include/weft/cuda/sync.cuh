@@ -4,9 +4,12 @@
  * kernels get from weft/kernel.h, with objects of the same size (16 bytes
  * of four words, the last one the algorithm) and the same algorithm
  * numbers: the paper's algorithms, and NATIVE, the GPU's own (below). The
- * other words' layouts are this header's own, made for the GPU (see the
- * Layouts comments). Header only; sm_70 or later (it sleeps with
- * __nanosleep and orders with acquire and release operations).
+ * other words are laid out as OpenCL C kernels have them on the GPU
+ * (weft/kernel.h; builtins/nvptx/sync_native.cl has the same algorithms),
+ * but for the ticket mutex's lock word, which keeps a mark here where the
+ * OpenCL path counts the groups in the queue (see the Layouts comments).
+ * Header only; sm_70 or later (it sleeps with __nanosleep and orders with
+ * acquire and release operations).
  *
  *   #include <weft/cuda/sync.cuh>
  *   __global__ void k(weft_mutex *m, int *counter) {
