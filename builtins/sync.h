@@ -76,17 +76,9 @@ static inline int cas(volatile __global uint *p, uint expected, uint desired) {
 
 /* Releases whose old value nobody needs: on the GPU a red, an atomic
  * that returns nothing, which the thread that makes it does not wait for
- * (LLVM makes an atom of the builtins even when the value is unused). */
-#ifdef __NVPTX__
-#define RELEASE_RED(op, p, v)                                                \
-  __asm__ volatile("red.release.gpu.global." op " [%0], %1;"                 \
-                   : : "l"(p), "r"(v) : "memory")
-#define RELEASE_AND(p, v) RELEASE_RED("and.b32", p, v)
-#define RELEASE_ADD(p, v) RELEASE_RED("add.u32", p, v)
-#else
+ * (jit/ptx_atomics.c makes one of such a release). */
 #define RELEASE_AND(p, v) ((void)__atomic_fetch_and(p, v, __ATOMIC_RELEASE))
 #define RELEASE_ADD(p, v) ((void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE))
-#endif
 
 /* One turn of a loop that waits for *word to change from seen: lets the
  * other groups run (a poll, a yield that says what the group waits for).
@@ -124,12 +116,18 @@ static inline backoff backoff_start(void) {
   return (backoff){1u, (uint)get_global_linear_id() * 0x9e3779b9u | 1u};
 }
 
+/* The next of a cheap random sequence (xorshift32; state not 0). */
+static inline uint next_random(uint *state) {
+  uint x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return *state = x;
+}
+
 static inline void back_off(volatile __global uint *word, uint seen,
                             uint what, backoff *b) {
-  b->state ^= b->state << 13; /* xorshift32 */
-  b->state ^= b->state >> 17;
-  b->state ^= b->state << 5;
-  uint turns = 1 + b->state % b->window;
+  uint turns = 1 + next_random(&b->state) % b->window;
   for (uint i = 0; i < turns; i++) spin_turn(word, seen, what);
   if (b->window < BACKOFF_MAX) b->window *= 2;
 }

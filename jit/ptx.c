@@ -204,6 +204,6 @@ int weft__jit_build_ptx_bitcode(unsigned sm, const void *bitcode, size_t size,
     return end(&b, rc, log);
   rc = weft__module_from_bitcode(b.s.context, bitcode, size, &b.s.module, log);
   if (!rc) rc = make_stamps(&b, NULL);
-  if (!rc) rc = finish(&b, *log ? *log : "", out, ptx);
+  if (!rc) rc = finish(&b, *log, out, ptx);
   return end(&b, rc, log);
 }

@@ -5,7 +5,11 @@
  * atom.acq_rel order only what they must. The mapping is the PTX memory
  * model's for C++: acquire loads, release stores and ordered
  * read-modify-writes as such, seq_cst as fence.sc before the acquire,
- * release or acq_rel form. Integers of 32 and 64 bits in global memory
+ * release or acq_rel form. A release read-modify-write whose old value
+ * nothing uses is a red, which the thread that makes it does not wait
+ * for: the builtins' unlocks and posts (compiled with optimization, they
+ * drop the value; a kernel's own discarded value is still stored to a
+ * temporary when this runs, so it stays an atom). Integers of 32 and 64 bits in global memory
  * are handled (the primitives' words, OpenCL 1.2's atomics); the rest,
  * generic addresses included, keeps the fences. */
 #include <assert.h>
@@ -150,6 +154,14 @@ static int lower_rmw(LLVMBuilderRef b, LLVMValueRef inst) {
   if (negate) {
     LLVMPositionBuilderBefore(b, inst);
     value = LLVMBuildNeg(b, value, "");
+  }
+  /* PTX's red has release and relaxed forms only, and no exchange. */
+  if (!LLVMGetFirstUse(inst) && !strcmp(f.order, "release") &&
+      strcmp(op, "exch")) {
+    LLVMTypeRef none = LLVMVoidTypeInContext(LLVMGetTypeContext(LLVMTypeOf(value)));
+    emit(b, inst, &f, "red", what, "[$0], $1", "l,R,~{memory}", none, pointer,
+         &value, 1);
+    return 1;
   }
   LLVMReplaceAllUsesWith(
       inst, emit(b, inst, &f, "atom", what, "$0, [$1], $2", "=R,l,R,~{memory}",

@@ -28,15 +28,12 @@ void weft__mutex_native_lock(__global weft_mutex *m) {
   volatile __global uint *w = &m->word[0];
   gpu_watch watch = {0, 0};
   uint window = MUTEX_SLEEP_FIRST_NS;
-  /* xorshift32, seeded apart in every group and call. */
+  /* Seeded apart in every group and call. */
   uint x = (__nvvm_read_ptx_sreg_ctaid_x() + 1u) * 2654435761u ^
            (uint)__nvvm_read_ptx_sreg_clock() | 1u;
   do {
     do {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      __weft_gpu_sleep(&watch, w, WAIT_MUTEX, x % window);
+      __weft_gpu_sleep(&watch, w, WAIT_MUTEX, next_random(&x) % window);
       if (window < MUTEX_SLEEP_CAP_NS) window *= 2;
     } while (LOAD_RELAXED(w));
   } while (!cas(w, 0u, HELD));
