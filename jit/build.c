@@ -272,6 +272,7 @@ static int finish(build *b, const char *log, weft_binary **out) {
     rc = weft__kernel_info_collect(b->s.module, b->s.layout, &b->s.kernels,
                                    &b->s.num_kernels, &b->s.error);
   }
+  if (!rc) weft__div_guard_insert(b->s.module);
   if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, &b->s.error);
   if (!rc) rc = lower_kernels(b);
   if (!rc) rc = emit_and_load(b, log, out);

@@ -1,7 +1,7 @@
 /* cache.c: the kernel cache (see cache.h). */
 #include "jit/cache.h"
 
-#include <errno.h>
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +9,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jit/cache_files.h"
 #include "weft/weft.h"
 
-#define FILE_MAGIC "WEFT-KERNEL-CACHE-1\n"
+#define FILE_MAGIC "WEFT-KERNEL-CACHE-2\n"
 
 /* ------------------------------------------------------------- hashing */
 
-/* Two independent 64-bit hashes: FNV-1a, and a multiply-rotate one with
- * its own constants. Keys need no cryptographic strength, only no
- * accidental collisions among a user's programs. */
-void weft__hash_init(weft_hasher *h) {
-  h->a = 0xcbf29ce484222325ull;
-  h->b = 0x9e3779b97f4a7c15ull;
-}
+/* BLAKE3, from LLVM's C API: keys and the entries' checksums are a
+ * cryptographic hash, so no two inputs share a key by accident and no
+ * damaged entry passes for a whole one. */
+void weft__hash_init(weft_hasher *h) { llvm_blake3_hasher_init(&h->state); }
 
 void weft__hash_bytes(weft_hasher *h, const void *data, size_t size) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < size; i++) {
-    h->a = (h->a ^ p[i]) * 0x100000001b3ull;
-    h->b = (h->b ^ p[i]) * 0xff51afd7ed558ccdull;
-    h->b = (h->b << 29) | (h->b >> 35);
-  }
+  llvm_blake3_hasher_update(&h->state, data, size);
 }
 
 void weft__hash_string(weft_hasher *h, const char *s) {
@@ -38,18 +31,11 @@ void weft__hash_string(weft_hasher *h, const char *s) {
   if (n) weft__hash_bytes(h, s, n);
 }
 
-/* A final avalanche, so that nearby inputs give unrelated keys. */
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-
 void weft__hash_key(const weft_hasher *h, weft_cache_key *key) {
-  snprintf(key->hex, sizeof key->hex, "%016llx%016llx",
-           (unsigned long long)mix(h->a), (unsigned long long)mix(h->b));
+  uint8_t out[16];
+  llvm_blake3_hasher_finalize(&h->state, out, sizeof out);
+  for (size_t i = 0; i < sizeof out; i++)
+    snprintf(key->hex + 2 * i, 3, "%02x", out[i]);
 }
 
 void weft__cache_key_make(const char *identity, const char *kind,
@@ -140,11 +126,11 @@ static int stamps_hold(const char *stamps) {
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static weft_cached *table;
-static char *cache_dir;
+static int disk; /* a folder was named: entries are read and written */
 
 void weft__cache_set_dir(const char *dir) {
-  free(cache_dir);
-  cache_dir = dir && *dir ? strdup(dir) : NULL;
+  disk = dir && *dir;
+  weft__cache_folder_set(dir);
 }
 
 static void entry_free(weft_cached *c) {
@@ -185,51 +171,44 @@ void weft__cache_release(weft_cached *c) {
 
 /* ---------------------------------------------------------- disk files */
 
-static char *entry_path(const weft_cache_key *key) {
-  char *path = NULL;
-  if (asprintf(&path, "%s/%s.bin", cache_dir, key->hex) < 0) return NULL;
-  return path;
+/* An entry's file: the magic, the key, four blocks (stamps, log, kernel
+ * descriptions, object), each a 64-bit length and its bytes, and last the
+ * BLAKE3 hash of everything before it. */
+#define CHECKSUM_SIZE 32
+
+static void entry_name(const weft_cache_key *key, char name[40]) {
+  snprintf(name, 40, "%s.bin", key->hex);
 }
 
-static int write_block(FILE *f, const void *data, uint64_t size) {
-  return fwrite(&size, sizeof size, 1, f) == 1 &&
-         (!size || fwrite(data, size, 1, f) == 1);
-}
-
-/* Creates the directory and its parents, as `mkdir -p` does. */
-static void make_dirs(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    mkdir(path, 0700);
-    *p = '/';
-  }
-  mkdir(path, 0700);
-}
-
-/* Writes the entry to a temporary file renamed into place, so that readers
- * in other processes see a whole file or none. */
+/* Writes the entry through cache_files.c, whole or not at all (another
+ * process reading meanwhile sees a whole file or none). A failure only
+ * costs a later process a build. */
 static void write_entry(const weft_cached *c, const void *object,
                         size_t object_size) {
-  char *path = entry_path(&c->key), *tmp = NULL;
-  if (!path || asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0) {
-    free(path);
-    return;
+  int dir = weft__cache_folder(1);
+  if (dir < 0) return;
+  uint64_t sizes[4] = {strlen(c->stamps), strlen(c->log), c->descs_size,
+                       object_size};
+  const void *blocks[4] = {c->stamps, c->log, c->descs, object};
+  weft_cache_part parts[2 + 2 * 4 + 1];
+  unsigned n = 0;
+  parts[n++] = (weft_cache_part){FILE_MAGIC, strlen(FILE_MAGIC)};
+  parts[n++] = (weft_cache_part){c->key.hex, 32};
+  for (int i = 0; i < 4; i++) {
+    parts[n++] = (weft_cache_part){&sizes[i], sizeof sizes[i]};
+    parts[n++] = (weft_cache_part){blocks[i], sizes[i]};
   }
-  make_dirs(cache_dir);
-  FILE *f = fopen(tmp, "wb");
-  int ok = f && fwrite(FILE_MAGIC, strlen(FILE_MAGIC), 1, f) == 1 &&
-           fwrite(c->key.hex, 32, 1, f) == 1 &&
-           write_block(f, c->stamps, strlen(c->stamps)) &&
-           write_block(f, c->log, strlen(c->log)) &&
-           write_block(f, c->descs, c->descs_size) &&
-           write_block(f, object, object_size);
-  if (f && fclose(f)) ok = 0;
-  if (!ok || rename(tmp, path)) unlink(tmp);
-  free(tmp);
-  free(path);
+  llvm_blake3_hasher h;
+  llvm_blake3_hasher_init(&h);
+  for (unsigned i = 0; i < n; i++)
+    llvm_blake3_hasher_update(&h, parts[i].data, parts[i].size);
+  uint8_t checksum[CHECKSUM_SIZE];
+  llvm_blake3_hasher_finalize(&h, checksum, sizeof checksum);
+  parts[n++] = (weft_cache_part){checksum, sizeof checksum};
+  assert(n == sizeof parts / sizeof *parts);
+  char name[40];
+  entry_name(&c->key, name);
+  weft__cache_file_write(dir, name, parts, n);
 }
 
 typedef struct file_data {
@@ -237,18 +216,17 @@ typedef struct file_data {
   size_t size, at;
 } file_data;
 
-static int read_all(const char *path, file_data *fd) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  struct stat st;
-  int rc = -1;
-  if (!fstat(fileno(f), &st) && st.st_size > 0) {
-    fd->size = (size_t)st.st_size;
-    fd->data = malloc(fd->size);
-    if (fd->data && fread(fd->data, fd->size, 1, f) == 1) rc = 0;
-  }
-  fclose(f);
-  return rc;
+/* Whether the file ends with the hash of the rest; the rest is then all
+ * that the blocks may be read from. */
+static int checksum_holds(file_data *fd) {
+  if (fd->size < CHECKSUM_SIZE) return 0;
+  fd->size -= CHECKSUM_SIZE;
+  llvm_blake3_hasher h;
+  llvm_blake3_hasher_init(&h);
+  llvm_blake3_hasher_update(&h, fd->data, fd->size);
+  uint8_t checksum[CHECKSUM_SIZE];
+  llvm_blake3_hasher_finalize(&h, checksum, sizeof checksum);
+  return !memcmp(checksum, fd->data + fd->size, CHECKSUM_SIZE);
 }
 
 /* The next block of the file, or NULL (size 0 is a valid empty block). */
@@ -278,24 +256,27 @@ static int take_object(weft_cached *c, weft_cache_kind kind, const void *object,
   return c->ptx ? 0 : WEFT_ENOMEM;
 }
 
-/* Reads the entry for key from disk and takes its object: a new entry
- * with one reference, or NULL. */
-static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) {
-  char *path = entry_path(key);
-  file_data fd = {0};
-  weft_cached *c = NULL;
+/* The entry that a whole file (its checksum checked) for key describes, with
+ * one reference and its object taken, or NULL: not this key's, stale, or
+ * not loadable. *damaged tells a file that is not what Weft wrote. */
+static weft_cached *parse_entry(const weft_cache_key *key, weft_cache_kind kind,
+                                file_data *fd, int *damaged) {
   size_t magic = strlen(FILE_MAGIC);
-  if (!path || read_all(path, &fd) || fd.size < magic + 32 ||
-      memcmp(fd.data, FILE_MAGIC, magic) ||
-      memcmp(fd.data + magic, key->hex, 32))
-    goto done;
-  fd.at = magic + 32;
+  *damaged = 1;
+  if (!checksum_holds(fd) || fd->size < magic + 32 ||
+      memcmp(fd->data, FILE_MAGIC, magic) ||
+      memcmp(fd->data + magic, key->hex, 32))
+    return NULL;
+  fd->at = magic + 32;
   size_t n_stamps = 0, n_log = 0, n_descs = 0, n_object = 0;
-  const unsigned char *stamps = next_block(&fd, &n_stamps);
-  const unsigned char *log = stamps ? next_block(&fd, &n_log) : NULL;
-  const unsigned char *descs = log ? next_block(&fd, &n_descs) : NULL;
-  const unsigned char *object = descs ? next_block(&fd, &n_object) : NULL;
-  if (!object || fd.at != fd.size || !(c = calloc(1, sizeof *c))) goto done;
+  const unsigned char *stamps = next_block(fd, &n_stamps);
+  const unsigned char *log = stamps ? next_block(fd, &n_log) : NULL;
+  const unsigned char *descs = log ? next_block(fd, &n_descs) : NULL;
+  const unsigned char *object = descs ? next_block(fd, &n_object) : NULL;
+  if (!object || fd->at != fd->size) return NULL;
+  *damaged = 0;
+  weft_cached *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
   c->key = *key;
   atomic_init(&c->refs, 1);
   c->stamps = block_string(stamps, n_stamps);
@@ -307,14 +288,27 @@ static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) 
       take_object(c, kind, object, n_object, &error)) {
     free(error);
     entry_free(c);
-    c = NULL;
-    goto done;
+    return NULL;
   }
   memcpy(c->descs, descs, n_descs);
   c->descs_size = n_descs;
-done:
+  return c;
+}
+
+/* Reads the entry for key from disk and takes its object: a new entry
+ * with one reference, or NULL. A damaged file is removed, so that the
+ * build made instead takes its place. */
+static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) {
+  int dir = weft__cache_folder(0);
+  char name[40];
+  entry_name(key, name);
+  file_data fd = {0};
+  if (dir < 0 || weft__cache_file_read(dir, name, &fd.data, &fd.size))
+    return NULL;
+  int damaged;
+  weft_cached *c = parse_entry(key, kind, &fd, &damaged);
+  if (damaged) weft__cache_file_remove(dir, name);
   free(fd.data);
-  free(path);
   return c;
 }
 
@@ -330,7 +324,7 @@ weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
     pthread_mutex_unlock(&table_lock);
     return c;
   }
-  c = cache_dir ? read_entry(key, kind) : NULL;
+  c = disk ? read_entry(key, kind) : NULL;
   if (c) {
     c->next = table;
     table = c;
@@ -379,7 +373,7 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
     entry_free(c);
     return rc;
   }
-  if (cache_dir && storable(stamps)) write_entry(c, object, object_size);
+  if (disk && storable(stamps)) write_entry(c, object, object_size);
   *out = c;
   return 0;
 }

@@ -10,7 +10,10 @@
  * program built again costs a table look-up. On disk (WEFT_CACHE_DIR, by
  * default $XDG_CACHE_HOME/weft or ~/.cache/weft), a later process loads the
  * object instead of compiling. An entry whose files changed is a miss; an
- * unreadable or corrupt file is a miss and is rewritten.
+ * unreadable, untrusted (cache_files.h) or damaged file is a miss and is
+ * rewritten. Every file ends with a BLAKE3 hash of all that precedes it,
+ * checked before anything in it is used, so a damaged entry never reaches
+ * the loader.
  *
  * A build for the CPU keeps object code, loaded into ORC LLJIT; a build
  * for an NVIDIA GPU keeps its PTX text (the driver makes and caches the
@@ -24,12 +27,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <llvm-c/blake3.h>
+
 #include "jit/orc.h"
 
 /* ------------------------------------------------------------- hashing */
 
 typedef struct weft_hasher {
-  uint64_t a, b;
+  llvm_blake3_hasher state;
 } weft_hasher;
 
 void weft__hash_init(weft_hasher *h);
@@ -84,7 +89,7 @@ typedef struct weft_cached {
 } weft_cached;
 
 /* Where the disk cache lives; NULL or "" keeps the cache in memory only.
- * Called once, before any build. */
+ * Called once, before any build (cache_files.h checks the folder). */
 void weft__cache_set_dir(const char *dir);
 
 /* The entry for key, with a reference, from memory or else from disk (its

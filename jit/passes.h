@@ -61,6 +61,11 @@ typedef struct weft_sites {
   unsigned capacity;
 } weft_sites;
 
+/* Before step 1 (div_guard.c): integer divisions and remainders by a
+ * divisor that may be 0 (or -1, with a signed INT_MIN dividend) give
+ * RISC-V's values instead of trapping: x / 0 all ones, x % 0 x. */
+void weft__div_guard_insert(LLVMModuleRef module);
+
 /* Step 1. Fails (message in *error) on recursion or on a call to a function
  * that is neither defined nor a builtin Weft provides. */
 int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,

@@ -1,6 +1,6 @@
-/* test_fault.c: crashes, arithmetic traps and stack overflows inside
- * kernels are reported with the kernel and the work-item, and the device
- * keeps working afterwards. */
+/* test_fault.c: crashes and stack overflows inside kernels are reported
+ * with the kernel and the work-item, and the device keeps working
+ * afterwards. (Integer division never traps: test_division.c.) */
 #include "support.h"
 
 /* Launches kernel "k" (one buffer argument) over 64 items in groups of 16,
@@ -52,20 +52,6 @@ TEST(crash_after_barrier_names_work_item) {
                  "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
                  "  __global int *p = get_global_id(0) == 45 ? (__global int *)64 : a;\n"
                  "  p[0] = 2;\n"
-                 "}\n",
-                 WEFT_EKERNELFAULT, texts);
-}
-
-TEST(integer_division_by_zero) {
-  CPU_ONLY("the GPU does not trap on integer division by zero");
-  static const char *texts[] = {"integer division by zero",
-                                "work-item (20) [local (4) in work-group (1)]",
-                                NULL};
-  /* The divisor comes from memory (zero-filled), so the compiler cannot
-   * know which work-item divides by zero. */
-  expect_failure("__kernel void k(__global int *a) {\n"
-                 "  int d = a[get_global_id(0)] + (get_global_id(0) != 20);\n"
-                 "  a[get_global_id(0)] = 100 / d;\n"
                  "}\n",
                  WEFT_EKERNELFAULT, texts);
 }

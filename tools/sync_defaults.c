@@ -64,14 +64,24 @@ static int make_folder(const char *path) {
 
 int sync_defaults_write(const sync_defaults *d, const char *path) {
   char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid()) >=
-      (int)sizeof tmp) {
+  if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
     errno = ENAMETOOLONG;
     return -1;
   }
   if (make_folder(path)) return -1;
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
+  /* A fresh file (O_EXCL): a link planted at a predictable name would
+   * have this write through it into another file. */
+  int fd = mkstemp(tmp);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  if (!f) {
+    int saved = errno;
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    errno = saved;
+    return -1;
+  }
   sync_defaults_print(d, f);
   /* Renamed into place: a runtime reading it meanwhile sees a whole file. */
   if (fclose(f) || rename(tmp, path)) {

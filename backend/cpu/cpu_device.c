@@ -344,8 +344,7 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
   }
   cpu->config = config;
   read_cpu_name(cpu->name, sizeof cpu->name);
-  weft__sync_defaults_read(config->cache_dir, cpu->sync_defaults,
-                           sizeof cpu->sync_defaults);
+  weft__sync_defaults_read(cpu->sync_defaults, sizeof cpu->sync_defaults);
   rc = weft__executor_create(config, &cpu->executor);
   if (rc) {
     *error = strdup("cannot start the CPU device's worker threads");

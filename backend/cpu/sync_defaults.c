@@ -4,7 +4,10 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "jit/cache_files.h"
 
 /* A key of the file, the macro it sets and the algorithms it may name,
  * each the lowercase suffix of a constant of weft/kernel.h. */
@@ -45,22 +48,39 @@ static void option_for(const char *key, const char *value, char *out,
   }
 }
 
-void weft__sync_defaults_read(const char *cache_dir, char *out, size_t size) {
-  out[0] = 0;
-  if (!cache_dir) return;
-  char path[4096], line[256], option[96];
-  if (snprintf(path, sizeof path, "%s/" WEFT_SYNC_DEFAULTS_FILE, cache_dir) >=
-      (int)sizeof path)
-    return;
-  FILE *f = fopen(path, "r");
-  if (!f) return;
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\r\n")] = 0;
+/* Adds the options of the file's lines (text, NUL-terminated) to out. */
+static void parse_lines(char *text, char *out, size_t size) {
+  char option[96];
+  for (char *line = text; *line;) {
+    size_t len = strcspn(line, "\n");
+    char *next = line + len + (line[len] == '\n');
+    line[len] = 0;
+    line[strcspn(line, "\r")] = 0;
     char *eq = strchr(line, '=');
-    if (line[0] == '#' || !eq) continue;
-    *eq = 0;
-    option_for(line, eq + 1, option, sizeof option);
-    if (strlen(out) + strlen(option) < size) strcat(out, option);
+    if (line[0] != '#' && eq) {
+      *eq = 0;
+      option_for(line, eq + 1, option, sizeof option);
+      if (strlen(out) + strlen(option) < size) strcat(out, option);
+    }
+    line = next;
   }
-  fclose(f);
+}
+
+void weft__sync_defaults_read(char *out, size_t size) {
+  out[0] = 0;
+  /* The file is trusted as the cache's entries are (cache_files.h). */
+  int dir = weft__cache_folder(0);
+  unsigned char *data = NULL;
+  size_t length = 0;
+  if (dir < 0 || weft__cache_file_read(dir, WEFT_SYNC_DEFAULTS_FILE, &data,
+                                       &length))
+    return;
+  char *text = realloc(data, length + 1);
+  if (!text) {
+    free(data);
+    return;
+  }
+  text[length] = 0;
+  parse_lines(text, out, size);
+  free(text);
 }
