@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jit/kernel_abi.h"
+#include "jit/options.h"
+
 static weft_config config;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -149,6 +152,19 @@ static void read_schedule(void) {
   config.schedule_seed = n;
 }
 
+/* WEFT_CHECK: the checks every build gets (check mode); of a list naming
+ * checks not made yet, those made are kept. */
+static void read_check(void) {
+  const char *v = getenv("WEFT_CHECK");
+  if (!v || !*v || !strcmp(v, "off")) return;
+  int rc = weft__check_parse(v, &config.check);
+  if (rc == -2)
+    fprintf(stderr, "weft: WEFT_CHECK='%s': " WEFT_CHECK_MISSING "\n", v);
+  else if (rc)
+    warn("WEFT_CHECK", v, WEFT_CHECK_WORDS " (or off)");
+  config.check &= WEFT_CHECK_ALL;
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -163,6 +179,7 @@ static void read_config(void) {
   read_resident();
   read_spin_timeout();
   read_schedule();
+  read_check();
 }
 
 const weft_config *weft__config(void) {

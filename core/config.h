@@ -47,6 +47,9 @@ typedef struct weft_config {
    * every global load and store). */
   weft_schedule_mode schedule;
   unsigned long long schedule_seed;
+  /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
+   * jit/kernel_abi.h; 0: none, the default). */
+  unsigned check;
 } weft_config;
 
 #define WEFT_MAX_RESIDENT_GROUPS 65536u

@@ -60,6 +60,17 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
   }
 }
 
+static void save_check_site(writer *w, const weft_check_site *c) {
+  put_u64(w, c->loc.line);
+  put_u64(w, c->loc.column);
+  put_str(w, c->file);
+  put_u64(w, c->access);
+  put_u64(w, (uint64_t)(int64_t)c->arg);
+  put_u64(w, c->space);
+  put_u64(w, c->extent);
+  put_str(w, c->variable);
+}
+
 int weft__binary_save(const weft_binary *b, unsigned char **out, size_t *size) {
   writer w = {0};
   put_u64(&w, b->num_kernels);
@@ -69,6 +80,9 @@ int weft__binary_save(const weft_binary *b, unsigned char **out, size_t *size) {
     put_u64(&w, b->sites[i].line);
     put_u64(&w, b->sites[i].column);
   }
+  put_u64(&w, b->num_check_sites);
+  for (unsigned i = 0; i < b->num_check_sites; i++)
+    save_check_site(&w, &b->check_sites[i]);
   if (w.failed) {
     free(w.data);
     return WEFT_ENOMEM;
@@ -144,6 +158,26 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
   }
 }
 
+static void load_check_site(reader *r, weft_check_site *c) {
+  c->loc.line = (unsigned)get_u64(r);
+  c->loc.column = (unsigned)get_u64(r);
+  c->file = get_str(r);
+  c->access = (unsigned)get_u64(r);
+  c->arg = (int)(int64_t)get_u64(r);
+  c->space = (weft_address_space)get_u64(r);
+  c->extent = get_u64(r);
+  c->variable = get_str(r);
+}
+
+/* The check sites, after the barrier sites. */
+static void load_check_sites(reader *r, weft_binary *b) {
+  b->num_check_sites = r->failed ? 0 : get_count(r, 8 * sizeof(uint64_t));
+  b->check_sites = calloc(b->num_check_sites + 1, sizeof *b->check_sites);
+  if (!b->check_sites) r->failed = 1;
+  for (unsigned i = 0; i < b->num_check_sites && !r->failed; i++)
+    load_check_site(r, &b->check_sites[i]);
+}
+
 int weft__binary_load(const unsigned char *data, size_t size, weft_binary *b) {
   reader r = {data, size, 0, 0};
   b->num_kernels = get_count(&r, 12 * sizeof(uint64_t));
@@ -158,11 +192,14 @@ int weft__binary_load(const unsigned char *data, size_t size, weft_binary *b) {
     b->sites[i].line = (unsigned)get_u64(&r);
     b->sites[i].column = (unsigned)get_u64(&r);
   }
+  load_check_sites(&r, b);
   if (!r.failed && r.at == size) return 0;
   weft__kernel_descs_free(b->kernels, b->num_kernels);
+  weft__check_sites_free(b->check_sites, b->num_check_sites);
   free(b->sites);
   b->kernels = NULL;
   b->sites = NULL;
-  b->num_kernels = b->num_sites = 0;
+  b->check_sites = NULL;
+  b->num_kernels = b->num_sites = b->num_check_sites = 0;
   return WEFT_EBUILD;
 }

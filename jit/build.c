@@ -35,6 +35,7 @@ static char *dump_dir;
 static int barrier_regions;
 static size_t max_private;
 static int schedule_points;
+static unsigned check_mode; /* WEFT_CHECK */
 static atomic_uint dump_serial;
 /* What the code depends on besides the input: part of every cache key. */
 static char *machine_identity;
@@ -45,9 +46,9 @@ static int make_machine_identity(void) {
   char *features = LLVMGetHostCPUFeatures();
   const char *id = weft__build_id();
   int n = asprintf(&machine_identity,
-                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|%s",
+                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|check=%u|%s",
                    id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
-                   barrier_regions, max_private, schedule_points,
+                   barrier_regions, max_private, schedule_points, check_mode,
                    weft__jit_features());
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
@@ -61,6 +62,7 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
   barrier_regions = config->barrier_regions;
   max_private = config->max_private;
   schedule_points = config->schedule_points;
+  check_mode = config->check;
   /* Without a build ID nothing tells this Weft's cached code from
    * another's: keep the cache in memory. */
   weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
@@ -91,6 +93,7 @@ typedef struct build {
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
   weft_sites sites;
+  weft_check_sites checks;    /* check mode's instrumented accesses */
 } build;
 
 static int make_entry_names(build *b) {
@@ -107,7 +110,7 @@ static int make_entry_names(build *b) {
   return 0;
 }
 
-/* Step 3c: kernels with barriers become region state machines where they
+/* Step 3d: kernels with barriers become region state machines where they
  * can; the others (and all, with barrier_regions off) keep fibers. */
 static int schedule_regions(build *b) {
   int any = 0;
@@ -129,6 +132,22 @@ static int schedule_regions(build *b) {
                                   &b->s.kernels[i]);
     if (made < 0) rc = made;
   }
+  return rc;
+}
+
+/* Step 3c, in check mode: the checks the environment and the options ask
+ * for. */
+static int insert_checks(build *b) {
+  unsigned check = check_mode | b->s.options.check;
+  if (!check) return 0;
+  /* Clang's code keeps every variable in memory, arguments included:
+   * promoted to registers first, pointers can be traced to their objects
+   * and only real memory is checked. */
+  int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
+                            &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc && (check & WEFT_CHECK_MEMORY); i++)
+    rc = weft__check_memory_insert(b->bodies[i], &b->s.kernels[i], b->s.layout,
+                                   &b->checks);
   return rc;
 }
 
@@ -159,6 +178,7 @@ static int lower_kernels(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
     if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
+  if (!rc) rc = insert_checks(b);
   if (!rc) rc = schedule_regions(b);
   LLVMValueRef entries[b->s.num_kernels + 1];
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
@@ -254,7 +274,9 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
   weft_binary desc = {.num_kernels = b->s.num_kernels,
                       .kernels = b->s.kernels,
                       .num_sites = b->sites.count,
-                      .sites = b->sites.locs};
+                      .sites = b->sites.locs,
+                      .num_check_sites = b->checks.count,
+                      .check_sites = b->checks.sites};
   int rc = weft__jit_cache_keep(&b->key, WEFT_CACHE_CODE, b->stamps,
                                 LLVMGetBufferStart(object),
                                 LLVMGetBufferSize(object), &desc, log, out,
@@ -304,6 +326,7 @@ static int end(build *b, int rc, char **log) {
   free(b->entry_names);
   free(b->bodies);
   free(b->sites.locs);
+  weft__check_sites_free(b->checks.sites, b->checks.count);
   free(b->stamps);
   return weft__build_state_end(&b->s, rc, log);
 }
@@ -411,6 +434,7 @@ void weft__jit_binary_free(weft_binary *binary) {
   assert(!binary->impl);
   weft__cache_release(binary->cached);
   weft__kernel_descs_free(binary->kernels, binary->num_kernels);
+  weft__check_sites_free(binary->check_sites, binary->num_check_sites);
   free(binary->sites);
   free(binary);
 }

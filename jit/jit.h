@@ -28,6 +28,9 @@ typedef struct weft_jit_config {
   /* Schedule exploration: 0 none, 1 scheduling points at atomics and
    * barriers, 2 also at every global load and store (sched_points.c). */
   int schedule_points;
+  /* Check mode: the WEFT_CHECK_* checks (kernel_abi.h) of every build,
+   * besides those its options ask for (-cl-weft-check=). */
+  unsigned check;
 } weft_jit_config;
 
 /* Starts the JIT (once per process). Returns 0, or an error with a malloc'd

@@ -38,6 +38,10 @@ typedef struct weft_wg_ctx {
   /* Words of the launch, shared by its groups, zero at its start: the
    * state of weft_global_barrier(). */
   uint32_t *launch_words;
+  /* Check mode: bytes of each argument's object from where its pointer
+   * points on (weft_launch_desc's arg_sizes), against which accesses
+   * through it are checked. */
+  const size_t *arg_sizes;
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -147,6 +151,38 @@ typedef struct weft_source_loc {
   unsigned column;
 } weft_source_loc;
 
+/* Check mode (WEFT_CHECK, -cl-weft-check=): what a build instruments. */
+#define WEFT_CHECK_MEMORY 1u   /* accesses within their object */
+#define WEFT_CHECK_UNINIT 2u   /* reads of memory never written */
+#define WEFT_CHECK_RACES 4u    /* accesses no barrier or atomic orders */
+/* What "all" asks for: the checks Weft makes so far. */
+#define WEFT_CHECK_ALL WEFT_CHECK_MEMORY
+
+/* An access that fails its check calls this function instead of being
+ * carried out (a read gives zero): work-item (lx, ly, lz) of ctx's group
+ * accessed size bytes at offset from the start of the object of check
+ * site site. */
+#define WEFT_CHECK_FAILED_SYMBOL "weft__cpu_check_failed"
+typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
+                                     uint64_t ly, uint64_t lz, uint32_t site,
+                                     int64_t offset, uint64_t size);
+
+#define WEFT_ACCESS_READ 1u
+#define WEFT_ACCESS_WRITE 2u
+
+/* An instrumented access: where it is, what it does, and the object its
+ * pointer comes from (a kernel argument, whose size the launch knows, or a
+ * variable of known size). */
+typedef struct weft_check_site {
+  weft_source_loc loc;
+  char *file;              /* the source file, as the front end named it */
+  unsigned access;         /* WEFT_ACCESS_READ, _WRITE, or both (atomics) */
+  int arg;                 /* the kernel argument, or -1 */
+  weft_address_space space; /* of the variable when arg is -1 */
+  uint64_t extent;         /* bytes of the variable when arg is -1 */
+  char *variable;          /* its name when arg is -1 ("" when unknown) */
+} weft_check_site;
+
 typedef struct weft_arg_desc {
   weft_arg_kind kind;
   weft_address_space address_space;
@@ -195,6 +231,8 @@ typedef struct weft_binary {
   weft_kernel_desc *kernels;
   unsigned num_sites;
   weft_source_loc *sites;
+  unsigned num_check_sites;      /* check mode's instrumented accesses */
+  weft_check_site *check_sites;
   void *impl;             /* the back end's own data (a GPU's module) */
   struct weft_cached *cached; /* the kernel cache's entry this build uses,
                                * with a reference (jit/cache.h) */

@@ -151,6 +151,15 @@ int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
   return 0;
 }
 
+void weft__check_sites_free(weft_check_site *sites, unsigned count) {
+  if (!sites) return;
+  for (unsigned i = 0; i < count; i++) {
+    free(sites[i].file);
+    free(sites[i].variable);
+  }
+  free(sites);
+}
+
 void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count) {
   if (!descs) return;
   for (unsigned i = 0; i < count; i++) {

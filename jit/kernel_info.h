@@ -27,4 +27,7 @@ int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
 
 void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count);
 
+/* Frees check mode's sites and the strings they own. */
+void weft__check_sites_free(weft_check_site *sites, unsigned count);
+
 #endif

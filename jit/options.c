@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/kernel_abi.h"
 #include "weft/weft.h"
 
 /* Options that mean the same to Clang's cc1 and pass through unchanged. */
@@ -111,11 +112,46 @@ static int parse_std(weft_build_options *o, const char *word, char **error) {
   return WEFT_EOPTION;
 }
 
+int weft__check_parse(const char *words, unsigned *flags) {
+  static const struct {
+    const char *name;
+    unsigned flags;
+  } kinds[] = {{"memory", WEFT_CHECK_MEMORY},
+               {"uninit", WEFT_CHECK_UNINIT},
+               {"races", WEFT_CHECK_RACES},
+               {"all", WEFT_CHECK_ALL}};
+  /* The words of what is not made yet are known, so that asking for it
+   * says so instead of calling the word unknown. */
+  *flags = 0;
+  for (const char *p = words; *p;) {
+    size_t len = strcspn(p, ",");
+    size_t i = 0;
+    while (i < sizeof kinds / sizeof *kinds &&
+           (strlen(kinds[i].name) != len || strncmp(p, kinds[i].name, len)))
+      i++;
+    if (i == sizeof kinds / sizeof *kinds) return -1;
+    *flags |= kinds[i].flags;
+    p += len + (p[len] == ',');
+  }
+  if (!*flags) return -1;
+  return *flags & ~WEFT_CHECK_ALL ? -2 : 0;
+}
+
+static int parse_check(weft_build_options *o, const char *word, char **error) {
+  int rc = weft__check_parse(word + strlen("-cl-weft-check="), &o->check);
+  if (!rc) return 0;
+  *error = rc == -2 ? format("'%s': " WEFT_CHECK_MISSING, word)
+                    : format("bad check list in '%s': expected " WEFT_CHECK_WORDS,
+                             word);
+  return WEFT_EOPTION;
+}
+
 static int parse_word(weft_build_options *o, const char *word,
                       const char **rest, char **error) {
   if (!strncmp(word, "-D", 2)) return parse_valued(o, "-D", word, rest, error);
   if (!strncmp(word, "-I", 2)) return parse_valued(o, "-I", word, rest, error);
   if (!strncmp(word, "-cl-std=", 8)) return parse_std(o, word, error);
+  if (!strncmp(word, "-cl-weft-check=", 15)) return parse_check(o, word, error);
   if (!strcmp(word, "-cl-opt-disable")) {
     o->optimize = 0;
     return 0;

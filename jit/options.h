@@ -11,7 +11,18 @@ typedef struct weft_build_options {
   int cl_version;     /* 100 * major + 10 * minor: 120, 300 */
   int optimize;       /* 0 under -cl-opt-disable */
   int debug;          /* -g: full debug information */
+  unsigned check;     /* -cl-weft-check=...: WEFT_CHECK_* (kernel_abi.h) */
 } weft_build_options;
+
+/* A check list, "memory,uninit,races" or "all", as WEFT_CHECK_* flags in
+ * *flags: 0; -1 when a word is unknown or the list is empty; -2 when it
+ * names a check Weft does not make yet (all is the checks it makes). */
+int weft__check_parse(const char *words, unsigned *flags);
+
+/* What a check list may hold, and what is missing, for messages. */
+#define WEFT_CHECK_WORDS "memory, or all (the checks Weft makes)"
+#define WEFT_CHECK_MISSING \
+  "the uninit and races checks are not made yet; memory is (or all)"
 
 /* Parses options (NULL or "" gives the defaults). On an unknown or
  * malformed option returns WEFT_EOPTION and a malloc'd message in *error. */

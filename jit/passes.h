@@ -2,6 +2,7 @@
  * passes.h: the transformations that turn OpenCL kernels into work-group
  * functions. They run in this order (jit/build.c drives them):
  *
+ *  0. weft__div_guard_insert (div_guard.c): integer division never traps.
  *  1. weft__inline_callees: every non-kernel function is inlined into the
  *     kernels (OpenCL C has no recursion, so this always succeeds), leaving
  *     work-item builtins and barriers directly in kernel code.
@@ -19,7 +20,9 @@
  *     each global load and store).
  *     A kernel that calls another then takes in its body, and the kernels
  *     that call the back end's sync functions are marked cooperative.
- *  3c. weft__regions_split and weft__regions_make (regions.c): a body with
+ *  3c. weft__check_memory_insert (check_memory.c), in check mode only:
+ *     each access is checked against the object its pointer comes from.
+ *  3d. weft__regions_split and weft__regions_make (regions.c): a body with
  *     barriers becomes a state machine that runs one work-item from one
  *     barrier to the next, keeping what lives across barriers in private
  *     memory. Between the two, the pipeline runs reg2mem.
@@ -61,10 +64,17 @@ typedef struct weft_sites {
   unsigned capacity;
 } weft_sites;
 
-/* Before step 1 (div_guard.c): integer divisions and remainders by a
+/* Step 0 (div_guard.c): integer divisions and remainders by a
  * divisor that may be 0 (or -1, with a signed INT_MIN dividend) give
  * RISC-V's values instead of trapping: x / 0 all ones, x % 0 x. */
 void weft__div_guard_insert(LLVMModuleRef module);
+
+/* Check mode's instrumented accesses found so far in a program. */
+typedef struct weft_check_sites {
+  weft_check_site *sites;
+  unsigned count;
+  unsigned capacity;
+} weft_check_sites;
 
 /* Step 1. Fails (message in *error) on recursion or on a call to a function
  * that is neither defined nor a builtin Weft provides. */
@@ -98,10 +108,18 @@ int weft__yield_points_insert(LLVMValueRef body);
  * load and store. */
 int weft__sched_points_insert(LLVMValueRef body, int deep);
 
-/* Step 3c, first half: cuts the blocks of body at its barriers. */
+/* Step 3c (check_memory.c), in check mode, once kernels that call others
+ * have taken their bodies in: every access whose object is known is
+ * checked against it first, and not carried out when it falls outside;
+ * the sites are appended to sites. */
+int weft__check_memory_insert(LLVMValueRef body, const weft_kernel_desc *desc,
+                              LLVMTargetDataRef layout,
+                              weft_check_sites *sites);
+
+/* Step 3d, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);
 
-/* Step 3c, second half (after reg2mem): makes body a state machine if the
+/* Step 3d, second half (after reg2mem): makes body a state machine if the
  * work-items' private data fits in max_private bytes each. Fills in the
  * desc's region fields and returns 1 if it did, 0 if the kernel is left to
  * fibers, or a negative error. */
@@ -121,6 +139,16 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
  * variables it uses. */
 int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
                           size_t *size, char **error);
+
+/* Cuts inst's block in two (block_split.c): everything before inst moves to
+ * a new block named name, placed before it, which the old block's
+ * predecessors now branch to; the old block keeps inst and the rest, its
+ * terminator included. The new block has no terminator: the caller adds
+ * one. Returns the new block. */
+LLVMBasicBlockRef weft__block_split_before(LLVMValueRef inst, const char *name);
+
+/* Moves inst to the builder's position, keeping its name. */
+void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
 
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);

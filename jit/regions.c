@@ -1,4 +1,4 @@
-/* regions.c: step 3c of passes.h, a body with barriers as a state machine.
+/* regions.c: step 3d of passes.h, a body with barriers as a state machine.
  *
  * Fibers give every work-item a stack and switch between them at each
  * barrier: general, but a switch per work-item per barrier. This pass makes
@@ -32,43 +32,16 @@ static int is_barrier_call(LLVMValueRef i) {
   return weft__is_call_to(i, WEFT_BARRIER_SYMBOL);
 }
 
-/* Makes the branches into from go to to instead. Only branches: a phi in
- * a successor of from names from as where its value comes from, and from
- * keeps its terminator. */
-static void redirect_predecessors(LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
-  LLVMValueRef from_value = LLVMBasicBlockAsValue(from);
-  /* Redirect one branch at a time and look again: changing a branch
-   * changes the list of uses. */
-  for (;;) {
-    LLVMValueRef term = NULL;
-    for (LLVMUseRef u = LLVMGetFirstUse(from_value); u && !term;
-         u = LLVMGetNextUse(u))
-      if (LLVMIsATerminatorInst(LLVMGetUser(u))) term = LLVMGetUser(u);
-    if (!term) return;
-    for (unsigned i = 0, m = LLVMGetNumSuccessors(term); i < m; i++)
-      if (LLVMGetSuccessor(term, i) == from) LLVMSetSuccessor(term, i, to);
-  }
-}
-
-/* Moves everything up to and including the call into a new block placed
- * before the call's block, which then starts right after the barrier. The
- * old block keeps its terminator, so its successors' phis stay right; its
- * predecessors now branch to the new block, and its phis move there. */
+/* Ends the call's block right after the call: what follows starts a
+ * block of its own, the one the call's block was (its predecessors now
+ * branch to the new block holding the call). */
 static void split_after(LLVMValueRef call) {
-  LLVMBasicBlockRef rest = LLVMGetInstructionParent(call);
-  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(call));
-  LLVMBasicBlockRef head =
-      LLVMInsertBasicBlockInContext(context, rest, "barrier");
-  redirect_predecessors(rest, head);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(context);
+  LLVMValueRef next = LLVMGetNextInstruction(call);
+  LLVMBasicBlockRef head = weft__block_split_before(next, "barrier");
+  LLVMBuilderRef b =
+      LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
   LLVMPositionBuilderAtEnd(b, head);
-  LLVMValueRef i;
-  do {
-    i = LLVMGetFirstInstruction(rest);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(b, i);
-  } while (i != call);
-  LLVMBuildBr(b, rest);
+  LLVMBuildBr(b, LLVMGetInstructionParent(next));
   LLVMDisposeBuilder(b);
 }
 

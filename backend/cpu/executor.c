@@ -385,6 +385,7 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   g->ctx.local_mem_size = d->local_mem_size;
   g->ctx.private_mem = private_mem;
   g->ctx.launch_words = l->launch_words;
+  g->ctx.arg_sizes = d->arg_sizes;
   g->ctx.group = g;
   return 0;
 }
@@ -603,6 +604,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
     weft__coop_note_schedule(&l);
     weft__coop_end(&l);
   }
+  weft__check_reports_finish(&l);
   /* printf output, whether the launch failed or not: what a kernel printed
    * before it crashed is what its author wants to see. */
   for (unsigned i = 0; i < e->num_workers; i++)

@@ -66,6 +66,12 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx);
  * the launches after it are numbered from 1 again. */
 void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed);
 
+/* An access that failed its check, in generated code (kernel_abi.h:
+ * WEFT_CHECK_FAILED_SYMBOL; check_report.c). */
+void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                            uint64_t lz, uint32_t site, int64_t offset,
+                            uint64_t size);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);

@@ -26,6 +26,7 @@ typedef struct launch_state launch_state;
 typedef struct cpu_worker cpu_worker;
 typedef struct cpu_group cpu_group;
 typedef struct coop_slot coop_slot;
+typedef struct check_report check_report;
 
 /* A work-item's state in an interleaved group (interleave.c). */
 enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_DONE };
@@ -107,9 +108,15 @@ struct launch_state {
   uint64_t chunk;
   atomic_uint_fast64_t next;
   atomic_int failed;
-  pthread_mutex_t lock; /* guards status and msg: the first report wins */
+  pthread_mutex_t lock; /* guards status and msg: the first report wins,
+                           and the check reports */
   int status;
   weft_msg *msg;
+  /* Check mode (check_report.c): a report per check site, made at the
+   * first failure; the sites that failed, and failures not described. */
+  check_report *checks;
+  unsigned num_checks;
+  uint64_t checks_lost;
   /* kernel_abi.h: launch_words. Groups poll some words while others update
    * them: the words are on cache lines of their own. */
   _Alignas(64) uint32_t launch_words[WEFT_LAUNCH_WORDS];
@@ -209,6 +216,10 @@ void weft__coop_failed(launch_state *l);
 /* Appends to a failed random-schedule launch's message what reproduces
  * it. */
 void weft__coop_note_schedule(launch_state *l);
+
+/* Ends check mode's part of a launch: the reports, if any, become its
+ * failure (WEFT_ECHECK), unless something else ended it. */
+void weft__check_reports_finish(launch_state *l);
 
 /* Frees the slots kept across launches. */
 void weft__coop_free_slots(weft_executor *e);
