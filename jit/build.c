@@ -145,9 +145,12 @@ static int insert_checks(build *b) {
    * and only real memory is checked. */
   int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
                             &b->s.error);
-  for (unsigned i = 0; i < b->s.num_kernels && !rc && (check & WEFT_CHECK_MEMORY); i++)
-    rc = weft__check_memory_insert(b->bodies[i], &b->s.kernels[i], b->s.layout,
-                                   &b->checks);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    if (check & WEFT_CHECK_MEMORY)
+      rc = weft__check_memory_insert(b->bodies[i], &b->s.kernels[i],
+                                     b->s.layout, &b->checks);
+    if (!rc) rc = weft__check_divisions_lower(b->bodies[i], &b->checks);
+  }
   return rc;
 }
 
@@ -294,7 +297,8 @@ static int finish(build *b, const char *log, weft_binary **out) {
     rc = weft__kernel_info_collect(b->s.module, b->s.layout, &b->s.kernels,
                                    &b->s.num_kernels, &b->s.error);
   }
-  if (!rc) weft__div_guard_insert(b->s.module);
+  if (!rc)
+    weft__div_guard_insert(b->s.module, (check_mode | b->s.options.check) != 0);
   if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, &b->s.error);
   if (!rc) rc = lower_kernels(b);
   if (!rc) rc = emit_and_load(b, log, out);

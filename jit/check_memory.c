@@ -160,8 +160,9 @@ static void location_of(LLVMValueRef inst, weft_check_site *site) {
   site->file = strndup(file ? file : "", length);
 }
 
-static int add_site(checker *c, LLVMValueRef inst, access *a) {
-  weft_check_sites *s = c->sites;
+int weft__check_site_add(weft_check_sites *s, LLVMValueRef inst,
+                         const weft_check_site *what, size_t name_length,
+                         unsigned *index) {
   if (s->count == s->capacity) {
     unsigned capacity = s->capacity ? 2 * s->capacity : 16;
     weft_check_site *grown = realloc(s->sites, capacity * sizeof *grown);
@@ -170,20 +171,26 @@ static int add_site(checker *c, LLVMValueRef inst, access *a) {
     s->capacity = capacity;
   }
   weft_check_site *site = &s->sites[s->count];
-  memset(site, 0, sizeof *site);
+  *site = *what;
   location_of(inst, site);
-  site->access = a->kind;
-  site->arg = a->from.arg;
-  site->space = a->from.space;
-  site->extent = a->from.extent;
-  site->variable = strndup(a->from.name, a->from.name_length);
+  site->variable = strndup(what->variable ? what->variable : "", name_length);
   if (!site->file || !site->variable) {
     free(site->file);
     free(site->variable);
     return WEFT_ENOMEM;
   }
-  a->site = s->count++;
+  *index = s->count++;
   return 0;
+}
+
+static int add_site(checker *c, LLVMValueRef inst, access *a) {
+  weft_check_site what = {.access = a->kind,
+                          .arg = a->from.arg,
+                          .space = a->from.space,
+                          .extent = a->from.extent,
+                          .variable = (char *)a->from.name};
+  return weft__check_site_add(c->sites, inst, &what, a->from.name_length,
+                              &a->site);
 }
 
 /* ---------------------------------------------------------- accesses */
@@ -279,14 +286,6 @@ static LLVMValueRef within(const checker *c, LLVMValueRef offset,
                       LLVMBuildICmp(c->b, LLVMIntULE, end, extent, ""), "");
 }
 
-static LLVMValueRef failed_function(const checker *c) {
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c->context, 0);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(c->context);
-  LLVMTypeRef params[] = {ptr, c->i64, c->i64, c->i64, i32, c->i64, c->i64};
-  return weft__runtime_function(c->module, WEFT_CHECK_FAILED_SYMBOL, NULL,
-                                params, 7, "cold");
-}
-
 /* In the failure block: the report of the first access that failed. */
 static void report(const checker *c, LLVMValueRef inst, const access *a,
                    LLVMValueRef *ok, LLVMValueRef *offsets, unsigned n) {
@@ -301,14 +300,27 @@ static void report(const checker *c, LLVMValueRef inst, const access *a,
     size = LLVMBuildSelect(c->b, bad, LLVMBuildZExt(c->b, a[i].size, c->i64, ""),
                            size, "");
   }
-  LLVMValueRef fn = failed_function(c);
-  LLVMValueRef args[] = {weft__body_param(c->body, WEFT_BODY_CTX),
-                         weft__body_param(c->body, WEFT_BODY_LX),
-                         weft__body_param(c->body, WEFT_BODY_LY),
-                         weft__body_param(c->body, WEFT_BODY_LZ),
+  weft__check_failed_call(c->b, c->body, site, offset, size, inst);
+}
+
+void weft__check_failed_call(LLVMBuilderRef b, LLVMValueRef body,
+                             LLVMValueRef site, LLVMValueRef offset,
+                             LLVMValueRef size, LLVMValueRef at) {
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef params[] = {ptr, i64, i64, i64, i32, i64, i64};
+  LLVMValueRef fn = weft__runtime_function(module, WEFT_CHECK_FAILED_SYMBOL,
+                                           NULL, params, 7, "cold");
+  LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
+                         weft__body_param(body, WEFT_BODY_LX),
+                         weft__body_param(body, WEFT_BODY_LY),
+                         weft__body_param(body, WEFT_BODY_LZ),
                          site, offset, size};
-  LLVMValueRef call = LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, 7, "");
-  LLVMInstructionSetDebugLoc(call, LLVMInstructionGetDebugLoc(inst));
+  LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 7, "");
+  LLVMInstructionSetDebugLoc(call, LLVMInstructionGetDebugLoc(at));
 }
 
 /* Puts inst behind the checks of its n accesses:

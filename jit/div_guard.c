@@ -13,7 +13,11 @@
  * A constant divisor other than 0 (and -1, for a signed one) needs
  * nothing; a divisor checked in a loop is hoisted with the division by
  * LLVM's own passes. The operands are frozen first: an undefined divisor
- * must not let LLVM fold the check away. */
+ * must not let LLVM fold the check away.
+ *
+ * In check mode each guarded division also calls WEFT_DIVISION_CHECK
+ * with whether it divided by zero, which check_memory.c turns into a
+ * warning naming the work-item and the line. */
 #include "jit/passes.h"
 
 #include <llvm-c/DebugInfo.h>
@@ -48,8 +52,26 @@ static int safe_divisor(LLVMValueRef d, int is_signed) {
   return 1;
 }
 
+/* Calls WEFT_DIVISION_CHECK(any lane of zero is set). */
+static void note_division(LLVMBuilderRef b, LLVMValueRef zero) {
+  LLVMModuleRef module =
+      LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInsertBlock(b)));
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef i1 = LLVMInt1TypeInContext(context);
+  LLVMTypeRef type = LLVMTypeOf(zero);
+  if (LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+    LLVMTypeRef bits = LLVMIntTypeInContext(context, LLVMGetVectorSize(type));
+    zero = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildBitCast(b, zero, bits, ""),
+                         LLVMConstNull(bits), "");
+  }
+  LLVMValueRef fn = weft__runtime_function(module, WEFT_DIVISION_CHECK, NULL,
+                                           &i1, 1, NULL);
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &zero, 1, "");
+}
+
 /* Replaces the division inst (before which b stands) by its guarded form. */
-static void guard(LLVMBuilderRef b, LLVMValueRef inst, LLVMOpcode op) {
+static void guard(LLVMBuilderRef b, LLVMValueRef inst, LLVMOpcode op,
+                  int report) {
   int is_signed = op == LLVMSDiv || op == LLVMSRem;
   int is_rem = op == LLVMSRem || op == LLVMURem;
   LLVMTypeRef type = LLVMTypeOf(inst);
@@ -60,6 +82,7 @@ static void guard(LLVMBuilderRef b, LLVMValueRef inst, LLVMOpcode op) {
   LLVMValueRef x = LLVMBuildFreeze(b, LLVMGetOperand(inst, 0), "");
   LLVMValueRef d = LLVMBuildFreeze(b, LLVMGetOperand(inst, 1), "");
   LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, d, LLVMConstNull(type), "");
+  if (report) note_division(b, zero);
   LLVMValueRef bad = zero;
   if (is_signed) {
     /* INT_MIN / -1 overflows: divided by 1 instead, it gives INT_MIN
@@ -82,7 +105,7 @@ static int is_division(LLVMOpcode op) {
   return op == LLVMSDiv || op == LLVMUDiv || op == LLVMSRem || op == LLVMURem;
 }
 
-static void guard_function(LLVMBuilderRef b, LLVMValueRef fn) {
+static void guard_function(LLVMBuilderRef b, LLVMValueRef fn, int report) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
        bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef next;
@@ -94,15 +117,15 @@ static void guard_function(LLVMBuilderRef b, LLVMValueRef fn) {
         continue;
       LLVMPositionBuilderBefore(b, inst);
       LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(inst));
-      guard(b, inst, op);
+      guard(b, inst, op, report);
     }
   }
 }
 
-void weft__div_guard_insert(LLVMModuleRef module) {
+void weft__div_guard_insert(LLVMModuleRef module, int report) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
        fn = LLVMGetNextFunction(fn))
-    if (!LLVMIsDeclaration(fn)) guard_function(b, fn);
+    if (!LLVMIsDeclaration(fn)) guard_function(b, fn, report);
   LLVMDisposeBuilder(b);
 }

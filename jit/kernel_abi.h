@@ -169,6 +169,7 @@ typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
 
 #define WEFT_ACCESS_READ 1u
 #define WEFT_ACCESS_WRITE 2u
+#define WEFT_ACCESS_DIVIDE 4u  /* an integer division by zero: a warning */
 
 /* An instrumented access: where it is, what it does, and the object its
  * pointer comes from (a kernel argument, whose size the launch knows, or a

@@ -66,8 +66,13 @@ typedef struct weft_sites {
 
 /* Step 0 (div_guard.c): integer divisions and remainders by a
  * divisor that may be 0 (or -1, with a signed INT_MIN dividend) give
- * RISC-V's values instead of trapping: x / 0 all ones, x % 0 x. */
-void weft__div_guard_insert(LLVMModuleRef module);
+ * RISC-V's values instead of trapping: x / 0 all ones, x % 0 x. With
+ * report (check mode), each also calls WEFT_DIVISION_CHECK(by zero),
+ * which step 3c makes a warning. */
+void weft__div_guard_insert(LLVMModuleRef module, int report);
+
+/* What a guarded division calls in check mode: void (i1 by_zero). */
+#define WEFT_DIVISION_CHECK "__weft_division_check"
 
 /* Check mode's instrumented accesses found so far in a program. */
 typedef struct weft_check_sites {
@@ -115,6 +120,21 @@ int weft__sched_points_insert(LLVMValueRef body, int deep);
 int weft__check_memory_insert(LLVMValueRef body, const weft_kernel_desc *desc,
                               LLVMTargetDataRef layout,
                               weft_check_sites *sites);
+
+/* Step 3c too (check_division.c): the division checks of step 0 become
+ * warnings that name the work-item, appended to sites. */
+int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites);
+
+/* What the checks of step 3c share (check_memory.c): a site for inst,
+ * from what (its file and line are inst's; its variable's name is the
+ * first name_length bytes), and a call of the back end's check_failed at
+ * the builder's position, with at's source location. */
+int weft__check_site_add(weft_check_sites *sites, LLVMValueRef inst,
+                         const weft_check_site *what, size_t name_length,
+                         unsigned *index);
+void weft__check_failed_call(LLVMBuilderRef b, LLVMValueRef body,
+                             LLVMValueRef site, LLVMValueRef offset,
+                             LLVMValueRef size, LLVMValueRef at);
 
 /* Step 3d, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);

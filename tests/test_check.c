@@ -5,6 +5,7 @@
  * object changes nothing, a read gives zero, and the rest of the kernel
  * runs. Correct kernels run as they do without checks. */
 #include <stdint.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -290,6 +291,44 @@ TEST(correct_kernel_passes) {
     for (int x = 0; x < N; x++) CHECK(got[y * N + x] == in[x * N + y]);
   weft_buffer_release(out);
   weft_buffer_release(src);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* A division by zero is a warning: the launch succeeds with the defined
+ * value, and stderr names the work-item and the line. */
+TEST(division_by_zero_is_a_warning) {
+  ctx = support_context();
+  weft_kernel *k = checked_kernel(
+      "__kernel void k(__global int *a) {\n"
+      "  int d = a[get_global_id(0)] + (get_global_id(0) != 20);\n"
+      "  a[get_global_id(0)] = 100 / d;\n"
+      "}\n");
+  weft_buffer *a = ints(64, 0);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, a), k);
+  char errors[] = "/tmp/weft-check-stderr-XXXXXX";
+  int fd = mkstemp(errors), saved = dup(2);
+  CHECK(fd >= 0 && saved >= 0);
+  fflush(stderr);
+  dup2(fd, 2);
+  size_t global = 64, local = 16;
+  int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  CHECK_OK(rc, k);
+  char text[1024] = "";
+  CHECK(pread(fd, text, sizeof text - 1, 0) >= 0);
+  close(fd);
+  unlink(errors);
+  CHECK_STR_CONTAINS(text, "weft: kernel 'k': 1 warning from check mode\n"
+                           "program.cl:3:29: warning: integer division by zero "
+                           "by work-item (20) [local (4) in work-group (1)] (the "
+                           "kernel went on: x / 0 gives all ones, x % 0 gives x)");
+  int got[64];
+  read_ints(a, got, 64);
+  for (int i = 0; i < 64; i++) CHECK_EQ(got[i], i == 20 ? -1 : 100);
+  weft_buffer_release(a);
   weft_kernel_release(k);
   weft_context_release(ctx);
 }

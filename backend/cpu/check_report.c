@@ -5,7 +5,9 @@
  * one report per check site: the first work-item that failed there, its
  * offset and size, and how many times the site failed in all. When the
  * launch ends, it fails with WEFT_ECHECK and the reports, in the order
- * their first failures came. */
+ * their first failures came. A division by zero is only a warning (the
+ * kernel went on with a defined value): alone, it goes to stderr and the
+ * launch succeeds. */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -110,9 +112,15 @@ static void format_report(const weft_launch_desc *d, unsigned site,
              s->loc.line, s->loc.column);
   else
     snprintf(where, sizeof where, "(no source line)");
-  int n = snprintf(out, size, "%s: invalid %s of %" PRIu64 " bytes by %s, %s %s",
-                   where, access_name(s->access), r->size, r->item, position,
-                   object);
+  int n = s->access == WEFT_ACCESS_DIVIDE
+              ? snprintf(out, size, "%s: warning: integer division by zero by "
+                                    "%s (the kernel went on: x / 0 gives all "
+                                    "ones, x %% 0 gives x)",
+                         where, r->item)
+              : snprintf(out, size, "%s: invalid %s of %" PRIu64 " bytes by "
+                                    "%s, %s %s",
+                         where, access_name(s->access), r->size, r->item,
+                         position, object);
   if (r->count > 1 && n > 0 && (size_t)n < size)
     snprintf(out + n, size - (size_t)n, "; %" PRIu64 " times in all", r->count);
 }
@@ -126,15 +134,29 @@ static unsigned *failed_sites(const launch_state *l, unsigned n_sites) {
   return order;
 }
 
+/* The sites that failed and are errors (not warnings). */
+static unsigned count_errors(const launch_state *l, const unsigned *order) {
+  const weft_check_site *sites = l->desc->binary->check_sites;
+  unsigned errors = 0;
+  for (unsigned i = 0; order && i < l->num_checks; i++)
+    errors += sites[order[i]].access != WEFT_ACCESS_DIVIDE;
+  return errors;
+}
+
 void weft__check_reports_finish(launch_state *l) {
   if (!l->checks && !l->checks_lost) return;
   const weft_launch_desc *d = l->desc;
   unsigned *order = l->checks ? failed_sites(l, d->binary->num_check_sites) : NULL;
+  unsigned errors = count_errors(l, order) + (l->checks_lost != 0);
   char text[WEFT_MSG_MAX];
-  int used = snprintf(text, sizeof text,
-                      "kernel '%s': %u invalid memory access%s found by the "
-                      "memory check (none was carried out)",
-                      d->kernel->name, l->num_checks, l->num_checks == 1 ? "" : "es");
+  int used = errors ? snprintf(text, sizeof text,
+                               "kernel '%s': %u invalid memory access%s found "
+                               "by the memory check (none was carried out)",
+                               d->kernel->name, errors, errors == 1 ? "" : "es")
+                    : snprintf(text, sizeof text,
+                               "kernel '%s': %u warning%s from check mode",
+                               d->kernel->name, l->num_checks,
+                               l->num_checks == 1 ? "" : "s");
   for (unsigned i = 0; order && i < l->num_checks && used > 0 &&
                        (size_t)used < sizeof text; i++) {
     char line[WEFT_MSG_MAX];
@@ -147,6 +169,10 @@ void weft__check_reports_finish(launch_state *l) {
   free(order);
   free(l->checks);
   l->checks = NULL;
+  if (!errors) {
+    fprintf(stderr, "weft: %s\n", text);
+    return;
+  }
   /* A failure the checks did not prevent (a fault, a deadlock) keeps its
    * own report: it ended the launch. */
   if (!l->status) weft__executor_report(l, WEFT_ECHECK, "%s", text);
