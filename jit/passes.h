@@ -170,6 +170,28 @@ LLVMBasicBlockRef weft__block_split_before(LLVMValueRef inst, const char *name);
 /* Moves inst to the builder's position, keeping its name. */
 void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
 
+/* A function's control-flow graph (cfg.c): its blocks in order, and each
+ * one's predecessors by index. */
+typedef struct weft_cfg {
+  LLVMBasicBlockRef *blocks;
+  unsigned count;
+  unsigned **preds;      /* preds[i]: indices of block i's predecessors */
+  unsigned *num_preds;
+} weft_cfg;
+
+int weft__cfg_make(LLVMValueRef fn, weft_cfg *g);
+void weft__cfg_free(weft_cfg *g);
+/* The index of block b, or g->count when b is not in the graph. */
+unsigned weft__cfg_index(const weft_cfg *g, LLVMBasicBlockRef b);
+
+/* Calls found for each back edge latch -> header (indices) that a depth-
+ * first walk from the entry meets; a non-zero return stops the walk and
+ * is returned. 0, or WEFT_ENOMEM. */
+typedef int (*weft_back_edge_fn)(const weft_cfg *g, unsigned header,
+                                 unsigned latch, void *data);
+int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
+                         void *data);
+
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
 

@@ -11,59 +11,16 @@
  * on what the atomics read; nor does a loop whose latch waits, polls or
  * yields already (the primitives' wait loops).
  *
- * Loops are found without LLVM's loop analysis (not in the C API): a depth-
- * first walk finds the back edges (latch -> header), and a loop's blocks
- * are those that reach its latch without passing its header. */
+ * Loops are found by their back edges (cfg.c); a loop's blocks are those
+ * that reach its latch without passing its header. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "jit/passes.h"
 #include "weft/weft.h"
 
-typedef struct cfg {
-  LLVMBasicBlockRef *blocks;
-  unsigned count;
-  unsigned **preds;      /* preds[i]: indices of i's predecessors */
-  unsigned *num_preds;
-} cfg;
-
-static unsigned index_of(const cfg *g, LLVMBasicBlockRef b) {
-  for (unsigned i = 0; i < g->count; i++)
-    if (g->blocks[i] == b) return i;
-  return g->count;
-}
-
-static void cfg_free(cfg *g) {
-  for (unsigned i = 0; g->preds && i < g->count; i++) free(g->preds[i]);
-  free(g->preds);
-  free(g->num_preds);
-  free(g->blocks);
-}
-
-static int cfg_make(LLVMValueRef fn, cfg *g) {
-  memset(g, 0, sizeof *g);
-  g->count = LLVMCountBasicBlocks(fn);
-  g->blocks = calloc(g->count + 1, sizeof *g->blocks);
-  g->preds = calloc(g->count + 1, sizeof *g->preds);
-  g->num_preds = calloc(g->count + 1, sizeof *g->num_preds);
-  if (!g->blocks || !g->preds || !g->num_preds) return WEFT_ENOMEM;
-  LLVMGetBasicBlocks(fn, g->blocks);
-  for (unsigned i = 0; i < g->count; i++) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
-    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
-      unsigned s = index_of(g, LLVMGetSuccessor(t, k));
-      if (s == g->count) continue;
-      unsigned *grown = realloc(g->preds[s], (g->num_preds[s] + 1) * sizeof *grown);
-      if (!grown) return WEFT_ENOMEM;
-      g->preds[s] = grown;
-      g->preds[s][g->num_preds[s]++] = i;
-    }
-  }
-  return 0;
-}
-
 /* Marks in body[] the blocks of the loop with this header and latch. */
-static void loop_blocks(const cfg *g, unsigned header, unsigned latch,
+static void loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
                         unsigned char *body, unsigned *work) {
   memset(body, 0, g->count);
   body[header] = 1;
@@ -92,11 +49,11 @@ static int reads_shared_memory(LLVMValueRef v) {
 
 /* Whether v, computed inside the loop, depends on a volatile or atomic
  * read made in it (seen[] avoids walking a value twice). */
-static int depends_on_poll(const cfg *g, const unsigned char *body,
+static int depends_on_poll(const weft_cfg *g, const unsigned char *body,
                            LLVMValueRef v, LLVMValueRef *seen,
                            unsigned *num_seen, unsigned max_seen) {
   if (!LLVMIsAInstruction(v)) return 0;
-  if (body[index_of(g, LLVMGetInstructionParent(v))] == 0) return 0;
+  if (body[weft__cfg_index(g, LLVMGetInstructionParent(v))] == 0) return 0;
   for (unsigned i = 0; i < *num_seen; i++)
     if (seen[i] == v) return 0;
   if (*num_seen == max_seen) return 0; /* give up on huge chains: no yield */
@@ -109,7 +66,7 @@ static int depends_on_poll(const cfg *g, const unsigned char *body,
 }
 
 /* Whether a branch out of the loop depends on polled memory. */
-static int is_polling(const cfg *g, const unsigned char *body) {
+static int is_polling(const weft_cfg *g, const unsigned char *body) {
   enum { MAX_SEEN = 256 };
   LLVMValueRef seen[MAX_SEEN];
   for (unsigned i = 0; i < g->count; i++) {
@@ -118,7 +75,7 @@ static int is_polling(const cfg *g, const unsigned char *body) {
     if (!t || !LLVMIsABranchInst(t) || !LLVMIsConditional(t)) continue;
     int exits = 0;
     for (unsigned k = 0; k < LLVMGetNumSuccessors(t); k++)
-      exits |= !body[index_of(g, LLVMGetSuccessor(t, k))];
+      exits |= !body[weft__cfg_index(g, LLVMGetSuccessor(t, k))];
     unsigned num_seen = 0;
     if (exits && depends_on_poll(g, body, LLVMGetCondition(t), seen,
                                  &num_seen, MAX_SEEN))
@@ -154,52 +111,37 @@ static void insert_yield(LLVMBasicBlockRef latch, LLVMValueRef body) {
   LLVMDisposeBuilder(b);
 }
 
-/* Depth-first walk from the entry: an edge to a block on the walk's stack
- * is a back edge. Each polling loop's latch gets a yield. */
+/* What the walk over back edges fills in: the latches that get a
+ * yield, and room to mark a loop's blocks. */
+typedef struct yield_walk {
+  unsigned char *loop;
+  unsigned *work;
+  unsigned char *yields;
+} yield_walk;
+
+static int back_edge(const weft_cfg *g, unsigned header, unsigned latch,
+                     void *data) {
+  yield_walk *w = data;
+  loop_blocks(g, header, latch, w->loop, w->work);
+  if (!lets_others_run(g->blocks[latch]) && is_polling(g, w->loop))
+    w->yields[latch] = 1;
+  return 0;
+}
+
+/* Each polling loop's latch gets a yield. */
 int weft__yield_points_insert(LLVMValueRef body) {
-  cfg g;
-  int rc = cfg_make(body, &g);
+  weft_cfg g;
+  int rc = weft__cfg_make(body, &g);
   unsigned n = g.count;
-  unsigned char *state = rc ? NULL : calloc(n + 1, 1); /* 1 on stack, 2 done */
-  unsigned *stack = rc ? NULL : calloc(n + 1, sizeof *stack);
-  unsigned *next_succ = rc ? NULL : calloc(n + 1, sizeof *next_succ);
-  unsigned char *loop = rc ? NULL : calloc(n + 1, 1);
-  unsigned *work = rc ? NULL : calloc(n + 1, sizeof *work);
-  unsigned char *yields = rc ? NULL : calloc(n + 1, 1);
-  if (!rc && (!state || !stack || !next_succ || !loop || !work || !yields))
-    rc = WEFT_ENOMEM;
-  unsigned top = 0;
-  if (!rc && n) {
-    stack[top++] = 0;
-    state[0] = 1;
-  }
-  while (!rc && top) {
-    unsigned b = stack[top - 1];
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(g.blocks[b]);
-    unsigned num = t ? LLVMGetNumSuccessors(t) : 0;
-    if (next_succ[b] == num) {
-      state[b] = 2;
-      top--;
-      continue;
-    }
-    unsigned s = index_of(&g, LLVMGetSuccessor(t, next_succ[b]++));
-    if (s == n) continue;
-    if (state[s] == 1) { /* b -> s closes a loop with header s */
-      loop_blocks(&g, s, b, loop, work);
-      if (!lets_others_run(g.blocks[b]) && is_polling(&g, loop)) yields[b] = 1;
-    } else if (state[s] == 0) {
-      state[s] = 1;
-      stack[top++] = s;
-    }
-  }
+  yield_walk w = {calloc(n + 1, 1), calloc(n + 1, sizeof *w.work),
+                  calloc(n + 1, 1)};
+  if (!rc && (!w.loop || !w.work || !w.yields)) rc = WEFT_ENOMEM;
+  if (!rc) rc = weft__cfg_back_edges(&g, back_edge, &w);
   for (unsigned i = 0; !rc && i < n; i++)
-    if (yields[i]) insert_yield(g.blocks[i], body);
-  free(state);
-  free(stack);
-  free(next_succ);
-  free(loop);
-  free(work);
-  free(yields);
-  cfg_free(&g);
+    if (w.yields[i]) insert_yield(g.blocks[i], body);
+  free(w.loop);
+  free(w.work);
+  free(w.yields);
+  weft__cfg_free(&g);
   return rc;
 }
