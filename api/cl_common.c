@@ -111,6 +111,7 @@ cl_int weft__cl_error(int status) {
   case WEFT_ESYS:
   case WEFT_EDEADLOCK:
   case WEFT_ECHECK:
+  case WEFT_ETIMEOUT:
   case WEFT_ELAUNCH: return CL_OUT_OF_RESOURCES;
   case WEFT_ENODEV: return CL_DEVICE_NOT_FOUND;
   default: return CL_INVALID_VALUE;

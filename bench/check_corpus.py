@@ -9,7 +9,8 @@ what it holds and how to run it:
     // global: X[,Y] local: X[,Y]
     // arg: SPEC            (weft run's argument forms; one line each)
 
-Weft runs it with `weft run --options -cl-weft-check=memory`; Oclgrind
+Weft runs it with `weft run --options -cl-weft-check=memory` (and
+WEFT_TIMEOUT at a third of the time limit); Oclgrind
 (Debian's oclgrind) with `oclgrind-kernel --data-races --uninitialized`
 on a simulator file made from the same header. Each run is under a time
 limit; a run past it is a hang. A seeded bug is "found" when the tool
@@ -31,7 +32,8 @@ CORPUS = os.path.join(HERE, "check_corpus")
 SIZES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4,
          "uint": 4, "float": 4, "long": 8, "ulong": 8, "double": 8}
 # What each tool says when it finds something.
-WEFT_WORDS = ("invalid ", "divergence", "deadlock", "timed out", "warning:")
+WEFT_WORDS = ("invalid ", "divergence", "deadlock", "ran past its time",
+              "warning:")
 GRIND_WORDS = ("Invalid ", "Uninitialized", "data race", "divergence",
                "Division by zero", "division by zero", "Work-group divergence")
 
@@ -86,8 +88,10 @@ def sim_file(path, spec, folder):
 
 
 def run(command, timeout):
-    """(exit status or None on a hang, everything it printed)."""
-    env = dict(os.environ, WEFT_CACHE_DIR="off")
+    """(exit status or None on a hang, everything it printed). Weft's
+    time limit on a launch (WEFT_TIMEOUT) is a third of the run's."""
+    env = dict(os.environ, WEFT_CACHE_DIR="off",
+               WEFT_TIMEOUT="%g" % (timeout / 3))
     try:
         p = subprocess.run(command, capture_output=True, text=True,
                            timeout=timeout, env=env)

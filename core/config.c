@@ -165,6 +165,17 @@ static void read_check(void) {
   config.check &= WEFT_CHECK_ALL;
 }
 
+static void read_timeout(void) {
+  config.timeout = -1;
+  const char *v = getenv("WEFT_TIMEOUT");
+  if (!v) return;
+  char *end;
+  double t = strtod(v, &end);
+  if (end == v || *end || !(t >= 0) || t > 1e6)
+    warn("WEFT_TIMEOUT", v, "seconds, 0 (off) or more, like 30");
+  else config.timeout = t;
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -180,6 +191,7 @@ static void read_config(void) {
   read_spin_timeout();
   read_schedule();
   read_check();
+  read_timeout();
 }
 
 const weft_config *weft__config(void) {

@@ -50,7 +50,14 @@ typedef struct weft_config {
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;
+  /* WEFT_TIMEOUT: seconds a launch may run before it is ended, with a
+   * report of where its work-items were; 0: never; -1 (unset): never,
+   * but WEFT_CHECK_TIMEOUT in check mode. */
+  double timeout;
 } weft_config;
+
+/* Check mode's time limit on a launch when WEFT_TIMEOUT is unset. */
+#define WEFT_CHECK_TIMEOUT 120.0
 
 #define WEFT_MAX_RESIDENT_GROUPS 65536u
 

@@ -26,6 +26,8 @@ const char *weft_strerror(int status) {
   case WEFT_EBARRIER: return "WEFT_EBARRIER: barrier divergence";
   case WEFT_EMAPPED: return "WEFT_EMAPPED: invalid mapping";
   case WEFT_ELAUNCH: return "WEFT_ELAUNCH: the launch failed";
+  case WEFT_ETIMEOUT:
+    return "WEFT_ETIMEOUT: the launch ran past its time limit (WEFT_TIMEOUT)";
   case WEFT_ECHECK:
     return "WEFT_ECHECK: the kernel made accesses that check mode refused";
   case WEFT_EDEADLOCK:

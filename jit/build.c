@@ -36,6 +36,7 @@ static int barrier_regions;
 static size_t max_private;
 static int schedule_points;
 static unsigned check_mode; /* WEFT_CHECK */
+static int stop_points;     /* WEFT_TIMEOUT set: loops get stop points */
 static atomic_uint dump_serial;
 /* What the code depends on besides the input: part of every cache key. */
 static char *machine_identity;
@@ -46,9 +47,11 @@ static int make_machine_identity(void) {
   char *features = LLVMGetHostCPUFeatures();
   const char *id = weft__build_id();
   int n = asprintf(&machine_identity,
-                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|check=%u|%s",
+                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|check=%u|"
+                   "stops=%d|%s",
                    id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
                    barrier_regions, max_private, schedule_points, check_mode,
+                   stop_points,
                    weft__jit_features());
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
@@ -63,6 +66,7 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
   max_private = config->max_private;
   schedule_points = config->schedule_points;
   check_mode = config->check;
+  stop_points = config->stop_points;
   /* Without a build ID nothing tells this Weft's cached code from
    * another's: keep the cache in memory. */
   weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
@@ -136,10 +140,10 @@ static int schedule_regions(build *b) {
 }
 
 /* Step 3c, in check mode: the checks the environment and the options ask
- * for. */
+ * for, and stop points in loops (also under WEFT_TIMEOUT alone). */
 static int insert_checks(build *b) {
   unsigned check = check_mode | b->s.options.check;
-  if (!check) return 0;
+  if (!check && !stop_points) return 0;
   /* Clang's code keeps every variable in memory, arguments included:
    * promoted to registers first, pointers can be traced to their objects
    * and only real memory is checked. */
@@ -150,6 +154,8 @@ static int insert_checks(build *b) {
       rc = weft__check_memory_insert(b->bodies[i], &b->s.kernels[i],
                                      b->s.layout, &b->checks);
     if (!rc) rc = weft__check_divisions_lower(b->bodies[i], &b->checks);
+    if (!rc) rc = weft__stop_points_insert(b->bodies[i], &b->checks);
+    b->s.kernels[i].flags |= WEFT_KERNEL_STOP_POINTS;
   }
   return rc;
 }

@@ -31,6 +31,8 @@ typedef struct weft_jit_config {
   /* Check mode: the WEFT_CHECK_* checks (kernel_abi.h) of every build,
    * besides those its options ask for (-cl-weft-check=). */
   unsigned check;
+  /* WEFT_TIMEOUT: every build's loops get stop points (as in check mode). */
+  int stop_points;
 } weft_jit_config;
 
 /* Starts the JIT (once per process). Returns 0, or an error with a malloc'd

@@ -42,6 +42,8 @@ typedef struct weft_wg_ctx {
    * points on (weft_launch_desc's arg_sizes), against which accesses
    * through it are checked. */
   const size_t *arg_sizes;
+  /* The launch's stop word, read by loops' stop points (WEFT_STOP_*). */
+  const uint32_t *stop;
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -170,6 +172,16 @@ typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
 #define WEFT_ACCESS_READ 1u
 #define WEFT_ACCESS_WRITE 2u
 #define WEFT_ACCESS_DIVIDE 4u  /* an integer division by zero: a warning */
+#define WEFT_ACCESS_LOOP 8u    /* a loop's stop point (stop_points.c) */
+
+/* A loop's stop point, when the launch's stop word is set: the back end
+ * ends the group (WEFT_STOP_TIMEOUT) or says where work-item (lx, ly, lz)
+ * is (WEFT_STOP_QUIT) and returns. site is a check site. */
+#define WEFT_STOPPED_SYMBOL "weft__cpu_stopped"
+typedef void (*weft_stopped_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                                uint64_t lz, uint32_t site);
+#define WEFT_STOP_TIMEOUT 1u
+#define WEFT_STOP_QUIT 2u
 
 /* An instrumented access: where it is, what it does, and the object its
  * pointer comes from (a kernel argument, whose size the launch knows, or a
@@ -207,6 +219,9 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
 #define WEFT_KERNEL_COOPERATIVE 4u
 /* It uses weft_global_barrier(): all its groups must be resident at once. */
 #define WEFT_KERNEL_GLOBAL_BARRIER 8u
+/* Its loops have stop points (check mode, WEFT_TIMEOUT): a launch can end
+ * it after a time, or ask where its work-items are. */
+#define WEFT_KERNEL_STOP_POINTS 16u
 
 typedef struct weft_kernel_desc {
   char *name;

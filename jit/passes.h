@@ -125,6 +125,11 @@ int weft__check_memory_insert(LLVMValueRef body, const weft_kernel_desc *desc,
  * warnings that name the work-item, appended to sites. */
 int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites);
 
+/* Step 3c too (stop_points.c), in check mode or under WEFT_TIMEOUT: each
+ * loop of body reads the launch's stop word at every turn and calls the
+ * back end's stopped() when it is set; a site per loop is appended. */
+int weft__stop_points_insert(LLVMValueRef body, weft_check_sites *sites);
+
 /* What the checks of step 3c share (check_memory.c): a site for inst,
  * from what (its file and line are inst's; its variable's name is the
  * first name_length bytes), and a call of the back end's check_failed at

@@ -324,6 +324,7 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_POLL_SYMBOL, (void *)weft__cpu_poll},
       {WEFT_SCHED_POINT_SYMBOL, (void *)weft__cpu_sched_point},
       {WEFT_CHECK_FAILED_SYMBOL, (void *)weft__cpu_check_failed},
+      {WEFT_STOPPED_SYMBOL, (void *)weft__cpu_stopped},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on
    * fibers: a kernel needing more runs on fibers and reports the overflow.
@@ -333,7 +334,8 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
                          config->barrier == WEFT_BARRIER_REGIONS &&
                              config->schedule == WEFT_SCHEDULE_FIFO,
                          config->stack_size, config->cache_dir,
-                         (int)config->schedule, config->check};
+                         (int)config->schedule, config->check,
+                         config->timeout > 0};
   int rc = weft__jit_init(&jit, error);
   if (rc) return rc;
   weft_device *device = calloc(1, sizeof *device);

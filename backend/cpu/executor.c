@@ -67,7 +67,7 @@ static void describe_site(const cpu_group *g, unsigned site, char *out,
     snprintf(out, size, "a barrier");
 }
 
-static _Noreturn void abort_group(cpu_group *g) {
+_Noreturn void weft__executor_abort_group(cpu_group *g) {
   siglongjmp(g->worker->fault.recover, WEFT_JUMP_ABORT);
 }
 
@@ -87,7 +87,7 @@ _Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,
          "but %s %s%s%s",
          g->launch->desc->kernel->name, group, item_a, where_a, item_b, what,
          b_site >= 0 ? " " : "", b_site >= 0 ? where_b : "");
-  abort_group(g);
+  weft__executor_abort_group(g);
 }
 
 weft_text *weft__executor_output(weft_wg_ctx *ctx) {
@@ -154,7 +154,7 @@ void weft__executor_enter_fibers(cpu_group *g) {
              "kernel '%s': cannot map a stack for work-item %u (%zu bytes "
              "each; lower WEFT_STACK_SIZE or the work-group size)",
              g->launch->desc->kernel->name, k, g->item_stacks->size);
-      abort_group(g);
+      weft__executor_abort_group(g);
     }
     cpu_item *item = &g->items[k];
     item_local_id(g, k, item->range.lo);
@@ -386,6 +386,7 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   g->ctx.private_mem = private_mem;
   g->ctx.launch_words = l->launch_words;
   g->ctx.arg_sizes = d->arg_sizes;
+  g->ctx.stop = (const uint32_t *)&l->stop;
   g->ctx.group = g;
   return 0;
 }
@@ -523,6 +524,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->spin_timeout = config->spin_timeout;
   e->schedule = config->schedule;
   e->seed = config->schedule_seed;
+  e->timeout = config->timeout;
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
@@ -550,6 +552,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
 void weft__executor_destroy(weft_executor *e) {
   if (!e) return;
   weft__pool_destroy(e->pool);
+  weft__watchdog_destroy(e);
   weft__coop_free_slots(e);
   for (unsigned i = 0; i < e->num_workers; i++) {
     cpu_worker *w = &e->workers[i];
@@ -599,7 +602,10 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   pthread_mutex_init(&l.lock, NULL);
   int coop = (d->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
   if (coop) weft__coop_begin(&l);
+  weft__watchdog_begin(&l);
   weft__pool_run(e->pool, worker_job, &l);
+  weft__watchdog_end(&l);
+  weft__watchdog_report(&l);
   if (coop) {
     weft__coop_note_schedule(&l);
     weft__coop_end(&l);

@@ -72,6 +72,11 @@ void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                             uint64_t lz, uint32_t site, int64_t offset,
                             uint64_t size);
 
+/* A loop's stop point met with the stop word set (kernel_abi.h:
+ * WEFT_STOPPED_SYMBOL; watchdog.c). */
+void weft__cpu_stopped(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                       uint64_t lz, uint32_t site);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);

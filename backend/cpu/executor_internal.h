@@ -27,6 +27,10 @@ typedef struct cpu_worker cpu_worker;
 typedef struct cpu_group cpu_group;
 typedef struct coop_slot coop_slot;
 typedef struct check_report check_report;
+typedef struct weft_watchdog weft_watchdog;
+
+/* Work-items a timed-out launch names (watchdog.c). */
+#define WEFT_STOPPED_MAX 8
 
 /* A work-item's state in an interleaved group (interleave.c). */
 enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_DONE };
@@ -79,6 +83,7 @@ struct cpu_worker {
   size_t local_capacity;
   char *private_mem;        /* region-scheduled kernels' per-item data */
   size_t private_capacity;
+  unsigned quit_seen;       /* the last SIGQUIT it reported (watchdog.c) */
   char *stack_lo;           /* the lowest address of the thread's own stack */
   size_t stack_size;
   size_t stack_guard;
@@ -98,6 +103,8 @@ struct weft_executor {
   unsigned long long launches;    /* cooperative launches since the seed */
   unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
   coop_slot *free_slots;    /* kept across launches */
+  double timeout;           /* WEFT_TIMEOUT (config.h) */
+  weft_watchdog *watchdog;  /* started with the first launch it watches */
 };
 
 struct launch_state {
@@ -117,6 +124,12 @@ struct launch_state {
   check_report *checks;
   unsigned num_checks;
   uint64_t checks_lost;
+  /* Loops' stop points (watchdog.c): the stop word (WEFT_STOP_*), the
+   * time limit, and where the work-items that met the time-out were. */
+  _Atomic uint32_t stop;
+  double time_limit;
+  unsigned num_stopped;
+  char stopped[WEFT_STOPPED_MAX][320];
   /* kernel_abi.h: launch_words. Groups poll some words while others update
    * them: the words are on cache lines of their own. */
   _Alignas(64) uint32_t launch_words[WEFT_LAUNCH_WORDS];
@@ -220,6 +233,16 @@ void weft__coop_note_schedule(launch_state *l);
 /* Ends check mode's part of a launch: the reports, if any, become its
  * failure (WEFT_ECHECK), unless something else ended it. */
 void weft__check_reports_finish(launch_state *l);
+
+/* The watchdog (watchdog.c): begins and ends watching a launch whose
+ * kernel has stop points; fills a timed-out launch's message; stops. */
+void weft__watchdog_begin(launch_state *l);
+void weft__watchdog_end(launch_state *l);
+void weft__watchdog_report(launch_state *l);
+void weft__watchdog_destroy(weft_executor *e);
+
+/* Ends group g's run now: back to its worker's recovery point. */
+_Noreturn void weft__executor_abort_group(cpu_group *g);
 
 /* Frees the slots kept across launches. */
 void weft__coop_free_slots(weft_executor *e);

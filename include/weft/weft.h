@@ -51,6 +51,7 @@ extern "C" {
 #define WEFT_ELAUNCH -22       /* launch failed for another reason */
 #define WEFT_EDEADLOCK -23     /* work-groups wait for each other for ever */
 #define WEFT_ECHECK -24        /* check mode found invalid accesses (WEFT_CHECK) */
+#define WEFT_ETIMEOUT -25      /* the launch ran past its time (WEFT_TIMEOUT) */
 
 /* The name and meaning of a status code, e.g. "WEFT_EBUILD: build failed". */
 WEFT_EXPORT const char *weft_strerror(int status);
