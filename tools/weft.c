@@ -52,7 +52,11 @@ static const char usage[] =
     "2 the command line is wrong.\n"
     "Environment: WEFT_DEVICE (cpu|cuda|cuda:N: the first device),\n"
     "WEFT_NUM_THREADS, WEFT_FIBER (asm|ucontext), WEFT_STACK_SIZE,\n"
-    "WEFT_DUMP_IR, WEFT_CACHE_DIR, WEFT_LIBDEVICE.\n";
+    "WEFT_DUMP_IR, WEFT_CACHE_DIR, WEFT_LIBDEVICE;\n"
+    "WEFT_CHECK=memory (check mode: every access checked against its object,\n"
+    "reported with the work-item and line; also --options\n"
+    "-cl-weft-check=memory), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
+    "longer, naming where its work-items are; 120 in check mode).\n";
 
 static int is_help(const char *arg) {
   return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");

@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include "backend/cpu/executor.h"
+#include "backend/cpu/guarded.h"
 #include "backend/cpu/sync_defaults.h"
 #include "backend/sync_options.h"
 #include "jit/jit.h"
 
 /* Buffers from this size up are mapped: the kernel hands out zeroed pages
  * lazily, so a large buffer costs nothing until it is touched. */
-#define MAP_THRESHOLD (1u << 20)
 #define CPU_MAX_WORK_GROUP_SIZE 4096
 #define CPU_LOCAL_MEM_SIZE (256u * 1024u)
 
@@ -117,6 +117,10 @@ static void cpu_info(weft_device *device, weft_device_info *info) {
   info->vector_bytes = host_vector_bytes();
 }
 
+/* Buffers and SVM live out of the application's heap, behind guard pages
+ * (guarded.h): a kernel writing past a buffer faults, and is reported,
+ * instead of corrupting the host's memory. 128-byte alignment: the widest
+ * vector type, and whole cache lines. */
 static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
                          void **mem, weft_msg *msg) {
   (void)device;
@@ -124,24 +128,10 @@ static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
     *mem = host_ptr;
     return 0;
   }
-  if (size >= MAP_THRESHOLD) {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      snprintf(msg->text, sizeof msg->text, "cannot map %zu bytes", size);
-      return WEFT_ENOMEM;
-    }
-    *mem = p;
-    return 0;
-  }
-  /* 128-byte alignment: the widest vector type, and whole cache lines. */
-  void *p = NULL;
-  if (posix_memalign(&p, WEFT_LOCAL_ALIGN, size ? size : 1)) {
-    snprintf(msg->text, sizeof msg->text, "cannot allocate %zu bytes", size);
+  if (weft__guarded_alloc(size, WEFT_LOCAL_ALIGN, mem)) {
+    snprintf(msg->text, sizeof msg->text, "cannot map %zu bytes", size);
     return WEFT_ENOMEM;
   }
-  memset(p, 0, size);
-  *mem = p;
   return 0;
 }
 
@@ -149,29 +139,24 @@ static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
 static int cpu_svm_alloc(weft_device *device, size_t size, size_t alignment,
                          void **ptr, weft_msg *msg) {
   (void)device;
-  void *p = NULL;
-  if (posix_memalign(&p, alignment, size)) {
-    snprintf(msg->text, sizeof msg->text, "cannot allocate %zu bytes of SVM",
-             size);
+  if (alignment < WEFT_LOCAL_ALIGN) alignment = WEFT_LOCAL_ALIGN;
+  if (weft__guarded_alloc(size, alignment, ptr)) {
+    snprintf(msg->text, sizeof msg->text, "cannot map %zu bytes of SVM", size);
     return WEFT_ENOMEM;
   }
-  memset(p, 0, size);
-  *ptr = p;
   return 0;
 }
 
 static void cpu_svm_free(weft_device *device, void *ptr, size_t size) {
   (void)device;
-  (void)size;
-  free(ptr);
+  weft__guarded_free(ptr, size);
 }
 
 static void cpu_mem_free(weft_device *device, void *mem, size_t size,
                          void *host_ptr) {
   (void)device;
   if (host_ptr) return;
-  if (size >= MAP_THRESHOLD) munmap(mem, size);
-  else free(mem);
+  weft__guarded_free(mem, size);
 }
 
 static int cpu_mem_write(weft_device *device, void *mem, size_t offset,

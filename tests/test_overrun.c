@@ -1,0 +1,86 @@
+/* test_overrun.c: a kernel that writes past the end of a buffer never
+ * corrupts the host's memory. Buffers live out of the application's heap
+ * behind guard pages: a write more than WEFT_GUARDED_SLACK (1024) bytes
+ * past the end faults and is reported with the work-item; a smaller one
+ * lands in the buffer's own slack. Either way malloc, other buffers and later
+ * builds are unharmed (piglit's bswap and clz-optimizations overrun their
+ * buffers by 16 and 64 bytes after all their checks pass). */
+#include "support.h"
+
+static const char *fill =
+    "__kernel void k(__global int *out) { out[get_global_id(0)] = -1; }\n";
+
+/* Items write one int each; neighbours must keep their 7s. */
+static void run_past_end(size_t elements, size_t items, int expect_fault) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, fill, "k");
+  int sevens[64];
+  for (int i = 0; i < 64; i++) sevens[i] = 7;
+  weft_buffer *before = support_buffer(ctx, sizeof sevens, sevens);
+  weft_buffer *b = support_buffer(ctx, elements * sizeof(int), NULL);
+  weft_buffer *after = support_buffer(ctx, sizeof sevens, sevens);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t local = 1;
+  int rc = weft_kernel_launch(k, 1, NULL, &items, &local);
+  if (expect_fault) {
+    CHECK_EQ(rc, WEFT_EKERNELFAULT);
+    CHECK_STR_CONTAINS(weft_errmsg(k), "crashed with a segmentation fault");
+    /* 10 ints rounded with the slack to 1152 bytes: item 288 is past. */
+    CHECK_STR_CONTAINS(weft_errmsg(k), "work-item (288)");
+  } else {
+    CHECK_OK(rc, k);
+  }
+  int got[64];
+  weft_buffer *both[2] = {before, after};
+  for (int n = 0; n < 2; n++) {
+    CHECK_OK(weft_buffer_read(both[n], 0, sizeof got, got), both[n]);
+    for (int i = 0; i < 64; i++) CHECK_EQ(got[i], 7);
+  }
+  /* The heap is whole: allocate, free, build and run again. */
+  for (int i = 0; i < 1000; i++) free(malloc((size_t)(i % 97) * 16 + 1));
+  weft_kernel *again = support_kernel(ctx, fill, "k");
+  CHECK_OK(weft_kernel_set_arg_buffer(again, 0, b), again);
+  CHECK_OK(weft_kernel_launch(again, 1, NULL, &elements, NULL), again);
+  weft_kernel_release(again);
+  weft_buffer_release(before);
+  weft_buffer_release(b);
+  weft_buffer_release(after);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* piglit's clz-optimizations: an int[18] written by 34 work-items. */
+TEST(small_overrun_stays_in_the_buffer) {
+  CPU_ONLY("the CPU device's buffer storage");
+  run_past_end(18, 34, 0);
+}
+
+/* Past the slack: the guard page, and a report. */
+TEST(large_overrun_faults_cleanly) {
+  CPU_ONLY("the CPU device's buffer storage");
+  run_past_end(10, 1100, 1);
+}
+
+/* More buffers than guard pages can fence (the process's mappings are
+ * limited): the rest are still made, out of the heap, and all freed. */
+TEST(many_buffers) {
+  weft_context *ctx = support_context();
+  enum { N = 40000 };
+  weft_buffer **b = calloc(N, sizeof *b);
+  CHECK(b);
+  for (int i = 0; i < N; i++) {
+    int v = i;
+    CHECK_OK(weft_buffer_create(ctx, sizeof v, WEFT_MEM_COPY_HOST_PTR, &v, &b[i]),
+             ctx);
+  }
+  for (int i = 0; i < N; i += 997) {
+    int v;
+    CHECK_OK(weft_buffer_read(b[i], 0, sizeof v, &v), b[i]);
+    CHECK_EQ(v, i);
+  }
+  for (int i = 0; i < N; i++) weft_buffer_release(b[i]);
+  free(b);
+  weft_context_release(ctx);
+}
+
+TEST_MAIN()
