@@ -176,6 +176,13 @@ static void read_timeout(void) {
   else config.timeout = t;
 }
 
+static void read_perf(void) {
+  const char *v = getenv("WEFT_PERF");
+  if (!v || !*v || !strcmp(v, "off")) return;
+  if (!strcmp(v, "map")) config.perf_map = 1;
+  else warn("WEFT_PERF", v, "map (or off)");
+}
+
 static void read_config(void) {
   read_threads();
   read_barrier();
@@ -192,6 +199,7 @@ static void read_config(void) {
   read_schedule();
   read_check();
   read_timeout();
+  read_perf();
 }
 
 const weft_config *weft__config(void) {

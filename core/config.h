@@ -54,6 +54,7 @@ typedef struct weft_config {
    * report of where its work-items were; 0: never; -1 (unset): never,
    * but WEFT_CHECK_TIMEOUT in check mode. */
   double timeout;
+  int perf_map;   /* WEFT_PERF=map: perf's map of JIT code */
 } weft_config;
 
 /* Check mode's time limit on a launch when WEFT_TIMEOUT is unset. */

@@ -28,6 +28,7 @@
 #include "jit/options.h"
 #include "jit/orc.h"
 #include "jit/passes.h"
+#include "jit/perf_map.h"
 #include "jit/target.h"
 #include "weft/weft.h"
 
@@ -70,6 +71,7 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
   /* Without a build ID nothing tells this Weft's cached code from
    * another's: keep the cache in memory. */
   weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
+  if (config->perf_map) weft__perf_map_enable();
   int rc = weft__orc_init(config->symbols, config->num_symbols, error);
   if (!rc) rc = make_machine_identity();
   return rc;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jit/cache_files.h"
+#include "jit/perf_map.h"
 #include "weft/weft.h"
 
 #define FILE_MAGIC "WEFT-KERNEL-CACHE-2\n"
@@ -250,8 +251,11 @@ static char *block_string(const unsigned char *p, size_t size) {
  * entry's prefix, or PTX copied as text. */
 static int take_object(weft_cached *c, weft_cache_kind kind, const void *object,
                        size_t size, char **error) {
-  if (kind == WEFT_CACHE_CODE)
-    return weft__orc_add_object(object, size, c->prefix, &c->code, error);
+  if (kind == WEFT_CACHE_CODE) {
+    int rc = weft__orc_add_object(object, size, c->prefix, &c->code, error);
+    if (!rc) weft__perf_map_add(c->code, object, size, c->prefix);
+    return rc;
+  }
   c->ptx = strndup(object, size);
   return c->ptx ? 0 : WEFT_ENOMEM;
 }

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "jit/cache.h"
+#include "jit/perf_map.h"
 #include "support.h"
 
 /* ------------------------------------------------ the recording loader */
@@ -35,6 +36,12 @@ int weft__orc_add_object(const void *object, size_t size, const char *name,
 }
 
 void weft__orc_remove(weft_orc_code *code) { free(code); }
+
+/* No perf map: the recorded code is not in the JIT. */
+void weft__perf_map_add(weft_orc_code *code, const void *object, size_t size,
+                        const char *prefix) {
+  (void)code, (void)object, (void)size, (void)prefix;
+}
 
 /* ---------------------------------------------------------------- test */
 

@@ -14,6 +14,7 @@
 static weft_context *ctx;
 
 static weft_kernel *checked_kernel(const char *source) {
+  CPU_ONLY("check mode instruments the CPU device's code");
   weft_program *p = support_build(ctx, source, CHECKED);
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
@@ -336,6 +337,7 @@ TEST(division_by_zero_is_a_warning) {
 /* The option's list: a word Weft does not know, and a check it does not
  * make yet, are build errors that say which. */
 TEST(option_words) {
+  CPU_ONLY("check mode instruments the CPU device's code");
   ctx = support_context();
   weft_program *p;
   CHECK_OK(weft_program_create(ctx, "__kernel void k() {}", 0, &p), ctx);
@@ -352,6 +354,7 @@ TEST(option_words) {
 /* WEFT_CHECK=memory checks every program of the process, without the
  * option. */
 TEST(environment_checks_every_program) {
+  CPU_ONLY("check mode instruments the CPU device's code");
   setenv("WEFT_CHECK", "memory", 1);
   ctx = support_context();
   weft_kernel *k = support_kernel(ctx,

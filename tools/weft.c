@@ -56,7 +56,8 @@ static const char usage[] =
     "WEFT_CHECK=memory (check mode: every access checked against its object,\n"
     "reported with the work-item and line; also --options\n"
     "-cl-weft-check=memory), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
-    "longer, naming where its work-items are; 120 in check mode).\n";
+    "longer, naming where its work-items are; 120 in check mode),\n"
+    "WEFT_PERF=map (/tmp/perf-PID.map: perf report names kernels).\n";
 
 static int is_help(const char *arg) {
   return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
