@@ -9,7 +9,7 @@ what it holds and how to run it:
     // global: X[,Y] local: X[,Y]
     // arg: SPEC            (weft run's argument forms; one line each)
 
-Weft runs it with `weft run --options -cl-weft-check=memory` (and
+Weft runs it with `weft run --options -cl-weft-check=all` (and
 WEFT_TIMEOUT at a third of the time limit); Oclgrind
 (Debian's oclgrind) with `oclgrind-kernel --data-races --uninitialized`
 on a simulator file made from the same header. Each run is under a time
@@ -132,7 +132,7 @@ def main():
             spec = header(path)
             command = [weft, "run", path, "--kernel", "k", "--global",
                        spec["global"], "--local", spec["local"], "--options",
-                       "-cl-weft-check=memory"]
+                       "-cl-weft-check=all"]
             for a in spec["args"]:
                 command += ["--arg", a]
             w = verdict(*run(command, timeout), WEFT_WORDS, spec["expect"])

@@ -155,6 +155,11 @@ static int insert_checks(build *b) {
     if (check & WEFT_CHECK_MEMORY)
       rc = weft__check_memory_insert(b->bodies[i], &b->s.kernels[i],
                                      b->s.layout, &b->checks);
+    if (!rc && (check & WEFT_CHECK_UNINIT)) {
+      rc = weft__check_uninit_insert(b->bodies[i], &b->s.kernels[i],
+                                     b->s.layout, &b->checks);
+      b->s.kernels[i].flags |= WEFT_KERNEL_LOCAL_SHADOW;
+    }
     if (!rc) rc = weft__check_divisions_lower(b->bodies[i], &b->checks);
     if (!rc) rc = weft__stop_points_insert(b->bodies[i], &b->checks);
     b->s.kernels[i].flags |= WEFT_KERNEL_STOP_POINTS;

@@ -10,7 +10,7 @@
  * back end reports a warning, not a failure. */
 #include <stdlib.h>
 
-#include "jit/passes.h"
+#include "jit/check_access.h"
 #include "weft/weft.h"
 
 /* The WEFT_DIVISION_CHECK calls of body, collected before any moves. */

@@ -44,6 +44,9 @@ typedef struct weft_wg_ctx {
   const size_t *arg_sizes;
   /* The launch's stop word, read by loops' stop points (WEFT_STOP_*). */
   const uint32_t *stop;
+  /* Check mode (uninit): bytes from local_mem to the shadow of its
+   * bytes, 1 once written (0: no shadow). */
+  uint64_t local_shadow;
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -158,7 +161,7 @@ typedef struct weft_source_loc {
 #define WEFT_CHECK_UNINIT 2u   /* reads of memory never written */
 #define WEFT_CHECK_RACES 4u    /* accesses no barrier or atomic orders */
 /* What "all" asks for: the checks Weft makes so far. */
-#define WEFT_CHECK_ALL WEFT_CHECK_MEMORY
+#define WEFT_CHECK_ALL (WEFT_CHECK_MEMORY | WEFT_CHECK_UNINIT)
 
 /* An access that fails its check calls this function instead of being
  * carried out (a read gives zero): work-item (lx, ly, lz) of ctx's group
@@ -173,6 +176,7 @@ typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
 #define WEFT_ACCESS_WRITE 2u
 #define WEFT_ACCESS_DIVIDE 4u  /* an integer division by zero: a warning */
 #define WEFT_ACCESS_LOOP 8u    /* a loop's stop point (stop_points.c) */
+#define WEFT_ACCESS_UNINIT 16u /* a read of bytes never written */
 
 /* A loop's stop point, when the launch's stop word is set: the back end
  * ends the group (WEFT_STOP_TIMEOUT) or says where work-item (lx, ly, lz)
@@ -222,6 +226,9 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
 /* Its loops have stop points (check mode, WEFT_TIMEOUT): a launch can end
  * it after a time, or ask where its work-items are. */
 #define WEFT_KERNEL_STOP_POINTS 16u
+/* Its __local memory has a shadow (check mode, uninit): the back end makes
+ * room for it after the local memory and clears it for each group. */
+#define WEFT_KERNEL_LOCAL_SHADOW 32u
 
 typedef struct weft_kernel_desc {
   char *name;

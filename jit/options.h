@@ -20,9 +20,10 @@ typedef struct weft_build_options {
 int weft__check_parse(const char *words, unsigned *flags);
 
 /* What a check list may hold, and what is missing, for messages. */
-#define WEFT_CHECK_WORDS "memory, or all (the checks Weft makes)"
+#define WEFT_CHECK_WORDS \
+  "a comma-separated list of memory and uninit, or all (the checks Weft makes)"
 #define WEFT_CHECK_MISSING \
-  "the uninit and races checks are not made yet; memory is (or all)"
+  "the races check is not made yet; memory and uninit are (or all)"
 
 /* Parses options (NULL or "" gives the defaults). On an unknown or
  * malformed option returns WEFT_EOPTION and a malloc'd message in *error. */

@@ -121,6 +121,12 @@ int weft__check_memory_insert(LLVMValueRef body, const weft_kernel_desc *desc,
                               LLVMTargetDataRef layout,
                               weft_check_sites *sites);
 
+/* Step 3c too (check_uninit.c), in check mode (uninit): reads of __local
+ * and private memory never written are reported; sites appended. */
+int weft__check_uninit_insert(LLVMValueRef body, const weft_kernel_desc *desc,
+                              LLVMTargetDataRef layout,
+                              weft_check_sites *sites);
+
 /* Step 3c too (check_division.c): the division checks of step 0 become
  * warnings that name the work-item, appended to sites. */
 int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites);
@@ -129,17 +135,6 @@ int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites);
  * loop of body reads the launch's stop word at every turn and calls the
  * back end's stopped() when it is set; a site per loop is appended. */
 int weft__stop_points_insert(LLVMValueRef body, weft_check_sites *sites);
-
-/* What the checks of step 3c share (check_memory.c): a site for inst,
- * from what (its file and line are inst's; its variable's name is the
- * first name_length bytes), and a call of the back end's check_failed at
- * the builder's position, with at's source location. */
-int weft__check_site_add(weft_check_sites *sites, LLVMValueRef inst,
-                         const weft_check_site *what, size_t name_length,
-                         unsigned *index);
-void weft__check_failed_call(LLVMBuilderRef b, LLVMValueRef body,
-                             LLVMValueRef site, LLVMValueRef offset,
-                             LLVMValueRef size, LLVMValueRef at);
 
 /* Step 3d, first half: cuts the blocks of body at its barriers. */
 void weft__regions_split(LLVMValueRef body);

@@ -14,7 +14,7 @@
 
 #include <llvm-c/DebugInfo.h>
 
-#include "jit/passes.h"
+#include "jit/check_access.h"
 #include "weft/weft.h"
 
 typedef struct stop_walk {

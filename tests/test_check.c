@@ -1,5 +1,5 @@
-/* test_check.c: check mode's memory check (-cl-weft-check=memory, and
- * WEFT_CHECK=memory for a whole process). Each seeded bug is reported
+/* test_check.c: check mode (-cl-weft-check=memory,uninit, and WEFT_CHECK
+ * for a whole process): the memory and uninitialised-read checks. Each seeded bug is reported
  * with its whole text -- the kind, the work-item, the source line, the
  * object and the offset -- and is not carried out: a write outside its
  * object changes nothing, a read gives zero, and the rest of the kernel
@@ -54,8 +54,8 @@ TEST(write_past_end_of_buffer) {
   CHECK_OK(weft_buffer_create_sub(parent, 0, 64 * sizeof(int), 0, &sub), parent);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, sub), k);
   const char *msg = launch_refused(k, 65, 5);
-  CHECK_STR_CONTAINS(msg, "kernel 'k': 1 invalid memory access found by the "
-                          "memory check (none was carried out)\n"
+  CHECK_STR_CONTAINS(msg, "kernel 'k': 1 error found by check mode (invalid "
+                          "accesses were not carried out)\n"
                           "program.cl:3:10: invalid write of 4 bytes by "
                           "work-item (64) [local (4) in work-group (12)], just "
                           "past the end of argument 0 'out' (256 bytes from "
@@ -109,7 +109,7 @@ TEST(far_and_negative_writes) {
   weft_buffer *out = ints(16, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 16, 16);
-  CHECK_STR_CONTAINS(msg, "2 invalid memory accesses");
+  CHECK_STR_CONTAINS(msg, "2 errors found by check mode");
   CHECK_STR_CONTAINS(msg, "program.cl:3:35: invalid write of 4 bytes by "
                           "work-item (3) [local (3) in work-group (0)], "
                           "274877906892 bytes past the end of argument 0 "
@@ -259,6 +259,65 @@ TEST(svm_pointer) {
   weft_context_release(ctx);
 }
 
+/* Half a group fills a __local array, and every work-item reads it. */
+TEST(uninitialised_local_read) {
+  ctx = support_context();
+  weft_program *p = support_build(
+      ctx,
+      "__kernel void k(__global int *out) {\n"
+      "  __local int tile[16];\n"
+      "  size_t l = get_local_id(0);\n"
+      "  if (l < 8) tile[l] = (int)l;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = tile[15 - l];\n"
+      "}\n",
+      "-cl-weft-check=uninit");
+  CPU_ONLY("check mode instruments the CPU device's code");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *out = ints(32, 0);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  const char *msg = launch_refused(k, 32, 16);
+  CHECK_STR_CONTAINS(msg, "kernel 'k': 1 error found by check mode");
+  CHECK_STR_CONTAINS(msg, "program.cl:6:27: uninitialised read of 4 bytes by "
+                          "work-item (0) [local (0) in work-group (0)], at "
+                          "offset 60 of __local variable 'tile' (64 bytes); 16 "
+                          "times in all");
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* A private array of which one element is set. Each group starts with
+ * its __local memory unwritten again: a group reading what an earlier
+ * group wrote is reported too. */
+TEST(uninitialised_private_read) {
+  ctx = support_context();
+  weft_program *p = support_build(
+      ctx,
+      "__kernel void k(__global int *out) {\n"
+      "  int t[4];\n"
+      "  t[0] = 1;\n"
+      "  out[get_global_id(0)] = t[get_global_id(0) % 4];\n"
+      "}\n",
+      "-cl-weft-check=all");
+  CPU_ONLY("check mode instruments the CPU device's code");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *out = ints(8, 0);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  const char *msg = launch_refused(k, 8, 8);
+  CHECK_STR_CONTAINS(msg, "program.cl:4:27: uninitialised read of 4 bytes by "
+                          "work-item (1) [local (1) in work-group (0)], at "
+                          "offset 4 of private variable 't' (16 bytes); 6 times "
+                          "in all");
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 /* Correct kernels under the check: no report, the same results. A
  * tiled transpose through __local memory with barriers, reading and
  * writing every element. */
@@ -342,10 +401,10 @@ TEST(option_words) {
   weft_program *p;
   CHECK_OK(weft_program_create(ctx, "__kernel void k() {}", 0, &p), ctx);
   CHECK_FAILS(weft_program_build(p, "-cl-weft-check=memroy"), WEFT_EOPTION, p,
-              "bad check list in '-cl-weft-check=memroy': expected memory, or "
-              "all");
+              "bad check list in '-cl-weft-check=memroy': expected a "
+              "comma-separated list of memory and uninit, or all");
   CHECK_FAILS(weft_program_build(p, "-cl-weft-check=memory,races"), WEFT_EOPTION,
-              p, "the uninit and races checks are not made yet");
+              p, "the races check is not made yet");
   CHECK_OK(weft_program_build(p, "-cl-weft-check=all"), p);
   weft_program_release(p);
   weft_context_release(ctx);

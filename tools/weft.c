@@ -53,9 +53,9 @@ static const char usage[] =
     "Environment: WEFT_DEVICE (cpu|cuda|cuda:N: the first device),\n"
     "WEFT_NUM_THREADS, WEFT_FIBER (asm|ucontext), WEFT_STACK_SIZE,\n"
     "WEFT_DUMP_IR, WEFT_CACHE_DIR, WEFT_LIBDEVICE;\n"
-    "WEFT_CHECK=memory (check mode: every access checked against its object,\n"
-    "reported with the work-item and line; also --options\n"
-    "-cl-weft-check=memory), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
+    "WEFT_CHECK=all (check mode: every access checked against its object,\n"
+    "reads of memory never written, reported with the work-item and line;\n"
+    "also --options -cl-weft-check=all), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
     "longer, naming where its work-items are; 120 in check mode),\n"
     "WEFT_PERF=map (/tmp/perf-PID.map: perf report names kernels).\n";
 

@@ -94,6 +94,11 @@ static void describe_position(const check_report *r, char *out, size_t size) {
              r->offset);
 }
 
+/* "at offset 60 of" (an uninitialised read). */
+static void describe_offset(const check_report *r, char *out, size_t size) {
+  snprintf(out, size, "at offset %" PRId64 " of", r->offset);
+}
+
 static const char *access_name(unsigned access) {
   return access == WEFT_ACCESS_READ    ? "read"
          : access == WEFT_ACCESS_WRITE ? "write"
@@ -112,7 +117,12 @@ static void format_report(const weft_launch_desc *d, unsigned site,
              s->loc.line, s->loc.column);
   else
     snprintf(where, sizeof where, "(no source line)");
-  int n = s->access == WEFT_ACCESS_DIVIDE
+  if (s->access == WEFT_ACCESS_UNINIT) describe_offset(r, position, sizeof position);
+  int n = s->access == WEFT_ACCESS_UNINIT
+              ? snprintf(out, size, "%s: uninitialised read of %" PRIu64
+                                    " bytes by %s, %s %s",
+                         where, r->size, r->item, position, object)
+          : s->access == WEFT_ACCESS_DIVIDE
               ? snprintf(out, size, "%s: warning: integer division by zero by "
                                     "%s (the kernel went on: x / 0 gives all "
                                     "ones, x %% 0 gives x)",
@@ -150,9 +160,9 @@ void weft__check_reports_finish(launch_state *l) {
   unsigned errors = count_errors(l, order) + (l->checks_lost != 0);
   char text[WEFT_MSG_MAX];
   int used = errors ? snprintf(text, sizeof text,
-                               "kernel '%s': %u invalid memory access%s found "
-                               "by the memory check (none was carried out)",
-                               d->kernel->name, errors, errors == 1 ? "" : "es")
+                               "kernel '%s': %u error%s found by check mode "
+                               "(invalid accesses were not carried out)",
+                               d->kernel->name, errors, errors == 1 ? "" : "s")
                     : snprintf(text, sizeof text,
                                "kernel '%s': %u warning%s from check mode",
                                d->kernel->name, l->num_checks,

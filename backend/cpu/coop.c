@@ -211,7 +211,7 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   void *stack = s ? weft__stacks_get(&s->stack, 0) : NULL;
   if (!stack ||
       weft__executor_reserve(&s->local_mem, &s->local_capacity,
-                             d->local_mem_size) ||
+                             weft__executor_local_bytes(d)) ||
       ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
        weft__executor_reserve(&s->private_mem, &s->private_capacity,
             d->kernel->private_size * items)) ||

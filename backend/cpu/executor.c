@@ -252,6 +252,9 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
   }
   g->index = index;
   g->num_items = n;
+  /* A group's __local memory starts unwritten (check mode, uninit). */
+  if (g->ctx.local_shadow)
+    memset(g->ctx.local_mem + g->ctx.local_shadow, 0, d->local_mem_size);
   g->ctx.region_state = 0;
   g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
@@ -355,6 +358,19 @@ int weft__executor_reserve(char **mem, size_t *capacity, size_t size) {
   return 0;
 }
 
+/* Where a group's local memory's shadow starts (check mode's uninit
+ * check), 0 for none. */
+static size_t shadow_offset(const weft_launch_desc *d) {
+  if (!(d->kernel->flags & WEFT_KERNEL_LOCAL_SHADOW)) return 0;
+  return (d->local_mem_size + WEFT_LOCAL_ALIGN - 1) / WEFT_LOCAL_ALIGN *
+         WEFT_LOCAL_ALIGN;
+}
+
+size_t weft__executor_local_bytes(const weft_launch_desc *d) {
+  size_t shadow = shadow_offset(d);
+  return shadow ? shadow + d->local_mem_size : d->local_mem_size;
+}
+
 int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
                                  char *local_mem, char *private_mem,
                                  weft_stacks *item_stacks) {
@@ -387,19 +403,20 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   g->ctx.launch_words = l->launch_words;
   g->ctx.arg_sizes = d->arg_sizes;
   g->ctx.stop = (const uint32_t *)&l->stop;
+  g->ctx.local_shadow = shadow_offset(d);
   g->ctx.group = g;
   return 0;
 }
 
 static int prepare_worker(cpu_worker *w, launch_state *l) {
   const weft_launch_desc *d = l->desc;
-  if (d->local_mem_size > w->local_capacity) {
+  size_t local_bytes = weft__executor_local_bytes(d);
+  if (local_bytes > w->local_capacity) {
     free(w->local_mem);
     w->local_capacity = 0;
-    if (posix_memalign((void **)&w->local_mem, WEFT_LOCAL_ALIGN,
-                       d->local_mem_size))
+    if (posix_memalign((void **)&w->local_mem, WEFT_LOCAL_ALIGN, local_bytes))
       return WEFT_ENOMEM;
-    w->local_capacity = d->local_mem_size;
+    w->local_capacity = local_bytes;
   }
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
   if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&

@@ -189,6 +189,10 @@ void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
 /* The fiber of g's work-item k (0: the group's own context). */
 weft_fiber *weft__executor_fiber_of(cpu_group *g, unsigned k);
 
+/* The bytes of a group's local memory: the kernel's and its arguments',
+ * and in check mode (uninit) their shadow after them. */
+size_t weft__executor_local_bytes(const weft_launch_desc *d);
+
 /* Grows memory kept between groups (a worker's or a cooperative slot's
  * local and private memory) to size bytes, mapped so that only the pages
  * touched cost memory; the contents are not kept. 0, or -1. */
