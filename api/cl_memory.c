@@ -509,10 +509,21 @@ static void default_pitches(const size_t *region, size_t *row, size_t *slice) {
 static int rect_fits(const size_t *origin, const size_t *region, size_t row,
                      size_t slice, size_t size) {
   if (!region[0] || !region[1] || !region[2]) return 0;
-  if (row < region[0] || slice < region[1] * row || slice % row) return 0;
-  size_t last = (origin[2] + region[2] - 1) * slice +
-                (origin[1] + region[1] - 1) * row + origin[0] + region[0];
-  return last <= size;
+  size_t rows, z, y, zs, yr, end;
+  /* Every step overflow-checked: a pitch of 2^63 must not wrap into a
+   * small offset that passes. */
+  if (row < region[0] || __builtin_mul_overflow(region[1], row, &rows) ||
+      slice < rows || slice % row)
+    return 0;
+  if (__builtin_add_overflow(origin[2], region[2] - 1, &z) ||
+      __builtin_add_overflow(origin[1], region[1] - 1, &y) ||
+      __builtin_mul_overflow(z, slice, &zs) ||
+      __builtin_mul_overflow(y, row, &yr) ||
+      __builtin_add_overflow(zs, yr, &end) ||
+      __builtin_add_overflow(end, origin[0], &end) ||
+      __builtin_add_overflow(end, region[0], &end))
+    return 0;
+  return end <= size;
 }
 
 /* Copies the rectangle row by row; host is one end when the other is NULL. */

@@ -45,8 +45,56 @@ static int is_allowed_external(const char *name) {
          !strcmp(name, "__to_private");
 }
 
+/* Whether kernel `to` is reached from `from` through calls of kernels
+ * (depth bounds the walk: a cycle is met within as many steps as there are
+ * kernels). */
+static int reaches(LLVMValueRef from, LLVMValueRef to, unsigned depth) {
+  if (!depth) return 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(from); b;
+       b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i)) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee) || !weft__is_kernel(callee)) continue;
+      if (callee == to || reaches(callee, to, depth - 1)) return 1;
+    }
+  return 0;
+}
+
+static unsigned count_kernels(LLVMModuleRef module) {
+  unsigned n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f; f = LLVMGetNextFunction(f))
+    n += weft__is_kernel(f);
+  return n;
+}
+
+/* A call that the build cannot keep: inline assembly (Weft makes code for
+ * the CPU and the GPU from one source), or a kernel that calls itself,
+ * directly or through other kernels (no recursion in OpenCL C). 1 with
+ * *error set, else 0. */
+static int forbidden_call(LLVMValueRef kernel, LLVMValueRef call, char **error) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  char where[512];
+  source_prefix(call, where, sizeof where);
+  int n = 0;
+  if (LLVMIsAInlineAsm(callee))
+    n = asprintf(error, "%serror: inline assembly is not supported\n", where);
+  else if (LLVMIsAFunction(callee) && weft__is_kernel(callee) &&
+           (callee == kernel ||
+            reaches(callee, kernel, count_kernels(LLVMGetGlobalParent(kernel)))))
+    n = asprintf(error, "%serror: kernel '%s' calls itself%s, which OpenCL C "
+                 "does not allow\n", where, LLVMGetValueName(kernel),
+                 callee == kernel ? "" : " through other kernels");
+  else
+    return 0;
+  if (n < 0) *error = NULL;
+  return 1;
+}
+
 /* Checks one call left in a kernel after inlining. */
-static int check_call(LLVMValueRef call, char **error) {
+static int check_call(LLVMValueRef kernel, LLVMValueRef call, char **error) {
+  if (forbidden_call(kernel, call, error)) return WEFT_EBUILD;
   LLVMValueRef callee = LLVMGetCalledValue(call);
   if (!LLVMIsAFunction(callee) || weft__is_kernel(callee)) return 0;
   const char *name = LLVMGetValueName(callee);
@@ -80,7 +128,7 @@ static int check_kernel(LLVMValueRef kernel, char **error) {
        b = LLVMGetNextBasicBlock(b)) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
          i = LLVMGetNextInstruction(i)) {
-      if (LLVMIsACallInst(i) && check_call(i, error)) return WEFT_EBUILD;
+      if (LLVMIsACallInst(i) && check_call(kernel, i, error)) return WEFT_EBUILD;
     }
   }
   return 0;

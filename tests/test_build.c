@@ -1,5 +1,6 @@
 /* test_build.c: building programs: logs with line and column, options,
  * kernel lookup, argument descriptions. */
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,6 +115,65 @@ TEST(recursion_rejected) {
   static const char *texts[] = {"function 'fact' is recursive", NULL};
   check_build_fails("int fact(int n) { return n < 2 ? 1 : n * fact(n - 1); }\n"
                     "__kernel void k(__global int *a) { a[0] = fact(a[1]); }\n",
+                    NULL, WEFT_EBUILD, texts);
+}
+
+/* A kernel may call another, but not itself, directly or through others:
+ * a build error, not a launch that never ends. */
+TEST(kernel_calling_itself_rejected) {
+  static const char *direct[] = {"program.cl:2:19: error: kernel 'k' calls "
+                                 "itself, which OpenCL C does not allow", NULL};
+  check_build_fails("__kernel void k(__global int *a) {\n"
+                    "  if (a[0] > 0) { k(a); }\n"
+                    "}\n",
+                    NULL, WEFT_EBUILD, direct);
+  static const char *through[] = {"calls itself through other kernels", NULL};
+  check_build_fails("__kernel void a(__global int *p);\n"
+                    "__kernel void b(__global int *p) { if (p[0]) a(p); }\n"
+                    "__kernel void a(__global int *p) { if (p[1]) b(p); }\n",
+                    NULL, WEFT_EBUILD, through);
+}
+
+/* 10,000 nested ifs: some 16,000 frames of Clang's parser, built from an
+ * application thread with a small stack; the front end runs on a stack of
+ * its own. */
+static void *build_deep(void *arg) {
+  weft_context *ctx = arg;
+  size_t n = 10000, length = 0;
+  char *source = malloc(64 + n * 10);
+  CHECK(source);
+  length += (size_t)sprintf(source, "__kernel void k(__global int *a) {\n");
+  for (size_t i = 0; i < n; i++)
+    length += (size_t)sprintf(source + length, "if (a[0]) ");
+  sprintf(source + length, "a[1] = 1;\n}\n");
+  weft_program *p;
+  CHECK_OK(weft_program_create(ctx, source, 0, &p), ctx);
+  CHECK_OK(weft_program_build(p, NULL), p);
+  weft_program_release(p);
+  free(source);
+  return NULL;
+}
+
+TEST(deep_nesting_builds_on_a_small_stack) {
+  weft_context *ctx = support_context();
+  pthread_attr_t attr;
+  pthread_t thread;
+  CHECK_EQ(pthread_attr_init(&attr), 0);
+  CHECK_EQ(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
+  CHECK_EQ(pthread_create(&thread, &attr, build_deep, ctx), 0);
+  CHECK_EQ(pthread_join(thread, NULL), 0);
+  pthread_attr_destroy(&attr);
+  weft_context_release(ctx);
+}
+
+/* Inline assembly: a build error with the line, not an abort in LLVM. */
+TEST(inline_assembly_rejected) {
+  static const char *texts[] = {"program.cl:2:3: error: inline assembly is "
+                                "not supported", NULL};
+  check_build_fails("__kernel void k(__global int *a) {\n"
+                    "  __asm__ volatile(\"nop\");\n"
+                    "  a[0] = 1;\n"
+                    "}\n",
                     NULL, WEFT_EBUILD, texts);
 }
 

@@ -1075,6 +1075,31 @@ TEST(rect_errors) {
   teardown(&e);
 }
 
+/* Pitches and origins whose offsets overflow size_t are refused by the
+ * call, on the buffer's side and the host's (a pitch of 2^63 wrapped to a
+ * small offset and passed before). */
+TEST(rect_offsets_that_overflow) {
+  env e = setup();
+  unsigned char host[4096];
+  cl_mem m = make(&e, 0, 1024, NULL), m2 = make(&e, 0, 1024, NULL);
+  size_t o[3] = {0, 0, 0}, r[3] = {1, 2, 1}, huge = (size_t)1 << 63;
+  CL_CHECK_ERR(clEnqueueReadBufferRect(e.q, m, CL_TRUE, o, o, r, huge, 0, 0, 0,
+                                       host, 0, NULL, NULL), CL_INVALID_VALUE);
+  CL_CHECK_ERR(clEnqueueWriteBufferRect(e.q, m, CL_TRUE, o, o, r, 0, 0, huge, 0,
+                                        host, 0, NULL, NULL), CL_INVALID_VALUE);
+  CL_CHECK_ERR(clEnqueueCopyBufferRect(e.q, m, m2, o, o, r, huge, 0, 16, 0, 0,
+                                       NULL, NULL), CL_INVALID_VALUE);
+  size_t deep[3] = {0, 0, 2}, flat[3] = {16, 1, 1};
+  CL_CHECK_ERR(clEnqueueReadBufferRect(e.q, m, CL_TRUE, deep, o, flat, 16, huge,
+                                       0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+  size_t wide[3] = {SIZE_MAX - 8, 0, 0};
+  CL_CHECK_ERR(clEnqueueCopyBufferRect(e.q, m, m2, wide, o, flat, 0, 0, 0, 0, 0,
+                                       NULL, NULL), CL_INVALID_VALUE);
+  CL_CHECK(clReleaseMemObject(m));
+  CL_CHECK(clReleaseMemObject(m2));
+  teardown(&e);
+}
+
 /* Rectangles of sub-buffers of one parent overlap as their bytes do. */
 TEST(rect_copy_overlap_sub_buffers) {
   env e = setup();
