@@ -6,16 +6,31 @@
 #include <string.h>
 
 #include "core/handles.h"
+#include "jit/cache.h"
 
 /* The container: magic, format version, binary type, the device kind the
- * IR is for (the back end's name), then the IR. */
+ * IR is for (the back end's name), a BLAKE3 hash of the IR (128 bits, as
+ * hex digits), then the IR. The hash is checked before LLVM's reader sees
+ * a byte: a damaged binary is refused, not read (LLVM's reader can crash
+ * on damaged bitcode). */
 #define BINARY_MAGIC "WEFTBIN\n"
+#define BINARY_VERSION 2
 typedef struct binary_header {
   char magic[8];
   uint32_t version;
   uint32_t type;
   char target[16];
+  char checksum[32];
 } binary_header;
+
+static void checksum_of(const void *ir, size_t size, char out[32]) {
+  weft_hasher h;
+  weft__hash_init(&h);
+  weft__hash_bytes(&h, ir, size);
+  weft_cache_key key;
+  weft__hash_key(&h, &key);
+  memcpy(out, key.hex, 32);
+}
 
 /* LLVM bitcode starts with 'B', 'C', 0xc0, 0xde. */
 static int is_bitcode(const unsigned char *p, size_t size) {
@@ -36,9 +51,17 @@ int weft_program_create_binary(weft_context *c, const void *binary,
   if (!weft__object_is(c, WEFT_KIND_CONTEXT) || !out) return WEFT_EINVAL;
   const binary_header *h = binary;
   const char *target = c->device->ops->name;
-  if (!binary || size < sizeof *h || memcmp(h->magic, BINARY_MAGIC, 8) ||
-      h->version != 1)
+  if (!binary || size < sizeof *h || memcmp(h->magic, BINARY_MAGIC, 8))
     return weft__fail(&c->object, WEFT_EINVAL, "not a Weft program binary");
+  if (h->version != BINARY_VERSION)
+    return weft__fail(&c->object, WEFT_EINVAL, "a program binary of another "
+                      "version of Weft (%u; this one reads %u): build the "
+                      "program from its source", h->version, BINARY_VERSION);
+  char checksum[32];
+  checksum_of(h + 1, size - sizeof *h, checksum);
+  if (memcmp(checksum, h->checksum, sizeof checksum))
+    return weft__fail(&c->object, WEFT_EINVAL, "the binary is damaged (its "
+                      "checksum does not match)");
   if (h->type < WEFT_BINARY_OBJECT || h->type > WEFT_BINARY_EXECUTABLE ||
       strncmp(h->target, target, sizeof h->target) ||
       !is_bitcode((const unsigned char *)(h + 1), size - sizeof *h) ||
@@ -91,8 +114,10 @@ int weft_program_get_binary(weft_program *p, void **binary, size_t *size) {
   else if (!p->ir && make_ir(p))
     rc = weft__fail(&p->object, WEFT_EBUILD, "the program's IR cannot be "
                     "made again");
-  binary_header h = {BINARY_MAGIC, 1, (uint32_t)p->binary_type, ""};
+  binary_header h = {BINARY_MAGIC, BINARY_VERSION, (uint32_t)p->binary_type,
+                     "", ""};
   snprintf(h.target, sizeof h.target, "%s", p->context->device->ops->name);
+  if (!rc) checksum_of(p->ir, p->ir_size, h.checksum);
   unsigned char *out = rc ? NULL : malloc(sizeof h + p->ir_size);
   if (!rc && !out) rc = weft__fail(&p->object, WEFT_ENOMEM, "out of memory");
   if (!rc) {
