@@ -312,7 +312,7 @@ static int finish(build *b, const char *log, weft_binary **out) {
   }
   if (!rc)
     weft__div_guard_insert(b->s.module, (check_mode | b->s.options.check) != 0);
-  if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, &b->s.error);
+  if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, 0, &b->s.error);
   if (!rc) rc = lower_kernels(b);
   if (!rc) rc = emit_and_load(b, log, out);
   return rc;

@@ -69,16 +69,17 @@ static unsigned count_kernels(LLVMModuleRef module) {
   return n;
 }
 
-/* A call that the build cannot keep: inline assembly (Weft makes code for
- * the CPU and the GPU from one source), or a kernel that calls itself,
- * directly or through other kernels (no recursion in OpenCL C). 1 with
- * *error set, else 0. */
-static int forbidden_call(LLVMValueRef kernel, LLVMValueRef call, char **error) {
+/* A call that the build cannot keep: inline assembly where it is not
+ * allowed (the CPU's object code has no assembler for it, and LLVM ends
+ * the process on it), or a kernel that calls itself, directly or through
+ * other kernels (no recursion in OpenCL C). 1 with *error set, else 0. */
+static int forbidden_call(LLVMValueRef kernel, LLVMValueRef call, int allow_asm,
+                          char **error) {
   LLVMValueRef callee = LLVMGetCalledValue(call);
   char where[512];
   source_prefix(call, where, sizeof where);
   int n = 0;
-  if (LLVMIsAInlineAsm(callee))
+  if (LLVMIsAInlineAsm(callee) && !allow_asm)
     n = asprintf(error, "%serror: inline assembly is not supported\n", where);
   else if (LLVMIsAFunction(callee) && weft__is_kernel(callee) &&
            (callee == kernel ||
@@ -93,8 +94,9 @@ static int forbidden_call(LLVMValueRef kernel, LLVMValueRef call, char **error) 
 }
 
 /* Checks one call left in a kernel after inlining. */
-static int check_call(LLVMValueRef kernel, LLVMValueRef call, char **error) {
-  if (forbidden_call(kernel, call, error)) return WEFT_EBUILD;
+static int check_call(LLVMValueRef kernel, LLVMValueRef call, int allow_asm,
+                      char **error) {
+  if (forbidden_call(kernel, call, allow_asm, error)) return WEFT_EBUILD;
   LLVMValueRef callee = LLVMGetCalledValue(call);
   if (!LLVMIsAFunction(callee) || weft__is_kernel(callee)) return 0;
   const char *name = LLVMGetValueName(callee);
@@ -123,19 +125,20 @@ static int check_call(LLVMValueRef kernel, LLVMValueRef call, char **error) {
   return WEFT_EBUILD;
 }
 
-static int check_kernel(LLVMValueRef kernel, char **error) {
+static int check_kernel(LLVMValueRef kernel, int allow_asm, char **error) {
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(kernel); b;
        b = LLVMGetNextBasicBlock(b)) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
          i = LLVMGetNextInstruction(i)) {
-      if (LLVMIsACallInst(i) && check_call(kernel, i, error)) return WEFT_EBUILD;
+      if (LLVMIsACallInst(i) && check_call(kernel, i, allow_asm, error))
+        return WEFT_EBUILD;
     }
   }
   return 0;
 }
 
 int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
-                         char **error) {
+                         int allow_asm, char **error) {
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
        f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f) || weft__is_kernel(f)) continue;
@@ -147,7 +150,7 @@ int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
   int rc = weft__run_passes(module, machine, "always-inline,globaldce", error);
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f && !rc;
        f = LLVMGetNextFunction(f)) {
-    if (weft__is_kernel(f)) rc = check_kernel(f, error);
+    if (weft__is_kernel(f)) rc = check_kernel(f, allow_asm, error);
   }
   return rc;
 }

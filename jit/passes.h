@@ -81,10 +81,12 @@ typedef struct weft_check_sites {
   unsigned capacity;
 } weft_check_sites;
 
-/* Step 1. Fails (message in *error) on recursion or on a call to a function
- * that is neither defined nor a builtin Weft provides. */
+/* Step 1. Fails (message in *error) on recursion, on a call to a function
+ * that is neither defined nor a builtin Weft provides, and on inline
+ * assembly unless allow_asm (the GPU's PTX allows it; its builtins use
+ * it). */
 int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
-                         char **error);
+                         int allow_asm, char **error);
 
 /* Step 2: the body of every kernel of module, in source order, in bodies
  * (an array of at least as many entries as kernels). The kernels are gone

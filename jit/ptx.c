@@ -153,7 +153,7 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
                                    &b->num_kernels, &b->error);
   }
   if (!rc) weft__div_guard_insert(b->module, 0);
-  if (!rc) rc = weft__inline_callees(b->module, b->machine, &b->error);
+  if (!rc) rc = weft__inline_callees(b->module, b->machine, 1, &b->error);
   if (!rc)
     rc = weft__ptx_make_kernels(b->module, b->layout, b->kernels,
                                 b->num_kernels);
