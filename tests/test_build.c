@@ -168,6 +168,7 @@ TEST(deep_nesting_builds_on_a_small_stack) {
 
 /* Inline assembly: a build error with the line, not an abort in LLVM. */
 TEST(inline_assembly_rejected) {
+  CPU_ONLY("a GPU's PTX takes inline assembly");
   static const char *texts[] = {"program.cl:2:3: error: inline assembly is "
                                 "not supported", NULL};
   check_build_fails("__kernel void k(__global int *a) {\n"
