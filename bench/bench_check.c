@@ -3,7 +3,9 @@
  * process by
  *
  *   Weft            the plain build
- *   Weft checked    the same source built with -cl-weft-check=memory
+ *   Weft memory     the same source built with -cl-weft-check=memory
+ *   Weft all        ... with -cl-weft-check=all (memory, uninitialised
+ *                   reads, loops' stop points, division warnings)
  *   Oclgrind        Debian's oclgrind (21.10), through the ICD loader,
  *                   with its default checks (memory)
  *
@@ -17,9 +19,9 @@
  *   reduce      a __local tree per group of 256, barriers
  *   histogram   256 __local bins, local then global atomics
  *
- * CSV on stdout: kernel,items,weft_ms,checked_ms,oclgrind_ms,
- * checked_over_weft,oclgrind_over_checked (how many times faster than
- * Oclgrind the checked run is).
+ * CSV on stdout: kernel,items,weft_ms,memory_ms,all_ms,oclgrind_ms,
+ * memory_over_weft,all_over_weft,oclgrind_over_all (how many times faster
+ * than Oclgrind the run with every check is).
  */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <math.h>
@@ -73,7 +75,10 @@ static const char *source =
     "  atomic_add(&bins[lid], local_bins[lid]);\n"
     "}\n";
 
-#define CHECKED_OPTIONS "-cl-weft-check=memory"
+/* The builds the benchmark compares, by runtime (Oclgrind last). */
+static const char *const weft_options[] = {"", "-cl-weft-check=memory",
+                                           "-cl-weft-check=all"};
+enum { PLAIN, MEMORY, ALL, GRIND, RUNTIMES };
 #define OCLGRIND_PLATFORM "Oclgrind"
 
 enum { VECADD, MATMUL, REDUCE, HISTOGRAM, KERNELS };
@@ -97,7 +102,7 @@ typedef struct job {
 
 /* The three runtimes' kernels for one job. */
 typedef struct runs {
-  weft_kernel *plain, *checked;
+  weft_kernel *weft[GRIND];
   weft_buffer *weft_buffers[3];
   cl_kernel grind;
   cl_mem grind_buffers[3];
@@ -224,7 +229,7 @@ static void *poison(size_t size) {
 }
 
 static void set_args(runs *r, const job *j) {
-  weft_kernel *ks[2] = {r->plain, r->checked};
+  weft_kernel *const *ks = r->weft;
   for (unsigned b = 0; b < j->num_buffers; b++) {
     void *init = j->init[b] ? j->init[b] : poison(j->sizes[b]);
     WEFT_CHECK(weft_buffer_create(rt.weft, j->sizes[b], WEFT_MEM_COPY_HOST_PTR,
@@ -234,15 +239,15 @@ static void set_args(runs *r, const job *j) {
         rt.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, j->sizes[b], init, &rc);
     bench_cl_check(rc, "clCreateBuffer");
     if (!j->init[b]) free(init);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < GRIND; k++)
       WEFT_CHECK(weft_kernel_set_arg_buffer(ks[k], (int)b, r->weft_buffers[b]), ks[k]);
     CL_CHECK(clSetKernelArg(r->grind, b, sizeof(cl_mem), &r->grind_buffers[b]));
   }
   unsigned extra = j->num_buffers;
-  for (int k = 0; k < 2 && j->local_arg; k++)
+  for (int k = 0; k < GRIND && j->local_arg; k++)
     WEFT_CHECK(weft_kernel_set_arg_local(ks[k], (int)extra, j->local_arg), ks[k]);
   if (j->local_arg) CL_CHECK(clSetKernelArg(r->grind, extra, j->local_arg, NULL));
-  for (int k = 0; k < 2 && j->has_n; k++)
+  for (int k = 0; k < GRIND && j->has_n; k++)
     WEFT_CHECK(weft_kernel_set_arg_value(ks[k], (int)extra, &j->n, sizeof j->n), ks[k]);
   if (j->has_n) CL_CHECK(clSetKernelArg(r->grind, extra, sizeof j->n, &j->n));
 }
@@ -283,45 +288,48 @@ static void verify(runs *r, const job *j, int grind, const char *who) {
   free(got);
 }
 
-/* One timed run of runtime which (0 plain, 1 checked, 2 Oclgrind). */
+/* One timed run of runtime which (PLAIN ... GRIND). */
 static double run_once(runs *r, const job *j, int which) {
-  reset_output(r, j, which == 2);
+  reset_output(r, j, which == GRIND);
   double start = bench_now_ms();
-  if (which == 2) {
+  if (which == GRIND) {
     CL_CHECK(clEnqueueNDRangeKernel(rt.queue, r->grind, j->dims, NULL, j->global,
                                     j->local, 0, NULL, NULL));
     CL_CHECK(clFinish(rt.queue));
   } else {
-    weft_kernel *k = which ? r->checked : r->plain;
+    weft_kernel *k = r->weft[which];
     WEFT_CHECK(weft_kernel_launch(k, j->dims, NULL, j->global, j->local), k);
   }
   double ms = bench_now_ms() - start;
-  static const char *const who[] = {"Weft", "Weft checked", "Oclgrind"};
-  verify(r, j, which == 2, who[which]);
+  static const char *const who[] = {"Weft", "Weft memory", "Weft all",
+                                    "Oclgrind"};
+  verify(r, j, which == GRIND, who[which]);
   return ms;
 }
 
 static void measure(const char *name, const job *j, int reps) {
   runs r = {0};
-  r.plain = bench_weft_kernel(rt.weft, source, "", name);
-  r.checked = bench_weft_kernel(rt.weft, source, CHECKED_OPTIONS, name);
+  for (int k = 0; k < GRIND; k++)
+    r.weft[k] = bench_weft_kernel(rt.weft, source, weft_options[k], name);
   r.grind = grind_kernel(name);
   set_args(&r, j);
-  double ms[3][16];
-  for (int which = 0; which < 3; which++) run_once(&r, j, which); /* warm */
+  double ms[RUNTIMES][16];
+  for (int which = 0; which < RUNTIMES; which++) run_once(&r, j, which); /* warm */
   for (int i = 0; i < reps; i++)
-    for (int which = 0; which < 3; which++) ms[which][i] = run_once(&r, j, which);
-  double m[3];
-  for (int which = 0; which < 3; which++) m[which] = bench_median(ms[which], reps);
+    for (int which = 0; which < RUNTIMES; which++)
+      ms[which][i] = run_once(&r, j, which);
+  double m[RUNTIMES];
+  for (int which = 0; which < RUNTIMES; which++)
+    m[which] = bench_median(ms[which], reps);
   size_t items = j->global[0] * (j->dims > 1 ? j->global[1] : 1);
-  bench_csv_line("%s,%zu,%.3f,%.3f,%.1f,%.2f,%.0f", name, items, m[0], m[1], m[2],
-                 m[1] / m[0], m[2] / m[1]);
+  bench_csv_line("%s,%zu,%.3f,%.3f,%.3f,%.1f,%.2f,%.2f,%.0f", name, items,
+                 m[PLAIN], m[MEMORY], m[ALL], m[GRIND], m[MEMORY] / m[PLAIN],
+                 m[ALL] / m[PLAIN], m[GRIND] / m[ALL]);
   for (unsigned b = 0; b < j->num_buffers; b++) {
     weft_buffer_release(r.weft_buffers[b]);
     clReleaseMemObject(r.grind_buffers[b]);
   }
-  weft_kernel_release(r.plain);
-  weft_kernel_release(r.checked);
+  for (int k = 0; k < GRIND; k++) weft_kernel_release(r.weft[k]);
   clReleaseKernel(r.grind);
 }
 
@@ -333,8 +341,8 @@ int main(int argc, char **argv) {
   rt.weft = bench_weft_context();
   use_oclgrind();
   bench_csv_open(options.csv_path,
-                 "kernel,items,weft_ms,checked_ms,oclgrind_ms,checked_over_weft,"
-                 "oclgrind_over_checked");
+                 "kernel,items,weft_ms,memory_ms,all_ms,oclgrind_ms,"
+                 "memory_over_weft,all_over_weft,oclgrind_over_all");
   job jobs[KERNELS] = {vecadd_job((size_t)1 << (20 - shift)),
                        matmul_job(256u >> (shift / 2)),
                        reduce_job((size_t)1 << (20 - shift)),
