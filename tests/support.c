@@ -3,6 +3,31 @@
 
 #include <ftw.h>
 #include <stdio.h>
+#include <unistd.h>
+
+static int captured = -1, saved_stderr = -1;
+
+void support_stderr_begin(void) {
+  char path[] = "/tmp/weft-test-stderr-XXXXXX";
+  captured = mkstemp(path);
+  CHECK(captured >= 0);
+  unlink(path);
+  fflush(stderr);
+  saved_stderr = dup(2);
+  CHECK(saved_stderr >= 0 && dup2(captured, 2) == 2);
+}
+
+const char *support_stderr_end(void) {
+  static char text[4096];
+  fflush(stderr);
+  CHECK(dup2(saved_stderr, 2) == 2);
+  close(saved_stderr);
+  ssize_t n = pread(captured, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = 0;
+  close(captured);
+  captured = saved_stderr = -1;
+  return text;
+}
 
 weft_device_info support_device_info(void) {
   weft_device *device;

@@ -44,6 +44,13 @@ weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init);
 /* Peak resident memory of this process, in KiB (VmHWM). */
 long support_peak_rss_kib(void);
 
+/* Sends this process's stderr to a scratch file until support_stderr_end,
+ * which puts it back and returns what was written there (a static
+ * buffer, the first 4 KiB): for messages Weft prints rather than
+ * returns. */
+void support_stderr_begin(void);
+const char *support_stderr_end(void);
+
 /* Removes a scratch folder a test made and everything in it (the kernel
  * cache may have written there), so tests leave nothing in /tmp. */
 void support_remove_tree(const char *dir);

@@ -5,7 +5,6 @@
  * object changes nothing, a read gives zero, and the rest of the kernel
  * runs. Correct kernels run as they do without checks. */
 #include <stdint.h>
-#include <unistd.h>
 
 #include "support.h"
 
@@ -366,21 +365,11 @@ TEST(division_by_zero_is_a_warning) {
       "}\n");
   weft_buffer *a = ints(64, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, a), k);
-  char errors[] = "/tmp/weft-check-stderr-XXXXXX";
-  int fd = mkstemp(errors), saved = dup(2);
-  CHECK(fd >= 0 && saved >= 0);
-  fflush(stderr);
-  dup2(fd, 2);
+  support_stderr_begin();
   size_t global = 64, local = 16;
   int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
+  const char *text = support_stderr_end();
   CHECK_OK(rc, k);
-  char text[1024] = "";
-  CHECK(pread(fd, text, sizeof text - 1, 0) >= 0);
-  close(fd);
-  unlink(errors);
   CHECK_STR_CONTAINS(text, "weft: kernel 'k': 1 warning from check mode\n"
                            "program.cl:3:29: warning: integer division by zero "
                            "by work-item (20) [local (4) in work-group (1)] (the "

@@ -101,22 +101,14 @@ TEST(sigquit_says_where_and_goes_on) {
   for (unsigned j = 0; j < n; j++) want = want * 31 + j;
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   CHECK_OK(weft_kernel_set_arg_value(k, 1, &n, sizeof n), k);
-  char errors[] = "/tmp/weft-timeout-stderr-XXXXXX";
-  int fd = mkstemp(errors), saved = dup(2);
-  CHECK(fd >= 0 && saved >= 0);
-  dup2(fd, 2);
+  support_stderr_begin();
   pthread_t quitter;
   CHECK_EQ(pthread_create(&quitter, NULL, send_quit, NULL), 0);
   size_t global = 1;
   int rc = weft_kernel_launch(k, 1, NULL, &global, NULL);
   pthread_join(quitter, NULL);
-  dup2(saved, 2);
-  close(saved);
+  const char *text = support_stderr_end();
   CHECK_OK(rc, k);
-  char text[1024] = "";
-  CHECK(pread(fd, text, sizeof text - 1, 0) >= 0);
-  close(fd);
-  unlink(errors);
   CHECK_STR_CONTAINS(text, "weft: SIGQUIT: kernel 'k' is running: work-item "
                            "(0) [local (0) in work-group (0)] in the loop at "
                            "program.cl:3:3");
