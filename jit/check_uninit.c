@@ -7,7 +7,9 @@
  * 1 once written. __local memory's shadow follows it in the group's local
  * memory, ctx->local_shadow bytes further (the back end clears it when a
  * group begins); a private variable's is a private variable of its own,
- * cleared where the variable is made.
+ * cleared where the variable is made but for its padding (a 3-vector's
+ * fourth lane, a struct's holes), which no one writes and whole loads and
+ * copies read; a 3-vector's store marks its fourth lane too.
  *
  * A store marks its bytes; a load checks them first and, if one was never
  * written, calls check_failed with the site (the load is still made: it
@@ -267,9 +269,10 @@ static int instrument(uninit *u, LLVMValueRef inst) {
   if (n == 2) {
     /* memcpy: the destination's shadow is the source's, or written. */
     LLVMPositionBuilderBefore(u->b, inst);
+    int source_followed = followed(u, &a[1]);
     LLVMValueRef to = shadow_of(u, &a[0]);
-    LLVMValueRef from = followed(u, &a[1]) ? shadow_of(u, &a[1]) : NULL;
-    if (!to || (followed(u, &a[1]) && !from)) return WEFT_ENOMEM;
+    LLVMValueRef from = source_followed ? shadow_of(u, &a[1]) : NULL;
+    if (!to || (source_followed && !from)) return WEFT_ENOMEM;
     if (from) LLVMBuildMemMove(u->b, to, 1, from, 1, a[0].size);
     else mark(u, to, a[0].size);
     return 0;
