@@ -146,11 +146,7 @@ static int schedule_regions(build *b) {
 static int insert_checks(build *b) {
   unsigned check = check_mode | b->s.options.check;
   if (!check && !stop_points) return 0;
-  /* Clang's code keeps every variable in memory, arguments included:
-   * promoted to registers first, pointers can be traced to their objects
-   * and only real memory is checked. */
-  int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
-                            &b->s.error);
+  int rc = 0;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (check & WEFT_CHECK_MEMORY)
       rc = weft__check_memory_insert(b->bodies[i], &b->s.kernels[i],
@@ -179,6 +175,12 @@ static void internalize(build *b) {
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
   if (!rc) rc = weft__kernel_body_make(b->s.module, b->bodies, b->s.num_kernels);
+  /* Clang's code keeps every variable in memory: promoted to registers,
+   * a value's flow from an atomic load to a loop's exit can be followed
+   * (yield points), and pointers to their objects (check mode). */
+  if (!rc)
+    rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
+                          &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
     if (weft__uses_launch_words(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;

@@ -6,10 +6,13 @@
  * waits for the same thread. A loop whose exit depends on a volatile or
  * atomic load, or on an atomic read-modify-write, gets a call to the back
  * end's yield in its latch: the kernel then runs cooperatively, and the
- * spinning group lets the others run at every turn of the loop. Loops that
- * only do atomics (a histogram) keep running: their exit does not depend
- * on what the atomics read; nor does a loop whose latch waits, polls or
- * yields already (the primitives' wait loops).
+ * spinning group lets the others run at every turn of the loop. In a loop
+ * that makes atomic accesses or fences, a plain load of global memory
+ * counts as a poll too: it is read again every turn, and another group
+ * may be the one to change it. Loops that only do atomics (a histogram)
+ * keep running: their exit does not depend on what the atomics read (nor
+ * on global memory); nor does a loop whose latch waits, polls or yields
+ * already (the primitives' wait loops).
  *
  * Loops are found by their back edges (cfg.c); a loop's blocks are those
  * that reach its latch without passing its header. */
@@ -41,34 +44,77 @@ static void loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
   }
 }
 
-static int reads_shared_memory(LLVMValueRef v) {
-  if (LLVMIsALoadInst(v))
+static int is_atomic(LLVMValueRef v) {
+  if (LLVMIsALoadInst(v) || LLVMIsAStoreInst(v))
     return LLVMGetVolatile(v) || LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic;
-  return LLVMIsAAtomicRMWInst(v) || LLVMIsAAtomicCmpXchgInst(v);
+  return LLVMIsAAtomicRMWInst(v) || LLVMIsAAtomicCmpXchgInst(v) ||
+         LLVMIsAFenceInst(v);
 }
 
-/* Whether v, computed inside the loop, depends on a volatile or atomic
- * read made in it (seen[] avoids walking a value twice). */
-static int depends_on_poll(const weft_cfg *g, const unsigned char *body,
-                           LLVMValueRef v, LLVMValueRef *seen,
-                           unsigned *num_seen, unsigned max_seen) {
+/* A plain load of memory other work-groups may write: __global, or
+ * generic (which may point there). */
+static int loads_global(LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v)) return 0;
+  unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(v, 0)));
+  return as == WEFT_AS_GLOBAL || as == WEFT_AS_GENERIC;
+}
+
+/* What a loop's exit may depend on for it to poll: a volatile or atomic
+ * read; and, in a loop that makes atomic accesses or fences (after which
+ * a plain load is read again every turn), a plain load of global memory
+ * too (a lock whose loop also reads a flag, a loop that stores
+ * atomically while it waits). */
+typedef struct poll_walk {
+  const weft_cfg *g;
+  const unsigned char *body;
+  int plain_loads_poll;
+  LLVMValueRef seen[256];
+  unsigned num_seen;
+} poll_walk;
+
+static int reads_shared_memory(const poll_walk *w, LLVMValueRef v) {
+  if (LLVMIsALoadInst(v) || LLVMIsAAtomicRMWInst(v) || LLVMIsAAtomicCmpXchgInst(v))
+    if (is_atomic(v)) return 1;
+  return w->plain_loads_poll && loads_global(v);
+}
+
+/* Whether the loop makes any atomic access or fence. */
+static int has_atomics(const weft_cfg *g, const unsigned char *body) {
+  for (unsigned i = 0; i < g->count; i++) {
+    if (!body[i]) continue;
+    for (LLVMValueRef v = LLVMGetFirstInstruction(g->blocks[i]); v;
+         v = LLVMGetNextInstruction(v))
+      if (is_atomic(v)) return 1;
+  }
+  return 0;
+}
+
+/* Whether v, computed inside the loop, depends on a read that polls. A
+ * phi depends on its operands and on the branches that choose among them
+ * (a && or || in the loop's condition). */
+static int depends_on_poll(poll_walk *w, LLVMValueRef v) {
   if (!LLVMIsAInstruction(v)) return 0;
-  if (body[weft__cfg_index(g, LLVMGetInstructionParent(v))] == 0) return 0;
-  for (unsigned i = 0; i < *num_seen; i++)
-    if (seen[i] == v) return 0;
-  if (*num_seen == max_seen) return 0; /* give up on huge chains: no yield */
-  seen[(*num_seen)++] = v;
-  if (reads_shared_memory(v)) return 1;
+  if (w->body[weft__cfg_index(w->g, LLVMGetInstructionParent(v))] == 0) return 0;
+  for (unsigned i = 0; i < w->num_seen; i++)
+    if (w->seen[i] == v) return 0;
+  /* Huge chains: give up, no yield. */
+  if (w->num_seen == sizeof w->seen / sizeof *w->seen) return 0;
+  w->seen[w->num_seen++] = v;
+  if (reads_shared_memory(w, v)) return 1;
   for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
-    if (depends_on_poll(g, body, LLVMGetOperand(v, k), seen, num_seen, max_seen))
+    if (depends_on_poll(w, LLVMGetOperand(v, k))) return 1;
+  for (unsigned k = 0, n = LLVMIsAPHINode(v) ? LLVMCountIncoming(v) : 0; k < n; k++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(v, k));
+    if (t && LLVMIsABranchInst(t) && LLVMIsConditional(t) &&
+        depends_on_poll(w, LLVMGetCondition(t)))
       return 1;
+  }
   return 0;
 }
 
 /* Whether a branch out of the loop depends on polled memory. */
 static int is_polling(const weft_cfg *g, const unsigned char *body) {
-  enum { MAX_SEEN = 256 };
-  LLVMValueRef seen[MAX_SEEN];
+  poll_walk w = {.g = g, .body = body, .plain_loads_poll = has_atomics(g, body)};
   for (unsigned i = 0; i < g->count; i++) {
     if (!body[i]) continue;
     LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
@@ -76,10 +122,8 @@ static int is_polling(const weft_cfg *g, const unsigned char *body) {
     int exits = 0;
     for (unsigned k = 0; k < LLVMGetNumSuccessors(t); k++)
       exits |= !body[weft__cfg_index(g, LLVMGetSuccessor(t, k))];
-    unsigned num_seen = 0;
-    if (exits && depends_on_poll(g, body, LLVMGetCondition(t), seen,
-                                 &num_seen, MAX_SEEN))
-      return 1;
+    w.num_seen = 0;
+    if (exits && depends_on_poll(&w, LLVMGetCondition(t))) return 1;
   }
   return 0;
 }
