@@ -6,7 +6,9 @@
  * waits for the same thread. A loop whose exit depends on a volatile or
  * atomic load, or on an atomic read-modify-write, gets a call to the back
  * end's yield in its latch: the kernel then runs cooperatively, and the
- * spinning group lets the others run at every turn of the loop. In a loop
+ * spinning group lets the others run at every turn of the loop (a
+ * compare-and-swap's exit polls only when it expects a constant, as a
+ * lock does; a lock-free retry does not wait for anyone). In a loop
  * that makes atomic accesses or fences, a plain load of global memory
  * counts as a poll too: it is read again every turn, and another group
  * may be the one to change it. Loops that only do atomics (a histogram)
@@ -72,9 +74,17 @@ typedef struct poll_walk {
   unsigned num_seen;
 } poll_walk;
 
+/* A compare-and-swap waits for another group only when it expects a
+ * value that group must put back (a lock's 0): one that expects what it
+ * last read is a lock-free retry (a float's atomic add), which fails only
+ * while others succeed. */
+static int cas_waits(LLVMValueRef v) {
+  return LLVMIsAConstant(LLVMGetOperand(v, 1)) != NULL;
+}
+
 static int reads_shared_memory(const poll_walk *w, LLVMValueRef v) {
-  if (LLVMIsALoadInst(v) || LLVMIsAAtomicRMWInst(v) || LLVMIsAAtomicCmpXchgInst(v))
-    if (is_atomic(v)) return 1;
+  if (LLVMIsAAtomicCmpXchgInst(v)) return cas_waits(v);
+  if ((LLVMIsALoadInst(v) || LLVMIsAAtomicRMWInst(v)) && is_atomic(v)) return 1;
   return w->plain_loads_poll && loads_global(v);
 }
 
