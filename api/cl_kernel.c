@@ -413,7 +413,9 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type ty
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
-  if (!global) return CL_INVALID_GLOBAL_WORK_SIZE;
+  /* OpenCL 2.1 and later: no global size, like a zero in one, is an
+   * empty launch that completes once its wait list has. */
+  if (!global) return enqueue_empty(q, k, type, n, wait, event);
   cl_int rc = check_range(q->device, dims, offset, global, local);
   if (rc) return rc;
   if (is_empty(dims, global)) return enqueue_empty(q, k, type, n, wait, event);

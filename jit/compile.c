@@ -56,6 +56,9 @@ static const char *const base_args[] = {
     /* Vectors in printf's varargs change the C ABI without AVX; Weft
      * lowers printf itself, so the warning would only be noise. */
     "-Wno-psabi",
+    /* The device's OpenCL version (OpenCL C 6.13.1: the device's, not the
+     * language's, which Clang gives as __OPENCL_C_VERSION__). */
+    "-D__OPENCL_VERSION__=300",
     /* Line tables name the source location of each barrier. */
     "-debug-info-kind=line-tables-only", "-dwarf-version=5",
     "-resource-dir", WEFT_CLANG_RESOURCE_DIR,

@@ -166,6 +166,46 @@ TEST(deep_nesting_builds_on_a_small_stack) {
   weft_context_release(ctx);
 }
 
+/* The predefined macros of OpenCL C 6.13.1: the device's OpenCL version,
+ * the language's, the byte order; __FAST_RELAXED_MATH__ with its option;
+ * no __IMAGE_SUPPORT__ (the device has no images). */
+TEST(predefined_macros) {
+  weft_context *ctx = support_context();
+  static const char *source =
+      "__kernel void store(__global int *o) {\n"
+      "  o[0] = __OPENCL_VERSION__;\n"
+      "  o[1] = __OPENCL_C_VERSION__;\n"
+      "  o[2] = __ENDIAN_LITTLE__;\n"
+      "#ifdef __FAST_RELAXED_MATH__\n"
+      "  o[3] = 1;\n"
+      "#endif\n"
+      "#ifdef __IMAGE_SUPPORT__\n"
+      "  o[4] = 1;\n"
+      "#endif\n"
+      "}\n";
+  const char *options[2] = {"-cl-std=CL1.2", "-cl-std=CL3.0 -cl-fast-relaxed-math"};
+  for (int i = 0; i < 2; i++) {
+    weft_program *p = support_build(ctx, source, options[i]);
+    weft_kernel *k;
+    CHECK_OK(weft_kernel_create(p, "store", &k), p);
+    weft_buffer *b = support_buffer(ctx, 5 * sizeof(int), NULL);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+    size_t one = 1;
+    CHECK_OK(weft_kernel_launch(k, 1, NULL, &one, NULL), k);
+    int got[5];
+    CHECK_OK(weft_buffer_read(b, 0, sizeof got, got), b);
+    CHECK_EQ(got[0], 300);
+    CHECK_EQ(got[1], i ? 300 : 120);
+    CHECK_EQ(got[2], 1);
+    CHECK_EQ(got[3], i);
+    CHECK_EQ(got[4], 0);
+    weft_buffer_release(b);
+    weft_kernel_release(k);
+    weft_program_release(p);
+  }
+  weft_context_release(ctx);
+}
+
 /* Inline assembly: a build error with the line, not an abort in LLVM. */
 TEST(inline_assembly_rejected) {
   CPU_ONLY("a GPU's PTX takes inline assembly");

@@ -874,8 +874,16 @@ TEST(ndrange_errors) {
                CL_INVALID_WORK_DIMENSION);
   CL_CHECK_ERR(clEnqueueNDRangeKernel(e.q, k, 4, NULL, g, l, 0, NULL, NULL),
                CL_INVALID_WORK_DIMENSION);
-  CL_CHECK_ERR(clEnqueueNDRangeKernel(e.q, k, 1, NULL, NULL, NULL, 0, NULL, NULL),
-               CL_INVALID_GLOBAL_WORK_SIZE);
+  /* No global size: an empty launch (OpenCL 2.1 on), whose event
+   * completes (the CTS's zero_sized_enqueue). */
+  cl_event empty;
+  CL_CHECK(clEnqueueNDRangeKernel(e.q, k, 1, NULL, NULL, NULL, 0, NULL, &empty));
+  CL_CHECK(clWaitForEvents(1, &empty));
+  cl_int status;
+  CL_CHECK(clGetEventInfo(empty, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                          &status, NULL));
+  CHECK_EQ(status, CL_COMPLETE);
+  CL_CHECK(clReleaseEvent(empty));
   /* A local size that does not divide, or is 0. */
   size_t three = 3, zero = 0;
   CL_CHECK_ERR(clEnqueueNDRangeKernel(e.q, k, 1, NULL, g, &three, 0, NULL, NULL),
