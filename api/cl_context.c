@@ -20,7 +20,9 @@ static cl_int read_properties(cl_context c,
         return CL_INVALID_PLATFORM;
       break;
     case CL_CONTEXT_INTEROP_USER_SYNC:
-      if (seen_sync++) return CL_INVALID_PROPERTY;
+      /* A cl_bool: another value is an invalid value of the property. */
+      if (seen_sync++ || (props[n + 1] != CL_TRUE && props[n + 1] != CL_FALSE))
+        return CL_INVALID_PROPERTY;
       break;
     default:
       return CL_INVALID_PROPERTY;

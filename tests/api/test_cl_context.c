@@ -123,6 +123,17 @@ TEST(create_duplicated_property) {
   CL_CHECK_ERR(err, CL_INVALID_PROPERTY);
 }
 
+/* A supported property with a value it cannot take (a cl_bool that is
+ * neither CL_TRUE nor CL_FALSE): CL_INVALID_PROPERTY, as the CTS's
+ * negative_create_context expects. */
+TEST(create_bad_property_value) {
+  cl_device_id d = cl_weft_device();
+  cl_context_properties sync[] = {CL_CONTEXT_INTEROP_USER_SYNC, 7, 0};
+  cl_int err;
+  CHECK(create(sync, 1, &d, &err) == NULL);
+  CL_CHECK_ERR(err, CL_INVALID_PROPERTY);
+}
+
 TEST(create_bad_device_lists) {
   cl_device_id d = cl_weft_device();
   cl_int err;
