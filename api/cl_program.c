@@ -419,6 +419,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(
     type = binary_type(p);
     return weft__cl_info(&type, sizeof type, size, value, size_ret);
   case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
+    /* 0 before a build, as a program without variables has. */
+    if (p->status == CL_BUILD_SUCCESS)
+      weft_program_global_variables_size(p->native, &globals);
     return weft__cl_info(&globals, sizeof globals, size, value, size_ret);
   default:
     return CL_INVALID_VALUE;

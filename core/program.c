@@ -127,6 +127,14 @@ const char *weft_program_build_log(weft_program *p) {
   return p->log ? p->log : "";
 }
 
+int weft_program_global_variables_size(weft_program *p, size_t *size) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM) || !size) return WEFT_EINVAL;
+  if (!p->binary)
+    return weft__fail(&p->object, WEFT_ENOTBUILT, "the program is not built");
+  *size = p->binary->global_vars_size;
+  return 0;
+}
+
 int weft_program_kernel_count(weft_program *p) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
   if (!p->binary)

@@ -83,6 +83,7 @@ int weft__binary_save(const weft_binary *b, unsigned char **out, size_t *size) {
   put_u64(&w, b->num_check_sites);
   for (unsigned i = 0; i < b->num_check_sites; i++)
     save_check_site(&w, &b->check_sites[i]);
+  put_u64(&w, b->global_vars_size);
   if (w.failed) {
     free(w.data);
     return WEFT_ENOMEM;
@@ -193,6 +194,7 @@ int weft__binary_load(const unsigned char *data, size_t size, weft_binary *b) {
     b->sites[i].column = (unsigned)get_u64(&r);
   }
   load_check_sites(&r, b);
+  b->global_vars_size = get_u64(&r);
   if (!r.failed && r.at == size) return 0;
   weft__kernel_descs_free(b->kernels, b->num_kernels);
   weft__check_sites_free(b->check_sites, b->num_check_sites);

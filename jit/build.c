@@ -294,7 +294,8 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
                       .num_sites = b->sites.count,
                       .sites = b->sites.locs,
                       .num_check_sites = b->checks.count,
-                      .check_sites = b->checks.sites};
+                      .check_sites = b->checks.sites,
+                      .global_vars_size = b->s.global_vars_size};
   int rc = weft__jit_cache_keep(&b->key, WEFT_CACHE_CODE, b->stamps,
                                 LLVMGetBufferStart(object),
                                 LLVMGetBufferSize(object), &desc, log, out,
@@ -306,6 +307,7 @@ static int emit_and_load(build *b, const char *log, weft_binary **out) {
 /* The back half, from the front end's module to a binary. */
 static int finish(build *b, const char *log, weft_binary **out) {
   weft__cache_symbol_prefix(&b->key, b->stamps, b->prefix);
+  b->s.global_vars_size = weft__global_variables_size(b->s.module, b->s.layout);
   int rc = weft__builtins_link(b->s.module, WEFT_BUILTINS_CPU, &b->s.error);
   if (!rc) {
     weft__target_apply(b->s.module, b->s.machine);

@@ -23,6 +23,7 @@ typedef struct weft_build_state {
   LLVMTargetDataRef layout;
   weft_kernel_desc *kernels;
   unsigned num_kernels;
+  size_t global_vars_size;    /* the program's __global variables' bytes */
   char *error;                /* malloc'd; joins the log at the end */
 } weft_build_state;
 

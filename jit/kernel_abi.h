@@ -256,6 +256,7 @@ typedef struct weft_binary {
   weft_source_loc *sites;
   unsigned num_check_sites;      /* check mode's instrumented accesses */
   weft_check_site *check_sites;
+  size_t global_vars_size;       /* bytes of its __global variables */
   void *impl;             /* the back end's own data (a GPU's module) */
   struct weft_cached *cached; /* the kernel cache's entry this build uses,
                                * with a reference (jit/cache.h) */

@@ -151,6 +151,15 @@ int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
   return 0;
 }
 
+size_t weft__global_variables_size(LLVMModuleRef module, LLVMTargetDataRef layout) {
+  size_t total = 0;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(module); g; g = LLVMGetNextGlobal(g))
+    if (!LLVMIsDeclaration(g) &&
+        LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == WEFT_ADDRESS_GLOBAL)
+      total += LLVMABISizeOfType(layout, LLVMGlobalGetValueType(g));
+  return total;
+}
+
 void weft__check_sites_free(weft_check_site *sites, unsigned count) {
   if (!sites) return;
   for (unsigned i = 0; i < count; i++) {

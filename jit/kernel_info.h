@@ -27,6 +27,11 @@ int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
 
 void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count);
 
+/* The bytes of the program-scope variables in the __global address space
+ * that module defines (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE): taken
+ * before the builtins are linked, so only the program's own count. */
+size_t weft__global_variables_size(LLVMModuleRef module, LLVMTargetDataRef layout);
+
 /* Frees check mode's sites and the strings they own. */
 void weft__check_sites_free(weft_check_site *sites, unsigned count);
 

@@ -134,7 +134,8 @@ static int emit_ptx(weft_build_state *b, char **ptx) {
 static int keep(ptx_build *b, const char *text, const char *log,
                 weft_binary **out, char **ptx) {
   weft_binary desc = {.num_kernels = b->s.num_kernels,
-                      .kernels = b->s.kernels};
+                      .kernels = b->s.kernels,
+                      .global_vars_size = b->s.global_vars_size};
   return copy_ptx(weft__jit_cache_keep(&b->key, WEFT_CACHE_PTX, b->stamps,
                                        text, strlen(text), &desc, log, out,
                                        &b->s.error),
@@ -145,6 +146,7 @@ static int keep(ptx_build *b, const char *text, const char *log,
 static int finish(ptx_build *pb, const char *log, weft_binary **out,
                   char **ptx) {
   weft_build_state *b = &pb->s;
+  b->global_vars_size = weft__global_variables_size(b->module, b->layout);
   int rc = weft__builtins_link(b->module, WEFT_BUILTINS_NVPTX, &b->error);
   if (!rc) rc = weft__ptx_libdevice_link(b->module, &b->error);
   if (!rc) {

@@ -255,6 +255,11 @@ WEFT_EXPORT int weft_program_create_binary(weft_context *context,
  * (WEFT_CACHE_DIR). Negative if the program is not built. */
 WEFT_EXPORT int weft_program_build_cached(weft_program *program);
 
+/* The bytes of a built program's program-scope variables in the __global
+ * address space (OpenCL's CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE). */
+WEFT_EXPORT int weft_program_global_variables_size(weft_program *program,
+                                                   size_t *size);
+
 /* The kernels of a built program, in source order. */
 WEFT_EXPORT int weft_program_kernel_count(weft_program *program);
 WEFT_EXPORT const char *weft_program_kernel_name(weft_program *program,

@@ -139,6 +139,30 @@ TEST(create_kernels_in_program) {
 
 /* A kernel keeps its program: released by the application, the program
  * still counts the kernel and serves it. */
+/* CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: the bytes of the
+ * program's own __global variables (the CTS's progvar tests): 0 for none,
+ * and not the builtins'. */
+TEST(global_variable_total_size) {
+  env e = setup();
+  static const char *with =
+      "__global int table[16384];\n"
+      "__global float4 v = (float4)(1, 2, 3, 4);\n"
+      "__constant int c[8] = {1};\n"
+      "__kernel void k(__global int *a) { a[0] = table[a[1]] + (int)v.x + c[0]; }\n";
+  static const char *without = "__kernel void k(__global int *a) { a[0] = 1; }\n";
+  const char *sources[2] = {with, without};
+  const size_t want[2] = {16384 * 4 + 16, 0};
+  for (int i = 0; i < 2; i++) {
+    cl_program p = cl_build(e.ctx, sources[i], "-cl-std=CL2.0");
+    size_t total = 1;
+    CL_CHECK(clGetProgramBuildInfo(p, e.dev, CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+                                   sizeof total, &total, NULL));
+    CHECK_EQ(total, want[i]);
+    CL_CHECK(clReleaseProgram(p));
+  }
+  teardown(&e);
+}
+
 TEST(kernel_keeps_program) {
   env e = setup();
   cl_program p = build(&e, three_kernels, "");
