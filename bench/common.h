@@ -17,6 +17,48 @@
 
 #include "weft/weft.h"
 
+/* -------------------------------------------------------- the kernels */
+
+/* The kernels bench_kernels and bench_check both time: vecadd (c = a +
+ * b), matmul (16x16 tiles in __local memory, two barriers a step) and
+ * reduce (a __local tree per group, a barrier a level). */
+#define BENCH_KERNELS_SOURCE \
+    "__kernel void vecadd(__global const float *a, __global const float *b,\n" \
+    "                     __global float *c) {\n" \
+    "  size_t i = get_global_id(0);\n" \
+    "  c[i] = a[i] + b[i];\n" \
+    "}\n" \
+    "\n" \
+    "#define TILE 16\n" \
+    "__kernel void matmul(__global const float *a, __global const float *b,\n" \
+    "                     __global float *c, uint n) {\n" \
+    "  __local float a_tile[TILE][TILE], b_tile[TILE][TILE];\n" \
+    "  uint row = get_global_id(1), col = get_global_id(0);\n" \
+    "  uint y = get_local_id(1), x = get_local_id(0);\n" \
+    "  float sum = 0.0f;\n" \
+    "  for (uint step = 0; step < n; step += TILE) {\n" \
+    "    a_tile[y][x] = a[row * n + step + x];\n" \
+    "    b_tile[y][x] = b[(step + y) * n + col];\n" \
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n" \
+    "    for (uint k = 0; k < TILE; k++) sum += a_tile[y][k] * b_tile[k][x];\n" \
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n" \
+    "  }\n" \
+    "  c[row * n + col] = sum;\n" \
+    "}\n" \
+    "\n" \
+    "__kernel void reduce(__global const float *in, __global float *partial,\n" \
+    "                     __local float *scratch) {\n" \
+    "  uint lid = get_local_id(0);\n" \
+    "  scratch[lid] = in[get_global_id(0)];\n" \
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n" \
+    "  for (uint s = get_local_size(0) / 2; s > 0; s /= 2) {\n" \
+    "    if (lid < s) scratch[lid] += scratch[lid + s];\n" \
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n" \
+    "  }\n" \
+    "  if (lid == 0) partial[get_group_id(0)] = scratch[0];\n" \
+    "}\n" \
+    "\n"
+
 /* ---------------------------------------------------------------- timing */
 
 /* Milliseconds on the monotonic clock. */

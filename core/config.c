@@ -123,15 +123,20 @@ static void read_resident(void) {
   else config.resident_limit = (unsigned)n;
 }
 
+/* Seconds, a plain number above 0 (or 0 too, with zero_ok) up to hi. */
+static int parse_seconds(const char *s, int zero_ok, double hi, double *out) {
+  char *end;
+  double t = strtod(s, &end);
+  if (end == s || *end || !(zero_ok ? t >= 0 : t > 0) || t > hi) return -1;
+  *out = t;
+  return 0;
+}
+
 static void read_spin_timeout(void) {
   config.spin_timeout = 10;
   const char *v = getenv("WEFT_SPIN_TIMEOUT");
-  if (!v) return;
-  char *end;
-  double t = strtod(v, &end);
-  if (end == v || *end || !(t > 0) || t > 86400)
+  if (v && parse_seconds(v, 0, 86400, &config.spin_timeout))
     warn("WEFT_SPIN_TIMEOUT", v, "seconds, more than 0, like 10 or 0.5");
-  else config.spin_timeout = t;
 }
 
 static void read_schedule(void) {
@@ -168,12 +173,8 @@ static void read_check(void) {
 static void read_timeout(void) {
   config.timeout = -1;
   const char *v = getenv("WEFT_TIMEOUT");
-  if (!v) return;
-  char *end;
-  double t = strtod(v, &end);
-  if (end == v || *end || !(t >= 0) || t > 1e6)
+  if (v && parse_seconds(v, 1, 1e6, &config.timeout))
     warn("WEFT_TIMEOUT", v, "seconds, 0 (off) or more, like 30");
-  else config.timeout = t;
 }
 
 static void read_perf(void) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/build_stack.h"
 #include "core/handles.h"
 
 int weft_program_create(weft_context *c, const char *source, size_t length,
@@ -103,10 +104,10 @@ int weft_program_build(weft_program *p, const char *options) {
   weft_device *dev = p->context->device;
   weft_binary *binary = NULL;
   char *log = NULL;
-  int rc = p->source ? dev->ops->build(dev, p->source, p->length, options,
-                                       &binary, &log)
-                     : dev->ops->build_ir(dev, p->ir, p->ir_size, options,
-                                          &binary, &log);
+  int rc = p->source ? weft__device_build(dev, p->source, p->length, options,
+                                          &binary, &log)
+                     : weft__device_build_ir(dev, p->ir, p->ir_size, options,
+                                             &binary, &log);
   p->binary = binary;
   if (!rc) p->binary_type = WEFT_BINARY_EXECUTABLE;
   rc = weft__program_done(p, rc, log, "build");

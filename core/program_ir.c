@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/build_stack.h"
 #include "core/handles.h"
 #include "jit/cache.h"
 
@@ -97,8 +98,8 @@ weft_program_binary_type weft_program_get_binary_type(weft_program *p) {
 static int make_ir(weft_program *p) {
   weft_device *dev = p->context->device;
   char *log = NULL;
-  int rc = dev->ops->compile(dev, p->source, p->length, p->options, NULL, 0,
-                             &p->ir, &p->ir_size, &log);
+  int rc = weft__device_compile(dev, p->source, p->length, p->options, NULL,
+                                0, &p->ir, &p->ir_size, &log);
   free(log);
   return rc;
 }
@@ -161,8 +162,8 @@ int weft_program_compile(weft_program *p, const char *options,
     p->options = strdup(options ? options : "");
     weft_device *dev = p->context->device;
     char *log = NULL;
-    rc = dev->ops->compile(dev, p->source, p->length, options, headers,
-                           num_headers, &p->ir, &p->ir_size, &log);
+    rc = weft__device_compile(dev, p->source, p->length, options, headers,
+                              num_headers, &p->ir, &p->ir_size, &log);
     if (!rc) p->binary_type = WEFT_BINARY_OBJECT;
     rc = weft__program_done(p, rc, log, "compilation");
   }
@@ -243,8 +244,8 @@ int weft_program_link(weft_context *c, unsigned count,
   if (!rc && !library) {
     char *build_log = NULL;
     p->options = strdup(build_options);
-    rc = dev->ops->build_ir(dev, p->ir, p->ir_size, build_options, &p->binary,
-                            &build_log);
+    rc = weft__device_build_ir(dev, p->ir, p->ir_size, build_options,
+                               &p->binary, &build_log);
     if (!rc) p->binary_type = WEFT_BINARY_EXECUTABLE;
     free(log);
     log = build_log;

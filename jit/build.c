@@ -141,10 +141,15 @@ static int schedule_regions(build *b) {
   return rc;
 }
 
+/* The checks the build makes: the environment's and its options'. */
+static unsigned checks_asked(const build *b) {
+  return check_mode | b->s.options.check;
+}
+
 /* Step 3c, in check mode: the checks the environment and the options ask
  * for, and stop points in loops (also under WEFT_TIMEOUT alone). */
 static int insert_checks(build *b) {
-  unsigned check = check_mode | b->s.options.check;
+  unsigned check = checks_asked(b);
   if (!check && !stop_points) return 0;
   int rc = 0;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
@@ -315,7 +320,7 @@ static int finish(build *b, const char *log, weft_binary **out) {
                                    &b->s.num_kernels, &b->s.error);
   }
   if (!rc)
-    weft__div_guard_insert(b->s.module, (check_mode | b->s.options.check) != 0);
+    weft__div_guard_insert(b->s.module, checks_asked(b) != 0);
   if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, 0, &b->s.error);
   if (!rc) rc = lower_kernels(b);
   if (!rc) rc = emit_and_load(b, log, out);

@@ -32,9 +32,13 @@ void weft__hash_string(weft_hasher *h, const char *s) {
   if (n) weft__hash_bytes(h, s, n);
 }
 
+void weft__hash_digest(const weft_hasher *h, unsigned char *out, size_t size) {
+  llvm_blake3_hasher_finalize(&h->state, out, size);
+}
+
 void weft__hash_key(const weft_hasher *h, weft_cache_key *key) {
-  uint8_t out[16];
-  llvm_blake3_hasher_finalize(&h->state, out, sizeof out);
+  unsigned char out[16];
+  weft__hash_digest(h, out, sizeof out);
   for (size_t i = 0; i < sizeof out; i++)
     snprintf(key->hex + 2 * i, 3, "%02x", out[i]);
 }
@@ -127,12 +131,7 @@ static int stamps_hold(const char *stamps) {
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static weft_cached *table;
-static int disk; /* a folder was named: entries are read and written */
-
-void weft__cache_set_dir(const char *dir) {
-  disk = dir && *dir;
-  weft__cache_folder_set(dir);
-}
+void weft__cache_set_dir(const char *dir) { weft__cache_folder_set(dir); }
 
 static void entry_free(weft_cached *c) {
   weft__orc_remove(c->code);
@@ -199,12 +198,11 @@ static void write_entry(const weft_cached *c, const void *object,
     parts[n++] = (weft_cache_part){&sizes[i], sizeof sizes[i]};
     parts[n++] = (weft_cache_part){blocks[i], sizes[i]};
   }
-  llvm_blake3_hasher h;
-  llvm_blake3_hasher_init(&h);
-  for (unsigned i = 0; i < n; i++)
-    llvm_blake3_hasher_update(&h, parts[i].data, parts[i].size);
-  uint8_t checksum[CHECKSUM_SIZE];
-  llvm_blake3_hasher_finalize(&h, checksum, sizeof checksum);
+  weft_hasher h;
+  weft__hash_init(&h);
+  for (unsigned i = 0; i < n; i++) weft__hash_bytes(&h, parts[i].data, parts[i].size);
+  unsigned char checksum[CHECKSUM_SIZE];
+  weft__hash_digest(&h, checksum, sizeof checksum);
   parts[n++] = (weft_cache_part){checksum, sizeof checksum};
   assert(n == sizeof parts / sizeof *parts);
   char name[40];
@@ -222,11 +220,11 @@ typedef struct file_data {
 static int checksum_holds(file_data *fd) {
   if (fd->size < CHECKSUM_SIZE) return 0;
   fd->size -= CHECKSUM_SIZE;
-  llvm_blake3_hasher h;
-  llvm_blake3_hasher_init(&h);
-  llvm_blake3_hasher_update(&h, fd->data, fd->size);
-  uint8_t checksum[CHECKSUM_SIZE];
-  llvm_blake3_hasher_finalize(&h, checksum, sizeof checksum);
+  weft_hasher h;
+  weft__hash_init(&h);
+  weft__hash_bytes(&h, fd->data, fd->size);
+  unsigned char checksum[CHECKSUM_SIZE];
+  weft__hash_digest(&h, checksum, sizeof checksum);
   return !memcmp(checksum, fd->data + fd->size, CHECKSUM_SIZE);
 }
 
@@ -328,7 +326,7 @@ weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
     pthread_mutex_unlock(&table_lock);
     return c;
   }
-  c = disk ? read_entry(key, kind) : NULL;
+  c = read_entry(key, kind); /* NULL without a folder (cache_files.c) */
   if (c) {
     c->next = table;
     table = c;
@@ -377,7 +375,7 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
     entry_free(c);
     return rc;
   }
-  if (disk && storable(stamps)) write_entry(c, object, object_size);
+  if (storable(stamps)) write_entry(c, object, object_size);
   *out = c;
   return 0;
 }

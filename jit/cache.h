@@ -42,6 +42,9 @@ void weft__hash_bytes(weft_hasher *h, const void *data, size_t size);
 /* A string with its length, so that ("ab","c") and ("a","bc") differ. */
 void weft__hash_string(weft_hasher *h, const char *s);
 
+/* The first size bytes (up to 32) of the hash of what h has taken. */
+void weft__hash_digest(const weft_hasher *h, unsigned char *out, size_t size);
+
 typedef struct weft_cache_key {
   char hex[33]; /* 128 bits as hex digits */
 } weft_cache_key;

@@ -147,6 +147,37 @@ int weft__check_site_add(weft_check_sites *s, LLVMValueRef inst,
   return 0;
 }
 
+int weft__check_site_of(weft_check_sites *sites, LLVMValueRef inst,
+                        const weft_access *a, unsigned kind, unsigned *index) {
+  weft_check_site what = {.access = kind,
+                          .arg = a->from.arg,
+                          .space = a->from.space,
+                          .extent = a->from.extent,
+                          .variable = (char *)a->from.name};
+  return weft__check_site_add(sites, inst, &what, a->from.name_length, index);
+}
+
+LLVMValueRef weft__access_offset(LLVMBuilderRef b, const weft_access *a) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(a->pointer)));
+  return LLVMBuildSub(b, LLVMBuildPtrToInt(b, a->pointer, i64, ""),
+                      LLVMBuildPtrToInt(b, a->from.base, i64, ""), "offset");
+}
+
+void weft__check_failed_if(LLVMBuilderRef b, LLVMValueRef body,
+                           LLVMValueRef failed, unsigned site,
+                           LLVMValueRef offset, LLVMValueRef size,
+                           LLVMValueRef at) {
+  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(failed));
+  LLVMBasicBlockRef rest = LLVMGetInstructionParent(at);
+  LLVMBasicBlockRef report = LLVMInsertBasicBlockInContext(context, rest, "check.report");
+  LLVMBuildCondBr(b, failed, report, rest);
+  LLVMPositionBuilderAtEnd(b, report);
+  weft__check_failed_call(b, body,
+                          LLVMConstInt(LLVMInt32TypeInContext(context), site, 0),
+                          offset, size, at);
+  LLVMBuildBr(b, rest);
+}
+
 void weft__check_failed_call(LLVMBuilderRef b, LLVMValueRef body,
                              LLVMValueRef site, LLVMValueRef offset,
                              LLVMValueRef size, LLVMValueRef at) {
@@ -166,8 +197,6 @@ void weft__check_failed_call(LLVMBuilderRef b, LLVMValueRef body,
   LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 7, "");
   LLVMInstructionSetDebugLoc(call, LLVMInstructionGetDebugLoc(at));
 }
-
-/* ---------------------------------------------------------- accesses */
 
 /* ---------------------------------------------------------- accesses */
 
@@ -219,30 +248,13 @@ unsigned weft__accesses_of(LLVMTargetDataRef layout, LLVMValueRef inst,
   return 2;
 }
 
+static int accesses_memory(LLVMValueRef inst, void *layout) {
+  weft_access a[2];
+  return weft__accesses_of(layout, inst, a) != 0;
+}
+
 LLVMValueRef *weft__memory_instructions(LLVMValueRef body,
                                         LLVMTargetDataRef layout,
                                         unsigned *count) {
-  unsigned n = 0, capacity = 64;
-  LLVMValueRef *list = malloc(capacity * sizeof *list);
-  if (!list) return NULL;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      weft_access a[2];
-      if (!weft__accesses_of(layout, i, a)) continue;
-      if (n == capacity) {
-        LLVMValueRef *grown = realloc(list, 2 * capacity * sizeof *list);
-        if (!grown) {
-          free(list);
-          return NULL;
-        }
-        list = grown;
-        capacity *= 2;
-      }
-      list[n++] = i;
-    }
-  *count = n;
-  return list;
+  return weft__instructions_where(body, accesses_memory, layout, count);
 }
-

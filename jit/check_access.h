@@ -55,6 +55,22 @@ int weft__check_site_add(weft_check_sites *sites, LLVMValueRef inst,
                          const weft_check_site *what, size_t name_length,
                          unsigned *index);
 
+/* A site for inst's access a, of kind (WEFT_ACCESS_*) and a's object. */
+int weft__check_site_of(weft_check_sites *sites, LLVMValueRef inst,
+                        const weft_access *a, unsigned kind, unsigned *index);
+
+/* The access's offset in its object, an i64 built at the builder's
+ * position (its origin filled). */
+LLVMValueRef weft__access_offset(LLVMBuilderRef b, const weft_access *a);
+
+/* Ends the block the builder is in, which falls through to at's block:
+ * when failed (i1) holds, check_failed(site, offset, size) is called on
+ * the way, with at's source location. */
+void weft__check_failed_if(LLVMBuilderRef b, LLVMValueRef body,
+                           LLVMValueRef failed, unsigned site,
+                           LLVMValueRef offset, LLVMValueRef size,
+                           LLVMValueRef at);
+
 /* A call of the back end's check_failed at the builder's position, for
  * work-item (lx, ly, lz) of body, with at's source location. */
 void weft__check_failed_call(LLVMBuilderRef b, LLVMValueRef body,

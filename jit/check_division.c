@@ -13,28 +13,9 @@
 #include "jit/check_access.h"
 #include "weft/weft.h"
 
-/* The WEFT_DIVISION_CHECK calls of body, collected before any moves. */
-static unsigned find_calls(LLVMValueRef body, LLVMValueRef **out) {
-  unsigned n = 0, capacity = 0;
-  *out = NULL;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (!weft__is_call_to(i, WEFT_DIVISION_CHECK)) continue;
-      if (n == capacity) {
-        capacity = capacity ? 2 * capacity : 8;
-        LLVMValueRef *grown = realloc(*out, capacity * sizeof *grown);
-        if (!grown) {
-          free(*out);
-          *out = NULL;
-          return 0;
-        }
-        *out = grown;
-      }
-      (*out)[n++] = i;
-    }
-  return n;
+static int is_division_check(LLVMValueRef inst, void *data) {
+  (void)data;
+  return weft__is_call_to(inst, WEFT_DIVISION_CHECK);
 }
 
 /* Replaces one call by the branch to a warning. */
@@ -43,26 +24,18 @@ static int lower(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef call,
   weft_check_site what = {.access = WEFT_ACCESS_DIVIDE, .arg = -1};
   unsigned site;
   if (weft__check_site_add(sites, call, &what, 0, &site)) return WEFT_ENOMEM;
-  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(call));
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
-  LLVMValueRef by_zero = LLVMGetOperand(call, 0);
-  LLVMBasicBlockRef head = weft__block_split_before(call, "division");
-  LLVMBasicBlockRef rest = LLVMGetInstructionParent(call);
-  LLVMBasicBlockRef warn = LLVMInsertBasicBlockInContext(context, rest, "division.by.zero");
-  LLVMPositionBuilderAtEnd(b, head);
-  LLVMBuildCondBr(b, by_zero, warn, rest);
-  LLVMPositionBuilderAtEnd(b, warn);
-  weft__check_failed_call(b, body, LLVMConstInt(i32, site, 0),
-                          LLVMConstNull(i64), LLVMConstNull(i64), call);
-  LLVMBuildBr(b, rest);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
+  LLVMPositionBuilderAtEnd(b, weft__block_split_before(call, "division"));
+  weft__check_failed_if(b, body, LLVMGetOperand(call, 0), site,
+                        LLVMConstNull(i64), LLVMConstNull(i64), call);
   LLVMInstructionEraseFromParent(call);
   return 0;
 }
 
 int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites) {
-  LLVMValueRef *calls;
-  unsigned n = find_calls(body, &calls);
+  unsigned n;
+  LLVMValueRef *calls = weft__instructions_where(body, is_division_check, NULL, &n);
+  if (!calls) return WEFT_ENOMEM;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(
       LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   int rc = 0;

@@ -32,21 +32,10 @@ typedef struct checker {
   const weft_kernel_desc *desc;
   LLVMTargetDataRef layout;
   LLVMBuilderRef b;
-  LLVMModuleRef module;
   LLVMContextRef context;
   LLVMTypeRef i64;
   weft_check_sites *sites;
 } checker;
-
-static int add_site(checker *c, LLVMValueRef inst, weft_access *a) {
-  weft_check_site what = {.access = a->kind,
-                          .arg = a->from.arg,
-                          .space = a->from.space,
-                          .extent = a->from.extent,
-                          .variable = (char *)a->from.name};
-  return weft__check_site_add(c->sites, inst, &what, a->from.name_length,
-                              &a->site);
-}
 
 /* ---------------------------------------------------------- accesses */
 
@@ -76,13 +65,6 @@ static LLVMValueRef extent_of(const checker *c, const weft_origin *o) {
   return size;
 }
 
-/* The access's offset in its object (i64). */
-static LLVMValueRef offset_of(const checker *c, const weft_access *a) {
-  return LLVMBuildSub(c->b, LLVMBuildPtrToInt(c->b, a->pointer, c->i64, ""),
-                      LLVMBuildPtrToInt(c->b, a->from.base, c->i64, ""),
-                      "check.offset");
-}
-
 /* i1: offset <= extent and offset + size <= extent, unsigned (a negative
  * offset is huge). */
 static LLVMValueRef within(const checker *c, LLVMValueRef offset,
@@ -109,7 +91,6 @@ static void report(const checker *c, LLVMValueRef inst, const weft_access *a,
   weft__check_failed_call(c->b, c->body, site, offset, size, inst);
 }
 
-
 /* Puts inst behind the checks of its n accesses:
  *   head: checks; br ok, do, fail
  *   do:   inst; br rest          fail: check_failed(...); br rest
@@ -122,7 +103,7 @@ static void guard(const checker *c, LLVMValueRef inst, weft_access *a, unsigned 
   LLVMSetCurrentDebugLocation2(c->b, loc);
   LLVMValueRef ok[2], offsets[2], all = NULL;
   for (unsigned i = 0; i < n; i++) {
-    offsets[i] = offset_of(c, &a[i]);
+    offsets[i] = weft__access_offset(c->b, &a[i]);
     ok[i] = within(c, offsets[i], a[i].size, extent_of(c, &a[i].from));
     all = all ? LLVMBuildAnd(c->b, all, ok[i], "") : ok[i];
   }
@@ -149,17 +130,17 @@ static void guard(const checker *c, LLVMValueRef inst, weft_access *a, unsigned 
 int weft__check_memory_insert(LLVMValueRef body, const weft_kernel_desc *desc,
                               LLVMTargetDataRef layout,
                               weft_check_sites *sites) {
-  LLVMModuleRef module = LLVMGetGlobalParent(body);
-  LLVMContextRef context = LLVMGetModuleContext(module);
-  checker c = {body, desc, layout, LLVMCreateBuilderInContext(context), module,
-               context, LLVMInt64TypeInContext(context), sites};
+  LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
+  checker c = {body, desc, layout, LLVMCreateBuilderInContext(context), context,
+               LLVMInt64TypeInContext(context), sites};
   unsigned count;
   LLVMValueRef *list = weft__memory_instructions(body, layout, &count);
   int rc = list ? 0 : WEFT_ENOMEM;
   for (unsigned k = 0; k < count && !rc; k++) {
     weft_access a[2];
     unsigned n = known_objects(&c, a, weft__accesses_of(layout, list[k], a));
-    for (unsigned i = 0; i < n && !rc; i++) rc = add_site(&c, list[k], &a[i]);
+    for (unsigned i = 0; i < n && !rc; i++)
+      rc = weft__check_site_of(c.sites, list[k], &a[i], a[i].kind, &a[i].site);
     if (n && !rc) guard(&c, list[k], a, n);
   }
   free(list);

@@ -130,8 +130,8 @@ static LLVMValueRef private_shadow(uninit *u, LLVMValueRef variable,
 /* The shadow of the access's first byte (an i8 pointer), or NULL when its
  * memory is not followed. */
 static LLVMValueRef shadow_of(uninit *u, const weft_access *a) {
-  LLVMValueRef p = LLVMBuildPtrToInt(u->b, a->pointer, u->i64, "");
   if (a->from.space == WEFT_ADDRESS_LOCAL) {
+    LLVMValueRef p = LLVMBuildPtrToInt(u->b, a->pointer, u->i64, "");
     LLVMValueRef ctx = weft__body_param(u->body, WEFT_BODY_CTX);
     LLVMValueRef offset = LLVMBuildLoad2(
         u->b, u->i64,
@@ -144,8 +144,7 @@ static LLVMValueRef shadow_of(uninit *u, const weft_access *a) {
     return NULL;
   LLVMValueRef shadow = private_shadow(u, a->from.base, a->from.extent);
   if (!shadow) return NULL;
-  LLVMValueRef offset = LLVMBuildSub(
-      u->b, p, LLVMBuildPtrToInt(u->b, a->from.base, u->i64, ""), "");
+  LLVMValueRef offset = weft__access_offset(u->b, a);
   return LLVMBuildInBoundsGEP2(u->b, u->i8, shadow, &offset, 1, "shadow");
 }
 
@@ -226,28 +225,13 @@ static uint64_t bytes_read(uninit *u, LLVMValueRef inst, uint64_t size) {
  * the block with a branch to inst's. */
 static int check_read(uninit *u, LLVMValueRef inst, weft_access *a,
                       LLVMValueRef shadow) {
-  weft_check_site what = {.access = WEFT_ACCESS_UNINIT,
-                          .arg = a->from.arg,
-                          .space = a->from.space,
-                          .extent = a->from.extent,
-                          .variable = (char *)a->from.name};
   unsigned site;
-  if (weft__check_site_add(u->sites, inst, &what, a->from.name_length, &site))
+  if (weft__check_site_of(u->sites, inst, a, WEFT_ACCESS_UNINIT, &site))
     return WEFT_ENOMEM;
   LLVMValueRef ok = all_written(
       u, shadow, bytes_read(u, inst, LLVMConstIntGetZExtValue(a->size)));
-  LLVMValueRef offset = LLVMBuildSub(
-      u->b, LLVMBuildPtrToInt(u->b, a->pointer, u->i64, ""),
-      LLVMBuildPtrToInt(u->b, a->from.base, u->i64, ""), "");
-  LLVMBasicBlockRef rest = LLVMGetInstructionParent(inst);
-  LLVMBasicBlockRef bad =
-      LLVMInsertBasicBlockInContext(u->context, rest, "uninit.read");
-  LLVMBuildCondBr(u->b, ok, rest, bad);
-  LLVMPositionBuilderAtEnd(u->b, bad);
-  weft__check_failed_call(u->b, u->body,
-                          LLVMConstInt(LLVMInt32TypeInContext(u->context), site, 0),
-                          offset, a->size, inst);
-  LLVMBuildBr(u->b, rest);
+  weft__check_failed_if(u->b, u->body, LLVMBuildNot(u->b, ok, ""), site,
+                        weft__access_offset(u->b, a), a->size, inst);
   return 0;
 }
 

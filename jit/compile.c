@@ -152,51 +152,6 @@ static int target_args(unsigned sm, const char **args, weft_nvptx_arch *arch) {
   return n;
 }
 
-/* Clang's parser recurses once per nesting level: 10,000 nested ifs take
- * some 16,000 frames, more than an application's thread may have. The
- * front end runs on a thread of its own whose stack (mapped as it is
- * used) that depth fits in many times over. */
-#define FRONTEND_STACK ((size_t)1 << 30)
-
-typedef struct frontend_call {
-  LLVMContextRef context;
-  const weft_source_file *source, *headers;
-  unsigned num_headers;
-  const char *const *args;
-  int num_args;
-  LLVMModuleRef *out;
-  char **log, **deps;
-  int rc;
-} frontend_call;
-
-static void *frontend_thread(void *arg) {
-  frontend_call *c = arg;
-  c->rc = weft__frontend_compile(c->context, c->source, c->headers,
-                                 c->num_headers, c->args, c->num_args, c->out,
-                                 c->log, c->deps);
-  return NULL;
-}
-
-static int frontend_on_big_stack(LLVMContextRef context,
-                                 const weft_source_file *source,
-                                 const weft_source_file *headers,
-                                 unsigned num_headers, const char *const *args,
-                                 int num_args, LLVMModuleRef *out, char **log,
-                                 char **deps) {
-  frontend_call c = {context, source, headers, num_headers, args, num_args,
-                     out, log, deps, -1};
-  pthread_attr_t attr;
-  pthread_t thread;
-  int started = !pthread_attr_init(&attr) &&
-                !pthread_attr_setstacksize(&attr, FRONTEND_STACK) &&
-                !pthread_create(&thread, &attr, frontend_thread, &c);
-  pthread_attr_destroy(&attr);
-  /* Without a thread (resources exhausted), on the caller's own stack. */
-  if (!started) frontend_thread(&c);
-  else pthread_join(thread, NULL);
-  return c.rc;
-}
-
 int weft__compile_source(LLVMContextRef context, unsigned sm,
                          const weft_build_options *o,
                          const weft_source_file *source,
@@ -230,8 +185,8 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   args[n++] = WEFT_KERNEL_HEADER_NAME;
   args[n++] = source->name;
   char *clang_log = NULL;
-  int rc = frontend_on_big_stack(context, source, all, num_headers + 1, args,
-                                 n, out, &clang_log, deps);
+  int rc = weft__frontend_compile(context, source, all, num_headers + 1, args,
+                                  n, out, &clang_log, deps);
   free(all);
   weft__log_append(log, clang_log);
   free(clang_log);

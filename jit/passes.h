@@ -169,6 +169,13 @@ int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
  * one. Returns the new block. */
 LLVMBasicBlockRef weft__block_split_before(LLVMValueRef inst, const char *name);
 
+/* The instructions of fn that keep(inst, data) accepts, in order,
+ * collected before a pass changes any (instructions.c): a malloc'd array
+ * of *count, or NULL when out of memory. */
+typedef int (*weft_instruction_test)(LLVMValueRef inst, void *data);
+LLVMValueRef *weft__instructions_where(LLVMValueRef fn, weft_instruction_test keep,
+                                       void *data, unsigned *count);
+
 /* Moves inst to the builder's position, keeping its name. */
 void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
 

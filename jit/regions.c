@@ -28,7 +28,8 @@
 
 /* ----------------------------------------------------------- splitting */
 
-static int is_barrier_call(LLVMValueRef i) {
+static int is_barrier_call(LLVMValueRef i, void *data) {
+  (void)data;
   return weft__is_call_to(i, WEFT_BARRIER_SYMBOL);
 }
 
@@ -46,23 +47,9 @@ static void split_after(LLVMValueRef call) {
 }
 
 void weft__regions_split(LLVMValueRef body) {
-  /* Collect first: splitting moves instructions between blocks. */
-  unsigned n = 0, capacity = 8;
-  LLVMValueRef *calls = malloc(capacity * sizeof *calls);
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb && calls;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (!is_barrier_call(i)) continue;
-      if (n == capacity) {
-        LLVMValueRef *grown = realloc(calls, 2 * capacity * sizeof *calls);
-        if (!grown) break;
-        calls = grown;
-        capacity *= 2;
-      }
-      calls[n++] = i;
-    }
-  for (unsigned k = 0; k < n; k++) split_after(calls[k]);
+  unsigned n = 0;
+  LLVMValueRef *calls = weft__instructions_where(body, is_barrier_call, NULL, &n);
+  for (unsigned k = 0; calls && k < n; k++) split_after(calls[k]);
   free(calls);
 }
 
@@ -175,7 +162,7 @@ static int collect_barriers(region_pass *r) {
        bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     LLVMValueRef call = term ? LLVMGetPreviousInstruction(term) : NULL;
-    if (!call || !is_barrier_call(call)) continue;
+    if (!call || !is_barrier_call(call, NULL)) continue;
     barrier_site *grown = realloc(r->barriers,
                                   (r->num_barriers + 1) * sizeof *grown);
     if (!grown) return -1;

@@ -17,15 +17,12 @@
 #include "jit/check_access.h"
 #include "weft/weft.h"
 
-typedef struct stop_walk {
-  unsigned char *latches;
-} stop_walk;
-
+/* Marks the latch in data (an array of a flag per block). */
 static int back_edge(const weft_cfg *g, unsigned header, unsigned latch,
                      void *data) {
   (void)g;
   (void)header;
-  ((stop_walk *)data)->latches[latch] = 1;
+  ((unsigned char *)data)[latch] = 1;
   return 0;
 }
 
@@ -87,15 +84,15 @@ static int insert(LLVMBuilderRef b, LLVMValueRef body, LLVMBasicBlockRef latch,
 int weft__stop_points_insert(LLVMValueRef body, weft_check_sites *sites) {
   weft_cfg g;
   int rc = weft__cfg_make(body, &g);
-  stop_walk w = {calloc(g.count + 1, 1)};
-  if (!rc && !w.latches) rc = WEFT_ENOMEM;
-  if (!rc) rc = weft__cfg_back_edges(&g, back_edge, &w);
+  unsigned char *latches = calloc(g.count + 1, 1);
+  if (!rc && !latches) rc = WEFT_ENOMEM;
+  if (!rc) rc = weft__cfg_back_edges(&g, back_edge, latches);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(
       LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   for (unsigned i = 0; !rc && i < g.count; i++)
-    if (w.latches[i]) rc = insert(b, body, g.blocks[i], sites);
+    if (latches[i]) rc = insert(b, body, g.blocks[i], sites);
   LLVMDisposeBuilder(b);
-  free(w.latches);
+  free(latches);
   weft__cfg_free(&g);
   return rc;
 }

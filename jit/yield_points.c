@@ -61,11 +61,8 @@ static int loads_global(LLVMValueRef v) {
   return as == WEFT_AS_GLOBAL || as == WEFT_AS_GENERIC;
 }
 
-/* What a loop's exit may depend on for it to poll: a volatile or atomic
- * read; and, in a loop that makes atomic accesses or fences (after which
- * a plain load is read again every turn), a plain load of global memory
- * too (a lock whose loop also reads a flag, a loop that stores
- * atomically while it waits). */
+/* A walk back from a loop's exit condition through what it is computed
+ * from (seen: each value once). */
 typedef struct poll_walk {
   const weft_cfg *g;
   const unsigned char *body;
@@ -82,9 +79,15 @@ static int cas_waits(LLVMValueRef v) {
   return LLVMIsAConstant(LLVMGetOperand(v, 1)) != NULL;
 }
 
+/* What a loop's exit may depend on for it to poll: a volatile or atomic
+ * read; and, in a loop that makes atomic accesses or fences (after which
+ * a plain load is read again every turn), a plain load of global memory
+ * too (a lock whose loop also reads a flag, a loop that stores
+ * atomically while it waits). */
 static int reads_shared_memory(const poll_walk *w, LLVMValueRef v) {
   if (LLVMIsAAtomicCmpXchgInst(v)) return cas_waits(v);
-  if ((LLVMIsALoadInst(v) || LLVMIsAAtomicRMWInst(v)) && is_atomic(v)) return 1;
+  if (LLVMIsAAtomicRMWInst(v)) return 1;
+  if (LLVMIsALoadInst(v) && is_atomic(v)) return 1;
   return w->plain_loads_poll && loads_global(v);
 }
 

@@ -3,7 +3,25 @@
 
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
+
+void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
+                                  size_t local, int value) {
+  char source[128];
+  snprintf(source, sizeof source,
+           "__kernel void k(__global int *a) { a[get_global_id(0)] = %d; }\n",
+           value);
+  weft_kernel *k = support_kernel(ctx, source, "k");
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &n, &local), k);
+  int *got = malloc(n * sizeof *got);
+  CHECK(got);
+  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *got, got), b);
+  for (size_t i = 0; i < n; i++) CHECK_EQ(got[i], value);
+  free(got);
+  weft_kernel_release(k);
+}
 
 static int captured = -1, saved_stderr = -1;
 

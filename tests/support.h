@@ -44,6 +44,12 @@ weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init);
 /* Peak resident memory of this process, in KiB (VmHWM). */
 long support_peak_rss_kib(void);
 
+/* That the device still runs kernels after a failed launch: fills the
+ * first n ints of b with value by a new kernel over n work-items in
+ * groups of local, and checks them. */
+void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
+                                  size_t local, int value);
+
 /* Sends this process's stderr to a scratch file until support_stderr_end,
  * which puts it back and returns what was written there (a static
  * buffer, the first 4 KiB): for messages Weft prints rather than

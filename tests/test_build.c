@@ -134,9 +134,9 @@ TEST(kernel_calling_itself_rejected) {
                     NULL, WEFT_EBUILD, through);
 }
 
-/* 10,000 nested ifs: some 16,000 frames of Clang's parser, built from an
- * application thread with a small stack; the front end runs on a stack of
- * its own. */
+/* 10,000 nested ifs: some 16,000 frames of Clang's parser, and as deep in
+ * O3 over check mode's blocks, built from an application thread with a
+ * small stack; builds run on a stack of Weft's own (core/build_stack.c). */
 static void *build_deep(void *arg) {
   weft_context *ctx = arg;
   size_t n = 10000, length = 0;

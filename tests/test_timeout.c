@@ -32,16 +32,7 @@ static void expect_timeout(const char *options) {
               "kernel 'k' ran past its time limit of 0.5 s (WEFT_TIMEOUT) and "
               "was ended; still running: work-item (5) [local (5) in "
               "work-group (0)] in the loop at program.cl:4:5");
-  /* The device goes on. */
-  weft_kernel *ok = support_kernel(ctx, "__kernel void k(__global int *o) {\n"
-                                        "  o[get_global_id(0)] = 7;\n"
-                                        "}\n", "k");
-  CHECK_OK(weft_kernel_set_arg_buffer(ok, 0, out), ok);
-  CHECK_OK(weft_kernel_launch(ok, 1, NULL, &global, &local), ok);
-  int got[16];
-  CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
-  for (int i = 0; i < 16; i++) CHECK_EQ(got[i], 7);
-  weft_kernel_release(ok);
+  support_check_device_goes_on(ctx, out, global, local, 7);
   weft_buffer_release(out);
   weft_kernel_release(k);
   weft_program_release(p);

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "backend/cpu/executor_internal.h"
 
@@ -385,12 +384,6 @@ static void report_deadlock(launch_state *l) {
       l->num_resident > shown ? "; ..." : "");
 }
 
-static double now_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Called when only spinning groups are left to run and none runs: 1 once
  * they have spun for spin_timeout with nothing else happening. Meanwhile
  * the thread is given up at every turn, so the spinning costs little. The
@@ -406,7 +399,7 @@ static int spun_out(launch_state *l) {
   }
   if (++l->spin_settles % 1024) return 0;
   sched_yield();
-  double now = now_seconds();
+  double now = weft__executor_now();
   if (!l->spin_start) l->spin_start = now;
   return now - l->spin_start > l->executor->spin_timeout;
 }
@@ -744,7 +737,7 @@ static int changes_soon(launch_state *l, volatile uint32_t *word,
     /* The clock is read now and then: a pause takes from a few to a
      * hundred and forty cycles, depending on the processor. */
     if (i % 64 == 0) {
-      double now = now_seconds();
+      double now = weft__executor_now();
       if (!deadline) deadline = now + WAIT_SPIN_SECONDS;
       else if (now > deadline) return 0;
       /* Past the first few microseconds, the thread is offered at each

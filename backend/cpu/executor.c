@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "backend/cpu/executor_internal.h"
 
@@ -65,6 +66,12 @@ static void describe_site(const cpu_group *g, unsigned site, char *out,
              bin->sites[site].line, bin->sites[site].column);
   else
     snprintf(out, size, "a barrier");
+}
+
+double weft__executor_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 _Noreturn void weft__executor_abort_group(cpu_group *g) {

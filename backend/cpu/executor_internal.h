@@ -245,6 +245,9 @@ void weft__watchdog_end(launch_state *l);
 void weft__watchdog_report(launch_state *l);
 void weft__watchdog_destroy(weft_executor *e);
 
+/* Seconds on the monotonic clock (spin and launch time limits). */
+double weft__executor_now(void);
+
 /* Ends group g's run now: back to its worker's recovery point. */
 _Noreturn void weft__executor_abort_group(cpu_group *g);
 

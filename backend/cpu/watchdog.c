@@ -40,12 +40,6 @@ static _Atomic(_Atomic uint32_t *) quit_word;
 static atomic_uint quit_count;
 static struct sigaction previous_quit;
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void on_quit(int sig) {
   _Atomic uint32_t *word = atomic_load(&quit_word);
   if (word) {
@@ -75,7 +69,7 @@ static void *watch(void *arg) {
   double quit_seen = 0;
   while (!d->quitting) {
     launch_state *l = d->launch;
-    double t = now(), wake = t + 3600;
+    double t = weft__executor_now(), wake = t + 3600;
     if (l && (atomic_load(&l->stop) & WEFT_STOP_QUIT)) {
       if (!quit_seen) quit_seen = t;
       if (t - quit_seen >= QUIT_SECONDS) {
@@ -90,15 +84,8 @@ static void *watch(void *arg) {
     /* A launch is watched in slices, to see SIGQUIT's bit. */
     if (l) wake = t + QUIT_SECONDS / 2;
     if (l && d->deadline && d->deadline < wake) wake = d->deadline;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    double s = wake - t;
-    until.tv_sec += (time_t)s;
-    until.tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = {(time_t)wake,
+                             (long)((wake - (double)(time_t)wake) * 1e9)};
     pthread_cond_timedwait(&d->changed, &d->lock, &until);
   }
   pthread_mutex_unlock(&d->lock);
@@ -137,7 +124,7 @@ void weft__watchdog_begin(launch_state *l) {
   if (!d) return; /* no thread to watch with: the launch runs unwatched */
   pthread_mutex_lock(&d->lock);
   d->launch = l;
-  d->deadline = limit > 0 ? now() + limit : 0;
+  d->deadline = limit > 0 ? weft__executor_now() + limit : 0;
   l->time_limit = limit;
   pthread_cond_signal(&d->changed);
   pthread_mutex_unlock(&d->lock);
