@@ -32,7 +32,7 @@ CORPUS = os.path.join(HERE, "check_corpus")
 SIZES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4,
          "uint": 4, "float": 4, "long": 8, "ulong": 8, "double": 8}
 # What each tool says when it finds something.
-WEFT_WORDS = ("invalid ", "divergence", "deadlock", "ran past its time",
+WEFT_WORDS = ("invalid ", " race on ", "divergence", "deadlock", "ran past its time",
               "warning:")
 GRIND_WORDS = ("Invalid ", "Uninitialized", "data race", "divergence",
                "Division by zero", "division by zero", "Work-group divergence")

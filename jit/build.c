@@ -161,6 +161,11 @@ static int insert_checks(build *b) {
                                      b->s.layout, &b->checks);
       b->s.kernels[i].flags |= WEFT_KERNEL_LOCAL_SHADOW;
     }
+    if (!rc && (check & WEFT_CHECK_RACES)) {
+      rc = weft__check_races_insert(b->bodies[i], &b->s.kernels[i],
+                                    b->s.layout, &b->checks);
+      b->s.kernels[i].flags |= WEFT_KERNEL_RACES;
+    }
     if (!rc) rc = weft__check_divisions_lower(b->bodies[i], &b->checks);
     if (!rc) rc = weft__stop_points_insert(b->bodies[i], &b->checks);
     b->s.kernels[i].flags |= WEFT_KERNEL_STOP_POINTS;

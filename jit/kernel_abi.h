@@ -47,6 +47,11 @@ typedef struct weft_wg_ctx {
   /* Check mode (uninit): bytes from local_mem to the shadow of its
    * bytes, 1 once written (0: no shadow). */
   uint64_t local_shadow;
+  /* Check mode (races; backend/cpu/check_races.c): bytes from local_mem
+   * to the records of its words' last accesses (0: none), and each
+   * argument's records (NULL: none). */
+  uint64_t local_races;
+  void *const *arg_races;
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -160,8 +165,7 @@ typedef struct weft_source_loc {
 #define WEFT_CHECK_MEMORY 1u   /* accesses within their object */
 #define WEFT_CHECK_UNINIT 2u   /* reads of memory never written */
 #define WEFT_CHECK_RACES 4u    /* accesses no barrier or atomic orders */
-/* What "all" asks for: the checks Weft makes so far. */
-#define WEFT_CHECK_ALL (WEFT_CHECK_MEMORY | WEFT_CHECK_UNINIT)
+#define WEFT_CHECK_ALL (WEFT_CHECK_MEMORY | WEFT_CHECK_UNINIT | WEFT_CHECK_RACES)
 
 /* An access that fails its check calls this function instead of being
  * carried out (a read gives zero): work-item (lx, ly, lz) of ctx's group
@@ -177,6 +181,21 @@ typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
 #define WEFT_ACCESS_DIVIDE 4u  /* an integer division by zero: a warning */
 #define WEFT_ACCESS_LOOP 8u    /* a loop's stop point (stop_points.c) */
 #define WEFT_ACCESS_UNINIT 16u /* a read of bytes never written */
+#define WEFT_ACCESS_RACE 32u   /* with _READ or _WRITE: a race's access */
+
+/* Check mode (races; check_races.c): work-item (lx, ly, lz) of ctx's group
+ * accesses size bytes at offset in the object of check site site, at
+ * cell in the back end's records of its memory (the group's __local
+ * memory, or the argument's buffer), after passing epoch barriers; and
+ * the work-item made a synchronizing operation. */
+#define WEFT_RACE_ACCESS_SYMBOL "weft__cpu_race_access"
+typedef void (*weft_race_access_fn)(weft_wg_ctx *ctx, uint64_t lx,
+                                    uint64_t ly, uint64_t lz, uint32_t site,
+                                    int64_t offset, uint64_t cell,
+                                    uint64_t size, uint32_t epoch);
+#define WEFT_RACE_SYNC_SYMBOL "weft__cpu_race_sync"
+typedef void (*weft_race_sync_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                                  uint64_t lz);
 
 /* A loop's stop point, when the launch's stop word is set: the back end
  * ends the group (WEFT_STOP_TIMEOUT) or says where work-item (lx, ly, lz)
@@ -229,6 +248,9 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
 /* Its __local memory has a shadow (check mode, uninit): the back end makes
  * room for it after the local memory and clears it for each group. */
 #define WEFT_KERNEL_LOCAL_SHADOW 32u
+/* Its accesses tell the back end of themselves (check mode, races): it
+ * keeps records of __local memory's and of buffer arguments' words. */
+#define WEFT_KERNEL_RACES 64u
 
 typedef struct weft_kernel_desc {
   char *name;

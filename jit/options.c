@@ -120,8 +120,6 @@ int weft__check_parse(const char *words, unsigned *flags) {
                {"uninit", WEFT_CHECK_UNINIT},
                {"races", WEFT_CHECK_RACES},
                {"all", WEFT_CHECK_ALL}};
-  /* The words of what is not made yet are known, so that asking for it
-   * says so instead of calling the word unknown. */
   *flags = 0;
   for (const char *p = words; *p;) {
     size_t len = strcspn(p, ",");
@@ -133,16 +131,13 @@ int weft__check_parse(const char *words, unsigned *flags) {
     *flags |= kinds[i].flags;
     p += len + (p[len] == ',');
   }
-  if (!*flags) return -1;
-  return *flags & ~WEFT_CHECK_ALL ? -2 : 0;
+  return *flags ? 0 : -1;
 }
 
 static int parse_check(weft_build_options *o, const char *word, char **error) {
-  int rc = weft__check_parse(word + strlen("-cl-weft-check="), &o->check);
-  if (!rc) return 0;
-  *error = rc == -2 ? format("'%s': " WEFT_CHECK_MISSING, word)
-                    : format("bad check list in '%s': expected " WEFT_CHECK_WORDS,
-                             word);
+  if (!weft__check_parse(word + strlen("-cl-weft-check="), &o->check))
+    return 0;
+  *error = format("bad check list in '%s': expected " WEFT_CHECK_WORDS, word);
   return WEFT_EOPTION;
 }
 

@@ -15,15 +15,11 @@ typedef struct weft_build_options {
 } weft_build_options;
 
 /* A check list, "memory,uninit,races" or "all", as WEFT_CHECK_* flags in
- * *flags: 0; -1 when a word is unknown or the list is empty; -2 when it
- * names a check Weft does not make yet (all is the checks it makes). */
+ * *flags: 0, or -1 when a word is unknown or the list is empty. */
 int weft__check_parse(const char *words, unsigned *flags);
 
-/* What a check list may hold, and what is missing, for messages. */
-#define WEFT_CHECK_WORDS \
-  "a comma-separated list of memory and uninit, or all (the checks Weft makes)"
-#define WEFT_CHECK_MISSING \
-  "the races check is not made yet; memory and uninit are (or all)"
+/* What a check list may hold, for messages. */
+#define WEFT_CHECK_WORDS "a comma-separated list of memory, uninit and races, or all"
 
 /* Parses options (NULL or "" gives the defaults). On an unknown or
  * malformed option returns WEFT_EOPTION and a malloc'd message in *error. */

@@ -129,6 +129,13 @@ int weft__check_uninit_insert(LLVMValueRef body, const weft_kernel_desc *desc,
                               LLVMTargetDataRef layout,
                               weft_check_sites *sites);
 
+/* Step 3c too (check_races.c), in check mode (races): plain accesses of
+ * __local memory and buffer arguments, barriers and synchronizing
+ * operations tell the back end of themselves; sites appended. */
+int weft__check_races_insert(LLVMValueRef body, const weft_kernel_desc *desc,
+                             LLVMTargetDataRef layout,
+                             weft_check_sites *sites);
+
 /* Step 3c too (check_division.c): the division checks of step 0 become
  * warnings that name the work-item, appended to sites. */
 int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites);

@@ -1,5 +1,6 @@
 /* test_check.c: check mode (-cl-weft-check=memory,uninit, and WEFT_CHECK
- * for a whole process): the memory and uninitialised-read checks. Each seeded bug is reported
+ * for a whole process): the memory and uninitialised-read checks (races:
+ * test_check_races.c). Each seeded bug is reported
  * with its whole text -- the kind, the work-item, the source line, the
  * object and the offset -- and is not carried out: a write outside its
  * object changes nothing, a read gives zero, and the rest of the kernel
@@ -388,8 +389,8 @@ TEST(division_by_zero_is_a_warning) {
   weft_context_release(ctx);
 }
 
-/* The option's list: a word Weft does not know, and a check it does not
- * make yet, are build errors that say which. */
+/* The option's list: a word Weft does not know is a build error that
+ * says which words it takes. */
 TEST(option_words) {
   CPU_ONLY("check mode instruments the CPU device's code");
   ctx = support_context();
@@ -397,9 +398,10 @@ TEST(option_words) {
   CHECK_OK(weft_program_create(ctx, "__kernel void k() {}", 0, &p), ctx);
   CHECK_FAILS(weft_program_build(p, "-cl-weft-check=memroy"), WEFT_EOPTION, p,
               "bad check list in '-cl-weft-check=memroy': expected a "
-              "comma-separated list of memory and uninit, or all");
-  CHECK_FAILS(weft_program_build(p, "-cl-weft-check=memory,races"), WEFT_EOPTION,
-              p, "the races check is not made yet");
+              "comma-separated list of memory, uninit and races, or all");
+  CHECK_FAILS(weft_program_build(p, "-cl-weft-check=memory,"), WEFT_EOPTION, p,
+              "bad check list in '-cl-weft-check=memory,'");
+  CHECK_OK(weft_program_build(p, "-cl-weft-check=memory,races"), p);
   CHECK_OK(weft_program_build(p, "-cl-weft-check=all"), p);
   weft_program_release(p);
   weft_context_release(ctx);

@@ -1,7 +1,9 @@
 /* check_report.c: check mode's reports on the CPU (executor_internal.h).
  *
  * Generated code calls weft__cpu_check_failed for an access that failed
- * its check and was not carried out (jit/check_memory.c). The launch keeps
+ * its check and was not carried out (jit/check_memory.c), and
+ * check_races.c reports a race here (the racing access was made). The
+ * launch keeps
  * one report per check site: the first work-item that failed there, its
  * offset and size, and how many times the site failed in all. When the
  * launch ends, it fails with WEFT_ECHECK and the reports, in the order
@@ -23,6 +25,8 @@ struct check_report {
   uint64_t size;
   uint64_t extent;      /* the object's bytes then */
   char item[160];       /* the first work-item that failed */
+  int race;             /* a race: the other access follows */
+  weft_race_other other;
 };
 
 /* The launch's reports, one per check site, made at the first failure
@@ -34,10 +38,9 @@ static check_report *reports_of(launch_state *l) {
   return l->checks;
 }
 
-void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
-                            uint64_t lz, uint32_t site, int64_t offset,
-                            uint64_t size) {
-  cpu_group *g = ctx->group;
+void weft__check_record(cpu_group *g, unsigned k, uint32_t site,
+                        int64_t offset, uint64_t size,
+                        const weft_race_other *other) {
   launch_state *l = g->launch;
   const weft_binary *bin = l->desc->binary;
   assert(site < bin->num_check_sites);
@@ -51,11 +54,19 @@ void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
     r->order = l->num_checks++;
     r->offset = offset;
     r->size = size;
-    r->extent = s->arg >= 0 ? ctx->arg_sizes[s->arg] : s->extent;
-    unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+    r->extent = s->arg >= 0 ? g->ctx.arg_sizes[s->arg] : s->extent;
     weft__executor_describe_item(g, k, r->item, sizeof r->item);
+    r->race = other != NULL;
+    if (other) r->other = *other;
   }
   pthread_mutex_unlock(&l->lock);
+}
+
+void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                            uint64_t lz, uint32_t site, int64_t offset,
+                            uint64_t size) {
+  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  weft__check_record(ctx->group, k, site, offset, size, NULL);
 }
 
 /* "argument 1 'out' (a 256-byte buffer)", "private variable 'tmp' (16
@@ -105,32 +116,68 @@ static const char *access_name(unsigned access) {
                                        : "atomic read-modify-write";
 }
 
+/* "prog.cl:9:18", or "(no source line)". */
+static void describe_site(const weft_check_site *s, char *out, size_t size) {
+  if (s->loc.line)
+    snprintf(out, size, "%s:%u:%u", *s->file ? s->file : "program.cl",
+             s->loc.line, s->loc.column);
+  else
+    snprintf(out, size, "(no source line)");
+}
+
+/* A race's line after its site: "read-write race on OBJECT at offset 4:
+ * ITEM reads 4 bytes here, and ITEM wrote them at WHERE, with no barrier
+ * between". */
+static int format_race(const launch_state *l, const weft_check_site *s,
+                       const check_report *r, const char *object, char *out,
+                       size_t size) {
+  const weft_check_site *sites = l->desc->binary->check_sites;
+  const weft_check_site *o = r->other.site >= 0 ? &sites[r->other.site] : NULL;
+  int writes = (s->access & WEFT_ACCESS_WRITE) != 0;
+  int other_writes = o && (o->access & WEFT_ACCESS_WRITE);
+  char other[160], where[192];
+  weft__check_races_describe(l, r->other.item, other, sizeof other);
+  if (o) describe_site(o, where, sizeof where);
+  else snprintf(where, sizeof where, "a line not recorded");
+  return snprintf(
+      out, size,
+      "%s race on %s at offset %" PRId64 ": %s %s %" PRIu64 " bytes here, and "
+      "%s %s them at %s, %s",
+      writes && other_writes ? "write-write" : "read-write", object, r->offset,
+      r->item, writes ? "writes" : "reads", r->size, other,
+      other_writes ? "wrote" : "read", where,
+      r->other.same_group ? "with no barrier between"
+                          : "in another work-group, and no atomic, lock or "
+                            "flag orders the two");
+}
+
 /* One report's line. */
-static void format_report(const weft_launch_desc *d, unsigned site,
+static void format_report(const launch_state *l, unsigned site,
                           const check_report *r, char *out, size_t size) {
+  const weft_launch_desc *d = l->desc;
   const weft_check_site *s = &d->binary->check_sites[site];
   char object[256], position[96], where[192];
   describe_object(d, s, r->extent, object, sizeof object);
   describe_position(r, position, sizeof position);
-  if (s->loc.line)
-    snprintf(where, sizeof where, "%s:%u:%u", *s->file ? s->file : "program.cl",
-             s->loc.line, s->loc.column);
-  else
-    snprintf(where, sizeof where, "(no source line)");
+  describe_site(s, where, sizeof where);
   if (s->access == WEFT_ACCESS_UNINIT) describe_offset(r, position, sizeof position);
-  int n = s->access == WEFT_ACCESS_UNINIT
-              ? snprintf(out, size, "%s: uninitialised read of %" PRIu64
-                                    " bytes by %s, %s %s",
-                         where, r->size, r->item, position, object)
-          : s->access == WEFT_ACCESS_DIVIDE
-              ? snprintf(out, size, "%s: warning: integer division by zero by "
-                                    "%s (the kernel went on: x / 0 gives all "
-                                    "ones, x %% 0 gives x)",
-                         where, r->item)
-              : snprintf(out, size, "%s: invalid %s of %" PRIu64 " bytes by "
-                                    "%s, %s %s",
-                         where, access_name(s->access), r->size, r->item,
-                         position, object);
+  int n = snprintf(out, size, "%s: ", where);
+  if (n < 0 || (size_t)n >= size) return;
+  out += n;
+  size -= (size_t)n;
+  n = r->race ? format_race(l, s, r, object, out, size)
+      : s->access == WEFT_ACCESS_UNINIT
+          ? snprintf(out, size, "uninitialised read of %" PRIu64
+                                " bytes by %s, %s %s",
+                     r->size, r->item, position, object)
+      : s->access == WEFT_ACCESS_DIVIDE
+          ? snprintf(out, size, "warning: integer division by zero by "
+                                "%s (the kernel went on: x / 0 gives all "
+                                "ones, x %% 0 gives x)",
+                     r->item)
+          : snprintf(out, size, "invalid %s of %" PRIu64 " bytes by "
+                                "%s, %s %s",
+                     access_name(s->access), r->size, r->item, position, object);
   if (r->count > 1 && n > 0 && (size_t)n < size)
     snprintf(out + n, size - (size_t)n, "; %" PRIu64 " times in all", r->count);
 }
@@ -170,7 +217,7 @@ void weft__check_reports_finish(launch_state *l) {
   for (unsigned i = 0; order && i < l->num_checks && used > 0 &&
                        (size_t)used < sizeof text; i++) {
     char line[WEFT_MSG_MAX];
-    format_report(d, order[i], &l->checks[order[i]], line, sizeof line);
+    format_report(l, order[i], &l->checks[order[i]], line, sizeof line);
     used += snprintf(text + used, sizeof text - (size_t)used, "\n%s", line);
   }
   if (l->checks_lost && used > 0 && (size_t)used < sizeof text)

@@ -310,6 +310,8 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
       {WEFT_SCHED_POINT_SYMBOL, (void *)weft__cpu_sched_point},
       {WEFT_CHECK_FAILED_SYMBOL, (void *)weft__cpu_check_failed},
       {WEFT_STOPPED_SYMBOL, (void *)weft__cpu_stopped},
+      {WEFT_RACE_ACCESS_SYMBOL, (void *)weft__cpu_race_access},
+      {WEFT_RACE_SYNC_SYMBOL, (void *)weft__cpu_race_sync},
   };
   /* A work-item's data across barriers is bounded by its stack size, as on
    * fibers: a kernel needing more runs on fibers and reports the overflow.

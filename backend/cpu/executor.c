@@ -259,9 +259,13 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
   }
   g->index = index;
   g->num_items = n;
-  /* A group's __local memory starts unwritten (check mode, uninit). */
+  /* A group's __local memory starts unwritten (check mode, uninit) and
+   * unaccessed (races). */
   if (g->ctx.local_shadow)
     memset(g->ctx.local_mem + g->ctx.local_shadow, 0, d->local_mem_size);
+  if (g->ctx.local_races)
+    memset(g->ctx.local_mem + g->ctx.local_races, 0,
+           weft__check_races_local_bytes(d->local_mem_size));
   g->ctx.region_state = 0;
   g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
@@ -365,15 +369,28 @@ int weft__executor_reserve(char **mem, size_t *capacity, size_t size) {
   return 0;
 }
 
+static size_t align_local(size_t n) {
+  return (n + WEFT_LOCAL_ALIGN - 1) / WEFT_LOCAL_ALIGN * WEFT_LOCAL_ALIGN;
+}
+
 /* Where a group's local memory's shadow starts (check mode's uninit
  * check), 0 for none. */
 static size_t shadow_offset(const weft_launch_desc *d) {
   if (!(d->kernel->flags & WEFT_KERNEL_LOCAL_SHADOW)) return 0;
-  return (d->local_mem_size + WEFT_LOCAL_ALIGN - 1) / WEFT_LOCAL_ALIGN *
-         WEFT_LOCAL_ALIGN;
+  return align_local(d->local_mem_size);
+}
+
+/* Where the records of its words' accesses start (races), 0 for none. */
+static size_t races_offset(const weft_launch_desc *d) {
+  if (!(d->kernel->flags & WEFT_KERNEL_RACES) || !d->local_mem_size) return 0;
+  size_t shadow = shadow_offset(d);
+  return shadow ? align_local(shadow + d->local_mem_size)
+                : align_local(d->local_mem_size);
 }
 
 size_t weft__executor_local_bytes(const weft_launch_desc *d) {
+  size_t races = races_offset(d);
+  if (races) return races + weft__check_races_local_bytes(d->local_mem_size);
   size_t shadow = shadow_offset(d);
   return shadow ? shadow + d->local_mem_size : d->local_mem_size;
 }
@@ -411,6 +428,9 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   g->ctx.arg_sizes = d->arg_sizes;
   g->ctx.stop = (const uint32_t *)&l->stop;
   g->ctx.local_shadow = shadow_offset(d);
+  /* Without the launch's records (too large, no memory), none here. */
+  g->ctx.local_races = l->races ? races_offset(d) : 0;
+  g->ctx.arg_races = weft__check_races_args(l);
   g->ctx.group = g;
   return 0;
 }
@@ -626,6 +646,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   pthread_mutex_init(&l.lock, NULL);
   int coop = (d->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
   if (coop) weft__coop_begin(&l);
+  weft__check_races_begin(&l);
   weft__watchdog_begin(&l);
   weft__pool_run(e->pool, worker_job, &l);
   weft__watchdog_end(&l);
@@ -635,6 +656,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
     weft__coop_end(&l);
   }
   weft__check_reports_finish(&l);
+  weft__check_races_end(&l);
   /* printf output, whether the launch failed or not: what a kernel printed
    * before it crashed is what its author wants to see. */
   for (unsigned i = 0; i < e->num_workers; i++)

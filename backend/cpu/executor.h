@@ -72,6 +72,14 @@ void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                             uint64_t lz, uint32_t site, int64_t offset,
                             uint64_t size);
 
+/* Check mode's races, in generated code (kernel_abi.h:
+ * WEFT_RACE_ACCESS_SYMBOL, WEFT_RACE_SYNC_SYMBOL; check_races.c). */
+void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                           uint64_t lz, uint32_t site, int64_t offset,
+                           uint64_t cell, uint64_t size, uint32_t epoch);
+void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                         uint64_t lz);
+
 /* A loop's stop point met with the stop word set (kernel_abi.h:
  * WEFT_STOPPED_SYMBOL; watchdog.c). */
 void weft__cpu_stopped(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,

@@ -28,6 +28,7 @@ typedef struct cpu_group cpu_group;
 typedef struct coop_slot coop_slot;
 typedef struct check_report check_report;
 typedef struct weft_watchdog weft_watchdog;
+typedef struct race_records race_records;
 
 /* Work-items a timed-out launch names (watchdog.c). */
 #define WEFT_STOPPED_MAX 8
@@ -124,6 +125,7 @@ struct launch_state {
   check_report *checks;
   unsigned num_checks;
   uint64_t checks_lost;
+  race_records *races;  /* check mode's races (check_races.c), or NULL */
   /* Loops' stop points (watchdog.c): the stop word (WEFT_STOP_*), the
    * time limit, and where the work-items that met the time-out were. */
   _Atomic uint32_t stop;
@@ -237,6 +239,32 @@ void weft__coop_note_schedule(launch_state *l);
 /* Ends check mode's part of a launch: the reports, if any, become its
  * failure (WEFT_ECHECK), unless something else ended it. */
 void weft__check_reports_finish(launch_state *l);
+/* The other access of a race: its work-item (check_races.c's numbering),
+ * its check site (-1: not known), and whether it is of the same group. */
+typedef struct weft_race_other {
+  uint32_t item;
+  int site;
+  int same_group;
+} weft_race_other;
+/* A check that failed at site, by g's work-item k (linear in the group's
+ * local size), at offset of the object, for size bytes; for a race, the
+ * other access (else NULL). Counted in the site's report, described at
+ * its first failure. */
+void weft__check_record(cpu_group *g, unsigned k, uint32_t site,
+                        int64_t offset, uint64_t size,
+                        const weft_race_other *other);
+/* Check mode's races (check_races.c): the records of a launch, made and
+ * freed (a launch too large for them, or with no memory for them, goes
+ * unchecked, with a warning); each buffer argument's records for the
+ * groups' contexts (NULL without); the bytes of records a group's __local
+ * memory needs; "work-item (3) [local (3) in work-group (0)]" for the
+ * work-item numbered item. */
+void weft__check_races_begin(launch_state *l);
+void weft__check_races_end(launch_state *l);
+void *const *weft__check_races_args(const launch_state *l);
+size_t weft__check_races_local_bytes(size_t local_mem_size);
+void weft__check_races_describe(const launch_state *l, uint32_t item,
+                                char *out, size_t size);
 
 /* The watchdog (watchdog.c): begins and ends watching a launch whose
  * kernel has stop points; fills a timed-out launch's message; stops. */
