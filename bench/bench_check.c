@@ -4,8 +4,9 @@
  *
  *   Weft            the plain build
  *   Weft memory     the same source built with -cl-weft-check=memory
+ *   Weft races      ... with -cl-weft-check=races
  *   Weft all        ... with -cl-weft-check=all (memory, uninitialised
- *                   reads, loops' stop points, division warnings)
+ *                   reads, races, loops' stop points, division warnings)
  *   Oclgrind        Debian's oclgrind (21.10), through the ICD loader,
  *                   with its default checks (memory)
  *
@@ -19,9 +20,10 @@
  *   reduce      a __local tree per group of 256, barriers
  *   histogram   256 __local bins, local then global atomics
  *
- * CSV on stdout: kernel,items,weft_ms,memory_ms,all_ms,oclgrind_ms,
- * memory_over_weft,all_over_weft,oclgrind_over_all (how many times faster
- * than Oclgrind the run with every check is).
+ * CSV on stdout: kernel,items,weft_ms,memory_ms,races_ms,all_ms,
+ * oclgrind_ms,memory_over_weft,races_over_weft,all_over_weft,
+ * oclgrind_over_all (how many times faster than Oclgrind the run with
+ * every check is).
  */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <math.h>
@@ -45,8 +47,9 @@ static const char *source = BENCH_KERNELS_SOURCE
 
 /* The builds the benchmark compares, by runtime (Oclgrind last). */
 static const char *const weft_options[] = {"", "-cl-weft-check=memory",
+                                           "-cl-weft-check=races",
                                            "-cl-weft-check=all"};
-enum { PLAIN, MEMORY, ALL, GRIND, RUNTIMES };
+enum { PLAIN, MEMORY, RACES, ALL, GRIND, RUNTIMES };
 #define OCLGRIND_PLATFORM "Oclgrind"
 
 enum { VECADD, MATMUL, REDUCE, HISTOGRAM, KERNELS };
@@ -269,8 +272,8 @@ static double run_once(runs *r, const job *j, int which) {
     WEFT_CHECK(weft_kernel_launch(k, j->dims, NULL, j->global, j->local), k);
   }
   double ms = bench_now_ms() - start;
-  static const char *const who[] = {"Weft", "Weft memory", "Weft all",
-                                    "Oclgrind"};
+  static const char *const who[] = {"Weft", "Weft memory", "Weft races",
+                                    "Weft all", "Oclgrind"};
   verify(r, j, which == GRIND, who[which]);
   return ms;
 }
@@ -290,9 +293,10 @@ static void measure(const char *name, const job *j, int reps) {
   for (int which = 0; which < RUNTIMES; which++)
     m[which] = bench_median(ms[which], reps);
   size_t items = j->global[0] * (j->dims > 1 ? j->global[1] : 1);
-  bench_csv_line("%s,%zu,%.3f,%.3f,%.3f,%.1f,%.2f,%.2f,%.0f", name, items,
-                 m[PLAIN], m[MEMORY], m[ALL], m[GRIND], m[MEMORY] / m[PLAIN],
-                 m[ALL] / m[PLAIN], m[GRIND] / m[ALL]);
+  bench_csv_line("%s,%zu,%.3f,%.3f,%.3f,%.3f,%.1f,%.2f,%.2f,%.2f,%.0f", name,
+                 items, m[PLAIN], m[MEMORY], m[RACES], m[ALL], m[GRIND],
+                 m[MEMORY] / m[PLAIN], m[RACES] / m[PLAIN], m[ALL] / m[PLAIN],
+                 m[GRIND] / m[ALL]);
   for (unsigned b = 0; b < j->num_buffers; b++) {
     weft_buffer_release(r.weft_buffers[b]);
     clReleaseMemObject(r.grind_buffers[b]);
@@ -309,8 +313,9 @@ int main(int argc, char **argv) {
   rt.weft = bench_weft_context();
   use_oclgrind();
   bench_csv_open(options.csv_path,
-                 "kernel,items,weft_ms,memory_ms,all_ms,oclgrind_ms,"
-                 "memory_over_weft,all_over_weft,oclgrind_over_all");
+                 "kernel,items,weft_ms,memory_ms,races_ms,all_ms,oclgrind_ms,"
+                 "memory_over_weft,races_over_weft,all_over_weft,"
+                 "oclgrind_over_all");
   job jobs[KERNELS] = {vecadd_job((size_t)1 << (20 - shift)),
                        matmul_job(256u >> (shift / 2)),
                        reduce_job((size_t)1 << (20 - shift)),

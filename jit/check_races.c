@@ -13,17 +13,21 @@
  *
  *   - every plain load, store, memset and memcpy whose object is known, of
  *     __local memory or of a __global buffer or SVM argument, first calls
- *     race_access(ctx, lx, ly, lz, site, offset, cell, size, epoch), where
- *     offset is the access's in its object (for the report), cell its
+ *     race_access(ctx, lx, ly, lz, site, what, offset, cell, size, epoch),
+ *     where what says whether it writes, and which memory it is (__local,
+ *     or which argument), offset is the access's in its object (for the
+ *     report), cell its
  *     offset in what the back end keeps records of (the group's __local
  *     memory, or the argument's buffer), and epoch the number of barriers
  *     the work-item has passed (a private counter, raised after each);
- *   - every synchronizing operation then calls race_sync(ctx, lx, ly, lz):
- *     a compare-and-swap or exchange (locks), an atomic load or store
- *     (flags), a volatile load or store (the flags of OpenCL 1.x, which
- *     had no atomic loads), a fence, and the cl_weft_sync calls (wait,
- *     wake, poll, yield). Atomic arithmetic (counters, histograms) orders
- *     nothing.
+ *   - every synchronizing operation calls race_sync(ctx, lx, ly, lz) both
+ *     before (its release: the work-item's earlier accesses must count as
+ *     synchronized before another thread can see the operation) and after
+ *     (its acquire):
+ *     an atomic operation of any kind (a ticket lock releases with an
+ *     atomic add), a volatile load or store (the flags of OpenCL 1.x,
+ *     which had no atomic loads), a fence, and the cl_weft_sync calls
+ *     (wait, wake, poll, yield).
  *
  * Atomic and volatile accesses themselves are never reported: atomics do
  * not race with each other, and volatile is how OpenCL 1.x wrote them. Private memory cannot race, and memory reached through a
@@ -57,10 +61,9 @@ static int synchronizes(LLVMValueRef inst) {
                                       WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL};
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMAtomicCmpXchg:
+  case LLVMAtomicRMW:
   case LLVMFence:
     return 1;
-  case LLVMAtomicRMW:
-    return LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpXchg;
   case LLVMLoad:
   case LLVMStore:
     return LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic ||
@@ -123,9 +126,9 @@ static int race_relevant(LLVMValueRef inst, void *data) {
 
 static LLVMValueRef access_function(const racer *r) {
   LLVMTypeRef params[] = {r->ptr, r->i64, r->i64, r->i64, r->i32,
-                          r->i64, r->i64, r->i64, r->i32};
+                          r->i32, r->i64, r->i64, r->i64, r->i32};
   return weft__runtime_function(LLVMGetGlobalParent(r->body),
-                                WEFT_RACE_ACCESS_SYMBOL, NULL, params, 9, NULL);
+                                WEFT_RACE_ACCESS_SYMBOL, NULL, params, 10, NULL);
 }
 
 static LLVMValueRef sync_function(const racer *r) {
@@ -157,31 +160,41 @@ static int tell_access(racer *r, LLVMValueRef inst, const weft_access *a) {
   LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(inst));
   LLVMValueRef offset = weft__access_offset(r->b, a);
   LLVMValueRef fn = access_function(r);
+  int local = a->from.space == WEFT_ADDRESS_LOCAL;
+  unsigned what = ((a->kind & WEFT_ACCESS_WRITE) ? WEFT_RACE_WRITE : 0) |
+                  (local ? WEFT_RACE_LOCAL
+                         : (unsigned)a->from.arg << WEFT_RACE_ARG_SHIFT);
   LLVMValueRef args[] = {weft__body_param(r->body, WEFT_BODY_CTX),
                          weft__body_param(r->body, WEFT_BODY_LX),
                          weft__body_param(r->body, WEFT_BODY_LY),
                          weft__body_param(r->body, WEFT_BODY_LZ),
                          LLVMConstInt(r->i32, site, 0),
+                         LLVMConstInt(r->i32, what, 0),
                          offset,
                          cell_of(r, a, offset),
                          LLVMBuildZExt(r->b, a->size, r->i64, ""),
                          LLVMBuildLoad2(r->b, r->i32, r->epoch, "epoch")};
-  LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 9, "");
+  LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 10, "");
   return 0;
 }
 
-/* After inst: race_sync(...), or the epoch raised (a barrier). */
-static void tell_after(racer *r, LLVMValueRef inst, int barrier) {
+/* The builder after inst. */
+static void position_after(racer *r, LLVMValueRef inst) {
   LLVMValueRef next = LLVMGetNextInstruction(inst);
   if (next) LLVMPositionBuilderBefore(r->b, next);
   else LLVMPositionBuilderAtEnd(r->b, LLVMGetInstructionParent(inst));
   LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(inst));
-  if (barrier) {
-    LLVMValueRef e = LLVMBuildLoad2(r->b, r->i32, r->epoch, "");
-    LLVMBuildStore(r->b, LLVMBuildAdd(r->b, e, LLVMConstInt(r->i32, 1, 0), ""),
-                   r->epoch);
-    return;
-  }
+}
+
+/* After a barrier: the epoch raised. */
+static void barrier_passed(racer *r, LLVMValueRef inst) {
+  position_after(r, inst);
+  LLVMValueRef e = LLVMBuildLoad2(r->b, r->i32, r->epoch, "");
+  LLVMBuildStore(r->b, LLVMBuildAdd(r->b, e, LLVMConstInt(r->i32, 1, 0), ""),
+                 r->epoch);
+}
+
+static void tell_sync(racer *r) {
   LLVMValueRef fn = sync_function(r);
   LLVMValueRef args[] = {weft__body_param(r->body, WEFT_BODY_CTX),
                          weft__body_param(r->body, WEFT_BODY_LX),
@@ -191,8 +204,16 @@ static void tell_after(racer *r, LLVMValueRef inst, int barrier) {
 }
 
 static int instrument(racer *r, LLVMValueRef inst) {
-  if (is_barrier(inst) || synchronizes(inst)) {
-    tell_after(r, inst, is_barrier(inst));
+  if (is_barrier(inst)) {
+    barrier_passed(r, inst);
+    return 0;
+  }
+  if (synchronizes(inst)) {
+    LLVMPositionBuilderBefore(r->b, inst);
+    LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(inst));
+    tell_sync(r);
+    position_after(r, inst);
+    tell_sync(r);
     return 0;
   }
   weft_access a[2];

@@ -48,10 +48,11 @@ typedef struct weft_wg_ctx {
    * bytes, 1 once written (0: no shadow). */
   uint64_t local_shadow;
   /* Check mode (races; backend/cpu/check_races.c): bytes from local_mem
-   * to the records of its words' last accesses (0: none), and each
-   * argument's records (NULL: none). */
+   * to the records of its words' last accesses (0: none), each
+   * argument's records (NULL: none), and the back end's state. */
   uint64_t local_races;
   void *const *arg_races;
+  void *races;                     /* the launch's records, or NULL */
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -186,13 +187,18 @@ typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
 /* Check mode (races; check_races.c): work-item (lx, ly, lz) of ctx's group
  * accesses size bytes at offset in the object of check site site, at
  * cell in the back end's records of its memory (the group's __local
- * memory, or the argument's buffer), after passing epoch barriers; and
+ * memory, or the argument's buffer), after passing epoch barriers; what
+ * says how (WEFT_RACE_*, and the argument << WEFT_RACE_ARG_SHIFT). And
  * the work-item made a synchronizing operation. */
 #define WEFT_RACE_ACCESS_SYMBOL "weft__cpu_race_access"
 typedef void (*weft_race_access_fn)(weft_wg_ctx *ctx, uint64_t lx,
                                     uint64_t ly, uint64_t lz, uint32_t site,
-                                    int64_t offset, uint64_t cell,
-                                    uint64_t size, uint32_t epoch);
+                                    uint32_t what, int64_t offset,
+                                    uint64_t cell, uint64_t size,
+                                    uint32_t epoch);
+#define WEFT_RACE_WRITE 1u
+#define WEFT_RACE_LOCAL 2u     /* __local memory (else a buffer argument) */
+#define WEFT_RACE_ARG_SHIFT 2
 #define WEFT_RACE_SYNC_SYMBOL "weft__cpu_race_sync"
 typedef void (*weft_race_sync_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                                   uint64_t lz);

@@ -123,6 +123,7 @@ int weft__check_parse(const char *words, unsigned *flags) {
   *flags = 0;
   for (const char *p = words; *p;) {
     size_t len = strcspn(p, ",");
+    if (!len || (p[len] == ',' && !p[len + 1])) return -1;
     size_t i = 0;
     while (i < sizeof kinds / sizeof *kinds &&
            (strlen(kinds[i].name) != len || strncmp(p, kinds[i].name, len)))

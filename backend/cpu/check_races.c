@@ -10,19 +10,24 @@
  * a write, unless
  *   - both are of one group and a barrier came between (their barrier
  *     counts differ), or
- *   - the other work-item synchronized after its access and this one
- *     synchronized after that access too (launch-wide counts: each
- *     work-item's last synchronization is kept).
- * The second rule is what a lock's release and acquire look like; it
- * sees no order where there is none, but may take a near miss for order
- * (README: Debugging kernels). Records are replaced, never merged across
+ *   - the other work-item's group synchronized after its access, and this
+ *     one's group synchronized after that access too (launch-wide counts:
+ *     each work-item's and each group's last synchronization is kept).
+ * The second rule is what a lock's release and acquire look like, also
+ * when one work-item of each group takes the lock for all and a barrier
+ * passes the order on (cl_weft_sync's group functions); it sees no order
+ * where there is none, but may take a near miss for order (README:
+ * Debugging kernels). Records are replaced, never merged across
  * work-items, so a lost record only hides a race, never invents one.
  *
  * __local records follow the group's local memory (executor.c makes the
  * room and clears it for each group; one thread runs a group at a time).
- * Buffer records are the launch's, mapped per argument so that only the
- * words touched cost memory, and kept under striped spin locks: groups on
- * other threads touch them too. */
+ * Buffer records are mapped per argument, so that only the words touched
+ * cost memory, and kept under striped spin locks: groups on other threads
+ * touch them too. The executor keeps them from one launch to the next
+ * (mapping and first touching them is most of their cost); the count
+ * never goes back, so a record older than the launch's first tick is of an
+ * earlier launch, and no record needs clearing. */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,7 +40,7 @@
 /* One access recorded: work-item, bytes, site, barriers, synchronization. */
 typedef struct race_slot {
   uint32_t item;   /* 1 + the work-item's index in the launch; 0: none */
-  uint32_t tick;   /* the launch's synchronization count at the access */
+  uint32_t tick;   /* when: access_tick() */
   uint16_t site;   /* its check site, or NO_SITE */
   uint16_t epoch;  /* barriers its work-item had passed (mod 2^16) */
   uint8_t mask;    /* the word's bytes it touched */
@@ -53,22 +58,27 @@ typedef struct race_cell {
 
 struct race_records {
   uint64_t per_group;            /* work-items in a full group */
-  unsigned num_args;
+  uint32_t first_tick;           /* the launch's: older records are stale */
+  unsigned num_args, capacity;
   race_cell **args;              /* per argument: its buffer's, or NULL */
   size_t *arg_bytes;             /* their mappings' sizes */
   _Atomic uint32_t *last_sync;   /* per work-item: its last synchronization */
   size_t last_sync_bytes;
-  _Atomic uint32_t ticks;        /* synchronizations in the launch */
+  _Atomic uint32_t *group_sync;  /* per group: its work-items' last one */
+  size_t group_sync_bytes;
+  _Atomic uint32_t ticks;        /* the count behind every tick */
   atomic_flag stripes[STRIPES];  /* buffer records' locks */
 };
 
-/* The access being made. */
+/* The access being made. Its group's work-items are those numbered
+ * first_item to first_item + per_group - 1. */
 typedef struct race_access {
-  uint32_t item;
-  uint64_t group;
-  uint32_t tick, last_sync;
+  uint32_t item, first_item;
+  uint32_t tick;
   uint16_t site, epoch;
   int write;
+  int synced;         /* last_sync found yet */
+  uint32_t last_sync; /* its work-item's or group's last synchronization */
 } race_access;
 
 /* ------------------------------------------------------------ memory */
@@ -87,30 +97,69 @@ size_t weft__check_races_local_bytes(size_t local_mem_size) {
   return cells_bytes(local_mem_size);
 }
 
+/* A mapping of at least bytes at *p (of *size bytes), kept when it is
+ * large enough: its old records are stale by their ticks. */
+static int grow(void **p, size_t *size, size_t bytes) {
+  if (*p && *size >= bytes) return 0;
+  if (*p) munmap(*p, *size);
+  *size = 0;
+  if (!(*p = map_zeroed(bytes))) return -1;
+  *size = bytes;
+  return 0;
+}
+
 /* Records for each buffer argument the launch checks (NULL for others). */
 static int map_args(race_records *r, const weft_launch_desc *d) {
-  r->num_args = d->kernel->num_args;
-  r->args = calloc(r->num_args ? r->num_args : 1, sizeof *r->args);
-  r->arg_bytes = calloc(r->num_args ? r->num_args : 1, sizeof *r->arg_bytes);
-  if (!r->args || !r->arg_bytes) return -1;
-  for (unsigned i = 0; i < r->num_args; i++) {
+  unsigned n = d->kernel->num_args;
+  if (n > r->capacity) {
+    race_cell **args = realloc(r->args, n * sizeof *args);
+    if (args) r->args = args;
+    size_t *bytes = realloc(r->arg_bytes, n * sizeof *bytes);
+    if (bytes) r->arg_bytes = bytes;
+    if (!args || !bytes) return -1;
+    memset(r->args + r->capacity, 0, (n - r->capacity) * sizeof *args);
+    memset(r->arg_bytes + r->capacity, 0, (n - r->capacity) * sizeof *bytes);
+    r->capacity = n;
+  }
+  r->num_args = n;
+  for (unsigned i = 0; i < n; i++) {
     const weft_arg_desc *a = &d->kernel->args[i];
     if (a->kind == WEFT_ARG_VALUE || a->kind == WEFT_ARG_LOCAL ||
         a->address_space != WEFT_ADDRESS_GLOBAL || !d->arg_sizes[i])
       continue;
-    r->arg_bytes[i] = cells_bytes(d->arg_sizes[i]);
-    if (!(r->args[i] = map_zeroed(r->arg_bytes[i]))) return -1;
+    if (grow((void **)&r->args[i], &r->arg_bytes[i], cells_bytes(d->arg_sizes[i])))
+      return -1;
   }
   return 0;
 }
 
 static void free_records(race_records *r) {
-  for (unsigned i = 0; r->args && i < r->num_args; i++)
+  for (unsigned i = 0; r->args && i < r->capacity; i++)
     if (r->args[i]) munmap(r->args[i], r->arg_bytes[i]);
   if (r->last_sync) munmap((void *)r->last_sync, r->last_sync_bytes);
+  if (r->group_sync) munmap((void *)r->group_sync, r->group_sync_bytes);
   free(r->args);
   free(r->arg_bytes);
   free(r);
+}
+
+/* The records a launch uses: those kept from the last launch (mapped and
+ * touched already, which is most of what they cost), or new ones. Past
+ * 2^30 ticks they start again, long before the counts wrap. */
+static race_records *take_records(weft_executor *e) {
+  pthread_mutex_lock(&e->races_lock);
+  race_records *r = e->races_kept;
+  e->races_kept = NULL;
+  pthread_mutex_unlock(&e->races_lock);
+  if (r && atomic_load(&r->ticks) > (1u << 29)) {
+    free_records(r);
+    r = NULL;
+  }
+  if (!r && (r = calloc(1, sizeof *r))) {
+    for (unsigned i = 0; i < STRIPES; i++) atomic_flag_clear(&r->stripes[i]);
+    atomic_init(&r->ticks, 0);
+  }
+  return r;
 }
 
 void weft__check_races_begin(launch_state *l) {
@@ -123,38 +172,49 @@ void weft__check_races_begin(launch_state *l) {
             UINT32_MAX - 1);
     return;
   }
-  race_records *r = calloc(1, sizeof *r);
-  if (!r) goto out_of_memory;
+  race_records *r = take_records(l->executor);
+  if (!r || grow((void **)&r->last_sync, &r->last_sync_bytes,
+                 l->total * per_group * sizeof *r->last_sync) ||
+      grow((void **)&r->group_sync, &r->group_sync_bytes,
+           l->total * sizeof *r->group_sync) ||
+      map_args(r, d)) {
+    if (r) free_records(r);
+    fprintf(stderr, "weft: kernel '%s': no race check for this launch: out "
+            "of memory for its records\n", d->kernel->name);
+    return;
+  }
   r->per_group = per_group;
-  r->last_sync_bytes = l->total * per_group * sizeof *r->last_sync;
-  r->last_sync = map_zeroed(r->last_sync_bytes);
-  for (unsigned i = 0; i < STRIPES; i++) atomic_flag_clear(&r->stripes[i]);
-  if (!r->last_sync || map_args(r, d)) goto out_of_memory;
+  /* Every record and synchronization so far is older than this. */
+  r->first_tick = 2 * (atomic_fetch_add(&r->ticks, 1) + 1);
   l->races = r;
-  return;
-out_of_memory:
-  if (r) free_records(r);
-  fprintf(stderr, "weft: kernel '%s': no race check for this launch: out of "
-          "memory for its records\n", d->kernel->name);
 }
 
 void weft__check_races_end(launch_state *l) {
-  if (l->races) free_records(l->races);
+  race_records *r = l->races;
   l->races = NULL;
+  if (!r) return;
+  weft_executor *e = l->executor;
+  pthread_mutex_lock(&e->races_lock);
+  race_records *old = e->races_kept;
+  e->races_kept = r;
+  pthread_mutex_unlock(&e->races_lock);
+  if (old) free_records(old);
+}
+
+void weft__check_races_free(weft_executor *e) {
+  if (e->races_kept) free_records(e->races_kept);
+  e->races_kept = NULL;
 }
 
 void *const *weft__check_races_args(const launch_state *l) {
   return l->races ? (void *const *)l->races->args : NULL;
 }
 
-/* ----------------------------------------------------------- deciding */
-
-static uint32_t item_of(const cpu_group *g, uint64_t lx, uint64_t ly,
-                        uint64_t lz) {
-  const uint64_t *n = g->ctx.enqueued_local_size;
-  return (uint32_t)(g->index * g->launch->races->per_group + lx +
-                    n[0] * (ly + n[1] * lz) + 1);
+uint64_t weft__check_races_per_group(const launch_state *l) {
+  return l->races ? l->races->per_group : 0;
 }
+
+/* ----------------------------------------------------------- deciding */
 
 static uint64_t group_of(const race_records *r, uint32_t item) {
   return (item - 1) / r->per_group;
@@ -165,14 +225,40 @@ static int after(uint32_t a, uint32_t b) {
   return (int32_t)(a - b) > 0;
 }
 
-/* Whether slot s's access, if any, comes before m's: none, the same
- * work-item, a barrier between, or synchronization after it by both. */
-static int ordered(race_records *r, const race_slot *s, const race_access *m) {
-  if (!s->item || s->item == m->item) return 1;
-  if (group_of(r, s->item) == m->group && s->epoch != m->epoch) return 1;
-  uint32_t theirs = atomic_load_explicit(&r->last_sync[s->item - 1],
-                                         memory_order_relaxed);
-  return after(theirs, s->tick) && after(m->last_sync, s->tick);
+/* The last synchronization of item or of its group, whichever came
+ * later. */
+static uint32_t sync_of(race_records *r, uint32_t item) {
+  uint32_t own = atomic_load_explicit(&r->last_sync[item - 1], memory_order_relaxed);
+  uint32_t group = atomic_load_explicit(&r->group_sync[group_of(r, item)],
+                                        memory_order_relaxed);
+  return after(group, own) ? group : own;
+}
+
+/* Whether item is of m's group (no division: this runs per access). */
+static int same_group(const race_records *r, const race_access *m,
+                      uint32_t item) {
+  return item - m->first_item < r->per_group;
+}
+
+/* Whether slot s's access comes before m's for want of a conflict: none
+ * (or one of an earlier launch), the same work-item, or a barrier
+ * between. */
+static int plainly_ordered(const race_records *r, const race_slot *s,
+                           const race_access *m) {
+  return !s->item || s->item == m->item || after(r->first_tick, s->tick) ||
+         (s->epoch != m->epoch && same_group(r, m, s->item));
+}
+
+/* Whether slot s's access, if any, comes before m's: plainly, or by
+ * synchronization after it on both sides. */
+static int ordered(race_records *r, const race_slot *s, race_access *m) {
+  if (plainly_ordered(r, s, m)) return 1;
+  if (!after(sync_of(r, s->item), s->tick)) return 0;
+  if (!m->synced) {
+    m->last_sync = sync_of(r, m->item);
+    m->synced = 1;
+  }
+  return after(m->last_sync, s->tick);
 }
 
 /* Records m's access of the word's bytes mask in s: added to the slot's
@@ -188,20 +274,21 @@ static void record(race_slot *s, const race_access *m, uint8_t mask) {
                    .epoch = m->epoch, .mask = mask};
 }
 
-/* The reader slot m's read goes in: its own, a free or ordered one, or
- * else the second (the record it held is lost). */
-static race_slot *reader_slot(race_records *r, race_cell *c,
+/* The reader slot m's read goes in: its own, a free or plainly ordered
+ * one, or else the second (the record it held is lost: a race missed,
+ * never one made up). */
+static race_slot *reader_slot(const race_records *r, race_cell *c,
                               const race_access *m) {
   for (int i = 0; i < 2; i++)
     if (c->read[i].item == m->item) return &c->read[i];
   for (int i = 0; i < 2; i++)
-    if (ordered(r, &c->read[i], m)) return &c->read[i];
+    if (plainly_ordered(r, &c->read[i], m)) return &c->read[i];
   return &c->read[1];
 }
 
 /* Checks m's access of bytes mask of cell c against its records, then
  * records it: 1 with *other filled when it races. */
-static int check_cell(race_records *r, race_cell *c, const race_access *m,
+static int check_cell(race_records *r, race_cell *c, race_access *m,
                       uint8_t mask, race_slot *other) {
   int races = 0;
   if ((c->write.mask & mask) && !ordered(r, &c->write, m)) {
@@ -261,52 +348,87 @@ void weft__check_races_describe(const launch_state *l, uint32_t item,
 
 /* ---------------------------------------------------------- generated */
 
+/* The records of the access's memory, or NULL when they are not kept
+ * or the access falls outside them (the memory check's to report). */
+static race_cell *cells_of(const weft_wg_ctx *ctx, uint32_t what,
+                           uint64_t cell, uint64_t size) {
+  char *cells;
+  uint64_t limit;
+  if (what & WEFT_RACE_LOCAL) {
+    cells = ctx->local_races ? ctx->local_mem + ctx->local_races : NULL;
+    limit = ctx->local_mem_size;
+  } else {
+    unsigned arg = what >> WEFT_RACE_ARG_SHIFT;
+    cells = ctx->arg_races[arg];
+    limit = ctx->arg_sizes[arg];
+  }
+  if (!cells || cell > limit || size > limit - cell) return NULL;
+  return (race_cell *)cells;
+}
+
+/* The access's tick: the count now, doubled (a synchronization's stamp
+ * is the count doubled, plus one). The count goes up only where this
+ * thread stamped a synchronization at the count it reads: the access is
+ * then later than the synchronization, and must say so. Synchronizing
+ * alone writes nothing shared, so atomics do not contend on the count. */
+static uint32_t access_tick(race_records *r, cpu_worker *w) {
+  uint32_t count = atomic_load_explicit(&r->ticks, memory_order_relaxed);
+  if (w->race_stamped == count) {
+    count = atomic_fetch_add_explicit(&r->ticks, 1, memory_order_relaxed) + 1;
+    w->race_stamped = 0;
+  }
+  return 2 * count;
+}
+
+static void report_race(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                        uint64_t lz, uint32_t site, int64_t offset,
+                        uint64_t size, race_records *r, const race_access *m,
+                        const race_slot *other) {
+  uint64_t k = lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz);
+  weft_race_other o = {.item = other->item,
+                       .site = other->site == NO_SITE ? -1 : other->site,
+                       .same_group = same_group(r, m, other->item)};
+  weft__check_record(ctx->group, (unsigned)k, site, offset, size, &o);
+}
+
 void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
-                           uint64_t lz, uint32_t site, int64_t offset,
-                           uint64_t cell, uint64_t size, uint32_t epoch) {
+                           uint64_t lz, uint32_t site, uint32_t what,
+                           int64_t offset, uint64_t cell, uint64_t size,
+                           uint32_t epoch) {
+  race_records *r = ctx->races;
+  race_cell *cells = r && size ? cells_of(ctx, what, cell, size) : NULL;
+  if (!cells) return;
   cpu_group *g = ctx->group;
-  launch_state *l = g->launch;
-  race_records *r = l->races;
-  if (!r || !size) return;
-  const weft_check_site *s = &l->desc->binary->check_sites[site];
-  int shared = s->space != WEFT_ADDRESS_LOCAL;
-  race_cell *cells = shared ? r->args[s->arg]
-                            : ctx->local_races
-                                  ? (race_cell *)(ctx->local_mem + ctx->local_races)
-                                  : NULL;
-  uint64_t limit = shared ? ctx->arg_sizes[s->arg] : ctx->local_mem_size;
-  /* Outside its object: the memory check's to report, nothing to record. */
-  if (!cells || cell > limit || size > limit - cell) return;
-  race_access m = {.item = item_of(g, lx, ly, lz),
-                   .tick = atomic_load_explicit(&r->ticks, memory_order_relaxed),
+  const uint64_t *n = ctx->enqueued_local_size;
+  race_access m = {.first_item = g->race_first,
+                   .tick = access_tick(r, g->worker),
                    .site = site < NO_SITE ? (uint16_t)site : NO_SITE,
                    .epoch = (uint16_t)epoch,
-                   .write = (s->access & WEFT_ACCESS_WRITE) != 0};
-  m.group = group_of(r, m.item);
-  m.last_sync = atomic_load_explicit(&r->last_sync[m.item - 1], memory_order_relaxed);
-  race_slot other;
+                   .write = (what & WEFT_RACE_WRITE) != 0};
+  m.item = (uint32_t)(m.first_item + lx + n[0] * (ly + n[1] * lz));
+  int shared = !(what & WEFT_RACE_LOCAL);
+  race_slot other, ignored;
   int races = 0;
   for (uint64_t w = cell / WORD; w * WORD < cell + size; w++) {
     if (shared) lock(r, w);
-    int here = check_cell(r, &cells[w], &m, mask_of(w, cell, cell + size),
-                          races ? &(race_slot){0} : &other);
+    races |= check_cell(r, &cells[w], &m, mask_of(w, cell, cell + size),
+                        races ? &ignored : &other);
     if (shared) unlock(r, w);
-    races |= here;
   }
-  if (!races) return;
-  uint64_t k = lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz);
-  weft_race_other o = {.item = other.item,
-                       .site = other.site == NO_SITE ? -1 : other.site,
-                       .same_group = group_of(r, other.item) == m.group};
-  weft__check_record(g, (unsigned)k, site, offset, size, &o);
+  if (races) report_race(ctx, lx, ly, lz, site, offset, size, r, &m, &other);
 }
 
 void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                          uint64_t lz) {
-  cpu_group *g = ctx->group;
-  race_records *r = g->launch->races;
+  race_records *r = ctx->races;
   if (!r) return;
-  uint32_t tick = atomic_fetch_add_explicit(&r->ticks, 1, memory_order_relaxed) + 1;
-  atomic_store_explicit(&r->last_sync[item_of(g, lx, ly, lz) - 1], tick,
+  cpu_group *g = ctx->group;
+  const uint64_t *n = ctx->enqueued_local_size;
+  uint32_t count = atomic_load_explicit(&r->ticks, memory_order_relaxed);
+  uint32_t item = (uint32_t)(g->race_first + lx + n[0] * (ly + n[1] * lz));
+  atomic_store_explicit(&r->last_sync[item - 1], 2 * count + 1,
                         memory_order_relaxed);
+  atomic_store_explicit(&r->group_sync[g->index], 2 * count + 1,
+                        memory_order_relaxed);
+  g->worker->race_stamped = count;
 }

@@ -259,6 +259,7 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
   }
   g->index = index;
   g->num_items = n;
+  g->race_first = (uint32_t)(index * weft__check_races_per_group(l) + 1);
   /* A group's __local memory starts unwritten (check mode, uninit) and
    * unaccessed (races). */
   if (g->ctx.local_shadow)
@@ -431,6 +432,7 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   /* Without the launch's records (too large, no memory), none here. */
   g->ctx.local_races = l->races ? races_offset(d) : 0;
   g->ctx.arg_races = weft__check_races_args(l);
+  g->ctx.races = l->races;
   g->ctx.group = g;
   return 0;
 }
@@ -569,6 +571,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->schedule = config->schedule;
   e->seed = config->schedule_seed;
   e->timeout = config->timeout;
+  pthread_mutex_init(&e->races_lock, NULL);
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
@@ -598,6 +601,8 @@ void weft__executor_destroy(weft_executor *e) {
   weft__pool_destroy(e->pool);
   weft__watchdog_destroy(e);
   weft__coop_free_slots(e);
+  weft__check_races_free(e);
+  pthread_mutex_destroy(&e->races_lock);
   for (unsigned i = 0; i < e->num_workers; i++) {
     cpu_worker *w = &e->workers[i];
     weft__stacks_fini(&w->stacks);

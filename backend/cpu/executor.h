@@ -75,8 +75,9 @@ void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 /* Check mode's races, in generated code (kernel_abi.h:
  * WEFT_RACE_ACCESS_SYMBOL, WEFT_RACE_SYNC_SYMBOL; check_races.c). */
 void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
-                           uint64_t lz, uint32_t site, int64_t offset,
-                           uint64_t cell, uint64_t size, uint32_t epoch);
+                           uint64_t lz, uint32_t site, uint32_t what,
+                           int64_t offset, uint64_t cell, uint64_t size,
+                           uint32_t epoch);
 void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                          uint64_t lz);
 

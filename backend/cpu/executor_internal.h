@@ -60,6 +60,8 @@ struct cpu_group {
   int replay;               /* re-running items one by one after a fault */
   int interleaved;          /* its work-items switch at random (interleave.c) */
   unsigned first_arrived;   /* the first at the current barrier, if so */
+  uint32_t race_first;      /* check mode's races: its first work-item's
+                               number (check_races.c) */
   cpu_item *items;
   unsigned capacity;
   weft_fiber main;
@@ -85,6 +87,8 @@ struct cpu_worker {
   char *private_mem;        /* region-scheduled kernels' per-item data */
   size_t private_capacity;
   unsigned quit_seen;       /* the last SIGQUIT it reported (watchdog.c) */
+  uint32_t race_stamped;    /* check_races.c: the count it last stamped a
+                               synchronization at (0: none) */
   char *stack_lo;           /* the lowest address of the thread's own stack */
   size_t stack_size;
   size_t stack_guard;
@@ -106,6 +110,9 @@ struct weft_executor {
   coop_slot *free_slots;    /* kept across launches */
   double timeout;           /* WEFT_TIMEOUT (config.h) */
   weft_watchdog *watchdog;  /* started with the first launch it watches */
+  /* Check mode's race records, kept from one launch to the next. */
+  pthread_mutex_t races_lock;
+  race_records *races_kept;
 };
 
 struct launch_state {
@@ -253,15 +260,17 @@ typedef struct weft_race_other {
 void weft__check_record(cpu_group *g, unsigned k, uint32_t site,
                         int64_t offset, uint64_t size,
                         const weft_race_other *other);
-/* Check mode's races (check_races.c): the records of a launch, made and
- * freed (a launch too large for them, or with no memory for them, goes
- * unchecked, with a warning); each buffer argument's records for the
+/* Check mode's races (check_races.c): the records of a launch, taken and
+ * given back to the executor (a launch too large for them, or with no
+ * memory for them, goes unchecked, with a warning), and freed with it; each buffer argument's records for the
  * groups' contexts (NULL without); the bytes of records a group's __local
  * memory needs; "work-item (3) [local (3) in work-group (0)]" for the
  * work-item numbered item. */
 void weft__check_races_begin(launch_state *l);
 void weft__check_races_end(launch_state *l);
+void weft__check_races_free(weft_executor *e);
 void *const *weft__check_races_args(const launch_state *l);
+uint64_t weft__check_races_per_group(const launch_state *l);
 size_t weft__check_races_local_bytes(size_t local_mem_size);
 void weft__check_races_describe(const launch_state *l, uint32_t item,
                                 char *out, size_t size);
