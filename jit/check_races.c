@@ -27,7 +27,8 @@
  *     an atomic operation of any kind (a ticket lock releases with an
  *     atomic add), a volatile load or store (the flags of OpenCL 1.x,
  *     which had no atomic loads), a fence, and the cl_weft_sync calls
- *     (wait, wake, poll, yield).
+ *     (wait, wake, poll, yield); but not an atomic counter's update in
+ *     __local memory (synchronizes()).
  *
  * Atomic and volatile accesses themselves are never reported: atomics do
  * not race with each other, and volatile is how OpenCL 1.x wrote them. Private memory cannot race, and memory reached through a
@@ -55,8 +56,9 @@ typedef struct racer {
 
 /* ------------------------------------------------------ what is what */
 
-/* Whether inst is a synchronizing operation (see the top). */
-static int synchronizes(LLVMValueRef inst) {
+/* Whether inst is a synchronizing operation (see the top), before what
+ * its memory is is known. */
+static int may_synchronize(LLVMValueRef inst) {
   static const char *const calls[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
                                       WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL};
   switch (LLVMGetInstructionOpcode(inst)) {
@@ -115,10 +117,25 @@ static int followed(const racer *r, weft_access *a) {
          r->desc->args[a->from.arg].kind != WEFT_ARG_LOCAL;
 }
 
-static int race_relevant(LLVMValueRef inst, void *data) {
-  (void)data;
+/* Whether inst synchronizes: an atomic addition, subtraction, minimum,
+ * maximum or bitwise operation on __local memory does not (histograms'
+ * and compactions' counters, by the thousand; a lock among a group's
+ * work-items takes an exchange, a compare-and-swap or a flag). */
+static int synchronizes(const racer *r, LLVMValueRef inst) {
+  if (!may_synchronize(inst)) return 0;
+  if (!LLVMIsAAtomicRMWInst(inst) ||
+      LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpXchg)
+    return 1;
   weft_access a[2];
-  return is_barrier(inst) || synchronizes(inst) ||
+  weft_origin o;
+  return !weft__accesses_of(r->layout, inst, a) ||
+         !weft__origin_of(r->body, r->desc, r->layout, a[0].pointer, &o) ||
+         o.space != WEFT_ADDRESS_LOCAL;
+}
+
+static int race_relevant(LLVMValueRef inst, void *data) {
+  weft_access a[2];
+  return is_barrier(inst) || may_synchronize(inst) ||
          (plain(inst) && weft__accesses_of(data, inst, a));
 }
 
@@ -208,7 +225,9 @@ static int instrument(racer *r, LLVMValueRef inst) {
     barrier_passed(r, inst);
     return 0;
   }
-  if (synchronizes(inst)) {
+  /* Atomic and volatile accesses are not recorded (see the top). */
+  if (may_synchronize(inst)) {
+    if (!synchronizes(r, inst)) return 0;
     LLVMPositionBuilderBefore(r->b, inst);
     LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(inst));
     tell_sync(r);

@@ -235,6 +235,33 @@ TEST(release_acquire_flag_is_clean) {
   weft_context_release(ctx);
 }
 
+/* A lock among a group's work-items, in __local memory, orders their
+ * critical sections too. */
+TEST(group_lock_in_local_memory_is_clean) {
+  ctx = support_context();
+  weft_kernel *k = checked_kernel(
+      "__kernel void k(__global int *out) {\n"
+      "  __local int lock, inside;\n"
+      "  if (get_local_id(0) == 0) { lock = 0; inside = 0; }\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  while (atomic_xchg(&lock, 1) != 0) {}\n"
+      "  inside = inside + 1;\n"
+      "  atomic_xchg(&lock, 0);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = inside;\n"
+      "}\n",
+      CHECKED);
+  weft_buffer *out = ints(32, 0);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  launch_ok(k, 32, 16);
+  int got[32];
+  read_ints(out, got, 32);
+  for (int i = 0; i < 32; i++) CHECK_EQ(got[i], 16);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
 /* Atomic counters do not race with each other, and the result read after
  * the barrier is ordered. */
 TEST(local_atomics_then_barrier_are_clean) {
