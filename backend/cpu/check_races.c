@@ -296,7 +296,15 @@ static int check_cell(race_records *r, race_cell *c, race_access *m,
     races = 1;
   }
   if (!m->write) {
-    record(reader_slot(r, c, m), m, mask);
+    /* Two other work-items' reads of these bytes that nothing has
+     * ordered yet: any later write races with one of them, so this read
+     * need not be recorded (a tile that a whole group reads). */
+    race_slot *slot = reader_slot(r, c, m);
+    if (slot->item != m->item && (c->read[0].mask & mask) == mask &&
+        !plainly_ordered(r, &c->read[0], m) && slot == &c->read[1] &&
+        (c->read[1].mask & mask) == mask && !plainly_ordered(r, &c->read[1], m))
+      return races;
+    record(slot, m, mask);
     return races;
   }
   for (int i = 0; i < 2 && !races; i++)
