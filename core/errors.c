@@ -29,7 +29,8 @@ const char *weft_strerror(int status) {
   case WEFT_ETIMEOUT:
     return "WEFT_ETIMEOUT: the launch ran past its time limit (WEFT_TIMEOUT)";
   case WEFT_ECHECK:
-    return "WEFT_ECHECK: the kernel made accesses that check mode refused";
+    return "WEFT_ECHECK: check mode found errors in the kernel (invalid "
+           "accesses, uninitialised reads or races)";
   case WEFT_EDEADLOCK:
     return "WEFT_EDEADLOCK: work-groups wait for each other for ever";
   default: return "unknown Weft status";
