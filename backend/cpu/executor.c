@@ -650,8 +650,8 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   atomic_init(&l.failed, 0);
   pthread_mutex_init(&l.lock, NULL);
   int coop = (d->kernel->flags & WEFT_KERNEL_COOPERATIVE) != 0;
+  weft__check_races_begin(&l); /* before any group is prepared */
   if (coop) weft__coop_begin(&l);
-  weft__check_races_begin(&l);
   weft__watchdog_begin(&l);
   weft__pool_run(e->pool, worker_job, &l);
   weft__watchdog_end(&l);
