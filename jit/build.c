@@ -219,8 +219,12 @@ static int lower_kernels(build *b) {
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
   if (rc) return rc;
-  /* Barrier sites are known; the line tables have served. */
-  LLVMStripModuleDebugInfo(b->s.module);
+  /* Barrier sites are known; the line tables have served, unless -g keeps
+   * them (and more) for gdb. */
+  if (b->s.options.debug)
+    weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels);
+  else
+    LLVMStripModuleDebugInfo(b->s.module);
   rc = weft__run_passes(b->s.module, b->s.machine, "always-inline,globaldce",
                         &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)

@@ -118,8 +118,9 @@ static void guard(const checker *c, LLVMValueRef inst, weft_access *a, unsigned 
   LLVMBuildBr(c->b, rest);
   LLVMTypeRef type = LLVMTypeOf(inst);
   if (LLVMGetTypeKind(type) == LLVMVoidTypeKind) return;
-  /* A read that failed gives zero. */
-  LLVMPositionBuilderBefore(c->b, LLVMGetFirstInstruction(rest));
+  /* A read that failed gives zero. The phi goes before the debug records
+   * too (-g): records belong to instructions that are not phis. */
+  LLVMPositionBuilderBeforeInstrAndDbgRecords(c->b, LLVMGetFirstInstruction(rest));
   LLVMValueRef phi = LLVMBuildPhi(c->b, type, "");
   LLVMReplaceAllUsesWith(inst, phi);
   LLVMValueRef values[] = {inst, LLVMConstNull(type)};

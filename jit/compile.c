@@ -163,7 +163,7 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   const char *const *defines = feature_defines(&num_defines);
   int max = (int)(COUNT(cpu_args) + COUNT(nvptx_args) + NVPTX_ARCH_ARGS +
                   COUNT(base_args)) +
-            o->num_args + 5 + num_defines;
+            o->num_args + 6 + num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
   if (!args || !cl_ext) {
     free(args);
@@ -173,6 +173,9 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   weft_nvptx_arch arch;
   int n = target_args(sm, args, &arch);
   for (size_t i = 0; i < COUNT(base_args); i++) args[n++] = base_args[i];
+  /* -g on the CPU: variables and types too, for gdb (the last kind given
+   * wins). */
+  if (o->debug && !sm) args[n++] = "-debug-info-kind=standalone";
   args[n++] = cl_ext;
   int has_std = 0;
   for (int i = 0; i < o->num_args; i++) {

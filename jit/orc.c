@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include <llvm-c/Error.h>
+#include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/OrcEE.h>
 
 #include "jit/target.h"
 #include "weft/weft.h"
@@ -45,6 +47,23 @@ static LLVMErrorRef define_symbols(LLVMOrcJITDylibRef dylib,
   return e;
 }
 
+/* The JIT's object layer: RuntimeDyld, whose loaded objects are
+ * registered through LLVM's GDB JIT interface, so that gdb knows the
+ * kernels' functions (and, in programs built with -g, their source lines
+ * and variables). Registering costs a call of an empty function when no
+ * debugger is attached. */
+static LLVMOrcObjectLayerRef object_layer(void *unused,
+                                          LLVMOrcExecutionSessionRef session,
+                                          const char *triple) {
+  (void)unused;
+  (void)triple;
+  LLVMOrcObjectLayerRef layer =
+      LLVMOrcCreateRTDyldObjectLinkingLayerWithSectionMemoryManager(session);
+  LLVMOrcRTDyldObjectLinkingLayerRegisterJITEventListener(
+      layer, LLVMCreateGDBRegistrationListener());
+  return layer;
+}
+
 int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
                    char **error) {
   if (weft__target_init(error)) return WEFT_EBUILD;
@@ -56,6 +75,7 @@ int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
   LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
       builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
+  LLVMOrcLLJITBuilderSetObjectLinkingLayerCreator(builder, object_layer, NULL);
   LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, builder);
   if (e) {
     *error = error_text("cannot create the JIT", e);

@@ -155,6 +155,11 @@ void weft__regions_split(LLVMValueRef body);
 int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
                        size_t max_private, weft_kernel_desc *desc);
 
+/* Step 4 with -g (debug_info.c): each work-group function entries[k]
+ * takes the debug information of bodies[k], which is inlined into it. */
+void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
+                            const LLVMValueRef *bodies, unsigned count);
+
 /* Step 4: the work-group function, named name, for one body. */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_kernel_desc *desc,

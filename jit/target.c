@@ -82,7 +82,8 @@ static void set_string_attribute(LLVMContextRef context, LLVMValueRef fn,
 }
 
 /* The machine's triple, layout, CPU and features on the module and each
- * of its definitions; with probe_stack, inline stack probes too. */
+ * of its definitions; with probe_stack (the CPU's code), inline stack
+ * probes and unwind tables too. */
 static void apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
                   int probe_stack) {
   LLVMContextRef context = LLVMGetModuleContext(module);
@@ -99,8 +100,13 @@ static void apply(LLVMModuleRef module, LLVMTargetMachineRef machine,
     if (LLVMIsDeclaration(f)) continue;
     set_string_attribute(context, f, "target-cpu", cpu);
     set_string_attribute(context, f, "target-features", features);
-    if (probe_stack)
-      set_string_attribute(context, f, "probe-stack", "inline-asm");
+    if (!probe_stack) continue;
+    set_string_attribute(context, f, "probe-stack", "inline-asm");
+    /* Unwind tables: gdb and perf walk back from a kernel to its caller
+     * (2: asynchronous, valid at every instruction, as at a fault). */
+    unsigned uwtable = LLVMGetEnumAttributeKindForName("uwtable", 7);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(context, uwtable, 2));
   }
   LLVMDisposeMessage(layout_string);
   LLVMDisposeTargetData(layout);

@@ -10,7 +10,7 @@ PACKAGES="
   ocl-icd-opencl-dev opencl-c-headers clinfo pocl-opencl-icd
   libsleef-dev libmpfr-dev
   python3 python3-numpy python3-matplotlib python3-pyopencl
-  valgrind oclgrind
+  valgrind oclgrind gdb
 "
 
 if [ "$(id -u)" -eq 0 ]; then
