@@ -177,7 +177,8 @@ static void read_perf(void) {
   const char *v = getenv("WEFT_PERF");
   if (!v || !*v || !strcmp(v, "off")) return;
   if (!strcmp(v, "map")) config.perf_map = 1;
-  else warn("WEFT_PERF", v, "map (or off)");
+  else if (!strcmp(v, "jitdump")) config.perf_jitdump = 1;
+  else warn("WEFT_PERF", v, "map or jitdump (or off)");
 }
 
 static void read_config(void) {

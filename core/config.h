@@ -55,6 +55,7 @@ typedef struct weft_config {
    * but WEFT_CHECK_TIMEOUT in check mode. */
   double timeout;
   int perf_map;   /* WEFT_PERF=map: perf's map of JIT code */
+  int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump (code, lines) */
 } weft_config;
 
 /* Check mode's time limit on a launch when WEFT_TIMEOUT is unset. */

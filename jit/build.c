@@ -72,7 +72,8 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
    * another's: keep the cache in memory. */
   weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
   if (config->perf_map) weft__perf_map_enable();
-  int rc = weft__orc_init(config->symbols, config->num_symbols, error);
+  int rc = weft__orc_init(config->symbols, config->num_symbols,
+                          config->perf_jitdump, error);
   if (!rc) rc = make_machine_identity();
   return rc;
 }

@@ -34,6 +34,7 @@ typedef struct weft_jit_config {
   /* WEFT_TIMEOUT: every build's loops get stop points (as in check mode). */
   int stop_points;
   int perf_map;  /* WEFT_PERF=map: /tmp/perf-PID.map names kernels */
+  int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump of the JIT code */
 } weft_jit_config;
 
 /* Starts the JIT (once per process). Returns 0, or an error with a malloc'd

@@ -51,21 +51,27 @@ static LLVMErrorRef define_symbols(LLVMOrcJITDylibRef dylib,
  * registered through LLVM's GDB JIT interface, so that gdb knows the
  * kernels' functions (and, in programs built with -g, their source lines
  * and variables). Registering costs a call of an empty function when no
- * debugger is attached. */
-static LLVMOrcObjectLayerRef object_layer(void *unused,
+ * debugger is attached. With *jitdump, perf's listener too. */
+static LLVMOrcObjectLayerRef object_layer(void *jitdump,
                                           LLVMOrcExecutionSessionRef session,
                                           const char *triple) {
-  (void)unused;
   (void)triple;
   LLVMOrcObjectLayerRef layer =
       LLVMOrcCreateRTDyldObjectLinkingLayerWithSectionMemoryManager(session);
   LLVMOrcRTDyldObjectLinkingLayerRegisterJITEventListener(
       layer, LLVMCreateGDBRegistrationListener());
+  LLVMJITEventListenerRef perf =
+      *(int *)jitdump ? LLVMCreatePerfJITEventListener() : NULL;
+  if (perf) LLVMOrcRTDyldObjectLinkingLayerRegisterJITEventListener(layer, perf);
+  else if (*(int *)jitdump)
+    fprintf(stderr, "weft: WEFT_PERF=jitdump: this LLVM writes no jitdump\n");
   return layer;
 }
 
-int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
+int weft__orc_init(const weft_jit_symbol *symbols, size_t count, int jitdump,
                    char **error) {
+  static int jitdump_asked;
+  jitdump_asked = jitdump;
   if (weft__target_init(error)) return WEFT_EBUILD;
   LLVMTargetMachineRef machine = weft__target_machine_create();
   if (!machine) {
@@ -75,7 +81,8 @@ int weft__orc_init(const weft_jit_symbol *symbols, size_t count,
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
   LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
       builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
-  LLVMOrcLLJITBuilderSetObjectLinkingLayerCreator(builder, object_layer, NULL);
+  LLVMOrcLLJITBuilderSetObjectLinkingLayerCreator(builder, object_layer,
+                                                  &jitdump_asked);
   LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, builder);
   if (e) {
     *error = error_text("cannot create the JIT", e);

@@ -12,7 +12,10 @@
 
 typedef struct weft_orc_code weft_orc_code;
 
-int weft__orc_init(const weft_jit_symbol *symbols, size_t count, char **error);
+/* Starts the JIT; with jitdump, perf's jitdump of its code is written
+ * (LLVM's listener: $JITDUMPDIR or ~/.debug/jit). */
+int weft__orc_init(const weft_jit_symbol *symbols, size_t count, int jitdump,
+                   char **error);
 
 /* Adds object code (copied; name is for messages), linked when first
  * looked up. */

@@ -322,7 +322,8 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
                              config->schedule == WEFT_SCHEDULE_FIFO,
                          config->stack_size, config->cache_dir,
                          (int)config->schedule, config->check,
-                         config->timeout > 0, config->perf_map};
+                         config->timeout > 0, config->perf_map,
+                         config->perf_jitdump};
   int rc = weft__jit_init(&jit, error);
   if (rc) return rc;
   weft_device *device = calloc(1, sizeof *device);
