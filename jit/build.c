@@ -23,6 +23,7 @@
 #include "jit/build_state.h"
 #include "jit/builtins.h"
 #include "jit/cache.h"
+#include "jit/code_lines.h"
 #include "jit/compile.h"
 #include "jit/kernel_info.h"
 #include "jit/options.h"
@@ -220,12 +221,9 @@ static int lower_kernels(build *b) {
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
   if (rc) return rc;
-  /* Barrier sites are known; the line tables have served, unless -g keeps
-   * them (and more) for gdb. */
-  if (b->s.options.debug)
-    weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels);
-  else
-    LLVMStripModuleDebugInfo(b->s.module);
+  /* The line tables stay (with -g, all of Clang's debug information): a
+   * fault's report names its line, and gdb and perf see lines. */
+  weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels);
   rc = weft__run_passes(b->s.module, b->s.machine, "always-inline,globaldce",
                         &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
@@ -240,6 +238,21 @@ static int lower_kernels(build *b) {
                         &b->s.error);
   if (!rc) weft__jit_dump_module(b->s.module);
   return rc;
+}
+
+int weft__jit_code_line(const weft_binary *binary, const char *kernel,
+                        const void *pc, char *out, size_t size) {
+  const weft_cached *c = binary->cached;
+  if (!c || !c->object || !pc) return 0;
+  char *name = NULL, *error = NULL;
+  if (asprintf(&name, "%s.%s", c->prefix, kernel) < 0) return 0;
+  void *entry = weft__orc_lookup(c->code, name, &error);
+  int found = entry && weft__code_line(c->object, c->object_size, name,
+                                       (uintptr_t)entry, (uintptr_t)pc, out,
+                                       size);
+  free(name);
+  free(error);
+  return found;
 }
 
 /* The kernels' entry points in loaded code: prefix.kernel_name. */

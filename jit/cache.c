@@ -135,6 +135,7 @@ void weft__cache_set_dir(const char *dir) { weft__cache_folder_set(dir); }
 
 static void entry_free(weft_cached *c) {
   weft__orc_remove(c->code);
+  free(c->object);
   free(c->ptx);
   free(c->descs);
   free(c->stamps);
@@ -252,6 +253,12 @@ static int take_object(weft_cached *c, weft_cache_kind kind, const void *object,
   if (kind == WEFT_CACHE_CODE) {
     int rc = weft__orc_add_object(object, size, c->prefix, &c->code, error);
     if (!rc) weft__perf_map_add(c->code, object, size, c->prefix);
+    /* Kept for faults' source lines (code_lines.h); without it a report
+     * only lacks its line. */
+    if (!rc && (c->object = malloc(size))) {
+      memcpy(c->object, object, size);
+      c->object_size = size;
+    }
     return rc;
   }
   c->ptx = strndup(object, size);

@@ -83,6 +83,8 @@ typedef struct weft_cached {
   char prefix[48];            /* of the code's symbol names */
   atomic_int refs;
   weft_orc_code *code;        /* the loaded machine code (WEFT_CACHE_CODE) */
+  void *object;               /* its object file, for faults' source lines */
+  size_t object_size;
   char *ptx;                  /* the PTX text (WEFT_CACHE_PTX) */
   unsigned char *descs;       /* the kernels, as binary_io.h saves them */
   size_t descs_size;

@@ -77,6 +77,12 @@ int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
  * GPUs (0), or not (WEFT_EINVAL), without building it. */
 int weft__jit_check_bitcode(unsigned sm, const void *bitcode, size_t size);
 
+/* The source location ("program.cl:9:15") of the instruction at pc in
+ * kernel's code of a CPU binary: 1, or 0 when it is not known (not that
+ * code, or no line there). For faults' reports. */
+int weft__jit_code_line(const weft_binary *binary, const char *kernel,
+                        const void *pc, char *out, size_t size);
+
 /* Frees a binary, from weft__jit_build or weft__jit_build_ptx, and the
  * machine code or PTX behind it. */
 void weft__jit_binary_free(weft_binary *binary);

@@ -1,6 +1,6 @@
 /* test_fault.c: crashes and stack overflows inside kernels are reported
- * with the kernel and the work-item, and the device keeps working
- * afterwards. (Integer division never traps: test_division.c.) */
+ * with the kernel and the work-item (and a crash with its source line),
+ * and the device keeps working afterwards. (Integer division never traps: test_division.c.) */
 #include "support.h"
 
 /* Launches kernel "k" (one buffer argument) over 64 items in groups of 16,
@@ -24,7 +24,8 @@ static void expect_failure(const char *source, int code, const char *const *text
 TEST(null_write_names_work_item) {
   CPU_ONLY("a GPU fault names the kernel, not the work-item");
   static const char *texts[] = {"crashed with a segmentation fault",
-                                "work-item (37) [local (5) in work-group (2)]",
+                                "work-item (37) [local (5) in work-group (2)] "
+                                "at program.cl:3:23",
                                 NULL};
   expect_failure("__kernel void k(__global int *a) {\n"
                  "  __global int *p = get_global_id(0) == 37 ? 0 : a;\n"
@@ -36,13 +37,30 @@ TEST(null_write_names_work_item) {
 TEST(crash_after_barrier_names_work_item) {
   CPU_ONLY("a GPU fault names the kernel, not the work-item");
   static const char *texts[] = {"segmentation fault",
-                                "work-item (45) [local (13) in work-group (2)]",
+                                "work-item (45) [local (13) in work-group (2)] "
+                                "at program.cl:5:8",
                                 NULL};
   expect_failure("__kernel void k(__global int *a) {\n"
                  "  a[get_global_id(0)] = 1;\n"
                  "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
                  "  __global int *p = get_global_id(0) == 45 ? (__global int *)64 : a;\n"
                  "  p[0] = 2;\n"
+                 "}\n",
+                 WEFT_EKERNELFAULT, texts);
+}
+
+/* The line named is the faulting access's, inside the helper function it
+ * is in. */
+TEST(crash_in_helper_names_its_line) {
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
+  static const char *texts[] = {"work-item (20) [local (4) in work-group (1)] "
+                                "at program.cl:2:44",
+                                NULL};
+  expect_failure("void put(__global int *p, size_t i) {\n"
+                 "  if (i == 20) p = (__global int *)8; p[i] = (int)i;\n"
+                 "}\n"
+                 "__kernel void k(__global int *a) {\n"
+                 "  put(a, get_global_id(0));\n"
                  "}\n",
                  WEFT_EKERNELFAULT, texts);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "backend/cpu/executor_internal.h"
+#include "jit/jit.h"
 
 /* Fiber stacks are separate mappings, so their tops share an offset within
  * a page, and the contexts saved there would all compete for the same few
@@ -345,9 +346,13 @@ static void report_fault(cpu_group *g) {
         d->kernel->name, where, g->item_stacks->size);
   } else {
     weft__fault_describe(&w->fault, what, sizeof what);
+    char line[160] = " at ";
+    if (!weft__jit_code_line(d->binary, d->kernel->name, w->fault.pc, line + 4,
+                             sizeof line - 4))
+      line[0] = 0;
     weft__executor_report(g->launch, WEFT_EKERNELFAULT,
-                          "kernel '%s' crashed with %s in %s",
-                          d->kernel->name, what, where);
+                          "kernel '%s' crashed with %s in %s%s",
+                          d->kernel->name, what, where, line);
   }
 }
 

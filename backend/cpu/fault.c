@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include "weft/weft.h"
 
@@ -43,6 +44,19 @@ static void pass_on(int sig, siginfo_t *info, void *context) {
   }
 }
 
+/* The instruction that faulted, from the signal's context. */
+static void *fault_pc(void *context) {
+  const ucontext_t *uc = context;
+#if defined(__x86_64__)
+  return (void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (void *)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  return NULL;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *info, void *context) {
   weft_fault *f = current;
   if (!f || !f->armed) {
@@ -53,6 +67,7 @@ static void on_fault(int sig, siginfo_t *info, void *context) {
   f->signo = sig;
   f->code = info->si_code;
   f->addr = info->si_addr;
+  f->pc = fault_pc(context);
   siglongjmp(f->recover, WEFT_JUMP_FAULT);
 }
 

@@ -25,6 +25,7 @@ typedef struct weft_fault {
   volatile int signo;
   volatile int code;
   void *volatile addr;
+  void *volatile pc;         /* the faulting instruction (NULL: unknown) */
   void *altstack;
   size_t altstack_size;
 } weft_fault;
