@@ -14,25 +14,25 @@
  *   - every plain load, store, memset and memcpy whose object is known, of
  *     __local memory or of a __global buffer or SVM argument, first calls
  *     race_access(ctx, lx, ly, lz, site, what, offset, cell, size, epoch),
- *     where what says whether it writes, and which memory it is (__local,
+ *     where what says whether it writes and which memory it is (__local,
  *     or which argument), offset is the access's in its object (for the
- *     report), cell its
- *     offset in what the back end keeps records of (the group's __local
- *     memory, or the argument's buffer), and epoch the number of barriers
- *     the work-item has passed (a private counter, raised after each);
+ *     report), cell its offset in what the back end keeps records of (the
+ *     group's __local memory, or the argument's buffer), and epoch the
+ *     number of barriers the work-item has passed (a private counter,
+ *     raised after each);
  *   - every synchronizing operation calls race_sync(ctx, lx, ly, lz) both
  *     before (its release: the work-item's earlier accesses must count as
  *     synchronized before another thread can see the operation) and after
- *     (its acquire):
- *     an atomic operation of any kind (a ticket lock releases with an
- *     atomic add), a volatile load or store (the flags of OpenCL 1.x,
- *     which had no atomic loads), a fence, and the cl_weft_sync calls
- *     (wait, wake, poll, yield); but not an atomic counter's update in
- *     __local memory (synchronizes()).
+ *     (its acquire). Synchronizing are: an atomic operation of any kind (a
+ *     ticket lock releases with an atomic add) but a counter's update in
+ *     __local memory (synchronizes()), a volatile load or store (the flags
+ *     of OpenCL 1.x, which had no atomic loads), a fence, and the
+ *     cl_weft_sync calls (wait, wake, poll, yield).
  *
- * Atomic and volatile accesses themselves are never reported: atomics do
- * not race with each other, and volatile is how OpenCL 1.x wrote them. Private memory cannot race, and memory reached through a
- * pointer of unknown origin is not followed (README: Debugging kernels).
+ * Atomic and volatile accesses themselves are never recorded: atomics do
+ * not race with each other, and volatile is how OpenCL 1.x wrote them.
+ * Private memory cannot race, and memory reached through a pointer of
+ * unknown origin is not followed (README: Debugging kernels).
  * The scratch area of the collective functions is Weft's own, not
  * followed either. */
 #include <stdlib.h>
