@@ -374,17 +374,19 @@ static race_cell *cells_of(const weft_wg_ctx *ctx, uint32_t what,
   return (race_cell *)cells;
 }
 
-/* The access's tick: the count now, doubled (a synchronization's stamp
- * is the count doubled, plus one). The count goes up only where this
- * thread stamped a synchronization at the count it reads: the access is
- * then later than the synchronization, and must say so. Synchronizing
+/* The tick of an access by item: the count now, doubled (a
+ * synchronization's stamp is the count doubled, plus one). The count goes
+ * up only where the item itself stamped a synchronization at the count it
+ * reads: its access is then later than its synchronization, and must say
+ * so. (Another work-item of its group that did only makes the access look
+ * synchronized after: a race missed, never one made up.) Synchronizing
  * alone writes nothing shared, so atomics do not contend on the count. */
-static uint32_t access_tick(race_records *r, cpu_worker *w) {
+static uint32_t access_tick(race_records *r, uint32_t item) {
   uint32_t count = atomic_load_explicit(&r->ticks, memory_order_relaxed);
-  if (w->race_stamped == count) {
+  uint32_t mine = atomic_load_explicit(&r->last_sync[item - 1],
+                                       memory_order_relaxed);
+  if (mine == 2 * count + 1)
     count = atomic_fetch_add_explicit(&r->ticks, 1, memory_order_relaxed) + 1;
-    w->race_stamped = 0;
-  }
   return 2 * count;
 }
 
@@ -409,11 +411,11 @@ void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   cpu_group *g = ctx->group;
   const uint64_t *n = ctx->enqueued_local_size;
   race_access m = {.first_item = g->race_first,
-                   .tick = access_tick(r, g->worker),
                    .site = site < NO_SITE ? (uint16_t)site : NO_SITE,
                    .epoch = (uint16_t)epoch,
                    .write = (what & WEFT_RACE_WRITE) != 0};
   m.item = (uint32_t)(m.first_item + lx + n[0] * (ly + n[1] * lz));
+  m.tick = access_tick(r, m.item);
   int shared = !(what & WEFT_RACE_LOCAL);
   race_slot other, ignored;
   int races = 0;
@@ -438,5 +440,4 @@ void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                         memory_order_relaxed);
   atomic_store_explicit(&r->group_sync[g->index], 2 * count + 1,
                         memory_order_relaxed);
-  g->worker->race_stamped = count;
 }

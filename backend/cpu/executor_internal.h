@@ -87,8 +87,6 @@ struct cpu_worker {
   char *private_mem;        /* region-scheduled kernels' per-item data */
   size_t private_capacity;
   unsigned quit_seen;       /* the last SIGQUIT it reported (watchdog.c) */
-  uint32_t race_stamped;    /* check_races.c: the count it last stamped a
-                               synchronization at (0: none) */
   char *stack_lo;           /* the lowest address of the thread's own stack */
   size_t stack_size;
   size_t stack_guard;
