@@ -41,11 +41,13 @@
 typedef struct race_slot {
   uint32_t item;   /* 1 + the work-item's index in the launch; 0: none */
   uint32_t tick;   /* when: access_tick() */
+  uint32_t epoch;  /* barriers its work-item had passed */
   uint16_t site;   /* its check site, or NO_SITE */
-  uint16_t epoch;  /* barriers its work-item had passed (mod 2^16) */
   uint8_t mask;    /* the word's bytes it touched */
-  uint8_t unused[3];
+  uint8_t unused;
 } race_slot;
+
+_Static_assert(sizeof(race_slot) == 16, "a record is 16 bytes");
 
 typedef struct race_cell {
   race_slot write;
@@ -74,8 +76,8 @@ struct race_records {
  * first_item to first_item + per_group - 1. */
 typedef struct race_access {
   uint32_t item, first_item;
-  uint32_t tick;
-  uint16_t site, epoch;
+  uint32_t tick, epoch;
+  uint16_t site;
   int write;
   int synced;         /* last_sync found yet */
   uint32_t last_sync; /* its work-item's or group's last synchronization */
@@ -412,7 +414,7 @@ void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   const uint64_t *n = ctx->enqueued_local_size;
   race_access m = {.first_item = g->race_first,
                    .site = site < NO_SITE ? (uint16_t)site : NO_SITE,
-                   .epoch = (uint16_t)epoch,
+                   .epoch = epoch,
                    .write = (what & WEFT_RACE_WRITE) != 0};
   m.item = (uint32_t)(m.first_item + lx + n[0] * (ly + n[1] * lz));
   m.tick = access_tick(r, m.item);
