@@ -223,7 +223,10 @@ static int lower_kernels(build *b) {
   if (rc) return rc;
   /* The line tables stay (with -g, all of Clang's debug information): a
    * fault's report names its line, and gdb and perf see lines. */
-  weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels);
+  /* The ids' variables only where the work-items' loop stays a loop:
+   * vectorized, its stores would give another work-item's ids. */
+  weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels,
+                         b->s.options.debug && !b->s.options.optimize);
   rc = weft__run_passes(b->s.module, b->s.machine, "always-inline,globaldce",
                         &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)

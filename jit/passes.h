@@ -155,10 +155,12 @@ void weft__regions_split(LLVMValueRef body);
 int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
                        size_t max_private, weft_kernel_desc *desc);
 
-/* Step 4 with -g (debug_info.c): each work-group function entries[k]
- * takes the debug information of bodies[k], which is inlined into it. */
+/* Step 4 (debug_info.c): each work-group function entries[k] takes the
+ * debug information of bodies[k], which is inlined into it; with ids (-g
+ * -cl-opt-disable), the work-item's ids become variables gdb can print. */
 void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
-                            const LLVMValueRef *bodies, unsigned count);
+                            const LLVMValueRef *bodies, unsigned count,
+                            int ids);
 
 /* Step 4: the work-group function, named name, for one body. */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,

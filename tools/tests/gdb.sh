@@ -1,12 +1,13 @@
 # gdb sees kernels built with -g: a breakpoint set by the kernel's source
 # line (pending until the program is built) stops each work-item there, a
-# private variable (here the work-item's id) prints, the backtrace goes from the kernel's source
+# private variable prints, and so do the work-item's ids, the backtrace goes from the kernel's source
 # into Weft's executor, and a fault stops at the kernel's line.
 . "$2/lib.sh"
 command -v gdb >/dev/null 2>&1 || { echo "skipped: no gdb" >&2; exit 77; }
 export WEFT_DEVICE=cpu
 gdb -q -batch -ex 'set breakpoint pending on' -ex 'break program.cl:8' \
     -ex run -ex 'print i' -ex continue -ex 'print i' \
+    -ex 'print weft_global_id_0' -ex 'print weft_local_id_0' \
     -ex 'delete 1' -ex continue -ex bt \
     --args "$WEFT" run "$TESTS/debug.cl" --global 8 --local 8 \
     --arg 'int[8]' --options '-g -cl-opt-disable' >out.txt 2>err.txt ||
@@ -15,6 +16,9 @@ gdb -q -batch -ex 'set breakpoint pending on' -ex 'break program.cl:8' \
 matches out.txt '^Thread 1 "weft" hit Breakpoint 1, debug \(out=.*\) at .*program\.cl:8$'
 has_line out.txt '$1 = 0'
 has_line out.txt '$2 = 1'
+# The work-item's ids, as variables of Weft's.
+has_line out.txt '$3 = 1'
+has_line out.txt '$4 = 1'
 # Work-item 5's write through NULL: gdb stops at the kernel's line 9,
 # whose frames lead to the executor.
 matches out.txt 'received signal SIGSEGV'
