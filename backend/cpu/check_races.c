@@ -69,6 +69,7 @@ struct race_records {
   _Atomic uint32_t *group_sync;  /* per group: its work-items' last one */
   size_t group_sync_bytes;
   _Atomic uint32_t ticks;        /* the count behind every tick */
+  _Atomic int synced;            /* a synchronization in this launch yet */
   atomic_flag stripes[STRIPES];  /* buffer records' locks */
 };
 
@@ -186,6 +187,7 @@ void weft__check_races_begin(launch_state *l) {
     return;
   }
   r->per_group = per_group;
+  atomic_store(&r->synced, 0);
   /* Every record and synchronization so far is older than this. */
   r->first_tick = 2 * (atomic_fetch_add(&r->ticks, 1) + 1);
   l->races = r;
@@ -385,6 +387,10 @@ static race_cell *cells_of(const weft_wg_ctx *ctx, uint32_t what,
  * alone writes nothing shared, so atomics do not contend on the count. */
 static uint32_t access_tick(race_records *r, uint32_t item) {
   uint32_t count = atomic_load_explicit(&r->ticks, memory_order_relaxed);
+  /* Before any synchronization, none to be later than (and no load of
+   * the work-item's word, for kernels that never synchronize). */
+  if (!atomic_load_explicit(&r->synced, memory_order_relaxed))
+    return 2 * count;
   uint32_t mine = atomic_load_explicit(&r->last_sync[item - 1],
                                        memory_order_relaxed);
   if (mine == 2 * count + 1)
@@ -442,4 +448,6 @@ void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                         memory_order_relaxed);
   atomic_store_explicit(&r->group_sync[g->index], 2 * count + 1,
                         memory_order_relaxed);
+  if (!atomic_load_explicit(&r->synced, memory_order_relaxed))
+    atomic_store_explicit(&r->synced, 1, memory_order_relaxed);
 }
