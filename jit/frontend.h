@@ -2,8 +2,9 @@
  * frontend.h: the Clang front end, behind a C interface.
  *
  * Clang has no C API for compiling to an LLVM module in-process, so this is
- * the one place where Weft uses C++ (frontend.cpp). Everything else in jit/
- * works on the resulting module through the LLVM-C API.
+ * a C++ shim (frontend.cpp), like code_lines.cpp where LLVM lacks one too.
+ * Everything else in jit/ works on the resulting module through the
+ * LLVM-C API.
  */
 #ifndef WEFT_JIT_FRONTEND_H
 #define WEFT_JIT_FRONTEND_H

@@ -91,6 +91,19 @@ weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init) {
   return b;
 }
 
+weft_buffer *support_ints(weft_context *ctx, size_t n, int fill) {
+  int *v = malloc(n * sizeof *v);
+  if (!v) FAIL("out of memory");
+  for (size_t i = 0; i < n; i++) v[i] = fill;
+  weft_buffer *b = support_buffer(ctx, n * sizeof *v, v);
+  free(v);
+  return b;
+}
+
+void support_read_ints(weft_buffer *b, int *out, size_t n) {
+  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *out, out), b);
+}
+
 long support_peak_rss_kib(void) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];

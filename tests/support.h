@@ -41,6 +41,10 @@ weft_kernel *support_kernel(weft_context *ctx, const char *source,
 
 weft_buffer *support_buffer(weft_context *ctx, size_t size, const void *init);
 
+/* A buffer of n ints, each fill; and b's first n ints read into out. */
+weft_buffer *support_ints(weft_context *ctx, size_t n, int fill);
+void support_read_ints(weft_buffer *b, int *out, size_t n);
+
 /* Peak resident memory of this process, in KiB (VmHWM). */
 long support_peak_rss_kib(void);
 

@@ -36,18 +36,6 @@ static const char *launch_refused(weft_kernel *k, size_t global, size_t local) {
   return weft_errmsg(k);
 }
 
-static weft_buffer *ints(size_t n, int fill) {
-  int *v = malloc(n * sizeof *v);
-  for (size_t i = 0; i < n; i++) v[i] = fill;
-  weft_buffer *b = support_buffer(ctx, n * sizeof *v, v);
-  free(v);
-  return b;
-}
-
-static void read_ints(weft_buffer *b, int *out, size_t n) {
-  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *out, out), b);
-}
-
 /* One work-item writes one element past the end of a sub-buffer: the
  * parent's next element stays as it was. */
 TEST(write_past_end_of_buffer) {
@@ -56,7 +44,7 @@ TEST(write_past_end_of_buffer) {
                                   "  size_t i = get_global_id(0);\n"
                                   "  out[i] = (int)i;\n"
                                   "}\n");
-  weft_buffer *parent = ints(128, -7), *sub;
+  weft_buffer *parent = support_ints(ctx, 128, -7), *sub;
   CHECK_OK(weft_buffer_create_sub(parent, 0, 64 * sizeof(int), 0, &sub), parent);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, sub), k);
   const char *msg = launch_refused(k, 65, 5);
@@ -67,7 +55,7 @@ TEST(write_past_end_of_buffer) {
                           "past the end of argument 0 'out' (256 bytes from "
                           "where it points)");
   int got[128];
-  read_ints(parent, got, 128);
+  support_read_ints(parent, got, 128);
   for (int i = 0; i < 128; i++) CHECK_EQ(got[i], i < 64 ? i : -7);
   weft_buffer_release(sub);
   weft_buffer_release(parent);
@@ -84,7 +72,7 @@ TEST(read_past_end_gives_zero) {
                                   "  size_t i = get_global_id(0);\n"
                                   "  out[i] = in[i + 1] + 1;\n"
                                   "}\n");
-  weft_buffer *out = ints(64, 0), *in = ints(64, 5);
+  weft_buffer *out = support_ints(ctx, 64, 0), *in = support_ints(ctx, 64, 5);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, in), k);
   const char *msg = launch_refused(k, 64, 16);
@@ -93,7 +81,7 @@ TEST(read_past_end_gives_zero) {
                           "past the end of argument 1 'in' (256 bytes from "
                           "where it points)");
   int got[64];
-  read_ints(out, got, 64);
+  support_read_ints(out, got, 64);
   for (int i = 0; i < 64; i++) CHECK_EQ(got[i], i < 63 ? 6 : 1);
   weft_buffer_release(out);
   weft_buffer_release(in);
@@ -112,7 +100,7 @@ TEST(far_and_negative_writes) {
       "  if (i == 0) out[(long)i - 2] = 1;\n"
       "  out[i] = 2;\n"
       "}\n");
-  weft_buffer *out = ints(16, 0);
+  weft_buffer *out = support_ints(ctx, 16, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 16, 16);
   CHECK_STR_CONTAINS(msg, "2 errors found by check mode");
@@ -124,7 +112,7 @@ TEST(far_and_negative_writes) {
                           "work-item (0) [local (0) in work-group (0)], 8 "
                           "bytes before the start of argument 0 'out'");
   int got[16];
-  read_ints(out, got, 16);
+  support_read_ints(out, got, 16);
   for (int i = 0; i < 16; i++) CHECK_EQ(got[i], 2);
   weft_buffer_release(out);
   weft_kernel_release(k);
@@ -143,7 +131,7 @@ TEST(private_array_in_helper) {
       "__kernel void k(__global int *out) {\n"
       "  out[get_global_id(0)] = pick((int)get_global_id(0));\n"
       "}\n");
-  weft_buffer *out = ints(20, -1);
+  weft_buffer *out = support_ints(ctx, 20, -1);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 20, 4);
   CHECK_STR_CONTAINS(msg, "program.cl:3:10: invalid read of 4 bytes by "
@@ -151,7 +139,7 @@ TEST(private_array_in_helper) {
                           "past the end of private variable 'table' (16 "
                           "bytes); 4 times in all");
   int got[20];
-  read_ints(out, got, 20);
+  support_read_ints(out, got, 20);
   for (int i = 0; i < 20; i++) CHECK_EQ(got[i], i % 5 == 4 ? 0 : 10 * (i % 5 + 1));
   weft_buffer_release(out);
   weft_kernel_release(k);
@@ -171,7 +159,7 @@ TEST(local_variable_and_argument) {
       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
       "  out[get_global_id(0)] = 3;\n"
       "}\n");
-  weft_buffer *out = ints(32, 0);
+  weft_buffer *out = support_ints(ctx, 32, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   CHECK_OK(weft_kernel_set_arg_local(k, 1, 16 * sizeof(int)), k);
   const char *msg = launch_refused(k, 32, 16);
@@ -226,7 +214,7 @@ TEST(atomic_out_of_bounds) {
       "}\n");
   unsigned char data[64];
   for (int i = 0; i < 64; i++) data[i] = (unsigned char)(i * 4);
-  weft_buffer *bins = ints(8, 0);
+  weft_buffer *bins = support_ints(ctx, 8, 0);
   weft_buffer *in = support_buffer(ctx, sizeof data, data);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bins), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, in), k);
@@ -236,7 +224,7 @@ TEST(atomic_out_of_bounds) {
                           "(4)], just past the end of argument 0 'bins' (32 "
                           "bytes from where it points); 32 times in all");
   int got[8];
-  read_ints(bins, got, 8);
+  support_read_ints(bins, got, 8);
   for (int i = 0; i < 8; i++) CHECK_EQ(got[i], 4);
   weft_buffer_release(bins);
   weft_buffer_release(in);
@@ -281,7 +269,7 @@ TEST(uninitialised_local_read) {
   CPU_ONLY("check mode instruments the CPU device's code");
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *out = ints(32, 0);
+  weft_buffer *out = support_ints(ctx, 32, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 32, 16);
   CHECK_STR_CONTAINS(msg, "kernel 'k': 1 error found by check mode");
@@ -311,7 +299,7 @@ TEST(uninitialised_private_read) {
   CPU_ONLY("check mode instruments the CPU device's code");
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *out = ints(8, 0);
+  weft_buffer *out = support_ints(ctx, 8, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 8, 8);
   CHECK_STR_CONTAINS(msg, "program.cl:4:27: uninitialised read of 4 bytes by "
@@ -370,7 +358,7 @@ TEST(division_by_zero_is_a_warning) {
       "  int d = a[get_global_id(0)] + (get_global_id(0) != 20);\n"
       "  a[get_global_id(0)] = 100 / d;\n"
       "}\n");
-  weft_buffer *a = ints(64, 0);
+  weft_buffer *a = support_ints(ctx, 64, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, a), k);
   support_stderr_begin();
   size_t global = 64, local = 16;
@@ -382,7 +370,7 @@ TEST(division_by_zero_is_a_warning) {
                            "by work-item (20) [local (4) in work-group (1)] (the "
                            "kernel went on: x / 0 gives all ones, x % 0 gives x)");
   int got[64];
-  read_ints(a, got, 64);
+  support_read_ints(a, got, 64);
   for (int i = 0; i < 64; i++) CHECK_EQ(got[i], i == 20 ? -1 : 100);
   weft_buffer_release(a);
   weft_kernel_release(k);
@@ -418,7 +406,7 @@ TEST(environment_checks_every_program) {
                                   "  out[get_global_id(0) + 1] = 1;\n"
                                   "}\n",
                                   "k");
-  weft_buffer *out = ints(4, 0);
+  weft_buffer *out = support_ints(ctx, 4, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   CHECK_STR_CONTAINS(launch_refused(k, 4, 4),
                      "invalid write of 4 bytes by work-item (3)");

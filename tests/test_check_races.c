@@ -26,18 +26,6 @@ static weft_kernel *checked_kernel(const char *source, const char *options) {
   return k;
 }
 
-static weft_buffer *ints(size_t n, int fill) {
-  int *v = malloc(n * sizeof *v);
-  for (size_t i = 0; i < n; i++) v[i] = fill;
-  weft_buffer *b = support_buffer(ctx, n * sizeof *v, v);
-  free(v);
-  return b;
-}
-
-static void read_ints(weft_buffer *b, int *out, size_t n) {
-  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *out, out), b);
-}
-
 /* Launches k over global items in groups of local, expecting check
  * mode's failure; returns the message. */
 static const char *launch_refused(weft_kernel *k, size_t global, size_t local) {
@@ -48,6 +36,24 @@ static const char *launch_refused(weft_kernel *k, size_t global, size_t local) {
 
 static void launch_ok(weft_kernel *k, size_t global, size_t local) {
   CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+}
+
+/* A correct kernel k(__global int *out) over global items in groups of
+ * local runs with no report, and every element of out is want. */
+static void runs_clean(const char *source, size_t global, size_t local,
+                       int want) {
+  ctx = support_context();
+  weft_kernel *k = checked_kernel(source, CHECKED);
+  weft_buffer *out = support_ints(ctx, global, 0);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  launch_ok(k, global, local);
+  int *got = malloc(global * sizeof *got);
+  support_read_ints(out, got, global);
+  for (size_t i = 0; i < global; i++) CHECK_EQ(got[i], want);
+  free(got);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
 }
 
 /* A neighbour exchange through __local memory without its barrier: each
@@ -62,7 +68,7 @@ TEST(local_exchange_without_barrier) {
       "  out[get_global_id(0)] = tile[(l + 1) % 16];\n"
       "}\n",
       CHECKED);
-  weft_buffer *out = ints(32, 0);
+  weft_buffer *out = support_ints(ctx, 32, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 32, 16);
   CHECK_STR_CONTAINS(msg,
@@ -90,7 +96,7 @@ TEST(groups_update_one_word) {
       "  if (get_local_id(0) == 0) out[0] = out[0] + 1;\n"
       "}\n",
       CHECKED);
-  weft_buffer *out = ints(1, 0);
+  weft_buffer *out = support_ints(ctx, 1, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   const char *msg = launch_refused(k, 64, 8);
   CHECK_STR_CONTAINS(msg,
@@ -127,7 +133,7 @@ TEST(reduction_missing_barrier_in_helper) {
       "  if (l == 0) out[get_group_id(0)] = s[0];\n"
       "}\n",
       CHECKED);
-  weft_buffer *in = ints(64, 0), *out = ints(2, 0);
+  weft_buffer *in = support_ints(ctx, 64, 0), *out = support_ints(ctx, 2, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, in), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, out), k);
   CHECK_OK(weft_kernel_set_arg_local(k, 2, 32 * sizeof(float)), k);
@@ -161,12 +167,12 @@ TEST(neighbouring_bytes_and_barriers_are_clean) {
       "  copy[g] = b[(l + 1) % 64] + 1000 * out[g - l + (l + 1) % 64];\n"
       "}\n",
       CHECKED);
-  weft_buffer *out = ints(128, 0), *copy = ints(128, 0);
+  weft_buffer *out = support_ints(ctx, 128, 0), *copy = support_ints(ctx, 128, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, copy), k);
   launch_ok(k, 128, 64);
   int got[128];
-  read_ints(copy, got, 128);
+  support_read_ints(copy, got, 128);
   for (int g = 0; g < 128; g++) {
     int l = g % 64, next = (l + 1) % 64;
     CHECK_EQ(got[g], next + 1000 * (g - l + next));
@@ -189,12 +195,12 @@ TEST(correct_lock_is_clean) {
       "  atomic_xchg(lock, 0);\n"
       "}\n",
       CHECKED);
-  weft_buffer *lock = ints(1, 0), *count = ints(1, 0);
+  weft_buffer *lock = support_ints(ctx, 1, 0), *count = support_ints(ctx, 1, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, lock), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, count), k);
   launch_ok(k, 64, 4);
   int got;
-  read_ints(count, &got, 1);
+  support_read_ints(count, &got, 1);
   CHECK_EQ(got, 16);
   weft_buffer_release(lock);
   weft_buffer_release(count);
@@ -220,13 +226,13 @@ TEST(release_acquire_flag_is_clean) {
       "  }\n"
       "}\n",
       CHECKED " -cl-std=CL2.0");
-  weft_buffer *flag = ints(1, 0), *data = ints(1, 0), *out = ints(4, 0);
+  weft_buffer *flag = support_ints(ctx, 1, 0), *data = support_ints(ctx, 1, 0), *out = support_ints(ctx, 4, 0);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, flag), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, data), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 2, out), k);
   launch_ok(k, 16, 4);
   int got[4];
-  read_ints(out, got, 4);
+  support_read_ints(out, got, 4);
   for (int g = 1; g < 4; g++) CHECK_EQ(got[g], 42);
   weft_buffer_release(flag);
   weft_buffer_release(data);
@@ -238,8 +244,7 @@ TEST(release_acquire_flag_is_clean) {
 /* A lock among a group's work-items, in __local memory, orders their
  * critical sections too. */
 TEST(group_lock_in_local_memory_is_clean) {
-  ctx = support_context();
-  weft_kernel *k = checked_kernel(
+  runs_clean(
       "__kernel void k(__global int *out) {\n"
       "  __local int lock, inside;\n"
       "  if (get_local_id(0) == 0) { lock = 0; inside = 0; }\n"
@@ -250,23 +255,13 @@ TEST(group_lock_in_local_memory_is_clean) {
       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
       "  out[get_global_id(0)] = inside;\n"
       "}\n",
-      CHECKED);
-  weft_buffer *out = ints(32, 0);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
-  launch_ok(k, 32, 16);
-  int got[32];
-  read_ints(out, got, 32);
-  for (int i = 0; i < 32; i++) CHECK_EQ(got[i], 16);
-  weft_buffer_release(out);
-  weft_kernel_release(k);
-  weft_context_release(ctx);
+      32, 16, 16);
 }
 
 /* Atomic counters do not race with each other, and the result read after
  * the barrier is ordered. */
 TEST(local_atomics_then_barrier_are_clean) {
-  ctx = support_context();
-  weft_kernel *k = checked_kernel(
+  runs_clean(
       "__kernel void k(__global int *out) {\n"
       "  __local int n;\n"
       "  if (get_local_id(0) == 0) n = 0;\n"
@@ -275,16 +270,7 @@ TEST(local_atomics_then_barrier_are_clean) {
       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
       "  out[get_global_id(0)] = n;\n"
       "}\n",
-      CHECKED);
-  weft_buffer *out = ints(64, 0);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
-  launch_ok(k, 64, 32);
-  int got[64];
-  read_ints(out, got, 64);
-  for (int i = 0; i < 64; i++) CHECK_EQ(got[i], 32);
-  weft_buffer_release(out);
-  weft_kernel_release(k);
-  weft_context_release(ctx);
+      64, 32, 32);
 }
 
 TEST_MAIN()

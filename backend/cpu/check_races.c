@@ -25,7 +25,8 @@
  * Buffer records are mapped per argument, so that only the words touched
  * cost memory, and kept under striped spin locks: groups on other threads
  * touch them too. The executor keeps them from one launch to the next
- * (mapping and first touching them is most of their cost); the count
+ * (mapping and first touching them is most of their cost; they grow as
+ * weft__executor_reserve grows memory kept between groups); the count
  * never goes back, so a record older than the launch's first tick is of an
  * earlier launch, and no record needs clearing. */
 #include <inttypes.h>
@@ -61,7 +62,7 @@ typedef struct race_cell {
 struct race_records {
   uint64_t per_group;            /* work-items in a full group */
   uint32_t first_tick;           /* the launch's: older records are stale */
-  unsigned num_args, capacity;
+  unsigned capacity;             /* entries of args and arg_bytes */
   race_cell **args;              /* per argument: its buffer's, or NULL */
   size_t *arg_bytes;             /* their mappings' sizes */
   _Atomic uint32_t *last_sync;   /* per work-item: its last synchronization */
@@ -86,29 +87,12 @@ typedef struct race_access {
 
 /* ------------------------------------------------------------ memory */
 
-static void *map_zeroed(size_t bytes) {
-  void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-
 static size_t cells_bytes(uint64_t bytes) {
   return (bytes + WORD - 1) / WORD * sizeof(race_cell);
 }
 
 size_t weft__check_races_local_bytes(size_t local_mem_size) {
   return cells_bytes(local_mem_size);
-}
-
-/* A mapping of at least bytes at *p (of *size bytes), kept when it is
- * large enough: its old records are stale by their ticks. */
-static int grow(void **p, size_t *size, size_t bytes) {
-  if (*p && *size >= bytes) return 0;
-  if (*p) munmap(*p, *size);
-  *size = 0;
-  if (!(*p = map_zeroed(bytes))) return -1;
-  *size = bytes;
-  return 0;
 }
 
 /* Records for each buffer argument the launch checks (NULL for others). */
@@ -124,13 +108,13 @@ static int map_args(race_records *r, const weft_launch_desc *d) {
     memset(r->arg_bytes + r->capacity, 0, (n - r->capacity) * sizeof *bytes);
     r->capacity = n;
   }
-  r->num_args = n;
   for (unsigned i = 0; i < n; i++) {
     const weft_arg_desc *a = &d->kernel->args[i];
     if (a->kind == WEFT_ARG_VALUE || a->kind == WEFT_ARG_LOCAL ||
         a->address_space != WEFT_ADDRESS_GLOBAL || !d->arg_sizes[i])
       continue;
-    if (grow((void **)&r->args[i], &r->arg_bytes[i], cells_bytes(d->arg_sizes[i])))
+    if (weft__executor_reserve((char **)&r->args[i], &r->arg_bytes[i],
+                               cells_bytes(d->arg_sizes[i])))
       return -1;
   }
   return 0;
@@ -176,10 +160,11 @@ void weft__check_races_begin(launch_state *l) {
     return;
   }
   race_records *r = take_records(l->executor);
-  if (!r || grow((void **)&r->last_sync, &r->last_sync_bytes,
-                 l->total * per_group * sizeof *r->last_sync) ||
-      grow((void **)&r->group_sync, &r->group_sync_bytes,
-           l->total * sizeof *r->group_sync) ||
+  if (!r ||
+      weft__executor_reserve((char **)&r->last_sync, &r->last_sync_bytes,
+                             l->total * per_group * sizeof *r->last_sync) ||
+      weft__executor_reserve((char **)&r->group_sync, &r->group_sync_bytes,
+                             l->total * sizeof *r->group_sync) ||
       map_args(r, d)) {
     if (r) free_records(r);
     fprintf(stderr, "weft: kernel '%s': no race check for this launch: out "
@@ -343,19 +328,14 @@ void weft__check_races_describe(const launch_state *l, uint32_t item,
                                 char *out, size_t size) {
   const weft_launch_desc *d = l->desc;
   uint64_t group = group_of(l->races, item), k = (item - 1) % l->races->per_group;
-  uint64_t gid[3], lid[3], wg[3];
+  uint64_t lid[3], wg[3];
   for (int i = 0; i < 3; i++) {
     wg[i] = group % l->num_groups[i];
     group /= l->num_groups[i];
     lid[i] = k % d->local[i];
     k /= d->local[i];
-    gid[i] = wg[i] * d->local[i] + lid[i] + d->offset[i];
   }
-  char a[64], b[64], c[64];
-  weft__format_ids(a, sizeof a, d->dims, gid);
-  weft__format_ids(b, sizeof b, d->dims, lid);
-  weft__format_ids(c, sizeof c, d->dims, wg);
-  snprintf(out, size, "work-item %s [local %s in work-group %s]", a, b, c);
+  weft__executor_format_item(d, wg, lid, out, size);
 }
 
 /* ---------------------------------------------------------- generated */

@@ -43,20 +43,24 @@ static void item_local_id(const cpu_group *g, unsigned k, uint64_t lid[3]) {
   lid[2] = k / (g->ctx.local_size[0] * g->ctx.local_size[1]);
 }
 
-/* "work-item (67) [local (3) in work-group (1)]" */
-void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
-                          size_t size) {
-  uint64_t lid[3], gid[3];
-  item_local_id(g, k, lid);
-  for (int d = 0; d < 3; d++)
-    gid[d] = g->ctx.group_id[d] * g->ctx.enqueued_local_size[d] + lid[d] +
-             g->ctx.global_offset[d];
-  unsigned dims = g->ctx.work_dim;
+void weft__executor_format_item(const weft_launch_desc *d,
+                                const uint64_t group[3], const uint64_t lid[3],
+                                char *out, size_t size) {
+  uint64_t gid[3];
+  for (int k = 0; k < 3; k++)
+    gid[k] = group[k] * d->local[k] + lid[k] + d->offset[k];
   char a[64], b[64], c[64];
-  weft__format_ids(a, sizeof a, dims, gid);
-  weft__format_ids(b, sizeof b, dims, lid);
-  weft__format_ids(c, sizeof c, dims, g->ctx.group_id);
+  weft__format_ids(a, sizeof a, d->dims, gid);
+  weft__format_ids(b, sizeof b, d->dims, lid);
+  weft__format_ids(c, sizeof c, d->dims, group);
   snprintf(out, size, "work-item %s [local %s in work-group %s]", a, b, c);
+}
+
+void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
+                                  size_t size) {
+  uint64_t lid[3];
+  item_local_id(g, k, lid);
+  weft__executor_format_item(g->launch->desc, g->ctx.group_id, lid, out, size);
 }
 
 static void describe_site(const cpu_group *g, unsigned site, char *out,

@@ -189,7 +189,11 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
  * be had. */
 void weft__executor_enter_fibers(cpu_group *g);
 
-/* "work-item (67) [local (3) in work-group (1)]": work-item k of g. */
+/* "work-item (67) [local (3) in work-group (1)]": the work-item of local
+ * id lid in group group of launch d; and work-item k of g. */
+void weft__executor_format_item(const weft_launch_desc *d,
+                                const uint64_t group[3], const uint64_t lid[3],
+                                char *out, size_t size);
 void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
                                   size_t size);
 
