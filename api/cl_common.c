@@ -67,9 +67,11 @@ int weft__cl_is(const void *p, cl_kind kind) {
 }
 
 void weft__cl_init(void *object, cl_kind kind) {
+  static atomic_uint serials;
   cl_header *h = object;
   h->dispatch = &weft__cl_dispatch;
   h->kind = kind;
+  h->serial = atomic_fetch_add(&serials, 1) + 1;
   atomic_init(&h->refs, 1);
 }
 

@@ -12,9 +12,14 @@ static cl_kernel kernel_new(cl_program p, weft_kernel *native, cl_int *rc) {
   int n = native ? weft_kernel_arg_count(native) : 0;
   size_t slots = n > 0 ? (size_t)n : 1;
   if (k) k->buffers = calloc(slots, sizeof *k->buffers);
+  if (k) k->serials = calloc(slots, sizeof *k->serials);
   if (k) k->local_sizes = calloc(slots, sizeof *k->local_sizes);
-  if (!k || !k->buffers || !k->local_sizes) {
-    if (k) free(k->buffers);
+  if (!k || !k->buffers || !k->serials || !k->local_sizes) {
+    if (k) {
+      free(k->buffers);
+      free(k->serials);
+      free(k->local_sizes);
+    }
     weft__cl_free(k, sizeof *k);
     weft_kernel_release(native);
     *rc = CL_OUT_OF_HOST_MEMORY;
@@ -75,7 +80,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source,
   int n = k ? weft_kernel_arg_count(k->native) : 0;
   for (int i = 0; i < n; i++) {
     k->buffers[i] = source->buffers[i];
-    if (k->buffers[i]) clRetainMemObject(k->buffers[i]);
+    k->serials[i] = source->serials[i];
     k->local_sizes[i] = source->local_sizes[i];
   }
   if (errcode) *errcode = rc;
@@ -91,21 +96,21 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainKernel(cl_kernel k) {
 CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k) {
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (!weft__cl_release(k)) return CL_SUCCESS;
-  int n = weft_kernel_arg_count(k->native);
-  for (int i = 0; i < n; i++)
-    if (k->buffers[i]) clReleaseMemObject(k->buffers[i]);
   weft_kernel_release(k->native);
   cl_program p = k->program;
   atomic_fetch_sub(&p->num_kernels, 1);
   free(k->buffers);
+  free(k->serials);
   free(k->local_sizes);
   weft__cl_free(k, sizeof *k);
   clReleaseProgram(p);
   return CL_SUCCESS;
 }
 
-/* Buffer arguments are retained while set, so a buffer released by the
- * application stays valid for launches already enqueued with it. */
+/* A buffer argument is not retained: the application may release the
+ * buffer while it is set (its destructor callbacks then run), and a launch
+ * after that is refused (check_buffers_alive). Launches enqueued before
+ * hold their buffers (snapshot). */
 static cl_int set_buffer(cl_kernel k, cl_uint i, size_t size, const void *value) {
   if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
   cl_mem m = value ? *(const cl_mem *)value : NULL;
@@ -114,9 +119,8 @@ static cl_int set_buffer(cl_kernel k, cl_uint i, size_t size, const void *value)
   cl_int rc = weft__cl_error(
       weft_kernel_set_arg_buffer(k->native, (int)i, m ? m->native : NULL));
   if (rc) return rc;
-  if (m) clRetainMemObject(m);
-  if (k->buffers[i]) clReleaseMemObject(k->buffers[i]);
   k->buffers[i] = m;
+  k->serials[i] = m ? m->h.serial : 0;
   return CL_SUCCESS;
 }
 
@@ -132,7 +136,6 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel k, cl_uint i,
     return CL_INVALID_ARG_VALUE;
   }
   /* The argument no longer holds a buffer. */
-  if (k->buffers[i]) clReleaseMemObject(k->buffers[i]);
   k->buffers[i] = NULL;
   return CL_SUCCESS;
 }
@@ -363,6 +366,27 @@ static int snapshot(launch *l, cl_kernel k) {
   return 0;
 }
 
+/* A launch may not use a buffer released since clSetKernelArg set it:
+ * its memory is gone (or another buffer's, the handle being reused). */
+static cl_int check_buffers_alive(cl_command_queue q, cl_kernel k) {
+  int n = weft_kernel_arg_count(k->native);
+  for (int i = 0; i < n; i++) {
+    cl_mem m = k->buffers[i];
+    if (!m || (weft__cl_is(m, CL_KIND_MEM) && m->h.serial == k->serials[i]))
+      continue;
+    weft_arg_info info;
+    char text[512];
+    weft_kernel_arg_info(k->native, i, &info);
+    snprintf(text, sizeof text, "kernel '%s': argument %d ('%s %s') is a buffer "
+             "released (clReleaseMemObject) after clSetKernelArg set it: set "
+             "the argument again", weft_kernel_name(k->native), i,
+             info.type_name, info.name);
+    weft__cl_notify(q->context, text);
+    return CL_INVALID_KERNEL_ARGS;
+  }
+  return CL_SUCCESS;
+}
+
 /* The CL error for an NDRange the native checks refuse. */
 static cl_int launch_error(int status, const size_t *local) {
   if (status == WEFT_EGLOBALSIZE) return CL_INVALID_GLOBAL_WORK_SIZE;
@@ -413,10 +437,12 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type ty
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
+  cl_int rc = check_buffers_alive(q, k);
+  if (rc) return rc;
   /* OpenCL 2.1 and later: no global size, like a zero in one, is an
    * empty launch that completes once its wait list has. */
   if (!global) return enqueue_empty(q, k, type, n, wait, event);
-  cl_int rc = check_range(q->device, dims, offset, global, local);
+  rc = check_range(q->device, dims, offset, global, local);
   if (rc) return rc;
   if (is_empty(dims, global)) return enqueue_empty(q, k, type, n, wait, event);
   int status = weft_kernel_check_launch(k->native, dims, offset, global, local);

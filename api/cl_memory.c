@@ -64,8 +64,11 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags flags,
     if (!(flags & ACCESS)) m->flags |= CL_MEM_READ_WRITE;
     m->host_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? host_ptr
                                                                        : NULL;
-    int status = weft_buffer_create(c->native, size, native_flags(flags),
-                                    host_ptr, &m->native);
+    /* OpenCL leaves a new buffer's contents undefined. */
+    unsigned undefined = host_ptr ? 0 : WEFT_MEM_UNDEFINED;
+    int status = weft_buffer_create(c->native, size,
+                                    native_flags(flags) | undefined, host_ptr,
+                                    &m->native);
     if (status) {
       weft__cl_notify(c, weft_errmsg(c->native));
       rc = status == WEFT_ENOMEM ? CL_MEM_OBJECT_ALLOCATION_FAILURE

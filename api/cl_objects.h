@@ -37,6 +37,10 @@ typedef struct cl_header {
   const cl_icd_dispatch *dispatch;
   uint32_t kind;
   atomic_int refs;
+  /* A number no other object of the process had before: a handle kept
+   * past its release (whose memory a new object may have taken) is known
+   * by it. */
+  uint32_t serial;
 } cl_header;
 
 /* A callback registered by the application, kept in a list. */
@@ -135,8 +139,11 @@ struct _cl_kernel {
   cl_header h;
   cl_program program;
   weft_kernel *native;
-  /* What clSetKernelArg was given, for queries and for retaining. */
+  /* The buffers clSetKernelArg was given, not retained (OpenCL lets the
+   * application release them), with their serials, so that a launch
+   * after such a release is refused. */
   cl_mem *buffers;
+  uint32_t *serials;
   size_t *local_sizes;          /* bytes of each __local argument, 0 unset */
 };
 

@@ -27,6 +27,8 @@ typedef struct weft_launch_desc {
   /* Bytes of a buffer argument from where it points on (a GPU copies a
    * __constant one); of a __local one, asked for. */
   const size_t *arg_sizes;
+  /* With WEFT_KERNEL_ARG_SHADOWS (check mode): see weft_wg_ctx. */
+  unsigned char *const *arg_shadows;
   size_t local_mem_size;       /* per group: the kernel's and its arguments' */
   unsigned dims;
   size_t offset[3];

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buffer_shadow.h"
 #include "core/handles.h"
 
 #define ACCESS_FLAGS (WEFT_MEM_READ_ONLY | WEFT_MEM_WRITE_ONLY)
@@ -10,8 +11,11 @@
 static int check_flags(weft_context *c, size_t size, unsigned flags,
                        void *host_ptr) {
   weft_object *o = &c->object;
-  if (flags & ~(ACCESS_FLAGS | HOST_FLAGS))
+  if (flags & ~(ACCESS_FLAGS | HOST_FLAGS | WEFT_MEM_UNDEFINED))
     return weft__fail(o, WEFT_EINVAL, "unknown buffer flags 0x%x", flags);
+  if ((flags & HOST_FLAGS) && (flags & WEFT_MEM_UNDEFINED))
+    return weft__fail(o, WEFT_EINVAL, "a buffer with host data is not "
+                      "WEFT_MEM_UNDEFINED");
   if ((flags & ACCESS_FLAGS) == ACCESS_FLAGS)
     return weft__fail(o, WEFT_EINVAL, "a buffer cannot be both read-only "
                       "and write-only");
@@ -55,6 +59,7 @@ int weft_buffer_create(weft_context *c, size_t size, unsigned flags,
   b->size = size;
   b->flags = flags;
   b->host_ptr = use;
+  weft__shadow_created(b, (flags & WEFT_MEM_UNDEFINED) != 0);
   weft_context_retain(c);
   *out = b;
   return 0;
@@ -70,6 +75,7 @@ void weft_buffer_release(weft_buffer *b) {
   weft_device *dev = b->context->device;
   if (b->parent) weft_buffer_release(b->parent);
   else dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
+  weft__shadow_free(b);
   weft_context *c = b->context;
   free(b->maps);
   weft__object_fini(&b->object);
@@ -126,6 +132,7 @@ int weft_buffer_write(weft_buffer *b, size_t offset, size_t size,
   int rc = check_range(b, offset, size, src);
   if (rc) return rc;
   weft_device *dev = b->context->device;
+  weft__shadow_written(b, offset, size);
   return dev->ops->mem_write(dev, b->mem, offset, size, src);
 }
 
@@ -149,6 +156,7 @@ int weft_buffer_copy(weft_buffer *src, size_t src_offset, weft_buffer *dst,
   if (!rc) rc = check_range(dst, dst_offset, size, dst);
   if (rc) return rc;
   weft_device *dev = dst->context->device;
+  weft__shadow_copied(src, src_offset, dst, dst_offset, size);
   return dev->ops->mem_copy(dev, dst->mem, dst_offset, src->mem, src_offset,
                             size);
 }
@@ -163,6 +171,7 @@ int weft_buffer_fill(weft_buffer *b, const void *pattern, size_t pattern_size,
     return weft__fail(&b->object, WEFT_EINVAL, "a %zu-byte pattern cannot "
                       "fill %zu bytes at offset %zu", pattern_size, size, offset);
   weft_device *dev = b->context->device;
+  weft__shadow_written(b, offset, size);
   return dev->ops->mem_fill(dev, b->mem, offset, size, pattern, pattern_size);
 }
 
@@ -187,6 +196,8 @@ int weft_buffer_map(weft_buffer *b, size_t offset, size_t size,
     return weft__fail(&b->object, WEFT_EINVAL, "map flags must be "
                       "WEFT_MAP_READ, WEFT_MAP_WRITE or both");
   weft_device *dev = b->context->device;
+  /* The host may write a map for writing until it is unmapped. */
+  if (map_flags & WEFT_MAP_WRITE) weft__shadow_written(b, offset, size);
   weft_mapping m = {NULL, offset, size, map_flags};
   rc = dev->ops->mem_map(dev, b->mem, b->host_ptr, &m);
   if (rc) return weft__fail(&b->object, rc, "the device cannot map the buffer");

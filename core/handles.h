@@ -36,6 +36,10 @@ struct weft_buffer {
   unsigned num_maps;     /* live mappings, guarded by object.lock */
   unsigned map_capacity;
   weft_mapping *maps;
+  /* Check mode's record of its written bytes (buffer_shadow.c), on a
+   * root buffer: WEFT_SHADOW_*, and the shadow once made. */
+  atomic_int shadow_state;
+  unsigned char *shadow;
 };
 
 struct weft_program {
@@ -67,6 +71,10 @@ struct weft_kernel {
   /* Bytes of each argument where a back end needs them: asked for a
    * __local argument; of a buffer argument, from where it points on. */
   size_t *arg_sizes;
+  /* The buffer of each buffer argument (retained), or NULL; and, for a
+   * kernel built with the uninit check, the shadows a launch passes. */
+  weft_buffer **arg_buffers;
+  unsigned char **arg_shadows;
 };
 
 /* Records a finished build, compile or link ("build", ...): its log

@@ -20,10 +20,14 @@ static int make_slots(weft_kernel *k) {
   k->args = calloc(n ? n : 1, sizeof *k->args);
   k->is_set = calloc(n ? n : 1, 1);
   k->arg_sizes = calloc(n ? n : 1, sizeof *k->arg_sizes);
+  k->arg_buffers = calloc(n ? n : 1, sizeof *k->arg_buffers);
+  k->arg_shadows = calloc(n ? n : 1, sizeof *k->arg_shadows);
   k->values_size = total;
   if (posix_memalign((void **)&k->values, SLOT_ALIGN, total ? total : 1))
     k->values = NULL;
-  if (!k->args || !k->is_set || !k->arg_sizes || !k->values) return WEFT_ENOMEM;
+  if (!k->args || !k->is_set || !k->arg_sizes || !k->arg_buffers ||
+      !k->arg_shadows || !k->values)
+    return WEFT_ENOMEM;
   size_t offset = 0;
   for (unsigned i = 0; i < n; i++) {
     k->args[i] = k->values + offset;
@@ -32,7 +36,18 @@ static int make_slots(weft_kernel *k) {
   return 0;
 }
 
+/* Argument index holds buffer b (or none): b is retained while it does. */
+static void hold_buffer(weft_kernel *k, unsigned index, weft_buffer *b) {
+  if (b) weft_buffer_retain(b);
+  if (k->arg_buffers[index]) weft_buffer_release(k->arg_buffers[index]);
+  k->arg_buffers[index] = b;
+}
+
 static void kernel_free(weft_kernel *k) {
+  for (unsigned i = 0; k->arg_buffers && i < k->desc->num_args; i++)
+    hold_buffer(k, i, NULL);
+  free(k->arg_buffers);
+  free(k->arg_shadows);
   free(k->args);
   free(k->is_set);
   free(k->arg_sizes);
@@ -94,6 +109,7 @@ int weft_kernel_clone(weft_kernel *k, weft_kernel **out) {
   memcpy(c->values, k->values, k->values_size);
   memcpy(c->is_set, k->is_set, n);
   memcpy(c->arg_sizes, k->arg_sizes, n * sizeof *c->arg_sizes);
+  for (unsigned i = 0; i < n; i++) hold_buffer(c, i, k->arg_buffers[i]);
   weft__object_init(&c->object, WEFT_KIND_KERNEL);
   c->program = k->program;
   weft_program_retain(k->program);
@@ -184,6 +200,7 @@ int weft_kernel_set_arg_buffer(weft_kernel *k, int index, weft_buffer *b) {
   void *mem = b ? b->mem : NULL;
   memcpy(k->args[index], &mem, sizeof mem);
   k->arg_sizes[index] = b ? b->size : 0;
+  hold_buffer(k, (unsigned)index, b);
   k->is_set[index] = 1;
   return 0;
 }
@@ -201,6 +218,7 @@ int weft_kernel_set_arg_svm(weft_kernel *k, int index, const void *ptr) {
                       index, a->type_name, a->name, ptr);
   memcpy(k->args[index], &ptr, sizeof ptr);
   k->arg_sizes[index] = ptr ? size - (size_t)((const char *)ptr - (char *)base) : 0;
+  hold_buffer(k, (unsigned)index, NULL);
   k->is_set[index] = 1;
   return 0;
 }

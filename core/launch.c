@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/buffer_shadow.h"
 #include "core/handles.h"
 
 /* Groups per thread an automatic local size aims at: enough to balance
@@ -206,6 +207,8 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                         d.local);
   if (rc) return rc;
   weft_device *dev = k->program->context->device;
+  weft__shadow_launch(k);
+  d.arg_shadows = k->arg_shadows;
   for (unsigned i = 0; i < 3; i++) {
     d.offset[i] = offset && i < dims ? offset[i] : 0;
     d.global[i] = i < dims ? global[i] : 1;

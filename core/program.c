@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/build_stack.h"
+#include "core/buffer_shadow.h"
 #include "core/handles.h"
 
 int weft_program_create(weft_context *c, const char *source, size_t length,
@@ -72,6 +73,7 @@ static void first_error(const char *log, char *out, size_t size) {
 int weft__program_done(weft_program *p, int rc, char *log, const char *what) {
   free(p->log);
   p->log = log;
+  if (!rc && p->binary) weft__shadow_program_built(p->binary);
   if (!rc) return 0;
   char line[WEFT_MSG_MAX - 32];
   first_error(log ? log : "", line, sizeof line);

@@ -161,7 +161,7 @@ static int insert_checks(build *b) {
     if (!rc && (check & WEFT_CHECK_UNINIT)) {
       rc = weft__check_uninit_insert(b->bodies[i], &b->s.kernels[i],
                                      b->s.layout, &b->checks);
-      b->s.kernels[i].flags |= WEFT_KERNEL_LOCAL_SHADOW;
+      b->s.kernels[i].flags |= WEFT_KERNEL_LOCAL_SHADOW | WEFT_KERNEL_ARG_SHADOWS;
     }
     if (!rc && (check & WEFT_CHECK_RACES)) {
       rc = weft__check_races_insert(b->bodies[i], &b->s.kernels[i],

@@ -63,6 +63,10 @@ int weft__check_site_of(weft_check_sites *sites, LLVMValueRef inst,
  * position (its origin filled). */
 LLVMValueRef weft__access_offset(LLVMBuilderRef b, const weft_access *a);
 
+/* The bytes of argument arg's object from where it points on, for this
+ * launch (ctx->arg_sizes[arg]), an invariant i64 load. */
+LLVMValueRef weft__arg_extent(LLVMBuilderRef b, LLVMValueRef body, int arg);
+
 /* Ends the block the builder is in, which falls through to at's block:
  * when failed (i1) holds, check_failed(site, offset, size) is called on
  * the way, with at's source location. */

@@ -53,16 +53,7 @@ static unsigned known_objects(const checker *c, weft_access *a, unsigned n) {
 /* The object's bytes: the launch's for an argument, else a constant. */
 static LLVMValueRef extent_of(const checker *c, const weft_origin *o) {
   if (o->arg < 0) return LLVMConstInt(c->i64, o->extent, 0);
-  LLVMValueRef ctx = weft__body_param(c->body, WEFT_BODY_CTX);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c->context, 0);
-  LLVMValueRef sizes = LLVMBuildLoad2(
-      c->b, ptr, weft__ctx_field(c->b, ctx, offsetof(weft_wg_ctx, arg_sizes)), "");
-  weft__set_invariant(sizes);
-  LLVMValueRef index = LLVMConstInt(c->i64, (unsigned)o->arg, 0);
-  LLVMValueRef size = LLVMBuildLoad2(
-      c->b, c->i64, LLVMBuildInBoundsGEP2(c->b, c->i64, sizes, &index, 1, ""), "");
-  weft__set_invariant(size);
-  return size;
+  return weft__arg_extent(c->b, c->body, o->arg);
 }
 
 /* i1: offset <= extent and offset + size <= extent, unsigned (a negative

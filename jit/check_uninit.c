@@ -11,13 +11,22 @@
  * fourth lane, a struct's holes), which no one writes and whole loads and
  * copies read; a 3-vector's store marks its fourth lane too.
  *
+ * A buffer argument's shadow is the buffer's own (core/buffer_shadow.c
+ * keeps it across launches and host writes): the launch gives its
+ * address at the argument's first byte in ctx->arg_shadows, or NULL when
+ * the buffer's bytes are not followed (made with host data, SVM, written
+ * by something unchecked). Such an access, or one outside the argument's
+ * bytes (the memory check, when on, has stopped those already), uses the
+ * sink instead: a private array of written bytes, so that the check is a
+ * select, not a branch.
+ *
  * A store marks its bytes; a load checks them first and, if one was never
  * written, calls check_failed with the site (the load is still made: it
  * reads whatever is there); an atomic does both; memset marks; memcpy
  * copies the shadow with the data, so that copying an uninitialised value
  * is no error but reading it afterwards is. Memory whose object is not
  * known (a pointer from memory, or a generic pointer of unknown origin)
- * and __global memory are not followed. */
+ * is not followed. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +55,10 @@ typedef struct uninit {
 
 /* Accesses no wider than this are checked with one integer load. */
 #define WIDE 16
+
+/* Bytes of the sink (weft.shadow.sink): reads of buffers wider than this
+ * are not checked. */
+#define SINK 256
 
 /* Clears in mask[] the bytes of a value of type at offset that hold data
  * (the rest of the variable is padding). */
@@ -127,9 +140,61 @@ static LLVMValueRef private_shadow(uninit *u, LLVMValueRef variable,
   return shadow;
 }
 
+/* The sink: SINK written bytes that accesses of buffers without a shadow
+ * check and mark instead (only ones are ever stored there). */
+static LLVMValueRef sink(uninit *u) {
+  LLVMModuleRef module = LLVMGetGlobalParent(u->body);
+  LLVMValueRef global = LLVMGetNamedGlobal(module, "weft.shadow.sink");
+  if (global) return global;
+  char ones[SINK];
+  memset(ones, 1, sizeof ones);
+  LLVMValueRef init = LLVMConstStringInContext2(u->context, ones, SINK, 1);
+  global = LLVMAddGlobal(module, LLVMTypeOf(init), "weft.shadow.sink");
+  LLVMSetInitializer(global, init);
+  LLVMSetLinkage(global, LLVMPrivateLinkage);
+  LLVMSetAlignment(global, WIDE);
+  return global;
+}
+
+/* Whether the access is to a buffer argument (its shadow the buffer's). */
+static int of_buffer(const weft_access *a) {
+  return a->from.arg >= 0 && (a->from.space == WEFT_ADDRESS_GLOBAL ||
+                              a->from.space == WEFT_ADDRESS_CONSTANT);
+}
+
+/* The shadow of an access of a buffer argument: the launch's shadow of
+ * the argument at the access's offset when there is one and the access
+ * lies within the argument's bytes (*ok, an i1), else the sink. */
+static LLVMValueRef buffer_shadow(uninit *u, const weft_access *a,
+                                  LLVMValueRef *ok) {
+  LLVMValueRef ctx = weft__body_param(u->body, WEFT_BODY_CTX);
+  LLVMValueRef shadows = LLVMBuildLoad2(
+      u->b, u->ptr,
+      weft__ctx_field(u->b, ctx, offsetof(weft_wg_ctx, arg_shadows)), "");
+  weft__set_invariant(shadows);
+  LLVMValueRef index = LLVMConstInt(u->i64, (unsigned)a->from.arg, 0);
+  LLVMValueRef base = LLVMBuildLoad2(
+      u->b, u->ptr, LLVMBuildInBoundsGEP2(u->b, u->ptr, shadows, &index, 1, ""),
+      "shadows");
+  weft__set_invariant(base);
+  LLVMValueRef offset = weft__access_offset(u->b, a);
+  LLVMValueRef extent = weft__arg_extent(u->b, u->body, a->from.arg);
+  LLVMValueRef end = LLVMBuildAdd(
+      u->b, offset, LLVMBuildZExt(u->b, a->size, u->i64, ""), "");
+  LLVMValueRef within =
+      LLVMBuildAnd(u->b, LLVMBuildICmp(u->b, LLVMIntULE, offset, extent, ""),
+                   LLVMBuildICmp(u->b, LLVMIntULE, end, extent, ""), "");
+  *ok = LLVMBuildAnd(u->b, within, LLVMBuildIsNotNull(u->b, base, ""), "");
+  LLVMValueRef at = LLVMBuildGEP2(u->b, u->i8, base, &offset, 1, "");
+  return LLVMBuildSelect(u->b, *ok, at, sink(u), "shadow");
+}
+
 /* The shadow of the access's first byte (an i8 pointer), or NULL when its
- * memory is not followed. */
-static LLVMValueRef shadow_of(uninit *u, const weft_access *a) {
+ * memory is not followed. *ok is NULL, or an i1 that is false when the
+ * shadow is the sink (a buffer argument's). */
+static LLVMValueRef shadow_of(uninit *u, const weft_access *a,
+                              LLVMValueRef *ok) {
+  *ok = NULL;
   if (a->from.space == WEFT_ADDRESS_LOCAL) {
     LLVMValueRef p = LLVMBuildPtrToInt(u->b, a->pointer, u->i64, "");
     LLVMValueRef ctx = weft__body_param(u->body, WEFT_BODY_CTX);
@@ -140,12 +205,20 @@ static LLVMValueRef shadow_of(uninit *u, const weft_access *a) {
     return LLVMBuildIntToPtr(u->b, LLVMBuildAdd(u->b, p, offset, ""), u->ptr,
                              "shadow");
   }
+  if (of_buffer(a)) return buffer_shadow(u, a, ok);
   if (a->from.space != WEFT_ADDRESS_PRIVATE || !LLVMIsAAllocaInst(a->from.base))
     return NULL;
   LLVMValueRef shadow = private_shadow(u, a->from.base, a->from.extent);
   if (!shadow) return NULL;
   LLVMValueRef offset = weft__access_offset(u->b, a);
   return LLVMBuildInBoundsGEP2(u->b, u->i8, shadow, &offset, 1, "shadow");
+}
+
+/* size (i64), or 0 where ok (an i1, or NULL for always) is false. */
+static LLVMValueRef sized(uninit *u, LLVMValueRef size, LLVMValueRef ok) {
+  size = LLVMBuildZExt(u->b, size, u->i64, "");
+  return ok ? LLVMBuildSelect(u->b, ok, size, LLVMConstInt(u->i64, 0, 0), "")
+            : size;
 }
 
 /* 0x0101...01 of n bytes: the shadow of n written bytes. */
@@ -157,8 +230,11 @@ static LLVMValueRef written(uninit *u, unsigned n) {
       LLVMIntTypeInContext(u->context, 8 * n), (n + 7) / 8, words);
 }
 
-/* Marks n bytes of shadow written (n a constant, or any size). */
-static void mark(uninit *u, LLVMValueRef shadow, LLVMValueRef size) {
+/* Marks n bytes of shadow written (n a constant, or any size); ok as
+ * shadow_of gave it. Where ok is false the shadow is the sink: a mark of
+ * up to WIDE bytes stores its ones there, a wider one marks nothing. */
+static void mark(uninit *u, LLVMValueRef shadow, LLVMValueRef size,
+                 LLVMValueRef ok) {
   if (LLVMIsAConstantInt(size) && LLVMConstIntGetZExtValue(size) <= WIDE &&
       LLVMConstIntGetZExtValue(size) > 0) {
     LLVMValueRef s = LLVMBuildStore(
@@ -166,7 +242,7 @@ static void mark(uninit *u, LLVMValueRef shadow, LLVMValueRef size) {
     LLVMSetAlignment(s, 1);
     return;
   }
-  LLVMBuildMemSet(u->b, shadow, LLVMConstInt(u->i8, 1, 0), size, 1);
+  LLVMBuildMemSet(u->b, shadow, LLVMConstInt(u->i8, 1, 0), sized(u, size, ok), 1);
 }
 
 /* i1: every one of the access's bytes written (a constant size up to
@@ -235,13 +311,39 @@ static int check_read(uninit *u, LLVMValueRef inst, weft_access *a,
   return 0;
 }
 
-/* Whether the access's memory has a shadow: __local memory, or a private
- * variable of known size. */
+/* Whether the access's memory has a shadow: __local memory, a buffer
+ * argument (if the launch gives one), or a private variable of known
+ * size. */
 static int followed(uninit *u, weft_access *a) {
   if (!weft__origin_of(u->body, u->desc, u->layout, a->pointer, &a->from))
     return 0;
-  return a->from.space == WEFT_ADDRESS_LOCAL ||
+  return a->from.space == WEFT_ADDRESS_LOCAL || of_buffer(a) ||
          (a->from.space == WEFT_ADDRESS_PRIVATE && LLVMIsAAllocaInst(a->from.base));
+}
+
+/* memcpy: the destination's shadow becomes the source's where both are
+ * followed, else written. */
+static int copy_shadow(uninit *u, weft_access *a) {
+  int source_followed = followed(u, &a[1]);
+  LLVMValueRef to_ok, from_ok = NULL;
+  LLVMValueRef to = shadow_of(u, &a[0], &to_ok);
+  LLVMValueRef from = source_followed ? shadow_of(u, &a[1], &from_ok) : NULL;
+  if (!to || (source_followed && !from)) return WEFT_ENOMEM;
+  if (!from) {
+    mark(u, to, a[0].size, to_ok);
+    return 0;
+  }
+  LLVMValueRef both = !to_ok ? from_ok
+                      : !from_ok ? to_ok
+                                 : LLVMBuildAnd(u->b, to_ok, from_ok, "");
+  LLVMBuildMemMove(u->b, to, 1, from, 1, sized(u, a[0].size, both));
+  if (!from_ok) return 0;
+  /* A source without a shadow was written. */
+  LLVMValueRef unfollowed = LLVMBuildNot(u->b, from_ok, "");
+  if (to_ok) unfollowed = LLVMBuildAnd(u->b, to_ok, unfollowed, "");
+  LLVMBuildMemSet(u->b, to, LLVMConstInt(u->i8, 1, 0),
+                  sized(u, a[0].size, unfollowed), 1);
+  return 0;
 }
 
 /* Instruments one instruction's accesses. */
@@ -251,33 +353,32 @@ static int instrument(uninit *u, LLVMValueRef inst) {
   if (!n || !followed(u, &a[0])) return 0;
   LLVMSetCurrentDebugLocation2(u->b, LLVMInstructionGetDebugLoc(inst));
   if (n == 2) {
-    /* memcpy: the destination's shadow is the source's, or written. */
     LLVMPositionBuilderBefore(u->b, inst);
-    int source_followed = followed(u, &a[1]);
-    LLVMValueRef to = shadow_of(u, &a[0]);
-    LLVMValueRef from = source_followed ? shadow_of(u, &a[1]) : NULL;
-    if (!to || (source_followed && !from)) return WEFT_ENOMEM;
-    if (from) LLVMBuildMemMove(u->b, to, 1, from, 1, a[0].size);
-    else mark(u, to, a[0].size);
-    return 0;
+    return copy_shadow(u, a);
   }
-  int reads = (a[0].kind & WEFT_ACCESS_READ) && LLVMIsAConstantInt(a[0].size);
+  int constant = LLVMIsAConstantInt(a[0].size) != NULL;
+  /* A read of a buffer wider than the sink is not checked. */
+  if ((a[0].kind & WEFT_ACCESS_READ) && of_buffer(&a[0]) &&
+      (!constant || LLVMConstIntGetZExtValue(a[0].size) > SINK))
+    return 0;
+  int reads = (a[0].kind & WEFT_ACCESS_READ) && constant;
+  LLVMValueRef ok;
   if (!reads) {
     LLVMPositionBuilderBefore(u->b, inst);
-    LLVMValueRef shadow = shadow_of(u, &a[0]);
+    LLVMValueRef shadow = shadow_of(u, &a[0], &ok);
     if (!shadow) return WEFT_ENOMEM;
-    mark(u, shadow, bytes_written(u, inst, a[0].size));
+    mark(u, shadow, bytes_written(u, inst, a[0].size), ok);
     return 0;
   }
   LLVMBasicBlockRef head = weft__block_split_before(inst, "uninit");
   LLVMPositionBuilderAtEnd(u->b, head);
-  LLVMValueRef shadow = shadow_of(u, &a[0]);
+  LLVMValueRef shadow = shadow_of(u, &a[0], &ok);
   if (!shadow) return WEFT_ENOMEM;
   int rc = check_read(u, inst, &a[0], shadow);
   /* An atomic reads, then writes: marked after the check. */
   if (!rc && (a[0].kind & WEFT_ACCESS_WRITE)) {
     LLVMPositionBuilderBefore(u->b, inst);
-    mark(u, shadow, a[0].size);
+    mark(u, shadow, a[0].size, ok);
   }
   return rc;
 }

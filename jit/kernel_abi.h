@@ -53,6 +53,11 @@ typedef struct weft_wg_ctx {
   uint64_t local_races;
   void *const *arg_races;
   void *races;                     /* the launch's records, or NULL */
+  /* Check mode (uninit, WEFT_KERNEL_ARG_SHADOWS): per argument, the
+   * shadow of the byte its pointer points at (1 once written; the
+   * buffer's, core/buffer_shadow.c), or NULL where its bytes are not
+   * followed (host data, SVM, a write no one followed). */
+  unsigned char *const *arg_shadows;
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -257,6 +262,10 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
 /* Its accesses tell the back end of themselves (check mode, races): it
  * keeps records of __local memory's and of buffer arguments' words. */
 #define WEFT_KERNEL_RACES 64u
+/* Its reads of buffer arguments are checked against, and its writes
+ * marked in, the buffers' shadows (check mode, uninit): a launch gives
+ * ctx->arg_shadows. */
+#define WEFT_KERNEL_ARG_SHADOWS 128u
 
 typedef struct weft_kernel_desc {
   char *name;

@@ -20,6 +20,11 @@ TEST(creation_flags) {
               "buffer size 0");
   CHECK_FAILS(weft_buffer_create(ctx, 16, 0x100, NULL, &b), WEFT_EINVAL, ctx,
               "unknown buffer flags");
+  CHECK_FAILS(weft_buffer_create(ctx, 16,
+                                 WEFT_MEM_COPY_HOST_PTR | WEFT_MEM_UNDEFINED,
+                                 host, &b),
+              WEFT_EINVAL, ctx, "a buffer with host data is not "
+                                "WEFT_MEM_UNDEFINED");
   CHECK_FAILS(weft_buffer_create(ctx, (size_t)-1, 0, NULL, &b), WEFT_EINVAL, ctx,
               "is not within 1 and");
   CHECK_EQ(weft_buffer_create(NULL, 16, 0, NULL, &b), WEFT_EINVAL);

@@ -312,6 +312,117 @@ TEST(uninitialised_private_read) {
   weft_context_release(ctx);
 }
 
+/* A buffer whose contents start undefined (OpenCL's without host data). */
+static weft_buffer *undefined_buffer(size_t size) {
+  weft_buffer *b;
+  CHECK_OK(weft_buffer_create(ctx, size, WEFT_MEM_UNDEFINED, NULL, &b), ctx);
+  return b;
+}
+
+/* A buffer whose contents start undefined: the host writes half of it, fills an
+ * eighth, and a checked kernel reads all of it. The reads of bytes no one
+ * wrote are reported (and made: the kernel goes on); what the kernel
+ * wrote is followed too, so a second checked launch that reads it is
+ * clean. */
+TEST(uninitialised_buffer_read) {
+  ctx = support_context();
+  CPU_ONLY("check mode instruments the CPU device's code");
+  weft_program *p = support_build(ctx,
+                                  "__kernel void k(__global int *out,\n"
+                                  "                __global const int *in) {\n"
+                                  "  size_t i = get_global_id(0);\n"
+                                  "  out[i] = in[i] + 1;\n"
+                                  "}\n",
+                                  "-cl-weft-check=uninit");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *in = undefined_buffer(64 * sizeof(int));
+  weft_buffer *out = undefined_buffer(64 * sizeof(int));
+  weft_buffer *again = undefined_buffer(64 * sizeof(int));
+  int half[32], five = 5;
+  for (int i = 0; i < 32; i++) half[i] = i;
+  CHECK_OK(weft_buffer_write(in, 0, sizeof half, half), in);
+  CHECK_OK(weft_buffer_fill(in, &five, sizeof five, 32 * sizeof(int),
+                            8 * sizeof(int)), in);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, in), k);
+  const char *msg = launch_refused(k, 64, 16);
+  CHECK_STR_CONTAINS(msg, "kernel 'k': 1 error found by check mode");
+  CHECK_STR_CONTAINS(msg, "program.cl:4:12: uninitialised read of 4 bytes by "
+                          "work-item (40) [local (8) in work-group (2)], at "
+                          "offset 160 of argument 1 'in' (256 bytes from where "
+                          "it points); 24 times in all");
+  int got[64];
+  support_read_ints(out, got, 64);
+  for (int i = 0; i < 40; i++) CHECK_EQ(got[i], i < 32 ? i + 1 : 6);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, again), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, out), k);
+  size_t global = 64, local = 16;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  weft_buffer_release(in);
+  weft_buffer_release(out);
+  weft_buffer_release(again);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* A map for writing counts as written; a sub-buffer shares its parent's
+ * record (the offset reported is the sub-buffer's); a copy carries the
+ * record with the bytes; a kernel built without the check may write any
+ * byte, so its buffers are not followed after it. */
+TEST(uninitialised_buffer_map_sub_copy_unchecked) {
+  ctx = support_context();
+  CPU_ONLY("check mode instruments the CPU device's code");
+  const char *source = "__kernel void k(__global int *out,\n"
+                       "                __global const int *in) {\n"
+                       "  size_t i = get_global_id(0);\n"
+                       "  out[i] = in[i];\n"
+                       "}\n";
+  weft_program *p = support_build(ctx, source, "-cl-weft-check=uninit");
+  weft_kernel *k, *plain = support_kernel(ctx, source, "k");
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *parent = undefined_buffer(32 * sizeof(int)), *sub;
+  weft_buffer *out = undefined_buffer(32 * sizeof(int));
+  int *mapped;
+  CHECK_OK(weft_buffer_map(parent, 0, 16 * sizeof(int), WEFT_MAP_WRITE,
+                           (void **)&mapped), parent);
+  for (int i = 0; i < 16; i++) mapped[i] = i;
+  CHECK_OK(weft_buffer_unmap(parent, mapped), parent);
+  CHECK_OK(weft_buffer_create_sub(parent, 12 * sizeof(int), 8 * sizeof(int), 0,
+                                  &sub), parent);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, sub), k);
+  CHECK_STR_CONTAINS(launch_refused(k, 8, 8),
+                     "program.cl:4:12: uninitialised read of 4 bytes by "
+                     "work-item (4) [local (4) in work-group (0)], at offset 16 "
+                     "of argument 1 'in' (32 bytes from where it points); 4 "
+                     "times in all");
+  /* out's first 8 ints were written by the kernel, the rest by no one: a
+   * copy of all of it into the parent carries that. */
+  CHECK_OK(weft_buffer_copy(out, 0, parent, 0, 32 * sizeof(int)), parent);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, parent), k);
+  CHECK_STR_CONTAINS(launch_refused(k, 32, 8),
+                     "uninitialised read of 4 bytes by work-item (8) [local (0) "
+                     "in work-group (1)], at offset 32 of argument 1 'in' (128 "
+                     "bytes from where it points); 24 times in all");
+  /* After an unchecked kernel writes parent, it is not followed. */
+  CHECK_OK(weft_kernel_set_arg_buffer(plain, 0, parent), plain);
+  CHECK_OK(weft_kernel_set_arg_buffer(plain, 1, out), plain);
+  size_t global = 32, local = 8;
+  CHECK_OK(weft_kernel_launch(plain, 1, NULL, &global, &local), plain);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, parent), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  weft_buffer_release(sub);
+  weft_buffer_release(parent);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_kernel_release(plain);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 /* Correct kernels under the check: no report, the same results. A
  * tiled transpose through __local memory with barriers, reading and
  * writing every element. */

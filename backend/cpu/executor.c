@@ -442,6 +442,7 @@ int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
   g->ctx.local_races = l->races ? races_offset(d) : 0;
   g->ctx.arg_races = weft__check_races_args(l);
   g->ctx.races = l->races;
+  g->ctx.arg_shadows = d->arg_shadows;
   g->ctx.group = g;
   return 0;
 }

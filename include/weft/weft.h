@@ -129,6 +129,10 @@ typedef struct weft_buffer weft_buffer;
 #define WEFT_MEM_WRITE_ONLY 2u    /* kernels only write it */
 #define WEFT_MEM_USE_HOST_PTR 4u  /* the buffer is the caller's memory */
 #define WEFT_MEM_COPY_HOST_PTR 8u /* start with a copy of host_ptr */
+/* Its contents start undefined, as OpenCL's buffers' do: check mode's
+ * uninit check reports kernels' reads of bytes nothing wrote (the memory
+ * is zero-filled all the same). Without host data only. */
+#define WEFT_MEM_UNDEFINED 16u
 
 /* Creates a buffer of size bytes. host_ptr is used with USE_HOST_PTR or
  * COPY_HOST_PTR and must be NULL otherwise. New memory is zero-filled. */
@@ -325,7 +329,9 @@ WEFT_EXPORT int weft_kernel_get_attributes(weft_kernel *kernel,
 /* Bytes of __local memory the kernel declares itself (not its arguments). */
 WEFT_EXPORT size_t weft_kernel_local_mem_size(weft_kernel *kernel);
 
-/* Sets a pointer argument to a buffer (NULL passes a NULL pointer). */
+/* Sets a pointer argument to a buffer (NULL passes a NULL pointer). The
+ * kernel holds a reference to the buffer until the argument is set again
+ * or the kernel is released. */
 WEFT_EXPORT int weft_kernel_set_arg_buffer(weft_kernel *kernel, int index,
                                            weft_buffer *buffer);
 /* Sets a pointer argument to an address inside an SVM allocation of the
