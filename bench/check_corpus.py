@@ -72,6 +72,7 @@ def sim_argument(arg):
             return "<size=%d range=0:1:%d %s>" % (size, int(count) - 1, kind)
         if fill.startswith("random"):  # any values do: one is enough
             return "<size=%d fill=7 %s>" % (size, kind)
+        # undefined: the simulator file's buffers all have contents.
         return "<size=%d fill=0 %s>" % (size, kind)
     kind, value = arg.split("=", 1)
     return "<size=%d fill=%s %s>" % (SIZES[kind], value, kind)

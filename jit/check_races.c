@@ -32,7 +32,10 @@
  * Atomic and volatile accesses themselves are never recorded: atomics do
  * not race with each other, and volatile is how OpenCL 1.x wrote them.
  * Private memory cannot race, and memory reached through a pointer of
- * unknown origin is not followed (README: Debugging kernels).
+ * unknown origin is not followed (README: Debugging kernels). Nor are the
+ * reads of a buffer argument that no plain access of the kernel writes:
+ * with nothing recorded that writes it, none of them can be found to
+ * race (vecadd's inputs, matmul's matrices cost nothing).
  * The scratch area of the collective functions is Weft's own, not
  * followed either. */
 #include <stdlib.h>
@@ -52,6 +55,7 @@ typedef struct racer {
   LLVMTypeRef i32, i64, ptr;
   LLVMValueRef epoch;       /* the work-item's barrier count (an alloca) */
   weft_check_sites *sites;
+  unsigned char *written;   /* per argument: a plain access writes it */
 } racer;
 
 /* ------------------------------------------------------ what is what */
@@ -168,14 +172,138 @@ static LLVMValueRef cell_of(const racer *r, const weft_access *a,
                       LLVMBuildPtrToInt(r->b, base, r->i64, ""), "cell");
 }
 
+/* i32: the access's work-item's number in the records (race_first plus
+ * its index in the group). */
+static LLVMValueRef item_number(racer *r) {
+  LLVMValueRef ctx = weft__body_param(r->body, WEFT_BODY_CTX);
+  LLVMValueRef n[2];
+  for (int i = 0; i < 2; i++) {
+    n[i] = LLVMBuildLoad2(
+        r->b, r->i64,
+        weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, enqueued_local_size) +
+                                       i * sizeof(uint64_t)),
+        "");
+    weft__set_invariant(n[i]);
+  }
+  LLVMValueRef lx = weft__body_param(r->body, WEFT_BODY_LX);
+  LLVMValueRef ly = weft__body_param(r->body, WEFT_BODY_LY);
+  LLVMValueRef lz = weft__body_param(r->body, WEFT_BODY_LZ);
+  LLVMValueRef index = LLVMBuildAdd(
+      r->b, lx,
+      LLVMBuildMul(r->b, n[0], LLVMBuildAdd(r->b, ly, LLVMBuildMul(r->b, n[1], lz, ""), ""), ""),
+      "");
+  LLVMValueRef first = LLVMBuildLoad2(
+      r->b, r->i32, weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, race_first)), "");
+  weft__set_invariant(first);
+  return LLVMBuildAdd(r->b, first, LLVMBuildTrunc(r->b, index, r->i32, ""), "item");
+}
+
+/* i32 (or i8 for the mask) field of slot slot of the cell at record. */
+static LLVMValueRef slot_field(racer *r, LLVMValueRef record, unsigned slot,
+                               unsigned field, LLVMTypeRef type) {
+  LLVMValueRef at = LLVMConstInt(r->i64, slot * WEFT_RACE_SLOT + field, 0);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(r->context);
+  return LLVMBuildLoad2(r->b, type, LLVMBuildGEP2(r->b, i8, record, &at, 1, ""), "");
+}
+
+/* i1, in the probe block: the read of a whole word (the cell's record at
+ * record) by work-item item after epoch barriers would change nothing and
+ * race with nothing. The word's last write is its own, of an earlier
+ * barrier interval, or none (a group's __local records are its own: no
+ * other group's, no earlier launch's), and its two readers are other
+ * work-items of this interval, of the whole word: the back end keeps
+ * those two and drops this read (the tile a whole group reads). */
+static LLVMValueRef read_changes_nothing(racer *r, LLVMValueRef record,
+                                         LLVMValueRef item, LLVMValueRef epoch) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(r->context);
+  LLVMValueRef zero = LLVMConstInt(r->i32, 0, 0);
+  LLVMValueRef writer = slot_field(r, record, 0, WEFT_RACE_SLOT_ITEM, r->i32);
+  LLVMValueRef written = slot_field(r, record, 0, WEFT_RACE_SLOT_EPOCH, r->i32);
+  LLVMValueRef ok = LLVMBuildOr(
+      r->b,
+      LLVMBuildOr(r->b, LLVMBuildICmp(r->b, LLVMIntEQ, writer, zero, ""),
+                  LLVMBuildICmp(r->b, LLVMIntEQ, writer, item, ""), ""),
+      LLVMBuildICmp(r->b, LLVMIntNE, written, epoch, ""), "");
+  for (unsigned i = 1; i <= 2; i++) {
+    LLVMValueRef reader = slot_field(r, record, i, WEFT_RACE_SLOT_ITEM, r->i32);
+    LLVMValueRef read = slot_field(r, record, i, WEFT_RACE_SLOT_EPOCH, r->i32);
+    LLVMValueRef mask = slot_field(r, record, i, WEFT_RACE_SLOT_MASK, i8);
+    LLVMValueRef other = LLVMBuildAnd(
+        r->b, LLVMBuildICmp(r->b, LLVMIntNE, reader, zero, ""),
+        LLVMBuildICmp(r->b, LLVMIntNE, reader, item, ""), "");
+    LLVMValueRef now = LLVMBuildAnd(
+        r->b, LLVMBuildICmp(r->b, LLVMIntEQ, read, epoch, ""),
+        LLVMBuildICmp(r->b, LLVMIntEQ, mask, LLVMConstInt(i8, 0xf, 0), ""), "");
+    ok = LLVMBuildAnd(r->b, ok, LLVMBuildAnd(r->b, other, now, ""), "");
+  }
+  return ok;
+}
+
+/* Whether a's access may skip its call: a plain 4-byte load of __local
+ * memory (a whole word when aligned: the inner loops' reads of tiles). */
+static int has_shortcut(LLVMValueRef inst, const weft_access *a) {
+  return a->from.space == WEFT_ADDRESS_LOCAL && LLVMIsALoadInst(inst) &&
+         LLVMIsAConstantInt(a->size) && LLVMConstIntGetZExtValue(a->size) == 4;
+}
+
+/* Before inst, whose builder is in head: the shortcut's blocks. head
+ * branches to a probe of the word's record when there is one (records
+ * kept, the word aligned and within the group's __local memory), which
+ * branches past the call when the read changes nothing; the builder ends
+ * in the block that makes the call, which must branch to inst's. */
+static void shortcut(racer *r, LLVMValueRef inst, LLVMValueRef cell,
+                     LLVMValueRef epoch) {
+  LLVMBasicBlockRef rest = LLVMGetInstructionParent(inst);
+  LLVMBasicBlockRef probe = LLVMInsertBasicBlockInContext(r->context, rest, "race.probe");
+  LLVMBasicBlockRef call = LLVMInsertBasicBlockInContext(r->context, rest, "race.tell");
+  LLVMValueRef ctx = weft__body_param(r->body, WEFT_BODY_CTX);
+  LLVMValueRef races = LLVMBuildLoad2(
+      r->b, r->i64, weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, local_races)), "");
+  weft__set_invariant(races);
+  LLVMValueRef size = LLVMBuildLoad2(
+      r->b, r->i64, weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, local_mem_size)), "");
+  weft__set_invariant(size);
+  LLVMValueRef zero = LLVMConstInt(r->i64, 0, 0);
+  LLVMValueRef kept = LLVMBuildAnd(
+      r->b, LLVMBuildICmp(r->b, LLVMIntNE, races, zero, ""),
+      LLVMBuildAnd(
+          r->b,
+          LLVMBuildICmp(r->b, LLVMIntEQ,
+                        LLVMBuildAnd(r->b, cell, LLVMConstInt(r->i64, 3, 0), ""), zero, ""),
+          LLVMBuildICmp(r->b, LLVMIntULT, cell, size, ""), ""),
+      "");
+  LLVMBuildCondBr(r->b, kept, probe, call);
+  LLVMPositionBuilderAtEnd(r->b, probe);
+  LLVMValueRef base = LLVMBuildLoad2(
+      r->b, r->ptr, weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, local_mem)), "");
+  weft__set_invariant(base);
+  LLVMValueRef at = LLVMBuildAdd(
+      r->b, races,
+      LLVMBuildMul(r->b, LLVMBuildLShr(r->b, cell, LLVMConstInt(r->i64, 2, 0), ""),
+                   LLVMConstInt(r->i64, WEFT_RACE_CELL, 0), ""),
+      "");
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(r->context);
+  LLVMValueRef record = LLVMBuildGEP2(r->b, i8, base, &at, 1, "record");
+  LLVMBuildCondBr(r->b, read_changes_nothing(r, record, item_number(r), epoch),
+                  rest, call);
+  LLVMPositionBuilderAtEnd(r->b, call);
+}
+
 /* race_access(...) before inst, for its access a. */
 static int tell_access(racer *r, LLVMValueRef inst, const weft_access *a) {
   unsigned site;
   if (weft__check_site_of(r->sites, inst, a, WEFT_ACCESS_RACE | a->kind, &site))
     return WEFT_ENOMEM;
-  LLVMPositionBuilderBefore(r->b, inst);
+  int short_cut = has_shortcut(inst, a);
+  if (short_cut)
+    LLVMPositionBuilderAtEnd(r->b, weft__block_split_before(inst, "race"));
+  else
+    LLVMPositionBuilderBefore(r->b, inst);
   LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(inst));
   LLVMValueRef offset = weft__access_offset(r->b, a);
+  LLVMValueRef cell = cell_of(r, a, offset);
+  LLVMValueRef epoch = LLVMBuildLoad2(r->b, r->i32, r->epoch, "epoch");
+  if (short_cut) shortcut(r, inst, cell, epoch);
   LLVMValueRef fn = access_function(r);
   int local = a->from.space == WEFT_ADDRESS_LOCAL;
   unsigned what = ((a->kind & WEFT_ACCESS_WRITE) ? WEFT_RACE_WRITE : 0) |
@@ -188,10 +316,11 @@ static int tell_access(racer *r, LLVMValueRef inst, const weft_access *a) {
                          LLVMConstInt(r->i32, site, 0),
                          LLVMConstInt(r->i32, what, 0),
                          offset,
-                         cell_of(r, a, offset),
+                         cell,
                          LLVMBuildZExt(r->b, a->size, r->i64, ""),
-                         LLVMBuildLoad2(r->b, r->i32, r->epoch, "epoch")};
+                         epoch};
   LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 10, "");
+  if (short_cut) LLVMBuildBr(r->b, LLVMGetInstructionParent(inst));
   return 0;
 }
 
@@ -220,6 +349,24 @@ static void tell_sync(racer *r) {
   LLVMBuildCall2(r->b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
 }
 
+/* Marks the buffer arguments that the plain accesses among list write. */
+static void find_written(racer *r, LLVMValueRef *list, unsigned count) {
+  for (unsigned k = 0; k < count; k++) {
+    weft_access a[2];
+    unsigned n = plain(list[k]) ? weft__accesses_of(r->layout, list[k], a) : 0;
+    for (unsigned i = 0; i < n; i++)
+      if ((a[i].kind & WEFT_ACCESS_WRITE) && followed(r, &a[i]) && a[i].from.arg >= 0)
+        r->written[a[i].from.arg] = 1;
+  }
+}
+
+/* Whether a's access needs telling: not a read of a buffer argument that
+ * nothing plainly writes. */
+static int may_race(const racer *r, const weft_access *a) {
+  return (a->kind & WEFT_ACCESS_WRITE) || a->from.space == WEFT_ADDRESS_LOCAL ||
+         r->written[a->from.arg];
+}
+
 static int instrument(racer *r, LLVMValueRef inst) {
   if (is_barrier(inst)) {
     barrier_passed(r, inst);
@@ -238,7 +385,7 @@ static int instrument(racer *r, LLVMValueRef inst) {
   weft_access a[2];
   unsigned n = weft__accesses_of(r->layout, inst, a);
   for (unsigned i = 0; i < n; i++)
-    if (followed(r, &a[i])) {
+    if (followed(r, &a[i]) && may_race(r, &a[i])) {
       int rc = tell_access(r, inst, &a[i]);
       if (rc) return rc;
     }
@@ -266,9 +413,14 @@ int weft__check_races_insert(LLVMValueRef body, const weft_kernel_desc *desc,
              .ptr = LLVMPointerTypeInContext(context, 0), .sites = sites};
   unsigned count;
   LLVMValueRef *list = weft__instructions_where(body, race_relevant, layout, &count);
-  int rc = list ? 0 : WEFT_ENOMEM;
-  if (!rc) r.epoch = make_epoch(&r);
+  r.written = calloc(desc->num_args ? desc->num_args : 1, 1);
+  int rc = list && r.written ? 0 : WEFT_ENOMEM;
+  if (!rc) {
+    find_written(&r, list, count);
+    r.epoch = make_epoch(&r);
+  }
   for (unsigned k = 0; k < count && !rc; k++) rc = instrument(&r, list[k]);
+  free(r.written);
   free(list);
   LLVMDisposeBuilder(r.b);
   return rc;

@@ -15,10 +15,10 @@
  * keeps it across launches and host writes): the launch gives its
  * address at the argument's first byte in ctx->arg_shadows, or NULL when
  * the buffer's bytes are not followed (made with host data, SVM, written
- * by something unchecked). Such an access, or one outside the argument's
- * bytes (the memory check, when on, has stopped those already), uses the
- * sink instead: a private array of written bytes, so that the check is a
- * select, not a branch.
+ * by something unchecked). Such a read, or one outside the argument's
+ * bytes (the memory check, when on, has stopped those already), checks
+ * the sink instead, a private array of written bytes (a select, not a
+ * branch); such a write marks nothing.
  *
  * A store marks its bytes; a load checks them first and, if one was never
  * written, calls check_failed with the site (the load is still made: it
@@ -140,8 +140,8 @@ static LLVMValueRef private_shadow(uninit *u, LLVMValueRef variable,
   return shadow;
 }
 
-/* The sink: SINK written bytes that accesses of buffers without a shadow
- * check and mark instead (only ones are ever stored there). */
+/* The sink: SINK written bytes that reads of buffers without a shadow
+ * check instead (and copies of no bytes touch). */
 static LLVMValueRef sink(uninit *u) {
   LLVMModuleRef module = LLVMGetGlobalParent(u->body);
   LLVMValueRef global = LLVMGetNamedGlobal(module, "weft.shadow.sink");
@@ -230,11 +230,8 @@ static LLVMValueRef written(uninit *u, unsigned n) {
       LLVMIntTypeInContext(u->context, 8 * n), (n + 7) / 8, words);
 }
 
-/* Marks n bytes of shadow written (n a constant, or any size); ok as
- * shadow_of gave it. Where ok is false the shadow is the sink: a mark of
- * up to WIDE bytes stores its ones there, a wider one marks nothing. */
-static void mark(uninit *u, LLVMValueRef shadow, LLVMValueRef size,
-                 LLVMValueRef ok) {
+/* Marks n bytes of shadow written (n a constant, or any size). */
+static void store_ones(uninit *u, LLVMValueRef shadow, LLVMValueRef size) {
   if (LLVMIsAConstantInt(size) && LLVMConstIntGetZExtValue(size) <= WIDE &&
       LLVMConstIntGetZExtValue(size) > 0) {
     LLVMValueRef s = LLVMBuildStore(
@@ -242,7 +239,29 @@ static void mark(uninit *u, LLVMValueRef shadow, LLVMValueRef size,
     LLVMSetAlignment(s, 1);
     return;
   }
-  LLVMBuildMemSet(u->b, shadow, LLVMConstInt(u->i8, 1, 0), sized(u, size, ok), 1);
+  LLVMBuildMemSet(u->b, shadow, LLVMConstInt(u->i8, 1, 0), size, 1);
+}
+
+/* Marks the shadow of inst's access written, the builder before inst; ok
+ * as shadow_of gave it. Where ok is false nothing is marked: the sink is
+ * only read (a line every thread wrote would bounce between their
+ * caches). The builder ends before inst. */
+static void mark(uninit *u, LLVMValueRef inst, LLVMValueRef shadow,
+                 LLVMValueRef size, LLVMValueRef ok) {
+  if (!ok) {
+    store_ones(u, shadow, size);
+    return;
+  }
+  LLVMBasicBlockRef head = weft__block_split_before(inst, "uninit.mark");
+  LLVMBasicBlockRef rest = LLVMGetInstructionParent(inst);
+  LLVMBasicBlockRef marking =
+      LLVMInsertBasicBlockInContext(u->context, rest, "uninit.marking");
+  LLVMPositionBuilderAtEnd(u->b, head);
+  LLVMBuildCondBr(u->b, ok, marking, rest);
+  LLVMPositionBuilderAtEnd(u->b, marking);
+  store_ones(u, shadow, size);
+  LLVMBuildBr(u->b, rest);
+  LLVMPositionBuilderBefore(u->b, inst);
 }
 
 /* i1: every one of the access's bytes written (a constant size up to
@@ -323,14 +342,14 @@ static int followed(uninit *u, weft_access *a) {
 
 /* memcpy: the destination's shadow becomes the source's where both are
  * followed, else written. */
-static int copy_shadow(uninit *u, weft_access *a) {
+static int copy_shadow(uninit *u, LLVMValueRef inst, weft_access *a) {
   int source_followed = followed(u, &a[1]);
   LLVMValueRef to_ok, from_ok = NULL;
   LLVMValueRef to = shadow_of(u, &a[0], &to_ok);
   LLVMValueRef from = source_followed ? shadow_of(u, &a[1], &from_ok) : NULL;
   if (!to || (source_followed && !from)) return WEFT_ENOMEM;
   if (!from) {
-    mark(u, to, a[0].size, to_ok);
+    mark(u, inst, to, a[0].size, to_ok);
     return 0;
   }
   LLVMValueRef both = !to_ok ? from_ok
@@ -354,7 +373,7 @@ static int instrument(uninit *u, LLVMValueRef inst) {
   LLVMSetCurrentDebugLocation2(u->b, LLVMInstructionGetDebugLoc(inst));
   if (n == 2) {
     LLVMPositionBuilderBefore(u->b, inst);
-    return copy_shadow(u, a);
+    return copy_shadow(u, inst, a);
   }
   int constant = LLVMIsAConstantInt(a[0].size) != NULL;
   /* A read of a buffer wider than the sink is not checked. */
@@ -367,7 +386,7 @@ static int instrument(uninit *u, LLVMValueRef inst) {
     LLVMPositionBuilderBefore(u->b, inst);
     LLVMValueRef shadow = shadow_of(u, &a[0], &ok);
     if (!shadow) return WEFT_ENOMEM;
-    mark(u, shadow, bytes_written(u, inst, a[0].size), ok);
+    mark(u, inst, shadow, bytes_written(u, inst, a[0].size), ok);
     return 0;
   }
   LLVMBasicBlockRef head = weft__block_split_before(inst, "uninit");
@@ -378,7 +397,7 @@ static int instrument(uninit *u, LLVMValueRef inst) {
   /* An atomic reads, then writes: marked after the check. */
   if (!rc && (a[0].kind & WEFT_ACCESS_WRITE)) {
     LLVMPositionBuilderBefore(u->b, inst);
-    mark(u, shadow, a[0].size, ok);
+    mark(u, inst, shadow, a[0].size, ok);
   }
   return rc;
 }

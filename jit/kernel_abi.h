@@ -53,6 +53,8 @@ typedef struct weft_wg_ctx {
   uint64_t local_races;
   void *const *arg_races;
   void *races;                     /* the launch's records, or NULL */
+  uint32_t race_first;             /* the number of the group's first
+                                    * work-item in the records */
   /* Check mode (uninit, WEFT_KERNEL_ARG_SHADOWS): per argument, the
    * shadow of the byte its pointer points at (1 once written; the
    * buffer's, core/buffer_shadow.c), or NULL where its bytes are not
@@ -201,6 +203,17 @@ typedef void (*weft_race_access_fn)(weft_wg_ctx *ctx, uint64_t lx,
                                     uint32_t what, int64_t offset,
                                     uint64_t cell, uint64_t size,
                                     uint32_t epoch);
+/* The records of a group's __local memory: per 4-byte word, a cell of
+ * WEFT_RACE_CELL bytes, its last write then its last two readers, each a
+ * slot whose work-item (its number: race_first + its local index, 0 for
+ * none), barrier count (u32) and bytes of the word (u8 mask) lie at these
+ * offsets. Generated code reads them to skip telling of a read that would
+ * change nothing (jit/check_races.c). */
+#define WEFT_RACE_CELL 48
+#define WEFT_RACE_SLOT 16
+#define WEFT_RACE_SLOT_ITEM 0
+#define WEFT_RACE_SLOT_EPOCH 8
+#define WEFT_RACE_SLOT_MASK 14
 #define WEFT_RACE_WRITE 1u
 #define WEFT_RACE_LOCAL 2u     /* __local memory (else a buffer argument) */
 #define WEFT_RACE_ARG_SHIFT 2

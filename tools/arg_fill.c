@@ -98,7 +98,8 @@ int arg_spec_fill(const arg_spec *spec, int index, void *data, char *err,
   /* Zero first: it is the whole of ZERO and the padding of a vector of 3. */
   memset(data, 0, spec->bytes);
   switch (spec->init) {
-  case ARG_INIT_ZERO: break;
+  case ARG_INIT_ZERO:
+  case ARG_INIT_UNDEFINED: break;
   case ARG_INIT_IOTA: fill_iota(spec, data); break;
   case ARG_INIT_RANDOM: fill_random(spec, index, data); break;
   case ARG_INIT_FILL: fill_value(spec, data); break;

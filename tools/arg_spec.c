@@ -127,9 +127,11 @@ static int parse_init(const char *text, arg_spec *spec, char *err,
   } else if (!strncmp(text, "file:", 5) && text[5]) {
     spec->init = ARG_INIT_FILE;
     spec->path = text + 5;
+  } else if (!strcmp(text, "undefined")) {
+    spec->init = ARG_INIT_UNDEFINED;
   } else {
     return fail(err, size, "unknown initializer '%s' (use iota, random, "
-                "random:SEED, fill:V or file:PATH)", text);
+                "random:SEED, fill:V, file:PATH or undefined)", text);
   }
   return 0;
 }

@@ -22,7 +22,8 @@ typedef enum arg_spec_init {
   ARG_INIT_IOTA,   /* iota */
   ARG_INIT_RANDOM, /* random or random:SEED */
   ARG_INIT_FILL,   /* fill:V[,V...] */
-  ARG_INIT_FILE    /* file:PATH */
+  ARG_INIT_FILE,   /* file:PATH */
+  ARG_INIT_UNDEFINED /* undefined: contents OpenCL leaves undefined */
 } arg_spec_init;
 
 typedef struct arg_spec {

@@ -162,14 +162,16 @@ static int make_buffer(run_state *run, int index) {
   void *data;
   snprintf(what, sizeof what, "creating a %zu-byte buffer for argument %d",
            spec->bytes, index);
-  int rc = weft_buffer_create(run->context, spec->bytes, 0, NULL,
+  unsigned flags = spec->init == ARG_INIT_UNDEFINED ? WEFT_MEM_UNDEFINED : 0;
+  int rc = weft_buffer_create(run->context, spec->bytes, flags, NULL,
                               &run->buffers[index]);
   if (rc) {
     tool_report("run", what, rc, run->context);
     return TOOL_EXIT_FAILED;
   }
   weft_buffer *buffer = run->buffers[index];
-  if (spec->init == ARG_INIT_ZERO) return 0; /* new buffers are zero-filled */
+  /* New buffers are zero-filled. */
+  if (spec->init == ARG_INIT_ZERO || spec->init == ARG_INIT_UNDEFINED) return 0;
   rc = weft_buffer_map(buffer, 0, spec->bytes, WEFT_MAP_WRITE, &data);
   if (rc) {
     tool_report("run", "mapping a buffer to fill it", rc, buffer);

@@ -30,6 +30,7 @@
  * never goes back, so a record older than the launch's first tick is of an
  * earlier launch, and no record needs clearing. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +49,18 @@ typedef struct race_slot {
   uint8_t unused;
 } race_slot;
 
-_Static_assert(sizeof(race_slot) == 16, "a record is 16 bytes");
-
 typedef struct race_cell {
   race_slot write;
   race_slot read[2];
 } race_cell;
+
+/* Generated code reads __local records (kernel_abi.h). */
+_Static_assert(sizeof(race_slot) == WEFT_RACE_SLOT, "slot layout");
+_Static_assert(sizeof(race_cell) == WEFT_RACE_CELL, "cell layout");
+_Static_assert(offsetof(race_cell, read) == WEFT_RACE_SLOT, "cell layout");
+_Static_assert(offsetof(race_slot, item) == WEFT_RACE_SLOT_ITEM, "slot layout");
+_Static_assert(offsetof(race_slot, epoch) == WEFT_RACE_SLOT_EPOCH, "slot layout");
+_Static_assert(offsetof(race_slot, mask) == WEFT_RACE_SLOT_MASK, "slot layout");
 
 #define WORD 4u
 #define NO_SITE 0xffffu
@@ -396,9 +403,8 @@ void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   race_records *r = ctx->races;
   race_cell *cells = r && size ? cells_of(ctx, what, cell, size) : NULL;
   if (!cells) return;
-  cpu_group *g = ctx->group;
   const uint64_t *n = ctx->enqueued_local_size;
-  race_access m = {.first_item = g->race_first,
+  race_access m = {.first_item = ctx->race_first,
                    .site = site < NO_SITE ? (uint16_t)site : NO_SITE,
                    .epoch = epoch,
                    .write = (what & WEFT_RACE_WRITE) != 0};
@@ -423,7 +429,7 @@ void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   cpu_group *g = ctx->group;
   const uint64_t *n = ctx->enqueued_local_size;
   uint32_t count = atomic_load_explicit(&r->ticks, memory_order_relaxed);
-  uint32_t item = (uint32_t)(g->race_first + lx + n[0] * (ly + n[1] * lz));
+  uint32_t item = (uint32_t)(ctx->race_first + lx + n[0] * (ly + n[1] * lz));
   atomic_store_explicit(&r->last_sync[item - 1], 2 * count + 1,
                         memory_order_relaxed);
   atomic_store_explicit(&r->group_sync[g->index], 2 * count + 1,

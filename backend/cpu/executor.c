@@ -264,7 +264,7 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
   }
   g->index = index;
   g->num_items = n;
-  g->race_first = (uint32_t)(index * weft__check_races_per_group(l) + 1);
+  g->ctx.race_first = (uint32_t)(index * weft__check_races_per_group(l) + 1);
   /* A group's __local memory starts unwritten (check mode, uninit) and
    * unaccessed (races). */
   if (g->ctx.local_shadow)

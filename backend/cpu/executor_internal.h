@@ -60,8 +60,6 @@ struct cpu_group {
   int replay;               /* re-running items one by one after a fault */
   int interleaved;          /* its work-items switch at random (interleave.c) */
   unsigned first_arrived;   /* the first at the current barrier, if so */
-  uint32_t race_first;      /* check mode's races: its first work-item's
-                               number (check_races.c) */
   cpu_item *items;
   unsigned capacity;
   weft_fiber main;
