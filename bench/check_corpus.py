@@ -4,7 +4,8 @@
 Each file of bench/check_corpus/ is one kernel `k` with a header that says
 what it holds and how to run it:
 
-    // class: memory | uninit | races | division | divergence | hang | correct
+    // class: memory | uninit | races | division | divergence | deadlock |
+    //        hang | correct
     // expect: error | warning | clean
     // global: X[,Y] local: X[,Y]
     // arg: SPEC            (weft run's argument forms; one line each)

@@ -20,6 +20,7 @@
 #include "core/buffer_shadow.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -41,11 +42,17 @@ static weft_buffer *root_of(weft_buffer *b, size_t *offset) {
   return b;
 }
 
-/* Makes the shadow of root buffer b, all unwritten (0 if it cannot). */
+/* Makes the shadow of root buffer b, all unwritten (0 if it cannot: then
+ * stderr says so, its reads not being checked). */
 static int make(weft_buffer *b) {
   void *p = mmap(NULL, b->size + SLACK, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return 0;
+  if (p == MAP_FAILED) {
+    fprintf(stderr, "weft: check mode: no uninitialised-read check of a "
+            "%zu-byte buffer: no memory for its shadow (%zu bytes more)\n",
+            b->size, b->size + SLACK);
+    return 0;
+  }
   b->shadow = p;
   return 1;
 }

@@ -6,6 +6,9 @@
  * object changes nothing, a read gives zero, and the rest of the kernel
  * runs. Correct kernels run as they do without checks. */
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -362,6 +365,55 @@ TEST(uninitialised_buffer_read) {
   weft_buffer_release(in);
   weft_buffer_release(out);
   weft_buffer_release(again);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* Bytes of address space this process has mapped. */
+static size_t mapped_bytes(void) {
+  unsigned long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (!f || fscanf(f, "%lu", &pages) != 1) FAIL("cannot read /proc/self/statm");
+  fclose(f);
+  return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A buffer whose shadow cannot be mapped (the address space limited to
+ * its data's mapping) is made all the same, and stderr says its reads
+ * are not checked; a checked kernel then reads it without a report. */
+TEST(uninitialised_buffer_without_room_for_its_shadow) {
+  ctx = support_context();
+  CPU_ONLY("check mode instruments the CPU device's code");
+  weft_program *p = support_build(ctx,
+                                  "__kernel void k(__global int *out,\n"
+                                  "                __global const int *in) {\n"
+                                  "  out[get_global_id(0)] = in[get_global_id(0)];\n"
+                                  "}\n",
+                                  "-cl-weft-check=uninit");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *out = support_ints(ctx, 64, 0);
+  const size_t big = (size_t)1 << 30;
+  struct rlimit old;
+  CHECK(getrlimit(RLIMIT_AS, &old) == 0);
+  struct rlimit tight = {mapped_bytes() + big + big / 2, old.rlim_max};
+  CHECK(setrlimit(RLIMIT_AS, &tight) == 0);
+  support_stderr_begin();
+  weft_buffer *in;
+  int rc = weft_buffer_create(ctx, big, WEFT_MEM_UNDEFINED, NULL, &in);
+  const char *text = support_stderr_end();
+  CHECK(setrlimit(RLIMIT_AS, &old) == 0);
+  CHECK_OK(rc, ctx);
+  CHECK_STR_CONTAINS(text, "weft: check mode: no uninitialised-read check of "
+                           "a 1073741824-byte buffer: no memory for its shadow "
+                           "(1073741888 bytes more)");
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, in), k);
+  size_t global = 64, local = 16;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  weft_buffer_release(in);
+  weft_buffer_release(out);
   weft_kernel_release(k);
   weft_program_release(p);
   weft_context_release(ctx);

@@ -58,6 +58,8 @@ struct coop_slot {
   int polls;                  /* that yield was a poll of word */
   volatile uint32_t *word;    /* what it waits on, parked or polling */
   uint32_t expected, what;    /* (expected: the value a poll saw) */
+  const void *pc;             /* where its code last yielded, polled or
+                               * waited */
   /* In the ready queue, the waiting list or the free list: a slot is in
    * one at most, and one link lets a wake move the whole waiting list to
    * the ready queue at once. */
@@ -340,10 +342,22 @@ static void describe_waiter(const coop_slot *s, char *out, size_t size) {
   snprintf(out, size, "work-group %s", ids);
 }
 
+/* " at program.cl:9:3": where the group's code yielded, polled or waited,
+ * when the kernel's line tables say (else ""). The call's return address
+ * less one lies in the call. */
+static void describe_place(launch_state *l, const coop_slot *s, char *out,
+                           size_t size) {
+  const weft_launch_desc *d = l->desc;
+  snprintf(out, size, " at ");
+  if (!s->pc || !weft__jit_code_line(d->binary, d->kernel->name,
+                                     (const char *)s->pc - 1, out + 4, size - 4))
+    out[0] = 0;
+}
+
 /* Every resident group waits and none can start: say who waits for what,
  * and what became of the others. */
 static void report_deadlock(launch_state *l) {
-  char text[WEFT_MSG_MAX / 2], wait[96], who[192];
+  char text[WEFT_MSG_MAX / 2], wait[96], who[192], place[96];
   size_t used = 0;
   unsigned shown = 0;
   /* The lowest-numbered groups first. */
@@ -363,9 +377,10 @@ static void report_deadlock(launch_state *l) {
     if (s->state == SLOT_PARKED || s->polls)
       describe_wait(l, s, wait, sizeof wait);
     else snprintf(wait, sizeof wait, "memory it polls in a loop");
+    describe_place(l, s, place, sizeof place);
     used += (size_t)snprintf(text + used, sizeof text - used,
-                             "%s%s waits on %s", shown++ ? "; " : "", who,
-                             wait);
+                             "%s%s%s waits on %s", shown++ ? "; " : "", who,
+                             place, wait);
     if (used >= sizeof text) break;
   }
   uint64_t unstarted = l->total - l->next_group;
@@ -685,6 +700,7 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx) {
 
 void weft__cpu_yield(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
+  s->pc = __builtin_return_address(0);
   s->state = SLOT_YIELDING;
   switch_to_scheduler(s);
 }
@@ -695,6 +711,7 @@ void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
   s->word = word;
   s->expected = seen;
   s->what = what;
+  s->pc = __builtin_return_address(0);
   s->polls = 1;
   s->state = SLOT_YIELDING;
   switch_to_scheduler(s);
@@ -752,6 +769,7 @@ static int changes_soon(launch_state *l, volatile uint32_t *word,
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what) {
   coop_slot *s = slot_of(ctx);
+  s->pc = __builtin_return_address(0);
   launch_state *l = s->group.launch;
   /* Groups of this thread's batch (take_batch) run only after this one:
    * it parks for them, without spinning. */
