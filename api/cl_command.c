@@ -1,5 +1,5 @@
 /* cl_command.c: how commands wait for their prerequisites, become ready and
- * run, on their queue's thread or on a host thread that waits for them
+ * run, on a shared queue thread or on a host thread that waits for them
  * (see cl_queue.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +31,7 @@ cl_int weft__cl_check_wait_list(cl_context context, cl_uint n,
 
 /* ------------------------------------------------------------- running */
 
-/* Runs c and finishes it: its event, the commands waiting for it, then the
- * queue's count of outstanding commands. */
-static void execute(cl_command *c) {
+void weft__cl_command_execute(cl_command *c) {
   cl_int status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   if (!atomic_load(&c->failed)) {
     weft__cl_event_set(c->event, CL_RUNNING);
@@ -46,8 +44,7 @@ static void execute(cl_command *c) {
   command_free(c);
 }
 
-/* Takes the first ready command of q (the caller holds q->lock). */
-static cl_command *take_ready(cl_command_queue q) {
+cl_command *weft__cl_queue_take_ready(cl_command_queue q) {
   cl_command *c = q->ready_head;
   if (c) {
     q->ready_head = c->next;
@@ -66,7 +63,7 @@ void weft__cl_command_release_dependency(cl_command *c) {
   if (q->ready_tail) q->ready_tail->next = c;
   else q->ready_head = c;
   q->ready_tail = c;
-  pthread_cond_signal(&q->wake);
+  weft__cl_queue_schedule(q);
   pthread_mutex_unlock(&q->lock);
 }
 
@@ -74,28 +71,11 @@ void weft__cl_queue_help(cl_command_queue q, cl_event e) {
   for (;;) {
     if (e && weft__cl_event_done(e)) return;
     pthread_mutex_lock(&q->lock);
-    cl_command *c = take_ready(q);
+    cl_command *c = weft__cl_queue_take_ready(q);
     pthread_mutex_unlock(&q->lock);
     if (!c) return;
-    execute(c);
+    weft__cl_command_execute(c);
   }
-}
-
-void *weft__cl_queue_main(void *arg) {
-  cl_command_queue q = arg;
-  pthread_mutex_lock(&q->lock);
-  for (;;) {
-    while (!q->ready_head && !q->stopping) pthread_cond_wait(&q->wake, &q->lock);
-    cl_command *c = take_ready(q);
-    if (!c) break; /* stopping, and nothing left */
-    pthread_mutex_unlock(&q->lock);
-    execute(c);
-    pthread_mutex_lock(&q->lock);
-  }
-  int free_here = q->free_on_exit;
-  pthread_mutex_unlock(&q->lock);
-  if (free_here) weft__cl_queue_free(q);
-  return NULL;
 }
 
 /* ----------------------------------------------------------- enqueueing */
@@ -173,23 +153,12 @@ static cl_int register_deps(cl_command_queue q, cl_command_type type,
   return CL_SUCCESS;
 }
 
-static int start_thread(cl_command_queue q) {
-  pthread_mutex_lock(&q->lock);
-  int rc = 0;
-  if (!q->thread_started) {
-    rc = pthread_create(&q->thread, NULL, weft__cl_queue_main, q);
-    q->thread_started = !rc;
-  }
-  pthread_mutex_unlock(&q->lock);
-  return rc;
-}
-
 cl_int weft__cl_enqueue(cl_command_queue q, cl_command_type type,
                         cl_uint num_wait, const cl_event *wait,
                         cl_event *event_out, cl_command *c) {
   c->queue = q;
   cl_int rc = weft__cl_check_wait_list(q->context, num_wait, wait);
-  if (!rc && start_thread(q)) rc = CL_OUT_OF_RESOURCES;
+  if (!rc && weft__cl_queue_threads_ready()) rc = CL_OUT_OF_RESOURCES;
   if (!rc && num_wait && !(c->wait = malloc(num_wait * sizeof *c->wait)))
     rc = CL_OUT_OF_HOST_MEMORY;
   if (!rc && !(c->event = weft__cl_event_new(q->context, q, type)))

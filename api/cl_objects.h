@@ -85,7 +85,6 @@ struct _cl_command_queue {
   cl_queue_properties *given;   /* as given to ...WithProperties */
   size_t num_given;
   pthread_mutex_t lock;
-  pthread_cond_t wake;          /* a command became ready, or stop */
   pthread_cond_t idle;          /* no command is outstanding */
   struct cl_command *ready_head, *ready_tail;
   unsigned outstanding;         /* enqueued and not yet finished */
@@ -97,10 +96,10 @@ struct _cl_command_queue {
   cl_event barrier;
   cl_event *active;
   size_t num_active, cap_active;
-  int thread_started;
-  int stopping;
-  int free_on_exit;             /* the thread dropped the last reference */
-  pthread_t thread;
+  /* On the shared threads' run list or served by one of them
+   * (cl_queue_threads.c), and the link of that list. */
+  int scheduled;
+  struct _cl_command_queue *run_next;
 };
 
 struct _cl_mem {

@@ -60,7 +60,6 @@ static cl_command_queue queue_new(cl_context c, cl_device_id d,
   }
   weft__cl_init(q, CL_KIND_QUEUE);
   pthread_mutex_init(&q->lock, NULL);
-  pthread_cond_init(&q->wake, NULL);
   pthread_cond_init(&q->idle, NULL);
   q->context = c;
   q->device = d;
@@ -105,7 +104,6 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue q) {
 
 void weft__cl_queue_free(cl_command_queue q) {
   cl_context c = q->context;
-  pthread_cond_destroy(&q->wake);
   pthread_cond_destroy(&q->idle);
   pthread_mutex_destroy(&q->lock);
   free(q->given);
@@ -114,24 +112,12 @@ void weft__cl_queue_free(cl_command_queue q) {
   clReleaseContext(c);
 }
 
-/* The last reference: every command is done (each event holds one), so the
- * thread only has to be told to stop. The thread itself may drop the last
- * reference (releasing a finished command's event): then it frees the
- * queue on its way out. */
+/* The last reference: every command is done (each event holds one), and
+ * no shared thread serves the queue (the run list holds one): it ends. */
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!weft__cl_release(q)) return CL_SUCCESS;
-  int self = q->thread_started && pthread_equal(q->thread, pthread_self());
-  pthread_mutex_lock(&q->lock);
-  q->stopping = 1;
-  q->free_on_exit = self;
-  pthread_cond_signal(&q->wake);
-  pthread_mutex_unlock(&q->lock);
-  if (self) {
-    pthread_detach(q->thread);
-    return CL_SUCCESS;
-  }
-  if (q->thread_started) pthread_join(q->thread, NULL);
+  assert(!q->scheduled && !q->outstanding);
   weft__cl_queue_free(q);
   return CL_SUCCESS;
 }
@@ -172,8 +158,8 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue q) {
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue q) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
-  /* Run what is ready here rather than wait for the queue's thread; what
-   * becomes ready later (after another queue's or a user event) the
+  /* Run what is ready here rather than wait for a queue thread; what
+   * becomes ready later (after another queue's or a user event) a shared
    * thread runs. */
   weft__cl_queue_help(q, NULL);
   pthread_mutex_lock(&q->lock);

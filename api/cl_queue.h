@@ -6,10 +6,12 @@
  * (in an in-order queue, the command enqueued before it; in an out-of-order
  * queue, the last barrier, or every command still outstanding for a barrier
  * or marker without a wait list). When the count reaches zero the command
- * is ready and goes on its queue's ready list. The queue's own thread runs
- * ready commands; so does any host thread that waits on one of the queue's
- * events (clFinish, clWaitForEvents, a blocking read), which saves the
- * hand-over to another thread on the path that decides launch latency.
+ * is ready and goes on its queue's ready list. Threads shared by every
+ * queue (cl_queue_threads.c: a bounded number, made as needed) run ready
+ * commands, one queue at a time each; so does any host thread that waits
+ * on one of the queue's events (clFinish, clWaitForEvents, a blocking
+ * read), which saves the hand-over to another thread on the path that
+ * decides launch latency.
  *
  * Lock order: a queue's lock may be held while an event's lock is taken,
  * never the other way round. User callbacks run with no lock held.
@@ -75,10 +77,23 @@ void weft__cl_queue_help(cl_command_queue q, cl_event e);
  * and clFinish may return once none is outstanding. */
 void weft__cl_queue_retire(cl_command_queue q, cl_event e);
 
-/* The thread of a queue, started at its first command. */
-void *weft__cl_queue_main(void *queue);
+/* The first ready command of q, taken off its ready list (q->lock held),
+ * or NULL. */
+cl_command *weft__cl_queue_take_ready(cl_command_queue q);
 
-/* Frees a queue whose last reference is gone and whose thread is done. */
+/* Runs c and finishes it: its event, the commands waiting for it, then its
+ * queue's count of outstanding commands. */
+void weft__cl_command_execute(cl_command *c);
+
+/* The shared threads (cl_queue_threads.c): at least one runs (0), or none
+ * can be made (-1); called before a command is enqueued. */
+int weft__cl_queue_threads_ready(void);
+
+/* q has a ready command (q->lock held): a shared thread will run it,
+ * unless one serves q already. */
+void weft__cl_queue_schedule(cl_command_queue q);
+
+/* Frees a queue whose last reference is gone. */
 void weft__cl_queue_free(cl_command_queue q);
 
 /* Events. */

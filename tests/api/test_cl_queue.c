@@ -502,6 +502,55 @@ TEST(release_queue_with_pending_commands) {
   teardown(&f);
 }
 
+/* The threads this process has now. */
+static long threads_now(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[128];
+  long n = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "Threads:", 8)) n = atol(line + 8);
+  if (f) fclose(f);
+  CHECK(n > 0);
+  return n;
+}
+
+/* Queues share a bounded set of threads: 3000 queues, each with a
+ * kernel waiting for one user event, all ready at once when it
+ * completes, run on at most 64 threads more than the process had (before:
+ * a thread per queue, and launches refused past 32,000 queues). */
+TEST(queues_share_bounded_threads) {
+  enum { QUEUES = 3000 };
+  fixture f = setup();
+  cl_kernel k = kernel(&f, "scale");
+  int ones[N];
+  for (int i = 0; i < N; i++) ones[i] = 1;
+  cl_mem x = cl_buffer(f.ctx, sizeof ones, ones);
+  cl_event gate = user_event(f.ctx);
+  long before = threads_now();
+  cl_command_queue *queues = calloc(QUEUES, sizeof *queues);
+  cl_event *done = calloc(QUEUES, sizeof *done);
+  CHECK(queues && done);
+  for (int i = 0; i < QUEUES; i++) {
+    queues[i] = cl_weft_queue(f.ctx, 0);
+    done[i] = enqueue_scale(queues[i], k, x, 1, 1, &gate);
+  }
+  CL_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+  CL_CHECK(clWaitForEvents(QUEUES, done));
+  long peak = threads_now();
+  CHECK(peak <= before + 64);
+  for (int i = 0; i < QUEUES; i++) {
+    CHECK_EQ(status_of(done[i]), CL_COMPLETE);
+    CL_CHECK(clReleaseEvent(done[i]));
+    CL_CHECK(clReleaseCommandQueue(queues[i]));
+  }
+  free(done);
+  free(queues);
+  clReleaseEvent(gate);
+  clReleaseMemObject(x);
+  clReleaseKernel(k);
+  teardown(&f);
+}
+
 typedef struct worker {
   fixture *f;
   cl_command_queue q; /* shared, or NULL for a queue of its own */
