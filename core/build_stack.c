@@ -1,9 +1,27 @@
-/* build_stack.c: builds on a stack of Weft's own (build_stack.h). */
+/* build_stack.c: builds on a stack of Weft's own (build_stack.h), within
+ * WEFT_BUILD_TIMEOUT.
+ *
+ * A device build runs as a job on a thread of its own, with its own
+ * copies of what it builds, so that the caller may stop waiting for it: a
+ * build past WEFT_BUILD_TIMEOUT fails with a log that says so. Clang and
+ * LLVM cannot be stopped midway, so the abandoned job runs on to its end
+ * in the background and then frees what it made; the caller, its program
+ * and the rest of the process go on (the job's time and memory are spent
+ * all the same: README, Security). */
 #include "core/build_stack.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/config.h"
 
 #define BUILD_STACK ((size_t)1 << 30)
+
+/* ------------------------------------------------ any call, no limit */
 
 typedef struct call {
   int (*fn)(void *arg);
@@ -17,73 +35,204 @@ static void *run(void *arg) {
   return NULL;
 }
 
+/* A joinable thread with the build stack running fn(arg): 0, or -1. */
+static int start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr)) return -1;
+  int rc = pthread_attr_setstacksize(&attr, BUILD_STACK) ||
+           pthread_create(thread, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  return rc ? -1 : 0;
+}
+
 int weft__on_build_stack(int (*fn)(void *arg), void *arg) {
   call c = {fn, arg, 0};
-  pthread_attr_t attr;
   pthread_t thread;
-  int started = !pthread_attr_init(&attr) &&
-                !pthread_attr_setstacksize(&attr, BUILD_STACK) &&
-                !pthread_create(&thread, &attr, run, &c);
-  pthread_attr_destroy(&attr);
-  if (started) pthread_join(thread, NULL);
+  if (!start(&thread, run, &c)) pthread_join(thread, NULL);
   else run(&c);
   return c.rc;
 }
 
-/* One operation's arguments, whichever it is. */
-typedef struct operation {
+/* ------------------------------------------------ device operations */
+
+typedef enum { BUILD, BUILD_IR, COMPILE } job_kind;
+
+/* One operation: its own copies of the inputs, its results, and whether
+ * the caller still waits for them (under lock). */
+typedef struct job {
+  pthread_mutex_t lock;
+  pthread_cond_t finished;
+  int done, abandoned;
+  job_kind kind;
   weft_device *dev;
-  const char *source, *options;
-  const void *ir;
+  char *source, *options;   /* source: BUILD and COMPILE; ir: BUILD_IR */
   size_t length;
-  const weft_jit_header *headers;
+  weft_jit_header *headers;
   unsigned num_headers;
-  weft_binary **out;
-  void **ir_out;
-  size_t *size_out;
-  char **log;
-} operation;
+  int rc;
+  weft_binary *binary;
+  void *ir;
+  size_t ir_size;
+  char *log;
+} job;
 
-static int build(void *arg) {
-  operation *o = arg;
-  return o->dev->ops->build(o->dev, o->source, o->length, o->options, o->out,
-                            o->log);
+static void job_free(job *j) {
+  free(j->source);
+  free(j->options);
+  for (unsigned i = 0; i < j->num_headers; i++) {
+    free((char *)j->headers[i].name);
+    free((char *)j->headers[i].source);
+  }
+  free(j->headers);
+  if (j->binary) j->dev->ops->binary_free(j->dev, j->binary);
+  free(j->ir);
+  free(j->log);
+  pthread_cond_destroy(&j->finished);
+  pthread_mutex_destroy(&j->lock);
+  free(j);
 }
 
-static int build_ir(void *arg) {
-  operation *o = arg;
-  return o->dev->ops->build_ir(o->dev, o->ir, o->length, o->options, o->out,
-                               o->log);
+static char *copy(const void *bytes, size_t n) {
+  char *c = malloc(n + 1);
+  if (c) {
+    memcpy(c, bytes, n);
+    c[n] = 0;
+  }
+  return c;
 }
 
-static int compile(void *arg) {
-  operation *o = arg;
-  return o->dev->ops->compile(o->dev, o->source, o->length, o->options,
-                              o->headers, o->num_headers, o->ir_out,
-                              o->size_out, o->log);
+/* A job with copies of its inputs, or NULL without memory. */
+static job *job_new(job_kind kind, weft_device *dev, const void *source,
+                    size_t length, const char *options,
+                    const weft_jit_header *headers, unsigned num_headers) {
+  job *j = calloc(1, sizeof *j);
+  if (!j) return NULL;
+  pthread_mutex_init(&j->lock, NULL);
+  pthread_cond_init(&j->finished, NULL);
+  j->kind = kind;
+  j->dev = dev;
+  j->length = length;
+  j->source = copy(source, length);
+  j->options = options ? copy(options, strlen(options)) : NULL;
+  j->headers = num_headers ? calloc(num_headers, sizeof *j->headers) : NULL;
+  int ok = j->source && (!options || j->options) && (!num_headers || j->headers);
+  for (unsigned i = 0; ok && i < num_headers; i++, j->num_headers++) {
+    j->headers[i].name = copy(headers[i].name, strlen(headers[i].name));
+    j->headers[i].source = copy(headers[i].source, strlen(headers[i].source));
+    ok = j->headers[i].name && j->headers[i].source;
+  }
+  /* (A header that failed is counted: its copies, if any, are freed.) */
+  if (!ok) {
+    job_free(j);
+    return NULL;
+  }
+  return j;
+}
+
+static void job_do(job *j) {
+  const weft_device_ops *ops = j->dev->ops;
+  switch (j->kind) {
+  case BUILD:
+    j->rc = ops->build(j->dev, j->source, j->length, j->options, &j->binary,
+                       &j->log);
+    break;
+  case BUILD_IR:
+    j->rc = ops->build_ir(j->dev, j->source, j->length, j->options,
+                          &j->binary, &j->log);
+    break;
+  case COMPILE:
+    j->rc = ops->compile(j->dev, j->source, j->length, j->options, j->headers,
+                         j->num_headers, &j->ir, &j->ir_size, &j->log);
+    break;
+  }
+}
+
+/* The job's thread: does it, then hands the results over, or frees them
+ * when no one waits any more. */
+static void *job_main(void *arg) {
+  job *j = arg;
+  job_do(j);
+  pthread_mutex_lock(&j->lock);
+  int abandoned = j->abandoned;
+  j->done = 1;
+  pthread_cond_signal(&j->finished);
+  pthread_mutex_unlock(&j->lock);
+  if (abandoned) job_free(j);
+  return NULL;
+}
+
+/* Waits for j until the build time limit (none: until it ends); 1 when it
+ * ended, 0 when it was abandoned (then its thread frees it). */
+static int wait_for(job *j, pthread_t thread) {
+  double limit = weft__config()->build_timeout;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += (time_t)limit;
+  until.tv_nsec += (long)((limit - (double)(time_t)limit) * 1e9);
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&j->lock);
+  int rc = 0;
+  while (!j->done && rc != ETIMEDOUT)
+    rc = limit > 0 ? pthread_cond_timedwait(&j->finished, &j->lock, &until)
+                   : pthread_cond_wait(&j->finished, &j->lock);
+  int done = j->done;
+  j->abandoned = !done;
+  pthread_mutex_unlock(&j->lock);
+  if (done) pthread_join(thread, NULL);
+  else pthread_detach(thread);
+  return done;
+}
+
+/* Runs j within the time limit: its status, with its results moved to
+ * the caller's (out, or ir and size; log always). */
+static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
+                   char **log) {
+  pthread_t thread;
+  if (start(&thread, job_main, j)) {
+    job_do(j); /* no thread to be had: here, without a limit */
+  } else if (!wait_for(j, thread)) {
+    char text[160];
+    snprintf(text, sizeof text, "error: the build ran past WEFT_BUILD_TIMEOUT "
+             "(%g s) and was abandoned\n", weft__config()->build_timeout);
+    *log = strdup(text);
+    return WEFT_EBUILD;
+  }
+  int rc = j->rc;
+  if (out) *out = j->binary;
+  if (ir) *ir = j->ir;
+  if (size) *size = j->ir_size;
+  *log = j->log;
+  j->binary = NULL;
+  j->ir = NULL;
+  j->log = NULL;
+  job_free(j);
+  return rc;
+}
+
+static int no_memory(char **log) {
+  *log = strdup("error: out of memory\n");
+  return WEFT_ENOMEM;
 }
 
 int weft__device_build(weft_device *dev, const char *source, size_t length,
                        const char *options, weft_binary **out, char **log) {
-  operation o = {.dev = dev, .source = source, .length = length,
-                 .options = options, .out = out, .log = log};
-  return weft__on_build_stack(build, &o);
+  job *j = job_new(BUILD, dev, source, length, options, NULL, 0);
+  return j ? job_run(j, out, NULL, NULL, log) : no_memory(log);
 }
 
 int weft__device_build_ir(weft_device *dev, const void *ir, size_t size,
                           const char *options, weft_binary **out, char **log) {
-  operation o = {.dev = dev, .ir = ir, .length = size, .options = options,
-                 .out = out, .log = log};
-  return weft__on_build_stack(build_ir, &o);
+  job *j = job_new(BUILD_IR, dev, ir, size, options, NULL, 0);
+  return j ? job_run(j, out, NULL, NULL, log) : no_memory(log);
 }
 
 int weft__device_compile(weft_device *dev, const char *source, size_t length,
                          const char *options, const weft_jit_header *headers,
                          unsigned num_headers, void **ir, size_t *size,
                          char **log) {
-  operation o = {.dev = dev, .source = source, .length = length,
-                 .options = options, .headers = headers,
-                 .num_headers = num_headers, .ir_out = ir, .size_out = size,
-                 .log = log};
-  return weft__on_build_stack(compile, &o);
+  job *j = job_new(COMPILE, dev, source, length, options, headers, num_headers);
+  return j ? job_run(j, NULL, ir, size, log) : no_memory(log);
 }

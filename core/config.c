@@ -173,6 +173,12 @@ static void read_timeout(void) {
     warn("WEFT_TIMEOUT", v, "seconds, 0 (off) or more, like 30");
 }
 
+static void read_build_timeout(void) {
+  const char *v = getenv("WEFT_BUILD_TIMEOUT");
+  if (v && parse_seconds(v, 1, 1e6, &config.build_timeout))
+    warn("WEFT_BUILD_TIMEOUT", v, "seconds, 0 (off) or more, like 60");
+}
+
 static void read_perf(void) {
   const char *v = getenv("WEFT_PERF");
   if (!v || !*v || !strcmp(v, "off")) return;
@@ -197,6 +203,7 @@ static void read_config(void) {
   read_schedule();
   read_check();
   read_timeout();
+  read_build_timeout();
   read_perf();
 }
 

@@ -54,6 +54,9 @@ typedef struct weft_config {
    * report of where its work-items were; 0: never; -1 (unset): never,
    * but WEFT_CHECK_TIMEOUT in check mode. */
   double timeout;
+  /* WEFT_BUILD_TIMEOUT: seconds a build, compile or link may take before
+   * it fails (build_stack.c); 0, the default: no limit. */
+  double build_timeout;
   int perf_map;   /* WEFT_PERF=map: perf's map of JIT code */
   int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump (code, lines) */
 } weft_config;

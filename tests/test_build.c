@@ -2,6 +2,7 @@
  * kernel lookup, argument descriptions. */
 #include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -169,6 +170,46 @@ TEST(deep_nesting_builds_on_a_small_stack) {
 /* The predefined macros of OpenCL C 6.13.1: the device's OpenCL version,
  * the language's, the byte order; __FAST_RELAXED_MATH__ with its option;
  * no __IMAGE_SUPPORT__ (the device has no images). */
+/* WEFT_BUILD_TIMEOUT: a build that runs past it fails, with a log that
+ * says so, once the time is up (400 nested loops keep LLVM's loop passes
+ * busy for minutes); the process builds and runs other programs after
+ * it, while the abandoned build runs on in the background. */
+TEST(build_timeout_ends_a_build) {
+  setenv("WEFT_BUILD_TIMEOUT", "1", 1);
+  weft_context *ctx = support_context();
+  enum { DEPTH = 400 };
+  char *source = malloc(DEPTH * 64 + 256), *at = source;
+  CHECK(source != NULL);
+  at += sprintf(at, "__kernel void k(__global int *o, int n) {\n  int s = 0;\n");
+  for (int i = 0; i < DEPTH; i++)
+    at += sprintf(at, "  for (int i%d = 0; i%d < n; i%d++)\n", i, i, i);
+  sprintf(at, "    s += i%d;\n  o[0] = s;\n}\n", DEPTH - 1);
+  weft_program *p = create(ctx, source);
+  free(source);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK_FAILS(weft_program_build(p, NULL), WEFT_EBUILD, p,
+              "build failed: error: the build ran past WEFT_BUILD_TIMEOUT (1 s) "
+              "and was abandoned");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double waited = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  CHECK(waited >= 1 && waited < 10);
+  CHECK_STR_CONTAINS(weft_program_build_log(p), "WEFT_BUILD_TIMEOUT (1 s)");
+  weft_program_release(p);
+  weft_kernel *k = support_kernel(ctx, "__kernel void k(__global int *o) {\n"
+                                       "  o[get_global_id(0)] = 7;\n}\n", "k");
+  weft_buffer *o = support_ints(ctx, 4, 0);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, o), k);
+  size_t global = 4;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
+  int got[4];
+  support_read_ints(o, got, 4);
+  for (int i = 0; i < 4; i++) CHECK_EQ(got[i], 7);
+  weft_buffer_release(o);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
 TEST(predefined_macros) {
   weft_context *ctx = support_context();
   static const char *source =

@@ -60,6 +60,7 @@ static const char usage[] =
     "reads of memory never written, reported with the work-item and line;\n"
     "also --options -cl-weft-check=all), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
     "longer, naming where its work-items are; 120 in check mode),\n"
+    "WEFT_BUILD_TIMEOUT=SECONDS (a build that takes longer fails),\n"
     "WEFT_PERF=map (/tmp/perf-PID.map: perf report names kernels).\n";
 
 static int is_help(const char *arg) {
