@@ -210,6 +210,27 @@ TEST(build_timeout_ends_a_build) {
   weft_context_release(ctx);
 }
 
+/* Source that crashes Clang 19 (in typo correction, found by
+ * tests/fuzz_build.c): a build error, not the end of the process, and
+ * the next build works. */
+TEST(compiler_crash_is_a_build_error) {
+  CPU_ONLY("the CPU device's builds catch the compiler's crashes");
+  weft_context *ctx = support_context();
+  FILE *f = fopen(WEFT_SOURCE_DIR "/tests/fuzz_crashes/clang_typo_correction.cl", "rb");
+  CHECK(f != NULL);
+  static char source[65536];
+  size_t n = fread(source, 1, sizeof source - 1, f);
+  fclose(f);
+  source[n] = 0;
+  weft_program *p = create(ctx, source);
+  CHECK_EQ(weft_program_build(p, NULL), WEFT_EBUILD);
+  CHECK_STR_CONTAINS(weft_program_build_log(p), "error:");
+  weft_program_release(p);
+  p = support_build(ctx, "__kernel void k(__global int *a) { a[0] = 1; }\n", NULL);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 TEST(predefined_macros) {
   weft_context *ctx = support_context();
   static const char *source =

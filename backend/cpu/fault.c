@@ -120,6 +120,28 @@ void weft__fault_detach(const weft_fault_saved *saved) {
   sigaltstack(&ss, NULL);
 }
 
+int weft__fault_run(int (*fn)(void *arg), void *arg, int *rc, char *what,
+                    size_t size) {
+  weft_fault f;
+  if (weft__fault_install() || weft__fault_init(&f)) {
+    *rc = fn(arg);
+    return 0;
+  }
+  weft_fault_saved saved;
+  weft__fault_attach(&f, &saved);
+  int faulted = sigsetjmp(f.recover, 1) != 0;
+  if (!faulted) {
+    f.armed = 1;
+    *rc = fn(arg);
+    f.armed = 0;
+  } else {
+    weft__fault_describe(&f, what, size);
+  }
+  weft__fault_detach(&saved);
+  weft__fault_fini(&f);
+  return faulted;
+}
+
 void weft__fault_describe(const weft_fault *f, char *out, size_t size) {
   switch (f->signo) {
   case SIGSEGV:

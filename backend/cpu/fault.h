@@ -50,6 +50,13 @@ typedef struct weft_fault_saved {
 void weft__fault_attach(weft_fault *f, weft_fault_saved *saved);
 void weft__fault_detach(const weft_fault_saved *saved);
 
+/* Runs *rc = fn(arg) with a fault on the calling thread caught (faults
+ * of the compiler, which runs on threads of its own: build_stack.c): 0,
+ * or 1 when a fault ended fn, what describing it. What fn had allocated
+ * then is lost, and it must hold no lock another thread may want. */
+int weft__fault_run(int (*fn)(void *arg), void *arg, int *rc, char *what,
+                    size_t size);
+
 /* "segmentation fault (invalid access to address 0x10)", and the like. */
 void weft__fault_describe(const weft_fault *f, char *out, size_t size);
 
