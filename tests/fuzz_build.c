@@ -288,10 +288,10 @@ int main(int argc, char **argv) {
       rc = weft_program_build(p, option_sets[below(sizeof option_sets /
                                                    sizeof *option_sets)]);
       check_status(rc, "weft_program_build", p);
-      if (rc) failed++;
-      if (rc && strstr(weft_program_build_log(p), "the compiler crashed"))
-        caught++;
-      else if (built++ % 3 == 0) {
+      if (rc) {
+        failed++;
+        if (strstr(weft_program_build_log(p), "the compiler crashed")) caught++;
+      } else if (built++ % 3 == 0) {
         damage_binary(ctx, p);
         binaries++;
       }
