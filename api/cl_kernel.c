@@ -193,9 +193,13 @@ static void attributes_text(cl_kernel k, char *out, size_t size) {
                              a.reqd_local_size[0], a.reqd_local_size[1],
                              a.reqd_local_size[2]);
   if (a.local_size_hint[0] && used < size)
-    snprintf(out + used, size - used, "%swork_group_size_hint(%zu,%zu,%zu)",
-             used ? " " : "", a.local_size_hint[0], a.local_size_hint[1],
-             a.local_size_hint[2]);
+    used += (size_t)snprintf(out + used, size - used,
+                             "%swork_group_size_hint(%zu,%zu,%zu)",
+                             used ? " " : "", a.local_size_hint[0],
+                             a.local_size_hint[1], a.local_size_hint[2]);
+  if (a.vec_type_hint[0] && used < size)
+    snprintf(out + used, size - used, "%svec_type_hint(%s)", used ? " " : "",
+             a.vec_type_hint);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param,

@@ -3,6 +3,7 @@
 #include "jit/binary_io.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
   put_u64(w, k->flags);
   for (int d = 0; d < 3; d++) put_u64(w, k->reqd_local_size[d]);
   for (int d = 0; d < 3; d++) put_u64(w, k->local_size_hint[d]);
+  put_str(w, k->vec_type_hint);
   put_u64(w, k->private_size);
   put_u64(w, k->num_states);
   for (unsigned s = 0; s < k->num_states; s++) put_u64(w, k->state_sites[s]);
@@ -135,6 +137,9 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
   k->flags = (unsigned)get_u64(r);
   for (int d = 0; d < 3; d++) k->reqd_local_size[d] = get_u64(r);
   for (int d = 0; d < 3; d++) k->local_size_hint[d] = get_u64(r);
+  char *hint = get_str(r);
+  if (hint) snprintf(k->vec_type_hint, sizeof k->vec_type_hint, "%s", hint);
+  free(hint);
   k->private_size = get_u64(r);
   k->num_states = get_count(r, sizeof(uint64_t));
   k->state_sites = calloc(k->num_states + 1, sizeof *k->state_sites);

@@ -290,6 +290,9 @@ typedef struct weft_kernel_desc {
    * work_group_size_hint(x, y, z); zeros where the kernel has none. */
   size_t reqd_local_size[3];
   size_t local_size_hint[3];
+  /* __attribute__((vec_type_hint(T))): "float4", "uchar16"...; "" where
+   * the kernel has none. */
+  char vec_type_hint[16];
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */

@@ -84,6 +84,42 @@ static void read_sizes(LLVMValueRef fn, const char *kind, size_t out[3]) {
   free(sizes);
 }
 
+/* The OpenCL C name of vec_type_hint's type ("uint4"), from its
+ * metadata: a value of the type, and whether an integer one is signed. */
+static void read_type_hint(LLVMValueRef fn, char *out, size_t size) {
+  unsigned n = 0;
+  LLVMValueRef *hint = arg_metadata(fn, "vec_type_hint", &n);
+  out[0] = 0;
+  if (hint && n == 2 && hint[0] && LLVMIsAConstantInt(hint[1])) {
+    LLVMTypeRef type = LLVMTypeOf(hint[0]);
+    unsigned lanes = 1;
+    if (LLVMGetTypeKind(type) == LLVMVectorTypeKind) {
+      lanes = LLVMGetVectorSize(type);
+      type = LLVMGetElementType(type);
+    }
+    const char *name = NULL;
+    switch (LLVMGetTypeKind(type)) {
+    case LLVMHalfTypeKind: name = "half"; break;
+    case LLVMFloatTypeKind: name = "float"; break;
+    case LLVMDoubleTypeKind: name = "double"; break;
+    case LLVMIntegerTypeKind: {
+      static const char *const ints[] = {"char", "short", "int", "long"};
+      unsigned bits = LLVMGetIntTypeWidth(type);
+      unsigned i = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3;
+      int is_signed = LLVMConstIntGetZExtValue(hint[1]) != 0;
+      if (bits == 8 || bits == 16 || bits == 32 || bits == 64)
+        snprintf(out, size, "%s%s", is_signed ? "" : "u", ints[i]);
+      break;
+    }
+    default: break;
+    }
+    if (name) snprintf(out, size, "%s", name);
+    if (out[0] && lanes > 1)
+      snprintf(out + strlen(out), size - strlen(out), "%u", lanes);
+  }
+  free(hint);
+}
+
 static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
                            weft_kernel_desc *k, char **error) {
   size_t name_length;
@@ -124,6 +160,7 @@ static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
   free(names);
   read_sizes(fn, "reqd_work_group_size", k->reqd_local_size);
   read_sizes(fn, "work_group_size_hint", k->local_size_hint);
+  read_type_hint(fn, k->vec_type_hint, sizeof k->vec_type_hint);
   return rc;
 }
 

@@ -321,6 +321,8 @@ WEFT_EXPORT int weft_kernel_clone(weft_kernel *kernel, weft_kernel **out);
 typedef struct weft_kernel_attributes {
   size_t reqd_local_size[3];
   size_t local_size_hint[3];
+  /* __attribute__((vec_type_hint(T))): T's name ("float4"), or "". */
+  char vec_type_hint[16];
 } weft_kernel_attributes;
 
 WEFT_EXPORT int weft_kernel_get_attributes(weft_kernel *kernel,

@@ -429,6 +429,35 @@ TEST(arg_buffer_released) {
 
 /* ------------------------------------------------------------- queries */
 
+/* CL_KERNEL_ATTRIBUTES names each attribute as written (the CTS's
+ * kernel_attributes): vec_type_hint with its type's OpenCL C name, signed
+ * or unsigned, scalar or vector. */
+TEST(kernel_attributes_text) {
+  env e = setup();
+  static const char *const hints[] = {"uchar2", "ushort3", "uint4", "float8",
+                                      "ulong16", "double2", "int", "char4",
+                                      "short16"};
+  for (size_t i = 0; i < sizeof hints / sizeof *hints; i++) {
+    char source[256], want[64], attributes[160] = "";
+    snprintf(source, sizeof source,
+             "__attribute__((work_group_size_hint(1,1,1)))\n"
+             "__attribute__((vec_type_hint(%s)))\n"
+             "__attribute__((reqd_work_group_size(1,1,1)))\n"
+             "__kernel void k() {}\n", hints[i]);
+    cl_program p = build(&e, source, "");
+    cl_kernel k = kernel(p, "k");
+    CL_CHECK(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, sizeof attributes,
+                             attributes, NULL));
+    snprintf(want, sizeof want, "vec_type_hint(%s)", hints[i]);
+    CHECK_STR_CONTAINS(attributes, want);
+    CHECK_STR_CONTAINS(attributes, "work_group_size_hint(1,1,1)");
+    CHECK_STR_CONTAINS(attributes, "reqd_work_group_size(1,1,1)");
+    CL_CHECK(clReleaseKernel(k));
+    CL_CHECK(clReleaseProgram(p));
+  }
+  teardown(&e);
+}
+
 TEST(kernel_info_every_param) {
   env e = setup();
   cl_program p = build(&e, three_kernels, "");
