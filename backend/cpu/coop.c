@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "backend/cpu/executor_internal.h"
 
@@ -96,9 +95,24 @@ static void free_slot(coop_slot *s, const weft_fiber_ops *fibers) {
   free(s->group.items);
   weft__stacks_fini(&s->stack);
   weft__stacks_fini(&s->item_stacks);
-  if (s->local_mem) munmap(s->local_mem, s->local_capacity);
-  if (s->private_mem) munmap(s->private_mem, s->private_capacity);
+  free(s->local_mem);
+  free(s->private_mem);
   free(s);
+}
+
+/* Memory of a slot that lasts from one group to the next: from the heap,
+ * not a mapping of its own (a process has few mappings, and every
+ * resident group holds two already: its stack and the guard below it). */
+static int slot_reserve(char **mem, size_t *capacity, size_t size) {
+  if (size <= *capacity) return 0;
+  free(*mem);
+  *capacity = 0;
+  if (posix_memalign((void **)mem, WEFT_LOCAL_ALIGN, size)) {
+    *mem = NULL;
+    return -1;
+  }
+  *capacity = size;
+  return 0;
 }
 
 void weft__coop_free_slots(weft_executor *e) {
@@ -211,11 +225,11 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   coop_slot *s = take_slot(e);
   void *stack = s ? weft__stacks_get(&s->stack, 0) : NULL;
   if (!stack ||
-      weft__executor_reserve(&s->local_mem, &s->local_capacity,
-                             weft__executor_local_bytes(d)) ||
+      slot_reserve(&s->local_mem, &s->local_capacity,
+                   weft__executor_local_bytes(d)) ||
       ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
-       weft__executor_reserve(&s->private_mem, &s->private_capacity,
-            d->kernel->private_size * items)) ||
+       slot_reserve(&s->private_mem, &s->private_capacity,
+                    d->kernel->private_size * items)) ||
       weft__executor_prepare_group(&s->group, w, l, s->local_mem,
                                    s->private_mem, &s->item_stacks)) {
     if (s) {
@@ -669,8 +683,14 @@ void weft__coop_begin(launch_state *l) {
          l->total <= l->limit);
 }
 
+/* Slots kept for later launches, per worker: enough for the groups a
+ * launch usually has resident; the rest are unmapped when a launch ends,
+ * so that one with tens of thousands of groups leaves nothing behind. */
+#define SLOTS_KEPT_PER_WORKER 8
+
 /* Groups still resident after a failure are dropped where they stopped;
- * their slots are kept for later launches. */
+ * their slots are kept for later launches, up to SLOTS_KEPT_PER_WORKER
+ * per worker. */
 void weft__coop_end(launch_state *l) {
   weft_executor *e = l->executor;
   while (l->resident) {
@@ -678,6 +698,16 @@ void weft__coop_end(launch_state *l) {
     l->resident = s->next_resident;
     s->next = e->free_slots;
     e->free_slots = s;
+  }
+  unsigned kept = 0;
+  for (coop_slot **link = &e->free_slots; *link;) {
+    if (kept++ < SLOTS_KEPT_PER_WORKER * e->num_workers) {
+      link = &(*link)->next;
+      continue;
+    }
+    coop_slot *s = *link;
+    *link = s->next;
+    free_slot(s, e->fibers);
   }
   pthread_cond_destroy(&l->coop_changed);
   pthread_mutex_destroy(&l->coop_lock);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "backend/cpu/executor_internal.h"
+#include "backend/cpu/guarded.h"
 #include "jit/jit.h"
 
 /* Fiber stacks are separate mappings, so their tops share an offset within
@@ -638,8 +639,19 @@ void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed) {
   e->launches = 0;
 }
 
+/* Mappings a resident group holds (its stack and the guard below it;
+ * its local and private memory come from the heap: coop.c). */
+#define MAPS_PER_GROUP 2
+
 unsigned weft__executor_max_resident(const weft_executor *e) {
-  return e->resident_limit ? e->resident_limit : WEFT_MAX_RESIDENT_GROUPS;
+  if (e->resident_limit) return e->resident_limit;
+  /* What the process can hold: three quarters of its mappings, the last
+   * quarter left to the rest (libraries, threads, buffers: 32,000 groups
+   * of one ran under the default 65,530 alone). */
+  long maps = weft__map_count_limit();
+  long groups = (maps - maps / 4) / MAPS_PER_GROUP;
+  return groups < WEFT_MAX_RESIDENT_GROUPS ? (unsigned)groups
+                                           : WEFT_MAX_RESIDENT_GROUPS;
 }
 
 unsigned weft__executor_threads(const weft_executor *e) {

@@ -17,17 +17,27 @@ static long guarded_limit;
 
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
-/* A quarter of the process's mappings (a guarded allocation takes two or
- * three: guard, data, guard, the guards merging with neighbours'). */
-static void read_limit(void) {
+static pthread_once_t map_count_once = PTHREAD_ONCE_INIT;
+static long map_count_limit;
+
+static void read_map_count(void) {
   long max = 65530;
   FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
   if (f) {
-    if (fscanf(f, "%ld", &max) != 1) max = 65530;
+    if (fscanf(f, "%ld", &max) != 1 || max < 1024) max = 65530;
     fclose(f);
   }
-  guarded_limit = max / 4;
+  map_count_limit = max;
 }
+
+long weft__map_count_limit(void) {
+  pthread_once(&map_count_once, read_map_count);
+  return map_count_limit;
+}
+
+/* A quarter of the process's mappings (a guarded allocation takes two or
+ * three: guard, data, guard, the guards merging with neighbours'). */
+static void read_limit(void) { guarded_limit = weft__map_count_limit() / 4; }
 
 /* ------------------------------------------- allocations without guards */
 

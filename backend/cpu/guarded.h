@@ -25,4 +25,9 @@ int weft__guarded_alloc(size_t size, size_t alignment, void **out);
 /* Frees what weft__guarded_alloc gave for the same size. */
 void weft__guarded_free(void *data, size_t size);
 
+/* The process's limit on mappings, vm.max_map_count (65530 when it cannot
+ * be read): buffers take up to a quarter of it with guards, and resident
+ * work-groups' stacks share the rest (executor.c). */
+long weft__map_count_limit(void);
+
 #endif
