@@ -644,12 +644,13 @@ TEST(device_absent_features) {
 /* cl_weft_sync: listed, and its query says how many work-groups can be
  * resident at once; a global barrier over more is refused at enqueue. */
 TEST(device_max_resident_groups) {
-  CPU_ONLY("the figure checked is the CPU's (65536)");
+  CPU_ONLY("the figure checked is the CPU's (test_sync's "
+           "resident_groups_query checks how it is derived)");
   cl_env e = cl_env_open();
   char *extensions = device_string(e.dev, CL_DEVICE_EXTENSIONS);
   CHECK(has_word(extensions, "cl_weft_sync"));
   size_t max = device_size(e.dev, CL_DEVICE_MAX_RESIDENT_GROUPS_WEFT);
-  CHECK_EQ(max, 65536);
+  CHECK(max >= 4096 && max <= 65536);
   cl_kernel k = cl_kernel_from(e.ctx,
                                "__kernel void k(__global int *n) {\n"
                                "  atomic_inc(n);\n"
