@@ -1,6 +1,5 @@
 /* cpu_device.c: the CPU's device operations (see backend/device.h). */
 #include "backend/cpu/cpu_device.h"
-#include "backend/cpu/fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,61 +218,13 @@ static int cpu_mem_unmap(weft_device *device, void *mem, void *host_ptr,
   return 0;
 }
 
-/* A build's arguments, for weft__fault_run. */
-typedef struct build_call {
-  weft_device *device;
-  const char *source;
-  const void *ir;
-  size_t length;
-  const char *options;
-  const weft_jit_header *headers;
-  unsigned num_headers;
-  weft_binary **out;
-  void **ir_out;
-  size_t *size;
-  char **log;
-} build_call;
-
-/* Runs a build with a crash of Clang or LLVM caught: a build error that
- * says so (such a crash is their bug, on some ill-formed source; the
- * process goes on, what the compiler had allocated lost). */
-static int guarded(int (*fn)(void *), build_call *c) {
-  int rc = 0;
-  char what[160], text[384];
-  if (!weft__fault_run(fn, c, &rc, what, sizeof what)) return rc;
-  snprintf(text, sizeof text, "error: the compiler crashed on this source "
-           "(%s), a bug of Clang or LLVM; the build failed and Weft went on\n",
-           what);
-  *c->log = strdup(text);
-  return WEFT_EBUILD;
-}
-
 /* Source is compiled with the machine's default synchronization
  * algorithms added to its options (sync_defaults.h). */
-static int do_build(void *arg) {
-  build_call *c = arg;
-  char *all = weft__sync_options_apply(cpu_of(c->device)->sync_defaults,
-                                       c->options);
-  if (!all) return WEFT_ENOMEM;
-  int rc = weft__jit_build(c->source, c->length, all, c->out, c->log);
-  free(all);
-  return rc;
-}
-
 static int cpu_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log) {
-  build_call c = {.device = device, .source = source, .length = length,
-                  .options = options, .out = out, .log = log};
-  return guarded(do_build, &c);
-}
-
-static int do_compile(void *arg) {
-  build_call *c = arg;
-  char *all = weft__sync_options_apply(cpu_of(c->device)->sync_defaults,
-                                       c->options);
+  char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
-  int rc = weft__jit_compile(0, c->source, c->length, all, c->headers,
-                             c->num_headers, c->ir_out, c->size, c->log);
+  int rc = weft__jit_build(source, length, all, out, log);
   free(all);
   return rc;
 }
@@ -282,11 +233,12 @@ static int cpu_compile(weft_device *device, const char *source, size_t length,
                        const char *options, const weft_jit_header *headers,
                        unsigned num_headers, void **ir, size_t *size,
                        char **log) {
-  build_call c = {.device = device, .source = source, .length = length,
-                  .options = options, .headers = headers,
-                  .num_headers = num_headers, .ir_out = ir, .size = size,
-                  .log = log};
-  return guarded(do_compile, &c);
+  char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
+  if (!all) return WEFT_ENOMEM;
+  int rc = weft__jit_compile(0, source, length, all, headers, num_headers, ir,
+                             size, log);
+  free(all);
+  return rc;
 }
 
 static int cpu_link(weft_device *device, const void *const *irs,
@@ -296,16 +248,10 @@ static int cpu_link(weft_device *device, const void *const *irs,
   return weft__jit_link(irs, sizes, count, ir, size, log);
 }
 
-static int do_build_ir(void *arg) {
-  build_call *c = arg;
-  return weft__jit_build_bitcode(c->ir, c->length, c->options, c->out, c->log);
-}
-
 static int cpu_build_ir(weft_device *device, const void *ir, size_t size,
                         const char *options, weft_binary **out, char **log) {
-  build_call c = {.device = device, .ir = ir, .length = size,
-                  .options = options, .out = out, .log = log};
-  return guarded(do_build_ir, &c);
+  (void)device;
+  return weft__jit_build_bitcode(ir, size, options, out, log);
 }
 
 static int cpu_check_ir(weft_device *device, const void *ir, size_t size) {
