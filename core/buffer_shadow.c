@@ -2,10 +2,10 @@
  * mode's uninitialised-read check (WEFT_CHECK=uninit).
  *
  * A buffer made with WEFT_MEM_UNDEFINED (through OpenCL: without host
- * data) starts unwritten. Its root buffer keeps
- * a byte per byte, 1 once written: by the host (write, fill, copy, a map
- * for writing: here) or by a kernel built with the check, whose code marks
- * its stores and checks its loads (jit/check_uninit.c). A write no one
+ * data) starts unwritten. Its root buffer keeps a byte per byte, 1 once
+ * written: by the host (write, fill, copy, a map for writing: here) or by
+ * a kernel built with the check, whose code marks its stores and checks
+ * its loads (jit/check_uninit.c). A write no one
  * follows -- a kernel built without the check, on any device -- ends the
  * following for good: the shadow stays (a launch in flight may use it)
  * but is handed out no more, so that no read is reported that such a
@@ -109,9 +109,16 @@ static unsigned char *for_checked_launch(weft_buffer *b) {
   weft_buffer *root = root_of(b, &from);
   if (atomic_load(&root->shadow_state) == WEFT_SHADOW_UNTOUCHED) {
     pthread_mutex_lock(&root->object.lock);
-    if (atomic_load(&root->shadow_state) == WEFT_SHADOW_UNTOUCHED)
-      atomic_store(&root->shadow_state,
-                   make(root) ? WEFT_SHADOW_TRACKED : WEFT_SHADOW_NONE);
+    if (atomic_load(&root->shadow_state) == WEFT_SHADOW_UNTOUCHED &&
+        !root->shadow) {
+      /* Unless a write no one followed came meanwhile (the shadow, made
+       * for nothing then, goes with the buffer). */
+      int untouched = WEFT_SHADOW_UNTOUCHED;
+      int made = make(root);
+      atomic_compare_exchange_strong(&root->shadow_state, &untouched,
+                                     made ? WEFT_SHADOW_TRACKED
+                                          : WEFT_SHADOW_NONE);
+    }
     pthread_mutex_unlock(&root->object.lock);
   }
   if (atomic_load(&root->shadow_state) != WEFT_SHADOW_TRACKED) return NULL;
