@@ -65,11 +65,14 @@ TEST(crash_in_helper_names_its_line) {
                  WEFT_EKERNELFAULT, texts);
 }
 
-/* 1 MiB of private array with the default 256 KiB stacks. */
+/* 1 MiB of private array with the default 256 KiB stacks: the kernel's
+ * frame does not fit, which the report says with the kernel's line. */
 TEST(stack_overflow_without_barrier) {
   CPU_ONLY("work-item stacks are the CPU's");
   static const char *texts[] = {"stack overflow in work-item",
-                                "each work-item has a 262144-byte stack",
+                                "making the frame of the function at "
+                                "program.cl:1: each work-item has a "
+                                "262144-byte stack",
                                 "WEFT_STACK_SIZE", NULL};
   expect_failure("__kernel void k(__global int *a) {\n"
                  "  volatile int big[262144];\n"

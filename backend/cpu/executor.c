@@ -343,18 +343,25 @@ static void report_fault(cpu_group *g) {
              "work-group %s (the fault did not recur when its work-items "
              "were re-run one at a time)", group);
   }
+  char line[160] = " at ";
+  if (!weft__jit_code_line(d->binary, d->kernel->name, w->fault.pc, line + 4,
+                           sizeof line - 4))
+    line[0] = 0;
   if (is_stack_overflow(g, w->fault.addr)) {
+    /* Column 0 is a function's prologue: its frame did not fit. */
+    size_t n = strlen(line);
+    const char *frame = "";
+    if (n > 2 && !strcmp(line + n - 2, ":0")) {
+      line[n - 2] = 0;
+      frame = ", making the frame of the function";
+    }
     weft__executor_report(
         g->launch, WEFT_ESTACK,
-        "kernel '%s': stack overflow in %s: each work-item has a %zu-byte "
-        "stack; raise it with WEFT_STACK_SIZE",
-        d->kernel->name, where, g->item_stacks->size);
+        "kernel '%s': stack overflow in %s%s%s: each work-item has a "
+        "%zu-byte stack; raise it with WEFT_STACK_SIZE",
+        d->kernel->name, where, frame, line, g->item_stacks->size);
   } else {
     weft__fault_describe(&w->fault, what, sizeof what);
-    char line[160] = " at ";
-    if (!weft__jit_code_line(d->binary, d->kernel->name, w->fault.pc, line + 4,
-                             sizeof line - 4))
-      line[0] = 0;
     weft__executor_report(g->launch, WEFT_EKERNELFAULT,
                           "kernel '%s' crashed with %s in %s%s",
                           d->kernel->name, what, where, line);
