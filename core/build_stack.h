@@ -6,6 +6,9 @@
  * thread that asks for a build may go. The device's build operations and
  * weft_compile_ptx are called through these functions, each of which runs
  * on a thread with a 1 GiB stack (mapped as it is used) and waits for it.
+ * The device's operations run as jobs with their own copies of their
+ * inputs, so that a build past WEFT_BUILD_TIMEOUT can be abandoned, and
+ * with a crash of the compiler caught (a build error that says so).
  */
 #ifndef WEFT_CORE_BUILD_STACK_H
 #define WEFT_CORE_BUILD_STACK_H
@@ -17,7 +20,8 @@
 int weft__on_build_stack(int (*fn)(void *arg), void *arg);
 
 /* The device's build, build_ir and compile operations (device.h), on a
- * stack of Weft's own. */
+ * stack of Weft's own, within WEFT_BUILD_TIMEOUT, a crash of the compiler
+ * being a build error. */
 int weft__device_build(weft_device *dev, const char *source, size_t length,
                        const char *options, weft_binary **out, char **log);
 int weft__device_build_ir(weft_device *dev, const void *ir, size_t size,

@@ -54,6 +54,7 @@ typedef struct racer {
   LLVMContextRef context;
   LLVMTypeRef i32, i64, ptr;
   LLVMValueRef epoch;       /* the work-item's barrier count (an alloca) */
+  LLVMValueRef item;        /* its number in the records (i32), made once */
   weft_check_sites *sites;
   unsigned char *written;   /* per argument: a plain access writes it */
 } racer;
@@ -172,8 +173,8 @@ static LLVMValueRef cell_of(const racer *r, const weft_access *a,
                       LLVMBuildPtrToInt(r->b, base, r->i64, ""), "cell");
 }
 
-/* i32: the access's work-item's number in the records (race_first plus
- * its index in the group). */
+/* i32: the work-item's number in the records (race_first plus its index
+ * in the group), built where the builder is. */
 static LLVMValueRef item_number(racer *r) {
   LLVMValueRef ctx = weft__body_param(r->body, WEFT_BODY_CTX);
   LLVMValueRef n[2];
@@ -284,7 +285,7 @@ static void shortcut(racer *r, LLVMValueRef inst, LLVMValueRef cell,
       "");
   LLVMTypeRef i8 = LLVMInt8TypeInContext(r->context);
   LLVMValueRef record = LLVMBuildGEP2(r->b, i8, base, &at, 1, "record");
-  LLVMBuildCondBr(r->b, read_changes_nothing(r, record, item_number(r), epoch),
+  LLVMBuildCondBr(r->b, read_changes_nothing(r, record, r->item, epoch),
                   rest, call);
   LLVMPositionBuilderAtEnd(r->b, call);
 }
@@ -392,14 +393,15 @@ static int instrument(racer *r, LLVMValueRef inst) {
   return 0;
 }
 
-/* The work-item's barrier count, 0 at its start. */
-static LLVMValueRef make_epoch(racer *r) {
+/* Where the body begins: the work-item's barrier count, 0 at its start,
+ * and its number in the records (the shortcut's, unused otherwise). */
+static void make_item_state(racer *r) {
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->body);
   LLVMPositionBuilderBefore(r->b, LLVMGetFirstInstruction(entry));
   LLVMSetCurrentDebugLocation2(r->b, NULL);
-  LLVMValueRef epoch = LLVMBuildAlloca(r->b, r->i32, "race.epoch");
-  LLVMBuildStore(r->b, LLVMConstInt(r->i32, 0, 0), epoch);
-  return epoch;
+  r->epoch = LLVMBuildAlloca(r->b, r->i32, "race.epoch");
+  LLVMBuildStore(r->b, LLVMConstInt(r->i32, 0, 0), r->epoch);
+  r->item = item_number(r);
 }
 
 int weft__check_races_insert(LLVMValueRef body, const weft_kernel_desc *desc,
@@ -417,7 +419,7 @@ int weft__check_races_insert(LLVMValueRef body, const weft_kernel_desc *desc,
   int rc = list && r.written ? 0 : WEFT_ENOMEM;
   if (!rc) {
     find_written(&r, list, count);
-    r.epoch = make_epoch(&r);
+    make_item_state(&r);
   }
   for (unsigned k = 0; k < count && !rc; k++) rc = instrument(&r, list[k]);
   free(r.written);

@@ -22,13 +22,29 @@ __attribute__((constructor)) static void one_thread(void) {
 
 static weft_context *ctx;
 
-static weft_kernel *checked_kernel(const char *source) {
+/* Kernel k of source, built with options (the kernel keeps the program). */
+static weft_kernel *checked_kernel_with(const char *source, const char *options) {
   CPU_ONLY("check mode instruments the CPU device's code");
-  weft_program *p = support_build(ctx, source, CHECKED);
+  weft_program *p = support_build(ctx, source, options);
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
   weft_program_release(p);
   return k;
+}
+
+static weft_kernel *checked_kernel(const char *source) {
+  return checked_kernel_with(source, CHECKED);
+}
+
+/* Sets k's two buffer arguments. */
+static void bind(weft_kernel *k, weft_buffer *arg0, weft_buffer *arg1) {
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, arg0), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, arg1), k);
+}
+
+/* Launches k over global items in groups of local, expecting success. */
+static void launch_clean(weft_kernel *k, size_t global, size_t local) {
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
 }
 
 /* Launches k over global items in groups of local, expecting check
@@ -76,8 +92,7 @@ TEST(read_past_end_gives_zero) {
                                   "  out[i] = in[i + 1] + 1;\n"
                                   "}\n");
   weft_buffer *out = support_ints(ctx, 64, 0), *in = support_ints(ctx, 64, 5);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, in), k);
+  bind(k, out, in);
   const char *msg = launch_refused(k, 64, 16);
   CHECK_STR_CONTAINS(msg, "program.cl:4:12: invalid read of 4 bytes by "
                           "work-item (63) [local (15) in work-group (3)], just "
@@ -329,16 +344,12 @@ static weft_buffer *undefined_buffer(size_t size) {
  * clean. */
 TEST(uninitialised_buffer_read) {
   ctx = support_context();
-  CPU_ONLY("check mode instruments the CPU device's code");
-  weft_program *p = support_build(ctx,
-                                  "__kernel void k(__global int *out,\n"
-                                  "                __global const int *in) {\n"
-                                  "  size_t i = get_global_id(0);\n"
-                                  "  out[i] = in[i] + 1;\n"
-                                  "}\n",
-                                  "-cl-weft-check=uninit");
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_kernel *k = checked_kernel_with("__kernel void k(__global int *out,\n"
+                                       "                __global const int *in) {\n"
+                                       "  size_t i = get_global_id(0);\n"
+                                       "  out[i] = in[i] + 1;\n"
+                                       "}\n",
+                                       "-cl-weft-check=uninit");
   weft_buffer *in = undefined_buffer(64 * sizeof(int));
   weft_buffer *out = undefined_buffer(64 * sizeof(int));
   weft_buffer *again = undefined_buffer(64 * sizeof(int));
@@ -358,17 +369,21 @@ TEST(uninitialised_buffer_read) {
   int got[64];
   support_read_ints(out, got, 64);
   for (int i = 0; i < 40; i++) CHECK_EQ(got[i], i < 32 ? i + 1 : 6);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, again), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, out), k);
-  size_t global = 64, local = 16;
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  bind(k, again, out);
+  launch_clean(k, 64, 16);
   weft_buffer_release(in);
   weft_buffer_release(out);
   weft_buffer_release(again);
   weft_kernel_release(k);
-  weft_program_release(p);
   weft_context_release(ctx);
 }
+
+/* out[i] = in[i], its read on line 4, column 12. */
+static const char *const copy_ints = "__kernel void k(__global int *out,\n"
+                                     "                __global const int *in) {\n"
+                                     "  size_t i = get_global_id(0);\n"
+                                     "  out[i] = in[i];\n"
+                                     "}\n";
 
 /* Bytes of address space this process has mapped. */
 static size_t mapped_bytes(void) {
@@ -384,15 +399,7 @@ static size_t mapped_bytes(void) {
  * are not checked; a checked kernel then reads it without a report. */
 TEST(uninitialised_buffer_without_room_for_its_shadow) {
   ctx = support_context();
-  CPU_ONLY("check mode instruments the CPU device's code");
-  weft_program *p = support_build(ctx,
-                                  "__kernel void k(__global int *out,\n"
-                                  "                __global const int *in) {\n"
-                                  "  out[get_global_id(0)] = in[get_global_id(0)];\n"
-                                  "}\n",
-                                  "-cl-weft-check=uninit");
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_kernel *k = checked_kernel_with(copy_ints, "-cl-weft-check=uninit");
   weft_buffer *out = support_ints(ctx, 64, 0);
   const size_t big = (size_t)1 << 30;
   struct rlimit old;
@@ -408,14 +415,11 @@ TEST(uninitialised_buffer_without_room_for_its_shadow) {
   CHECK_STR_CONTAINS(text, "weft: check mode: no uninitialised-read check of "
                            "a 1073741824-byte buffer: no memory for its shadow "
                            "(1073741888 bytes more)");
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, in), k);
-  size_t global = 64, local = 16;
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  bind(k, out, in);
+  launch_clean(k, 64, 16);
   weft_buffer_release(in);
   weft_buffer_release(out);
   weft_kernel_release(k);
-  weft_program_release(p);
   weft_context_release(ctx);
 }
 
@@ -425,15 +429,8 @@ TEST(uninitialised_buffer_without_room_for_its_shadow) {
  * byte, so its buffers are not followed after it. */
 TEST(uninitialised_buffer_map_sub_copy_unchecked) {
   ctx = support_context();
-  CPU_ONLY("check mode instruments the CPU device's code");
-  const char *source = "__kernel void k(__global int *out,\n"
-                       "                __global const int *in) {\n"
-                       "  size_t i = get_global_id(0);\n"
-                       "  out[i] = in[i];\n"
-                       "}\n";
-  weft_program *p = support_build(ctx, source, "-cl-weft-check=uninit");
-  weft_kernel *k, *plain = support_kernel(ctx, source, "k");
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_kernel *k = checked_kernel_with(copy_ints, "-cl-weft-check=uninit");
+  weft_kernel *plain = support_kernel(ctx, copy_ints, "k");
   weft_buffer *parent = undefined_buffer(32 * sizeof(int)), *sub;
   weft_buffer *out = undefined_buffer(32 * sizeof(int));
   int *mapped;
@@ -443,8 +440,7 @@ TEST(uninitialised_buffer_map_sub_copy_unchecked) {
   CHECK_OK(weft_buffer_unmap(parent, mapped), parent);
   CHECK_OK(weft_buffer_create_sub(parent, 12 * sizeof(int), 8 * sizeof(int), 0,
                                   &sub), parent);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, sub), k);
+  bind(k, out, sub);
   CHECK_STR_CONTAINS(launch_refused(k, 8, 8),
                      "program.cl:4:12: uninitialised read of 4 bytes by "
                      "work-item (4) [local (4) in work-group (0)], at offset 16 "
@@ -459,19 +455,15 @@ TEST(uninitialised_buffer_map_sub_copy_unchecked) {
                      "in work-group (1)], at offset 32 of argument 1 'in' (128 "
                      "bytes from where it points); 24 times in all");
   /* After an unchecked kernel writes parent, it is not followed. */
-  CHECK_OK(weft_kernel_set_arg_buffer(plain, 0, parent), plain);
-  CHECK_OK(weft_kernel_set_arg_buffer(plain, 1, out), plain);
-  size_t global = 32, local = 8;
-  CHECK_OK(weft_kernel_launch(plain, 1, NULL, &global, &local), plain);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, parent), k);
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  bind(plain, parent, out);
+  launch_clean(plain, 32, 8);
+  bind(k, out, parent);
+  launch_clean(k, 32, 8);
   weft_buffer_release(sub);
   weft_buffer_release(parent);
   weft_buffer_release(out);
   weft_kernel_release(k);
   weft_kernel_release(plain);
-  weft_program_release(p);
   weft_context_release(ctx);
 }
 

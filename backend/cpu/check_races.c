@@ -396,6 +396,13 @@ static void report_race(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   weft__check_record(ctx->group, (unsigned)k, site, offset, size, &o);
 }
 
+/* Work-item (lx, ly, lz) of ctx's group's number in the records. */
+static uint32_t item_of(const weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
+                        uint64_t lz) {
+  const uint64_t *n = ctx->enqueued_local_size;
+  return (uint32_t)(ctx->race_first + lx + n[0] * (ly + n[1] * lz));
+}
+
 void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                            uint64_t lz, uint32_t site, uint32_t what,
                            int64_t offset, uint64_t cell, uint64_t size,
@@ -403,12 +410,11 @@ void weft__cpu_race_access(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   race_records *r = ctx->races;
   race_cell *cells = r && size ? cells_of(ctx, what, cell, size) : NULL;
   if (!cells) return;
-  const uint64_t *n = ctx->enqueued_local_size;
-  race_access m = {.first_item = ctx->race_first,
+  race_access m = {.item = item_of(ctx, lx, ly, lz),
+                   .first_item = ctx->race_first,
                    .site = site < NO_SITE ? (uint16_t)site : NO_SITE,
                    .epoch = epoch,
                    .write = (what & WEFT_RACE_WRITE) != 0};
-  m.item = (uint32_t)(m.first_item + lx + n[0] * (ly + n[1] * lz));
   m.tick = access_tick(r, m.item);
   int shared = !(what & WEFT_RACE_LOCAL);
   race_slot other, ignored;
@@ -427,9 +433,8 @@ void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   race_records *r = ctx->races;
   if (!r) return;
   cpu_group *g = ctx->group;
-  const uint64_t *n = ctx->enqueued_local_size;
   uint32_t count = atomic_load_explicit(&r->ticks, memory_order_relaxed);
-  uint32_t item = (uint32_t)(ctx->race_first + lx + n[0] * (ly + n[1] * lz));
+  uint32_t item = item_of(ctx, lx, ly, lz);
   atomic_store_explicit(&r->last_sync[item - 1], 2 * count + 1,
                         memory_order_relaxed);
   atomic_store_explicit(&r->group_sync[g->index], 2 * count + 1,

@@ -356,18 +356,6 @@ static void describe_waiter(const coop_slot *s, char *out, size_t size) {
   snprintf(out, size, "work-group %s", ids);
 }
 
-/* " at program.cl:9:3": where the group's code yielded, polled or waited,
- * when the kernel's line tables say (else ""). The call's return address
- * less one lies in the call. */
-static void describe_place(launch_state *l, const coop_slot *s, char *out,
-                           size_t size) {
-  const weft_launch_desc *d = l->desc;
-  snprintf(out, size, " at ");
-  if (!s->pc || !weft__jit_code_line(d->binary, d->kernel->name,
-                                     (const char *)s->pc - 1, out + 4, size - 4))
-    out[0] = 0;
-}
-
 /* Every resident group waits and none can start: say who waits for what,
  * and what became of the others. */
 static void report_deadlock(launch_state *l) {
@@ -391,7 +379,9 @@ static void report_deadlock(launch_state *l) {
     if (s->state == SLOT_PARKED || s->polls)
       describe_wait(l, s, wait, sizeof wait);
     else snprintf(wait, sizeof wait, "memory it polls in a loop");
-    describe_place(l, s, place, sizeof place);
+    /* The call's return address less one lies in the call. */
+    weft__executor_code_place(l->desc, s->pc ? (const char *)s->pc - 1 : NULL,
+                              place, sizeof place);
     used += (size_t)snprintf(text + used, sizeof text - used,
                              "%s%s%s waits on %s", shown++ ? "; " : "", who,
                              place, wait);

@@ -64,6 +64,14 @@ void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
   weft__executor_format_item(g->launch->desc, g->ctx.group_id, lid, out, size);
 }
 
+void weft__executor_code_place(const weft_launch_desc *d, const void *pc,
+                               char *out, size_t size) {
+  snprintf(out, size, " at ");
+  if (!pc || !weft__jit_code_line(d->binary, d->kernel->name, pc, out + 4,
+                                  size - 4))
+    out[0] = 0;
+}
+
 static void describe_site(const cpu_group *g, unsigned site, char *out,
                           size_t size) {
   const weft_binary *bin = g->launch->desc->binary;
@@ -343,10 +351,8 @@ static void report_fault(cpu_group *g) {
              "work-group %s (the fault did not recur when its work-items "
              "were re-run one at a time)", group);
   }
-  char line[160] = " at ";
-  if (!weft__jit_code_line(d->binary, d->kernel->name, w->fault.pc, line + 4,
-                           sizeof line - 4))
-    line[0] = 0;
+  char line[160];
+  weft__executor_code_place(d, w->fault.pc, line, sizeof line);
   if (is_stack_overflow(g, w->fault.addr)) {
     /* Column 0 is a function's prologue: its frame did not fit. */
     size_t n = strlen(line);

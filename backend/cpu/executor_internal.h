@@ -195,6 +195,11 @@ void weft__executor_format_item(const weft_launch_desc *d,
 void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
                                   size_t size);
 
+/* " at program.cl:9:15": where the instruction at pc of launch d's kernel
+ * comes from, when its line tables say; else "". */
+void weft__executor_code_place(const weft_launch_desc *d, const void *pc,
+                               char *out, size_t size);
+
 /* The fiber of g's work-item k (0: the group's own context). */
 weft_fiber *weft__executor_fiber_of(cpu_group *g, unsigned k);
 

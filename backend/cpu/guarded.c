@@ -12,8 +12,6 @@
 
 /* Live allocations with guards, and how many may be. */
 static atomic_long guarded_count;
-static pthread_once_t limit_once = PTHREAD_ONCE_INIT;
-static long guarded_limit;
 
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
@@ -35,9 +33,6 @@ long weft__map_count_limit(void) {
   return map_count_limit;
 }
 
-/* A quarter of the process's mappings (a guarded allocation takes two or
- * three: guard, data, guard, the guards merging with neighbours'). */
-static void read_limit(void) { guarded_limit = weft__map_count_limit() / 4; }
 
 /* ------------------------------------------- allocations without guards */
 
@@ -114,8 +109,10 @@ int weft__guarded_alloc(size_t size, size_t alignment, void **out) {
   size_t data, rw, page = page_size();
   if (size > SIZE_MAX / 4) return -1;
   layout(size, alignment, &data, &rw);
-  pthread_once(&limit_once, read_limit);
-  int guard = atomic_fetch_add(&guarded_count, 1) < guarded_limit;
+  /* Guards for a quarter of the process's mappings (a guarded allocation
+   * takes two or three: guard, data, guard, the guards merging with
+   * neighbours'). */
+  int guard = atomic_fetch_add(&guarded_count, 1) < weft__map_count_limit() / 4;
   if (!guard) atomic_fetch_sub(&guarded_count, 1);
   int prot = guard ? PROT_NONE : PROT_READ | PROT_WRITE;
   char *base = mmap(NULL, rw + 2 * page, prot,
