@@ -4,7 +4,9 @@
 # into Weft's executor, and a fault stops at the kernel's line.
 . "$2/lib.sh"
 command -v gdb >/dev/null 2>&1 || { echo "skipped: no gdb" >&2; exit 77; }
-export WEFT_DEVICE=cpu
+# One thread: the work-items run on the launching thread, "weft" (with a
+# pool thread, either may take the group).
+export WEFT_DEVICE=cpu WEFT_NUM_THREADS=1
 gdb -q -batch -ex 'set breakpoint pending on' -ex 'break program.cl:8' \
     -ex run -ex 'print i' -ex continue -ex 'print i' \
     -ex 'print weft_global_id_0' -ex 'print weft_local_id_0' \
