@@ -139,22 +139,47 @@ static void read_spin_timeout(void) {
     warn("WEFT_SPIN_TIMEOUT", v, "seconds, more than 0, like 10 or 0.5");
 }
 
+#define SCHEDULE_FORMS \
+  "fifo, random:SEED, random-deep:SEED, pct:SEED or pct:SEED:DEPTH (SEED " \
+  "a number, DEPTH 1 to 16)"
+
+/* "NUMBER" up to end (or the string's end); 0, or -1. */
+static int parse_count(const char *s, const char *end,
+                       unsigned long long *out) {
+  char *stop = NULL;
+  errno = 0;
+  if (*s < '0' || *s > '9') return -1;
+  *out = strtoull(s, &stop, 10);
+  return errno || stop != (end ? end : s + strlen(s)) ? -1 : 0;
+}
+
+/* WEFT_SCHEDULE: MODE:SEED, and pct's optional :DEPTH. */
 static void read_schedule(void) {
   const char *v = getenv("WEFT_SCHEDULE");
+  config.schedule_depth = 0;
   if (!v || !strcmp(v, "fifo")) return;
-  weft_schedule_mode mode = !strncmp(v, "random:", 7)        ? WEFT_SCHEDULE_RANDOM
-                            : !strncmp(v, "random-deep:", 12) ? WEFT_SCHEDULE_RANDOM_DEEP
-                                                              : WEFT_SCHEDULE_FIFO;
-  const char *seed = strchr(v, ':');
-  char *end = NULL;
-  errno = 0;
-  unsigned long long n = seed ? strtoull(seed + 1, &end, 10) : 0;
-  if (mode == WEFT_SCHEDULE_FIFO || errno || !end || end == seed + 1 || *end) {
-    warn("WEFT_SCHEDULE", v, "fifo, random:SEED or random-deep:SEED");
+  static const struct { const char *name; weft_schedule_mode mode; } modes[] = {
+      {"random:", WEFT_SCHEDULE_RANDOM},
+      {"random-deep:", WEFT_SCHEDULE_RANDOM_DEEP},
+      {"pct:", WEFT_SCHEDULE_PCT}};
+  weft_schedule_mode mode = WEFT_SCHEDULE_FIFO;
+  const char *seed = NULL;
+  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+    if (!strncmp(v, modes[i].name, strlen(modes[i].name))) {
+      mode = modes[i].mode;
+      seed = v + strlen(modes[i].name);
+    }
+  const char *depth = seed && mode == WEFT_SCHEDULE_PCT ? strchr(seed, ':') : NULL;
+  unsigned long long n = 0, d = 0;
+  if (!seed || parse_count(seed, depth, &n) ||
+      (depth && (parse_count(depth + 1, NULL, &d) || d < 1 ||
+                 d > WEFT_PCT_DEPTH_MAX))) {
+    warn("WEFT_SCHEDULE", v, SCHEDULE_FORMS);
     return;
   }
   config.schedule = mode;
   config.schedule_seed = n;
+  config.schedule_depth = (unsigned)d;
 }
 
 /* WEFT_CHECK: the checks every build gets (check mode). */

@@ -20,8 +20,12 @@ typedef enum weft_barrier_kind {
 typedef enum weft_schedule_mode {
   WEFT_SCHEDULE_FIFO = 0,
   WEFT_SCHEDULE_RANDOM = 1,
-  WEFT_SCHEDULE_RANDOM_DEEP = 2
+  WEFT_SCHEDULE_RANDOM_DEEP = 2,
+  WEFT_SCHEDULE_PCT = 3
 } weft_schedule_mode;
+
+/* The most bug depth WEFT_SCHEDULE=pct:SEED:DEPTH takes. */
+#define WEFT_PCT_DEPTH_MAX 16
 
 typedef struct weft_config {
   unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
@@ -44,9 +48,11 @@ typedef struct weft_config {
   /* WEFT_SCHEDULE: how cooperative work-groups are interleaved: "fifo"
    * (the default), "random:SEED" (a random order, and random switches at
    * atomics and barriers, on one thread) or "random-deep:SEED" (also at
-   * every global load and store). */
+   * every global load and store) or "pct:SEED[:DEPTH]" (priorities with
+   * DEPTH - 1 change points, switching at every shared access). */
   weft_schedule_mode schedule;
   unsigned long long schedule_seed;
+  unsigned schedule_depth;  /* pct's DEPTH; 0: none given */
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;

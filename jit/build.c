@@ -201,7 +201,7 @@ static int lower_kernels(build *b) {
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
     if (!rc && schedule_points)
-      rc = weft__sched_points_insert(b->bodies[i], schedule_points > 1);
+      rc = weft__sched_points_insert(b->bodies[i], schedule_points);
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);

@@ -26,7 +26,9 @@ typedef struct weft_jit_config {
   size_t max_private;             /* a work-item's private bytes in regions */
   const char *cache_dir;          /* the disk cache (cache.h); NULL: none */
   /* Schedule exploration: 0 none, 1 scheduling points at atomics and
-   * barriers, 2 also at every global load and store (sched_points.c). */
+   * barriers, 2 also at every global load and store, 3 also at every
+   * __local one (sched_points.c; WEFT_SCHEDULE's random, random-deep and
+   * pct). */
   int schedule_points;
   /* Check mode: the WEFT_CHECK_* checks (kernel_abi.h) of every build,
    * besides those its options ask for (-cl-weft-check=). */

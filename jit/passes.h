@@ -15,9 +15,10 @@
  *     call into the back end that names its source location.
  *  3a. weft__yield_points_insert (yield_points.c): loops that poll memory
  *     yield the thread at each turn.
- *  3b. weft__sched_points_insert (sched_points.c), for random schedules
- *     only: a schedule point before each atomic and barrier (and, deep,
- *     each global load and store).
+ *  3b. weft__sched_points_insert (sched_points.c), for schedule
+ *     exploration only: a schedule point before each atomic and barrier
+ *     (and, deep, each global load and store; under pct, each __local one
+ *     too).
  *     A kernel that calls another then takes in its body, and the kernels
  *     that call the back end's sync functions are marked cooperative.
  *  3c. weft__check_memory_insert (check_memory.c), in check mode only:
@@ -111,9 +112,9 @@ const char *weft__printf_literal(LLVMValueRef call);
 int weft__yield_points_insert(LLVMValueRef body);
 
 /* Step 3b (sched_points.c), with schedule exploration only: scheduling
- * points before atomics and barriers, and with deep before every global
- * load and store. */
-int weft__sched_points_insert(LLVMValueRef body, int deep);
+ * points before atomics and barriers, from level 2 before every global
+ * load and store, at 3 before every __local one too. */
+int weft__sched_points_insert(LLVMValueRef body, int level);
 
 /* Step 3c (check_memory.c), in check mode, once kernels that call others
  * have taken their bodies in: every access whose object is known is

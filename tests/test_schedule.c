@@ -1,8 +1,8 @@
-/* test_schedule.c: schedule exploration (WEFT_SCHEDULE=random-deep) finds
- * the bugs of synchronization code that a plain run hides, and names the
- * seed that reproduces them; correct code passes every schedule. Each test
- * sets WEFT_SCHEDULE before Weft starts, then runs 200 seeds with
- * weft_schedule_seed. */
+/* test_schedule.c: schedule exploration (WEFT_SCHEDULE=pct, and in the
+ * .random_deep variants random-deep) finds the bugs of synchronization
+ * code that a plain run hides, and names the seed that reproduces them;
+ * correct code passes every schedule. Each test sets WEFT_SCHEDULE before
+ * Weft starts, then runs 200 seeds with weft_schedule_seed. */
 #include "support.h"
 
 #define SEEDS 200
@@ -51,8 +51,28 @@ typedef struct run {
   weft_buffer *a, *b;
 } run;
 
+/* The schedule under test: pct, or what WEFT_TEST_SCHEDULE names (the
+ * .random_deep variants), with WEFT_TEST_DEPTH's depth if set. */
+static const char *mode(void) {
+  const char *m = getenv("WEFT_TEST_SCHEDULE");
+  return m ? m : "pct";
+}
+
+/* ":3" under pct:SEED:3 (the .pct_depth3 variants), else "". */
+static const char *depth(void) {
+  const char *d = getenv("WEFT_TEST_DEPTH");
+  return d ? d : "";
+}
+
+/* "[schedule pct:SEED, launch 1": how a failed launch names its seed. */
+static void schedule_note(unsigned long long seed, char *out, size_t size) {
+  snprintf(out, size, "[schedule %s:%llu%s, launch 1", mode(), seed, depth());
+}
+
 static run setup(const char *kernel) {
-  setenv("WEFT_SCHEDULE", "random-deep:1", 1);
+  char schedule[64];
+  snprintf(schedule, sizeof schedule, "%s:1%s", mode(), depth());
+  setenv("WEFT_SCHEDULE", schedule, 1);
   run r;
   r.ctx = support_context();
   weft_program *p = support_build(r.ctx, source, "-cl-std=CL3.0");
@@ -130,7 +150,7 @@ TEST(lock_by_every_work_item_deadlocks) {
   CHECK_STR_CONTAINS(msg, "waits on a mutex");
   CHECK_STR_CONTAINS(msg, "[local (1) in work-group");
   char want[64];
-  snprintf(want, sizeof want, "[schedule random-deep:%llu, launch 1", seed - 1);
+  schedule_note(seed - 1, want, sizeof want);
   CHECK_STR_CONTAINS(msg, want);
   /* The seed named deadlocks again. */
   CHECK_EQ(once(&r, seed - 1, zeros, out), WEFT_EDEADLOCK);
@@ -157,7 +177,9 @@ TEST(skipped_barrier_names_the_seed) {
   int out[2];
   CHECK_EQ(once(&r, 42, zeros, out), WEFT_EDEADLOCK);
   CHECK_STR_CONTAINS(weft_errmsg(r.k), "weft_global_barrier()");
-  CHECK_STR_CONTAINS(weft_errmsg(r.k), "[schedule random-deep:42, launch 1");
+  char want[64];
+  schedule_note(42, want, sizeof want);
+  CHECK_STR_CONTAINS(weft_errmsg(r.k), want);
   teardown(&r);
 }
 

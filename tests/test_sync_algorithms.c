@@ -730,7 +730,8 @@ TEST(host_init_errors) {
 /* One launch of an invariant kernel per seed, for every algorithm: under
  * WEFT_SCHEDULE=random-deep the groups and their work-items switch at
  * random at every atomic, barrier, load and store of global memory, on one
- * thread; a seed that breaks an invariant is named. Small launches (6
+ * thread (under pct, by priorities); a seed that breaks an invariant is
+ * named. Small launches (6
  * groups of 2): what matters is how many interleavings are tried. */
 static void check_mutex_seeds(fixture *f, int algorithm) {
   weft_kernel *k = kernel(f, "mutex");
@@ -787,8 +788,8 @@ static void check_barrier_seeds(fixture *f, int algorithm) {
   weft_kernel_release(k);
 }
 
-TEST(every_algorithm_under_random_schedules) {
-  setenv("WEFT_SCHEDULE", "random-deep:1", 1);
+static void check_every_algorithm(const char *schedule) {
+  setenv("WEFT_SCHEDULE", schedule, 1);
   fixture f = setup("-cl-std=CL3.0");
   for (int a = WEFT_MUTEX_NATIVE; a <= WEFT_MUTEX_TICKET; a++)
     check_mutex_seeds(&f, a);
@@ -798,6 +799,14 @@ TEST(every_algorithm_under_random_schedules) {
     check_barrier_seeds(&f, a);
   teardown(&f);
 }
+
+TEST(every_algorithm_under_random_schedules) {
+  check_every_algorithm("random-deep:1");
+}
+
+/* PCT also switches at __local accesses, and runs the best work-item
+ * until its priority drops. */
+TEST(every_algorithm_under_pct_schedules) { check_every_algorithm("pct:1"); }
 
 /* ------------------------------------------------------------ deadlock */
 

@@ -1,5 +1,6 @@
 /* run.c: `weft run`: build a file, set the arguments from their specs,
- * launch the kernel once and show the buffers. */
+ * launch the kernel once and show the buffers (or, with --seeds, once per
+ * seed: run_sweep.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -110,7 +111,7 @@ static int pick_kernel(run_state *run) {
   return rc ? tool_report("run", "choosing the kernel", rc, run->program) : 0;
 }
 
-static int launch(run_state *run, double *ms) {
+int run_launch(run_state *run, double *ms) {
   const run_options *opt = run->opt;
   char what[256];
   double start = now_ms();
@@ -124,9 +125,7 @@ static int launch(run_state *run, double *ms) {
 }
 
 static void release(run_state *run) {
-  for (int i = 0; run->buffers && i < run->opt->num_args; i++)
-    weft_buffer_release(run->buffers[i]);
-  free(run->buffers);
+  run_args_release(run);
   weft_kernel_release(run->kernel);
   weft_program_release(run->program);
   weft_context_release(run->context);
@@ -140,11 +139,18 @@ static int run_steps(const run_options *opt) {
   int status = build(&run, &build_ms);
   if (!status) status = pick_kernel(&run);
   if (!status) status = run_args_check(&run);
+  if (!status) status = run_expect_resolve(&run);
+  if (!status && opt->has_seeds) {
+    status = run_sweep(&run);
+    release(&run);
+    return status;
+  }
   if (!status) status = run_args_set(&run);
-  if (!status) status = launch(&run, &run_ms);
+  if (!status) status = run_launch(&run, &run_ms);
   if (!status) status = run_show_results(&run);
   if (!status && opt->time)
     printf("build: %.3f ms\nrun: %.3f ms\n", build_ms, run_ms);
+  if (!status && run_expect_check(&run)) status = TOOL_EXIT_FAILED;
   release(&run);
   return status;
 }
@@ -153,7 +159,8 @@ int tool_run(int argc, char **argv) {
   run_options opt;
   int status = run_options_parse(argc, argv, &opt);
   if (!status && opt.help) tool_print_usage(stdout);
-  else if (!status) status = run_steps(&opt);
+  else if (!status && opt.has_seeds) status = run_sweep_prepare(&opt);
+  if (!status && !opt.help) status = run_steps(&opt);
   run_options_free(&opt);
   return status;
 }

@@ -22,8 +22,21 @@ typedef struct run_state {
 int run_args_check(run_state *run);
 
 /* Creates and fills the buffers and sets every argument; 0, or an exit
- * status after reporting. */
+ * status after reporting. Again after run_args_release: fresh buffers. */
 int run_args_set(run_state *run);
+void run_args_release(run_state *run);
+
+/* Launches the kernel once, as the options say; *ms its wall time. 0, or
+ * an exit status after reporting the failure (run.c). */
+int run_launch(run_state *run, double *ms);
+
+/* --seeds (run_sweep.c): before anything starts Weft, a schedule to sweep
+ * (random-deep, unless WEFT_SCHEDULE names one; an exit status when it
+ * names none that takes a seed); then one launch per seed with the
+ * expectations checked, stopping at the first seed that fails, which is
+ * printed with the command that replays it. 0, or an exit status. */
+int run_sweep_prepare(const run_options *opt);
+int run_sweep(run_state *run);
 
 /* Prints the first --print elements of every buffer argument, then writes
  * the --out files; 0, or an exit status after reporting. */

@@ -207,6 +207,13 @@ static int set_one(run_state *run, int index) {
   return TOOL_EXIT_FAILED;
 }
 
+void run_args_release(run_state *run) {
+  for (int i = 0; run->buffers && i < run->opt->num_args; i++)
+    weft_buffer_release(run->buffers[i]);
+  free(run->buffers);
+  run->buffers = NULL;
+}
+
 int run_args_set(run_state *run) {
   int count = run->opt->num_args;
   run->buffers = calloc(count ? (size_t)count : 1, sizeof *run->buffers);

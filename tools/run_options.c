@@ -11,7 +11,8 @@
 /* The options that take a value, as "--name VALUE" or "--name=VALUE". */
 static const char *const valued[] = {"--kernel", "--global", "--local",
                                      "--offset", "--options", "--device",
-                                     "--print", "--out", "--arg"};
+                                     "--print", "--out", "--arg",
+                                     "--expect", "--seeds", "--shard"};
 
 /* Reads a decimal number that fits in a size_t; 0 or -1. */
 static int parse_size(const char *text, size_t length, size_t *out) {
@@ -74,6 +75,47 @@ static int parse_output(const char *text, run_output *out) {
   return 0;
 }
 
+/* "--seeds A..B" or "--seeds N" */
+static int parse_seeds(const char *text, run_options *opt) {
+  const char *dots = strstr(text, "..");
+  size_t first = dots ? (size_t)(dots - text) : strlen(text);
+  size_t a, b;
+  if (parse_size(text, first, &a) ||
+      (dots ? parse_size(dots + 2, strlen(dots + 2), &b) : (b = a, 0)) ||
+      b < a) {
+    tool_usage_error("run", "--seeds '%s': expected A..B (A <= B) or one "
+                     "seed N, e.g. --seeds 1..100", text);
+    return -1;
+  }
+  opt->has_seeds = 1;
+  opt->seed_first = a;
+  opt->seed_last = b;
+  return 0;
+}
+
+/* "--shard I/N": the I-th of N shares of the seeds, I from 0. */
+static int parse_shard(const char *text, run_options *opt) {
+  size_t slash = strcspn(text, "/");
+  size_t i, n;
+  if (!text[slash] || parse_size(text, slash, &i) ||
+      parse_size(text + slash + 1, strlen(text + slash + 1), &n) || n == 0 ||
+      i >= n || n > UINT32_MAX) {
+    tool_usage_error("run", "--shard '%s': expected I/N with 0 <= I < N, "
+                     "e.g. --shard 0/4", text);
+    return -1;
+  }
+  opt->shard = (unsigned)i;
+  opt->shards = (unsigned)n;
+  return 0;
+}
+
+static int parse_expect(const char *text, run_expect *e) {
+  char err[256];
+  if (!run_expect_parse(text, e, err, sizeof err)) return 0;
+  tool_usage_error("run", "--expect '%s': %s", text, err);
+  return -1;
+}
+
 static int parse_arg(const char *text, arg_spec *spec, int index) {
   char err[256];
   if (!arg_spec_parse(text, spec, err, sizeof err)) return 0;
@@ -101,6 +143,12 @@ static int apply(run_options *opt, const char *name, const char *value) {
     return parse_sizes(name, value, 0, opt->offset, &opt->offset_dims);
   } else if (!strcmp(name, "--out")) {
     return parse_output(value, &opt->outputs[opt->num_outputs++]);
+  } else if (!strcmp(name, "--expect")) {
+    return parse_expect(value, &opt->expects[opt->num_expects++]);
+  } else if (!strcmp(name, "--seeds")) {
+    return parse_seeds(value, opt);
+  } else if (!strcmp(name, "--shard")) {
+    return parse_shard(value, opt);
   } else {
     int index = opt->num_args++;
     return parse_arg(value, &opt->args[index], index);
@@ -153,6 +201,8 @@ static int check(const run_options *opt) {
     problem = "--local must have as many components as --global";
   else if (opt->has_offset && opt->offset_dims != opt->dims)
     problem = "--offset must have as many components as --global";
+  else if (opt->shards && !opt->has_seeds)
+    problem = "--shard shares out the seeds of --seeds A..B: give --seeds";
   if (problem) tool_usage_error("run", "%s", problem);
   return problem ? -1 : 0;
 }
@@ -161,10 +211,14 @@ int run_options_parse(int argc, char **argv, run_options *opt) {
   memset(opt, 0, sizeof *opt);
   opt->device = TOOL_DEVICE_DEFAULT;
   opt->print = 16;
+  opt->shards = 0;
+  opt->argc = argc;
+  opt->argv = argv;
   /* No option appears more often than there are words to hold it. */
   opt->args = calloc((size_t)argc, sizeof *opt->args);
   opt->outputs = calloc((size_t)argc, sizeof *opt->outputs);
-  if (!opt->args || !opt->outputs) {
+  opt->expects = calloc((size_t)argc, sizeof *opt->expects);
+  if (!opt->args || !opt->outputs || !opt->expects) {
     tool_error("run", "out of memory");
     return TOOL_EXIT_FAILED;
   }
@@ -177,6 +231,8 @@ int run_options_parse(int argc, char **argv, run_options *opt) {
 void run_options_free(run_options *opt) {
   free(opt->args);
   free(opt->outputs);
+  free(opt->expects);
   opt->args = NULL;
   opt->outputs = NULL;
+  opt->expects = NULL;
 }

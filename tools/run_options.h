@@ -9,6 +9,7 @@
 
 #include "arg_spec.h"
 #include "device_choice.h"
+#include "run_expect.h"
 
 /* --out INDEX=PATH */
 typedef struct run_output {
@@ -36,6 +37,13 @@ typedef struct run_options {
   arg_spec *args;
   int num_outputs;
   run_output *outputs;
+  int num_expects;           /* --expect, checked after each launch */
+  run_expect *expects;
+  int has_seeds;             /* --seeds A..B: one launch per seed */
+  unsigned long long seed_first, seed_last;
+  unsigned shard, shards;    /* --shard I/N: seeds first+I, +N, ... */
+  int argc;                  /* the command line, for the replay */
+  char **argv;
 } run_options;
 
 /* Parses argv (argv[0] is "run") into opt. Returns 0, or an exit status

@@ -61,6 +61,9 @@ static const char usage[] =
     "also --options -cl-weft-check=all), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
     "longer, naming where its work-items are; 120 in check mode),\n"
     "WEFT_BUILD_TIMEOUT=SECONDS (a build that takes longer fails),\n"
+    "WEFT_SCHEDULE=random:SEED|random-deep:SEED|pct:SEED[:DEPTH] (schedule\n"
+    "exploration: groups and work-items interleaved by the seed, on one\n"
+    "thread),\n"
     "WEFT_PERF=map (/tmp/perf-PID.map: perf report names kernels).\n";
 
 static int is_help(const char *arg) {

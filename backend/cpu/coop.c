@@ -28,6 +28,7 @@
  * its word: a wake before that look is seen by it, one after it finds the
  * group in the list. */
 #include <assert.h>
+#include <limits.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -54,6 +55,7 @@ struct coop_slot {
   size_t local_capacity, private_capacity;
   slot_state state;
   int spun;                   /* it last stopped at a yield */
+  int preempted;              /* it last stopped at a schedule point */
   int polls;                  /* that yield was a poll of word */
   volatile uint32_t *word;    /* what it waits on, parked or polling */
   uint32_t expected, what;    /* (expected: the value a poll saw) */
@@ -244,7 +246,9 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   }
   s->group.index = index;
   s->group.cur = 0;
+  if (l->pct) weft__pct_start_group(&s->group);
   s->spun = 0;
+  s->preempted = 0;
   s->polls = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
   link_resident(l, s);
@@ -306,11 +310,15 @@ static unsigned wake_all_waiting(launch_state *l) {
 
 /* What happens to s once it has stopped (coop_lock held). */
 static void settle(launch_state *l, coop_slot *s) {
-  if (s->state == SLOT_PREEMPTED) { /* neither progress nor spinning */
+  s->preempted = s->state == SLOT_PREEMPTED;
+  if (s->preempted) { /* neither progress nor spinning */
     push_ready(l, s);
     return;
   }
   s->spun = s->state == SLOT_YIELDING;
+  /* PCT: a spinner goes below the others, whoever it waits for. */
+  if (l->pct && s->spun && !s->polls)
+    weft__pct_spun(l, &s->group.items[s->group.cur]);
   if (!s->spun) l->events++;
   switch (s->state) {
   case SLOT_YIELDING:
@@ -459,12 +467,81 @@ static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
 void weft__coop_note_schedule(launch_state *l) {
   weft_executor *e = l->executor;
   if (!l->random || !l->status) return;
+  char mode[64];
+  if (e->schedule == WEFT_SCHEDULE_PCT && e->depth)
+    snprintf(mode, sizeof mode, "pct:%llu:%u", e->seed, e->depth);
+  else if (e->schedule == WEFT_SCHEDULE_PCT)
+    snprintf(mode, sizeof mode, "pct:%llu", e->seed);
+  else
+    snprintf(mode, sizeof mode, "%s:%llu",
+             e->schedule == WEFT_SCHEDULE_RANDOM ? "random" : "random-deep",
+             e->seed);
   size_t used = strlen(l->msg->text);
   snprintf(l->msg->text + used, sizeof l->msg->text - used,
-           " [schedule %s:%llu, launch %llu of that seed: the same seed and "
-           "launches reproduce it]",
-           e->schedule == WEFT_SCHEDULE_RANDOM ? "random" : "random-deep",
-           e->seed, l->launch_number);
+           " [schedule %s, launch %llu of that seed: the same seed and "
+           "launches reproduce it]", mode, l->launch_number);
+}
+
+/* ---------------------------------------------------------- PCT schedule */
+
+/* A ready group's priority (pct.c): its running work-item's, or, stopped
+ * at a schedule point with its work-items interleaved, its best one's. */
+static int64_t group_priority(const coop_slot *s) {
+  const cpu_group *g = &s->group;
+  if (s->preempted && g->interleaved)
+    return g->items[weft__pct_best_item(g, UINT_MAX)].priority;
+  return g->items[g->cur].priority;
+}
+
+/* The ready group that can progress with the highest priority (*link: the
+ * link to it in the ready queue), compared with the next group to start
+ * when one can: returns that priority, with *link NULL when starting wins
+ * (coop_lock held, or the launch's only thread). INT64_MIN: none. */
+static int64_t best_ready(launch_state *l, int can_start, coop_slot ***link) {
+  int64_t best = can_start ? weft__pct_unstarted_priority(l) : INT64_MIN;
+  *link = NULL;
+  for (coop_slot **p = &l->ready_head; *p; p = &(*p)->next) {
+    if (!can_progress(*p)) continue;
+    int64_t priority = group_priority(*p);
+    if (priority > best) best = priority, *link = p;
+  }
+  return best;
+}
+
+/* The next group to run under PCT, taken from the ready queue, set to
+ * resume at its best work-item; or NULL, with *start when the next group
+ * to start wins (coop_lock held). */
+static coop_slot *pick_pct(launch_state *l, int can_start, int *start) {
+  coop_slot **link;
+  int64_t best = best_ready(l, can_start, &link);
+  *start = best != INT64_MIN && !link;
+  if (!link) return NULL;
+  coop_slot *s = *link, *prev = NULL;
+  for (coop_slot *p = l->ready_head; p != s; p = p->next) prev = p;
+  *link = s->next;
+  if (l->ready_tail == s) l->ready_tail = prev;
+  l->num_ready--;
+  cpu_group *g = &s->group;
+  /* Its work-items' fibers all stopped in a switch, so any runnable one
+   * can be resumed. */
+  if (s->preempted && g->interleaved) g->cur = weft__pct_best_item(g, UINT_MAX);
+  return s;
+}
+
+/* A schedule point under PCT: a step; then the best work-item runs, of
+ * this group or another. */
+static void pct_point(launch_state *l, coop_slot *s) {
+  cpu_group *g = &s->group;
+  weft__pct_step(l, &g->items[g->cur]);
+  unsigned best = g->interleaved ? weft__pct_best_item(g, UINT_MAX) : g->cur;
+  int can_start = l->next_group < l->total && l->num_resident < l->limit;
+  coop_slot **link;
+  if (best_ready(l, can_start, &link) > g->items[best].priority) {
+    s->state = SLOT_PREEMPTED;
+    switch_to_scheduler(s);
+  } else if (best != g->cur) {
+    weft__executor_switch_item(g, g->cur, best);
+  }
 }
 
 /* -------------------------------------------------------- the scheduler */
@@ -580,7 +657,9 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     int can_start = l->next_group < l->total && l->num_resident < l->limit;
     int start = 0;
     coop_slot *s;
-    if (l->random) {
+    if (l->pct) {
+      s = pick_pct(l, can_start, &start);
+    } else if (l->random) {
       s = pick_random(l, can_start, &start);
     } else {
       s = l->ready_head && !(can_start && l->ready_head->spun)
@@ -664,6 +743,8 @@ void weft__coop_begin(launch_state *l) {
   l->random = e->schedule != WEFT_SCHEDULE_FIFO;
   l->launch_number = ++e->launches;
   l->rng = e->seed * 0x2545f4914f6cdd1dull + l->launch_number;
+  l->pct = e->schedule == WEFT_SCHEDULE_PCT;
+  if (l->pct) weft__pct_begin(l);
   l->events = 1;
   l->spin_events = 0;
   l->running_spinners = 0;
@@ -705,12 +786,17 @@ void weft__coop_end(launch_state *l) {
 
 /* ------------------------------------------------- calls from kernels */
 
-/* At a schedule point, one time in four another work-item of the group
- * runs, one in four another group. */
+/* At a schedule point, under PCT the best work-item runs; under a random
+ * schedule, one time in four another work-item of the group runs, one in
+ * four another group. */
 void weft__cpu_sched_point(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
   if (!l->random) return;
+  if (l->pct) {
+    pct_point(l, s);
+    return;
+  }
   uint64_t r = weft__coop_random(l) % 4;
   if (r == 1 && s->group.interleaved) weft__interleave_point(&s->group);
   if (r != 0) return;

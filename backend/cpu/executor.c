@@ -594,6 +594,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->spin_timeout = config->spin_timeout;
   e->schedule = config->schedule;
   e->seed = config->schedule_seed;
+  e->depth = config->schedule_depth;
   e->timeout = config->timeout;
   pthread_mutex_init(&e->races_lock, NULL);
   for (unsigned i = 0; i < e->num_workers; i++) {

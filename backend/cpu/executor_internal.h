@@ -42,6 +42,7 @@ typedef struct cpu_item {
   cpu_group *group;
   unsigned site;        /* the barrier it waits at */
   int state;            /* ITEM_..., when interleaved */
+  int64_t priority;     /* under pct (pct.c): the highest runs */
 } cpu_item;
 
 /* A work-group being run. Item 0 runs on the thread's stack (main), or in
@@ -101,6 +102,7 @@ struct weft_executor {
   double spin_timeout;      /* WEFT_SPIN_TIMEOUT, seconds */
   weft_schedule_mode schedule;    /* WEFT_SCHEDULE */
   unsigned long long seed;        /* of random schedules */
+  unsigned depth;                 /* pct's bug depth */
   unsigned long long launches;    /* cooperative launches since the seed */
   unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
   coop_slot *free_slots;    /* kept across launches */
@@ -168,6 +170,19 @@ struct launch_state {
   int random;
   uint64_t rng;
   unsigned long long launch_number;
+  /* Under pct (pct.c): the step count, the steps where the running
+   * work-item's priority drops (ascending), how many dropped, the floor
+   * that yielding work-items go below, and the priority of the next group
+   * to start (that of its best work-item); pct_base fixes the work-items'
+   * first priorities. */
+  int pct;
+  uint64_t pct_base, pct_steps;
+  uint64_t pct_rate;  /* without a DEPTH: a change point's chance * 2^64 */
+  uint64_t pct_change[WEFT_PCT_DEPTH_MAX];
+  unsigned pct_changes, pct_changed;
+  int64_t pct_floor;
+  uint64_t pct_next_group;
+  int64_t pct_next_priority;
 };
 
 /* Reports a failure of the launch (the first report wins). */
@@ -232,6 +247,19 @@ void weft__interleave_point(cpu_group *g);
 
 /* The next number of a random schedule's sequence (one thread runs it). */
 uint64_t weft__coop_random(launch_state *l);
+
+/* PCT (pct.c), one thread running the launch: sets up its change points;
+ * gives a started group's work-items their priorities; counts a step of
+ * work-item k of g, dropping its priority at a change point; drops it below
+ * every other (it spins: the others must run); the runnable work-item of g
+ * with the highest priority, other than except (UINT_MAX: any); and the
+ * priority of the next group to start. */
+void weft__pct_begin(launch_state *l);
+void weft__pct_start_group(cpu_group *g);
+void weft__pct_step(launch_state *l, cpu_item *item);
+void weft__pct_spun(launch_state *l, cpu_item *item);
+unsigned weft__pct_best_item(const cpu_group *g, unsigned except);
+int64_t weft__pct_unstarted_priority(launch_state *l);
 
 /* The cooperative scheduler (coop.c): runs worker w's share of a launch of
  * a WEFT_KERNEL_COOPERATIVE kernel, from w's recovery point. */

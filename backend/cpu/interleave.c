@@ -17,8 +17,10 @@
 
 #include "backend/cpu/executor_internal.h"
 
-/* A random runnable work-item other than except (UINT_MAX: any). */
+/* A random runnable work-item other than except (UINT_MAX: any); under
+ * PCT, the one with the highest priority. */
 static unsigned pick(cpu_group *g, unsigned except) {
+  if (g->launch->pct) return weft__pct_best_item(g, except);
   unsigned count = 0;
   for (unsigned k = 0; k < g->num_items; k++)
     count += g->items[k].state == ITEM_RUNNABLE && k != except;

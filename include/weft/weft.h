@@ -368,7 +368,10 @@ WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
  * other: with WEFT_SCHEDULE=random:SEED (or random-deep:SEED, which also
  * switches at every global load and store), cooperative work-groups run on
  * one thread in a random order, switching at random at atomics and
- * barriers; a given seed gives the same interleaving every time. This sets
+ * barriers; with pct:SEED[:DEPTH], by random priorities that drop at steps
+ * the seed draws, switching at every shared access (README, Schedule
+ * exploration). A given seed gives the same interleaving every time. This
+ * sets
  * the seed for the launches that follow (they count from 1 again); a
  * failed launch's message names its seed and launch. */
 WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Schedule exploration against a corpus of seeded synchronization bugs.
+
+Every kernel of bench/sync_corpus/ says what it is on its first line
+("bug:", "weak:" for a bug only a weak memory shows, or "correct:") and how
+to run it ("run:", `weft run` arguments with its --expect oracle). For each
+schedule mode this runs `weft run --seeds 1..SEEDS` on each kernel, under a
+time limit, and records whether a seed failed and which was first.
+
+    bench/sync_corpus.py [--weft build/tools/weft] [--seeds 100]
+                         [--limit 10] [--modes pct,random-deep,random]
+                         [--csv out.csv]
+
+A failing seed of a bug counts as found; of a correct kernel, as a false
+alarm. Prints one CSV row per kernel and mode, then a summary per mode.
+"""
+import argparse
+import csv
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "sync_corpus")
+
+
+def kernels():
+    for name in sorted(os.listdir(CORPUS)):
+        if not name.endswith(".cl"):
+            continue
+        path = os.path.join(CORPUS, name)
+        kind, run = None, None
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"// (bug|weak|correct): ", line)
+                if m and not kind:
+                    kind = m.group(1)
+                m = re.match(r"// run: (.*)", line)
+                if m:
+                    run = shlex.split(m.group(1))
+        if not kind or not run:
+            sys.exit(f"{path}: no 'bug:', 'weak:' or 'correct:' line, or "
+                     "no 'run:' line")
+        yield name[:-3], path, kind, run
+
+
+def sweep(weft, path, run, mode, seeds, limit):
+    """(first failing seed or None, seconds, how it ended)."""
+    env = dict(os.environ, WEFT_SCHEDULE=f"{mode.replace('SEED', '0')}",
+               WEFT_SPIN_TIMEOUT="1")
+    cmd = [weft, "run", path, "--options", "-cl-std=CL3.0", *run,
+           "--seeds", f"1..{seeds}", "--print", "0"]
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                           timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - start, "time limit"
+    seconds = time.monotonic() - start
+    m = re.search(r"seed (\d+) fails", p.stderr)
+    if m:
+        return int(m.group(1)), seconds, "failed"
+    if p.returncode:
+        sys.exit(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stderr}")
+    return None, seconds, "all passed"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--weft", default=os.path.join(HERE, "..", "build",
+                                                   "tools", "weft"))
+    ap.add_argument("--seeds", type=int, default=100)
+    ap.add_argument("--limit", type=float, default=10.0,
+                    help="seconds per kernel and mode")
+    ap.add_argument("--modes", default="pct:SEED,pct:SEED:2,random-deep:SEED,"
+                    "random:SEED")
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    modes = a.modes.split(",")
+    rows = []
+    out = csv.writer(open(a.csv, "w", newline="") if a.csv else sys.stdout)
+    out.writerow(["kernel", "kind", "mode", "first_failing_seed", "seconds",
+                  "ended"])
+    for name, path, kind, run in kernels():
+        for mode in modes:
+            seed, seconds, ended = sweep(a.weft, path, run, mode, a.seeds,
+                                         a.limit)
+            rows.append((name, kind, mode, seed, seconds, ended))
+            out.writerow([name, kind, mode, seed if seed else "",
+                          f"{seconds:.2f}", ended])
+            sys.stdout.flush()
+    print(f"\nsummary ({a.seeds} seeds, {a.limit:g} s per kernel and mode):")
+    for mode in modes:
+        mine = [r for r in rows if r[2] == mode]
+        for kind in ("bug", "weak"):
+            bugs = [r for r in mine if r[1] == kind]
+            found = [r for r in bugs if r[3]]
+            seeds = sorted(r[3] for r in found)
+            median = seeds[len(seeds) // 2] if seeds else "-"
+            print(f"  {mode:18} {kind:5} found {len(found)}/{len(bugs)}, "
+                  f"median first seed {median}")
+        alarms = [r for r in mine if r[1] == "correct" and r[3]]
+        ok = len([r for r in mine if r[1] == "correct"])
+        print(f"  {mode:18} false alarms {len(alarms)}/{ok}"
+              + "".join(f" ({r[0]})" for r in alarms))
+
+
+if __name__ == "__main__":
+    main()

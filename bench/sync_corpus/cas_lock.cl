@@ -1,0 +1,12 @@
+// correct: a compare-and-swap lock with release and acquire.
+// run: --global 16 --local 2 --arg int[1] --arg int[1] --expect count[0]==8
+__kernel void cas_lock(volatile __global atomic_int *lock,
+                       __global int *count) {
+  if (get_local_id(0) == 0) {
+    int free = 0;
+    while (!atomic_compare_exchange_strong(lock, &free, 1)) free = 0;
+    int v = count[0];
+    count[0] = v + 1;
+    atomic_store(lock, 0);
+  }
+}

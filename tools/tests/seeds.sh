@@ -1,0 +1,66 @@
+# weft run --seeds A..B --expect: a sweep of schedule seeds stops at the
+# first seed whose result breaks an expectation, prints it with the command
+# that replays it, and that command fails the same way; a correct kernel
+# passes every seed; --shard shares the seeds out; bad input is refused.
+. "$2/lib.sh"
+export WEFT_DEVICE=cpu
+unset WEFT_SCHEDULE
+corpus="$2/../../bench/sync_corpus"
+ttas="$corpus/ttas_lock.cl"
+set -- --options -cl-std=CL3.0 --global 16 --local 2 --arg 'int[1]' --arg 'int[1]'
+
+# The test-then-set lock loses an update under some seed of random-deep
+# (the default) and of pct.
+weft_exits 1 run "$ttas" "$@" --seeds 1..100 --expect 'count[0]==8'
+matches err.txt "^weft run: expectation 'count\[0\]==8' broken: element 0 of argument 1 is [0-7], not == 8$"
+matches err.txt "^weft run: seed [0-9]+ fails; replay it with:$"
+replay=$(grep -A1 'replay it with:' err.txt | tail -1)
+case "$replay" in
+  "  WEFT_SCHEDULE=random-deep:"*" weft run $ttas --options -cl-std=CL3.0 --global 16 --local 2 --arg 'int[1]' --arg 'int[1]' --expect 'count[0]==8'") ;;
+  *) fail "unexpected replay line: $replay" ;;
+esac
+seed=$(sed -n 's/^weft run: seed \([0-9]*\) fails.*/\1/p' err.txt)
+found=$(grep -o 'is [0-9], not' err.txt)
+# The replay, alone: the same seed gives the same count.
+WEFT_SCHEDULE=random-deep:$seed "$WEFT" run "$ttas" "$@" --expect 'count[0]==8' \
+  >out.txt 2>err.txt && fail "the replay of seed $seed passed"
+grep -q "$found" err.txt || fail "the replay of seed $seed gave another count"
+
+WEFT_SCHEDULE=pct:1 "$WEFT" run "$ttas" "$@" --seeds 1..200 \
+  --expect 'count[0]==8' >out.txt 2>err.txt && fail "pct never broke the lock"
+matches err.txt "^  WEFT_SCHEDULE=pct:[0-9]+ weft run "
+
+# A correct lock passes every seed, and says how many ran.
+weft_exits 0 run "$corpus/cas_lock.cl" "$@" --seeds 1..50 --expect 'count[0]==8' \
+  --expect 'lock[0]==0'
+has_line out.txt "weft run: 50 seeds of 1..50 passed under WEFT_SCHEDULE=random-deep:SEED"
+weft_exits 0 run "$corpus/cas_lock.cl" "$@" --seeds 1..50 --shard 2/4 \
+  --expect 'count[0]==8'
+has_line out.txt "weft run: 12 seeds of 1..50 passed under WEFT_SCHEDULE=random-deep:SEED (shard 2/4)"
+
+# One run, no seeds: the expectation decides the exit status.
+weft_exits 0 run "$corpus/cas_lock.cl" "$@" --expect 'count[0]==8'
+weft_exits 1 run "$corpus/cas_lock.cl" "$@" --expect '1[0]!=8'
+matches err.txt "^weft run: expectation '1\[0\]!=8' broken: element 0 of argument 1 is 8, not != 8$"
+
+# Bad input.
+weft_exits 2 run "$ttas" "$@" --expect 'count[0]=8'
+matches err.txt "^weft run: --expect 'count\[0\]=8': no operator after"
+weft_exits 2 run "$ttas" "$@" --expect 'total[0]==8'
+matches err.txt "^weft run: --expect 'total\[0\]==8' names no argument of the kernel$"
+weft_exits 2 run "$ttas" "$@" --expect 'count[1]==8'
+matches err.txt "is past the buffer's end \(1 elements\)$"
+weft_exits 2 run "$ttas" "$@" --seeds 9..2
+matches err.txt "^weft run: --seeds '9\.\.2': expected A\.\.B"
+weft_exits 2 run "$ttas" "$@" --shard 1/4
+matches err.txt "give --seeds$"
+weft_exits 2 run "$ttas" "$@" --seeds 1..4 --shard 4/4
+WEFT_SCHEDULE=pct:x weft_exits 2 run "$ttas" "$@" --seeds 1..4
+matches err.txt "is not a schedule that takes a seed"
+# A schedule Weft does not know is refused with the forms it takes, and
+# the launch runs first come, first served.
+WEFT_SCHEDULE=pct:1:17 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
+has_line err.txt "weft: ignoring WEFT_SCHEDULE='pct:1:17': expected fifo, random:SEED, random-deep:SEED, pct:SEED or pct:SEED:DEPTH (SEED a number, DEPTH 1 to 16)"
+WEFT_SCHEDULE=pct:1:3 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
+[ -s err.txt ] && fail "pct:1:3 was not taken"
+exit 0
