@@ -29,8 +29,8 @@ const char *weft_strerror(int status) {
   case WEFT_ETIMEOUT:
     return "WEFT_ETIMEOUT: the launch ran past its time limit (WEFT_TIMEOUT)";
   case WEFT_ECHECK:
-    return "WEFT_ECHECK: check mode found errors in the kernel (invalid "
-           "accesses, uninitialised reads or races)";
+    return "WEFT_ECHECK: a check failed in the kernel (check mode's "
+           "invalid accesses, uninitialised reads or races, or weft_assert)";
   case WEFT_EDEADLOCK:
     return "WEFT_EDEADLOCK: work-groups wait for each other for ever";
   default: return "unknown Weft status";

@@ -359,9 +359,19 @@ static int make_llvm(build *b) {
                                  "code for this CPU");
 }
 
+/* Parses options: weft_assert checks in testing builds (schedule
+ * exploration, check mode) or when asked (-cl-weft-assert). */
+static int parse_options(build *b, const char *options) {
+  weft_build_options *o = &b->s.options;
+  int rc = weft__options_parse(options, o, &b->s.error);
+  if (!rc && (o->assertions || o->check || check_mode || schedule_points))
+    rc = weft__options_define_assert(o);
+  return rc;
+}
+
 /* Parses options and makes the build's LLVM objects. */
 static int start(build *b, const char *options) {
-  int rc = weft__options_parse(options, &b->s.options, &b->s.error);
+  int rc = parse_options(b, options);
   return rc ? rc : make_llvm(b);
 }
 
@@ -404,7 +414,7 @@ static int begin(build *b, const char *kind, const void *input, size_t size,
                  int *rc) {
   *out = NULL;
   *log = NULL;
-  if ((*rc = weft__options_parse(options, &b->s.options, &b->s.error))) return 1;
+  if ((*rc = parse_options(b, options))) return 1;
   make_key(b, kind, input, size, options ? options : "");
   if (from_cache(b, out, log, rc)) return 1;
   return (*rc = make_llvm(b)) != 0;

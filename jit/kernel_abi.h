@@ -180,6 +180,11 @@ typedef struct weft_source_loc {
  * accessed size bytes at offset from the start of the object of check
  * site site. */
 #define WEFT_CHECK_FAILED_SYMBOL "weft__cpu_check_failed"
+
+/* weft_assert(condition) failed in work-item (lx, ly, lz) of ctx's group,
+ * at source site site (the build's sites, as barriers'); condition is its
+ * text. The group does not go on. */
+#define WEFT_ASSERT_SYMBOL "weft__cpu_assert_failed"
 typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
                                      uint64_t ly, uint64_t lz, uint32_t site,
                                      int64_t offset, uint64_t size);

@@ -152,6 +152,10 @@ static int parse_word(weft_build_options *o, const char *word,
     o->optimize = 0;
     return 0;
   }
+  if (!strcmp(word, "-cl-weft-assert")) {
+    o->assertions = 1;
+    return 0;
+  }
   /* Argument names are always kept; the OpenCL layer decides what to show. */
   if (!strcmp(word, "-cl-kernel-arg-info")) return 0;
   if (!strcmp(word, "-g")) {
@@ -184,6 +188,11 @@ int weft__options_parse(const char *options, weft_build_options *out,
     weft__options_free(out);
   }
   return rc;
+}
+
+int weft__options_define_assert(weft_build_options *o) {
+  int rc = push_arg(o, "-D");
+  return rc ? rc : push_arg(o, "__WEFT_ASSERT__");
 }
 
 void weft__options_free(weft_build_options *o) {

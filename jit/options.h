@@ -12,7 +12,12 @@ typedef struct weft_build_options {
   int optimize;       /* 0 under -cl-opt-disable */
   int debug;          /* -g: full debug information */
   unsigned check;     /* -cl-weft-check=...: WEFT_CHECK_* (kernel_abi.h) */
+  int assertions;     /* -cl-weft-assert: weft_assert checks */
 } weft_build_options;
+
+/* Defines __WEFT_ASSERT__ for the kernel header (weft_assert's checks) in
+ * o's compiler arguments: 0, or WEFT_ENOMEM. */
+int weft__options_define_assert(weft_build_options *o);
 
 /* A check list, "memory,uninit,races" or "all", as WEFT_CHECK_* flags in
  * *flags: 0, or -1 when a word is unknown or the list is empty. */

@@ -16,7 +16,8 @@ typedef enum primitive_kind {
   PRIM_BARRIER,     /* a call into the back end */
   PRIM_SCRATCH,     /* the group's scratch area for collective functions */
   PRIM_SYNC,        /* yield, wait, wake: a call into the back end with ctx */
-  PRIM_CTX_POINTER  /* a pointer field of the context */
+  PRIM_CTX_POINTER, /* a pointer field of the context */
+  PRIM_ASSERT       /* weft_assert's failure: a call with the work-item */
 } primitive_kind;
 
 static const struct primitive {
@@ -42,6 +43,7 @@ static const struct primitive {
     {"__weft_poll", PRIM_SYNC, 3},
     {"__weft_launch_words", PRIM_CTX_POINTER,
      offsetof(weft_wg_ctx, launch_words)},
+    {"__weft_assert_failed", PRIM_ASSERT, 0},
 };
 
 /* The back end's function for a sync primitive (offset: 0 yield, 1 wait,
@@ -208,6 +210,30 @@ static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef call,
   return c;
 }
 
+/* __weft_assert_failed(text) becomes the back end's call with the
+ * work-item and the site of its line. */
+static void assert_failed(LLVMBuilderRef b, LLVMValueRef call,
+                          LLVMValueRef body, unsigned site) {
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef params[] = {ptr, i64, i64, i64, ptr, i32};
+  LLVMValueRef fn = weft__runtime_function(module, WEFT_ASSERT_SYMBOL, NULL,
+                                           params, 6, NULL);
+  LLVMValueRef args[] = {
+      weft__body_param(body, WEFT_BODY_CTX),
+      weft__body_param(body, WEFT_BODY_LX),
+      weft__body_param(body, WEFT_BODY_LY),
+      weft__body_param(body, WEFT_BODY_LZ),
+      LLVMBuildAddrSpaceCast(b, LLVMGetOperand(call, 0), ptr, ""),
+      LLVMConstInt(i32, site, 0)};
+  LLVMValueRef c =
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 6, "");
+  LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+}
+
 static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
                       const struct primitive *p, LLVMValueRef body,
                       weft_sites *sites) {
@@ -238,6 +264,10 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
     break;
   case PRIM_SYNC:
     sync_call(b, call, p->offset, body);
+    break;
+  case PRIM_ASSERT:
+    if (add_site(sites, call, &site)) return WEFT_ENOMEM;
+    assert_failed(b, call, body, site);
     break;
   case PRIM_CTX_POINTER:
     value = LLVMBuildLoad2(b, LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(ctx)), 0),

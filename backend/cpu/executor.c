@@ -92,6 +92,24 @@ _Noreturn void weft__executor_abort_group(cpu_group *g) {
   siglongjmp(g->worker->fault.recover, WEFT_JUMP_ABORT);
 }
 
+_Noreturn void weft__cpu_assert_failed(weft_wg_ctx *ctx, uint64_t lx,
+                                       uint64_t ly, uint64_t lz,
+                                       const char *condition, uint32_t site) {
+  cpu_group *g = ctx->group;
+  const weft_binary *bin = g->launch->desc->binary;
+  unsigned k = (unsigned)(lx + ctx->local_size[0] *
+                                   (ly + ctx->local_size[1] * lz));
+  char item[256], where[64] = "";
+  weft__executor_describe_item(g, k, item, sizeof item);
+  if (site < bin->num_sites && bin->sites[site].line)
+    snprintf(where, sizeof where, "program.cl:%u:%u: ", bin->sites[site].line,
+             bin->sites[site].column);
+  weft__executor_report(g->launch, WEFT_ECHECK,
+                        "%skernel '%s': weft_assert(%s) failed in %s", where,
+                        g->launch->desc->kernel->name, condition, item);
+  weft__executor_abort_group(g);
+}
+
 /* Ends the group with a barrier divergence report. a and b are work-items;
  * what says how they differ. */
 _Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,

@@ -86,6 +86,12 @@ void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 void weft__cpu_stopped(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t site);
 
+/* weft_assert's failure in generated code (kernel_abi.h:
+ * WEFT_ASSERT_SYMBOL): ends the launch with a report; does not return. */
+_Noreturn void weft__cpu_assert_failed(weft_wg_ctx *ctx, uint64_t lx,
+                                       uint64_t ly, uint64_t lz,
+                                       const char *condition, uint32_t site);
+
 /* barrier() in generated code (kernel_abi.h: WEFT_BARRIER_SYMBOL). */
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);

@@ -198,6 +198,20 @@ typedef struct weft_barrier {
  * launch does not have: that option gets the native one here). */
 #define weft_global_barrier() weft__global_barrier(WEFT_GLOBAL_BARRIER_IMPL)
 
+/* weft_assert(condition): in a testing build (a WEFT_SCHEDULE mode, check
+ * mode, or the build option -cl-weft-assert, on the CPU), a work-item for
+ * which condition is false ends the launch with WEFT_ECHECK, naming the
+ * condition, the kernel, the work-item, the line and the schedule's seed.
+ * Elsewhere (a plain build, a GPU) it compiles to nothing, and condition is
+ * not evaluated. */
+#ifdef __WEFT_ASSERT__
+void __weft_assert_failed(__constant char *condition);
+#define weft_assert(condition)                                               \
+  ((condition) ? (void)0 : __weft_assert_failed(#condition))
+#else
+#define weft_assert(condition) ((void)0)
+#endif
+
 void weft__mutex_init(__global weft_mutex *m, uint algorithm);
 void weft__mutex_lock(__global weft_mutex *m, uint impl);
 int weft__mutex_trylock(__global weft_mutex *m, uint impl);

@@ -50,7 +50,7 @@ extern "C" {
 #define WEFT_EMAPPED -21       /* the buffer is mapped, or the pointer is not */
 #define WEFT_ELAUNCH -22       /* launch failed for another reason */
 #define WEFT_EDEADLOCK -23     /* work-groups wait for each other for ever */
-#define WEFT_ECHECK -24        /* check mode found errors (WEFT_CHECK) */
+#define WEFT_ECHECK -24        /* check mode found errors, or weft_assert failed */
 #define WEFT_ETIMEOUT -25      /* the launch ran past its time (WEFT_TIMEOUT) */
 
 /* The name and meaning of a status code, e.g. "WEFT_EBUILD: build failed". */

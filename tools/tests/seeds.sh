@@ -57,6 +57,30 @@ matches err.txt "give --seeds$"
 weft_exits 2 run "$ttas" "$@" --seeds 1..4 --shard 4/4
 WEFT_SCHEDULE=pct:x weft_exits 2 run "$ttas" "$@" --seeds 1..4
 matches err.txt "is not a schedule that takes a seed"
+# weft_assert: checked under a schedule (here it fails when another group
+# wrote between the read and the write: a lost update), with its line and
+# work-item; under -cl-weft-assert in a plain run; nothing in a plain build.
+cat > assert.cl <<'CL'
+__kernel void k(volatile __global atomic_int *lock, __global int *count) {
+  if (get_local_id(0) == 0) {
+    while (atomic_load(lock) != 0) {}
+    atomic_store(lock, 1);
+    int v = count[0];
+    count[0] = v + 1;
+    weft_assert(count[0] == v + 1);
+    atomic_store(lock, 0);
+  }
+}
+CL
+weft_exits 1 run assert.cl "$@" --seeds 1..100
+matches err.txt "program\.cl:7:5: kernel 'k': weft_assert\(count\[0\] == v \+ 1\) failed in work-item \([0-9]+\) \[local \(0\) in work-group \([0-7]\)\] \[schedule random-deep:[0-9]+, launch 1 of that seed"
+matches err.txt "^weft run: seed [0-9]+ fails; replay it with:$"
+sed -i 's/count\[0\] == v + 1/count[0] < 0/' assert.cl
+weft_exits 0 run assert.cl "$@"
+weft_exits 1 run assert.cl --options '-cl-std=CL3.0 -cl-weft-assert' \
+  --global 16 --local 2 --arg 'int[1]' --arg 'int[1]'
+matches err.txt "WEFT_ECHECK: .*: program\.cl:7:5: kernel 'k': weft_assert\(count\[0\] < 0\) failed in work-item \(0\) \[local \(0\) in work-group \(0\)\]$"
+
 # A schedule Weft does not know is refused with the forms it takes, and
 # the launch runs first come, first served.
 WEFT_SCHEDULE=pct:1:17 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
