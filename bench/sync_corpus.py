@@ -8,8 +8,11 @@ schedule mode this runs `weft run --seeds 1..SEEDS` on each kernel, under a
 time limit, and records whether a seed failed and which was first.
 
     bench/sync_corpus.py [--weft build/tools/weft] [--seeds 100]
-                         [--limit 10] [--modes pct,random-deep,random]
+                         [--limit 10] [--modes random-deep:SEED,pct:SEED+weak]
                          [--csv out.csv]
+
+A mode is WEFT_SCHEDULE's value with SEED for the seed; "+weak" adds
+WEFT_MEMORY=weak.
 
 A failing seed of a bug counts as found; of a correct kernel, as a false
 alarm. Prints one CSV row per kernel and mode, then a summary per mode.
@@ -49,8 +52,9 @@ def kernels():
 
 def sweep(weft, path, run, mode, seeds, limit):
     """(first failing seed or None, seconds, how it ended)."""
-    env = dict(os.environ, WEFT_SCHEDULE=f"{mode.replace('SEED', '0')}",
-               WEFT_SPIN_TIMEOUT="1")
+    schedule, _, memory = mode.partition("+")
+    env = dict(os.environ, WEFT_SCHEDULE=schedule.replace("SEED", "0"),
+               WEFT_MEMORY=memory or "sc", WEFT_SPIN_TIMEOUT="1")
     cmd = [weft, "run", path, "--options", "-cl-std=CL3.0", *run,
            "--seeds", f"1..{seeds}", "--print", "0"]
     start = time.monotonic()
@@ -76,8 +80,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--limit", type=float, default=10.0,
                     help="seconds per kernel and mode")
-    ap.add_argument("--modes", default="pct:SEED,pct:SEED:2,random-deep:SEED,"
-                    "random:SEED")
+    ap.add_argument("--modes", default="random-deep:SEED,pct:SEED,"
+                    "pct:SEED:3,random:SEED,random-deep:SEED+weak,"
+                    "pct:SEED+weak")
     ap.add_argument("--csv")
     a = ap.parse_args()
     modes = a.modes.split(",")
@@ -101,11 +106,11 @@ def main():
             found = [r for r in bugs if r[3]]
             seeds = sorted(r[3] for r in found)
             median = seeds[len(seeds) // 2] if seeds else "-"
-            print(f"  {mode:18} {kind:5} found {len(found)}/{len(bugs)}, "
+            print(f"  {mode:23} {kind:5} found {len(found)}/{len(bugs)}, "
                   f"median first seed {median}")
         alarms = [r for r in mine if r[1] == "correct" and r[3]]
         ok = len([r for r in mine if r[1] == "correct"])
-        print(f"  {mode:18} false alarms {len(alarms)}/{ok}"
+        print(f"  {mode:23} false alarms {len(alarms)}/{ok}"
               + "".join(f" ({r[0]})" for r in alarms))
 
 

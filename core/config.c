@@ -182,6 +182,14 @@ static void read_schedule(void) {
   config.schedule_depth = (unsigned)d;
 }
 
+/* WEFT_MEMORY: sc or weak. */
+static void read_memory(void) {
+  const char *v = getenv("WEFT_MEMORY");
+  if (!v || !strcmp(v, "sc")) return;
+  if (!strcmp(v, "weak")) config.weak_memory = 1;
+  else warn("WEFT_MEMORY", v, "sc or weak");
+}
+
 /* WEFT_CHECK: the checks every build gets (check mode). */
 static void read_check(void) {
   const char *v = getenv("WEFT_CHECK");
@@ -226,6 +234,7 @@ static void read_config(void) {
   read_resident();
   read_spin_timeout();
   read_schedule();
+  read_memory();
   read_check();
   read_timeout();
   read_build_timeout();

@@ -53,6 +53,9 @@ typedef struct weft_config {
   weft_schedule_mode schedule;
   unsigned long long schedule_seed;
   unsigned schedule_depth;  /* pct's DEPTH; 0: none given */
+  /* WEFT_MEMORY: 1 for "weak" (plain global stores wait in a store buffer
+   * per work-group: backend/cpu/weak_memory.c), 0 for "sc", the default. */
+  int weak_memory;
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;

@@ -37,6 +37,7 @@ static char *dump_dir;
 static int barrier_regions;
 static size_t max_private;
 static int schedule_points;
+static int weak_memory;     /* WEFT_MEMORY=weak */
 static unsigned check_mode; /* WEFT_CHECK */
 static int stop_points;     /* WEFT_TIMEOUT set: loops get stop points */
 static atomic_uint dump_serial;
@@ -49,10 +50,11 @@ static int make_machine_identity(void) {
   char *features = LLVMGetHostCPUFeatures();
   const char *id = weft__build_id();
   int n = asprintf(&machine_identity,
-                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|check=%u|"
-                   "stops=%d|%s",
+                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|weak=%d|"
+                   "check=%u|stops=%d|%s",
                    id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
-                   barrier_regions, max_private, schedule_points, check_mode,
+                   barrier_regions, max_private, schedule_points, weak_memory,
+                   check_mode,
                    stop_points,
                    weft__jit_features());
   LLVMDisposeMessage(cpu);
@@ -67,6 +69,7 @@ int weft__jit_init(const weft_jit_config *config, char **error) {
   barrier_regions = config->barrier_regions;
   max_private = config->max_private;
   schedule_points = config->schedule_points;
+  weak_memory = config->weak_memory;
   check_mode = config->check;
   stop_points = config->stop_points;
   /* Without a build ID nothing tells this Weft's cached code from
@@ -209,6 +212,8 @@ static int lower_kernels(build *b) {
     if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
   if (!rc) rc = insert_checks(b);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc && weak_memory; i++)
+    rc = weft__weak_memory_insert(b->bodies[i], b->s.layout);
   if (!rc) rc = schedule_regions(b);
   LLVMValueRef entries[b->s.num_kernels + 1];
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {

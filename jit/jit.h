@@ -30,6 +30,9 @@ typedef struct weft_jit_config {
    * __local one (sched_points.c; WEFT_SCHEDULE's random, random-deep and
    * pct). */
   int schedule_points;
+  /* WEFT_MEMORY=weak: plain global stores and loads go through the back
+   * end's store buffer (weak_memory.c). */
+  int weak_memory;
   /* Check mode: the WEFT_CHECK_* checks (kernel_abi.h) of every build,
    * besides those its options ask for (-cl-weft-check=). */
   unsigned check;

@@ -185,6 +185,16 @@ typedef struct weft_source_loc {
  * at source site site (the build's sites, as barriers'); condition is its
  * text. The group does not go on. */
 #define WEFT_ASSERT_SYMBOL "weft__cpu_assert_failed"
+
+/* WEFT_MEMORY=weak (jit/weak_memory.c): plain global stores and loads go
+ * through the group's store buffer, store(ctx, p, value, size) and
+ * load(ctx, p, out, size); drain(ctx, p, size) makes the buffered stores
+ * overlapping [p, p + size) visible (p NULL: all); exit(ctx) at a
+ * work-item's return. */
+#define WEFT_WEAK_STORE_SYMBOL "weft__cpu_weak_store"
+#define WEFT_WEAK_LOAD_SYMBOL "weft__cpu_weak_load"
+#define WEFT_WEAK_DRAIN_SYMBOL "weft__cpu_weak_drain"
+#define WEFT_WEAK_EXIT_SYMBOL "weft__cpu_weak_exit"
 typedef void (*weft_check_failed_fn)(weft_wg_ctx *ctx, uint64_t lx,
                                      uint64_t ly, uint64_t lz, uint32_t site,
                                      int64_t offset, uint64_t size);

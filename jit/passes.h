@@ -23,6 +23,8 @@
  *     that call the back end's sync functions are marked cooperative.
  *  3c. weft__check_memory_insert (check_memory.c), in check mode only:
  *     each access is checked against the object its pointer comes from.
+ *     Then, with WEFT_MEMORY=weak only, weft__weak_memory_insert
+ *     (weak_memory.c): plain global stores wait in a store buffer.
  *  3d. weft__regions_split and weft__regions_make (regions.c): a body with
  *     barriers becomes a state machine that runs one work-item from one
  *     barrier to the next, keeping what lives across barriers in private
@@ -136,6 +138,11 @@ int weft__check_uninit_insert(LLVMValueRef body, const weft_kernel_desc *desc,
 int weft__check_races_insert(LLVMValueRef body, const weft_kernel_desc *desc,
                              LLVMTargetDataRef layout,
                              weft_check_sites *sites);
+
+/* Step 3c' (weak_memory.c), with WEFT_MEMORY=weak only, after the checks:
+ * plain global loads and stores go through the back end's store buffer,
+ * and releases, other atomics, waits and returns drain it. */
+int weft__weak_memory_insert(LLVMValueRef body, LLVMTargetDataRef layout);
 
 /* Step 3c too (check_division.c): the division checks of step 0 become
  * warnings that name the work-item, appended to sites. */

@@ -43,6 +43,47 @@ static const char *source =
     "__kernel void skip_barrier(__global int *s, __global int *c) {\n"
     "  if (get_group_id(0) == 2) return;\n"
     "  weft_global_barrier();\n"
+    "}\n"
+    "/* A compare-and-swap lock released by a relaxed store (a bug only on a\n"
+    " * weak memory), and by a release store (correct). */\n"
+    "#define LOCKED(order)                                                  \\\n"
+    "  if (get_local_id(0) == 0) {                                          \\\n"
+    "    volatile __global atomic_int *lock = (volatile __global atomic_int *)l; \\\n"
+    "    int free = 0;                                                      \\\n"
+    "    while (!atomic_compare_exchange_strong(lock, &free, 1)) free = 0;  \\\n"
+    "    int v = c[0];                                                      \\\n"
+    "    c[0] = v + 1;                                                      \\\n"
+    "    atomic_store_explicit(lock, 0, order);                             \\\n"
+    "  }\n"
+    "__kernel void relaxed_release(__global int *l, __global int *c) {\n"
+    "  LOCKED(memory_order_relaxed)\n"
+    "}\n"
+    "__kernel void release(__global int *l, __global int *c) {\n"
+    "  LOCKED(memory_order_release)\n"
+    "}\n"
+    "/* Group 0 writes data (c[0]), then raises a flag (l[0]) by a relaxed\n"
+    " * store: with nothing between (a bug on a weak memory) or after a release\n"
+    " * fence (correct). Group 1 waits for the flag and sets c[1] to 1 if it saw\n"
+    " * the data; the other groups set it too. */\n"
+    "#define MESSAGE(fence)                                                 \\\n"
+    "  volatile __global atomic_int *flag = (volatile __global atomic_int *)l; \\\n"
+    "  if (get_local_id(0)) return;                                         \\\n"
+    "  if (get_group_id(0) == 0) {                                          \\\n"
+    "    c[0] = 42;                                                         \\\n"
+    "    fence;                                                             \\\n"
+    "    atomic_store_explicit(flag, 1, memory_order_relaxed);              \\\n"
+    "  } else if (get_group_id(0) == 1) {                                   \\\n"
+    "    while (atomic_load_explicit(flag, memory_order_relaxed) == 0) {}   \\\n"
+    "    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, \\\n"
+    "                           memory_scope_device);                       \\\n"
+    "    c[1] = c[0] == 42;                                                 \\\n"
+    "  }\n"
+    "__kernel void relaxed_message(__global int *l, __global int *c) {\n"
+    "  MESSAGE((void)0)\n"
+    "}\n"
+    "__kernel void fenced_message(__global int *l, __global int *c) {\n"
+    "  MESSAGE(atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release,\n"
+    "                                 memory_scope_device))\n"
     "}\n";
 
 typedef struct run {
@@ -181,6 +222,69 @@ TEST(skipped_barrier_names_the_seed) {
   schedule_note(42, want, sizeof want);
   CHECK_STR_CONTAINS(weft_errmsg(r.k), want);
   teardown(&r);
+}
+
+/* ---------------------------------------------------- weak memory */
+
+/* The first seed (of SEEDS) whose launch, l and c zeroed, leaves c such
+ * that broken(c), under WEFT_MEMORY=weak or sequential consistency; 0 if
+ * none. A seed found replays the failure. Under random-deep in every
+ * variant: under PCT a group that waits for a flag drops below the one
+ * that raises it, which then ends, and its stores drain, before the
+ * waiter looks (README: how the modes compare). */
+static unsigned long long first_broken(const char *kernel, int weak,
+                                       int (*broken)(const int c[2])) {
+  if (weak) setenv("WEFT_MEMORY", "weak", 1);
+  setenv("WEFT_TEST_SCHEDULE", "random-deep", 1);
+  unsetenv("WEFT_TEST_DEPTH");
+  run r = setup(kernel);
+  int out[2];
+  unsigned long long caught = 0;
+  for (unsigned long long seed = 1; seed <= SEEDS && !caught; seed++) {
+    CHECK_OK(once(&r, seed, zeros, out), r.k);
+    if (broken(out)) caught = seed;
+  }
+  if (caught) {
+    CHECK_OK(once(&r, caught, zeros, out), r.k);
+    CHECK(broken(out));
+  }
+  teardown(&r);
+  return caught;
+}
+
+static int lost_update(const int c[2]) { return c[0] != GROUPS; }
+static int stale_data(const int c[2]) { return c[1] != 1; }
+
+TEST(weak_memory_catches_a_relaxed_release) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  unsigned long long seed = first_broken("relaxed_release", 1, lost_update);
+  if (!seed) FAIL("no seed of %d lost an update under WEFT_MEMORY=weak", SEEDS);
+  fprintf(stderr, "relaxed release: seed %llu\n", seed);
+}
+
+TEST(weak_memory_catches_unfenced_message_passing) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  unsigned long long seed = first_broken("relaxed_message", 1, stale_data);
+  if (!seed) FAIL("no seed of %d showed stale data under WEFT_MEMORY=weak", SEEDS);
+  fprintf(stderr, "relaxed message: seed %llu\n", seed);
+}
+
+/* The same kernels are correct under sequential consistency, and their
+ * fenced forms under the weak memory: no seed may fail. */
+TEST(sequential_consistency_hides_a_relaxed_release) {
+  CHECK_EQ(first_broken("relaxed_release", 0, lost_update), 0);
+}
+
+TEST(sequential_consistency_hides_unfenced_message_passing) {
+  CHECK_EQ(first_broken("relaxed_message", 0, stale_data), 0);
+}
+
+TEST(weak_memory_passes_a_release_store) {
+  CHECK_EQ(first_broken("release", 1, lost_update), 0);
+}
+
+TEST(weak_memory_passes_fenced_message_passing) {
+  CHECK_EQ(first_broken("fenced_message", 1, stale_data), 0);
 }
 
 TEST_MAIN()

@@ -87,8 +87,11 @@ static void print_replay(const run_options *opt, unsigned long long seed) {
   char schedule[96], number[24];
   snprintf(number, sizeof number, "%llu", seed);
   schedule_with_seed(number, schedule, sizeof schedule);
-  fprintf(stderr, "weft run: seed %llu fails; replay it with:\n  "
-          "WEFT_SCHEDULE=%s weft run", seed, schedule);
+  const char *memory = getenv("WEFT_MEMORY");
+  int weak = memory && !strcmp(memory, "weak");
+  fprintf(stderr, "weft run: seed %llu fails; replay it with:\n  %s"
+          "WEFT_SCHEDULE=%s weft run", seed, weak ? "WEFT_MEMORY=weak " : "",
+          schedule);
   for (int i = 1; i < opt->argc; i++) {
     const char *a = opt->argv[i];
     int joined = !strncmp(a, "--seeds=", 8) || !strncmp(a, "--shard=", 8);

@@ -63,7 +63,8 @@ static const char usage[] =
     "WEFT_BUILD_TIMEOUT=SECONDS (a build that takes longer fails),\n"
     "WEFT_SCHEDULE=random:SEED|random-deep:SEED|pct:SEED[:DEPTH] (schedule\n"
     "exploration: groups and work-items interleaved by the seed, on one\n"
-    "thread),\n"
+    "thread), WEFT_MEMORY=weak (plain global stores wait in a store buffer\n"
+    "per work-group until a release makes them visible),\n"
     "WEFT_PERF=map (/tmp/perf-PID.map: perf report names kernels).\n";
 
 static int is_help(const char *arg) {

@@ -95,6 +95,7 @@ static void free_slot(coop_slot *s, const weft_fiber_ops *fibers) {
     fibers->fini(&s->group.items[k].fiber);
   fibers->fini(&s->group.main);
   free(s->group.items);
+  weft__weak_free(&s->group);
   weft__stacks_fini(&s->stack);
   weft__stacks_fini(&s->item_stacks);
   free(s->local_mem);
@@ -478,8 +479,9 @@ void weft__coop_note_schedule(launch_state *l) {
              e->seed);
   size_t used = strlen(l->msg->text);
   snprintf(l->msg->text + used, sizeof l->msg->text - used,
-           " [schedule %s, launch %llu of that seed: the same seed and "
-           "launches reproduce it]", mode, l->launch_number);
+           " [schedule %s%s, launch %llu of that seed: the same seed and "
+           "launches reproduce it]", mode, e->weak ? ", WEFT_MEMORY=weak" : "",
+           l->launch_number);
 }
 
 /* ---------------------------------------------------------- PCT schedule */
@@ -793,6 +795,7 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
   if (!l->random) return;
+  if (l->executor->weak) weft__weak_drift(&s->group, l);
   if (l->pct) {
     pct_point(l, s);
     return;

@@ -300,11 +300,13 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
     memset(g->ctx.local_mem + g->ctx.local_races, 0,
            weft__check_races_local_bytes(d->local_mem_size));
   g->ctx.region_state = 0;
+  weft__weak_reset(g);
   g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
   g->interleaved = 0;
   if (l->random && n > 1) {
     weft__interleave_run_group(g);
+    weft__weak_drain_group(g);
     return;
   }
   d->kernel->entry(d->args, &g->ctx, &range);
@@ -315,6 +317,7 @@ void weft__executor_run_group(cpu_group *g, uint64_t index) {
     weft__executor_switch_item(g, 0, 1);
     g->ctx.fiber_mode = 0;
   }
+  weft__weak_drain_group(g);
 }
 
 /* After a fault with no fiber running, finds the faulting work-item by
@@ -371,6 +374,10 @@ static void report_fault(cpu_group *g) {
   }
   char line[160];
   weft__executor_code_place(d, w->fault.pc, line, sizeof line);
+  /* The call's return address less one lies in the call. */
+  if (!*line && w->runtime_caller)
+    weft__executor_code_place(d, (const char *)w->runtime_caller - 1, line,
+                              sizeof line);
   if (is_stack_overflow(g, w->fault.addr)) {
     /* Column 0 is a function's prologue: its frame did not fit. */
     size_t n = strlen(line);
@@ -613,6 +620,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->schedule = config->schedule;
   e->seed = config->schedule_seed;
   e->depth = config->schedule_depth;
+  e->weak = config->weak_memory;
   e->timeout = config->timeout;
   pthread_mutex_init(&e->races_lock, NULL);
   for (unsigned i = 0; i < e->num_workers; i++) {
@@ -657,6 +665,7 @@ void weft__executor_destroy(weft_executor *e) {
       e->fibers->fini(&w->group.items[k].fiber);
     e->fibers->fini(&w->group.main);
     free(w->group.items);
+    weft__weak_free(&w->group);
     e->fibers->fini(&w->sched);
     free(w->local_mem);
     weft__text_free(&w->output);

@@ -86,6 +86,17 @@ void weft__cpu_race_sync(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 void weft__cpu_stopped(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t site);
 
+/* WEFT_MEMORY=weak in generated code (kernel_abi.h: WEFT_WEAK_*_SYMBOL;
+ * weak_memory.c): a plain store and load of global memory through the
+ * group's store buffer; a drain of the entries overlapping [p, p + size)
+ * (p NULL: all); a work-item's return. */
+void weft__cpu_weak_store(weft_wg_ctx *ctx, void *p, const void *value,
+                          uint64_t size);
+void weft__cpu_weak_load(weft_wg_ctx *ctx, const void *p, void *out,
+                         uint64_t size);
+void weft__cpu_weak_drain(weft_wg_ctx *ctx, const void *p, uint64_t size);
+void weft__cpu_weak_exit(weft_wg_ctx *ctx);
+
 /* weft_assert's failure in generated code (kernel_abi.h:
  * WEFT_ASSERT_SYMBOL): ends the launch with a report; does not return. */
 _Noreturn void weft__cpu_assert_failed(weft_wg_ctx *ctx, uint64_t lx,

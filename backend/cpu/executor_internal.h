@@ -29,6 +29,7 @@ typedef struct coop_slot coop_slot;
 typedef struct check_report check_report;
 typedef struct weft_watchdog weft_watchdog;
 typedef struct race_records race_records;
+typedef struct weft_store_buffer weft_store_buffer;
 
 /* Work-items a timed-out launch names (watchdog.c). */
 #define WEFT_STOPPED_MAX 8
@@ -64,6 +65,7 @@ struct cpu_group {
   cpu_item *items;
   unsigned capacity;
   weft_fiber main;
+  weft_store_buffer *weak;  /* WEFT_MEMORY=weak (weak_memory.c), or NULL */
 };
 
 struct cpu_worker {
@@ -91,6 +93,10 @@ struct cpu_worker {
   size_t stack_guard;
   int init_error;
   weft_text output;         /* printf's, written out at the launch's end */
+  /* Where kernel code called a runtime function that touches the
+   * kernel's memory for it (weak_memory.c), while it runs: a fault there
+   * is reported at that line. */
+  const void *volatile runtime_caller;
 };
 
 struct weft_executor {
@@ -103,6 +109,7 @@ struct weft_executor {
   weft_schedule_mode schedule;    /* WEFT_SCHEDULE */
   unsigned long long seed;        /* of random schedules */
   unsigned depth;                 /* pct's bug depth */
+  int weak;                       /* WEFT_MEMORY=weak (weak_memory.c) */
   unsigned long long launches;    /* cooperative launches since the seed */
   unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
   coop_slot *free_slots;    /* kept across launches */
@@ -244,6 +251,15 @@ void weft__interleave_run_group(cpu_group *g);
 void weft__interleave_returned(cpu_group *g, unsigned k);
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site);
 void weft__interleave_point(cpu_group *g);
+
+/* WEFT_MEMORY=weak (weak_memory.c): at a schedule point, an entry of g's
+ * store buffer may drain; all of it when the group ends; a group that
+ * starts drops what a failed one left; its memory is freed with the
+ * group. */
+void weft__weak_drift(cpu_group *g, launch_state *l);
+void weft__weak_drain_group(cpu_group *g);
+void weft__weak_reset(cpu_group *g);
+void weft__weak_free(cpu_group *g);
 
 /* The next number of a random schedule's sequence (one thread runs it). */
 uint64_t weft__coop_random(launch_state *l);

@@ -87,4 +87,15 @@ WEFT_SCHEDULE=pct:1:17 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
 has_line err.txt "weft: ignoring WEFT_SCHEDULE='pct:1:17': expected fifo, random:SEED, random-deep:SEED, pct:SEED or pct:SEED:DEPTH (SEED a number, DEPTH 1 to 16)"
 WEFT_SCHEDULE=pct:1:3 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
 [ -s err.txt ] && fail "pct:1:3 was not taken"
+
+# WEFT_MEMORY=weak: a lock released by a relaxed store loses an update
+# under some seed; under sequential consistency, none; an unknown value is
+# refused.
+release="$corpus/relaxed_release.cl"
+WEFT_MEMORY=weak weft_exits 1 run "$release" "$@" --seeds 1..100 --expect 'count[0]==8'
+matches err.txt "^weft run: seed [0-9]+ fails; replay it with:$"
+matches err.txt "^  WEFT_MEMORY=weak WEFT_SCHEDULE=random-deep:[0-9]+ weft run "
+weft_exits 0 run "$release" "$@" --seeds 1..100 --expect 'count[0]==8'
+WEFT_MEMORY=strong weft_exits 0 run "$release" "$@"
+has_line err.txt "weft: ignoring WEFT_MEMORY='strong': expected sc or weak"
 exit 0
