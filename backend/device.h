@@ -101,6 +101,9 @@ typedef struct weft_device_ops {
   /* The seed of random schedules (WEFT_SCHEDULE) for the launches to
    * come; NULL where the device has no schedule exploration. */
   void (*schedule_seed)(weft_device *device, unsigned long long seed);
+  /* The last schedule-mode launch's interleaving as text, into out ("" if
+   * none); NULL where the device has no schedule exploration. */
+  void (*schedule_history)(weft_device *device, char *out, size_t size);
 
   /* Runs a launch to completion. */
   int (*launch)(weft_device *device, const weft_launch_desc *launch,

@@ -94,6 +94,17 @@ int weft_device_info_get(weft_device *device, weft_device_info *info) {
   return 0;
 }
 
+int weft_schedule_history(char *out, size_t size) {
+  if (!out || !size) return WEFT_EINVAL;
+  out[0] = 0;
+  int count = weft_device_count();
+  if (count < 0) return count;
+  for (int i = 0; i < count && !out[0]; i++)
+    if (devices[i]->ops->schedule_history)
+      devices[i]->ops->schedule_history(devices[i], out, size);
+  return 0;
+}
+
 int weft_schedule_seed(unsigned long long seed) {
   int count = weft_device_count();
   if (count < 0) return count;

@@ -159,6 +159,15 @@ TEST(racy_lock_is_caught_and_reproduced) {
   }
   if (!caught) FAIL("no schedule of %d showed the racy lock's lost update", SEEDS);
   fprintf(stderr, "racy lock: seed %llu loses %d updates\n", caught, lost);
+  /* What ran last: stretches of work-items 0 of groups, between the
+   * lock's lines (4 to 7). */
+  char history[8192];
+  CHECK_OK(weft_schedule_history(history, sizeof history), NULL);
+  fprintf(stderr, "%s", history);
+  CHECK_STR_CONTAINS(history, "[local (0) in work-group (");
+  CHECK_STR_CONTAINS(history, ": program.cl:");
+  CHECK(strstr(history, "steps\n") || strstr(history, "1 step\n"));
+  CHECK_EQ(weft_schedule_history(NULL, 8), WEFT_EINVAL);
   /* The seed replays the same interleaving. */
   for (int i = 0; i < 3; i++) {
     CHECK_OK(once(&r, caught, zeros, out), r.k);

@@ -106,6 +106,17 @@ static void print_replay(const run_options *opt, unsigned long long seed) {
   fputc('\n', stderr);
 }
 
+/* What the failing launch's work-items ran last, between schedule
+ * points. */
+static void print_history(void) {
+  static char text[8192];
+  if (weft_schedule_history(text, sizeof text) || !text[0]) return;
+  fprintf(stderr, "weft run: the last stretches of its interleaving, oldest "
+          "first:\n");
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(stderr, "  %s\n", line);
+}
+
 /* One seed: fresh buffers, the launch, the expectations. 0 when it passes,
  * 1 when it fails (reported), or another exit status. */
 static int one_seed(run_state *run, unsigned long long seed) {
@@ -131,6 +142,7 @@ int run_sweep(run_state *run) {
        seed <= opt->seed_last && seed >= opt->seed_first; seed += step) {
     int status = one_seed(run, seed);
     if (status == 1) {
+      print_history();
       print_replay(opt, seed);
       return TOOL_EXIT_FAILED;
     }

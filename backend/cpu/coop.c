@@ -747,6 +747,7 @@ void weft__coop_begin(launch_state *l) {
   l->rng = e->seed * 0x2545f4914f6cdd1dull + l->launch_number;
   l->pct = e->schedule == WEFT_SCHEDULE_PCT;
   if (l->pct) weft__pct_begin(l);
+  if (l->random) weft__trace_begin(l);
   l->events = 1;
   l->spin_events = 0;
   l->running_spinners = 0;
@@ -766,6 +767,7 @@ void weft__coop_begin(launch_state *l) {
  * per worker. */
 void weft__coop_end(launch_state *l) {
   weft_executor *e = l->executor;
+  if (l->random) weft__trace_finish(l);
   while (l->resident) {
     coop_slot *s = l->resident;
     l->resident = s->next_resident;
@@ -795,6 +797,7 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
   if (!l->random) return;
+  weft__trace_step(l, &s->group, __builtin_return_address(0));
   if (l->executor->weak) weft__weak_drift(&s->group, l);
   if (l->pct) {
     pct_point(l, s);

@@ -273,6 +273,11 @@ static void cpu_schedule_seed(weft_device *device, unsigned long long seed) {
   weft__executor_schedule_seed(cpu_of(device)->executor, seed);
 }
 
+static void cpu_schedule_history(weft_device *device, char *out,
+                                 size_t size) {
+  weft__executor_schedule_history(cpu_of(device)->executor, out, size);
+}
+
 static const weft_device_ops cpu_ops = {
     .name = "cpu",
     .info = cpu_info,
@@ -293,6 +298,7 @@ static const weft_device_ops cpu_ops = {
     .check_ir = cpu_check_ir,
     .binary_free = cpu_binary_free,
     .schedule_seed = cpu_schedule_seed,
+    .schedule_history = cpu_schedule_history,
     .launch = cpu_launch,
 };
 

@@ -623,6 +623,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->weak = config->weak_memory;
   e->timeout = config->timeout;
   pthread_mutex_init(&e->races_lock, NULL);
+  pthread_mutex_init(&e->history_lock, NULL);
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
@@ -654,6 +655,7 @@ void weft__executor_destroy(weft_executor *e) {
   weft__coop_free_slots(e);
   weft__check_races_free(e);
   pthread_mutex_destroy(&e->races_lock);
+  pthread_mutex_destroy(&e->history_lock);
   for (unsigned i = 0; i < e->num_workers; i++) {
     cpu_worker *w = &e->workers[i];
     weft__stacks_fini(&w->stacks);

@@ -66,6 +66,11 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx);
  * the launches after it are numbered from 1 again. */
 void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed);
 
+/* The last schedule-mode launch's interleaving, summarized (one line per
+ * stretch a work-item ran; "" before any): schedule_trace.c. */
+void weft__executor_schedule_history(weft_executor *e, char *out,
+                                     size_t size);
+
 /* An access that failed its check, in generated code (kernel_abi.h:
  * WEFT_CHECK_FAILED_SYMBOL; check_report.c). */
 void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,

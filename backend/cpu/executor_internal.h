@@ -31,6 +31,20 @@ typedef struct weft_watchdog weft_watchdog;
 typedef struct race_records race_records;
 typedef struct weft_store_buffer weft_store_buffer;
 
+/* A stretch of a schedule mode's interleaving (schedule_trace.c): work-item
+ * item of group group ran steps schedule points, from first_pc to last_pc
+ * (their return addresses), with no other in between. */
+typedef struct trace_stretch {
+  uint64_t group;
+  unsigned item;
+  const void *first_pc, *last_pc;
+  unsigned steps;
+} trace_stretch;
+
+/* The stretches a launch keeps, and the bytes of their text. */
+#define TRACE_MAX 24
+#define WEFT_HISTORY_MAX 6144
+
 /* Work-items a timed-out launch names (watchdog.c). */
 #define WEFT_STOPPED_MAX 8
 
@@ -118,6 +132,10 @@ struct weft_executor {
   /* Check mode's race records, kept from one launch to the next. */
   pthread_mutex_t races_lock;
   race_records *races_kept;
+  /* The last schedule-mode launch's interleaving, as text
+   * (schedule_trace.c). */
+  pthread_mutex_t history_lock;
+  char history[WEFT_HISTORY_MAX];
 };
 
 struct launch_state {
@@ -190,6 +208,9 @@ struct launch_state {
   int64_t pct_floor;
   uint64_t pct_next_group;
   int64_t pct_next_priority;
+  /* Under a schedule mode: the last stretches run (schedule_trace.c). */
+  uint64_t trace_total;
+  trace_stretch trace[TRACE_MAX];
 };
 
 /* Reports a failure of the launch (the first report wins). */
@@ -260,6 +281,13 @@ void weft__weak_drift(cpu_group *g, launch_state *l);
 void weft__weak_drain_group(cpu_group *g);
 void weft__weak_reset(cpu_group *g);
 void weft__weak_free(cpu_group *g);
+
+/* Schedule modes' interleaving (schedule_trace.c): a launch's start; a
+ * schedule point of g's running work-item, returning to pc; the launch's
+ * end, which writes the last stretches out as the executor's history. */
+void weft__trace_begin(launch_state *l);
+void weft__trace_step(launch_state *l, const cpu_group *g, const void *pc);
+void weft__trace_finish(launch_state *l);
 
 /* The next number of a random schedule's sequence (one thread runs it). */
 uint64_t weft__coop_random(launch_state *l);

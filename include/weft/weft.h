@@ -376,6 +376,14 @@ WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
  * failed launch's message names its seed and launch. */
 WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
 
+/* The interleaving of the last launch that ran under a schedule mode,
+ * summarized into out (size bytes, NUL-terminated; "" before any): its
+ * last stretches, oldest first, one line each, "work-item (3) [local (1)
+ * in work-group (1)]: program.cl:5:9 to program.cl:7:3, 4 steps" (a
+ * stretch: the schedule points one work-item passed with no other in
+ * between). 0, or WEFT_EINVAL for a NULL or empty out. */
+WEFT_EXPORT int weft_schedule_history(char *out, size_t size);
+
 /* ------------------------------------------------------------------ CUDA */
 
 /* What the CUDA driver (libcuda.so.1, loaded at run time, or the file

@@ -14,6 +14,9 @@ set -- --options -cl-std=CL3.0 --global 16 --local 2 --arg 'int[1]' --arg 'int[1
 weft_exits 1 run "$ttas" "$@" --seeds 1..100 --expect 'count[0]==8'
 matches err.txt "^weft run: expectation 'count\[0\]==8' broken: element 0 of argument 1 is [0-7], not == 8$"
 matches err.txt "^weft run: seed [0-9]+ fails; replay it with:$"
+# What ran last, with the lines of the lock.
+matches err.txt "^weft run: the last stretches of its interleaving, oldest first:$"
+matches err.txt "^  work-item \([0-9]+\) \[local \(0\) in work-group \([0-7]\)\]: program\.cl:(7|8|9|10|11):[0-9]+(, 1 step| to program\.cl:[0-9]+:[0-9]+, [0-9]+ steps)$"
 replay=$(grep -A1 'replay it with:' err.txt | tail -1)
 case "$replay" in
   "  WEFT_SCHEDULE=random-deep:"*" weft run $ttas --options -cl-std=CL3.0 --global 16 --local 2 --arg 'int[1]' --arg 'int[1]' --expect 'count[0]==8'") ;;
