@@ -3,9 +3,12 @@
 
 Every kernel of bench/sync_corpus/ says what it is on its first line
 ("bug:", "weak:" for a bug only a weak memory shows, or "correct:") and how
-to run it ("run:", `weft run` arguments with its --expect oracle). For each
-schedule mode this runs `weft run --seeds 1..SEEDS` on each kernel, under a
-time limit, and records whether a seed failed and which was first.
+to run it ("run:", `weft run` arguments with its --expect oracle; "explore:",
+the same at 2 or 3 work-groups for the exhaustive mode). For each schedule
+mode this runs `weft run --seeds 1..SEEDS` on each kernel (for "exhaustive",
+`weft run --explore`), under a time limit, and records whether a seed (an
+interleaving) failed and which was first; for the exhaustive mode, how many
+interleavings a passing kernel had.
 
     bench/sync_corpus.py [--weft build/tools/weft] [--seeds 100]
                          [--limit 10] [--modes random-deep:SEED,pct:SEED+weak]
@@ -35,7 +38,7 @@ def kernels():
         if not name.endswith(".cl"):
             continue
         path = os.path.join(CORPUS, name)
-        kind, run = None, None
+        kind, run, explore = None, None, None
         with open(path) as f:
             for line in f:
                 m = re.match(r"// (bug|weak|correct): ", line)
@@ -44,19 +47,25 @@ def kernels():
                 m = re.match(r"// run: (.*)", line)
                 if m:
                     run = shlex.split(m.group(1))
-        if not kind or not run:
+                m = re.match(r"// explore: (.*)", line)
+                if m:
+                    explore = shlex.split(m.group(1))
+        if not kind or not run or not explore:
             sys.exit(f"{path}: no 'bug:', 'weak:' or 'correct:' line, or "
-                     "no 'run:' line")
-        yield name[:-3], path, kind, run
+                     "no 'run:' or 'explore:' line")
+        yield name[:-3], path, kind, run, explore
 
 
-def sweep(weft, path, run, mode, seeds, limit):
-    """(first failing seed or None, seconds, how it ended)."""
+def sweep(weft, path, args, mode, seeds, limit):
+    """(first failing seed or interleaving or None, seconds, how it
+    ended)."""
     schedule, _, memory = mode.partition("+")
     env = dict(os.environ, WEFT_SCHEDULE=schedule.replace("SEED", "0"),
                WEFT_MEMORY=memory or "sc", WEFT_SPIN_TIMEOUT="1")
-    cmd = [weft, "run", path, "--options", "-cl-std=CL3.0", *run,
-           "--seeds", f"1..{seeds}", "--print", "0"]
+    exhaustive = schedule.startswith("exhaustive")
+    cmd = [weft, "run", path, "--options", "-cl-std=CL3.0", *args,
+           *(["--explore"] if exhaustive else ["--seeds", f"1..{seeds}"]),
+           "--print", "0"]
     start = time.monotonic()
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True,
@@ -64,9 +73,14 @@ def sweep(weft, path, run, mode, seeds, limit):
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - start, "time limit"
     seconds = time.monotonic() - start
-    m = re.search(r"seed (\d+) fails", p.stderr)
+    m = re.search(r"(?:seed|interleaving) (\d+) fails", p.stderr)
     if m:
         return int(m.group(1)), seconds, "failed"
+    m = re.search(r"all (\d+) interleavings? within", p.stdout)
+    if m:
+        return None, seconds, f"all {m.group(1)} interleavings passed"
+    if re.search(r"the budget is spent", p.stdout):
+        return None, seconds, "budget spent"
     if p.returncode:
         sys.exit(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stderr}")
     return None, seconds, "all passed"
@@ -82,7 +96,7 @@ def main():
                     help="seconds per kernel and mode")
     ap.add_argument("--modes", default="random-deep:SEED,pct:SEED,"
                     "pct:SEED:3,random:SEED,random-deep:SEED+weak,"
-                    "pct:SEED+weak")
+                    "pct:SEED+weak,exhaustive,exhaustive+weak")
     ap.add_argument("--csv")
     a = ap.parse_args()
     modes = a.modes.split(",")
@@ -90,9 +104,10 @@ def main():
     out = csv.writer(open(a.csv, "w", newline="") if a.csv else sys.stdout)
     out.writerow(["kernel", "kind", "mode", "first_failing_seed", "seconds",
                   "ended"])
-    for name, path, kind, run in kernels():
+    for name, path, kind, run, explore in kernels():
         for mode in modes:
-            seed, seconds, ended = sweep(a.weft, path, run, mode, a.seeds,
+            args = explore if mode.startswith("exhaustive") else run
+            seed, seconds, ended = sweep(a.weft, path, args, mode, a.seeds,
                                          a.limit)
             rows.append((name, kind, mode, seed, seconds, ended))
             out.writerow([name, kind, mode, seed if seed else "",
@@ -107,11 +122,16 @@ def main():
             seeds = sorted(r[3] for r in found)
             median = seeds[len(seeds) // 2] if seeds else "-"
             print(f"  {mode:23} {kind:5} found {len(found)}/{len(bugs)}, "
-                  f"median first seed {median}")
+                  f"median first seed (interleaving) {median}")
         alarms = [r for r in mine if r[1] == "correct" and r[3]]
         ok = len([r for r in mine if r[1] == "correct"])
         print(f"  {mode:23} false alarms {len(alarms)}/{ok}"
               + "".join(f" ({r[0]})" for r in alarms))
+        proved = [r for r in mine if r[1] == "correct" and
+                  r[5].startswith("all ")]
+        if proved:
+            print(f"  {mode:23} proved {len(proved)}/{ok}: " + ", ".join(
+                f"{r[0]} ({r[5].split()[1]})" for r in proved))
 
 
 if __name__ == "__main__":

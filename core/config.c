@@ -140,8 +140,9 @@ static void read_spin_timeout(void) {
 }
 
 #define SCHEDULE_FORMS \
-  "fifo, random:SEED, random-deep:SEED, pct:SEED or pct:SEED:DEPTH (SEED " \
-  "a number, DEPTH 1 to 16)"
+  "fifo, random:SEED, random-deep:SEED, pct:SEED, pct:SEED:DEPTH (SEED " \
+  "a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS]] " \
+  "(BUDGET at least 1, PREEMPTIONS at most 16) or replay:POS=CHOICE,..."
 
 /* "NUMBER" up to end (or the string's end); 0, or -1. */
 static int parse_count(const char *s, const char *end,
@@ -153,11 +154,57 @@ static int parse_count(const char *s, const char *end,
   return errno || stop != (end ? end : s + strlen(s)) ? -1 : 0;
 }
 
-/* WEFT_SCHEDULE: MODE:SEED, and pct's optional :DEPTH. */
+/* "exhaustive[:BUDGET[:PREEMPTIONS]]": 0, or -1. */
+static int parse_exhaustive(const char *v) {
+  unsigned long long budget = WEFT_EXPLORE_BUDGET,
+                     preemptions = WEFT_EXPLORE_PREEMPTIONS;
+  const char *rest = v + strlen("exhaustive");
+  if (*rest && *rest != ':') return -1;
+  if (*rest) {
+    const char *colon = strchr(rest + 1, ':');
+    if (parse_count(rest + 1, colon, &budget) || !budget) return -1;
+    if (colon && (parse_count(colon + 1, NULL, &preemptions) ||
+                  preemptions > 16))
+      return -1;
+  }
+  config.schedule = WEFT_SCHEDULE_EXHAUSTIVE;
+  config.explore_budget = budget;
+  config.explore_preemptions = (unsigned)preemptions;
+  return 0;
+}
+
+/* "replay:POS=CHOICE,..." (possibly empty): one interleaving of the
+ * exhaustive exploration, as a failing launch names it. 0, or -1. */
+static int parse_replay(const char *v) {
+  const char *p = v + strlen("replay:");
+  const char *list = p;
+  while (*p) {
+    size_t a = strspn(p, "0123456789");
+    if (!a || p[a] != '=') return -1;
+    size_t b = strspn(p + a + 1, "0123456789");
+    if (!b || a > 9 || b > 9) return -1;
+    p += a + 1 + b;
+    if (*p == ',' && p[1]) p++;
+    else if (*p) return -1;
+  }
+  config.schedule = WEFT_SCHEDULE_EXHAUSTIVE;
+  config.explore_budget = 1;
+  config.explore_preemptions = 0;
+  config.explore_replay = list;
+  return 0;
+}
+
+/* WEFT_SCHEDULE: MODE:SEED, and pct's optional :DEPTH; or exhaustive, or
+ * one of its interleavings. */
 static void read_schedule(void) {
   const char *v = getenv("WEFT_SCHEDULE");
   config.schedule_depth = 0;
   if (!v || !strcmp(v, "fifo")) return;
+  if (!strncmp(v, "exhaustive", 10) || !strncmp(v, "replay:", 7)) {
+    if (v[0] == 'e' ? parse_exhaustive(v) : parse_replay(v))
+      warn("WEFT_SCHEDULE", v, SCHEDULE_FORMS);
+    return;
+  }
   static const struct { const char *name; weft_schedule_mode mode; } modes[] = {
       {"random:", WEFT_SCHEDULE_RANDOM},
       {"random-deep:", WEFT_SCHEDULE_RANDOM_DEEP},

@@ -21,8 +21,13 @@ typedef enum weft_schedule_mode {
   WEFT_SCHEDULE_FIFO = 0,
   WEFT_SCHEDULE_RANDOM = 1,
   WEFT_SCHEDULE_RANDOM_DEEP = 2,
-  WEFT_SCHEDULE_PCT = 3
+  WEFT_SCHEDULE_PCT = 3,
+  WEFT_SCHEDULE_EXHAUSTIVE = 4
 } weft_schedule_mode;
+
+/* WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS]]: the defaults. */
+#define WEFT_EXPLORE_BUDGET 100000
+#define WEFT_EXPLORE_PREEMPTIONS 2
 
 /* The most bug depth WEFT_SCHEDULE=pct:SEED:DEPTH takes. */
 #define WEFT_PCT_DEPTH_MAX 16
@@ -53,6 +58,12 @@ typedef struct weft_config {
   weft_schedule_mode schedule;
   unsigned long long schedule_seed;
   unsigned schedule_depth;  /* pct's DEPTH; 0: none given */
+  /* exhaustive's most interleavings and most preemptions in each. */
+  unsigned long long explore_budget;
+  unsigned explore_preemptions;
+  /* replay:CHOICES: the decisions of one interleaving (explore.c), or
+   * NULL. */
+  const char *explore_replay;
   /* WEFT_MEMORY: 1 for "weak" (plain global stores wait in a store buffer
    * per work-group: backend/cpu/weak_memory.c), 0 for "sc", the default. */
   int weak_memory;

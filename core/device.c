@@ -105,6 +105,26 @@ int weft_schedule_history(char *out, size_t size) {
   return 0;
 }
 
+/* The first device with exhaustive exploration (the CPU), or NULL. */
+static weft_device *exploring_device(void) {
+  int count = weft_device_count();
+  for (int i = 0; i < count; i++)
+    if (devices[i]->ops->schedule_next) return devices[i];
+  return NULL;
+}
+
+int weft_schedule_next(void) {
+  weft_device *d = exploring_device();
+  return d ? d->ops->schedule_next(d) : WEFT_EINVAL;
+}
+
+int weft_schedule_replay(char *out, size_t size,
+                         unsigned long long *explored) {
+  weft_device *d = exploring_device();
+  if (!out || !size || !d) return WEFT_EINVAL;
+  return d->ops->schedule_replay(d, out, size, explored);
+}
+
 int weft_schedule_seed(unsigned long long seed) {
   int count = weft_device_count();
   if (count < 0) return count;

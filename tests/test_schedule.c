@@ -8,6 +8,9 @@
 #define SEEDS 200
 #define GROUPS 8
 
+/* Work-groups per launch: GROUPS, but 3 for exhaustive exploration. */
+static int groups = GROUPS;
+
 static const char *source =
     "/* A lock whose acquire is a test, then a set: two groups can enter. */\n"
     "__kernel void racy(volatile __global int *lock, __global int *c) {\n"
@@ -110,10 +113,13 @@ static void schedule_note(unsigned long long seed, char *out, size_t size) {
   snprintf(out, size, "[schedule %s:%llu%s, launch 1", mode(), seed, depth());
 }
 
+/* WEFT_SCHEDULE for setup, instead of the variant's mode with seed 1. */
+static const char *forced_schedule;
+
 static run setup(const char *kernel) {
   char schedule[64];
   snprintf(schedule, sizeof schedule, "%s:1%s", mode(), depth());
-  setenv("WEFT_SCHEDULE", schedule, 1);
+  setenv("WEFT_SCHEDULE", forced_schedule ? forced_schedule : schedule, 1);
   run r;
   r.ctx = support_context();
   weft_program *p = support_build(r.ctx, source, "-cl-std=CL3.0");
@@ -140,7 +146,7 @@ static int once(run *r, unsigned long long seed, const int init[4], int out[2]) 
   CHECK_OK(weft_buffer_write(r->a, 0, 16, init), r->a);
   CHECK_OK(weft_buffer_write(r->b, 0, 8, zero), r->b);
   weft_schedule_seed(seed);
-  size_t global = GROUPS * 2, local = 2;
+  size_t global = (size_t)groups * 2, local = 2;
   int rc = weft_kernel_launch(r->k, 1, NULL, &global, &local);
   CHECK_OK(weft_buffer_read(r->b, 0, 8, out), r->b);
   return rc;
@@ -294,6 +300,62 @@ TEST(weak_memory_passes_a_release_store) {
 
 TEST(weak_memory_passes_fenced_message_passing) {
   CHECK_EQ(first_broken("fenced_message", 1, stale_data), 0);
+}
+
+/* ---------------------------------------------- exhaustive exploration */
+
+/* Every interleaving of kernel at 3 groups within 2 preemptions, each
+ * launch on fresh inputs, until broken(c) or none is left: the number of
+ * the first broken one, or 0 with *total the interleavings run. */
+static unsigned long long explore(const char *kernel,
+                                  int (*broken)(const int c[2]),
+                                  unsigned long long *total) {
+  forced_schedule = "exhaustive";
+  groups = 3;
+  run r = setup(kernel);
+  int out[2];
+  unsigned long long n = 0, failed = 0;
+  for (int next = 1; next == 1 && !failed;) {
+    CHECK_OK(once(&r, 0, zeros, out), r.k);
+    n++;
+    if (broken(out)) failed = n;
+    else next = weft_schedule_next();
+    CHECK(next >= 0);
+  }
+  *total = n;
+  char replay[256];
+  unsigned long long explored = 0;
+  CHECK_OK(weft_schedule_replay(replay, sizeof replay, &explored), NULL);
+  CHECK_STR_CONTAINS(replay, "replay:");
+  /* Counted by weft_schedule_next: all of them, or those before the
+   * failing one. */
+  CHECK_EQ(explored, failed ? n - 1 : n);
+  teardown(&r);
+  return failed;
+}
+
+static int lost_of_three(const int c[2]) { return c[0] != 3; }
+
+TEST(exhaustive_finds_the_racy_lock) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  unsigned long long total, failed = explore("racy", lost_of_three, &total);
+  fprintf(stderr, "racy lock: interleaving %llu\n", failed);
+  CHECK(failed > 1); /* the first, without preemption, is right */
+}
+
+TEST(exhaustive_proves_the_mutex_at_three_groups) {
+  unsigned long long total, failed = explore("correct", lost_of_three, &total);
+  fprintf(stderr, "correct mutex: %llu interleavings\n", total);
+  CHECK_EQ(failed, 0);
+  CHECK(total > 100);
+}
+
+TEST(next_needs_exhaustive) {
+  run r = setup("correct");
+  char replay[16];
+  CHECK_EQ(weft_schedule_next(), WEFT_EINVAL);
+  CHECK_EQ(weft_schedule_replay(replay, sizeof replay, NULL), WEFT_EINVAL);
+  teardown(&r);
 }
 
 TEST_MAIN()

@@ -140,8 +140,8 @@ static int run_steps(const run_options *opt) {
   if (!status) status = pick_kernel(&run);
   if (!status) status = run_args_check(&run);
   if (!status) status = run_expect_resolve(&run);
-  if (!status && opt->has_seeds) {
-    status = run_sweep(&run);
+  if (!status && (opt->has_seeds || opt->explore)) {
+    status = opt->explore ? run_explore(&run) : run_sweep(&run);
     release(&run);
     return status;
   }
@@ -160,6 +160,7 @@ int tool_run(int argc, char **argv) {
   int status = run_options_parse(argc, argv, &opt);
   if (!status && opt.help) tool_print_usage(stdout);
   else if (!status && opt.has_seeds) status = run_sweep_prepare(&opt);
+  else if (!status && opt.explore) status = run_explore_prepare();
   if (!status && !opt.help) status = run_steps(&opt);
   run_options_free(&opt);
   return status;

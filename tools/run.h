@@ -38,6 +38,13 @@ int run_launch(run_state *run, double *ms);
 int run_sweep_prepare(const run_options *opt);
 int run_sweep(run_state *run);
 
+/* --explore (run_sweep.c): WEFT_SCHEDULE=exhaustive unless it names it
+ * already (an exit status when it names another mode); then one launch
+ * per interleaving until every one has run or one fails, which is printed
+ * with the WEFT_SCHEDULE value that replays it. 0, or an exit status. */
+int run_explore_prepare(void);
+int run_explore(run_state *run);
+
 /* Prints the first --print elements of every buffer argument, then writes
  * the --out files; 0, or an exit status after reporting. */
 int run_show_results(run_state *run);

@@ -169,6 +169,8 @@ static int parse_one(run_options *opt, int argc, char **argv, int *i) {
     opt->help = 1;
   } else if (!strcmp(arg, "--time")) {
     opt->time = 1;
+  } else if (!strcmp(arg, "--explore")) {
+    opt->explore = 1;
   } else if (arg[0] == '-' && arg[1]) {
     char name[16];
     size_t length = strcspn(arg, "=");
@@ -203,6 +205,8 @@ static int check(const run_options *opt) {
     problem = "--offset must have as many components as --global";
   else if (opt->shards && !opt->has_seeds)
     problem = "--shard shares out the seeds of --seeds A..B: give --seeds";
+  else if (opt->explore && opt->has_seeds)
+    problem = "--explore runs every interleaving, --seeds some: give one";
   if (problem) tool_usage_error("run", "%s", problem);
   return problem ? -1 : 0;
 }

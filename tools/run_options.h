@@ -42,6 +42,7 @@ typedef struct run_options {
   int has_seeds;             /* --seeds A..B: one launch per seed */
   unsigned long long seed_first, seed_last;
   unsigned shard, shards;    /* --shard I/N: seeds first+I, +N, ... */
+  int explore;               /* --explore: every interleaving in turn */
   int argc;                  /* the command line, for the replay */
   char **argv;
 } run_options;

@@ -134,6 +134,70 @@ static int one_seed(run_state *run, unsigned long long seed) {
   return 1;
 }
 
+int run_explore_prepare(void) {
+  const char *v = getenv("WEFT_SCHEDULE");
+  if (!v || !strcmp(v, "fifo")) {
+    setenv("WEFT_SCHEDULE", "exhaustive", 1);
+    return 0;
+  }
+  if (!strncmp(v, "exhaustive", 10)) return 0;
+  tool_usage_error("run", "--explore: WEFT_SCHEDULE='%s' is not "
+                   "exhaustive[:BUDGET[:PREEMPTIONS]]: unset it, or give one "
+                   "of those", v);
+  return TOOL_EXIT_USAGE;
+}
+
+/* The command line without --explore, under the interleaving's replay. */
+static void print_explore_replay(const run_options *opt) {
+  char replay[4096];
+  unsigned long long explored = 0;
+  if (weft_schedule_replay(replay, sizeof replay, &explored)) return;
+  const char *memory = getenv("WEFT_MEMORY");
+  int weak = memory && !strcmp(memory, "weak");
+  fprintf(stderr, "weft run: interleaving %llu fails; replay it with:\n  %s"
+          "WEFT_SCHEDULE=%s weft run", explored + 1,
+          weak ? "WEFT_MEMORY=weak " : "", replay);
+  for (int i = 1; i < opt->argc; i++) {
+    if (strcmp(opt->argv[i], "--explore")) {
+      fputc(' ', stderr);
+      print_quoted(opt->argv[i], stderr);
+    }
+  }
+  fputc('\n', stderr);
+}
+
+int run_explore(run_state *run) {
+  for (unsigned long long ran = 1;; ran++) {
+    int status = one_seed(run, 0);
+    if (status == 1) {
+      print_history();
+      print_explore_replay(run->opt);
+      return TOOL_EXIT_FAILED;
+    }
+    if (status) return status;
+    int next = weft_schedule_next();
+    if (next == 1) continue;
+    if (next == 0) {
+      printf("weft run: all %llu interleaving%s within WEFT_SCHEDULE=%s "
+             "explored, no failure%s\n", ran, ran == 1 ? "" : "s",
+             getenv("WEFT_SCHEDULE"),
+             run->opt->num_expects ? "" : " (nothing was checked but that "
+                                          "each launch succeeded: no "
+                                          "--expect)");
+      return 0;
+    }
+    if (next == WEFT_ERANGE) {
+      printf("weft run: %llu interleavings explored, no failure; the "
+             "budget is spent and more are left (WEFT_SCHEDULE="
+             "exhaustive:BUDGET[:PREEMPTIONS])\n", ran);
+      return TOOL_EXIT_FAILED;
+    }
+    tool_error("run", "--explore: %s after %llu interleavings",
+               weft_strerror(next), ran);
+    return TOOL_EXIT_FAILED;
+  }
+}
+
 int run_sweep(run_state *run) {
   const run_options *opt = run->opt;
   unsigned long long step = opt->shards ? opt->shards : 1, ran = 0;

@@ -317,9 +317,11 @@ static void settle(launch_state *l, coop_slot *s) {
     return;
   }
   s->spun = s->state == SLOT_YIELDING;
-  /* PCT: a spinner goes below the others, whoever it waits for. */
+  /* PCT: a spinner goes below the others, whoever it waits for;
+   * exhaustive: it is not chosen again at once. */
   if (l->pct && s->spun && !s->polls)
     weft__pct_spun(l, &s->group.items[s->group.cur]);
+  if (s->spun && !s->polls) l->explore_spinner = s;
   if (!s->spun) l->events++;
   switch (s->state) {
   case SLOT_YIELDING:
@@ -468,6 +470,17 @@ static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
 void weft__coop_note_schedule(launch_state *l) {
   weft_executor *e = l->executor;
   if (!l->random || !l->status) return;
+  size_t used = strlen(l->msg->text);
+  if (e->explore) {
+    char replay[WEFT_MSG_MAX / 4];
+    unsigned long long runs;
+    weft__explore_replay(e->explore, replay, sizeof replay, &runs);
+    snprintf(l->msg->text + used, sizeof l->msg->text - used,
+             " [schedule exhaustive, interleaving %llu%s: WEFT_SCHEDULE=%s "
+             "replays it]", runs + 1, e->weak ? ", WEFT_MEMORY=weak" : "",
+             replay);
+    return;
+  }
   char mode[64];
   if (e->schedule == WEFT_SCHEDULE_PCT && e->depth)
     snprintf(mode, sizeof mode, "pct:%llu:%u", e->seed, e->depth);
@@ -477,7 +490,6 @@ void weft__coop_note_schedule(launch_state *l) {
     snprintf(mode, sizeof mode, "%s:%llu",
              e->schedule == WEFT_SCHEDULE_RANDOM ? "random" : "random-deep",
              e->seed);
-  size_t used = strlen(l->msg->text);
   snprintf(l->msg->text + used, sizeof l->msg->text - used,
            " [schedule %s%s, launch %llu of that seed: the same seed and "
            "launches reproduce it]", mode, e->weak ? ", WEFT_MEMORY=weak" : "",
@@ -544,6 +556,114 @@ static void pct_point(launch_state *l, coop_slot *s) {
   } else if (best != g->cur) {
     weft__executor_switch_item(g, g->cur, best);
   }
+}
+
+/* --------------------------------------------------- exhaustive schedule */
+
+/* The most work-items a decision lists: exhaustive exploration is for
+ * small launches; beyond this, the others are not among the choices. */
+#define MAX_CANDIDATES 256
+
+typedef struct candidate {
+  coop_slot *slot;  /* NULL: the next group to start */
+  unsigned item;
+} candidate;
+
+static unsigned add(candidate *c, unsigned n, coop_slot *s, unsigned item) {
+  if (n < MAX_CANDIDATES) c[n++] = (candidate){s, item};
+  return n;
+}
+
+/* The work-items of a ready group that could run: any runnable one if it
+ * stopped at a schedule point with its work-items interleaved, else the
+ * one it stopped in. */
+static unsigned add_ready(candidate *c, unsigned n, coop_slot *s) {
+  const cpu_group *g = &s->group;
+  if (!(s->preempted && g->interleaved)) return add(c, n, s, g->cur);
+  for (unsigned k = 0; k < g->num_items; k++)
+    if (g->items[k].state == ITEM_RUNNABLE) n = add(c, n, s, k);
+  return n;
+}
+
+/* What could run, in a fixed order: the running work-item of cur first
+ * (if any), cur's other runnable work-items, the ready groups' in queue
+ * order (skip's last, as a fair scheduler would: a spinner chosen again
+ * at once would spin), then the next group to start. */
+static unsigned candidates(launch_state *l, coop_slot *cur, coop_slot *skip,
+                           int can_start, candidate *c) {
+  unsigned n = 0;
+  if (cur) {
+    cpu_group *g = &cur->group;
+    n = add(c, n, cur, g->cur);
+    for (unsigned k = 0; g->interleaved && k < g->num_items; k++)
+      if (k != g->cur && g->items[k].state == ITEM_RUNNABLE)
+        n = add(c, n, cur, k);
+  }
+  for (coop_slot *s = l->ready_head; s; s = s->next)
+    if (s != skip && can_progress(s)) n = add_ready(c, n, s);
+  if (can_start) n = add(c, n, NULL, 0);
+  if (skip && !n && can_progress(skip)) n = add_ready(c, n, skip);
+  return n;
+}
+
+/* Takes s out of the ready queue (coop_lock held). */
+static void unlink_ready(launch_state *l, coop_slot *s) {
+  coop_slot **p = &l->ready_head, *prev = NULL;
+  while (*p != s) prev = *p, p = &(*p)->next;
+  *p = s->next;
+  if (l->ready_tail == s) l->ready_tail = prev;
+  l->num_ready--;
+}
+
+/* The next group to run under exhaustive: the one a decision at a
+ * schedule point chose, or a decision now among what could run; set to
+ * resume at the chosen work-item. NULL, with *start when starting the
+ * next group was chosen. */
+static coop_slot *pick_explore(launch_state *l, int can_start, int *start) {
+  candidate t;
+  *start = 0;
+  if (l->explore_has_target) {
+    l->explore_has_target = 0;
+    t = (candidate){l->explore_target, l->explore_target_item};
+  } else {
+    /* After a spin, the next in line runs, as no decision: a choice at
+     * every turn of every polling loop would multiply the interleavings
+     * by two or more per turn, for spins that change nothing. */
+    candidate c[MAX_CANDIDATES];
+    coop_slot *spinner = l->explore_spinner;
+    unsigned n = candidates(l, NULL, spinner, can_start, c);
+    l->explore_spinner = NULL;
+    if (!n) return NULL;
+    t = c[spinner ? 0 : weft__explore_choose(l->executor->explore, n, 0)];
+  }
+  if (!t.slot) {
+    *start = 1;
+    return NULL;
+  }
+  unlink_ready(l, t.slot);
+  if (t.slot->preempted && t.slot->group.interleaved)
+    t.slot->group.cur = t.item;
+  return t.slot;
+}
+
+/* A decision at a schedule point: go on, switch to another work-item of
+ * the group, or preempt the group for another. */
+static void explore_point(launch_state *l, coop_slot *s) {
+  cpu_group *g = &s->group;
+  int can_start = l->next_group < l->total && l->num_resident < l->limit;
+  candidate c[MAX_CANDIDATES];
+  unsigned n = candidates(l, s, NULL, can_start, c);
+  unsigned i = weft__explore_choose(l->executor->explore, n, 1);
+  if (!i) return;
+  if (c[i].slot == s) {
+    weft__executor_switch_item(g, g->cur, c[i].item);
+    return;
+  }
+  l->explore_has_target = 1;
+  l->explore_target = c[i].slot;
+  l->explore_target_item = c[i].item;
+  s->state = SLOT_PREEMPTED;
+  switch_to_scheduler(s);
 }
 
 /* -------------------------------------------------------- the scheduler */
@@ -659,7 +779,9 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     int can_start = l->next_group < l->total && l->num_resident < l->limit;
     int start = 0;
     coop_slot *s;
-    if (l->pct) {
+    if (l->executor->explore) {
+      s = pick_explore(l, can_start, &start);
+    } else if (l->pct) {
       s = pick_pct(l, can_start, &start);
     } else if (l->random) {
       s = pick_random(l, can_start, &start);
@@ -748,6 +870,9 @@ void weft__coop_begin(launch_state *l) {
   l->pct = e->schedule == WEFT_SCHEDULE_PCT;
   if (l->pct) weft__pct_begin(l);
   if (l->random) weft__trace_begin(l);
+  l->explore_has_target = 0;
+  l->explore_spinner = NULL;
+  if (e->explore) weft__explore_begin(e->explore);
   l->events = 1;
   l->spin_events = 0;
   l->running_spinners = 0;
@@ -798,6 +923,10 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx) {
   launch_state *l = s->group.launch;
   if (!l->random) return;
   weft__trace_step(l, &s->group, __builtin_return_address(0));
+  if (l->executor->explore) {
+    explore_point(l, s);
+    return;
+  }
   if (l->executor->weak) weft__weak_drift(&s->group, l);
   if (l->pct) {
     pct_point(l, s);

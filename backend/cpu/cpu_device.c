@@ -278,6 +278,16 @@ static void cpu_schedule_history(weft_device *device, char *out,
   weft__executor_schedule_history(cpu_of(device)->executor, out, size);
 }
 
+static int cpu_schedule_next(weft_device *device) {
+  return weft__executor_schedule_next(cpu_of(device)->executor);
+}
+
+static int cpu_schedule_replay(weft_device *device, char *out, size_t size,
+                               unsigned long long *explored) {
+  return weft__executor_schedule_replay(cpu_of(device)->executor, out, size,
+                                        explored);
+}
+
 static const weft_device_ops cpu_ops = {
     .name = "cpu",
     .info = cpu_info,
@@ -299,6 +309,8 @@ static const weft_device_ops cpu_ops = {
     .binary_free = cpu_binary_free,
     .schedule_seed = cpu_schedule_seed,
     .schedule_history = cpu_schedule_history,
+    .schedule_next = cpu_schedule_next,
+    .schedule_replay = cpu_schedule_replay,
     .launch = cpu_launch,
 };
 

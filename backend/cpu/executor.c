@@ -621,6 +621,14 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->seed = config->schedule_seed;
   e->depth = config->schedule_depth;
   e->weak = config->weak_memory;
+  if (config->schedule == WEFT_SCHEDULE_EXHAUSTIVE &&
+      weft__explore_create(config->explore_budget,
+                           config->explore_preemptions,
+                           config->explore_replay, &e->explore)) {
+    free(e->workers);
+    free(e);
+    return WEFT_ENOMEM;
+  }
   e->timeout = config->timeout;
   pthread_mutex_init(&e->races_lock, NULL);
   pthread_mutex_init(&e->history_lock, NULL);
@@ -656,6 +664,7 @@ void weft__executor_destroy(weft_executor *e) {
   weft__check_races_free(e);
   pthread_mutex_destroy(&e->races_lock);
   pthread_mutex_destroy(&e->history_lock);
+  weft__explore_free(e->explore);
   for (unsigned i = 0; i < e->num_workers; i++) {
     cpu_worker *w = &e->workers[i];
     weft__stacks_fini(&w->stacks);

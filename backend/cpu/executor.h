@@ -66,6 +66,14 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx);
  * the launches after it are numbered from 1 again. */
 void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed);
 
+/* WEFT_SCHEDULE=exhaustive (explore.c): the next interleaving
+ * (weft_schedule_next's results), and the last launch's as
+ * "replay:POS=CHOICE,..." with the number explored; WEFT_EINVAL under
+ * another mode. */
+int weft__executor_schedule_next(weft_executor *e);
+int weft__executor_schedule_replay(weft_executor *e, char *out, size_t size,
+                                   unsigned long long *explored);
+
 /* The last schedule-mode launch's interleaving, summarized (one line per
  * stretch a work-item ran; "" before any): schedule_trace.c. */
 void weft__executor_schedule_history(weft_executor *e, char *out,

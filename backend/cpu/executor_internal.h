@@ -30,6 +30,7 @@ typedef struct check_report check_report;
 typedef struct weft_watchdog weft_watchdog;
 typedef struct race_records race_records;
 typedef struct weft_store_buffer weft_store_buffer;
+typedef struct weft_explore weft_explore;
 
 /* A stretch of a schedule mode's interleaving (schedule_trace.c): work-item
  * item of group group ran steps schedule points, from first_pc to last_pc
@@ -124,6 +125,7 @@ struct weft_executor {
   unsigned long long seed;        /* of random schedules */
   unsigned depth;                 /* pct's bug depth */
   int weak;                       /* WEFT_MEMORY=weak (weak_memory.c) */
+  weft_explore *explore;          /* WEFT_SCHEDULE=exhaustive (explore.c) */
   unsigned long long launches;    /* cooperative launches since the seed */
   unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
   coop_slot *free_slots;    /* kept across launches */
@@ -208,6 +210,13 @@ struct launch_state {
   int64_t pct_floor;
   uint64_t pct_next_group;
   int64_t pct_next_priority;
+  /* Under exhaustive (coop.c): the work-item a decision at a schedule
+   * point chose in another group (slot NULL: the next group to start),
+   * and the group that last stopped to spin (not chosen again at once). */
+  int explore_has_target;
+  coop_slot *explore_target;
+  unsigned explore_target_item;
+  coop_slot *explore_spinner;
   /* Under a schedule mode: the last stretches run (schedule_trace.c). */
   uint64_t trace_total;
   trace_stretch trace[TRACE_MAX];
@@ -281,6 +290,22 @@ void weft__weak_drift(cpu_group *g, launch_state *l);
 void weft__weak_drain_group(cpu_group *g);
 void weft__weak_reset(cpu_group *g);
 void weft__weak_free(cpu_group *g);
+
+/* WEFT_SCHEDULE=exhaustive (explore.c): made with the executor; a
+ * launch's start; a decision among count work-items that could run (0:
+ * the first; preempting: choosing another preempts the running one); after
+ * a launch, the next interleaving (1), none left (0), or WEFT_ERANGE (the
+ * budget is spent), WEFT_ELAUNCH (the launch did not repeat the decisions
+ * it replayed); the last launch's decisions as "replay:POS=CHOICE,...". */
+int weft__explore_create(unsigned long long budget, unsigned bound,
+                         const char *replay, weft_explore **out);
+void weft__explore_free(weft_explore *x);
+void weft__explore_begin(weft_explore *x);
+unsigned weft__explore_choose(weft_explore *x, unsigned count,
+                              int preempting);
+int weft__explore_next(weft_explore *x);
+void weft__explore_replay(const weft_explore *x, char *out, size_t size,
+                          unsigned long long *runs);
 
 /* Schedule modes' interleaving (schedule_trace.c): a launch's start; a
  * schedule point of g's running work-item, returning to pc; the launch's

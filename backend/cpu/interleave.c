@@ -18,7 +18,8 @@
 #include "backend/cpu/executor_internal.h"
 
 /* A random runnable work-item other than except (UINT_MAX: any); under
- * PCT, the one with the highest priority. */
+ * PCT, the one with the highest priority; under exhaustive, the one the
+ * decision chooses. */
 static unsigned pick(cpu_group *g, unsigned except) {
   if (g->launch->pct) return weft__pct_best_item(g, except);
   unsigned count = 0;
@@ -27,7 +28,9 @@ static unsigned pick(cpu_group *g, unsigned except) {
   /* Some work-item can always run: a barrier that all reached releases
    * them, and the last to return does not pick. */
   assert(count > 0);
-  unsigned r = (unsigned)(weft__coop_random(g->launch) % count);
+  weft_explore *x = g->launch->executor->explore;
+  unsigned r = x ? weft__explore_choose(x, count, 0)
+                 : (unsigned)(weft__coop_random(g->launch) % count);
   for (unsigned k = 0;; k++)
     if (g->items[k].state == ITEM_RUNNABLE && k != except && r-- == 0)
       return k;

@@ -1,5 +1,6 @@
 // correct: a compare-and-swap lock with release and acquire.
 // run: --global 16 --local 2 --arg int[1] --arg int[1] --expect count[0]==8
+// explore: --global 6 --local 2 --arg int[1] --arg int[1] --expect count[0]==3
 __kernel void cas_lock(volatile __global atomic_int *lock,
                        __global int *count) {
   if (get_local_id(0) == 0) {

@@ -1,5 +1,6 @@
 // bug: the lock is released before the critical section's write.
 // run: --global 16 --local 2 --arg int[1] --arg int[1] --expect count[0]==8
+// explore: --global 6 --local 2 --arg int[1] --arg int[1] --expect count[0]==3
 __kernel void early_release(volatile __global atomic_int *lock,
                             __global int *count) {
   if (get_local_id(0) == 0) {

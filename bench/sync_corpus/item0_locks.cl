@@ -1,5 +1,6 @@
 // bug: only work-item 0 takes the lock, but every work-item writes.
 // run: --global 16 --local 2 --arg int[1] --arg int[1] --expect count[0]==16
+// explore: --global 6 --local 2 --arg int[1] --arg int[1] --expect count[0]==6
 __kernel void item0_locks(volatile __global atomic_int *lock,
                           __global int *count) {
   if (get_local_id(0) == 0) {

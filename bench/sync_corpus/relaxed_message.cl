@@ -2,6 +2,7 @@
 // memory the consumer may see the flag before the data. Correct under
 // sequential consistency.
 // run: --global 4 --local 2 --arg int[2] --arg int[1] --expect seen[0]==42
+// explore: --global 4 --local 2 --arg int[2] --arg int[1] --expect seen[0]==42
 __kernel void relaxed_message(__global int *box,
                               __global int *seen) {
   volatile __global atomic_int *flag = (volatile __global atomic_int *)&box[0];

@@ -2,6 +2,7 @@
 // fence: on a weak memory the critical section's write may become visible
 // after the release. Correct under sequential consistency.
 // run: --global 16 --local 2 --arg int[1] --arg int[1] --expect count[0]==8
+// explore: --global 6 --local 2 --arg int[1] --arg int[1] --expect count[0]==3
 __kernel void relaxed_release(volatile __global atomic_int *lock,
                               __global int *count) {
   if (get_local_id(0) == 0) {

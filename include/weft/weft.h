@@ -384,6 +384,26 @@ WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
  * between). 0, or WEFT_EINVAL for a NULL or empty out. */
 WEFT_EXPORT int weft_schedule_history(char *out, size_t size);
 
+/* Exhaustive exploration (WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS]]):
+ * each launch of a cooperative kernel runs one interleaving with at most
+ * PREEMPTIONS preemptions (2 by default), the first without any. After a
+ * launch, this moves on: 1 when another interleaving is left (the next
+ * launch, on the same inputs, runs it), 0 when every one has run,
+ * WEFT_ERANGE when BUDGET launches (100000 by default) ran first,
+ * WEFT_ELAUNCH when the launch did not repeat the decisions it was to
+ * replay (its path depends on more than its memory), WEFT_EINVAL under
+ * another schedule. A program loops: set the inputs, launch, check, call
+ * this, until it returns 0. */
+WEFT_EXPORT int weft_schedule_next(void);
+
+/* The last launch's interleaving under exhaustive exploration, as the
+ * WEFT_SCHEDULE value that replays it alone ("replay:3=1,17=2": the
+ * decisions that did not take the first choice), into out (size bytes);
+ * *explored (if not NULL): the launches explored before it. 0, or
+ * WEFT_EINVAL under another schedule or for a NULL or empty out. */
+WEFT_EXPORT int weft_schedule_replay(char *out, size_t size,
+                                     unsigned long long *explored);
+
 /* ------------------------------------------------------------------ CUDA */
 
 /* What the CUDA driver (libcuda.so.1, loaded at run time, or the file

@@ -87,7 +87,7 @@ matches err.txt "WEFT_ECHECK: .*: program\.cl:7:5: kernel 'k': weft_assert\(coun
 # A schedule Weft does not know is refused with the forms it takes, and
 # the launch runs first come, first served.
 WEFT_SCHEDULE=pct:1:17 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
-has_line err.txt "weft: ignoring WEFT_SCHEDULE='pct:1:17': expected fifo, random:SEED, random-deep:SEED, pct:SEED or pct:SEED:DEPTH (SEED a number, DEPTH 1 to 16)"
+has_line err.txt "weft: ignoring WEFT_SCHEDULE='pct:1:17': expected fifo, random:SEED, random-deep:SEED, pct:SEED, pct:SEED:DEPTH (SEED a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS]] (BUDGET at least 1, PREEMPTIONS at most 16) or replay:POS=CHOICE,..."
 WEFT_SCHEDULE=pct:1:3 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
 [ -s err.txt ] && fail "pct:1:3 was not taken"
 
@@ -101,4 +101,29 @@ matches err.txt "^  WEFT_MEMORY=weak WEFT_SCHEDULE=random-deep:[0-9]+ weft run "
 weft_exits 0 run "$release" "$@" --seeds 1..100 --expect 'count[0]==8'
 WEFT_MEMORY=strong weft_exits 0 run "$release" "$@"
 has_line err.txt "weft: ignoring WEFT_MEMORY='strong': expected sc or weak"
+
+# --explore: every interleaving at 3 groups within 2 preemptions; the
+# test-then-set lock fails in one, printed with the WEFT_SCHEDULE that
+# replays it alone; the compare-and-swap lock passes them all.
+set -- --options -cl-std=CL3.0 --global 6 --local 2 --arg 'int[1]' --arg 'int[1]'
+weft_exits 1 run "$ttas" "$@" --explore --expect 'count[0]==3'
+matches err.txt "^weft run: interleaving [0-9]+ fails; replay it with:$"
+replay=$(sed -n 's/^  WEFT_SCHEDULE=\(replay:[0-9=,]*\) weft run .*/\1/p' err.txt)
+[ -n "$replay" ] || fail "no replay line"
+found=$(grep -o 'is [0-9], not' err.txt)
+WEFT_SCHEDULE=$replay "$WEFT" run "$ttas" "$@" --expect 'count[0]==3' \
+  >out.txt 2>err.txt && fail "the replay $replay passed"
+grep -q "$found" err.txt || fail "the replay $replay gave another count"
+weft_exits 0 run "$corpus/cas_lock.cl" "$@" --explore --expect 'count[0]==3'
+matches out.txt "^weft run: all [0-9]+ interleavings within WEFT_SCHEDULE=exhaustive explored, no failure$"
+WEFT_SCHEDULE=exhaustive:5 weft_exits 1 run "$corpus/cas_lock.cl" "$@" --explore \
+  --expect 'count[0]==3'
+has_line out.txt "weft run: 5 interleavings explored, no failure; the budget is spent and more are left (WEFT_SCHEDULE=exhaustive:BUDGET[:PREEMPTIONS])"
+weft_exits 2 run "$ttas" "$@" --explore --seeds 1..3
+WEFT_SCHEDULE=pct:1 weft_exits 2 run "$ttas" "$@" --explore
+matches err.txt "is not exhaustive\[:BUDGET\[:PREEMPTIONS\]\]"
+WEFT_SCHEDULE=exhaustive:0 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
+matches err.txt "^weft: ignoring WEFT_SCHEDULE='exhaustive:0': expected "
+WEFT_SCHEDULE=replay:1=x weft_exits 0 run "$corpus/cas_lock.cl" "$@"
+matches err.txt "^weft: ignoring WEFT_SCHEDULE='replay:1=x': expected "
 exit 0
