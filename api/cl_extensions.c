@@ -13,6 +13,9 @@ typedef struct extension_function {
 static const extension_function functions[] = {
     {"clIcdGetPlatformIDsKHR", (void *)clIcdGetPlatformIDsKHR},
     {"clEnqueueInitSyncObjectWEFT", (void *)clEnqueueInitSyncObjectWEFT},
+    {"clEnqueueScheduleSeedWEFT", (void *)clEnqueueScheduleSeedWEFT},
+    {"clScheduleNextWEFT", (void *)clScheduleNextWEFT},
+    {"clGetScheduleInfoWEFT", (void *)clGetScheduleInfoWEFT},
 };
 
 CL_API_ENTRY __attribute__((visibility("default"))) void *CL_API_CALL

@@ -218,4 +218,16 @@ cl_int CL_API_CALL clEnqueueInitSyncObjectWEFT(
     cl_long param, cl_uint algorithm, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event);
 
+/* cl_weft_schedule's host functions (weft/cl_weft.h; cl_schedule.c), by
+ * name only too. */
+cl_int CL_API_CALL clEnqueueScheduleSeedWEFT(cl_command_queue queue,
+                                             cl_ulong seed,
+                                             cl_uint num_events_in_wait_list,
+                                             const cl_event *event_wait_list,
+                                             cl_event *event);
+cl_int CL_API_CALL clScheduleNextWEFT(cl_command_queue queue, cl_int *status);
+cl_int CL_API_CALL clGetScheduleInfoWEFT(cl_command_queue queue,
+                                         cl_uint param, size_t size,
+                                         void *value, size_t *size_ret);
+
 #endif

@@ -9,7 +9,7 @@
 #define PLATFORM_NAME "Weft"
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
-#define PLATFORM_EXTENSIONS "cl_khr_icd cl_weft_sync"
+#define PLATFORM_EXTENSIONS "cl_khr_icd cl_weft_sync cl_weft_schedule"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
 #define OPENCL_C_VERSION "OpenCL C 1.2 Weft"
