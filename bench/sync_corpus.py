@@ -128,7 +128,7 @@ def main():
         print(f"  {mode:23} false alarms {len(alarms)}/{ok}"
               + "".join(f" ({r[0]})" for r in alarms))
         proved = [r for r in mine if r[1] == "correct" and
-                  r[5].startswith("all ")]
+                  "interleavings" in r[5]]
         if proved:
             print(f"  {mode:23} proved {len(proved)}/{ok}: " + ", ".join(
                 f"{r[0]} ({r[5].split()[1]})" for r in proved))
