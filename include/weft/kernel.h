@@ -198,6 +198,10 @@ typedef struct weft_barrier {
  * launch does not have: that option gets the native one here). */
 #define weft_global_barrier() weft__global_barrier(WEFT_GLOBAL_BARRIER_IMPL)
 
+/* cl_weft_schedule: schedule exploration (README); its kernel side is
+ * weft_assert. */
+#define cl_weft_schedule 1
+
 /* weft_assert(condition): in a testing build (a WEFT_SCHEDULE mode, check
  * mode, or the build option -cl-weft-assert, on the CPU), a work-item for
  * which condition is false ends the launch with WEFT_ECHECK, naming the
