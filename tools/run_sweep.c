@@ -1,7 +1,9 @@
 /* run_sweep.c: `weft run --seeds A..B`: the kernel once per seed of a
  * schedule exploration (WEFT_SCHEDULE), each launch on fresh buffers and
- * judged by --expect, until one fails; that seed is printed with the
- * command that replays it, alone, as the first launch of its seed. */
+ * judged by --expect, until one fails; that seed is printed with what ran
+ * last and the command that replays it, alone, as the first launch of its
+ * seed. `weft run --explore`: the same over the interleavings of an
+ * exhaustive exploration, the failing one named by its replay value. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
