@@ -85,6 +85,7 @@ static int launch(lock_run *r) {
 }
 
 TEST(seed_sweep_in_one_process) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
   lock_run r = open_run("random-deep:0", "ttas", 8);
   clEnqueueScheduleSeedWEFT_fn seed_fn =
       (clEnqueueScheduleSeedWEFT_fn)extension("clEnqueueScheduleSeedWEFT");
@@ -146,6 +147,7 @@ static cl_int explore(lock_run *r, int *failed, char *replay, size_t size) {
 }
 
 TEST(exhaustive_exploration_in_one_process) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
   lock_run r = open_run("exhaustive", "cas", 3);
   char replay[256];
   int failed;
@@ -156,6 +158,7 @@ TEST(exhaustive_exploration_in_one_process) {
 }
 
 TEST(exhaustive_exploration_finds_the_broken_lock) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
   lock_run r = open_run("exhaustive", "ttas", 3);
   char replay[256];
   int failed;
