@@ -179,10 +179,13 @@ static int parse_replay(const char *v) {
   const char *p = v + strlen("replay:");
   const char *list = p;
   while (*p) {
+    /* A position past a million decisions is no launch's: refused, not a
+     * table of that size. */
     size_t a = strspn(p, "0123456789");
-    if (!a || p[a] != '=') return -1;
+    if (!a || p[a] != '=' || a > 7 || strtoul(p, NULL, 10) > 1000000)
+      return -1;
     size_t b = strspn(p + a + 1, "0123456789");
-    if (!b || a > 9 || b > 9) return -1;
+    if (!b || b > 9) return -1;
     p += a + 1 + b;
     if (*p == ',' && p[1]) p++;
     else if (*p) return -1;
