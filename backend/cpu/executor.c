@@ -378,6 +378,7 @@ static void report_fault(cpu_group *g) {
   if (!*line && w->runtime_caller)
     weft__executor_code_place(d, (const char *)w->runtime_caller - 1, line,
                               sizeof line);
+  w->runtime_caller = NULL; /* the fault left the runtime call midway */
   if (is_stack_overflow(g, w->fault.addr)) {
     /* Column 0 is a function's prologue: its frame did not fit. */
     size_t n = strlen(line);
