@@ -9,6 +9,7 @@
  * only started groups run. The kernels that want every group in the race
  * first meet at weft_global_barrier(), which starts them all, and let the
  * others run inside their critical sections. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -606,7 +607,10 @@ TEST(machine_defaults_file) {
   char dir[] = "/tmp/weft-defaults-XXXXXX", path[64];
   CHECK(mkdtemp(dir) != NULL);
   snprintf(path, sizeof path, "%s/sync-defaults", dir);
-  FILE *file = fopen(path, "w");
+  /* 0600 whatever the umask: the cache ignores files others may write
+   * (under umask 002 fopen's 0664 made this test fail every time). */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  FILE *file = fd < 0 ? NULL : fdopen(fd, "w");
   CHECK(file != NULL);
   fputs("# written by the test\nversion=1\nmutex=ticket\nsemaphore=bogus\n"
         "barrier=two_stage\nglobal_barrier=native\n", file);
