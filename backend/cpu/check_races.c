@@ -333,16 +333,8 @@ static uint8_t mask_of(uint64_t w, uint64_t from, uint64_t to) {
 
 void weft__check_races_describe(const launch_state *l, uint32_t item,
                                 char *out, size_t size) {
-  const weft_launch_desc *d = l->desc;
-  uint64_t group = group_of(l->races, item), k = (item - 1) % l->races->per_group;
-  uint64_t lid[3], wg[3];
-  for (int i = 0; i < 3; i++) {
-    wg[i] = group % l->num_groups[i];
-    group /= l->num_groups[i];
-    lid[i] = k % d->local[i];
-    k /= d->local[i];
-  }
-  weft__executor_format_item(d, wg, lid, out, size);
+  weft__executor_describe_linear(l, group_of(l->races, item),
+                                 (item - 1) % l->races->per_group, out, size);
 }
 
 /* ---------------------------------------------------------- generated */

@@ -44,6 +44,19 @@ static void item_local_id(const cpu_group *g, unsigned k, uint64_t lid[3]) {
   lid[2] = k / (g->ctx.local_size[0] * g->ctx.local_size[1]);
 }
 
+void weft__executor_describe_linear(const launch_state *l, uint64_t group,
+                                    uint64_t k, char *out, size_t size) {
+  const weft_launch_desc *d = l->desc;
+  uint64_t wg[3], lid[3];
+  for (int i = 0; i < 3; i++) {
+    wg[i] = group % l->num_groups[i];
+    group /= l->num_groups[i];
+    lid[i] = k % d->local[i];
+    k /= d->local[i];
+  }
+  weft__executor_format_item(d, wg, lid, out, size);
+}
+
 void weft__executor_format_item(const weft_launch_desc *d,
                                 const uint64_t group[3], const uint64_t lid[3],
                                 char *out, size_t size) {

@@ -246,6 +246,10 @@ void weft__executor_format_item(const weft_launch_desc *d,
                                 char *out, size_t size);
 void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
                                   size_t size);
+/* The same for work-item k of group group of launch l, both numbered
+ * linearly (x fastest), once the group itself is gone. */
+void weft__executor_describe_linear(const launch_state *l, uint64_t group,
+                                    uint64_t k, char *out, size_t size);
 
 /* " at program.cl:9:15": where the instruction at pc of launch d's kernel
  * comes from, when its line tables say; else "". */

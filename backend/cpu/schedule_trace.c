@@ -32,20 +32,6 @@ void weft__trace_step(launch_state *l, const cpu_group *g, const void *pc) {
   *t = (trace_stretch){g->index, g->cur, pc, pc, 1};
 }
 
-/* "work-item (3) [local (1) in work-group (1)]" of a stretch. */
-static void describe(const launch_state *l, const trace_stretch *t,
-                     char *out, size_t size) {
-  const weft_launch_desc *d = l->desc;
-  uint64_t group[3], lid[3], g = t->group, k = t->item;
-  for (int i = 0; i < 3; i++) {
-    group[i] = g % l->num_groups[i];
-    g /= l->num_groups[i];
-    lid[i] = k % d->local[i];
-    k /= d->local[i];
-  }
-  weft__executor_format_item(d, group, lid, out, size);
-}
-
 /* "program.cl:5:9" of the schedule point a return address comes back
  * to (the call lies at it less one), or "?". */
 static void place(const launch_state *l, const void *pc, char *out,
@@ -67,7 +53,7 @@ void weft__trace_finish(launch_state *l) {
                              (unsigned long long)first);
   for (uint64_t i = first; i < l->trace_total && used < sizeof text; i++) {
     const trace_stretch *t = &l->trace[i % TRACE_MAX];
-    describe(l, t, who, sizeof who);
+    weft__executor_describe_linear(l, t->group, t->item, who, sizeof who);
     place(l, t->first_pc, from, sizeof from);
     place(l, t->last_pc, to, sizeof to);
     if (t->steps == 1)
