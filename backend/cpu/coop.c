@@ -165,6 +165,15 @@ static coop_slot *pop_ready(launch_state *l) {
   return s;
 }
 
+/* Takes s out of the ready queue (coop_lock held). */
+static void unlink_ready(launch_state *l, coop_slot *s) {
+  coop_slot **p = &l->ready_head, *prev = NULL;
+  while (*p != s) prev = *p, p = &(*p)->next;
+  *p = s->next;
+  if (l->ready_tail == s) l->ready_tail = prev;
+  l->num_ready--;
+}
+
 /* Whether running s could change anything: not if it polls a word that
  * still holds what it saw, or has not reached its target yet (it would
  * only poll again). */
@@ -438,10 +447,7 @@ static int spun_out(launch_state *l) {
 
 /* splitmix64: a small generator whose sequence a seed fixes. */
 uint64_t weft__coop_random(launch_state *l) {
-  uint64_t z = (l->rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return weft__mix64(l->rng += WEFT_GOLDEN_GAMMA);
 }
 
 /* The next group to run in a random schedule: any ready group that can
@@ -507,17 +513,17 @@ static int64_t group_priority(const coop_slot *s) {
   return g->items[g->cur].priority;
 }
 
-/* The ready group that can progress with the highest priority (*link: the
- * link to it in the ready queue), compared with the next group to start
- * when one can: returns that priority, with *link NULL when starting wins
- * (coop_lock held, or the launch's only thread). INT64_MIN: none. */
-static int64_t best_ready(launch_state *l, int can_start, coop_slot ***link) {
+/* The ready group that can progress with the highest priority, compared
+ * with the next group to start when one can: returns that priority, with
+ * *slot NULL when starting wins (coop_lock held, or the launch's only
+ * thread). INT64_MIN: none. */
+static int64_t best_ready(launch_state *l, int can_start, coop_slot **slot) {
   int64_t best = can_start ? weft__pct_unstarted_priority(l) : INT64_MIN;
-  *link = NULL;
-  for (coop_slot **p = &l->ready_head; *p; p = &(*p)->next) {
-    if (!can_progress(*p)) continue;
-    int64_t priority = group_priority(*p);
-    if (priority > best) best = priority, *link = p;
+  *slot = NULL;
+  for (coop_slot *s = l->ready_head; s; s = s->next) {
+    if (!can_progress(s)) continue;
+    int64_t priority = group_priority(s);
+    if (priority > best) best = priority, *slot = s;
   }
   return best;
 }
@@ -526,15 +532,11 @@ static int64_t best_ready(launch_state *l, int can_start, coop_slot ***link) {
  * resume at its best work-item; or NULL, with *start when the next group
  * to start wins (coop_lock held). */
 static coop_slot *pick_pct(launch_state *l, int can_start, int *start) {
-  coop_slot **link;
-  int64_t best = best_ready(l, can_start, &link);
-  *start = best != INT64_MIN && !link;
-  if (!link) return NULL;
-  coop_slot *s = *link, *prev = NULL;
-  for (coop_slot *p = l->ready_head; p != s; p = p->next) prev = p;
-  *link = s->next;
-  if (l->ready_tail == s) l->ready_tail = prev;
-  l->num_ready--;
+  coop_slot *s;
+  int64_t best = best_ready(l, can_start, &s);
+  *start = best != INT64_MIN && !s;
+  if (!s) return NULL;
+  unlink_ready(l, s);
   cpu_group *g = &s->group;
   /* Its work-items' fibers all stopped in a switch, so any runnable one
    * can be resumed. */
@@ -549,8 +551,8 @@ static void pct_point(launch_state *l, coop_slot *s) {
   weft__pct_step(l, &g->items[g->cur]);
   unsigned best = g->interleaved ? weft__pct_best_item(g, UINT_MAX) : g->cur;
   int can_start = l->next_group < l->total && l->num_resident < l->limit;
-  coop_slot **link;
-  if (best_ready(l, can_start, &link) > g->items[best].priority) {
+  coop_slot *other;
+  if (best_ready(l, can_start, &other) > g->items[best].priority) {
     s->state = SLOT_PREEMPTED;
     switch_to_scheduler(s);
   } else if (best != g->cur) {
@@ -604,15 +606,6 @@ static unsigned candidates(launch_state *l, coop_slot *cur, coop_slot *skip,
   if (can_start) n = add(c, n, NULL, 0);
   if (skip && !n && can_progress(skip)) n = add_ready(c, n, skip);
   return n;
-}
-
-/* Takes s out of the ready queue (coop_lock held). */
-static void unlink_ready(launch_state *l, coop_slot *s) {
-  coop_slot **p = &l->ready_head, *prev = NULL;
-  while (*p != s) prev = *p, p = &(*p)->next;
-  *p = s->next;
-  if (l->ready_tail == s) l->ready_tail = prev;
-  l->num_ready--;
 }
 
 /* The next group to run under exhaustive: the one a decision at a

@@ -318,6 +318,15 @@ void weft__trace_begin(launch_state *l);
 void weft__trace_step(launch_state *l, const cpu_group *g, const void *pc);
 void weft__trace_finish(launch_state *l);
 
+/* splitmix64's finalizer: mixes the bits of z (a sequence steps its state
+ * by WEFT_GOLDEN_GAMMA and mixes it). */
+#define WEFT_GOLDEN_GAMMA 0x9e3779b97f4a7c15ull
+static inline uint64_t weft__mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 /* The next number of a random schedule's sequence (one thread runs it). */
 uint64_t weft__coop_random(launch_state *l);
 

@@ -46,12 +46,7 @@
 #define RATE_PRIORITY (1ll << 60)
 #define MIN_LOG2_RATE 2
 
-static uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static uint64_t mix(uint64_t z) { return weft__mix64(z + WEFT_GOLDEN_GAMMA); }
 
 static int64_t first_priority(const launch_state *l, uint64_t group,
                               unsigned k) {
