@@ -291,6 +291,38 @@ static void read_config(void) {
   read_perf();
 }
 
+void weft__schedule_value(const weft_config *c, unsigned long long seed,
+                          char *out, size_t size) {
+  switch (c->schedule) {
+  case WEFT_SCHEDULE_RANDOM:
+  case WEFT_SCHEDULE_RANDOM_DEEP:
+    snprintf(out, size, "%s:%llu",
+             c->schedule == WEFT_SCHEDULE_RANDOM ? "random" : "random-deep",
+             seed);
+    return;
+  case WEFT_SCHEDULE_PCT:
+    if (c->schedule_depth)
+      snprintf(out, size, "pct:%llu:%u", seed, c->schedule_depth);
+    else
+      snprintf(out, size, "pct:%llu", seed);
+    return;
+  case WEFT_SCHEDULE_EXHAUSTIVE:
+    if (c->explore_replay)
+      snprintf(out, size, "replay:%s", c->explore_replay);
+    else if (c->explore_preemptions != WEFT_EXPLORE_PREEMPTIONS)
+      snprintf(out, size, "exhaustive:%llu:%u", c->explore_budget,
+               c->explore_preemptions);
+    else if (c->explore_budget != WEFT_EXPLORE_BUDGET)
+      snprintf(out, size, "exhaustive:%llu", c->explore_budget);
+    else
+      snprintf(out, size, "exhaustive");
+    return;
+  case WEFT_SCHEDULE_FIFO:
+    break;
+  }
+  snprintf(out, size, "fifo");
+}
+
 const weft_config *weft__config(void) {
   pthread_once(&once, read_config);
   return &config;

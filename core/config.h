@@ -92,4 +92,11 @@ typedef struct weft_config {
 /* The configuration (read on first use; never changes afterwards). */
 const weft_config *weft__config(void);
 
+/* WEFT_SCHEDULE's value for mode run under seed, as config.c reads it back:
+ * "random:17", "random-deep:17", "pct:17", "pct:17:3" (depth 0: none
+ * given); "exhaustive" (with its BUDGET and PREEMPTIONS when they are not
+ * the defaults) or "replay:...", whatever the seed; "fifo". */
+void weft__schedule_value(const weft_config *c, unsigned long long seed,
+                          char *out, size_t size);
+
 #endif

@@ -125,6 +125,17 @@ int weft_schedule_replay(char *out, size_t size,
   return d->ops->schedule_replay(d, out, size, explored);
 }
 
+int weft_schedule_environment(unsigned long long seed, char *out,
+                              size_t size) {
+  const weft_config *c = weft__config();
+  if (!out || !size || c->schedule == WEFT_SCHEDULE_FIFO) return WEFT_EINVAL;
+  char value[64];
+  weft__schedule_value(c, seed, value, sizeof value);
+  snprintf(out, size, "%sWEFT_SCHEDULE=%s",
+           c->weak_memory ? "WEFT_MEMORY=weak " : "", value);
+  return 0;
+}
+
 int weft_schedule_seed(unsigned long long seed) {
   int count = weft_device_count();
   if (count < 0) return count;

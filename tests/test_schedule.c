@@ -1,8 +1,9 @@
 /* test_schedule.c: schedule exploration (WEFT_SCHEDULE=pct, and in the
- * .random_deep variants random-deep) finds the bugs of synchronization
- * code that a plain run hides, and names the seed that reproduces them;
- * correct code passes every schedule. Each test sets WEFT_SCHEDULE before
- * Weft starts, then runs 200 seeds with weft_schedule_seed. */
+ * .random_deep and .pct_depth3 variants random-deep and pct:1:3) finds
+ * the bugs of synchronization code that a plain run hides, and names the
+ * seed that reproduces them; correct code passes every schedule. Each test
+ * sets WEFT_SCHEDULE before Weft starts (unless its variant did), then runs
+ * 200 seeds with weft_schedule_seed. */
 #include "support.h"
 
 #define SEEDS 200
@@ -95,31 +96,22 @@ typedef struct run {
   weft_buffer *a, *b;
 } run;
 
-/* The schedule under test: pct, or what WEFT_TEST_SCHEDULE names (the
- * .random_deep variants), with WEFT_TEST_DEPTH's depth if set. */
-static const char *mode(void) {
-  const char *m = getenv("WEFT_TEST_SCHEDULE");
-  return m ? m : "pct";
-}
-
-/* ":3" under pct:SEED:3 (the .pct_depth3 variants), else "". */
-static const char *depth(void) {
-  const char *d = getenv("WEFT_TEST_DEPTH");
-  return d ? d : "";
-}
-
-/* "[schedule pct:SEED, launch 1": how a failed launch names its seed. */
+/* "[schedule pct:SEED, launch 1": how a failed launch names its seed,
+ * under the schedule Weft runs (weft_schedule_environment). */
 static void schedule_note(unsigned long long seed, char *out, size_t size) {
-  snprintf(out, size, "[schedule %s:%llu%s, launch 1", mode(), seed, depth());
+  char env[128];
+  CHECK_OK(weft_schedule_environment(seed, env, sizeof env), NULL);
+  snprintf(out, size, "[schedule %s, launch 1",
+           strstr(env, "WEFT_SCHEDULE=") + strlen("WEFT_SCHEDULE="));
 }
 
-/* WEFT_SCHEDULE for setup, instead of the variant's mode with seed 1. */
+/* WEFT_SCHEDULE for setup; NULL: the variant's (the .random_deep and
+ * .pct_depth3 variants set it), else pct:1. */
 static const char *forced_schedule;
 
 static run setup(const char *kernel) {
-  char schedule[64];
-  snprintf(schedule, sizeof schedule, "%s:1%s", mode(), depth());
-  setenv("WEFT_SCHEDULE", forced_schedule ? forced_schedule : schedule, 1);
+  if (forced_schedule) setenv("WEFT_SCHEDULE", forced_schedule, 1);
+  else setenv("WEFT_SCHEDULE", "pct:1", 0);
   run r;
   r.ctx = support_context();
   weft_program *p = support_build(r.ctx, source, "-cl-std=CL3.0");
@@ -250,8 +242,7 @@ TEST(skipped_barrier_names_the_seed) {
 static unsigned long long first_broken(const char *kernel, int weak,
                                        int (*broken)(const int c[2])) {
   if (weak) setenv("WEFT_MEMORY", "weak", 1);
-  setenv("WEFT_TEST_SCHEDULE", "random-deep", 1);
-  unsetenv("WEFT_TEST_DEPTH");
+  forced_schedule = "random-deep:1";
   run r = setup(kernel);
   int out[2];
   unsigned long long caught = 0;

@@ -11,62 +11,30 @@
 #include "run.h"
 #include "tool.h"
 
-/* The mode of WEFT_SCHEDULE ("pct", "random"...), or NULL when it names
- * none (unset, fifo, malformed: Weft warns of the last). */
-static const char *schedule_mode(char *out, size_t size) {
-  const char *v = getenv("WEFT_SCHEDULE");
-  if (!v) return NULL;
-  size_t length = strcspn(v, ":");
-  if (!v[length] || length >= size) return NULL;
-  snprintf(out, size, "%.*s", (int)length, v);
-  return out;
-}
-
-/* Whether WEFT_SCHEDULE is MODE:NUMBER[:NUMBER] of a mode that takes a
- * seed (Weft itself says more of a malformed one). */
-static int schedule_valid(const char *v) {
-  static const char *const modes[] = {"random:", "random-deep:", "pct:"};
-  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
-    size_t n = strlen(modes[i]);
-    if (strncmp(v, modes[i], n)) continue;
-    size_t digits = strspn(v + n, "0123456789");
-    return digits && (!v[n + digits] ||
-                      (i == 2 && v[n + digits] == ':' &&
-                       strspn(v + n + digits + 1, "0123456789") ==
-                           strlen(v + n + digits + 1)));
-  }
-  return 0;
-}
-
 int run_sweep_prepare(const run_options *opt) {
-  char mode[32], value[64];
-  const char *v = getenv("WEFT_SCHEDULE");
-  if (v && strcmp(v, "fifo") && !schedule_valid(v)) {
-    tool_usage_error("run", "--seeds: WEFT_SCHEDULE='%s' is not a schedule "
-                     "that takes a seed: unset it (random-deep), or give "
-                     "random:SEED, random-deep:SEED, pct:SEED or "
-                     "pct:SEED:DEPTH", v);
-    return TOOL_EXIT_USAGE;
-  }
-  if (schedule_mode(mode, sizeof mode)) return 0;
-  /* random-deep: of the modes, it found the corpus's bugs in the fewest
-   * seeds (bench/sync_corpus.py; README, Schedule exploration). */
-  snprintf(value, sizeof value, "random-deep:%llu", opt->seed_first);
-  setenv("WEFT_SCHEDULE", value, 1);
+  (void)opt;
+  /* random-deep unless WEFT_SCHEDULE says otherwise: of the modes, it found
+   * the corpus's bugs in the fewest seeds (bench/sync_corpus.py; README,
+   * Schedule exploration). Each seed is set before its launch. */
+  setenv("WEFT_SCHEDULE", "random-deep:0", 0);
   return 0;
 }
 
-/* "pct:17:3": WEFT_SCHEDULE with seed ("17", "SEED") in place of its
- * own. */
-static void schedule_with_seed(const char *seed, char *out, size_t size) {
-  char mode[32];
-  const char *v = getenv("WEFT_SCHEDULE");
-  if (!schedule_mode(mode, sizeof mode)) {
-    snprintf(out, size, "?");
-    return;
+/* The environment that replays seed (seed_text in place of its number:
+ * "SEED" for the summary), as Weft reads its configuration back; 0, or -1
+ * under no schedule that takes a seed. */
+static int environment(unsigned long long seed, const char *seed_text,
+                       char *out, size_t size) {
+  char env[160];
+  if (weft_schedule_environment(seed, env, sizeof env)) return -1;
+  if (!seed_text) {
+    snprintf(out, size, "%s", env);
+    return 0;
   }
-  const char *depth = strchr(strchr(v, ':') + 1, ':');
-  snprintf(out, size, "%s:%s%s", mode, seed, depth ? depth : "");
+  /* Formatted with seed 0, the seed is the first ":0" of the value. */
+  char *at = strstr(strstr(env, "WEFT_SCHEDULE="), ":0");
+  snprintf(out, size, "%.*s:%s%s", (int)(at - env), env, seed_text, at + 2);
+  return 0;
 }
 
 /* Prints word quoted for a POSIX shell, when it needs quoting. */
@@ -83,21 +51,16 @@ static void print_quoted(const char *word, FILE *out) {
   fputc('\'', out);
 }
 
-/* The command line without --seeds and --shard, under the failing seed's
- * schedule: a run that replays the failure. */
-static void print_replay(const run_options *opt, unsigned long long seed) {
-  char schedule[96], number[24];
-  snprintf(number, sizeof number, "%llu", seed);
-  schedule_with_seed(number, schedule, sizeof schedule);
-  const char *memory = getenv("WEFT_MEMORY");
-  int weak = memory && !strcmp(memory, "weak");
-  fprintf(stderr, "weft run: seed %llu fails; replay it with:\n  %s"
-          "WEFT_SCHEDULE=%s weft run", seed, weak ? "WEFT_MEMORY=weak " : "",
-          schedule);
+/* "  ENV weft run ARGS": the command line without the sweep's options
+ * (--seeds, --shard, --explore), under env: a run that replays a
+ * failure. */
+static void print_replay_command(const run_options *opt, const char *env) {
+  fprintf(stderr, "  %s weft run", env);
   for (int i = 1; i < opt->argc; i++) {
     const char *a = opt->argv[i];
-    int joined = !strncmp(a, "--seeds=", 8) || !strncmp(a, "--shard=", 8);
-    if (joined) continue;
+    if (!strncmp(a, "--seeds=", 8) || !strncmp(a, "--shard=", 8) ||
+        !strcmp(a, "--explore"))
+      continue;
     if (!strcmp(a, "--seeds") || !strcmp(a, "--shard")) {
       i++;
       continue;
@@ -119,13 +82,12 @@ static void print_history(void) {
     fprintf(stderr, "  %s\n", line);
 }
 
-/* One seed: fresh buffers, the launch, the expectations. 0 when it passes,
- * 1 when it fails (reported), or another exit status. */
-static int one_seed(run_state *run, unsigned long long seed) {
+/* One launch: fresh buffers, the launch, the expectations. 0 when it
+ * passes, 1 when it fails (reported), or another exit status. */
+static int one_launch(run_state *run) {
   run_args_release(run);
   int status = run_args_set(run);
   if (status) return status;
-  weft_schedule_seed(seed);
   double ms;
   /* A failed launch is reported with the schedule that reproduces it. */
   if (run_launch(run, &ms)) return 1;
@@ -137,52 +99,46 @@ static int one_seed(run_state *run, unsigned long long seed) {
 }
 
 int run_explore_prepare(void) {
-  const char *v = getenv("WEFT_SCHEDULE");
-  if (!v || !strcmp(v, "fifo")) {
-    setenv("WEFT_SCHEDULE", "exhaustive", 1);
-    return 0;
-  }
-  if (!strncmp(v, "exhaustive", 10)) return 0;
-  tool_usage_error("run", "--explore: WEFT_SCHEDULE='%s' is not "
-                   "exhaustive[:BUDGET[:PREEMPTIONS]]: unset it, or give one "
-                   "of those", v);
-  return TOOL_EXIT_USAGE;
+  setenv("WEFT_SCHEDULE", "exhaustive", 0);
+  return 0;
 }
 
-/* The command line without --explore, under the interleaving's replay. */
-static void print_explore_replay(const run_options *opt) {
-  char replay[4096];
+/* The replay of the interleaving that failed: WEFT_SCHEDULE=replay:...,
+ * after what else the environment must hold (WEFT_MEMORY). */
+static void print_explore_replay(const run_options *opt, const char *env) {
+  char replay[4096], line[4300];
   unsigned long long explored = 0;
   if (weft_schedule_replay(replay, sizeof replay, &explored)) return;
-  const char *memory = getenv("WEFT_MEMORY");
-  int weak = memory && !strcmp(memory, "weak");
-  fprintf(stderr, "weft run: interleaving %llu fails; replay it with:\n  %s"
-          "WEFT_SCHEDULE=%s weft run", explored + 1,
-          weak ? "WEFT_MEMORY=weak " : "", replay);
-  for (int i = 1; i < opt->argc; i++) {
-    if (strcmp(opt->argv[i], "--explore")) {
-      fputc(' ', stderr);
-      print_quoted(opt->argv[i], stderr);
-    }
-  }
-  fputc('\n', stderr);
+  fprintf(stderr, "weft run: interleaving %llu fails; replay it with:\n",
+          explored + 1);
+  snprintf(line, sizeof line, "%.*sWEFT_SCHEDULE=%s",
+           (int)(strstr(env, "WEFT_SCHEDULE=") - env), env, replay);
+  print_replay_command(opt, line);
 }
 
 int run_explore(run_state *run) {
+  char env[160];
+  if (environment(0, NULL, env, sizeof env) ||
+      strncmp(strstr(env, "WEFT_SCHEDULE="), "WEFT_SCHEDULE=exhaustive", 24)) {
+    tool_usage_error("run", "--explore: WEFT_SCHEDULE is not "
+                     "exhaustive[:BUDGET[:PREEMPTIONS]] (Weft says what it "
+                     "read above, if it ignored it): unset it, or give one "
+                     "of those");
+    return TOOL_EXIT_USAGE;
+  }
   for (unsigned long long ran = 1;; ran++) {
-    int status = one_seed(run, 0);
+    int status = one_launch(run);
     if (status == 1) {
       print_history();
-      print_explore_replay(run->opt);
+      print_explore_replay(run->opt, env);
       return TOOL_EXIT_FAILED;
     }
     if (status) return status;
     int next = weft_schedule_next();
     if (next == 1) continue;
     if (next == 0) {
-      printf("weft run: all %llu interleaving%s within WEFT_SCHEDULE=%s "
-             "explored, no failure%s\n", ran, ran == 1 ? "" : "s",
-             getenv("WEFT_SCHEDULE"),
+      printf("weft run: all %llu interleaving%s within %s explored, no "
+             "failure%s\n", ran, ran == 1 ? "" : "s", env,
              run->opt->num_expects ? "" : " (nothing was checked but that "
                                           "each launch succeeded: no "
                                           "--expect)");
@@ -203,23 +159,35 @@ int run_explore(run_state *run) {
 int run_sweep(run_state *run) {
   const run_options *opt = run->opt;
   unsigned long long step = opt->shards ? opt->shards : 1, ran = 0;
-  char schedule[96];
+  char env[160];
+  if (environment(0, "SEED", env, sizeof env) ||
+      strstr(env, "WEFT_SCHEDULE=exhaustive") ||
+      strstr(env, "WEFT_SCHEDULE=replay:")) {
+    tool_usage_error("run", "--seeds: WEFT_SCHEDULE is not a schedule that "
+                     "takes a seed (Weft says what it read above, if it "
+                     "ignored it): unset it (random-deep), or give "
+                     "random:SEED, random-deep:SEED, pct:SEED or "
+                     "pct:SEED:DEPTH");
+    return TOOL_EXIT_USAGE;
+  }
   for (unsigned long long seed = opt->seed_first + opt->shard;
        seed <= opt->seed_last && seed >= opt->seed_first; seed += step) {
-    int status = one_seed(run, seed);
+    weft_schedule_seed(seed);
+    int status = one_launch(run);
     if (status == 1) {
+      char replay[160];
       print_history();
-      print_replay(opt, seed);
+      fprintf(stderr, "weft run: seed %llu fails; replay it with:\n", seed);
+      environment(seed, NULL, replay, sizeof replay);
+      print_replay_command(opt, replay);
       return TOOL_EXIT_FAILED;
     }
     if (status) return status;
     ran++;
     if (seed + step < seed) break; /* the last seed of the range */
   }
-  schedule_with_seed("SEED", schedule, sizeof schedule);
-  printf("weft run: %llu seed%s of %llu..%llu passed under WEFT_SCHEDULE=%s",
-         ran, ran == 1 ? "" : "s", opt->seed_first, opt->seed_last,
-         schedule);
+  printf("weft run: %llu seed%s of %llu..%llu passed under %s", ran,
+         ran == 1 ? "" : "s", opt->seed_first, opt->seed_last, env);
   if (opt->shards) printf(" (shard %u/%u)", opt->shard, opt->shards);
   printf("%s\n", opt->num_expects ? "" : "; nothing was checked but that "
                                         "each launch succeeded (no --expect)");

@@ -488,14 +488,7 @@ void weft__coop_note_schedule(launch_state *l) {
     return;
   }
   char mode[64];
-  if (e->schedule == WEFT_SCHEDULE_PCT && e->depth)
-    snprintf(mode, sizeof mode, "pct:%llu:%u", e->seed, e->depth);
-  else if (e->schedule == WEFT_SCHEDULE_PCT)
-    snprintf(mode, sizeof mode, "pct:%llu", e->seed);
-  else
-    snprintf(mode, sizeof mode, "%s:%llu",
-             e->schedule == WEFT_SCHEDULE_RANDOM ? "random" : "random-deep",
-             e->seed);
+  weft__schedule_value(e->config, e->seed, mode, sizeof mode);
   snprintf(l->msg->text + used, sizeof l->msg->text - used,
            " [schedule %s%s, launch %llu of that seed: the same seed and "
            "launches reproduce it]", mode, e->weak ? ", WEFT_MEMORY=weak" : "",

@@ -631,6 +631,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   }
   e->resident_limit = config->resident_limit;
   e->spin_timeout = config->spin_timeout;
+  e->config = config;
   e->schedule = config->schedule;
   e->seed = config->schedule_seed;
   e->depth = config->schedule_depth;

@@ -121,6 +121,7 @@ struct weft_executor {
   unsigned num_workers;
   cpu_worker *workers;
   double spin_timeout;      /* WEFT_SPIN_TIMEOUT, seconds */
+  const weft_config *config;      /* what it was made with */
   weft_schedule_mode schedule;    /* WEFT_SCHEDULE */
   unsigned long long seed;        /* of random schedules */
   unsigned depth;                 /* pct's bug depth */

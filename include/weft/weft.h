@@ -384,6 +384,15 @@ WEFT_EXPORT int weft_schedule_seed(unsigned long long seed);
  * between). 0, or WEFT_EINVAL for a NULL or empty out. */
 WEFT_EXPORT int weft_schedule_history(char *out, size_t size);
 
+/* The environment that runs launches as this process does, under seed:
+ * "WEFT_SCHEDULE=random-deep:17", "WEFT_MEMORY=weak WEFT_SCHEDULE=pct:17:3"
+ * (under exhaustive exploration, "WEFT_SCHEDULE=exhaustive", whatever the
+ * seed; weft_schedule_replay names one interleaving), into out (size
+ * bytes): what a tool prints to replay a seed it swept. 0, or WEFT_EINVAL
+ * under no schedule mode (fifo) or for a NULL or empty out. */
+WEFT_EXPORT int weft_schedule_environment(unsigned long long seed, char *out,
+                                          size_t size);
+
 /* Exhaustive exploration (WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS]]):
  * each launch of a cooperative kernel runs one interleaving with at most
  * PREEMPTIONS preemptions (2 by default), the first without any. After a
