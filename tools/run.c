@@ -159,9 +159,10 @@ int tool_run(int argc, char **argv) {
   run_options opt;
   int status = run_options_parse(argc, argv, &opt);
   if (!status && opt.help) tool_print_usage(stdout);
-  else if (!status && opt.has_seeds) status = run_sweep_prepare(&opt);
-  else if (!status && opt.explore) status = run_explore_prepare();
-  if (!status && !opt.help) status = run_steps(&opt);
+  else if (!status) {
+    run_schedule_default(&opt);
+    status = run_steps(&opt);
+  }
   run_options_free(&opt);
   return status;
 }

@@ -30,19 +30,20 @@ void run_args_release(run_state *run);
  * an exit status after reporting the failure (run.c). */
 int run_launch(run_state *run, double *ms);
 
-/* --seeds (run_sweep.c): before anything starts Weft, a schedule to sweep
- * (random-deep, unless WEFT_SCHEDULE names one; an exit status when it
- * names none that takes a seed); then one launch per seed with the
- * expectations checked, stopping at the first seed that fails, which is
- * printed with the command that replays it. 0, or an exit status. */
-int run_sweep_prepare(const run_options *opt);
+/* Before anything starts Weft: the schedule --seeds (random-deep) or
+ * --explore (exhaustive) uses when WEFT_SCHEDULE is unset (run_sweep.c). */
+void run_schedule_default(const run_options *opt);
+
+/* --seeds (run_sweep.c): one launch per seed with the expectations
+ * checked, stopping at the first seed that fails, which is printed with
+ * the command that replays it; an exit status when the schedule Weft read
+ * takes no seed. 0, or an exit status. */
 int run_sweep(run_state *run);
 
-/* --explore (run_sweep.c): WEFT_SCHEDULE=exhaustive unless it names it
- * already (an exit status when it names another mode); then one launch
- * per interleaving until every one has run or one fails, which is printed
- * with the WEFT_SCHEDULE value that replays it. 0, or an exit status. */
-int run_explore_prepare(void);
+/* --explore (run_sweep.c): one launch per interleaving until every one
+ * has run or one fails, which is printed with the WEFT_SCHEDULE value that
+ * replays it; an exit status when the schedule Weft read is not
+ * exhaustive. 0, or an exit status. */
 int run_explore(run_state *run);
 
 /* Prints the first --print elements of every buffer argument, then writes

@@ -11,13 +11,12 @@
 #include "run.h"
 #include "tool.h"
 
-int run_sweep_prepare(const run_options *opt) {
-  (void)opt;
-  /* random-deep unless WEFT_SCHEDULE says otherwise: of the modes, it found
-   * the corpus's bugs in the fewest seeds (bench/sync_corpus.py; README,
-   * Schedule exploration). Each seed is set before its launch. */
-  setenv("WEFT_SCHEDULE", "random-deep:0", 0);
-  return 0;
+void run_schedule_default(const run_options *opt) {
+  /* random-deep for seeds: of the modes, it found the corpus's bugs in the
+   * fewest (bench/sync_corpus.py; README, Schedule exploration). Each seed
+   * is set before its launch. */
+  if (opt->has_seeds) setenv("WEFT_SCHEDULE", "random-deep:0", 0);
+  if (opt->explore) setenv("WEFT_SCHEDULE", "exhaustive", 0);
 }
 
 /* The environment that replays seed (seed_text in place of its number:
@@ -96,11 +95,6 @@ static int one_launch(run_state *run) {
   if (!broken) return 0;
   run_show_results(run);
   return 1;
-}
-
-int run_explore_prepare(void) {
-  setenv("WEFT_SCHEDULE", "exhaustive", 0);
-  return 0;
 }
 
 /* The replay of the interleaving that failed: WEFT_SCHEDULE=replay:...,
