@@ -19,23 +19,12 @@
 #include <time.h>
 
 #include "backend/cpu/fault.h"
+#include "core/build_isolated.h"
 #include "core/config.h"
+#include "jit/cache.h"
+#include "jit/compile.h"
 
 #define BUILD_STACK ((size_t)1 << 30)
-
-/* ------------------------------------------------ any call, no limit */
-
-typedef struct call {
-  int (*fn)(void *arg);
-  void *arg;
-  int rc;
-} call;
-
-static void *run(void *arg) {
-  call *c = arg;
-  c->rc = c->fn(c->arg);
-  return NULL;
-}
 
 /* A joinable thread with the build stack running fn(arg): 0, or -1. */
 static int start(pthread_t *thread, void *(*fn)(void *), void *arg) {
@@ -47,17 +36,10 @@ static int start(pthread_t *thread, void *(*fn)(void *), void *arg) {
   return rc ? -1 : 0;
 }
 
-int weft__on_build_stack(int (*fn)(void *arg), void *arg) {
-  call c = {fn, arg, 0};
-  pthread_t thread;
-  if (!start(&thread, run, &c)) pthread_join(thread, NULL);
-  else run(&c);
-  return c.rc;
-}
-
 /* ------------------------------------------------ device operations */
 
-typedef enum { BUILD, BUILD_IR, COMPILE } job_kind;
+/* PTX: weft_compile_ptx's build for an architecture, with no device. */
+typedef enum { BUILD, BUILD_IR, COMPILE, PTX } job_kind;
 
 /* One operation: its own copies of the inputs, its results, and whether
  * the caller still waits for them (under lock). */
@@ -67,13 +49,14 @@ typedef struct job {
   int done, abandoned;
   job_kind kind;
   weft_device *dev;
-  char *source, *options;   /* source: BUILD and COMPILE; ir: BUILD_IR */
+  unsigned sm;              /* PTX's architecture */
+  char *source, *options;   /* source: BUILD, COMPILE, PTX; ir: BUILD_IR */
   size_t length;
   weft_jit_header *headers;
   unsigned num_headers;
   int rc;
   weft_binary *binary;
-  void *ir;
+  void *ir;                 /* COMPILE's object; PTX's text */
   size_t ir_size;
   char *log;
 } job;
@@ -131,8 +114,21 @@ static job *job_new(job_kind kind, weft_device *dev, const void *source,
   return j;
 }
 
+/* The PTX of j's source, as its text in j->ir (no device to hold a
+ * binary: the JIT's own is freed at once). */
+static int ptx_do(job *j) {
+  weft_binary *binary = NULL;
+  char *ptx = NULL;
+  int rc = weft__jit_build_ptx(j->sm, j->source, j->length, j->options,
+                               &binary, &ptx, &j->log);
+  weft__jit_binary_free(binary);
+  j->ir = ptx;
+  j->ir_size = ptx ? strlen(ptx) : 0;
+  return rc;
+}
+
 static void job_do(job *j) {
-  const weft_device_ops *ops = j->dev->ops;
+  const weft_device_ops *ops = j->dev ? j->dev->ops : NULL;
   switch (j->kind) {
   case BUILD:
     j->rc = ops->build(j->dev, j->source, j->length, j->options, &j->binary,
@@ -145,6 +141,9 @@ static void job_do(job *j) {
   case COMPILE:
     j->rc = ops->compile(j->dev, j->source, j->length, j->options, j->headers,
                          j->num_headers, &j->ir, &j->ir_size, &j->log);
+    break;
+  case PTX:
+    j->rc = ptx_do(j);
     break;
   }
 }
@@ -209,20 +208,10 @@ static int wait_for(job *j, pthread_t thread) {
   return done;
 }
 
-/* Runs j within the time limit: its status, with its results moved to
- * the caller's (out, or ir and size; log always). */
-static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
-                   char **log) {
-  pthread_t thread;
-  if (start(&thread, job_main, j)) {
-    job_guarded(j); /* no thread to be had: here, without a limit */
-  } else if (!wait_for(j, thread)) {
-    char text[160];
-    snprintf(text, sizeof text, "error: the build ran past WEFT_BUILD_TIMEOUT "
-             "(%g s) and was abandoned\n", weft__config()->build_timeout);
-    *log = strdup(text);
-    return WEFT_EBUILD;
-  }
+/* j's status, with its results moved to the caller's (out, or ir and
+ * size; log always); j is freed. */
+static int job_results(job *j, weft_binary **out, void **ir, size_t *size,
+                       char **log) {
   int rc = j->rc;
   if (out) *out = j->binary;
   if (ir) *ir = j->ir;
@@ -233,6 +222,95 @@ static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
   j->log = NULL;
   job_free(j);
   return rc;
+}
+
+/* ------------------------------------------- in a helper process */
+
+/* Does j from the kernel cache alone: WEFT__EMISS when it is not there. */
+static int job_from_cache(job *j) {
+  free(j->log);
+  j->log = NULL;
+  weft__cache_only(1);
+  job_do(j);
+  weft__cache_only(0);
+  return j->rc;
+}
+
+static int device_index(const weft_device *dev) {
+  weft_device *d;
+  for (int i = 0; i < weft_device_count(); i++)
+    if (!weft_device_get(i, &d) && d == dev) return i;
+  return -1;
+}
+
+/* A build the helper made: its cache entry adopted, then the build done
+ * again from the cache, which now holds it. */
+static void adopt(job *j, const weft_build_reply *reply) {
+  weft_cached *held = weft__cache_adopt((weft_cache_kind)reply->kind,
+                                        reply->payload, reply->size);
+  if (held && job_from_cache(j) != WEFT__EMISS) {
+    weft__cache_release(held);
+    return;
+  }
+  weft__cache_release(held);
+  free(j->log);
+  j->log = strdup(held ? "error: the build helper's result is not this "
+                         "build's (another libweft?)\n"
+                       : "error: the build helper's result is damaged\n");
+  j->rc = WEFT_EBUILD;
+}
+
+/* Does j in a helper (build_isolated.h); 0 when there was none to be had
+ * (j is then still to do). A build that is in the cache needs none. */
+static int job_isolated(job *j) {
+  if (j->kind != COMPILE && job_from_cache(j) != WEFT__EMISS) return 1;
+  free(j->log);
+  j->log = NULL;
+  static const weft_build_op ops[] = {[BUILD] = WEFT_BUILD_SOURCE,
+                                      [BUILD_IR] = WEFT_BUILD_IR,
+                                      [COMPILE] = WEFT_BUILD_COMPILE,
+                                      [PTX] = WEFT_BUILD_PTX};
+  weft_build_request request = {ops[j->kind],
+                                j->dev ? device_index(j->dev) : -1,
+                                j->sm, j->source, j->length, j->options,
+                                j->headers, j->num_headers};
+  weft_build_reply reply;
+  int rc = weft__build_in_helper(&request, &reply, &j->log);
+  if (rc == WEFT__ENOHELPER) return 0;
+  j->rc = rc ? rc : reply.rc;
+  /* A compile's object, PTX's text: the result itself. */
+  if (!rc && (reply.rc || j->kind == COMPILE || j->kind == PTX)) {
+    j->log = reply.log; /* the helper's log is the build's */
+    reply.log = NULL;
+    j->ir = reply.payload;
+    j->ir_size = reply.size;
+    reply.payload = NULL;
+  } else if (!rc) {
+    adopt(j, &reply);
+  }
+  weft__wire_reply_free(&reply);
+  return 1;
+}
+
+/* ------------------------------------------- in this process */
+
+/* Runs j within the time limit, or in a helper under a memory limit: its
+ * status, with its results moved to the caller's. */
+static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
+                   char **log) {
+  pthread_t thread;
+  if (weft__build_isolated() && job_isolated(j)) {
+    /* done in a helper */
+  } else if (start(&thread, job_main, j)) {
+    job_guarded(j); /* no thread to be had: here, without a limit */
+  } else if (!wait_for(j, thread)) {
+    char text[160];
+    snprintf(text, sizeof text, "error: the build ran past WEFT_BUILD_TIMEOUT "
+             "(%g s) and was abandoned\n", weft__config()->build_timeout);
+    *log = strdup(text);
+    return WEFT_EBUILD;
+  }
+  return job_results(j, out, ir, size, log);
 }
 
 static int no_memory(char **log) {
@@ -258,4 +336,12 @@ int weft__device_compile(weft_device *dev, const char *source, size_t length,
                          char **log) {
   job *j = job_new(COMPILE, dev, source, length, options, headers, num_headers);
   return j ? job_run(j, NULL, ir, size, log) : no_memory(log);
+}
+
+int weft__ptx_build(unsigned sm, const char *source, size_t length,
+                    const char *options, char **ptx, char **log) {
+  job *j = job_new(PTX, NULL, source, length, options, NULL, 0);
+  if (!j) return no_memory(log);
+  j->sm = sm;
+  return job_run(j, NULL, (void **)ptx, NULL, log);
 }

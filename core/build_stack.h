@@ -6,18 +6,15 @@
  * thread that asks for a build may go. The device's build operations and
  * weft_compile_ptx are called through these functions, each of which runs
  * on a thread with a 1 GiB stack (mapped as it is used) and waits for it.
- * The device's operations run as jobs with their own copies of their
- * inputs, so that a build past WEFT_BUILD_TIMEOUT can be abandoned, and
- * with a crash of the compiler caught (a build error that says so).
+ * They run as jobs with their own copies of their inputs, so that a build
+ * past WEFT_BUILD_TIMEOUT can be abandoned, and with a crash of the
+ * compiler caught (a build error that says so); under WEFT_BUILD_MEMORY
+ * they run in a helper process instead (build_isolated.h).
  */
 #ifndef WEFT_CORE_BUILD_STACK_H
 #define WEFT_CORE_BUILD_STACK_H
 
 #include "backend/device.h"
-
-/* Runs fn(arg) on such a thread and returns what it returns; without a
- * thread to be had, on the caller's own stack. */
-int weft__on_build_stack(int (*fn)(void *arg), void *arg);
 
 /* The device's build, build_ir and compile operations (device.h), on a
  * stack of Weft's own, within WEFT_BUILD_TIMEOUT, a crash of the compiler
@@ -30,5 +27,9 @@ int weft__device_compile(weft_device *dev, const char *source, size_t length,
                          const char *options, const weft_jit_header *headers,
                          unsigned num_headers, void **ir, size_t *size,
                          char **log);
+
+/* weft_compile_ptx's build (PTX text for sm_<sm>, no device), likewise. */
+int weft__ptx_build(unsigned sm, const char *source, size_t length,
+                    const char *options, char **ptx, char **log);
 
 #endif

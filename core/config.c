@@ -262,6 +262,12 @@ static void read_build_timeout(void) {
     warn("WEFT_BUILD_TIMEOUT", v, "seconds, 0 (off) or more, like 60");
 }
 
+static void read_build_memory(void) {
+  const char *v = getenv("WEFT_BUILD_MEMORY");
+  if (v && *v && strcmp(v, "0") && parse_size(v, &config.build_memory))
+    warn("WEFT_BUILD_MEMORY", v, "a size like 2G or 512M, or 0 (no limit)");
+}
+
 static void read_perf(void) {
   const char *v = getenv("WEFT_PERF");
   if (!v || !*v || !strcmp(v, "off")) return;
@@ -288,6 +294,7 @@ static void read_config(void) {
   read_check();
   read_timeout();
   read_build_timeout();
+  read_build_memory();
   read_perf();
 }
 

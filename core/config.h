@@ -77,6 +77,10 @@ typedef struct weft_config {
   /* WEFT_BUILD_TIMEOUT: seconds a build, compile or link may take before
    * it fails (build_stack.c); 0, the default: no limit. */
   double build_timeout;
+  /* WEFT_BUILD_MEMORY: bytes of memory a build, compile or link may use;
+   * builds then run in a helper process that is stopped at either limit
+   * (build_isolated.h); 0, the default: no limit, builds in the process. */
+  size_t build_memory;
   int perf_map;   /* WEFT_PERF=map: perf's map of JIT code */
   int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump (code, lines) */
 } weft_config;

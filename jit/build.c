@@ -406,7 +406,10 @@ static int from_cache(build *b, weft_binary **out, char **log, int *rc) {
   if (dump_dir) return 0;
   int from_disk = 0;
   weft_cached *c = weft__cache_find(&b->key, WEFT_CACHE_CODE, &from_disk);
-  if (!c) return 0;
+  if (!c) {
+    *rc = WEFT__EMISS; /* the end of a build from the cache only */
+    return weft__cache_only_now();
+  }
   *rc = weft__jit_binary_from_cache(c, from_disk ? 2 : 1, out, log);
   return 1;
 }

@@ -131,6 +131,10 @@ static int stamps_hold(const char *stamps) {
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static weft_cached *table;
+/* In a build helper (weft__cache_remember), the entry its build made or
+ * found, with a reference (table_lock). */
+static int remembering;
+static weft_cached *remembered;
 void weft__cache_set_dir(const char *dir) { weft__cache_folder_set(dir); }
 
 static void entry_free(weft_cached *c) {
@@ -181,17 +185,18 @@ static void entry_name(const weft_cache_key *key, char name[40]) {
   snprintf(name, 40, "%s.bin", key->hex);
 }
 
-/* Writes the entry through cache_files.c, whole or not at all (another
- * process reading meanwhile sees a whole file or none). A failure only
- * costs a later process a build. */
-static void write_entry(const weft_cached *c, const void *object,
-                        size_t object_size) {
-  int dir = weft__cache_folder(1);
-  if (dir < 0) return;
-  uint64_t sizes[4] = {strlen(c->stamps), strlen(c->log), c->descs_size,
-                       object_size};
+/* The parts of an entry's encoding (the file's bytes, in order), which
+ * point into c, object, sizes and checksum; returns their number. */
+#define ENTRY_PARTS (2 + 2 * 4 + 1)
+static unsigned entry_parts(const weft_cached *c, const void *object,
+                            size_t object_size, uint64_t sizes[4],
+                            unsigned char checksum[CHECKSUM_SIZE],
+                            weft_cache_part parts[ENTRY_PARTS]) {
+  sizes[0] = strlen(c->stamps);
+  sizes[1] = strlen(c->log);
+  sizes[2] = c->descs_size;
+  sizes[3] = object_size;
   const void *blocks[4] = {c->stamps, c->log, c->descs, object};
-  weft_cache_part parts[2 + 2 * 4 + 1];
   unsigned n = 0;
   parts[n++] = (weft_cache_part){FILE_MAGIC, strlen(FILE_MAGIC)};
   parts[n++] = (weft_cache_part){c->key.hex, 32};
@@ -202,10 +207,23 @@ static void write_entry(const weft_cached *c, const void *object,
   weft_hasher h;
   weft__hash_init(&h);
   for (unsigned i = 0; i < n; i++) weft__hash_bytes(&h, parts[i].data, parts[i].size);
+  weft__hash_digest(&h, checksum, CHECKSUM_SIZE);
+  parts[n++] = (weft_cache_part){checksum, CHECKSUM_SIZE};
+  assert(n == ENTRY_PARTS);
+  return n;
+}
+
+/* Writes the entry through cache_files.c, whole or not at all (another
+ * process reading meanwhile sees a whole file or none). A failure only
+ * costs a later process a build. */
+static void write_entry(const weft_cached *c, const void *object,
+                        size_t object_size) {
+  int dir = weft__cache_folder(1);
+  if (dir < 0) return;
+  uint64_t sizes[4];
   unsigned char checksum[CHECKSUM_SIZE];
-  weft__hash_digest(&h, checksum, sizeof checksum);
-  parts[n++] = (weft_cache_part){checksum, sizeof checksum};
-  assert(n == sizeof parts / sizeof *parts);
+  weft_cache_part parts[ENTRY_PARTS];
+  unsigned n = entry_parts(c, object, object_size, sizes, checksum, parts);
   char name[40];
   entry_name(&c->key, name);
   weft__cache_file_write(dir, name, parts, n);
@@ -323,6 +341,20 @@ static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) 
 
 /* --------------------------------------------------------------- cache */
 
+/* Keeps c as the helper's entry (table_lock held; c has a reference of
+ * the caller's, and takes one more). The one it replaces stays in the
+ * table while others hold it. */
+static void remember(weft_cached *c) {
+  if (!remembering) return;
+  atomic_fetch_add(&c->refs, 1);
+  weft_cached *old = remembered;
+  remembered = c;
+  if (old && atomic_fetch_sub(&old->refs, 1) == 1) {
+    table_remove(old);
+    entry_free(old); /* only ORC's lock is taken: no cycle with ours */
+  }
+}
+
 weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
                               int *from_disk) {
   *from_disk = 0;
@@ -330,15 +362,12 @@ weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
   weft_cached *c = table_get(key);
   if (c) {
     atomic_fetch_add(&c->refs, 1);
-    pthread_mutex_unlock(&table_lock);
-    return c;
-  }
-  c = read_entry(key, kind); /* NULL without a folder (cache_files.c) */
-  if (c) {
+  } else if ((c = read_entry(key, kind))) { /* none without a folder */
     c->next = table;
     table = c;
     *from_disk = 1;
   }
+  if (c) remember(c);
   pthread_mutex_unlock(&table_lock);
   return c;
 }
@@ -367,6 +396,7 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
     /* Built by another thread meanwhile: its code is loaded under the
      * same names, so use it. */
     atomic_fetch_add(&other->refs, 1);
+    remember(other);
     pthread_mutex_unlock(&table_lock);
     entry_free(c);
     *out = other;
@@ -376,6 +406,7 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
   if (!rc) {
     c->next = table;
     table = c;
+    remember(c);
   }
   pthread_mutex_unlock(&table_lock);
   if (rc) {
@@ -385,4 +416,78 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
   if (storable(stamps)) write_entry(c, object, object_size);
   *out = c;
   return 0;
+}
+
+/* ------------------------------------------- builds in a helper process */
+
+static _Thread_local int cache_only;
+
+void weft__cache_only(int on) { cache_only = on; }
+
+int weft__cache_only_now(void) { return cache_only; }
+
+void weft__cache_remember(void) {
+  pthread_mutex_lock(&table_lock);
+  remembering = 1;
+  pthread_mutex_unlock(&table_lock);
+}
+
+int weft__cache_remembered_bytes(unsigned char **out, size_t *size,
+                                 weft_cache_kind *kind) {
+  *out = NULL;
+  pthread_mutex_lock(&table_lock);
+  weft_cached *c = remembered;
+  if (c) atomic_fetch_add(&c->refs, 1);
+  pthread_mutex_unlock(&table_lock);
+  if (!c) return WEFT_EINVAL;
+  *kind = c->code ? WEFT_CACHE_CODE : WEFT_CACHE_PTX;
+  const void *object = c->code ? c->object : c->ptx;
+  size_t object_size = c->code ? c->object_size : (c->ptx ? strlen(c->ptx) : 0);
+  int rc = WEFT_ENOMEM;
+  if (object) {
+    uint64_t sizes[4];
+    unsigned char checksum[CHECKSUM_SIZE];
+    weft_cache_part parts[ENTRY_PARTS];
+    unsigned n = entry_parts(c, object, object_size, sizes, checksum, parts);
+    size_t total = 0;
+    for (unsigned i = 0; i < n; i++) total += parts[i].size;
+    if ((*out = malloc(total))) {
+      *size = 0;
+      for (unsigned i = 0; i < n; i++) {
+        memcpy(*out + *size, parts[i].data, parts[i].size);
+        *size += parts[i].size;
+      }
+      rc = 0;
+    }
+  }
+  weft__cache_release(c);
+  return rc;
+}
+
+weft_cached *weft__cache_adopt(weft_cache_kind kind, const unsigned char *bytes,
+                               size_t size) {
+  size_t magic = strlen(FILE_MAGIC);
+  if (size < magic + 32) return NULL;
+  weft_cache_key key;
+  memcpy(key.hex, bytes + magic, 32);
+  key.hex[32] = 0;
+  file_data fd = {malloc(size), size, 0};
+  if (!fd.data) return NULL;
+  memcpy(fd.data, bytes, size);
+  int damaged;
+  weft_cached *c = parse_entry(&key, kind, &fd, &damaged);
+  free(fd.data);
+  if (!c) return NULL;
+  pthread_mutex_lock(&table_lock);
+  weft_cached *other = table_get(&key);
+  if (other && !strcmp(other->prefix, c->prefix)) {
+    atomic_fetch_add(&other->refs, 1);
+    pthread_mutex_unlock(&table_lock);
+    entry_free(c);
+    return other;
+  }
+  c->next = table;
+  table = c;
+  pthread_mutex_unlock(&table_lock);
+  return c;
 }

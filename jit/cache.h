@@ -116,4 +116,31 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
 /* Drops a reference; the last one unloads the code. */
 void weft__cache_release(weft_cached *c);
 
+/* ----------------------------------------- builds in a helper process
+ * (core/build_isolated.h): the helper builds, hands over the entry it
+ * made as the bytes of its file, and the process that asked adopts them
+ * and builds again, from the cache only. */
+
+/* What a build returns, on a cache miss, while this thread builds from
+ * the cache only: never seen outside Weft. */
+#define WEFT__EMISS (-1000)
+
+/* Builds of this thread fail with WEFT__EMISS instead of compiling (on):
+ * nothing but the cache may serve them. */
+void weft__cache_only(int on);
+int weft__cache_only_now(void);
+
+/* In the helper: the process keeps, from now on, the last entry a build
+ * made or found, which weft__cache_remembered_bytes then encodes as its
+ * file's bytes (malloc'd) and kind; WEFT_EINVAL when there is none. */
+void weft__cache_remember(void);
+int weft__cache_remembered_bytes(unsigned char **out, size_t *size,
+                                 weft_cache_kind *kind);
+
+/* The entry that bytes (a file's, checksum and all) describe, loaded and
+ * in the process's table, with a reference for the caller; NULL when
+ * they are damaged, stale or cannot be loaded. */
+weft_cached *weft__cache_adopt(weft_cache_kind kind, const unsigned char *bytes,
+                               size_t size);
+
 #endif

@@ -93,6 +93,10 @@ static int begin(ptx_build *b, unsigned sm, const char *kind,
                    out, ptx);
     return 1;
   }
+  if (weft__cache_only_now()) {
+    *rc = WEFT__EMISS; /* a build from the cache only */
+    return 1;
+  }
   weft_nvptx_arch arch;
   weft__nvptx_arch(sm, &arch);
   *rc = weft__build_state_start(&b->s, weft__nvptx_machine_create(&arch),

@@ -4,6 +4,7 @@
  * make, and the errors. When the CUDA toolkit's ptxas is there, the PTX
  * is assembled too. The kernels running on a GPU are tests/cuda's and the device
  * tool's business. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -221,6 +222,37 @@ TEST(errors) {
   CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) {}", 0, "-Dbad=",
                             90, NULL, &log),
            WEFT_EINVAL);
+}
+
+/* Source that crashes Clang 19 (tests/fuzz_crashes/) and a build past
+ * WEFT_BUILD_TIMEOUT are build errors of weft_compile_ptx, as they are of
+ * device builds (it runs as they do: core/build_stack.h), and the next
+ * build works. */
+TEST(compiler_crash_and_time_limit) {
+  setenv("WEFT_BUILD_TIMEOUT", "1", 1);
+  FILE *f = fopen(WEFT_SOURCE_DIR "/tests/fuzz_crashes/clang_typo_correction.cl", "rb");
+  CHECK(f != NULL);
+  static char source[65536];
+  size_t n = fread(source, 1, sizeof source - 1, f);
+  fclose(f);
+  source[n] = 0;
+  char *ptx = NULL, *log = NULL;
+  CHECK_EQ(weft_compile_ptx(source, n, NULL, 90, &ptx, &log), WEFT_EBUILD);
+  CHECK(!ptx);
+  CHECK_STR_CONTAINS(log, "error:");
+  free(log);
+  enum { DEPTH = 400 };
+  char *loops = malloc(DEPTH * 64 + 256), *at = loops;
+  CHECK(loops != NULL);
+  at += sprintf(at, "__kernel void k(__global int *o, int n) {\n  int s = 0;\n");
+  for (int i = 0; i < DEPTH; i++)
+    at += sprintf(at, "  for (int i%d = 0; i%d < n; i%d++)\n", i, i, i);
+  sprintf(at, "    s += i%d;\n  o[0] = s;\n}\n", DEPTH - 1);
+  CHECK_EQ(weft_compile_ptx(loops, 0, NULL, 90, &ptx, &log), WEFT_EBUILD);
+  CHECK_STR_CONTAINS(log, "ran past WEFT_BUILD_TIMEOUT (1 s)");
+  free(log);
+  free(loops);
+  free(ptx_of("kernel void k(global int *a) { a[0] = 1; }", NULL));
 }
 
 /* libdevice is needed only by the math that calls it, and an unreadable
