@@ -77,6 +77,7 @@ void weft_buffer_release(weft_buffer *b) {
   else dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
   weft__shadow_free(b);
   weft_context *c = b->context;
+  free(b->image);
   free(b->maps);
   weft__object_fini(&b->object);
   free(b);

@@ -40,6 +40,9 @@ struct weft_buffer {
    * root buffer: WEFT_SHADOW_*, and the shadow once made. */
   atomic_int shadow_state;
   unsigned char *shadow;
+  /* An image's layout (builtins/image_layout.h: what its kernel arguments
+   * point to), or NULL for a plain buffer. */
+  struct weft_image_layout *image;
 };
 
 struct weft_program {
@@ -76,6 +79,15 @@ struct weft_kernel {
   weft_buffer **arg_buffers;
   unsigned char **arg_shadows;
 };
+
+/* Argument index of k, if it exists and has kind (0: any), into *out; or
+ * an error on k that says what is wrong. */
+int weft__kernel_arg(weft_kernel *k, int index, weft_arg_kind kind,
+                     const weft_arg_desc **out);
+
+/* Argument index of k holds buffer b (or none): b is retained while it
+ * does. */
+void weft__kernel_hold(weft_kernel *k, unsigned index, weft_buffer *b);
 
 /* Records a finished build, compile or link ("build", ...): its log
  * (taken over) and, on failure, the message; returns rc. */

@@ -36,8 +36,7 @@ static int make_slots(weft_kernel *k) {
   return 0;
 }
 
-/* Argument index holds buffer b (or none): b is retained while it does. */
-static void hold_buffer(weft_kernel *k, unsigned index, weft_buffer *b) {
+void weft__kernel_hold(weft_kernel *k, unsigned index, weft_buffer *b) {
   if (b) weft_buffer_retain(b);
   if (k->arg_buffers[index]) weft_buffer_release(k->arg_buffers[index]);
   k->arg_buffers[index] = b;
@@ -45,7 +44,7 @@ static void hold_buffer(weft_kernel *k, unsigned index, weft_buffer *b) {
 
 static void kernel_free(weft_kernel *k) {
   for (unsigned i = 0; k->arg_buffers && i < k->desc->num_args; i++)
-    hold_buffer(k, i, NULL);
+    weft__kernel_hold(k, i, NULL);
   free(k->arg_buffers);
   free(k->arg_shadows);
   free(k->args);
@@ -109,7 +108,7 @@ int weft_kernel_clone(weft_kernel *k, weft_kernel **out) {
   memcpy(c->values, k->values, k->values_size);
   memcpy(c->is_set, k->is_set, n);
   memcpy(c->arg_sizes, k->arg_sizes, n * sizeof *c->arg_sizes);
-  for (unsigned i = 0; i < n; i++) hold_buffer(c, i, k->arg_buffers[i]);
+  for (unsigned i = 0; i < n; i++) weft__kernel_hold(c, i, k->arg_buffers[i]);
   weft__object_init(&c->object, WEFT_KIND_KERNEL);
   c->program = k->program;
   weft_program_retain(k->program);
@@ -155,8 +154,7 @@ size_t weft_kernel_local_mem_size(weft_kernel *k) {
   return weft__object_is(k, WEFT_KIND_KERNEL) ? k->desc->local_mem_size : 0;
 }
 
-/* The argument at index, if it exists and has the expected kind. */
-static int check_arg(weft_kernel *k, int index, weft_arg_kind kind,
+int weft__kernel_arg(weft_kernel *k, int index, weft_arg_kind kind,
                      const weft_arg_desc **out) {
   if (index < 0 || (unsigned)index >= k->desc->num_args)
     return weft__fail(&k->object, WEFT_EARGINDEX, "kernel '%s' has %u "
@@ -164,7 +162,7 @@ static int check_arg(weft_kernel *k, int index, weft_arg_kind kind,
                       k->desc->num_args, index);
   const weft_arg_desc *a = &k->desc->args[index];
   static const char *const kinds[] = {"", "a buffer", "a local memory size",
-                                      "a value"};
+                                      "a value", "an image", "a sampler"};
   if (kind && a->kind != kind)
     return weft__fail(&k->object, WEFT_EARGKIND, "argument %d ('%s %s') of "
                       "kernel '%s' takes %s, not %s", index, a->type_name,
@@ -176,7 +174,7 @@ static int check_arg(weft_kernel *k, int index, weft_arg_kind kind,
 int weft_kernel_arg_info(weft_kernel *k, int index, weft_arg_info *info) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL) || !info) return WEFT_EINVAL;
   const weft_arg_desc *a = NULL;
-  int rc = check_arg(k, index, 0, &a);
+  int rc = weft__kernel_arg(k, index, 0, &a);
   if (rc) return rc;
   info->kind = a->kind;
   info->address_space = a->address_space;
@@ -184,13 +182,14 @@ int weft_kernel_arg_info(weft_kernel *k, int index, weft_arg_info *info) {
   info->name = a->name;
   info->type_name = a->type_name;
   info->type_qualifiers = a->type_qualifiers;
+  info->access = a->access;
   return 0;
 }
 
 int weft_kernel_set_arg_buffer(weft_kernel *k, int index, weft_buffer *b) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   const weft_arg_desc *a = NULL;
-  int rc = check_arg(k, index, WEFT_ARG_BUFFER, &a);
+  int rc = weft__kernel_arg(k, index, WEFT_ARG_BUFFER, &a);
   if (rc) return rc;
   if (b && !weft__object_is(b, WEFT_KIND_BUFFER))
     return weft__fail(&k->object, WEFT_EINVAL, "argument %d: not a buffer",
@@ -201,7 +200,7 @@ int weft_kernel_set_arg_buffer(weft_kernel *k, int index, weft_buffer *b) {
   void *mem = b ? b->mem : NULL;
   memcpy(k->args[index], &mem, sizeof mem);
   k->arg_sizes[index] = b ? b->size : 0;
-  hold_buffer(k, (unsigned)index, b);
+  weft__kernel_hold(k, (unsigned)index, b);
   k->is_set[index] = 1;
   return 0;
 }
@@ -209,7 +208,7 @@ int weft_kernel_set_arg_buffer(weft_kernel *k, int index, weft_buffer *b) {
 int weft_kernel_set_arg_svm(weft_kernel *k, int index, const void *ptr) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   const weft_arg_desc *a = NULL;
-  int rc = check_arg(k, index, WEFT_ARG_BUFFER, &a);
+  int rc = weft__kernel_arg(k, index, WEFT_ARG_BUFFER, &a);
   if (rc) return rc;
   void *base = NULL;
   size_t size = 0;
@@ -219,7 +218,7 @@ int weft_kernel_set_arg_svm(weft_kernel *k, int index, const void *ptr) {
                       index, a->type_name, a->name, ptr);
   memcpy(k->args[index], &ptr, sizeof ptr);
   k->arg_sizes[index] = ptr ? size - (size_t)((const char *)ptr - (char *)base) : 0;
-  hold_buffer(k, (unsigned)index, NULL);
+  weft__kernel_hold(k, (unsigned)index, NULL);
   k->is_set[index] = 1;
   return 0;
 }
@@ -228,7 +227,7 @@ int weft_kernel_set_arg_value(weft_kernel *k, int index, const void *value,
                               size_t size) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   const weft_arg_desc *a = NULL;
-  int rc = check_arg(k, index, WEFT_ARG_VALUE, &a);
+  int rc = weft__kernel_arg(k, index, WEFT_ARG_VALUE, &a);
   if (rc) return rc;
   if (!value)
     return weft__fail(&k->object, WEFT_EINVAL, "argument %d: NULL value",
@@ -245,7 +244,7 @@ int weft_kernel_set_arg_value(weft_kernel *k, int index, const void *value,
 int weft_kernel_set_arg_local(weft_kernel *k, int index, size_t size) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   const weft_arg_desc *a = NULL;
-  int rc = check_arg(k, index, WEFT_ARG_LOCAL, &a);
+  int rc = weft__kernel_arg(k, index, WEFT_ARG_LOCAL, &a);
   if (rc) return rc;
   if (!size)
     return weft__fail(&k->object, WEFT_EARGSIZE, "argument %d ('%s %s'): "

@@ -57,6 +57,7 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
     put_u64(w, arg->size);
     put_u64(w, arg->align);
     put_u64(w, arg->type_qualifiers);
+    put_u64(w, arg->access);
     put_str(w, arg->name);
     put_str(w, arg->type_name);
   }
@@ -159,6 +160,7 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
     arg->size = get_u64(r);
     arg->align = get_u64(r);
     arg->type_qualifiers = (unsigned)get_u64(r);
+    arg->access = (weft_image_access)get_u64(r);
     arg->name = get_str(r);
     arg->type_name = get_str(r);
   }

@@ -33,7 +33,15 @@ static const char *const cpu_args[] = {
     /* Distinct numbers for __global, __local, ... so local memory can be
      * recognized; they all mean the same memory to the x86-64 back end. */
     "-ffake-address-space-map",
+    /* OpenCL C 6.13.1: images are there (CPU_IMAGE_FEATURES). */
+    "-D__IMAGE_SUPPORT__=1",
 };
+
+/* Images, on the CPU only (builtins/image.cl), after WEFT_CL_FEATURES's
+ * -cl-ext, which turns everything else off. */
+#define CPU_IMAGE_FEATURES                                                   \
+  "-cl-ext=+__opencl_c_images,+__opencl_c_read_write_images,"                \
+  "+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes"
 
 /* An NVIDIA GPU's, before its architecture: NVPTX's own address spaces
  * (__local is shared memory), where private and generic pointers are both
@@ -163,7 +171,7 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   const char *const *defines = feature_defines(&num_defines);
   int max = (int)(COUNT(cpu_args) + COUNT(nvptx_args) + NVPTX_ARCH_ARGS +
                   COUNT(base_args)) +
-            o->num_args + 6 + num_defines;
+            o->num_args + 7 + num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
   if (!args || !cl_ext) {
     free(args);
@@ -177,6 +185,7 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
    * wins). */
   if (o->debug && !sm) args[n++] = "-debug-info-kind=standalone";
   args[n++] = cl_ext;
+  if (!sm) args[n++] = CPU_IMAGE_FEATURES;
   int has_std = 0;
   for (int i = 0; i < o->num_args; i++) {
     has_std |= !strncmp(o->args[i], "-cl-std=", 8);

@@ -266,6 +266,7 @@ typedef struct weft_arg_desc {
   char *name;
   char *type_name;
   unsigned type_qualifiers;
+  weft_image_access access;   /* an image's access qualifier */
 } weft_arg_desc;
 
 /* A __constant buffer argument: a GPU passes its bytes in constant memory

@@ -51,8 +51,22 @@ static unsigned parse_qualifiers(const char *text) {
 }
 
 static int unsupported_type(const char *type_name) {
-  return strstr(type_name, "image") || strstr(type_name, "sampler_t") ||
-         strstr(type_name, "pipe") || strstr(type_name, "queue_t");
+  return strstr(type_name, "pipe") || strstr(type_name, "queue_t") ||
+         strstr(type_name, "_depth_t") || strstr(type_name, "_msaa_t");
+}
+
+/* Images and samplers are pointers to Clang (an image's description, a
+ * sampler's bits: builtins/image.cl), but arguments of their own kind to
+ * whoever sets them. */
+static void image_or_sampler(weft_arg_desc *arg, const char *access) {
+  if (!strcmp(arg->type_name, "sampler_t")) {
+    arg->kind = WEFT_ARG_SAMPLER;
+  } else if (!strncmp(arg->type_name, "image", 5)) {
+    arg->kind = WEFT_ARG_IMAGE;
+    arg->access = !strcmp(access, "write_only")   ? WEFT_IMAGE_WRITE_ONLY
+                  : !strcmp(access, "read_write") ? WEFT_IMAGE_READ_WRITE
+                                                  : WEFT_IMAGE_READ_ONLY;
+  }
 }
 
 LLVMTypeRef weft__byval_type(LLVMValueRef fn, unsigned index) {
@@ -134,6 +148,8 @@ static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
   LLVMValueRef *types = arg_metadata(fn, "kernel_arg_type", &n_type);
   LLVMValueRef *quals = arg_metadata(fn, "kernel_arg_type_qual", &n_qual);
   LLVMValueRef *names = arg_metadata(fn, "kernel_arg_name", &n_name);
+  unsigned n_access = 0;
+  LLVMValueRef *access = arg_metadata(fn, "kernel_arg_access_qual", &n_access);
   int rc = 0;
   for (unsigned i = 0; i < k->num_args && !rc; i++) {
     weft_arg_desc *arg = &k->args[i];
@@ -145,15 +161,21 @@ static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
     char *qualifiers = metadata_string(quals, n_qual, i);
     arg->type_qualifiers = qualifiers ? parse_qualifiers(qualifiers) : 0;
     free(qualifiers);
-    if (!arg->type_name || !arg->name) rc = WEFT_ENOMEM;
+    char *qualifier = metadata_string(access, n_access, i);
+    if (!arg->type_name || !arg->name || !qualifier) rc = WEFT_ENOMEM;
     else if (unsupported_type(arg->type_name)) {
       if (asprintf(error, "kernel '%s': argument '%s' has type %s, which "
-                   "Weft does not support (no images, samplers or pipes)",
+                   "Weft does not support (no pipes, device queues, depth "
+                   "or multisample images)",
                    k->name, arg->name, arg->type_name) < 0)
         *error = NULL;
       rc = WEFT_EBUILD;
+    } else {
+      image_or_sampler(arg, qualifier);
     }
+    free(qualifier);
   }
+  free(access);
   free(spaces);
   free(types);
   free(quals);

@@ -255,6 +255,20 @@ TEST(compiler_crash_and_time_limit) {
   free(ptx_of("kernel void k(global int *a) { a[0] = 1; }", NULL));
 }
 
+/* Images and samplers are the CPU device's: a GPU build names the
+ * argument. */
+TEST(images_are_not_for_the_gpu) {
+  char *ptx = NULL, *log = NULL;
+  CHECK_EQ(weft_compile_ptx("kernel void k(read_only image2d_t img,\n"
+                            "              global float4 *o) {\n"
+                            "  o[0] = (float4)(get_image_width(img));\n}\n",
+                            0, NULL, 90, &ptx, &log),
+           WEFT_EBUILD);
+  CHECK(!ptx);
+  CHECK_STR_CONTAINS(log, "argument 'img' is image2d_t");
+  free(log);
+}
+
 /* libdevice is needed only by the math that calls it, and an unreadable
  * one is named in the log of those builds. */
 TEST(math_needs_a_readable_libdevice) {

@@ -176,6 +176,45 @@ WEFT_EXPORT int weft_buffer_map(weft_buffer *buffer, size_t offset,
                                 size_t size, unsigned map_flags, void **ptr);
 WEFT_EXPORT int weft_buffer_unmap(weft_buffer *buffer, void *ptr);
 
+/* ---------------------------------------------------------------- images */
+
+/* Images, on the CPU device: a buffer that holds an image's elements,
+ * which kernels read and write through image arguments (read_imagef, ...)
+ * and the host through the buffer functions. Types, channel orders and
+ * channel types take OpenCL's values (CL_MEM_OBJECT_IMAGE2D, CL_RGBA,
+ * CL_UNORM_INT8: cl.h). Element (x, y, z) is at x * element size +
+ * y * row_pitch + z * slice_pitch; an array's layer is its z. */
+typedef struct weft_image_desc {
+  unsigned type;          /* CL_MEM_OBJECT_IMAGE1D ... IMAGE3D */
+  unsigned channel_order; /* CL_R ... CL_LUMINANCE */
+  unsigned channel_type;  /* CL_SNORM_INT8 ... CL_FLOAT */
+  size_t width, height, depth, array_size; /* 0 where the type has none */
+  /* Bytes from row to row and slice (or layer) to slice of host_ptr's
+   * data; 0: packed. Without host_ptr both must be 0. */
+  size_t row_pitch, slice_pitch;
+  /* CL_MEM_OBJECT_IMAGE1D_BUFFER: the buffer whose memory it is (its size
+   * must hold width elements), or NULL. */
+  weft_buffer *buffer;
+} weft_image_desc;
+
+/* The bytes of an element of the format, or 0 when Weft has no such
+ * format. */
+WEFT_EXPORT size_t weft_image_element_size(unsigned channel_order,
+                                           unsigned channel_type);
+/* The formats Weft has, as (order, type) pairs into out (up to max);
+ * returns how many there are. */
+WEFT_EXPORT size_t weft_image_formats(unsigned (*out)[2], size_t max);
+/* Creates an image. flags and host_ptr as for weft_buffer_create, host_ptr
+ * laid out by the descriptor's pitches (USE_HOST_PTR: the image is that
+ * memory, so its pitches are those). */
+WEFT_EXPORT int weft_image_create(weft_context *context, unsigned flags,
+                                  const weft_image_desc *desc, void *host_ptr,
+                                  weft_buffer **out);
+/* An image's description, with the pitches of its storage (and
+ * buffer: the buffer it was made from, or NULL); WEFT_EINVAL for a buffer
+ * that is not an image. */
+WEFT_EXPORT int weft_image_describe(weft_buffer *image, weft_image_desc *out);
+
 /* ------------------------------------------------- shared virtual memory */
 
 /* Memory the host and kernels address with the same pointers (OpenCL's
@@ -276,8 +315,18 @@ typedef struct weft_kernel weft_kernel;
 typedef enum weft_arg_kind {
   WEFT_ARG_BUFFER = 1,   /* __global or __constant pointer: a weft_buffer */
   WEFT_ARG_LOCAL = 2,    /* __local pointer: a size in bytes */
-  WEFT_ARG_VALUE = 3     /* scalar, vector or struct passed by value */
+  WEFT_ARG_VALUE = 3,    /* scalar, vector or struct passed by value */
+  WEFT_ARG_IMAGE = 4,    /* an image (weft_image_create), CPU only */
+  WEFT_ARG_SAMPLER = 5   /* a sampler: its CLK_* bits, CPU only */
 } weft_arg_kind;
+
+/* An image argument's access qualifier (others: WEFT_IMAGE_ACCESS_NONE). */
+typedef enum weft_image_access {
+  WEFT_IMAGE_ACCESS_NONE = 0,
+  WEFT_IMAGE_READ_ONLY = 1,
+  WEFT_IMAGE_WRITE_ONLY = 2,
+  WEFT_IMAGE_READ_WRITE = 3
+} weft_image_access;
 
 typedef enum weft_address_space {
   WEFT_ADDRESS_PRIVATE = 0,
@@ -297,6 +346,7 @@ typedef struct weft_arg_info {
   const char *name;                 /* as in the source */
   const char *type_name;            /* e.g. "float4*", "int" */
   unsigned type_qualifiers;         /* WEFT_TYPE_* */
+  weft_image_access access;               /* of an image */
 } weft_arg_info;
 
 /* Creates a kernel object for the named kernel of a built program. */
@@ -346,6 +396,24 @@ WEFT_EXPORT int weft_kernel_set_arg_value(weft_kernel *kernel, int index,
 /* Sets a __local pointer argument to size bytes of per-group memory. */
 WEFT_EXPORT int weft_kernel_set_arg_local(weft_kernel *kernel, int index,
                                           size_t size);
+/* An image argument: an image (weft_image_create) that allows the
+ * argument's access (a read_only argument takes no WEFT_MEM_WRITE_ONLY
+ * image, a write_only one no WEFT_MEM_READ_ONLY image). */
+WEFT_EXPORT int weft_kernel_set_arg_image(weft_kernel *kernel, int index,
+                                          weft_buffer *image);
+/* A sampler argument: the bits of OpenCL C's sampler initializers, the
+ * WEFT_SAMPLER_* below (CLK_NORMALIZED_COORDS_TRUE, CLK_ADDRESS_CLAMP,
+ * CLK_FILTER_LINEAR ... have the same values). */
+#define WEFT_SAMPLER_NORMALIZED 0x1u
+#define WEFT_SAMPLER_NONE 0x0u /* addressing: nothing outside the image */
+#define WEFT_SAMPLER_CLAMP_TO_EDGE 0x2u
+#define WEFT_SAMPLER_CLAMP 0x4u
+#define WEFT_SAMPLER_REPEAT 0x6u
+#define WEFT_SAMPLER_MIRRORED_REPEAT 0x8u
+#define WEFT_SAMPLER_NEAREST 0x10u
+#define WEFT_SAMPLER_LINEAR 0x20u
+WEFT_EXPORT int weft_kernel_set_arg_sampler(weft_kernel *kernel, int index,
+                                            unsigned bits);
 
 /* -------------------------------------------------------------- launches */
 

@@ -1,0 +1,473 @@
+/*
+ * Image functions (OpenCL C 3.0, 6.15.15) on the CPU, for 1D, 1D buffer,
+ * 1D array, 2D, 2D array and 3D images.
+ *
+ * An image argument points to its weft_image_layout (image_layout.h). A
+ * sampler is its CLK_* bits carried as a pointer's value: the host passes a
+ * sampler object's bits, and __translate_sampler_initializer, which Clang
+ * calls for a sampler written in the program, makes one from the
+ * initializer.
+ *
+ * Where OpenCL leaves an access undefined (an element outside the image
+ * without a sampler, CLK_ADDRESS_NONE past the edge) reads give the border
+ * colour and writes are dropped: no image access leaves the image's
+ * storage. Sampling follows the specification's formulas (OpenCL 3.0,
+ * 8.2, "Addressing and filtering rules").
+ */
+#include "builtins.h"
+#include "image_layout.h"
+
+typedef global const weft_image_layout *layout;
+
+#define LAYOUT(image) ((layout)__builtin_astype((image), global void *))
+
+/* Sampler bits, as opencl-c-base.h defines them. */
+#define NORMALIZED 0x1u
+#define ADDRESS_MASK 0xEu
+#define ADDRESS_CLAMP_TO_EDGE 0x2u
+#define ADDRESS_CLAMP 0x4u
+#define ADDRESS_REPEAT 0x6u
+#define ADDRESS_MIRRORED_REPEAT 0x8u
+#define FILTER_LINEAR 0x20u
+
+constant void *__translate_sampler_initializer(int bits) {
+  return (constant void *)(ulong)(uint)bits;
+}
+
+static uint bits_of(sampler_t s) {
+  return (uint)(ulong)__builtin_astype(s, constant void *);
+}
+
+/* ------------------------------------------------------------ elements */
+
+static int layers_or_depth(layout im) { return im->depth * im->array_size; }
+
+static int inside(layout im, int4 at) {
+  return at.x >= 0 && at.x < im->width && at.y >= 0 && at.y < im->height &&
+         at.z >= 0 && at.z < layers_or_depth(im);
+}
+
+static global uchar *element(layout im, int4 at) {
+  return (global uchar *)im->data + (ulong)at.x * (ulong)im->element_size +
+         (ulong)at.y * im->row_pitch + (ulong)at.z * im->slice_pitch;
+}
+
+/* Channels stored per element, for orders of one value per channel. */
+static int stored_channels(int order) {
+  switch (order) {
+  case WEFT_CL_RG:
+  case WEFT_CL_RA:
+    return 2;
+  case WEFT_CL_RGB:
+    return 3;
+  case WEFT_CL_RGBA:
+  case WEFT_CL_BGRA:
+  case WEFT_CL_ARGB:
+    return 4;
+  default:
+    return 1;
+  }
+}
+
+static int has_alpha(int order) {
+  return order != WEFT_CL_R && order != WEFT_CL_RG && order != WEFT_CL_RGB &&
+         order != WEFT_CL_LUMINANCE;
+}
+
+/* The stored channels c (in storage order) as (r, g, b, a), with the
+ * values of channels the order lacks: 0, and 1 for alpha. */
+#define TO_RGBA(T, V)                                                        \
+  static V WEFT_OVERLOAD to_rgba(int order, const T *c, T one) {             \
+    switch (order) {                                                         \
+    case WEFT_CL_R: return (V)(c[0], 0, 0, one);                             \
+    case WEFT_CL_A: return (V)(0, 0, 0, c[0]);                               \
+    case WEFT_CL_RG: return (V)(c[0], c[1], 0, one);                         \
+    case WEFT_CL_RA: return (V)(c[0], 0, 0, c[1]);                           \
+    case WEFT_CL_RGB: return (V)(c[0], c[1], c[2], one);                     \
+    case WEFT_CL_BGRA: return (V)(c[2], c[1], c[0], c[3]);                   \
+    case WEFT_CL_ARGB: return (V)(c[1], c[2], c[3], c[0]);                   \
+    case WEFT_CL_INTENSITY: return (V)(c[0], c[0], c[0], c[0]);              \
+    case WEFT_CL_LUMINANCE: return (V)(c[0], c[0], c[0], one);               \
+    default: return (V)(c[0], c[1], c[2], c[3]);                             \
+    }                                                                        \
+  }                                                                          \
+  /* The inverse: v's channels in the order's storage order. */              \
+  static void WEFT_OVERLOAD from_rgba(int order, V v, T *c) {                \
+    T rgba[4] = {v.x, v.y, v.z, v.w};                                        \
+    int pick[4] = {0, 1, 2, 3};                                              \
+    switch (order) {                                                         \
+    case WEFT_CL_A: pick[0] = 3; break;                                      \
+    case WEFT_CL_RA: pick[1] = 3; break;                                     \
+    case WEFT_CL_BGRA: pick[0] = 2; pick[2] = 0; break;                      \
+    case WEFT_CL_ARGB:                                                       \
+      pick[0] = 3; pick[1] = 0; pick[2] = 1; pick[3] = 2; break;             \
+    default: break;                                                          \
+    }                                                                        \
+    for (int i = 0; i < 4; i++) c[i] = rgba[pick[i]];                        \
+  }
+TO_RGBA(float, float4)
+TO_RGBA(int, int4)
+TO_RGBA(uint, uint4)
+
+static float4 border_f(layout im) {
+  return (float4)(0, 0, 0, has_alpha(im->channel_order) ? 0 : 1);
+}
+static int4 border_i(layout im) {
+  return (int4)(0, 0, 0, has_alpha(im->channel_order) ? 0 : 1);
+}
+
+/* The element at `at` as floats: normalized formats as [0, 1] or [-1, 1],
+ * halfs and floats as they are (integer formats: their values). */
+static float4 load_f(layout im, int4 at) {
+  if (!inside(im, at)) return border_f(im);
+  global const uchar *p = element(im, at);
+  int n = stored_channels(im->channel_order);
+  float c[4] = {0, 0, 0, 0};
+  switch (im->channel_type) {
+  case WEFT_CL_UNORM_SHORT_565: {
+    ushort w = *(global const ushort *)p;
+    c[0] = (float)((w >> 11) & 31) / 31.0f;
+    c[1] = (float)((w >> 5) & 63) / 63.0f;
+    c[2] = (float)(w & 31) / 31.0f;
+    break;
+  }
+  case WEFT_CL_UNORM_SHORT_555: {
+    ushort w = *(global const ushort *)p;
+    c[0] = (float)((w >> 10) & 31) / 31.0f;
+    c[1] = (float)((w >> 5) & 31) / 31.0f;
+    c[2] = (float)(w & 31) / 31.0f;
+    break;
+  }
+  case WEFT_CL_UNORM_INT_101010: {
+    uint w = *(global const uint *)p;
+    c[0] = (float)((w >> 20) & 1023) / 1023.0f;
+    c[1] = (float)((w >> 10) & 1023) / 1023.0f;
+    c[2] = (float)(w & 1023) / 1023.0f;
+    break;
+  }
+  default:
+    for (int i = 0; i < n; i++) {
+      switch (im->channel_type) {
+      case WEFT_CL_UNORM_INT8: c[i] = (float)p[i] / 255.0f; break;
+      case WEFT_CL_UNORM_INT16:
+        c[i] = (float)((global const ushort *)p)[i] / 65535.0f;
+        break;
+      case WEFT_CL_SNORM_INT8:
+        c[i] = fmax(-1.0f, (float)((global const char *)p)[i] / 127.0f);
+        break;
+      case WEFT_CL_SNORM_INT16:
+        c[i] = fmax(-1.0f, (float)((global const short *)p)[i] / 32767.0f);
+        break;
+      case WEFT_CL_HALF_FLOAT: c[i] = vload_half(i, (global const half *)p); break;
+      case WEFT_CL_FLOAT: c[i] = ((global const float *)p)[i]; break;
+      case WEFT_CL_SIGNED_INT8: c[i] = ((global const char *)p)[i]; break;
+      case WEFT_CL_UNSIGNED_INT8: c[i] = p[i]; break;
+      case WEFT_CL_SIGNED_INT16: c[i] = ((global const short *)p)[i]; break;
+      case WEFT_CL_UNSIGNED_INT16: c[i] = ((global const ushort *)p)[i]; break;
+      case WEFT_CL_SIGNED_INT32: c[i] = ((global const int *)p)[i]; break;
+      default: c[i] = ((global const uint *)p)[i]; break;
+      }
+    }
+  }
+  return to_rgba(im->channel_order, c, 1.0f);
+}
+
+/* The element as integers (integer formats; others: undefined, their raw
+ * bits' low channels). */
+static int4 load_i(layout im, int4 at) {
+  if (!inside(im, at)) return border_i(im);
+  global const uchar *p = element(im, at);
+  int c[4] = {0, 0, 0, 0};
+  for (int i = 0; i < stored_channels(im->channel_order); i++) {
+    switch (im->channel_type) {
+    case WEFT_CL_SIGNED_INT8: c[i] = ((global const char *)p)[i]; break;
+    case WEFT_CL_UNSIGNED_INT8: c[i] = p[i]; break;
+    case WEFT_CL_SIGNED_INT16: c[i] = ((global const short *)p)[i]; break;
+    case WEFT_CL_UNSIGNED_INT16: c[i] = ((global const ushort *)p)[i]; break;
+    default: c[i] = ((global const int *)p)[i]; break;
+    }
+  }
+  return to_rgba(im->channel_order, c, 1);
+}
+
+static uint4 load_ui(layout im, int4 at) { return as_uint4(load_i(im, at)); }
+
+static void store_f(layout im, int4 at, float4 v) {
+  if (!inside(im, at)) return;
+  global uchar *p = element(im, at);
+  float c[4];
+  from_rgba(im->channel_order, v, c);
+  switch (im->channel_type) {
+  case WEFT_CL_UNORM_SHORT_565:
+    *(global ushort *)p = (ushort)(convert_uint_sat_rte(clamp(c[0], 0.0f, 1.0f) * 31.0f) << 11 |
+                                   convert_uint_sat_rte(clamp(c[1], 0.0f, 1.0f) * 63.0f) << 5 |
+                                   convert_uint_sat_rte(clamp(c[2], 0.0f, 1.0f) * 31.0f));
+    return;
+  case WEFT_CL_UNORM_SHORT_555:
+    *(global ushort *)p = (ushort)(convert_uint_sat_rte(clamp(c[0], 0.0f, 1.0f) * 31.0f) << 10 |
+                                   convert_uint_sat_rte(clamp(c[1], 0.0f, 1.0f) * 31.0f) << 5 |
+                                   convert_uint_sat_rte(clamp(c[2], 0.0f, 1.0f) * 31.0f));
+    return;
+  case WEFT_CL_UNORM_INT_101010:
+    *(global uint *)p = convert_uint_sat_rte(clamp(c[0], 0.0f, 1.0f) * 1023.0f) << 20 |
+                        convert_uint_sat_rte(clamp(c[1], 0.0f, 1.0f) * 1023.0f) << 10 |
+                        convert_uint_sat_rte(clamp(c[2], 0.0f, 1.0f) * 1023.0f);
+    return;
+  default:
+    break;
+  }
+  for (int i = 0; i < stored_channels(im->channel_order); i++) {
+    switch (im->channel_type) {
+    case WEFT_CL_UNORM_INT8: p[i] = convert_uchar_sat_rte(c[i] * 255.0f); break;
+    case WEFT_CL_UNORM_INT16:
+      ((global ushort *)p)[i] = convert_ushort_sat_rte(c[i] * 65535.0f);
+      break;
+    case WEFT_CL_SNORM_INT8:
+      ((global char *)p)[i] = convert_char_sat_rte(c[i] * 127.0f);
+      break;
+    case WEFT_CL_SNORM_INT16:
+      ((global short *)p)[i] = convert_short_sat_rte(c[i] * 32767.0f);
+      break;
+    case WEFT_CL_HALF_FLOAT: vstore_half_rte(c[i], i, (global half *)p); break;
+    case WEFT_CL_FLOAT: ((global float *)p)[i] = c[i]; break;
+    default: break; /* write_imagef to an integer format: undefined */
+    }
+  }
+}
+
+static void store_i(layout im, int4 at, int4 v) {
+  if (!inside(im, at)) return;
+  global uchar *p = element(im, at);
+  int c[4];
+  from_rgba(im->channel_order, v, c);
+  for (int i = 0; i < stored_channels(im->channel_order); i++) {
+    switch (im->channel_type) {
+    case WEFT_CL_SIGNED_INT8: ((global char *)p)[i] = convert_char_sat(c[i]); break;
+    case WEFT_CL_SIGNED_INT16: ((global short *)p)[i] = convert_short_sat(c[i]); break;
+    case WEFT_CL_SIGNED_INT32: ((global int *)p)[i] = c[i]; break;
+    default: break; /* not a signed integer format: undefined */
+    }
+  }
+}
+
+static void store_ui(layout im, int4 at, uint4 v) {
+  if (!inside(im, at)) return;
+  global uchar *p = element(im, at);
+  uint c[4];
+  from_rgba(im->channel_order, v, c);
+  for (int i = 0; i < stored_channels(im->channel_order); i++) {
+    switch (im->channel_type) {
+    case WEFT_CL_UNSIGNED_INT8: p[i] = convert_uchar_sat(c[i]); break;
+    case WEFT_CL_UNSIGNED_INT16: ((global ushort *)p)[i] = convert_ushort_sat(c[i]); break;
+    case WEFT_CL_UNSIGNED_INT32: ((global uint *)p)[i] = c[i]; break;
+    default: break; /* not an unsigned integer format: undefined */
+    }
+  }
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* floor(u) as an int, kept to [-2, size + 1], where every addressing mode
+ * gives the same element (and far coordinates cannot overflow). */
+static int floor_index(float u, int size) {
+  float f = floor(u);
+  f = fmax(fmin(f, (float)size + 1.0f), -2.0f);
+  return isnan(f) ? 0 : (int)f;
+}
+
+/* The element nearest to coordinate s on an axis of size elements. */
+static int nearest(float s, int size, uint smp) {
+  uint mode = smp & ADDRESS_MASK;
+  if (smp & NORMALIZED) {
+    if (mode == ADDRESS_REPEAT) {
+      int i = floor_index((s - floor(s)) * (float)size, size);
+      return i > size - 1 ? i - size : i;
+    }
+    if (mode == ADDRESS_MIRRORED_REPEAT) {
+      float m = fabs(s - 2.0f * rint(0.5f * s));
+      return min(floor_index(m * (float)size, size), size - 1);
+    }
+    s *= (float)size;
+  }
+  int i = floor_index(s, size);
+  return mode == ADDRESS_CLAMP ? clamp(i, -1, size) : clamp(i, 0, size - 1);
+}
+
+/* The two elements around s for linear filtering, and the weight of the
+ * second. */
+static int2 linear(float s, int size, uint smp, float *weight) {
+  uint mode = smp & ADDRESS_MASK;
+  float u = s;
+  if (smp & NORMALIZED) {
+    if (mode == ADDRESS_MIRRORED_REPEAT)
+      u = fabs(s - 2.0f * rint(0.5f * s)) * (float)size;
+    else if (mode == ADDRESS_REPEAT)
+      u = (s - floor(s)) * (float)size;
+    else
+      u = s * (float)size;
+  }
+  int i = floor_index(u - 0.5f, size);
+  float w = (u - 0.5f) - floor(u - 0.5f);
+  *weight = isnan(w) ? 0.0f : clamp(w, 0.0f, 1.0f);
+  if ((smp & NORMALIZED) && mode == ADDRESS_REPEAT)
+    return (int2)(i < 0 ? i + size : i, i + 1 > size - 1 ? i + 1 - size : i + 1);
+  if ((smp & NORMALIZED) && mode == ADDRESS_MIRRORED_REPEAT)
+    return (int2)(max(i, 0), min(i + 1, size - 1));
+  if (mode == ADDRESS_CLAMP) return (int2)(clamp(i, -1, size), clamp(i + 1, -1, size));
+  return (int2)(clamp(i, 0, size - 1), clamp(i + 1, 0, size - 1));
+}
+
+/* The element a sampler takes without filtering. axes: how many of x, y,
+ * z are filtered coordinates; layered: z is an array's layer. */
+static int4 nearest_element(layout im, uint smp, float4 c, int axes, int layered) {
+  int size[3] = {im->width, im->height, im->depth};
+  float s[3] = {c.x, c.y, c.z};
+  int at[3] = {0, 0, 0};
+  for (int d = 0; d < axes; d++) at[d] = nearest(s[d], size[d], smp);
+  if (layered) at[2] = clamp((int)fmax(fmin(rint(c.z), (float)im->array_size), -1.0f),
+                             0, im->array_size - 1);
+  return (int4)(at[0], at[1], at[2], 0);
+}
+
+static float4 sample_f(layout im, uint smp, float4 c, int axes, int layered) {
+  if (!(smp & FILTER_LINEAR))
+    return load_f(im, nearest_element(im, smp, c, axes, layered));
+  int size[3] = {im->width, im->height, im->depth};
+  float s[3] = {c.x, c.y, c.z}, w[3] = {0, 0, 0};
+  int2 ends[3] = {(int2)(0), (int2)(0), (int2)(0)};
+  for (int d = 0; d < axes; d++) ends[d] = linear(s[d], size[d], smp, &w[d]);
+  if (layered) ends[2] = nearest_element(im, smp, c, 0, 1).z;
+  float4 sum = 0.0f;
+  for (int corner = 0; corner < 1 << axes; corner++) {
+    float weight = 1.0f;
+    int at[3];
+    for (int d = 0; d < 3; d++) {
+      int high = d < axes && (corner >> d & 1);
+      at[d] = high ? ends[d].y : ends[d].x;
+      if (d < axes) weight *= high ? w[d] : 1.0f - w[d];
+    }
+    sum += weight * load_f(im, (int4)(at[0], at[1], at[2], 0));
+  }
+  return sum;
+}
+
+/* Integer coordinates with a sampler: unnormalized, nearest (the only
+ * samplers OpenCL allows with them). */
+static float4 coords_of(int4 c) { return convert_float4(c); }
+static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
+
+/* ------------------------------------------------ the overloads, per type */
+
+/* Coordinates of each image type as (x, y, z), an array's layer in z. */
+#define AT_1D(c) ((int4)((c), 0, 0, 0))
+#define FAT_1D(c) ((float4)((c), 0, 0, 0))
+#define AT_1DA(c) ((int4)((c).x, 0, (c).y, 0))
+#define FAT_1DA(c) ((float4)((c).x, 0, (c).y, 0))
+#define AT_2D(c) ((int4)((c).x, (c).y, 0, 0))
+#define FAT_2D(c) ((float4)((c).x, (c).y, 0, 0))
+#define AT_3D(c) ((int4)((c).x, (c).y, (c).z, 0))
+#define FAT_3D(c) ((float4)((c).x, (c).y, (c).z, 0))
+
+/* read_image{f,i,ui} with a sampler, for a read_only image type T. */
+#define SAMPLED_READS(T, IC, FC, AT, FAT, AXES, LAYERED)                     \
+  float4 WEFT_OVERLOAD read_imagef(read_only T im, sampler_t s, IC c) {      \
+    return sample_f(LAYOUT(im), int_sampler(bits_of(s)), coords_of(AT(c)),   \
+                    AXES, LAYERED);                                          \
+  }                                                                          \
+  float4 WEFT_OVERLOAD read_imagef(read_only T im, sampler_t s, FC c) {      \
+    return sample_f(LAYOUT(im), bits_of(s), FAT(c), AXES, LAYERED);          \
+  }                                                                          \
+  int4 WEFT_OVERLOAD read_imagei(read_only T im, sampler_t s, IC c) {        \
+    layout l = LAYOUT(im);                                                   \
+    return load_i(l, nearest_element(l, int_sampler(bits_of(s)),             \
+                                     coords_of(AT(c)), AXES, LAYERED));      \
+  }                                                                          \
+  int4 WEFT_OVERLOAD read_imagei(read_only T im, sampler_t s, FC c) {        \
+    layout l = LAYOUT(im);                                                   \
+    return load_i(l, nearest_element(l, bits_of(s), FAT(c), AXES, LAYERED)); \
+  }                                                                          \
+  uint4 WEFT_OVERLOAD read_imageui(read_only T im, sampler_t s, IC c) {      \
+    layout l = LAYOUT(im);                                                   \
+    return load_ui(l, nearest_element(l, int_sampler(bits_of(s)),            \
+                                      coords_of(AT(c)), AXES, LAYERED));     \
+  }                                                                          \
+  uint4 WEFT_OVERLOAD read_imageui(read_only T im, sampler_t s, FC c) {      \
+    layout l = LAYOUT(im);                                                   \
+    return load_ui(l, nearest_element(l, bits_of(s), FAT(c), AXES, LAYERED));\
+  }
+
+/* read_image{f,i,ui} without a sampler, for access A of type T. */
+#define PLAIN_READS(A, T, IC, AT)                                            \
+  float4 WEFT_OVERLOAD read_imagef(A T im, IC c) {                           \
+    return load_f(LAYOUT(im), AT(c));                                        \
+  }                                                                          \
+  int4 WEFT_OVERLOAD read_imagei(A T im, IC c) {                             \
+    return load_i(LAYOUT(im), AT(c));                                        \
+  }                                                                          \
+  uint4 WEFT_OVERLOAD read_imageui(A T im, IC c) {                           \
+    return load_ui(LAYOUT(im), AT(c));                                       \
+  }
+
+#define WRITES(A, T, IC, AT)                                                 \
+  void WEFT_OVERLOAD write_imagef(A T im, IC c, float4 v) {                  \
+    store_f(LAYOUT(im), AT(c), v);                                           \
+  }                                                                          \
+  void WEFT_OVERLOAD write_imagei(A T im, IC c, int4 v) {                    \
+    store_i(LAYOUT(im), AT(c), v);                                           \
+  }                                                                          \
+  void WEFT_OVERLOAD write_imageui(A T im, IC c, uint4 v) {                  \
+    store_ui(LAYOUT(im), AT(c), v);                                          \
+  }
+
+#define QUERIES(A, T)                                                        \
+  int WEFT_OVERLOAD get_image_width(A T im) { return LAYOUT(im)->width; }    \
+  int WEFT_OVERLOAD get_image_channel_data_type(A T im) {                    \
+    return LAYOUT(im)->channel_type;                                         \
+  }                                                                          \
+  int WEFT_OVERLOAD get_image_channel_order(A T im) {                        \
+    return LAYOUT(im)->channel_order;                                        \
+  }
+
+#define HEIGHT(A, T)                                                         \
+  int WEFT_OVERLOAD get_image_height(A T im) { return LAYOUT(im)->height; }  \
+  int2 WEFT_OVERLOAD get_image_dim(A T im) {                                 \
+    return (int2)(LAYOUT(im)->width, LAYOUT(im)->height);                    \
+  }
+#define ARRAY(A, T)                                                          \
+  size_t WEFT_OVERLOAD get_image_array_size(A T im) {                        \
+    return (size_t)LAYOUT(im)->array_size;                                   \
+  }
+#define DEPTH(A, T)                                                          \
+  int WEFT_OVERLOAD get_image_height(A T im) { return LAYOUT(im)->height; }  \
+  int WEFT_OVERLOAD get_image_depth(A T im) { return LAYOUT(im)->depth; }    \
+  int4 WEFT_OVERLOAD get_image_dim(A T im) {                                 \
+    layout l = LAYOUT(im);                                                   \
+    return (int4)(l->width, l->height, l->depth, 0);                         \
+  }
+
+/* Every access qualifier's functions of type T. */
+#define EACH_ACCESS(M, T) M(read_only, T) M(write_only, T) M(read_write, T)
+
+#define IMAGE_TYPE(T, IC, AT)                                                \
+  PLAIN_READS(read_only, T, IC, AT)                                          \
+  PLAIN_READS(read_write, T, IC, AT)                                         \
+  WRITES(write_only, T, IC, AT)                                              \
+  WRITES(read_write, T, IC, AT)                                              \
+  EACH_ACCESS(QUERIES, T)
+
+SAMPLED_READS(image1d_t, int, float, AT_1D, FAT_1D, 1, 0)
+IMAGE_TYPE(image1d_t, int, AT_1D)
+IMAGE_TYPE(image1d_buffer_t, int, AT_1D)
+SAMPLED_READS(image1d_array_t, int2, float2, AT_1DA, FAT_1DA, 1, 1)
+IMAGE_TYPE(image1d_array_t, int2, AT_1DA)
+EACH_ACCESS(ARRAY, image1d_array_t)
+SAMPLED_READS(image2d_t, int2, float2, AT_2D, FAT_2D, 2, 0)
+IMAGE_TYPE(image2d_t, int2, AT_2D)
+EACH_ACCESS(HEIGHT, image2d_t)
+SAMPLED_READS(image2d_array_t, int4, float4, AT_3D, FAT_3D, 2, 1)
+IMAGE_TYPE(image2d_array_t, int4, AT_3D)
+EACH_ACCESS(HEIGHT, image2d_array_t)
+EACH_ACCESS(ARRAY, image2d_array_t)
+SAMPLED_READS(image3d_t, int4, float4, AT_3D, FAT_3D, 3, 0)
+IMAGE_TYPE(image3d_t, int4, AT_3D)
+EACH_ACCESS(DEPTH, image3d_t)
