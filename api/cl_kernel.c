@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cl_memory.h"
 #include "api/cl_queue.h"
 
 static cl_kernel kernel_new(cl_program p, weft_kernel *native, cl_int *rc) {
@@ -124,6 +125,32 @@ static cl_int set_buffer(cl_kernel k, cl_uint i, size_t size, const void *value)
   return CL_SUCCESS;
 }
 
+/* An image: held like a buffer argument (not retained; a launch after its
+ * release is refused). */
+static cl_int set_image(cl_kernel k, cl_uint i, size_t size, const void *value) {
+  if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  cl_mem m = value ? *(const cl_mem *)value : NULL;
+  if (!weft__cl_is(m, CL_KIND_MEM) || !weft__cl_is_image_type(m->type) ||
+      m->context != k->program->context)
+    return CL_INVALID_MEM_OBJECT;
+  if (weft_kernel_set_arg_image(k->native, (int)i, m->native)) {
+    weft__cl_notify(k->program->context, weft_errmsg(k->native));
+    return CL_INVALID_ARG_VALUE;
+  }
+  k->buffers[i] = m;
+  k->serials[i] = m->h.serial;
+  return CL_SUCCESS;
+}
+
+static cl_int set_sampler(cl_kernel k, cl_uint i, size_t size, const void *value) {
+  if (size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
+  cl_sampler s = value ? *(const cl_sampler *)value : NULL;
+  if (!weft__cl_is(s, CL_KIND_SAMPLER) || s->context != k->program->context)
+    return CL_INVALID_SAMPLER;
+  return weft__cl_error(weft_kernel_set_arg_sampler(k->native, (int)i,
+                                                    weft__cl_sampler_bits(s)));
+}
+
 /* An SVM pointer: any address inside an SVM allocation of the context. */
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel k, cl_uint i,
                                                          const void *ptr) {
@@ -168,6 +195,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i,
   switch (info.kind) {
   case WEFT_ARG_BUFFER:
     return set_buffer(k, i, size, value);
+  case WEFT_ARG_IMAGE:
+    return set_image(k, i, size, value);
+  case WEFT_ARG_SAMPLER:
+    return set_sampler(k, i, size, value);
   case WEFT_ARG_LOCAL: {
     if (value) return CL_INVALID_ARG_VALUE;
     if (!size) return CL_INVALID_ARG_SIZE;
@@ -245,15 +276,21 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint i,
   static const cl_kernel_arg_address_qualifier spaces[] = {
       CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL,
       CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_LOCAL};
-  cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+  static const cl_kernel_arg_access_qualifier accesses[] = {
+      CL_KERNEL_ARG_ACCESS_NONE, CL_KERNEL_ARG_ACCESS_READ_ONLY,
+      CL_KERNEL_ARG_ACCESS_WRITE_ONLY, CL_KERNEL_ARG_ACCESS_READ_WRITE};
+  cl_kernel_arg_access_qualifier access = accesses[info.access & 3];
+  /* A sampler is a value to OpenCL (Clang passes it as a pointer). */
+  cl_kernel_arg_address_qualifier space =
+      info.kind == WEFT_ARG_SAMPLER ? CL_KERNEL_ARG_ADDRESS_PRIVATE
+                                    : spaces[info.address_space];
   cl_kernel_arg_type_qualifier qualifiers = 0;
   if (info.type_qualifiers & WEFT_TYPE_CONST) qualifiers |= CL_KERNEL_ARG_TYPE_CONST;
   if (info.type_qualifiers & WEFT_TYPE_RESTRICT) qualifiers |= CL_KERNEL_ARG_TYPE_RESTRICT;
   if (info.type_qualifiers & WEFT_TYPE_VOLATILE) qualifiers |= CL_KERNEL_ARG_TYPE_VOLATILE;
   switch (param) {
   case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
-    return weft__cl_info(&spaces[info.address_space], sizeof spaces[0], size,
-                         value, size_ret);
+    return weft__cl_info(&space, sizeof space, size, value, size_ret);
   case CL_KERNEL_ARG_ACCESS_QUALIFIER:
     return weft__cl_info(&access, sizeof access, size, value, size_ret);
   case CL_KERNEL_ARG_TYPE_NAME:

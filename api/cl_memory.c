@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cl_memory.h"
 #include "api/cl_queue.h"
 
 #define ACCESS (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY)
@@ -12,7 +13,7 @@
 
 static int more_than_one(cl_mem_flags bits) { return (bits & (bits - 1)) != 0; }
 
-static cl_int check_flags(cl_mem_flags flags) {
+cl_int weft__cl_check_mem_flags(cl_mem_flags flags) {
   if (flags & ~(ACCESS | HOST_PTR | HOST_ACCESS)) return CL_INVALID_VALUE;
   if (more_than_one(flags & ACCESS) || more_than_one(flags & HOST_ACCESS))
     return CL_INVALID_VALUE;
@@ -22,7 +23,7 @@ static cl_int check_flags(cl_mem_flags flags) {
   return CL_SUCCESS;
 }
 
-static unsigned native_flags(cl_mem_flags flags) {
+unsigned weft__cl_native_mem_flags(cl_mem_flags flags) {
   unsigned f = 0;
   if (flags & CL_MEM_READ_ONLY) f |= WEFT_MEM_READ_ONLY;
   if (flags & CL_MEM_WRITE_ONLY) f |= WEFT_MEM_WRITE_ONLY;
@@ -31,7 +32,7 @@ static unsigned native_flags(cl_mem_flags flags) {
   return f;
 }
 
-static cl_mem mem_new(cl_context c, cl_mem_flags flags, size_t size) {
+cl_mem weft__cl_mem_new(cl_context c, cl_mem_flags flags, size_t size) {
   cl_mem m = weft__cl_alloc(sizeof *m);
   if (!m) return NULL;
   weft__cl_init(m, CL_KIND_MEM);
@@ -51,13 +52,13 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags flags,
   cl_mem m = NULL;
   cl_ulong max = 0;
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
-  else rc = check_flags(flags);
+  else rc = weft__cl_check_mem_flags(flags);
   if (!rc) clGetDeviceInfo(c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max,
                            &max, NULL);
   if (!rc && (size == 0 || size > max)) rc = CL_INVALID_BUFFER_SIZE;
   if (!rc && !host_ptr != !(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
     rc = CL_INVALID_HOST_PTR;
-  if (!rc && !(m = mem_new(c, flags ? flags : CL_MEM_READ_WRITE, size)))
+  if (!rc && !(m = weft__cl_mem_new(c, flags ? flags : CL_MEM_READ_WRITE, size)))
     rc = CL_OUT_OF_HOST_MEMORY;
   if (!rc) {
     /* READ_WRITE is the default the queries report. */
@@ -67,7 +68,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags flags,
     /* OpenCL leaves a new buffer's contents undefined. */
     unsigned undefined = host_ptr ? 0 : WEFT_MEM_UNDEFINED;
     int status = weft_buffer_create(c->native, size,
-                                    native_flags(flags) | undefined, host_ptr,
+                                    weft__cl_native_mem_flags(flags) | undefined, host_ptr,
                                     &m->native);
     if (status) {
       weft__cl_notify(c, weft_errmsg(c->native));
@@ -102,7 +103,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBufferWithProperties(
 
 static cl_int check_sub_flags(cl_mem parent, cl_mem_flags *flags) {
   cl_mem_flags f = *flags;
-  if (check_flags(f) || (f & HOST_PTR)) return CL_INVALID_VALUE;
+  if (weft__cl_check_mem_flags(f) || (f & HOST_PTR)) return CL_INVALID_VALUE;
   cl_mem_flags p = parent->flags;
   if ((p & CL_MEM_WRITE_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY)))
     return CL_INVALID_VALUE;
@@ -131,7 +132,8 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem parent,
   cl_int rc = CL_SUCCESS;
   cl_mem m = NULL;
   const cl_buffer_region *r = info;
-  if (!weft__cl_is(parent, CL_KIND_MEM) || parent->parent)
+  if (!weft__cl_is(parent, CL_KIND_MEM) || parent->parent ||
+      weft__cl_check_is_buffer(parent))
     rc = CL_INVALID_MEM_OBJECT;
   else if (type != CL_BUFFER_CREATE_TYPE_REGION || !r) rc = CL_INVALID_VALUE;
   else if (r->size == 0) rc = CL_INVALID_BUFFER_SIZE;
@@ -139,7 +141,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem parent,
     rc = CL_INVALID_VALUE;
   else if (r->origin % SUB_BUFFER_ALIGN) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
   else rc = check_sub_flags(parent, &flags);
-  if (!rc && !(m = mem_new(parent->context, flags, r->size)))
+  if (!rc && !(m = weft__cl_mem_new(parent->context, flags, r->size)))
     rc = CL_OUT_OF_HOST_MEMORY;
   if (!rc) {
     m->parent = parent;
@@ -147,7 +149,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem parent,
     m->host_ptr = parent->host_ptr ? (char *)parent->host_ptr + r->origin : NULL;
     clRetainMemObject(parent);
     rc = weft__cl_error(weft_buffer_create_sub(parent->native, r->origin,
-                                               r->size, native_flags(flags & ACCESS),
+                                               r->size, weft__cl_native_mem_flags(flags & ACCESS),
                                                &m->native));
     if (rc) {
       clReleaseMemObject(m);
@@ -255,15 +257,34 @@ static void transfer_finish(cl_command *c) {
   if (t->dst) clReleaseMemObject(t->dst);
 }
 
-/* Checks the queue, the buffer and its range. */
-static cl_int check_buffer(cl_command_queue q, cl_mem m, size_t offset,
-                           size_t size) {
+/* Checks the queue, the memory object and its range. */
+static cl_int check_mem(cl_command_queue q, cl_mem m, size_t offset,
+                        size_t size) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!weft__cl_is(m, CL_KIND_MEM)) return CL_INVALID_MEM_OBJECT;
   if (m->context != q->context) return CL_INVALID_CONTEXT;
   if (size == 0 || offset > m->size || size > m->size - offset)
     return CL_INVALID_VALUE;
   return CL_SUCCESS;
+}
+
+/* The same for a buffer's commands, which take no image. */
+static cl_int check_buffer(cl_command_queue q, cl_mem m, size_t offset,
+                           size_t size) {
+  cl_int rc = check_mem(q, m, offset, size);
+  return rc ? rc : weft__cl_check_is_buffer(m);
+}
+
+int weft__cl_is_image_type(cl_mem_object_type t) {
+  return t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+         t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE3D ||
+         t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+}
+
+cl_int weft__cl_check_is_buffer(cl_mem m) {
+  return weft__cl_is(m, CL_KIND_MEM) && weft__cl_is_image_type(m->type)
+             ? CL_INVALID_MEM_OBJECT
+             : CL_SUCCESS;
 }
 
 static cl_command *transfer_new(cl_mem src, cl_mem dst) {
@@ -435,7 +456,19 @@ CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(
     cl_command_queue q, cl_mem m, cl_bool blocking, cl_map_flags flags,
     size_t offset, size_t size, cl_uint n, const cl_event *wait,
     cl_event *event, cl_int *errcode) {
-  cl_int rc = check_buffer(q, m, offset, size);
+  if (weft__cl_check_is_buffer(m)) {
+    if (errcode) *errcode = CL_INVALID_MEM_OBJECT;
+    return NULL;
+  }
+  return weft__cl_enqueue_map(q, m, CL_COMMAND_MAP_BUFFER, blocking, flags,
+                              offset, size, n, wait, event, errcode);
+}
+
+void *weft__cl_enqueue_map(cl_command_queue q, cl_mem m, cl_command_type type,
+                           cl_bool blocking, cl_map_flags flags, size_t offset,
+                           size_t size, cl_uint n, const cl_event *wait,
+                           cl_event *event, cl_int *errcode) {
+  cl_int rc = check_mem(q, m, offset, size);
   const cl_map_flags known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
   if (!rc && (flags & ~known)) rc = CL_INVALID_VALUE;
   if (!rc && (flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
@@ -461,8 +494,7 @@ CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(
     rc = CL_OUT_OF_HOST_MEMORY;
   }
   if (!rc) {
-    rc = weft__cl_enqueue_maybe_blocking(q, CL_COMMAND_MAP_BUFFER, blocking, n,
-                                         wait, event, c);
+    rc = weft__cl_enqueue_maybe_blocking(q, type, blocking, n, wait, event, c);
     if (rc) remove_map(m, ptr);
   }
   if (!rc) atomic_fetch_add(&m->map_count, 1);
@@ -481,7 +513,7 @@ static cl_int run_unmap(cl_command *c) {
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(
     cl_command_queue q, cl_mem m, void *ptr, cl_uint n, const cl_event *wait,
     cl_event *event) {
-  cl_int rc = check_buffer(q, m, 0, m && weft__cl_is(m, CL_KIND_MEM) ? m->size : 1);
+  cl_int rc = check_mem(q, m, 0, m && weft__cl_is(m, CL_KIND_MEM) ? m->size : 1);
   if (rc) return rc;
   if (!ptr) return CL_INVALID_VALUE;
   rc = weft__cl_check_wait_list(q->context, n, wait);
@@ -625,28 +657,26 @@ static cl_int check_copy_rect(const transfer *t) {
   return rects_overlap(t) ? CL_MEM_COPY_OVERLAP : CL_SUCCESS;
 }
 
-/* The host access flags a rect read or write must respect. */
-static cl_int check_host_access(cl_command_type type, cl_mem src, cl_mem dst) {
-  if (type == CL_COMMAND_READ_BUFFER_RECT &&
-      (src->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)))
+/* The host access flags a read (no dst) or write (no src) must respect. */
+static cl_int check_host_access(cl_mem src, cl_mem dst) {
+  if (!dst && (src->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)))
     return CL_INVALID_OPERATION;
-  if (type == CL_COMMAND_WRITE_BUFFER_RECT &&
-      (dst->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))
+  if (!src && (dst->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))
     return CL_INVALID_OPERATION;
   return CL_SUCCESS;
 }
 
-static cl_int enqueue_rect(cl_command_queue q, cl_command_type type,
-                           cl_mem src, cl_mem dst, cl_bool blocking,
-                           const size_t *src_origin, const size_t *dst_origin,
-                           const size_t *region, size_t src_row,
-                           size_t src_slice, size_t dst_row, size_t dst_slice,
-                           void *host, cl_uint n, const cl_event *wait,
-                           cl_event *event) {
-  cl_int rc = src ? check_buffer(q, src, 0, 1) : CL_SUCCESS;
-  if (!rc && dst) rc = check_buffer(q, dst, 0, 1);
-  if (!rc && type != CL_COMMAND_COPY_BUFFER_RECT && !host) rc = CL_INVALID_VALUE;
-  if (!rc) rc = check_host_access(type, src, dst);
+cl_int weft__cl_enqueue_rect(cl_command_queue q, cl_command_type type,
+                             cl_mem src, cl_mem dst, cl_bool blocking,
+                             const size_t *src_origin, const size_t *dst_origin,
+                             const size_t *region, size_t src_row,
+                             size_t src_slice, size_t dst_row, size_t dst_slice,
+                             void *host, cl_uint n, const cl_event *wait,
+                             cl_event *event) {
+  cl_int rc = src ? check_mem(q, src, 0, 1) : CL_SUCCESS;
+  if (!rc && dst) rc = check_mem(q, dst, 0, 1);
+  if (!rc && (!src || !dst) && !host) rc = CL_INVALID_VALUE;
+  if (!rc && (!src || !dst)) rc = check_host_access(src, dst);
   if (rc) return rc;
   cl_command *c = transfer_new(src, dst);
   if (!c) return CL_OUT_OF_HOST_MEMORY;
@@ -654,15 +684,13 @@ static cl_int enqueue_rect(cl_command_queue q, cl_command_type type,
   t->host = host;
   rc = rect_setup(t, src_origin, dst_origin, region, src_row, src_slice,
                   dst_row, dst_slice);
-  if (!rc && type == CL_COMMAND_COPY_BUFFER_RECT) rc = check_copy_rect(t);
+  if (!rc && src && dst) rc = check_copy_rect(t);
   if (rc) {
     transfer_finish(c);
     free(c);
     return rc;
   }
-  c->run = type == CL_COMMAND_READ_BUFFER_RECT    ? run_read_rect
-           : type == CL_COMMAND_WRITE_BUFFER_RECT ? run_write_rect
-                                                  : run_copy_rect;
+  c->run = !dst ? run_read_rect : !src ? run_write_rect : run_copy_rect;
   return weft__cl_enqueue_maybe_blocking(q, type, blocking, n, wait, event, c);
 }
 
@@ -671,7 +699,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(
     const size_t *host_origin, const size_t *region, size_t buffer_row,
     size_t buffer_slice, size_t host_row, size_t host_slice, void *ptr,
     cl_uint n, const cl_event *wait, cl_event *event) {
-  return enqueue_rect(q, CL_COMMAND_READ_BUFFER_RECT, m, NULL, blocking,
+  if (weft__cl_check_is_buffer(m)) return CL_INVALID_MEM_OBJECT;
+  return weft__cl_enqueue_rect(q, CL_COMMAND_READ_BUFFER_RECT, m, NULL, blocking,
                       buffer_origin, host_origin, region, buffer_row,
                       buffer_slice, host_row, host_slice, ptr, n, wait, event);
 }
@@ -681,7 +710,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(
     const size_t *host_origin, const size_t *region, size_t buffer_row,
     size_t buffer_slice, size_t host_row, size_t host_slice, const void *ptr,
     cl_uint n, const cl_event *wait, cl_event *event) {
-  return enqueue_rect(q, CL_COMMAND_WRITE_BUFFER_RECT, NULL, m, blocking,
+  if (weft__cl_check_is_buffer(m)) return CL_INVALID_MEM_OBJECT;
+  return weft__cl_enqueue_rect(q, CL_COMMAND_WRITE_BUFFER_RECT, NULL, m, blocking,
                       host_origin, buffer_origin, region, host_row, host_slice,
                       buffer_row, buffer_slice, (void *)ptr, n, wait, event);
 }
@@ -691,7 +721,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(
     const size_t *dst_origin, const size_t *region, size_t src_row,
     size_t src_slice, size_t dst_row, size_t dst_slice, cl_uint n,
     const cl_event *wait, cl_event *event) {
-  return enqueue_rect(q, CL_COMMAND_COPY_BUFFER_RECT, src, dst, CL_FALSE,
+  if (weft__cl_check_is_buffer(src) || weft__cl_check_is_buffer(dst))
+    return CL_INVALID_MEM_OBJECT;
+  return weft__cl_enqueue_rect(q, CL_COMMAND_COPY_BUFFER_RECT, src, dst, CL_FALSE,
                       src_origin, dst_origin, region, src_row, src_slice,
                       dst_row, dst_slice, NULL, n, wait, event);
 }

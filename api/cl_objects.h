@@ -29,7 +29,8 @@ typedef enum cl_kind {
   CL_KIND_MEM,
   CL_KIND_PROGRAM,
   CL_KIND_KERNEL,
-  CL_KIND_EVENT
+  CL_KIND_EVENT,
+  CL_KIND_SAMPLER
 } cl_kind;
 
 /* The common start of every object. */
@@ -119,7 +120,26 @@ struct _cl_mem {
   size_t num_properties;
   void **maps;                  /* pointers mapped and not yet unmapped */
   size_t num_maps, map_capacity; /* (under lock) */
+  /* An image's format and description (cl_image.c), pitches those of its
+   * storage; parent is a 1D buffer image's buffer. */
+  cl_image_format format;
+  cl_image_desc image;
+  size_t element_size;
 };
+
+/* A sampler: its settings, which kernels get as CLK_* bits (cl_sampler.c). */
+struct _cl_sampler {
+  cl_header h;
+  cl_context context;
+  cl_bool normalized;
+  cl_addressing_mode addressing;
+  cl_filter_mode filter;
+  cl_sampler_properties *properties; /* as given, for CL_SAMPLER_PROPERTIES */
+  size_t num_properties;
+};
+
+/* The bits a kernel's sampler argument takes (weft.h, WEFT_SAMPLER_*). */
+unsigned weft__cl_sampler_bits(cl_sampler s);
 
 struct _cl_program {
   cl_header h;

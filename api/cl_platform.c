@@ -207,6 +207,7 @@ size_t weft__cl_preferred_multiple(cl_device_id d) {
 /* Queries with a number for an answer. 1: answered. */
 static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   const weft_device_info *i = &d->info;
+  int images = i->kind != WEFT_DEVICE_GPU;
   switch (p) {
   case CL_DEVICE_VENDOR_ID: return SET(u, 0x10000), 1; /* no PCI vendor */
   case CL_DEVICE_MAX_COMPUTE_UNITS: return SET(u, i->compute_units), 1;
@@ -251,11 +252,22 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT: return SET(u, 0), 1;
   case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
     return SET(sz, weft__cl_preferred_multiple(d)), 1;
-  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-  case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+  /* Images: the CPU's (weft_image_create); none on a GPU. */
+  case CL_DEVICE_MAX_READ_IMAGE_ARGS: return SET(u, images ? 128 : 0), 1;
   case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-  case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-  case CL_DEVICE_MAX_SAMPLERS:
+  case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: return SET(u, images ? 64 : 0), 1;
+  case CL_DEVICE_MAX_SAMPLERS: return SET(u, images ? 16 : 0), 1;
+  case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+  case CL_DEVICE_IMAGE2D_MAX_HEIGHT: return SET(sz, images ? WEFT_IMAGE2D_MAX : 0), 1;
+  case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+  case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+  case CL_DEVICE_IMAGE3D_MAX_DEPTH: return SET(sz, images ? WEFT_IMAGE3D_MAX : 0), 1;
+  case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+    return SET(sz, images ? WEFT_IMAGE_BUFFER_MAX : 0), 1;
+  case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
+    return SET(sz, images ? WEFT_IMAGE_LAYERS_MAX : 0), 1;
+  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+  /* No 2D images from buffers (cl_khr_image2d_from_buffer): 0. */
   case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
   case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
   case CL_DEVICE_MAX_PIPE_ARGS:
@@ -265,13 +277,6 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
   case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
   case CL_DEVICE_MAX_ON_DEVICE_EVENTS: return SET(u, 0), 1;
-  case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-  case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
-  case CL_DEVICE_IMAGE3D_MAX_WIDTH:
-  case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-  case CL_DEVICE_IMAGE3D_MAX_DEPTH:
-  case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-  case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return SET(sz, 0), 1;
   case CL_DEVICE_NUMERIC_VERSION:
     return SET(version, CL_MAKE_VERSION(3, 0, 0)), 1;
   case CL_DEVICE_MAX_RESIDENT_GROUPS_WEFT:
@@ -287,6 +292,7 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
     return SET(type, d->info.kind == WEFT_DEVICE_GPU ? CL_DEVICE_TYPE_GPU
                                                      : CL_DEVICE_TYPE_CPU), 1;
   case CL_DEVICE_IMAGE_SUPPORT:
+    return SET(b, d->info.kind == WEFT_DEVICE_GPU ? CL_FALSE : CL_TRUE), 1;
   case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
   case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:

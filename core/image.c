@@ -8,12 +8,12 @@
 #include "builtins/image_layout.h"
 #include "core/handles.h"
 
-/* The largest images (OpenCL 3.0's least for a device with images, and
- * more for 1D buffers, which are only memory). */
-#define MAX_2D 16384u
-#define MAX_3D 2048u
-#define MAX_LAYERS 2048u
-#define MAX_1D_BUFFER (1u << 27)
+/* The largest images (weft.h: OpenCL 3.0's least for a device with
+ * images, and more for 1D buffers, which are only memory). */
+#define MAX_2D WEFT_IMAGE2D_MAX
+#define MAX_3D WEFT_IMAGE3D_MAX
+#define MAX_LAYERS WEFT_IMAGE_LAYERS_MAX
+#define MAX_1D_BUFFER WEFT_IMAGE_BUFFER_MAX
 
 /* ------------------------------------------------------------- formats */
 

@@ -33,15 +33,11 @@ static const char *const cpu_args[] = {
     /* Distinct numbers for __global, __local, ... so local memory can be
      * recognized; they all mean the same memory to the x86-64 back end. */
     "-ffake-address-space-map",
-    /* OpenCL C 6.13.1: images are there (CPU_IMAGE_FEATURES). */
+    /* OpenCL C 6.13.1: images are there (WEFT_CPU_IMAGE_FEATURES). */
     "-D__IMAGE_SUPPORT__=1",
 };
 
-/* Images, on the CPU only (builtins/image.cl), after WEFT_CL_FEATURES's
- * -cl-ext, which turns everything else off. */
-#define CPU_IMAGE_FEATURES                                                   \
-  "-cl-ext=+__opencl_c_images,+__opencl_c_read_write_images,"                \
-  "+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes"
+
 
 /* An NVIDIA GPU's, before its architecture: NVPTX's own address spaces
  * (__local is shared memory), where private and generic pointers are both
@@ -75,13 +71,23 @@ static const char *const base_args[] = {
 
 const char *weft__jit_features(void) { return WEFT_CL_FEATURES; }
 
-/* "-cl-ext=-all,+a,+b": the front end enables exactly our features. */
-static char *cl_ext_argument(void) {
-  size_t n = strlen(WEFT_CL_FEATURES);
+/* Images are the CPU's (builtins/image.cl): its features add them. */
+#define WEFT_CPU_IMAGE_FEATURES                                              \
+  "__opencl_c_images,__opencl_c_read_write_images,"                         \
+  "__opencl_c_3d_image_writes,cl_khr_3d_image_writes"
+
+const char *weft__jit_cpu_features(void) {
+  return WEFT_CL_FEATURES "," WEFT_CPU_IMAGE_FEATURES;
+}
+
+/* "-cl-ext=-all,+a,+b": the front end enables exactly the features of
+ * list. */
+static char *cl_ext_argument(const char *list) {
+  size_t n = strlen(list);
   char *arg = malloc(sizeof "-cl-ext=-all,+" + 2 * n);
   if (!arg) return NULL;
   char *p = arg + sprintf(arg, "-cl-ext=-all,+");
-  for (const char *f = WEFT_CL_FEATURES; *f; f++) {
+  for (const char *f = list; *f; f++) {
     *p++ = *f;
     if (*f == ',') *p++ = '+';
   }
@@ -98,10 +104,11 @@ static char *cl_ext_argument(void) {
 #define MAX_FEATURES 64
 static char *feature_define_list[MAX_FEATURES];
 static int num_feature_defines;
-static char *cl_ext; /* cl_ext_argument(), made once */
+static char *cl_ext, *cpu_cl_ext; /* cl_ext_argument()s, made once */
 
 static void make_feature_defines(void) {
-  cl_ext = cl_ext_argument();
+  cl_ext = cl_ext_argument(WEFT_CL_FEATURES);
+  cpu_cl_ext = cl_ext_argument(weft__jit_cpu_features());
   for (const char *p = WEFT_CL_FEATURES; *p && num_feature_defines < MAX_FEATURES;) {
     size_t len = strcspn(p, ",");
     char *d = NULL;
@@ -171,9 +178,9 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   const char *const *defines = feature_defines(&num_defines);
   int max = (int)(COUNT(cpu_args) + COUNT(nvptx_args) + NVPTX_ARCH_ARGS +
                   COUNT(base_args)) +
-            o->num_args + 7 + num_defines;
+            o->num_args + 6 + num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
-  if (!args || !cl_ext) {
+  if (!args || !cl_ext || !cpu_cl_ext) {
     free(args);
     free(all);
     return WEFT_ENOMEM;
@@ -184,8 +191,7 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   /* -g on the CPU: variables and types too, for gdb (the last kind given
    * wins). */
   if (o->debug && !sm) args[n++] = "-debug-info-kind=standalone";
-  args[n++] = cl_ext;
-  if (!sm) args[n++] = CPU_IMAGE_FEATURES;
+  args[n++] = sm ? cl_ext : cpu_cl_ext;
   int has_std = 0;
   for (int i = 0; i < o->num_args; i++) {
     has_std |= !strncmp(o->args[i], "-cl-std=", 8);

@@ -197,6 +197,13 @@ typedef struct weft_image_desc {
   weft_buffer *buffer;
 } weft_image_desc;
 
+/* The largest images: sizes of 2D images (and 1D, and arrays' layers),
+ * of 3D images, layers of an array, elements of a 1D buffer image. */
+#define WEFT_IMAGE2D_MAX 16384u
+#define WEFT_IMAGE3D_MAX 2048u
+#define WEFT_IMAGE_LAYERS_MAX 2048u
+#define WEFT_IMAGE_BUFFER_MAX (1u << 27)
+
 /* The bytes of an element of the format, or 0 when Weft has no such
  * format. */
 WEFT_EXPORT size_t weft_image_element_size(unsigned channel_order,
@@ -210,6 +217,12 @@ WEFT_EXPORT size_t weft_image_formats(unsigned (*out)[2], size_t max);
 WEFT_EXPORT int weft_image_create(weft_context *context, unsigned flags,
                                   const weft_image_desc *desc, void *host_ptr,
                                   weft_buffer **out);
+/* Fills the elements [origin, origin + region) (x, y, z; an array's layer
+ * is z) with color, four floats for normalized and float formats, four
+ * ints or unsigned ints for integer ones, converted as write_imagef,
+ * write_imagei and write_imageui do. */
+WEFT_EXPORT int weft_image_fill(weft_buffer *image, const void *color,
+                                const size_t origin[3], const size_t region[3]);
 /* An image's description, with the pitches of its storage (and
  * buffer: the buffer it was made from, or NULL); WEFT_EINVAL for a buffer
  * that is not an image. */
