@@ -445,6 +445,65 @@ def group_svm():
     queue.finish()
 
 
+def group_images():
+    """Images and samplers as PyOpenCL makes them: image_from_array, Image
+    with a format, Sampler objects, enqueue_copy between NumPy and images,
+    a kernel that samples one image (nearest and bilinear) and writes
+    another, each result checked against NumPy."""
+    formats = cl.get_supported_image_formats(
+        ctx, cl.mem_flags.READ_ONLY, cl.mem_object_type.IMAGE2D)
+    assert any(f.channel_order == cl.channel_order.RGBA and
+               f.channel_data_type == cl.channel_type.FLOAT
+               for f in formats), formats
+    h, w = 37, 53
+    src = floats(h * w * 4, 90, 0.0, 1.0).reshape(h, w, 4)
+    image = cl.image_from_array(ctx, src, num_channels=4)
+    assert image.shape == (w, h), image.shape
+    fmt = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.FLOAT)
+    out = cl.Image(ctx, cl.mem_flags.WRITE_ONLY, fmt, shape=(w, h))
+    prg = cl.Program(ctx, """
+        __kernel void sample(read_only image2d_t src, sampler_t s,
+                             write_only image2d_t dst, float dx, float dy,
+                             int normalized) {
+          int x = get_global_id(0), y = get_global_id(1);
+          float2 at = (float2)(x + dx, y + dy);
+          if (normalized) at /= (float2)(get_image_width(src),
+                                         get_image_height(src));
+          write_imagef(dst, (int2)(x, y), read_imagef(src, s, at));
+        }
+        """).build()
+    nearest = cl.Sampler(ctx, False, cl.addressing_mode.CLAMP_TO_EDGE,
+                         cl.filter_mode.NEAREST)
+    prg.sample(queue, (w, h), None, image, nearest, out, np.float32(0.5),
+               np.float32(0.5), np.int32(0))
+    got = np.empty_like(src)
+    cl.enqueue_copy(queue, got, out, origin=(0, 0), region=(w, h))
+    check_float(got, src, "nearest sampling at element centres", rtol=0)
+    # Bilinear, normalized: half way between elements in x, a quarter in
+    # y; the last row and column clamp to the edge.
+    linear = cl.Sampler(ctx, True, cl.addressing_mode.CLAMP_TO_EDGE,
+                        cl.filter_mode.LINEAR)
+    prg.sample(queue, (w, h), None, image, linear, out, np.float32(1.0),
+               np.float32(0.75), np.int32(1))
+    cl.enqueue_copy(queue, got, out, origin=(0, 0), region=(w, h))
+    x1 = np.minimum(np.arange(w) + 1, w - 1)
+    y1 = np.minimum(np.arange(h) + 1, h - 1)
+    row = 0.5 * src[:, :, :] + 0.5 * src[:, x1, :]
+    expected = 0.75 * row + 0.25 * row[y1, :, :]
+    check_float(got, expected, "bilinear sampling", rtol=1e-5, atol=1e-6)
+    # An 8-bit image written by the host, read back by a kernel as floats.
+    bytes8 = ints(h * w * 4, 91, 0, 256).astype(np.uint8).reshape(h, w, 4)
+    fmt8 = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.UNORM_INT8)
+    image8 = cl.Image(ctx, cl.mem_flags.READ_ONLY, fmt8, shape=(w, h))
+    cl.enqueue_copy(queue, image8, bytes8, origin=(0, 0), region=(w, h))
+    prg.sample(queue, (w, h), None, image8, nearest, out, np.float32(0.5),
+               np.float32(0.5), np.int32(0))
+    cl.enqueue_copy(queue, got, out, origin=(0, 0), region=(w, h))
+    check_float(got, bytes8.astype(np.float32) / 255, "UNORM_INT8 as floats",
+                rtol=1e-6)
+    queue.finish()
+
+
 def group_program_scope_vars():
     """Programs with the same program-scope variables, alive at once.
 
