@@ -37,6 +37,11 @@ void weft__cl_command_execute(cl_command *c) {
     weft__cl_event_set(c->event, CL_RUNNING);
     status = c->run ? c->run(c) : CL_SUCCESS;
   }
+  /* What the command holds goes before its event completes: a memory
+   * object released while the command ran is destroyed (its destructor
+   * callbacks called) by the time a waiter sees the event complete. */
+  if (c->finish) c->finish(c);
+  c->finish = NULL;
   cl_command_queue q = c->queue;
   cl_event e = c->event;
   weft__cl_event_set(e, status == CL_SUCCESS ? CL_COMPLETE : status);

@@ -50,18 +50,33 @@ static unsigned parse_qualifiers(const char *text) {
   return q;
 }
 
-static int unsupported_type(const char *type_name) {
-  return strstr(type_name, "pipe") || strstr(type_name, "queue_t") ||
-         strstr(type_name, "_depth_t") || strstr(type_name, "_msaa_t");
+/* Arguments Weft has no objects for: pipes (a type qualifier to Clang),
+ * device queues, depth and multisample images (base: typedefs resolved). */
+static int unsupported_type(const char *base, const char *qualifiers) {
+  return strstr(qualifiers, "pipe") || !strcmp(base, "queue_t") ||
+         (!strncmp(base, "image", 5) &&
+          (strstr(base, "_depth") || strstr(base, "_msaa")));
+}
+
+/* Whether a base type (as Clang's kernel_arg_base_type gives it, typedefs
+ * resolved) is an image type: "image_data_t *" is not. */
+static int is_image_type(const char *base) {
+  static const char *const images[] = {
+      "image1d_t",       "image1d_buffer_t", "image1d_array_t",
+      "image2d_t",       "image2d_array_t",  "image3d_t"};
+  for (size_t i = 0; i < sizeof images / sizeof *images; i++)
+    if (!strcmp(base, images[i])) return 1;
+  return 0;
 }
 
 /* Images and samplers are pointers to Clang (an image's description, a
  * sampler's bits: builtins/image.cl), but arguments of their own kind to
  * whoever sets them. */
-static void image_or_sampler(weft_arg_desc *arg, const char *access) {
-  if (!strcmp(arg->type_name, "sampler_t")) {
+static void image_or_sampler(weft_arg_desc *arg, const char *base,
+                             const char *access) {
+  if (!strcmp(base, "sampler_t")) {
     arg->kind = WEFT_ARG_SAMPLER;
-  } else if (!strncmp(arg->type_name, "image", 5)) {
+  } else if (is_image_type(base)) {
     arg->kind = WEFT_ARG_IMAGE;
     arg->access = !strcmp(access, "write_only")   ? WEFT_IMAGE_WRITE_ONLY
                   : !strcmp(access, "read_write") ? WEFT_IMAGE_READ_WRITE
@@ -134,6 +149,64 @@ static void read_type_hint(LLVMValueRef fn, char *out, size_t size) {
   free(hint);
 }
 
+/* The argument metadata Clang gives a kernel (-cl-kernel-arg-info). */
+typedef struct arg_metadata_set {
+  LLVMValueRef *spaces, *types, *quals, *names, *access, *bases;
+  unsigned n_space, n_type, n_qual, n_name, n_access, n_base;
+} arg_metadata_set;
+
+static void read_arg_metadata(LLVMValueRef fn, arg_metadata_set *m) {
+  memset(m, 0, sizeof *m);
+  m->spaces = arg_metadata(fn, "kernel_arg_addr_space", &m->n_space);
+  m->types = arg_metadata(fn, "kernel_arg_type", &m->n_type);
+  m->quals = arg_metadata(fn, "kernel_arg_type_qual", &m->n_qual);
+  m->names = arg_metadata(fn, "kernel_arg_name", &m->n_name);
+  m->access = arg_metadata(fn, "kernel_arg_access_qual", &m->n_access);
+  m->bases = arg_metadata(fn, "kernel_arg_base_type", &m->n_base);
+}
+
+static void free_arg_metadata(arg_metadata_set *m) {
+  free(m->spaces);
+  free(m->types);
+  free(m->quals);
+  free(m->names);
+  free(m->access);
+  free(m->bases);
+}
+
+/* Argument i of kernel fn (named kernel), into arg: 0, WEFT_ENOMEM, or
+ * WEFT_EBUILD with *error for a type Weft has no objects for. */
+static int describe_one(LLVMValueRef fn, LLVMTargetDataRef layout,
+                        const arg_metadata_set *m, unsigned i,
+                        const char *kernel, weft_arg_desc *arg, char **error) {
+  unsigned space = m->spaces && i < m->n_space
+                       ? (unsigned)LLVMConstIntGetZExtValue(m->spaces[i])
+                       : 0;
+  describe_arg(fn, i, layout, space, arg);
+  arg->type_name = metadata_string(m->types, m->n_type, i);
+  arg->name = metadata_string(m->names, m->n_name, i);
+  char *qualifiers = metadata_string(m->quals, m->n_qual, i);
+  char *access = metadata_string(m->access, m->n_access, i);
+  char *base = metadata_string(m->bases, m->n_base, i);
+  int rc = 0;
+  if (!arg->type_name || !arg->name || !qualifiers || !access || !base) {
+    rc = WEFT_ENOMEM;
+  } else if (unsupported_type(base, qualifiers)) {
+    if (asprintf(error, "kernel '%s': argument '%s' has type %s, which Weft "
+                 "does not support (no pipes, device queues, depth or "
+                 "multisample images)", kernel, arg->name, arg->type_name) < 0)
+      *error = NULL;
+    rc = WEFT_EBUILD;
+  } else {
+    arg->type_qualifiers = parse_qualifiers(qualifiers);
+    image_or_sampler(arg, base, access);
+  }
+  free(qualifiers);
+  free(access);
+  free(base);
+  return rc;
+}
+
 static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
                            weft_kernel_desc *k, char **error) {
   size_t name_length;
@@ -143,43 +216,12 @@ static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
   k->args = calloc(k->num_args ? k->num_args : 1, sizeof *k->args);
   if (!k->name || !k->args) return WEFT_ENOMEM;
 
-  unsigned n_space = 0, n_type = 0, n_qual = 0, n_name = 0;
-  LLVMValueRef *spaces = arg_metadata(fn, "kernel_arg_addr_space", &n_space);
-  LLVMValueRef *types = arg_metadata(fn, "kernel_arg_type", &n_type);
-  LLVMValueRef *quals = arg_metadata(fn, "kernel_arg_type_qual", &n_qual);
-  LLVMValueRef *names = arg_metadata(fn, "kernel_arg_name", &n_name);
-  unsigned n_access = 0;
-  LLVMValueRef *access = arg_metadata(fn, "kernel_arg_access_qual", &n_access);
+  arg_metadata_set m;
+  read_arg_metadata(fn, &m);
   int rc = 0;
-  for (unsigned i = 0; i < k->num_args && !rc; i++) {
-    weft_arg_desc *arg = &k->args[i];
-    unsigned space =
-        spaces && i < n_space ? (unsigned)LLVMConstIntGetZExtValue(spaces[i]) : 0;
-    describe_arg(fn, i, layout, space, arg);
-    arg->type_name = metadata_string(types, n_type, i);
-    arg->name = metadata_string(names, n_name, i);
-    char *qualifiers = metadata_string(quals, n_qual, i);
-    arg->type_qualifiers = qualifiers ? parse_qualifiers(qualifiers) : 0;
-    free(qualifiers);
-    char *qualifier = metadata_string(access, n_access, i);
-    if (!arg->type_name || !arg->name || !qualifier) rc = WEFT_ENOMEM;
-    else if (unsupported_type(arg->type_name)) {
-      if (asprintf(error, "kernel '%s': argument '%s' has type %s, which "
-                   "Weft does not support (no pipes, device queues, depth "
-                   "or multisample images)",
-                   k->name, arg->name, arg->type_name) < 0)
-        *error = NULL;
-      rc = WEFT_EBUILD;
-    } else {
-      image_or_sampler(arg, qualifier);
-    }
-    free(qualifier);
-  }
-  free(access);
-  free(spaces);
-  free(types);
-  free(quals);
-  free(names);
+  for (unsigned i = 0; i < k->num_args && !rc; i++)
+    rc = describe_one(fn, layout, &m, i, k->name, &k->args[i], error);
+  free_arg_metadata(&m);
   read_sizes(fn, "reqd_work_group_size", k->reqd_local_size);
   read_sizes(fn, "work_group_size_hint", k->local_size_hint);
   read_type_hint(fn, k->vec_type_hint, sizeof k->vec_type_hint);

@@ -587,6 +587,48 @@ TEST(buffer_image_and_outside_elements) {
   weft_context_release(ctx);
 }
 
+/* Arguments are told apart by their types with typedefs resolved: a
+ * typedef of an image is an image, a pointer to a struct named image_* or
+ * pipeline_* is a buffer (the CTS's kernel_image_methods passes one). */
+TEST(argument_kinds_by_base_type) {
+  CPU_ONLY("images are the CPU device's");
+  weft_context *ctx = support_context();
+  weft_kernel *k = image_kernel(ctx,
+      "typedef image2d_t picture;\n"
+      "typedef struct { int width, height; } image_data;\n"
+      "typedef struct { int stages; } pipeline_t;\n"
+      "kernel void k(read_only picture im, global image_data *out,\n"
+      "              global pipeline_t *p) {\n"
+      "  out->width = get_image_width(im);\n"
+      "  out->height = get_image_height(im);\n"
+      "  p->stages = 3;\n"
+      "}\n", "k");
+  weft_arg_info info;
+  CHECK_OK(weft_kernel_arg_info(k, 0, &info), k);
+  CHECK_EQ(info.kind, WEFT_ARG_IMAGE);
+  CHECK_OK(weft_kernel_arg_info(k, 1, &info), k);
+  CHECK_EQ(info.kind, WEFT_ARG_BUFFER);
+  CHECK_OK(weft_kernel_arg_info(k, 2, &info), k);
+  CHECK_EQ(info.kind, WEFT_ARG_BUFFER);
+  weft_buffer *im = image2d(ctx, CL_RGBA, CL_FLOAT, 5, 3, NULL),
+              *out = support_ints(ctx, 2, 0), *p = support_ints(ctx, 1, 0);
+  CHECK_OK(weft_kernel_set_arg_image(k, 0, im), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, out), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, p), k);
+  launch(k, 1, 1);
+  int got[2];
+  support_read_ints(out, got, 2);
+  CHECK_EQ(got[0], 5);
+  CHECK_EQ(got[1], 3);
+  support_read_ints(p, got, 1);
+  CHECK_EQ(got[0], 3);
+  weft_buffer_release(im);
+  weft_buffer_release(out);
+  weft_buffer_release(p);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
 /* --------------------------------------------------------------- errors */
 
 TEST(errors) {
