@@ -78,10 +78,16 @@ static cl_int check_buffer_of(cl_context c, const cl_image_desc *d,
   return CL_SUCCESS;
 }
 
-/* Pitches: 0 without host memory; with it, at least a row (a slice) and
- * a multiple of the element (the row). */
+/* Pitches: 0 without host memory or a buffer; with host memory, at least
+ * a row (a slice) and a multiple of the element (the row). A 1D buffer
+ * image's row pitch, if given, is at least its row, and means nothing
+ * else (the CTS gives one). */
 static cl_int check_pitches(const cl_image_desc *d, size_t element,
                             const void *host) {
+  if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER)
+    return d->image_row_pitch && d->image_row_pitch < d->image_width * element
+               ? CL_INVALID_IMAGE_DESCRIPTOR
+               : CL_SUCCESS;
   if (!host) return d->image_row_pitch || d->image_slice_pitch
                         ? CL_INVALID_IMAGE_DESCRIPTOR
                         : CL_SUCCESS;

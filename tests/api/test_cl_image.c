@@ -403,8 +403,9 @@ TEST(errors) {
   CHECK(!clCreateSubBuffer(im, 0, CL_BUFFER_CREATE_TYPE_REGION, &sub, &rc));
   CL_CHECK_ERR(rc, CL_INVALID_MEM_OBJECT);
   /* A 1D buffer image over a buffer: its memory. */
+  /* (A row pitch may be given: the CTS gives the buffer's size.) */
   cl_image_desc db = {.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER,
-                      .image_width = 16, .buffer = buf};
+                      .image_width = 16, .image_row_pitch = 64, .buffer = buf};
   cl_mem ib = clCreateImage(e.ctx, 0, &good, &db, NULL, &rc);
   CL_CHECK(rc);
   cl_mem assoc;
