@@ -62,6 +62,10 @@ static cl_int check_sizes(const cl_image_desc *d) {
 static cl_int check_buffer_of(cl_context c, const cl_image_desc *d,
                               size_t element, cl_mem_flags *flags) {
   cl_mem b = d->mem_object;
+  /* 2D images from buffers (cl_khr_image2d_from_buffer) are not there:
+   * CL_INVALID_OPERATION, as for a device that lacks them (the CTS's
+   * consistency_2d_image_from_buffer). */
+  if (d->image_type == CL_MEM_OBJECT_IMAGE2D && b) return CL_INVALID_OPERATION;
   if (d->image_type != CL_MEM_OBJECT_IMAGE1D_BUFFER)
     return b ? CL_INVALID_IMAGE_DESCRIPTOR : CL_SUCCESS;
   if (!weft__cl_is(b, CL_KIND_MEM) || weft__cl_check_is_buffer(b) ||

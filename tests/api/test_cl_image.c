@@ -420,6 +420,11 @@ TEST(errors) {
   db.image_width = 17;
   CHECK(!clCreateImage(e.ctx, 0, &good, &db, NULL, &rc));
   CL_CHECK_ERR(rc, CL_INVALID_IMAGE_SIZE);
+  /* No 2D images from buffers (cl_khr_image2d_from_buffer). */
+  cl_image_desc d2b = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 2,
+                       .image_height = 2, .buffer = buf};
+  CHECK(!clCreateImage(e.ctx, 0, &good, &d2b, NULL, &rc));
+  CL_CHECK_ERR(rc, CL_INVALID_OPERATION);
   cl_mem objects[] = {ib, im, im2, buf};
   for (size_t i = 0; i < 4; i++) clReleaseMemObject(objects[i]);
   cl_env_close(&e);
