@@ -146,7 +146,6 @@ static int keep(ptx_build *b, const char *text, const char *log,
                   out, ptx);
 }
 
-/* The back half, from the front end's module to PTX. */
 /* Images and samplers are the CPU's (builtins/image.cl): a kernel that
  * takes one is a build error here, naming it. */
 static int no_images(weft_build_state *b) {
@@ -164,6 +163,7 @@ static int no_images(weft_build_state *b) {
   return 0;
 }
 
+/* The back half, from the front end's module to PTX. */
 static int finish(ptx_build *pb, const char *log, weft_binary **out,
                   char **ptx) {
   weft_build_state *b = &pb->s;
