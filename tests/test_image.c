@@ -629,6 +629,58 @@ TEST(argument_kinds_by_base_type) {
   weft_context_release(ctx);
 }
 
+/* weft_image_fill encodes the colour as the writes do (a float colour
+ * into half and 8-bit normalized elements, an unsigned one saturated into
+ * 16 bits), fills only its region, and refuses one that leaves the
+ * image. */
+TEST(fill_encodes_and_stays_in_its_region) {
+  CPU_ONLY("images are the CPU device's");
+  weft_context *ctx = support_context();
+  weft_buffer *h = image2d(ctx, CL_RG, CL_HALF_FLOAT, 4, 3, NULL);
+  float colour[4] = {0.5f, -2.0f, 9.0f, 9.0f};
+  size_t origin[3] = {1, 1, 0}, region[3] = {2, 2, 1};
+  CHECK_OK(weft_image_fill(h, colour, origin, region), h);
+  unsigned short halfs[3][4][2];
+  CHECK_OK(weft_buffer_read(h, 0, sizeof halfs, halfs), h);
+  for (int y = 0; y < 3; y++)
+    for (int x = 0; x < 4; x++) {
+      int in = x >= 1 && x <= 2 && y >= 1;
+      CHECK_EQ(halfs[y][x][0], in ? 0x3800 : 0); /* 0.5 */
+      CHECK_EQ(halfs[y][x][1], in ? 0xc000 : 0); /* -2.0 */
+    }
+  weft_buffer *n = image2d(ctx, CL_BGRA, CL_UNORM_INT8, 2, 1, NULL);
+  float rgba[4] = {1.0f, 0.2f, -1.0f, 0.5f};
+  size_t all[3] = {2, 1, 1}, zero[3] = {0, 0, 0};
+  CHECK_OK(weft_image_fill(n, rgba, zero, all), n);
+  unsigned char bgra[2][4];
+  CHECK_OK(weft_buffer_read(n, 0, sizeof bgra, bgra), n);
+  for (int x = 0; x < 2; x++) {
+    CHECK_EQ(bgra[x][0], 0);   /* b: -1 clamps to 0 */
+    CHECK_EQ(bgra[x][1], 51);  /* g: 0.2 * 255 */
+    CHECK_EQ(bgra[x][2], 255); /* r */
+    CHECK_EQ(bgra[x][3], 128); /* a: 127.5 rounds to even */
+  }
+  weft_buffer *u = image2d(ctx, CL_RGBA, CL_UNSIGNED_INT16, 1, 1, NULL);
+  unsigned big[4] = {70000, 5, 0, 65535};
+  size_t one[3] = {1, 1, 1};
+  CHECK_OK(weft_image_fill(u, big, zero, one), u);
+  unsigned short got[4];
+  CHECK_OK(weft_buffer_read(u, 0, sizeof got, got), u);
+  CHECK_EQ(got[0], 65535);
+  CHECK_EQ(got[1], 5);
+  CHECK_EQ(got[3], 65535);
+  size_t past[3] = {2, 3, 1};
+  CHECK_FAILS(weft_image_fill(h, colour, origin, past), WEFT_ERANGE, h,
+              "the region [1, 4) of axis 1 is not within the image's 3");
+  weft_buffer *plain = support_buffer(ctx, 16, NULL);
+  CHECK_EQ(weft_image_fill(plain, colour, origin, region), WEFT_EINVAL);
+  weft_buffer_release(plain);
+  weft_buffer_release(h);
+  weft_buffer_release(n);
+  weft_buffer_release(u);
+  weft_context_release(ctx);
+}
+
 /* --------------------------------------------------------------- errors */
 
 TEST(errors) {
