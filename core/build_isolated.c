@@ -66,6 +66,24 @@ int weft__build_isolated(void) {
 
 /* ------------------------------------------------------------ spawning */
 
+/* The helper's environment: the application's, but the settings Weft was
+ * configured with as they were then (an application that set WEFT_CHECK
+ * since would otherwise have the helper build something else). malloc'd
+ * array of borrowed strings, or NULL. */
+static char **helper_environment(void) {
+  const char *const *settings = weft__config_settings();
+  size_t n = 0, k = 0;
+  for (char **e = environ; e && *e; e++) n++;
+  for (const char *const *s = settings; s && *s; s++) n++;
+  char **env = settings ? malloc((n + 1) * sizeof *env) : NULL;
+  if (!env) return NULL;
+  for (char **e = environ; e && *e; e++)
+    if (!weft__config_is_setting(*e)) env[k++] = *e;
+  for (const char *const *s = settings; *s; s++) env[k++] = (char *)*s;
+  env[k] = NULL;
+  return env;
+}
+
 /* Starts the helper with one end of a socket pair as its standard input
  * and output (a socket, not pipes: writing to a helper that died is
  * EPIPE, not SIGPIPE in the application). 0, or an errno value. */
@@ -87,7 +105,10 @@ static int spawn(pid_t *pid, int *sock) {
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   char *argv[] = {helper_path, NULL};
-  int rc = posix_spawn(pid, helper_path, &actions, &attr, argv, environ);
+  char **env = helper_environment();
+  int rc = env ? posix_spawn(pid, helper_path, &actions, &attr, argv, env)
+               : ENOMEM;
+  free(env);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(fds[1]);

@@ -13,8 +13,9 @@
  * object). The asking process adopts the entry into its kernel cache and
  * builds again from the cache alone (jit/cache.h), which loads the code
  * the helper made; a build that was in the cache already never starts a
- * helper. The helper reads the same environment, so it builds with the
- * same settings and writes the disk cache as the process would.
+ * helper. The helper is given the settings Weft started with (config.h's
+ * weft__config_settings), so it builds as this process would and writes
+ * the same disk cache.
  */
 #ifndef WEFT_CORE_BUILD_ISOLATED_H
 #define WEFT_CORE_BUILD_ISOLATED_H

@@ -276,7 +276,33 @@ static void read_perf(void) {
   else warn("WEFT_PERF", v, "map or jitdump (or off)");
 }
 
+/* The environment's settings as the configuration read them: WEFT_*, and
+ * what names the default cache folder. */
+static char **settings;
+
+static int is_setting(const char *entry) {
+  return !strncmp(entry, "WEFT_", 5) || !strncmp(entry, "XDG_CACHE_HOME=", 15) ||
+         !strncmp(entry, "HOME=", 5);
+}
+
+static void keep_settings(void) {
+  extern char **environ;
+  size_t n = 0, k = 0;
+  for (char **e = environ; e && *e; e++) n += is_setting(*e);
+  if (!(settings = calloc(n + 1, sizeof *settings))) return;
+  for (char **e = environ; e && *e && k < n; e++)
+    if (is_setting(*e) && (settings[k] = strdup(*e))) k++;
+}
+
+int weft__config_is_setting(const char *entry) { return is_setting(entry); }
+
+const char *const *weft__config_settings(void) {
+  weft__config();
+  return (const char *const *)settings;
+}
+
 static void read_config(void) {
+  keep_settings();
   read_threads();
   read_barrier();
   read_stack_size();

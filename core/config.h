@@ -96,6 +96,14 @@ typedef struct weft_config {
 /* The configuration (read on first use; never changes afterwards). */
 const weft_config *weft__config(void);
 
+/* The environment's entries it was read from ("WEFT_CHECK=all", and the
+ * HOME and XDG_CACHE_HOME that name the cache folder), NULL-terminated
+ * (NULL without memory): a helper process is given these, not what the
+ * application may have set since (build_isolated.c). */
+const char *const *weft__config_settings(void);
+/* Whether an environment entry is such a setting. */
+int weft__config_is_setting(const char *entry);
+
 /* WEFT_SCHEDULE's value for mode run under seed, as config.c reads it back:
  * "random:17", "random-deep:17", "pct:17", "pct:17:3" (depth 0: none
  * given); "exhaustive" (with its BUDGET and PREEMPTIONS when they are not

@@ -157,4 +157,17 @@ TEST(compile_and_link_in_the_helper) {
   weft_context_release(ctx);
 }
 
+/* The helper builds with the settings Weft started with: a setting the
+ * application changes afterwards (here WEFT_CHECK, which changes the code
+ * a build makes) does not reach it, so its result is this build's. */
+TEST(helper_keeps_the_settings_weft_started_with) {
+  setenv("WEFT_BUILD_MEMORY", "2G", 1);
+  weft_context *ctx = support_context();
+  setenv("WEFT_CHECK", "all", 1);
+  setenv("WEFT_SCHEDULE", "pct:3", 1);
+  builds_and_runs(ctx);
+  no_child_left();
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()
