@@ -209,14 +209,8 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateImageWithProperties(
     if (errcode) *errcode = CL_INVALID_PROPERTY;
     return NULL;
   }
-  cl_mem m = clCreateImage(c, flags, format, desc, host, errcode);
-  if (m && props && !(m->properties = calloc(1, sizeof *m->properties))) {
-    clReleaseMemObject(m);
-    if (errcode) *errcode = CL_OUT_OF_HOST_MEMORY;
-    return NULL;
-  }
-  if (m && props) m->num_properties = 1;
-  return m;
+  return weft__cl_mem_keep_properties(
+      clCreateImage(c, flags, format, desc, host, errcode), props, errcode);
 }
 
 CL_API_ENTRY cl_mem CL_API_CALL clCreateImage2D(cl_context c, cl_mem_flags f,

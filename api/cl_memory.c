@@ -90,7 +90,12 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBufferWithProperties(
     if (errcode) *errcode = CL_INVALID_PROPERTY;
     return NULL;
   }
-  cl_mem m = clCreateBuffer(c, flags, size, host_ptr, errcode);
+  return weft__cl_mem_keep_properties(
+      clCreateBuffer(c, flags, size, host_ptr, errcode), props, errcode);
+}
+
+cl_mem weft__cl_mem_keep_properties(cl_mem m, const cl_mem_properties *props,
+                                    cl_int *errcode) {
   /* A list given (only the terminating 0 can be) is returned as given. */
   if (m && props && !(m->properties = calloc(1, sizeof *m->properties))) {
     clReleaseMemObject(m);

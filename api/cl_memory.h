@@ -19,6 +19,12 @@ unsigned weft__cl_native_mem_flags(cl_mem_flags flags);
  * with no native memory yet; NULL without memory. */
 cl_mem weft__cl_mem_new(cl_context c, cl_mem_flags flags, size_t size);
 
+/* m (made by a ...WithProperties call) keeps its properties list for
+ * CL_MEM_PROPERTIES: OpenCL 3.0 defines none here, so a list given is the
+ * terminating 0 alone. Returns m, or NULL (m released) without memory. */
+cl_mem weft__cl_mem_keep_properties(cl_mem m, const cl_mem_properties *props,
+                                    cl_int *errcode);
+
 /* Whether m is a buffer (not an image): CL_SUCCESS or
  * CL_INVALID_MEM_OBJECT. */
 cl_int weft__cl_check_is_buffer(cl_mem m);

@@ -23,6 +23,16 @@ void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
   weft_kernel_release(k);
 }
 
+char *support_nested_loops(int depth) {
+  char *source = malloc((size_t)depth * 64 + 256), *at = source;
+  CHECK(source != NULL);
+  at += sprintf(at, "__kernel void k(__global int *o, int n) {\n  int s = 0;\n");
+  for (int i = 0; i < depth; i++)
+    at += sprintf(at, "  for (int i%d = 0; i%d < n; i%d++)\n", i, i, i);
+  sprintf(at, "    s += i%d;\n  o[0] = s;\n}\n", depth - 1);
+  return source;
+}
+
 static int captured = -1, saved_stderr = -1;
 
 void support_stderr_begin(void) {

@@ -54,6 +54,11 @@ long support_peak_rss_kib(void);
 void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
                                   size_t local, int value);
 
+/* A kernel k(o, n) of depth nested loops (malloc'd source): LLVM's loop
+ * passes take minutes over 400, what the build time limits are tested
+ * with. */
+char *support_nested_loops(int depth);
+
 /* Sends this process's stderr to a scratch file until support_stderr_end,
  * which puts it back and returns what was written there (a static
  * buffer, the first 4 KiB): for messages Weft prints rather than

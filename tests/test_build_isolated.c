@@ -30,21 +30,12 @@ static void no_child_left(void) {
   CHECK_EQ(errno, ECHILD);
 }
 
-/* A kernel that builds and writes 7 * i to o[i]: the process still
- * builds and runs after a build was stopped. */
+/* A new kernel builds (through the helper) and runs: the process goes on
+ * after a build was stopped (support.h's check, over 16 ints). */
 static void builds_and_runs(weft_context *ctx) {
-  weft_kernel *k = support_kernel(ctx, "__kernel void k(__global int *o) {\n"
-                                       "  o[get_global_id(0)] = 7 * (int)get_global_id(0);\n"
-                                       "}\n", "k");
   weft_buffer *o = support_ints(ctx, 16, 0);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, o), k);
-  size_t global = 16;
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
-  int got[16];
-  support_read_ints(o, got, 16);
-  for (int i = 0; i < 16; i++) CHECK_EQ(got[i], 7 * i);
+  support_check_device_goes_on(ctx, o, 16, 4, 7);
   weft_buffer_release(o);
-  weft_kernel_release(k);
 }
 
 /* 2^25 tokens from 26 macros: Clang's preprocessor takes gigabytes. */
@@ -94,13 +85,7 @@ TEST(time_limit_stops_the_helper) {
   setenv("WEFT_BUILD_MEMORY", "4G", 1);
   setenv("WEFT_BUILD_TIMEOUT", "1", 1);
   weft_context *ctx = support_context();
-  enum { DEPTH = 400 };
-  char *source = malloc(DEPTH * 64 + 256), *at = source;
-  CHECK(source != NULL);
-  at += sprintf(at, "__kernel void k(__global int *o, int n) {\n  int s = 0;\n");
-  for (int i = 0; i < DEPTH; i++)
-    at += sprintf(at, "  for (int i%d = 0; i%d < n; i%d++)\n", i, i, i);
-  sprintf(at, "    s += i%d;\n  o[0] = s;\n}\n", DEPTH - 1);
+  char *source = support_nested_loops(400);
   weft_program *p;
   CHECK_OK(weft_program_create(ctx, source, 0, &p), ctx);
   free(source);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support.h"
 #include "weft/weft.h"
 
 /* The PTX of source for sm_90, which must build; the caller frees it. */
@@ -241,13 +242,7 @@ TEST(compiler_crash_and_time_limit) {
   CHECK(!ptx);
   CHECK_STR_CONTAINS(log, "error:");
   free(log);
-  enum { DEPTH = 400 };
-  char *loops = malloc(DEPTH * 64 + 256), *at = loops;
-  CHECK(loops != NULL);
-  at += sprintf(at, "__kernel void k(__global int *o, int n) {\n  int s = 0;\n");
-  for (int i = 0; i < DEPTH; i++)
-    at += sprintf(at, "  for (int i%d = 0; i%d < n; i%d++)\n", i, i, i);
-  sprintf(at, "    s += i%d;\n  o[0] = s;\n}\n", DEPTH - 1);
+  char *loops = support_nested_loops(400);
   CHECK_EQ(weft_compile_ptx(loops, 0, NULL, 90, &ptx, &log), WEFT_EBUILD);
   CHECK_STR_CONTAINS(log, "ran past WEFT_BUILD_TIMEOUT (1 s)");
   free(log);

@@ -73,6 +73,8 @@ static const char usage[] =
     "also --options -cl-weft-check=all), WEFT_TIMEOUT=SECONDS (end a launch that runs\n"
     "longer, naming where its work-items are; 120 in check mode),\n"
     "WEFT_BUILD_TIMEOUT=SECONDS (a build that takes longer fails),\n"
+    "WEFT_BUILD_MEMORY=SIZE (builds run in a helper process, stopped past\n"
+    "this much memory or the build time limit),\n"
     "WEFT_SCHEDULE=random:SEED|random-deep:SEED|pct:SEED[:DEPTH]|\n"
     "exhaustive[:BUDGET[:PREEMPTIONS]]|replay:CHOICES (schedule\n"
     "exploration: groups and work-items interleaved by the seed, on one\n"
