@@ -24,7 +24,7 @@ static int read_request(weft_wire *w) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) return w->failed ? -1 : 0;
-    weft__wire_append(w, chunk, (size_t)n);
+    weft__bytes_put(w, chunk, (size_t)n);
   }
 }
 

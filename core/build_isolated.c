@@ -179,7 +179,7 @@ static int collect(pid_t pid, int sock, weft_wire *w, char *why, size_t size) {
     if (ready > 0) {
       ssize_t n = recv(sock, chunk, sizeof chunk, 0);
       if (n == 0 || (n < 0 && errno != EINTR)) return 0;
-      if (n > 0) weft__wire_append(w, chunk, (size_t)n);
+      if (n > 0) weft__bytes_put(w, chunk, (size_t)n);
     }
     if (past_limit(pid, &t0, why, size)) {
       kill(pid, SIGKILL);

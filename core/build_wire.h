@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "jit/byte_io.h"
 #include "jit/jit.h"
 
 /* The device operation a helper runs (build_stack.h's). */
@@ -40,15 +41,8 @@ typedef struct weft_build_reply {
   size_t size;
 } weft_build_reply;
 
-/* A growing byte string. */
-typedef struct weft_wire {
-  unsigned char *data;
-  size_t size, capacity;
-  int failed; /* out of memory on some put: the string is unusable */
-} weft_wire;
-
-/* Appends n bytes (failed, and nothing more appended, without memory). */
-void weft__wire_append(weft_wire *w, const void *bytes, size_t n);
+/* What a request or reply is written into (jit/byte_io.h). */
+typedef weft_byte_writer weft_wire;
 
 /* The encoding of a request or reply appended to w. */
 void weft__wire_put_request(weft_wire *w, const weft_build_request *r);
