@@ -46,7 +46,7 @@ cl_int CL_API_CALL clScheduleNextWEFT(cl_command_queue q, cl_int *status) {
   weft__cl_notify(q->context,
                   next == WEFT_EINVAL
                       ? "clScheduleNextWEFT: WEFT_SCHEDULE is not "
-                        "exhaustive[:BUDGET[:PREEMPTIONS]]"
+                        "exhaustive[:BUDGET[:PREEMPTIONS[:full]]]"
                       : "clScheduleNextWEFT: the launch did not repeat the "
                         "decisions it was to replay");
   return CL_INVALID_OPERATION;

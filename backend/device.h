@@ -104,11 +104,14 @@ typedef struct weft_device_ops {
   /* The last schedule-mode launch's interleaving as text, into out ("" if
    * none); NULL where the device has no schedule exploration. */
   void (*schedule_history)(weft_device *device, char *out, size_t size);
-  /* WEFT_SCHEDULE=exhaustive: weft_schedule_next and
-   * weft_schedule_replay's work; NULL where there is none. */
+  /* WEFT_SCHEDULE=exhaustive: weft_schedule_next,
+   * weft_schedule_replay's and weft_schedule_explored's work; NULL where
+   * there is none. */
   int (*schedule_next)(weft_device *device);
   int (*schedule_replay)(weft_device *device, char *out, size_t size,
                          unsigned long long *explored);
+  int (*schedule_counts)(weft_device *device, unsigned long long *launches,
+                         unsigned long long *repeats);
 
   /* Runs a launch to completion. */
   int (*launch)(weft_device *device, const weft_launch_desc *launch,

@@ -76,9 +76,11 @@ def sweep(weft, path, args, mode, seeds, limit):
     m = re.search(r"(?:seed|interleaving) (\d+) fails", p.stderr)
     if m:
         return int(m.group(1)), seconds, "failed"
-    m = re.search(r"all (\d+) interleavings? within", p.stdout)
+    m = re.search(r"all (\d+) distinct interleavings? within .* in (\d+) "
+                  r"launch", p.stdout)
     if m:
-        return None, seconds, f"all {m.group(1)} interleavings passed"
+        return None, seconds, (f"all {m.group(1)} distinct interleavings "
+                               f"passed, {m.group(2)} launches")
     if re.search(r"the budget is spent", p.stdout):
         return None, seconds, "budget spent"
     if p.returncode:
@@ -130,8 +132,10 @@ def main():
         proved = [r for r in mine if r[1] == "correct" and
                   "interleavings" in r[5]]
         if proved:
-            print(f"  {mode:23} proved {len(proved)}/{ok}: " + ", ".join(
-                f"{r[0]} ({r[5].split()[1]})" for r in proved))
+            print(f"  {mode:23} proved {len(proved)}/{ok} (distinct "
+                  "interleavings / launches): " + ", ".join(
+                      f"{r[0]} ({r[5].split()[1]}/{r[5].split()[5]})"
+                      for r in proved))
 
 
 if __name__ == "__main__":

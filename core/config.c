@@ -141,8 +141,9 @@ static void read_spin_timeout(void) {
 
 #define SCHEDULE_FORMS \
   "fifo, random:SEED, random-deep:SEED, pct:SEED, pct:SEED:DEPTH (SEED " \
-  "a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS]] " \
-  "(BUDGET at least 1, PREEMPTIONS at most 16) or replay:POS=CHOICE,..."
+  "a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS[:full]]] " \
+  "(BUDGET at least 1, PREEMPTIONS at most 16, full: no partial-order " \
+  "reduction) or replay:POS=CHOICE,..."
 
 /* "NUMBER" up to end (or the string's end); 0, or -1. */
 static int parse_count(const char *s, const char *end,
@@ -154,22 +155,27 @@ static int parse_count(const char *s, const char *end,
   return errno || stop != (end ? end : s + strlen(s)) ? -1 : 0;
 }
 
-/* "exhaustive[:BUDGET[:PREEMPTIONS]]": 0, or -1. */
+/* "exhaustive[:BUDGET[:PREEMPTIONS[:full]]]": 0, or -1. */
 static int parse_exhaustive(const char *v) {
   unsigned long long budget = WEFT_EXPLORE_BUDGET,
                      preemptions = WEFT_EXPLORE_PREEMPTIONS;
+  int reduce = 1;
   const char *rest = v + strlen("exhaustive");
   if (*rest && *rest != ':') return -1;
   if (*rest) {
     const char *colon = strchr(rest + 1, ':');
     if (parse_count(rest + 1, colon, &budget) || !budget) return -1;
-    if (colon && (parse_count(colon + 1, NULL, &preemptions) ||
+    const char *full = colon ? strchr(colon + 1, ':') : NULL;
+    if (colon && (parse_count(colon + 1, full, &preemptions) ||
                   preemptions > 16))
       return -1;
+    if (full && strcmp(full, ":full")) return -1;
+    reduce = !full;
   }
   config.schedule = WEFT_SCHEDULE_EXHAUSTIVE;
   config.explore_budget = budget;
   config.explore_preemptions = (unsigned)preemptions;
+  config.explore_reduce = reduce;
   return 0;
 }
 
@@ -342,6 +348,9 @@ void weft__schedule_value(const weft_config *c, unsigned long long seed,
   case WEFT_SCHEDULE_EXHAUSTIVE:
     if (c->explore_replay)
       snprintf(out, size, "replay:%s", c->explore_replay);
+    else if (!c->explore_reduce)
+      snprintf(out, size, "exhaustive:%llu:%u:full", c->explore_budget,
+               c->explore_preemptions);
     else if (c->explore_preemptions != WEFT_EXPLORE_PREEMPTIONS)
       snprintf(out, size, "exhaustive:%llu:%u", c->explore_budget,
                c->explore_preemptions);

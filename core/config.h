@@ -25,7 +25,7 @@ typedef enum weft_schedule_mode {
   WEFT_SCHEDULE_EXHAUSTIVE = 4
 } weft_schedule_mode;
 
-/* WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS]]: the defaults. */
+/* WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS[:full]]]: the defaults. */
 #define WEFT_EXPLORE_BUDGET 100000
 #define WEFT_EXPLORE_PREEMPTIONS 2
 
@@ -61,6 +61,8 @@ typedef struct weft_config {
   /* exhaustive's most interleavings and most preemptions in each. */
   unsigned long long explore_budget;
   unsigned explore_preemptions;
+  /* 0 for exhaustive:...:full (no partial-order reduction), else 1. */
+  int explore_reduce;
   /* replay:CHOICES: the decisions of one interleaving (explore.c), or
    * NULL. */
   const char *explore_replay;
@@ -107,7 +109,7 @@ int weft__config_is_setting(const char *entry);
 /* WEFT_SCHEDULE's value for mode run under seed, as config.c reads it back:
  * "random:17", "random-deep:17", "pct:17", "pct:17:3" (depth 0: none
  * given); "exhaustive" (with its BUDGET and PREEMPTIONS when they are not
- * the defaults) or "replay:...", whatever the seed; "fifo". */
+ * the defaults, and ":full") or "replay:...", whatever the seed; "fifo". */
 void weft__schedule_value(const weft_config *c, unsigned long long seed,
                           char *out, size_t size);
 

@@ -125,6 +125,13 @@ int weft_schedule_replay(char *out, size_t size,
   return d->ops->schedule_replay(d, out, size, explored);
 }
 
+int weft_schedule_explored(unsigned long long *launches,
+                           unsigned long long *repeats) {
+  weft_device *d = exploring_device();
+  if (!d) return WEFT_EINVAL;
+  return d->ops->schedule_counts(d, launches, repeats);
+}
+
 int weft_schedule_environment(unsigned long long seed, char *out,
                               size_t size) {
   const weft_config *c = weft__config();

@@ -150,9 +150,17 @@ typedef void (*weft_wake_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
                              uint32_t count);
 
 /* Schedule exploration (WEFT_SCHEDULE=random...): a point where the back
- * end may switch to another work-group. */
+ * end may switch to another work-group, before the access of p that info
+ * describes: the bytes it touches (WEFT_SCHED_SIZE bits), whether it reads
+ * or writes them; 0 (and p NULL) before something else (a barrier, a
+ * fence, a copy). Exhaustive exploration tells independent steps apart by
+ * it. */
 #define WEFT_SCHED_POINT_SYMBOL "weft__cpu_sched_point"
-typedef void (*weft_sched_point_fn)(weft_wg_ctx *ctx);
+#define WEFT_SCHED_SIZE 0x3fffffffu
+#define WEFT_SCHED_READ (1u << 30)
+#define WEFT_SCHED_WRITE (1u << 31)
+typedef void (*weft_sched_point_fn)(weft_wg_ctx *ctx, const void *p,
+                                    uint32_t info);
 
 #define WEFT_WAIT_MUTEX 1u
 #define WEFT_WAIT_SEMAPHORE 2u

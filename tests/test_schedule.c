@@ -88,6 +88,23 @@ static const char *source =
     "__kernel void fenced_message(__global int *l, __global int *c) {\n"
     "  MESSAGE(atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release,\n"
     "                                 memory_scope_device))\n"
+    "}\n"
+    "/* Each group adds to an element of its own, then draws a ticket from\n"
+    " * c[0] and writes its group at the ticket's place in c[1] (2 bits\n"
+    " * each): c[1] tells the order of the draws, and nothing else the\n"
+    " * interleaving. */\n"
+    "__kernel void independent(__global int *a, __global int *c) {\n"
+    "  if (get_local_id(0)) return;\n"
+    "  int g = get_group_id(0);\n"
+    "  for (int i = 1; i <= 3; i++) a[g] += i;\n"
+    "  atomic_add(&c[1], g << 2 * atomic_inc(&c[0]));\n"
+    "}\n"
+    "/* Group 0 writes a[0]; group 1 copies c[0] to c[1]: the same bytes when\n"
+    " * a and c are one buffer. */\n"
+    "__kernel void aliased(__global int *a, __global int *c) {\n"
+    "  if (get_local_id(0)) return;\n"
+    "  if (get_group_id(0) == 0) a[0] = 7;\n"
+    "  else if (get_group_id(0) == 1) c[1] = c[0];\n"
     "}\n";
 
 typedef struct run {
@@ -342,11 +359,113 @@ TEST(exhaustive_proves_the_mutex_at_three_groups) {
   CHECK(total > 100);
 }
 
+/* Partial-order reduction: "independent" at 3 groups has 6 orders of its
+ * tickets, the only thing its result can tell; every other access of a
+ * group touches its own element. Each must be seen with reduction (a
+ * sleeping work-item must not hide one) and without (":full", where every
+ * interleaving of every access runs). Returns the orders seen (a bit per
+ * value of c[1]). */
+static uint64_t explore_independent(unsigned long long *launches,
+                                    unsigned long long *repeats) {
+  groups = 3;
+  run r = setup("independent");
+  int out[2], a[4];
+  uint64_t seen = 0;
+  for (int next = 1; next == 1;) {
+    CHECK_OK(once(&r, 0, zeros, out), r.k);
+    CHECK_OK(weft_buffer_read(r.a, 0, sizeof a, a), r.a);
+    CHECK_EQ(out[0], 3);
+    CHECK(out[1] >= 0 && out[1] < 64);
+    seen |= 1ull << out[1];
+    for (int g = 0; g < 3; g++) CHECK_EQ(a[g], 6);
+    next = weft_schedule_next();
+    CHECK(next >= 0);
+  }
+  CHECK_OK(weft_schedule_explored(launches, repeats), NULL);
+  teardown(&r);
+  return seen;
+}
+
+/* The 6 values of c[1]: groups 0, 1, 2 in any order, 2 bits each. */
+static uint64_t every_order(void) {
+  static const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                   {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  uint64_t all = 0;
+  for (int i = 0; i < 6; i++)
+    all |= 1ull << (orders[i][0] | orders[i][1] << 2 | orders[i][2] << 4);
+  return all;
+}
+
+TEST(exhaustive_reduction_still_runs_every_order_of_the_atomics) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  forced_schedule = "exhaustive";
+  unsigned long long launches, repeats;
+  CHECK_EQ(explore_independent(&launches, &repeats), every_order());
+  fprintf(stderr, "independent: %llu distinct in %llu launches\n",
+          launches - repeats, launches);
+  /* Launches that end differently are not repeats of each other. */
+  CHECK(launches - repeats >= 6);
+}
+
+TEST(exhaustive_full_runs_every_order_of_every_access) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  forced_schedule = "exhaustive:100000:2:full";
+  unsigned long long launches, repeats;
+  CHECK_EQ(explore_independent(&launches, &repeats), every_order());
+  fprintf(stderr, "independent, full: %llu launches\n", launches);
+  CHECK_EQ(repeats, 0);
+}
+
+/* "aliased" at 3 groups of one work-item with a and c one buffer (same) or
+ * two: the results seen, as a mask of 1 << c[1] (0 or 7), and the
+ * distinct interleavings. */
+static unsigned explore_aliased(int same, unsigned long long *distinct) {
+  forced_schedule = "exhaustive";
+  run r = setup("aliased");
+  weft_buffer *c = same ? r.a : r.b;
+  CHECK_OK(weft_kernel_set_arg_buffer(r.k, 1, c), r.k);
+  unsigned seen = 0;
+  for (int next = 1; next == 1;) {
+    int init[4] = {0, 0, 0, 0}, out[2];
+    CHECK_OK(weft_buffer_write(r.a, 0, sizeof init, init), r.a);
+    CHECK_OK(weft_buffer_write(r.b, 0, 8, init), r.b);
+    size_t global = 3, local = 1;
+    CHECK_OK(weft_kernel_launch(r.k, 1, NULL, &global, &local), r.k);
+    CHECK_OK(weft_buffer_read(c, 0, sizeof out, out), c);
+    CHECK(out[1] == 0 || out[1] == 7);
+    seen |= 1u << out[1];
+    next = weft_schedule_next();
+    CHECK(next >= 0);
+  }
+  unsigned long long launches, repeats;
+  CHECK_OK(weft_schedule_explored(&launches, &repeats), NULL);
+  *distinct = launches - repeats;
+  teardown(&r);
+  return seen;
+}
+
+TEST(exhaustive_reduction_sees_one_buffer_behind_two_arguments) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  unsigned long long distinct;
+  /* Group 1 reads a[0] before and after group 0 writes it: two orders of
+   * the two accesses, and only those (the rest touch nothing shared). */
+  CHECK_EQ(explore_aliased(1, &distinct), 1u << 0 | 1u << 7);
+  CHECK_EQ(distinct, 2);
+}
+
+TEST(exhaustive_reduction_keeps_one_order_of_two_buffers) {
+  CPU_ONLY("schedule exploration (WEFT_SCHEDULE) is the CPU's; the GPU schedules in hardware");
+  unsigned long long distinct;
+  CHECK_EQ(explore_aliased(0, &distinct), 1u << 0);
+  CHECK_EQ(distinct, 1);
+}
+
 TEST(next_needs_exhaustive) {
   run r = setup("correct");
   char replay[16];
   CHECK_EQ(weft_schedule_next(), WEFT_EINVAL);
   CHECK_EQ(weft_schedule_replay(replay, sizeof replay, NULL), WEFT_EINVAL);
+  CHECK_EQ(weft_schedule_explored(NULL, NULL), WEFT_EINVAL);
   teardown(&r);
 }
 

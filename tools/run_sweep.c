@@ -115,7 +115,8 @@ int run_explore(run_state *run) {
   if (environment(0, NULL, env, sizeof env) ||
       strncmp(strstr(env, "WEFT_SCHEDULE="), "WEFT_SCHEDULE=exhaustive", 24)) {
     tool_usage_error("run", "--explore: WEFT_SCHEDULE is not "
-                     "exhaustive[:BUDGET[:PREEMPTIONS]] (Weft says what it "
+                     "exhaustive[:BUDGET[:PREEMPTIONS[:full]]] (Weft says "
+                     "what it "
                      "read above, if it ignored it): unset it, or give one "
                      "of those");
     return TOOL_EXIT_USAGE;
@@ -131,8 +132,11 @@ int run_explore(run_state *run) {
     int next = weft_schedule_next();
     if (next == 1) continue;
     if (next == 0) {
-      printf("weft run: all %llu interleaving%s within %s explored, no "
-             "failure%s\n", ran, ran == 1 ? "" : "s", env,
+      unsigned long long repeats = 0;
+      weft_schedule_explored(NULL, &repeats);
+      printf("weft run: all %llu distinct interleaving%s within %s "
+             "explored in %llu launches, no failure%s\n", ran - repeats,
+             ran - repeats == 1 ? "" : "s", env, ran,
              run->opt->num_expects ? "" : " (nothing was checked but that "
                                           "each launch succeeded: no "
                                           "--expect)");
@@ -141,7 +145,7 @@ int run_explore(run_state *run) {
     if (next == WEFT_ERANGE) {
       printf("weft run: %llu interleavings explored, no failure; the "
              "budget is spent and more are left (WEFT_SCHEDULE="
-             "exhaustive:BUDGET[:PREEMPTIONS])\n", ran);
+             "exhaustive:BUDGET[:PREEMPTIONS[:full]])\n", ran);
       return TOOL_EXIT_FAILED;
     }
     tool_error("run", "--explore: %s after %llu interleavings",

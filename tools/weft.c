@@ -76,7 +76,7 @@ static const char usage[] =
     "WEFT_BUILD_MEMORY=SIZE (builds run in a helper process, stopped past\n"
     "this much memory or the build time limit),\n"
     "WEFT_SCHEDULE=random:SEED|random-deep:SEED|pct:SEED[:DEPTH]|\n"
-    "exhaustive[:BUDGET[:PREEMPTIONS]]|replay:CHOICES (schedule\n"
+    "exhaustive[:BUDGET[:PREEMPTIONS[:full]]]|replay:CHOICES (schedule\n"
     "exploration: groups and work-items interleaved by the seed, on one\n"
     "thread), WEFT_MEMORY=weak (plain global stores wait in a store buffer\n"
     "per work-group until a release makes them visible),\n"

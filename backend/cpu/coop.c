@@ -601,6 +601,17 @@ static unsigned candidates(launch_state *l, coop_slot *cur, coop_slot *skip,
   return n;
 }
 
+/* A decision among n candidates under exhaustive (explore.c), which tells
+ * them apart by work-item (the next group to start by its index). */
+static unsigned explore_decide(launch_state *l, const candidate *c,
+                               unsigned n, int preempting) {
+  uint64_t ids[WEFT_EXPLORE_IDS];
+  for (unsigned i = 0; i < n && i < WEFT_EXPLORE_IDS; i++)
+    ids[i] = c[i].slot ? weft__explore_id(c[i].slot->group.index, c[i].item)
+                       : weft__explore_id(l->next_group, UINT32_MAX);
+  return weft__explore_choose(l->executor->explore, n, ids, preempting);
+}
+
 /* The next group to run under exhaustive: the one a decision at a
  * schedule point chose, or a decision now among what could run; set to
  * resume at the chosen work-item. NULL, with *start when starting the
@@ -620,8 +631,14 @@ static coop_slot *pick_explore(launch_state *l, int can_start, int *start) {
     unsigned n = candidates(l, NULL, spinner, can_start, c);
     l->explore_spinner = NULL;
     if (!n) return NULL;
-    t = c[spinner ? 0 : weft__explore_choose(l->executor->explore, n, 0)];
+    t = c[spinner ? 0 : explore_decide(l, c, n, 0)];
   }
+  /* A group that goes on after a wait or a yield does what no schedule
+   * point announced. One that starts touches nothing others see (its
+   * first access comes with a schedule point), but when fewer groups fit
+   * than the launch has, a start waits for a group's end. */
+  if (t.slot ? !t.slot->preempted : l->total > l->limit)
+    weft__explore_opaque(l->executor->explore);
   if (!t.slot) {
     *start = 1;
     return NULL;
@@ -639,7 +656,7 @@ static void explore_point(launch_state *l, coop_slot *s) {
   int can_start = l->next_group < l->total && l->num_resident < l->limit;
   candidate c[MAX_CANDIDATES];
   unsigned n = candidates(l, s, NULL, can_start, c);
-  unsigned i = weft__explore_choose(l->executor->explore, n, 1);
+  unsigned i = explore_decide(l, c, n, 1);
   if (!i) return;
   if (c[i].slot == s) {
     weft__executor_switch_item(g, g->cur, c[i].item);
@@ -858,7 +875,10 @@ void weft__coop_begin(launch_state *l) {
   if (l->random) weft__trace_begin(l);
   l->explore_has_target = 0;
   l->explore_spinner = NULL;
-  if (e->explore) weft__explore_begin(e->explore);
+  if (e->explore) {
+    weft__explore_begin(e->explore);
+    weft__explore_memory_begin(l);
+  }
   l->events = 1;
   l->spin_events = 0;
   l->running_spinners = 0;
@@ -904,13 +924,19 @@ void weft__coop_end(launch_state *l) {
 /* At a schedule point, under PCT the best work-item runs; under a random
  * schedule, one time in four another work-item of the group runs, one in
  * four another group. */
-void weft__cpu_sched_point(weft_wg_ctx *ctx) {
+void weft__cpu_sched_point(weft_wg_ctx *ctx, const void *p, uint32_t info) {
   coop_slot *s = slot_of(ctx);
   launch_state *l = s->group.launch;
   if (!l->random) return;
   weft__trace_step(l, &s->group, __builtin_return_address(0));
   if (l->executor->explore) {
     explore_point(l, s);
+    /* Running again, in the step that makes the access. */
+    uint64_t name;
+    if (info && !weft__explore_memory_name(l, &s->group, p, &name))
+      weft__explore_access(l->executor->explore, name, info);
+    else
+      weft__explore_opaque(l->executor->explore);
     return;
   }
   if (l->executor->weak) weft__weak_drift(&s->group, l);
@@ -925,8 +951,17 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx) {
   switch_to_scheduler(s);
 }
 
+/* Under exhaustive exploration: the step under way waits, wakes or looks
+ * at a word, which no schedule point named (explore.c keeps every step
+ * that does apart from every other). */
+static void explore_unnamed(coop_slot *s) {
+  weft_explore *x = s->group.launch->executor->explore;
+  if (x) weft__explore_opaque(x);
+}
+
 void weft__cpu_yield(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
+  explore_unnamed(s);
   s->pc = __builtin_return_address(0);
   s->state = SLOT_YIELDING;
   switch_to_scheduler(s);
@@ -935,6 +970,7 @@ void weft__cpu_yield(weft_wg_ctx *ctx) {
 void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
                     uint32_t what) {
   coop_slot *s = slot_of(ctx);
+  explore_unnamed(s);
   s->word = word;
   s->expected = seen;
   s->what = what;
@@ -996,6 +1032,7 @@ static int changes_soon(launch_state *l, volatile uint32_t *word,
 void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
                     uint32_t expected, uint32_t what) {
   coop_slot *s = slot_of(ctx);
+  explore_unnamed(s);
   s->pc = __builtin_return_address(0);
   launch_state *l = s->group.launch;
   /* Groups of this thread's batch (take_batch) run only after this one:
@@ -1012,6 +1049,7 @@ void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
 }
 
 void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
+  explore_unnamed(slot_of(ctx));
   launch_state *l = slot_of(ctx)->group.launch;
   /* The caller's store first, then the count of waiters (see park): with
    * none, as when a barrier's groups all spun, the lock is left alone. */

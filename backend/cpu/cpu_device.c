@@ -288,6 +288,12 @@ static int cpu_schedule_replay(weft_device *device, char *out, size_t size,
                                         explored);
 }
 
+static int cpu_schedule_counts(weft_device *device, unsigned long long *runs,
+                               unsigned long long *repeats) {
+  return weft__executor_schedule_counts(cpu_of(device)->executor, runs,
+                                        repeats);
+}
+
 static const weft_device_ops cpu_ops = {
     .name = "cpu",
     .info = cpu_info,
@@ -311,6 +317,7 @@ static const weft_device_ops cpu_ops = {
     .schedule_history = cpu_schedule_history,
     .schedule_next = cpu_schedule_next,
     .schedule_replay = cpu_schedule_replay,
+    .schedule_counts = cpu_schedule_counts,
     .launch = cpu_launch,
 };
 

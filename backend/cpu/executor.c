@@ -639,6 +639,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   if (config->schedule == WEFT_SCHEDULE_EXHAUSTIVE &&
       weft__explore_create(config->explore_budget,
                            config->explore_preemptions,
+                           config->explore_reduce && !config->weak_memory,
                            config->explore_replay, &e->explore)) {
     free(e->workers);
     free(e);

@@ -60,7 +60,7 @@ void weft__cpu_wait(weft_wg_ctx *ctx, volatile uint32_t *word,
 void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count);
 void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
                     uint32_t what);
-void weft__cpu_sched_point(weft_wg_ctx *ctx);
+void weft__cpu_sched_point(weft_wg_ctx *ctx, const void *p, uint32_t info);
 
 /* The seed of random schedules (WEFT_SCHEDULE), from the next launch on:
  * the launches after it are numbered from 1 again. */
@@ -73,6 +73,11 @@ void weft__executor_schedule_seed(weft_executor *e, unsigned long long seed);
 int weft__executor_schedule_next(weft_executor *e);
 int weft__executor_schedule_replay(weft_executor *e, char *out, size_t size,
                                    unsigned long long *explored);
+/* Under exhaustive: the launches explored, and how many of them repeated
+ * one explored before up to the order of independent steps; WEFT_EINVAL
+ * under another schedule. */
+int weft__executor_schedule_counts(weft_executor *e, unsigned long long *runs,
+                                   unsigned long long *repeats);
 
 /* The last schedule-mode launch's interleaving, summarized (one line per
  * stretch a work-item ran; "" before any): schedule_trace.c. */

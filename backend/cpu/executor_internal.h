@@ -32,6 +32,16 @@ typedef struct race_records race_records;
 typedef struct weft_store_buffer weft_store_buffer;
 typedef struct weft_explore weft_explore;
 
+/* A buffer argument's bytes under exhaustive exploration
+ * (explore_memory.c): its range, and the name and start of the bytes it
+ * shares with other arguments. */
+#define WEFT_EXPLORE_BUFFERS 32
+typedef struct explore_range {
+  uintptr_t lo, hi;
+  uint64_t name;
+  uintptr_t origin;
+} explore_range;
+
 /* A stretch of a schedule mode's interleaving (schedule_trace.c): work-item
  * item of group group ran steps schedule points, from first_pc to last_pc
  * (their return addresses), with no other in between. */
@@ -218,6 +228,9 @@ struct launch_state {
   coop_slot *explore_target;
   unsigned explore_target_item;
   coop_slot *explore_spinner;
+  /* Under exhaustive (explore_memory.c): the buffer arguments' ranges. */
+  explore_range explore_mem[WEFT_EXPLORE_BUFFERS];
+  unsigned explore_mem_n;
   /* Under a schedule mode: the last stretches run (schedule_trace.c). */
   uint64_t trace_total;
   trace_stretch trace[TRACE_MAX];
@@ -296,21 +309,41 @@ void weft__weak_drain_group(cpu_group *g);
 void weft__weak_reset(cpu_group *g);
 void weft__weak_free(cpu_group *g);
 
-/* WEFT_SCHEDULE=exhaustive (explore.c): made with the executor; a
- * launch's start; a decision among count work-items that could run (0:
- * the first; preempting: choosing another preempts the running one); after
- * a launch, the next interleaving (1), none left (0), or WEFT_ERANGE (the
- * budget is spent), WEFT_ELAUNCH (the launch did not repeat the decisions
- * it replayed); the last launch's decisions as "replay:POS=CHOICE,...". */
+/* WEFT_SCHEDULE=exhaustive (explore.c): made with the executor (reduce:
+ * sleep sets on); a launch's start; a decision among count work-items
+ * that could run (0: the first; preempting: choosing another preempts the
+ * running one), ids naming the first WEFT_EXPLORE_IDS of them
+ * (explore_id); the chosen one's access at its schedule point (its
+ * first byte's name from weft__explore_memory_name, and WEFT_SCHED_* info),
+ * or a step that did what no access names (a wait, a wake, a group's
+ * start), or one that ended where only its group's work-items may go on
+ * (a return); after a launch, the next interleaving (1), none
+ * left (0), or WEFT_ERANGE (the budget is spent), WEFT_ELAUNCH (the launch
+ * did not repeat the decisions it replayed); the last launch's decisions
+ * as "replay:POS=CHOICE,...". */
+#define WEFT_EXPLORE_IDS 64
+static inline uint64_t weft__explore_id(uint64_t group, unsigned item) {
+  return group << 32 | item;
+}
 int weft__explore_create(unsigned long long budget, unsigned bound,
-                         const char *replay, weft_explore **out);
+                         int reduce, const char *replay, weft_explore **out);
 void weft__explore_free(weft_explore *x);
 void weft__explore_begin(weft_explore *x);
 unsigned weft__explore_choose(weft_explore *x, unsigned count,
-                              int preempting);
+                              const uint64_t *ids, int preempting);
+void weft__explore_access(weft_explore *x, uint64_t name, uint32_t info);
+void weft__explore_opaque(weft_explore *x);
+void weft__explore_holds_group(weft_explore *x);
 int weft__explore_next(weft_explore *x);
 void weft__explore_replay(const weft_explore *x, char *out, size_t size,
                           unsigned long long *runs);
+
+/* Under exhaustive (explore_memory.c): a launch's buffer arguments noted;
+ * the name of p's byte that stays from launch to launch (0), or none
+ * (-1). */
+void weft__explore_memory_begin(launch_state *l);
+int weft__explore_memory_name(const launch_state *l, const cpu_group *g,
+                              const void *p, uint64_t *name);
 
 /* Schedule modes' interleaving (schedule_trace.c): a launch's start; a
  * schedule point of g's running work-item, returning to pc; the launch's

@@ -17,6 +17,22 @@
 
 #include "backend/cpu/executor_internal.h"
 
+/* Under exhaustive, the decision among the count runnable work-items other
+ * than except (explore.c tells them apart by their ids). Only the group's
+ * own work-items are offered here: a return does not give the thread to
+ * another group, so the step that ended in it kept the other groups from
+ * running next (explore.c then takes it to depend on their steps). */
+static unsigned explore_pick(weft_explore *x, const cpu_group *g,
+                             unsigned except, unsigned count) {
+  weft__explore_holds_group(x);
+  uint64_t ids[WEFT_EXPLORE_IDS];
+  unsigned n = 0;
+  for (unsigned k = 0; k < g->num_items && n < WEFT_EXPLORE_IDS; k++)
+    if (g->items[k].state == ITEM_RUNNABLE && k != except)
+      ids[n++] = weft__explore_id(g->index, k);
+  return weft__explore_choose(x, count, ids, 0);
+}
+
 /* A random runnable work-item other than except (UINT_MAX: any); under
  * PCT, the one with the highest priority; under exhaustive, the one the
  * decision chooses. */
@@ -29,7 +45,7 @@ static unsigned pick(cpu_group *g, unsigned except) {
    * them, and the last to return does not pick. */
   assert(count > 0);
   weft_explore *x = g->launch->executor->explore;
-  unsigned r = x ? weft__explore_choose(x, count, 0)
+  unsigned r = x ? explore_pick(x, g, except, count)
                  : (unsigned)(weft__coop_random(g->launch) % count);
   for (unsigned k = 0;; k++)
     if (g->items[k].state == ITEM_RUNNABLE && k != except && r-- == 0)

@@ -133,7 +133,7 @@ void weft__cpu_weak_exit(weft_wg_ctx *ctx) {
   /* Before the stores become visible, another group may run. */
   if (g->launch->random &&
       (g->launch->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE))
-    weft__cpu_sched_point(ctx);
+    weft__cpu_sched_point(ctx, NULL, 0);
   drain(g->weak, NULL, 0);
 }
 

@@ -65,7 +65,7 @@ typedef cl_int(CL_API_CALL *clEnqueueScheduleSeedWEFT_fn)(
     cl_command_queue queue, cl_ulong seed, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event);
 
-/* Under WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS]], once queue's
+/* Under WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS[:full]]], once queue's
  * commands have finished: moves to the next interleaving; *status says
  * whether there is one (the next launch runs it), none is left, or the
  * budget ran out first. CL_INVALID_OPERATION under another mode, or when

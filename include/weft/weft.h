@@ -474,9 +474,12 @@ WEFT_EXPORT int weft_schedule_history(char *out, size_t size);
 WEFT_EXPORT int weft_schedule_environment(unsigned long long seed, char *out,
                                           size_t size);
 
-/* Exhaustive exploration (WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS]]):
- * each launch of a cooperative kernel runs one interleaving with at most
- * PREEMPTIONS preemptions (2 by default), the first without any. After a
+/* Exhaustive exploration
+ * (WEFT_SCHEDULE=exhaustive[:BUDGET[:PREEMPTIONS[:full]]]): each launch of
+ * a cooperative kernel runs one interleaving with at most PREEMPTIONS
+ * preemptions (2 by default), the first without any; interleavings that
+ * only reorder independent accesses of one already run are cut from the
+ * search (partial-order reduction; ":full" runs them too). After a
  * launch, this moves on: 1 when another interleaving is left (the next
  * launch, on the same inputs, runs it), 0 when every one has run,
  * WEFT_ERANGE when BUDGET launches (100000 by default) ran first,
@@ -493,6 +496,16 @@ WEFT_EXPORT int weft_schedule_next(void);
  * WEFT_EINVAL under another schedule or for a NULL or empty out. */
 WEFT_EXPORT int weft_schedule_replay(char *out, size_t size,
                                      unsigned long long *explored);
+
+/* Under exhaustive exploration: *launches (if not NULL), the launches
+ * explored so far (those weft_schedule_next moved past), and *repeats (if
+ * not NULL), how many of them ran an interleaving that only reorders
+ * independent accesses of one explored before (partial-order reduction
+ * cuts such launches from the search, but each still runs to its end);
+ * launches - repeats are distinct. 0, or WEFT_EINVAL under another
+ * schedule. */
+WEFT_EXPORT int weft_schedule_explored(unsigned long long *launches,
+                                       unsigned long long *repeats);
 
 /* ------------------------------------------------------------------ CUDA */
 

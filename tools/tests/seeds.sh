@@ -87,7 +87,7 @@ matches err.txt "WEFT_ECHECK: .*: program\.cl:7:5: kernel 'k': weft_assert\(coun
 # A schedule Weft does not know is refused with the forms it takes, and
 # the launch runs first come, first served.
 WEFT_SCHEDULE=pct:1:17 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
-has_line err.txt "weft: ignoring WEFT_SCHEDULE='pct:1:17': expected fifo, random:SEED, random-deep:SEED, pct:SEED, pct:SEED:DEPTH (SEED a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS]] (BUDGET at least 1, PREEMPTIONS at most 16) or replay:POS=CHOICE,..."
+has_line err.txt "weft: ignoring WEFT_SCHEDULE='pct:1:17': expected fifo, random:SEED, random-deep:SEED, pct:SEED, pct:SEED:DEPTH (SEED a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS[:full]]] (BUDGET at least 1, PREEMPTIONS at most 16, full: no partial-order reduction) or replay:POS=CHOICE,..."
 WEFT_SCHEDULE=pct:1:3 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
 [ -s err.txt ] && fail "pct:1:3 was not taken"
 
@@ -115,13 +115,24 @@ WEFT_SCHEDULE=$replay "$WEFT" run "$ttas" "$@" --expect 'count[0]==3' \
   >out.txt 2>err.txt && fail "the replay $replay passed"
 grep -q "$found" err.txt || fail "the replay $replay gave another count"
 weft_exits 0 run "$corpus/cas_lock.cl" "$@" --explore --expect 'count[0]==3'
-matches out.txt "^weft run: all [0-9]+ interleavings within WEFT_SCHEDULE=exhaustive explored, no failure$"
+matches out.txt "^weft run: all [0-9]+ distinct interleavings within WEFT_SCHEDULE=exhaustive explored in [0-9]+ launches, no failure$"
 WEFT_SCHEDULE=exhaustive:5 weft_exits 1 run "$corpus/cas_lock.cl" "$@" --explore \
   --expect 'count[0]==3'
-has_line out.txt "weft run: 5 interleavings explored, no failure; the budget is spent and more are left (WEFT_SCHEDULE=exhaustive:BUDGET[:PREEMPTIONS])"
+has_line out.txt "weft run: 5 interleavings explored, no failure; the budget is spent and more are left (WEFT_SCHEDULE=exhaustive:BUDGET[:PREEMPTIONS[:full]])"
+# Without partial-order reduction, every interleaving is distinct, and
+# there are more of them than with it.
+WEFT_SCHEDULE=exhaustive:100000:2:full weft_exits 0 run "$corpus/cas_lock.cl" "$@" \
+  --explore --expect 'count[0]==3'
+full=$(sed -n 's/^weft run: all \([0-9]*\) distinct interleavings within WEFT_SCHEDULE=exhaustive:100000:2:full explored in \1 launches, no failure$/\1/p' out.txt)
+[ -n "$full" ] || fail "no count of distinct interleavings without reduction"
+weft_exits 0 run "$corpus/cas_lock.cl" "$@" --explore --expect 'count[0]==3'
+reduced=$(sed -n 's/^weft run: all [0-9]* distinct interleavings within .* in \([0-9]*\) launches, no failure$/\1/p' out.txt)
+[ "$reduced" -lt "$full" ] || fail "$reduced launches with reduction, $full without"
+WEFT_SCHEDULE=exhaustive:10:2:fast weft_exits 0 run "$corpus/cas_lock.cl" "$@"
+matches err.txt "^weft: ignoring WEFT_SCHEDULE='exhaustive:10:2:fast': expected "
 weft_exits 2 run "$ttas" "$@" --explore --seeds 1..3
 WEFT_SCHEDULE=pct:1 weft_exits 2 run "$ttas" "$@" --explore
-matches err.txt "is not exhaustive\[:BUDGET\[:PREEMPTIONS\]\]"
+matches err.txt "is not exhaustive\[:BUDGET\[:PREEMPTIONS\[:full\]\]\]"
 WEFT_SCHEDULE=exhaustive:0 weft_exits 0 run "$corpus/cas_lock.cl" "$@"
 matches err.txt "^weft: ignoring WEFT_SCHEDULE='exhaustive:0': expected "
 WEFT_SCHEDULE=replay:1=x weft_exits 0 run "$corpus/cas_lock.cl" "$@"
