@@ -12,13 +12,16 @@ interleavings a passing kernel had.
 
     bench/sync_corpus.py [--weft build/tools/weft] [--seeds 100]
                          [--limit 10] [--modes random-deep:SEED,pct:SEED+weak]
-                         [--csv out.csv]
+                         [--csv out.csv] [--check]
 
 A mode is WEFT_SCHEDULE's value with SEED for the seed; "+weak" adds
 WEFT_MEMORY=weak.
 
 A failing seed of a bug counts as found; of a correct kernel, as a false
 alarm. Prints one CSV row per kernel and mode, then a summary per mode.
+With --check (the test bench.sync_corpus), exits 1 unless every mode
+found every bug (the weak-memory ones too in a "+weak" mode), raised no
+false alarm, and, for "exhaustive", proved every correct kernel.
 """
 import argparse
 import csv
@@ -100,6 +103,9 @@ def main():
                     "pct:SEED:3,random:SEED,random-deep:SEED+weak,"
                     "pct:SEED+weak,exhaustive,exhaustive+weak")
     ap.add_argument("--csv")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless every mode finds every bug it "
+                    "should, with no false alarm")
     a = ap.parse_args()
     modes = a.modes.split(",")
     rows = []
@@ -136,6 +142,27 @@ def main():
                   "interleavings / launches): " + ", ".join(
                       f"{r[0]} ({r[5].split()[1]}/{r[5].split()[5]})"
                       for r in proved))
+    if a.check:
+        sys.exit(check(rows))
+
+
+def check(rows):
+    """What --check holds every mode to: a message per shortfall, and 1
+    if there was one."""
+    failed = 0
+    for name, kind, mode, seed, _, ended in rows:
+        weak = mode.endswith("+weak")
+        if kind == "bug" or (kind == "weak" and weak):
+            missed = not seed
+        elif kind == "correct":
+            missed = bool(seed) or (mode.startswith("exhaustive") and
+                                    "interleavings" not in ended)
+        else:
+            continue
+        if missed:
+            print(f"check: {name} ({kind}) under {mode}: {ended}")
+            failed = 1
+    return failed
 
 
 if __name__ == "__main__":
