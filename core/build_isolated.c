@@ -32,8 +32,8 @@ static char *helper_path;
 void weft__build_helper_mode(void) { in_helper = 1; }
 
 /* The helper beside the library (a build tree) or in the libexec folder
- * the installation put it in: nowhere else, so that no file that is not
- * part of this Weft is run. */
+ * of the installation it is part of: nowhere else, so that no file that is
+ * not part of this Weft is run. */
 static void locate(void) {
   Dl_info info;
   char *lib = dladdr((void *)weft__build_isolated, &info) && info.dli_fname
@@ -41,8 +41,13 @@ static void locate(void) {
                   : NULL;
   char *slash = lib ? strrchr(lib, '/') : NULL;
   if (slash) *slash = 0;
-  const char *folders[] = {slash ? lib : NULL, WEFT_LIBEXEC_DIR};
-  for (size_t i = 0; !helper_path && i < 2; i++) {
+  /* Beside the library (a build tree), in libexec/weft relative to it
+   * (installed under any prefix), or where the build meant to install. */
+  char *relative = NULL;
+  if (slash && asprintf(&relative, "%s/" WEFT_LIB_TO_LIBEXEC, lib) < 0)
+    relative = NULL;
+  const char *folders[] = {slash ? lib : NULL, relative, WEFT_LIBEXEC_DIR};
+  for (size_t i = 0; !helper_path && i < 3; i++) {
     char *path = NULL;
     if (!folders[i] || asprintf(&path, "%s/" HELPER_NAME, folders[i]) < 0)
       continue;
@@ -51,9 +56,11 @@ static void locate(void) {
   }
   if (!helper_path)
     fprintf(stderr, "weft: WEFT_BUILD_MEMORY is set, but the build helper "
-            HELPER_NAME " is neither beside the library (in %s) nor in "
-            WEFT_LIBEXEC_DIR ": builds run in this process, without a memory "
-            "limit\n", lib ? lib : "?");
+            HELPER_NAME " is neither beside the library (in %s), nor in "
+            "%s/" WEFT_LIB_TO_LIBEXEC ", nor in " WEFT_LIBEXEC_DIR ": builds "
+            "run in this process, without a memory limit\n", lib ? lib : "?",
+            lib ? lib : "?");
+  free(relative);
   free(lib);
 }
 

@@ -11,6 +11,7 @@ PACKAGES="
   libsleef-dev libmpfr-dev
   python3 python3-numpy python3-matplotlib python3-pyopencl
   valgrind oclgrind gdb
+  man-db groff-base
 "
 
 if [ "$(id -u)" -eq 0 ]; then

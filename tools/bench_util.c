@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "tool.h"
@@ -104,11 +105,29 @@ void tool_csv_close(void) {
   csv_echo = 0;
 }
 
+/* The plot script: installed, beside bin/ (share/weft/plot.py), or in the
+ * source tree of this build. */
+static const char *plot_script(void) {
+  static char installed[4096 + sizeof WEFT_PLOT_SCRIPT_FROM_BIN + 1];
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    snprintf(installed, sizeof installed, "%s/%s", exe,
+             WEFT_PLOT_SCRIPT_FROM_BIN);
+    if (!access(installed, R_OK)) return installed;
+  }
+  return WEFT_PLOT_SCRIPT;
+}
+
 /* Debian's Python has matplotlib; a python3 earlier in PATH may not. */
 int tool_plot(const char *cmd, const char *csv_path) {
   static const char python[] = "/usr/bin/python3";
-  char *const argv[] = {(char *)python, (char *)WEFT_PLOT_SCRIPT,
-                        (char *)csv_path, NULL};
+  const char *script = plot_script();
+  char *const argv[] = {(char *)python, (char *)script, (char *)csv_path,
+                        NULL};
   pid_t pid;
   int status = 0;
   int rc = posix_spawn(&pid, python, NULL, NULL, argv, environ);
@@ -118,7 +137,7 @@ int tool_plot(const char *cmd, const char *csv_path) {
   fprintf(stderr,
           "weft %s: no plot: '%s %s %s' failed (it needs "
           "matplotlib: apt-get install python3-matplotlib)\n",
-          cmd, python, WEFT_PLOT_SCRIPT, csv_path);
+          cmd, python, script, csv_path);
   return -1;
 }
 

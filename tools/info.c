@@ -82,7 +82,7 @@ static int show_device(int index) {
 
 int tool_info(int argc, char **argv) {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    tool_print_usage(stdout);
+    tool_print_help("info", stdout);
     return TOOL_EXIT_OK;
   }
   if (argc > 1) {
@@ -94,6 +94,7 @@ int tool_info(int argc, char **argv) {
     tool_error("info", "cannot count the devices: %s", weft_strerror(count));
     return TOOL_EXIT_FAILED;
   }
+  printf("%-*s%s\n", LABEL_WIDTH + 2, "Weft version", weft_version());
   printf("%-*s%d\n", LABEL_WIDTH + 2, "Number of devices", count);
   for (int i = 0; i < count; i++) {
     printf("\n");

@@ -158,7 +158,7 @@ static int run_steps(const run_options *opt) {
 int tool_run(int argc, char **argv) {
   run_options opt;
   int status = run_options_parse(argc, argv, &opt);
-  if (!status && opt.help) tool_print_usage(stdout);
+  if (!status && opt.help) tool_print_help("run", stdout);
   else if (!status) {
     run_schedule_default(&opt);
     status = run_steps(&opt);

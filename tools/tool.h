@@ -28,8 +28,12 @@ int tool_bench_probe(int argc, char **argv);
  * (run.c). */
 char *tool_read_file(const char *path);
 
-/* Prints the help of every subcommand (the whole CLI grammar). */
+/* help.c: the whole help (the commands, run's grammar, the exit status
+ * and the environment); one command's ("run", "info", "ptx", "bench",
+ * "help"), 0 or -1 for no such command; "weft VERSION (...)". */
 void tool_print_usage(FILE *out);
+int tool_print_help(const char *command, FILE *out);
+void tool_print_version(FILE *out);
 
 /* Prints "weft CMD: WHAT: <weft_strerror(rc)>: <weft_errmsg(object)>" to
  * stderr, leaving out the last part when the object has no message, and

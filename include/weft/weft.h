@@ -56,6 +56,19 @@ extern "C" {
 /* The name and meaning of a status code, e.g. "WEFT_EBUILD: build failed". */
 WEFT_EXPORT const char *weft_strerror(int status);
 
+/* Weft's version, the source revision it was built from and the LLVM it
+ * compiles with, as one line: "0.1.0 (git 2ea8e13c9f1a, LLVM 19.1.7)"
+ * ("-dirty" after the revision when the tree had changes, "unknown"
+ * outside a git checkout). */
+WEFT_EXPORT const char *weft_version(void);
+
+/* The environment variables Weft reads: the i-th's name (from 0), with
+ * *values (the forms it takes) and *meaning (a line) if not NULL; NULL
+ * past the last. Each is read once, when the library starts. */
+WEFT_EXPORT const char *weft_environment_variable(unsigned i,
+                                                  const char **values,
+                                                  const char **meaning);
+
 /* The message of the last failed call on a device, context, buffer, program
  * or kernel, or "" when none failed. Valid until the next call on it. */
 WEFT_EXPORT const char *weft_errmsg(const void *object);
