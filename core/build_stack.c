@@ -21,6 +21,8 @@
 #include "backend/cpu/fault.h"
 #include "core/build_isolated.h"
 #include "core/config.h"
+#include "core/handles.h"
+#include "core/log.h"
 #include "jit/cache.h"
 #include "jit/compile.h"
 
@@ -296,11 +298,11 @@ static int job_isolated(job *j) {
 
 /* Runs j within the time limit, or in a helper under a memory limit: its
  * status, with its results moved to the caller's. */
-static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
-                   char **log) {
+static int job_run_logged(job *j, weft_binary **out, void **ir,
+                          size_t *size, char **log, int *isolated) {
   pthread_t thread;
   if (weft__build_isolated() && job_isolated(j)) {
-    /* done in a helper */
+    *isolated = 1; /* done in a helper */
   } else if (start(&thread, job_main, j)) {
     job_guarded(j); /* no thread to be had: here, without a limit */
   } else if (!wait_for(j, thread)) {
@@ -311,6 +313,61 @@ static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
     return WEFT_EBUILD;
   }
   return job_results(j, out, ir, size, log);
+}
+
+/* WEFT_LOG=build,cache: what j is, before it runs (the job goes with its
+ * results). */
+static void job_describe(const job *j, char *out, size_t size) {
+  static const char *const kinds[] = {[BUILD] = "build", [BUILD_IR] =
+                                      "build from IR", [COMPILE] = "compile",
+                                      [PTX] = "PTX build"};
+  char target[sizeof weft__device_info(j->dev)->name];
+  if (j->kind == PTX) snprintf(target, sizeof target, "sm_%u", j->sm);
+  else snprintf(target, sizeof target, "%s", weft__device_info(j->dev)->name);
+  snprintf(out, size, "%s of %zu bytes for %s (options '%s')", kinds[j->kind],
+           j->length, target, j->options ? j->options : "");
+}
+
+/* Then how it went, and where a build came from. */
+static void job_log(const char *what, int rc, const weft_binary *binary,
+                    const char *log, double seconds, int isolated) {
+  const char *where = isolated ? " in the build helper" : "";
+  if (rc) {
+    const char *error = log ? strstr(log, "error:") : NULL;
+    weft__log(WEFT_LOG_BUILD, "%s: failed%s after %.1f ms: %.*s", what,
+              where, seconds * 1e3, error ? (int)strcspn(error, "\n") : 0,
+              error ? error : "");
+    return;
+  }
+  weft__log(WEFT_LOG_BUILD, "%s: done%s in %.1f ms", what, where,
+            seconds * 1e3);
+  if (!binary) return;
+  const char *dir = weft__config()->cache_dir;
+  if (isolated) /* the helper's result, adopted through the cache */
+    weft__log(WEFT_LOG_CACHE, "%s: built by the build helper, kept %s%s",
+              what, dir ? "on disk in " : "in memory (WEFT_CACHE_DIR=off)",
+              dir ? dir : "");
+  else if (binary->from_cache)
+    weft__log(WEFT_LOG_CACHE, "%s: found in the kernel cache, %s", what,
+              binary->from_cache == 2 ? "on disk" : "in memory");
+  else
+    weft__log(WEFT_LOG_CACHE, "%s: not in the kernel cache: built, and kept "
+              "%s%s", what, dir ? "on disk in " : "in memory (WEFT_CACHE_DIR=off)",
+              dir ? dir : "");
+}
+
+static int job_run(job *j, weft_binary **out, void **ir, size_t *size,
+                   char **log) {
+  if (!weft__logging(WEFT_LOG_BUILD | WEFT_LOG_CACHE))
+    return job_run_logged(j, out, ir, size, log, &(int){0});
+  char what[512];
+  job_describe(j, what, sizeof what);
+  double start = weft__log_now();
+  int isolated = 0;
+  int rc = job_run_logged(j, out, ir, size, log, &isolated);
+  job_log(what, rc, out ? *out : NULL, *log, weft__log_now() - start,
+          isolated);
+  return rc;
 }
 
 static int no_memory(char **log) {

@@ -282,6 +282,35 @@ static void read_perf(void) {
   else warn("WEFT_PERF", v, "map or jitdump (or off)");
 }
 
+/* WEFT_LOG: a comma-separated list of device, build, cache and launch, or
+ * all (core/log.c). */
+static void read_log(void) {
+  static const struct {
+    const char *word;
+    unsigned topics;
+  } words[] = {{"device", WEFT_LOG_DEVICE}, {"build", WEFT_LOG_BUILD},
+               {"cache", WEFT_LOG_CACHE},   {"launch", WEFT_LOG_LAUNCH},
+               {"all", WEFT_LOG_ALL}};
+  const char *v = getenv("WEFT_LOG");
+  if (!v || !*v || !strcmp(v, "off")) return;
+  unsigned topics = 0;
+  for (const char *p = v; *p;) {
+    size_t n = strcspn(p, ",");
+    size_t i = 0;
+    while (i < sizeof words / sizeof *words &&
+           (strlen(words[i].word) != n || strncmp(p, words[i].word, n)))
+      i++;
+    if (i == sizeof words / sizeof *words) {
+      warn("WEFT_LOG", v, "a comma-separated list of device, build, cache "
+                          "and launch, or all (or off)");
+      return;
+    }
+    topics |= words[i].topics;
+    p += n + (p[n] == ',');
+  }
+  config.log = topics;
+}
+
 /* The environment's settings as the configuration read them: WEFT_*, and
  * what names the default cache folder. */
 static char **settings;
@@ -328,6 +357,7 @@ static void read_config(void) {
   read_build_timeout();
   read_build_memory();
   read_perf();
+  read_log();
 }
 
 void weft__schedule_value(const weft_config *c, unsigned long long seed,

@@ -32,6 +32,13 @@ typedef enum weft_schedule_mode {
 /* The most bug depth WEFT_SCHEDULE=pct:SEED:DEPTH takes. */
 #define WEFT_PCT_DEPTH_MAX 16
 
+/* WEFT_LOG's topics (core/log.c). */
+#define WEFT_LOG_DEVICE 1u  /* the devices found, and the settings read */
+#define WEFT_LOG_BUILD 2u   /* each build: options, time, result */
+#define WEFT_LOG_CACHE 4u   /* where each build came from */
+#define WEFT_LOG_LAUNCH 8u  /* each launch: sizes, how it runs, time */
+#define WEFT_LOG_ALL 15u
+
 typedef struct weft_config {
   unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
   size_t stack_size;        /* WEFT_STACK_SIZE: bytes per work-item */
@@ -72,6 +79,9 @@ typedef struct weft_config {
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;
+  /* WEFT_LOG: the WEFT_LOG_* topics reported on stderr (core/log.c); 0:
+   * none, the default. */
+  unsigned log;
   /* WEFT_TIMEOUT: seconds a launch may run before it is ended, with a
    * report of where its work-items were; 0: never; -1 (unset): never,
    * but WEFT_CHECK_TIMEOUT in check mode. */

@@ -5,11 +5,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/cpu/cpu_device.h"
 #include "backend/cuda/cuda_device.h"
 #include "core/config.h"
 #include "core/handles.h"
+#include "core/log.h"
 
 #define MAX_DEVICES 8
 
@@ -53,6 +55,20 @@ static int put_first_gpu(void) {
   return 0;
 }
 
+/* WEFT_LOG=device: the settings read, and each device found. */
+static void log_devices(void) {
+  if (!weft__logging(WEFT_LOG_DEVICE)) return;
+  weft__log(WEFT_LOG_DEVICE, "Weft %s", weft_version());
+  for (const char *const *s = weft__config_settings(); s && *s; s++)
+    if (!strncmp(*s, "WEFT_", 5)) weft__log(WEFT_LOG_DEVICE, "setting %s", *s);
+  weft__log(WEFT_LOG_DEVICE, "CUDA: %s", weft_cuda_status());
+  for (int i = 0; i < num_devices; i++)
+    weft__log(WEFT_LOG_DEVICE, "device %d: %s (%s), %u compute units, "
+              "barriers: %s", i, infos[i].name,
+              infos[i].kind == WEFT_DEVICE_CPU ? "CPU" : "GPU",
+              infos[i].compute_units, infos[i].barriers);
+}
+
 static void init_devices(void) {
   char *error = NULL;
   init_status = weft__cpu_device_create(weft__config(), &devices[0], &error);
@@ -66,6 +82,7 @@ static void init_devices(void) {
   add_gpus();
   if (put_first_gpu()) return;
   for (int i = 0; i < num_devices; i++) devices[i]->ops->info(devices[i], &infos[i]);
+  log_devices();
 }
 
 int weft_device_count(void) {

@@ -49,6 +49,8 @@ static const variable variables[] = {
      "builds run in a helper process, stopped past this much memory"},
     {"WEFT_PERF", "map|jitdump",
      "tell perf about kernels (/tmp/perf-PID.map, or a jitdump)"},
+    {"WEFT_LOG", "device,build,cache,launch|all|off",
+     "what Weft did and why, a line each on stderr"},
     {"WEFT_LIBCUDA", "FILE", "the CUDA driver library (default libcuda.so.1)"},
     {"WEFT_LIBDEVICE", "FILE",
      "libdevice.10.bc for GPU kernels' math (default: found in the CUDA "

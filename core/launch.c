@@ -1,9 +1,11 @@
 /* launch.c: NDRange validation, automatic local sizes, and the launch. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/buffer_shadow.h"
 #include "core/handles.h"
+#include "core/log.h"
 
 /* Groups per thread an automatic local size aims at: enough to balance
  * uneven work, few enough that per-group costs stay small. */
@@ -197,6 +199,41 @@ int weft_kernel_check_launch(weft_kernel *k, unsigned dims,
   return check_launch(k, dims, offset, global, local, &local_mem, used);
 }
 
+/* How the kernel's work-groups run, from what its build made of it. */
+static const char *how_it_runs(const weft_kernel_desc *kd) {
+  if (kd->flags & WEFT_KERNEL_GLOBAL_BARRIER)
+    return "cooperative, every group resident (weft_global_barrier)";
+  if (kd->flags & WEFT_KERNEL_COOPERATIVE)
+    return "cooperative (its groups may wait for each other)";
+  if (kd->flags & WEFT_KERNEL_REGIONS)
+    return "barriers as regions (a loop over work-items between them)";
+  if (kd->flags & WEFT_KERNEL_HAS_BARRIER)
+    return "barriers on fibers (a stack per work-item)";
+  return "a loop over work-items";
+}
+
+/* WEFT_LOG=launch: the kernel, its sizes, how it ran and how long. */
+static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
+                       int rc, const char *error, double seconds) {
+  size_t groups = 1;
+  char sizes[160];
+  int n = 0;
+  for (unsigned i = 0; i < d->dims; i++) {
+    groups *= (d->global[i] + d->local[i] - 1) / d->local[i];
+    n += snprintf(sizes + n, sizeof sizes - (size_t)n, "%s%zu", i ? "x" : "",
+                  d->global[i]);
+  }
+  n += snprintf(sizes + n, sizeof sizes - (size_t)n, " in groups of ");
+  for (unsigned i = 0; i < d->dims && n < (int)sizeof sizes; i++)
+    n += snprintf(sizes + n, sizeof sizes - (size_t)n, "%s%zu", i ? "x" : "",
+                  d->local[i]);
+  weft__log(WEFT_LOG_LAUNCH, "kernel '%s' on %s: %s (%zu groups), %s, "
+            "%s%s after %.3f ms", k->desc->name,
+            weft__device_info(k->program->context->device)->name, sizes,
+            groups, how_it_runs(k->desc), rc ? "failed: " : "done",
+            rc ? error : "", seconds * 1e3);
+}
+
 int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                        const size_t *global, const size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
@@ -214,7 +251,9 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
     d.global[i] = i < dims ? global[i] : 1;
   }
   weft_msg msg = {{0}};
+  double start = weft__logging(WEFT_LOG_LAUNCH) ? weft__log_now() : 0;
   rc = dev->ops->launch(dev, &d, &msg);
+  if (start) log_launch(k, &d, rc, msg.text, weft__log_now() - start);
   if (rc) return weft__fail(&k->object, rc, "%s", msg.text);
   return 0;
 }

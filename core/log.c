@@ -1,0 +1,42 @@
+/*
+ * log.c: WEFT_LOG=device,build,cache,launch (or all): what Weft did and
+ * why, a line each on stderr ("weft[build]: ..."), for a user asking why
+ * a kernel builds or runs as it does, as PoCL's POCL_DEBUG answers. Off
+ * by default; a line costs nothing when its topic is off.
+ */
+#include "core/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "core/config.h"
+
+int weft__logging(unsigned topic) { return (weft__config()->log & topic) != 0; }
+
+static const char *topic_name(unsigned topic) {
+  switch (topic) {
+  case WEFT_LOG_DEVICE: return "device";
+  case WEFT_LOG_BUILD: return "build";
+  case WEFT_LOG_CACHE: return "cache";
+  case WEFT_LOG_LAUNCH: return "launch";
+  }
+  return "?";
+}
+
+void weft__log(unsigned topic, const char *format, ...) {
+  if (!weft__logging(topic)) return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(line, sizeof line, format, ap);
+  va_end(ap);
+  /* One call: lines of threads that log at once do not mix. */
+  fprintf(stderr, "weft[%s]: %s\n", topic_name(topic), line);
+}
+
+double weft__log_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
