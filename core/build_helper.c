@@ -97,6 +97,8 @@ int weft_build_helper_main(int argc, char **argv) {
     return 2;
   }
   weft__build_helper_mode();
+  /* The process that asked logs the build (WEFT_LOG): not twice. */
+  unsetenv("WEFT_LOG");
   weft__cache_remember();
   weft_wire in = {0}, out = {0};
   weft_build_request request;

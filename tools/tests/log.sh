@@ -18,6 +18,11 @@ printf '__kernel void k(__global int *a) { a[0] = ; }\n' >bad.cl
 WEFT_LOG=build weft_exits 1 run bad.cl --global 64 --options -DX=1 \
   --arg 'int[64]'
 matches err.txt "^weft\[build\]: build of 46 bytes .* \(options '-DX=1'\): failed after [0-9.]+ ms: error: expected expression$"
+# Under WEFT_BUILD_MEMORY the process that asked logs the build, once.
+WEFT_BUILD_MEMORY=1G WEFT_LOG=build weft_exits 0 "$@"
+[ "$(grep -c '^weft\[build\]' err.txt)" -eq 1 ] ||
+  fail "not one build line under WEFT_BUILD_MEMORY"
+matches err.txt '^weft\[build\]: build of 62 bytes .*: done in the build helper in [0-9.]+ ms$'
 weft_exits 0 "$@"
 grep -q '^weft\[' err.txt && fail "lines without WEFT_LOG"
 WEFT_LOG=everything weft_exits 0 "$@"
