@@ -129,8 +129,7 @@ def plot_file(path):
     elif "kernel_barrier_ns" in rows[0]:
         plot_switch(rows, f"{title}: cost of one work-item switch", out)
     elif "ops_per_s" in rows[0]:
-        plot_sync.plot_sync(rows, f"{title}: weft bench sync (higher is "
-                            "better)", out)
+        plot_sync.plot_sync(rows, f"{title}: weft bench sync", out)
     elif "accesses_per_s" in rows[0]:
         plot_sync.plot_probe(rows, f"{title}: weft bench probe, memory "
                              "system", out)

@@ -78,7 +78,7 @@ def _rate_panel(ax, rows, key, impls):
         minor_thresholds=(2, 0.5)))
     ax.set_title(TITLES[key[0]].format(init=key[1]), fontsize=9)
     ax.set_xlabel("work-groups", fontsize=8)
-    ax.set_ylabel("operations/s", fontsize=8)
+    ax.set_ylabel("operations/s (higher is better)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(True, which="major", linewidth=0.3)
     ax.legend(fontsize=7)
@@ -101,10 +101,12 @@ def _latency_panel(ax, rows, impls):
         bars = ax.bar(xs, ys, width, label=impl, color=_colour(impls, impl))
         ax.bar_label(bars, labels=[f"{y:.3g}" for y in ys], fontsize=7)
     ax.set_xticks(range(len(prims)), prims, fontsize=8)
-    ax.set_ylabel("ns per pair, one group", fontsize=8)
+    ax.set_ylabel("ns per pair, one group (lower is better)", fontsize=8)
     ax.set_title("uncontended latency", fontsize=9)
     ax.margins(y=0.2)
-    ax.legend(fontsize=7)
+    # Below the panel: inside, the legend covered the tallest bars.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=min(3, max(len(names), 1)), frameon=False)
 
 
 def plot_sync(rows, title, out):

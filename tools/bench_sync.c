@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_sync.h"
 #include "bench_util.h"
@@ -45,6 +46,11 @@ typedef struct bench {
   int num_groups;
   row *rows;
   int num_rows, capacity;
+  /* Progress on a terminal: the points to measure (at most), those done,
+   * when it started. */
+  int progress;
+  unsigned points, done;
+  double start;
 } bench;
 
 /* The primitives as the paper measures them: semaphores at four initial
@@ -110,6 +116,41 @@ static void choose_groups(bench *b) {
 
 /* --------------------------------------------------------- the results */
 
+/* A line per point measured, with what is left, when stderr is a
+ * terminal: "  mutex/ticket, 16 groups: 1.23e+06/s  [12/80, 0:41 left]". */
+static void progress(bench *b, const row *r) {
+  b->done++;
+  if (!b->progress) return;
+  double spent = tool_now() - b->start;
+  unsigned left = b->points > b->done ? b->points - b->done : 0;
+  double eta = b->done ? spent / b->done * left : 0;
+  fprintf(stderr, "  %s/%s, %u group%s%s: %.3g%s  [%u/%u, %d:%02d left]\n",
+          sync_primitive_name(r->primitive), r->impl, r->groups,
+          r->groups == 1 ? "" : "s", r->latency ? " (latency)" : "",
+          r->latency ? r->seconds / r->ops * 1e9 : r->ops / r->seconds,
+          r->latency ? " ns" : "/s", b->done, b->points, (int)eta / 60,
+          (int)eta % 60);
+}
+
+static int has_latency(sync_primitive p, int count);
+
+/* The points the run will measure at most (some are skipped as they
+ * come: barriers beyond the resident groups, pthreads beyond their
+ * most). */
+static unsigned count_points(const bench *b) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+    sync_primitive p = cases[i].primitive;
+    if (b->opt.only != SYNC_PRIMITIVES && b->opt.only != p) continue;
+    unsigned impls = sync_impl_count(p, b->opt.impl) +
+                     ((!b->opt.impl || !strcmp(b->opt.impl, "pthread")) &&
+                      !b->gpu);
+    n += impls * ((unsigned)b->num_groups +
+                  (unsigned)has_latency(p, cases[i].count));
+  }
+  return n;
+}
+
 static void add_row(bench *b, row r) {
   if (b->num_rows == b->capacity) {
     b->capacity = b->capacity ? 2 * b->capacity : 64;
@@ -129,6 +170,7 @@ static void add_row(bench *b, row r) {
     tool_bench_note("%s/%s at %u groups: no time left once "
                     "the launch is taken off: the machine is too noisy",
                     sync_primitive_name(r.primitive), r.impl, r.groups);
+  progress(b, &r);
 }
 
 static const row *find(const bench *b, int latency, sync_primitive p,
@@ -247,20 +289,35 @@ static void summarize_barrier(const bench *b, unsigned groups) {
   }
 }
 
+/* Whether rows of these primitives were measured (latencies or rates). */
+static int measured(const bench *b, int latency, sync_primitive p,
+                    sync_primitive q) {
+  for (int i = 0; i < b->num_rows; i++)
+    if (b->rows[i].latency == latency &&
+        (b->rows[i].primitive == p || b->rows[i].primitive == q) &&
+        strcmp(b->rows[i].impl, "pthread"))
+      return 1;
+  return 0;
+}
+
 static void summarize(const bench *b) {
-  fprintf(
-      stderr,
-      "\nweft " CMD " on %s: %u %s, %u operations per group, "
-      "median of at least %u runs\nuncontended (one group; the fastest run), "
-      "per lock+unlock or wait+post:\n",
-      b->info.name, b->threads, b->gpu ? "multiprocessors" : "threads",
-      b->opt.common.ops, b->opt.common.repeat);
-  summarize_latency(b, SYNC_MUTEX);
-  summarize_latency(b, SYNC_SEMAPHORE);
-  fprintf(stderr, "barriers per second, as many groups as threads and %u "
-                  "times more:\n", b->wide);
-  summarize_barrier(b, b->threads);
-  summarize_barrier(b, b->wide * b->threads);
+  fprintf(stderr, "\nweft " CMD " on %s: %u %s, %u operations per group, "
+          "median of at least %u runs\n", b->info.name, b->threads,
+          b->gpu ? "multiprocessors" : "threads", b->opt.common.ops,
+          b->opt.common.repeat);
+  /* Only the headers of what this run measured (--only, --impl). */
+  if (measured(b, 1, SYNC_MUTEX, SYNC_SEMAPHORE)) {
+    fprintf(stderr, "uncontended (one group; the fastest run), per "
+                    "lock+unlock or wait+post:\n");
+    summarize_latency(b, SYNC_MUTEX);
+    summarize_latency(b, SYNC_SEMAPHORE);
+  }
+  if (measured(b, 0, SYNC_BARRIER, SYNC_GLOBAL_BARRIER)) {
+    fprintf(stderr, "barriers per second, as many groups as threads and %u "
+                    "times more:\n", b->wide);
+    summarize_barrier(b, b->threads);
+    summarize_barrier(b, b->wide * b->threads);
+  }
 }
 
 /* --------------------------------------------------------------- main */
@@ -306,6 +363,9 @@ int tool_bench_sync(int argc, char **argv) {
   b.alone =
       (tool_timing){b.opt.common.repeat, b.opt.common.min_ms * 1e-3, 1};
   choose_groups(&b);
+  b.progress = isatty(2);
+  b.points = count_points(&b);
+  b.start = tool_now();
   if (tool_csv_open(CMD, b.opt.common.csv,
                     "measure,primitive,init,impl,groups,"
                     "threads,ops,seconds,ops_per_s,ns_per_op",

@@ -69,6 +69,9 @@ typedef struct sync_runner {
 int sync_runner_next(sync_runner *r, sync_primitive p, unsigned *index,
                      const char *only, size_t local);
 void sync_runner_close(sync_runner *r);
+/* The implementations of p in the table (only the one named only, unless
+ * it is NULL), for a count of what is to come. */
+unsigned sync_impl_count(sync_primitive p, const char *only);
 
 /* The seconds that groups groups doing *ops operations each take on
  * Weft, beyond what the same launch with no operations takes (the launch

@@ -78,6 +78,15 @@ int sync_runner_next(sync_runner *r, sync_primitive p, unsigned *index,
   return 0;
 }
 
+unsigned sync_impl_count(sync_primitive p, const char *only) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < sync_num_impls; i++)
+    n += sync_impls[i].primitive == p &&
+         (!only || !strcmp(only, sync_impls[i].name)) &&
+         (!i || !same_impl(&sync_impls[i - 1], &sync_impls[i]));
+  return n;
+}
+
 void sync_runner_close(sync_runner *r) {
   if (r->init) weft_kernel_release(r->init);
   if (r->run) weft_kernel_release(r->run);

@@ -130,6 +130,10 @@ int tool_plot(const char *cmd, const char *csv_path) {
                         NULL};
   pid_t pid;
   int status = 0;
+  /* The script prints the PNG's path: after all this program printed (a
+   * piped stdout is buffered, and the path came in the middle of it). */
+  fflush(stdout);
+  fflush(stderr);
   int rc = posix_spawn(&pid, python, NULL, NULL, argv, environ);
   if (!rc && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
       WEXITSTATUS(status) == 0)

@@ -33,6 +33,21 @@ matches err.txt 'global_barrier +native +[0-9]+ groups: .*/s'
 weft_exits 0 bench sync --quick --only mutex --impl native
 [ "$(grep -c '^rate,' out.txt)" -ge 2 ] || fail "--only mutex measured nothing"
 grep -q 'pthread\|semaphore' out.txt && fail "--only/--impl did not filter"
+# The summary has the headers of what was measured only; no progress lines
+# when stderr is not a terminal.
+grep -q 'barriers per second' err.txt && fail "--only mutex: a barrier header"
+matches err.txt '^uncontended'
+grep -q 'left\]$' err.txt && fail "progress lines, stderr not a terminal"
+weft_exits 0 bench sync --quick --only barrier --impl native
+grep -q '^uncontended' err.txt && fail "--only barrier: a latency header"
+matches err.txt '^barriers per second'
+# On a terminal, a line per point with the points left.
+if command -v script >/dev/null 2>&1; then
+  script -qec "$WEFT bench sync --quick --only mutex --impl native" \
+    /dev/null >tty.txt 2>&1 || fail "bench sync on a terminal failed"
+  grep -Eq '^  mutex/native, 1 group: [0-9.e+]+/s  \[1/[0-9]+, [0-9]+:[0-9]{2} left\]' \
+    tty.txt || fail "no progress line on a terminal: $(cat tty.txt)"
+fi
 
 # The device by name; pthreads only beside the CPU.
 weft_exits 0 bench sync --quick --only mutex --impl native --device cpu
