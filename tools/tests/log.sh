@@ -2,6 +2,9 @@
 # each build and where it came from (compiled, then the disk cache in a
 # second process), each launch; nothing when unset; a bad value refused.
 . "$2/lib.sh"
+# The lines' form, on the CPU device (where WEFT_DEVICE puts a GPU first
+# too).
+export WEFT_DEVICE=cpu
 printf '__kernel void k(__global int *a) { a[get_global_id(0)] = 7; }\n' >k.cl
 set -- run k.cl --global 64 --local 16 --arg 'int[64]' --print 2
 WEFT_CACHE_DIR=$WORK/cache WEFT_LOG=all weft_exits 0 "$@"
