@@ -43,8 +43,11 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program p,
   weft_kernel *native = NULL;
   if (!weft__cl_is(p, CL_KIND_PROGRAM)) rc = CL_INVALID_PROGRAM;
   else if (!name) rc = CL_INVALID_VALUE;
-  else if (p->status != CL_BUILD_SUCCESS) rc = CL_INVALID_PROGRAM_EXECUTABLE;
-  else rc = weft__cl_error(weft_kernel_create(p->native, name, &native));
+  else if ((rc = weft__cl_program_ready(p))) {
+    /* not built, and not made from an executable's binary */
+  } else {
+    rc = weft__cl_error(weft_kernel_create(p->native, name, &native));
+  }
   if (!rc) k = kernel_new(p, native, &rc);
   if (errcode) *errcode = rc;
   return k;
@@ -55,7 +58,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program p,
                                                          cl_kernel *kernels,
                                                          cl_uint *num_ret) {
   if (!weft__cl_is(p, CL_KIND_PROGRAM)) return CL_INVALID_PROGRAM;
-  if (p->status != CL_BUILD_SUCCESS) return CL_INVALID_PROGRAM_EXECUTABLE;
+  cl_int ready = weft__cl_program_ready(p);
+  if (ready) return ready;
   cl_uint n = (cl_uint)weft_program_kernel_count(p->native);
   if (kernels && num < n) return CL_INVALID_VALUE;
   for (cl_uint i = 0; kernels && i < n; i++) {

@@ -229,6 +229,12 @@ size_t weft__cl_preferred_multiple(cl_device_id d);
 
 /* The single platform and device (index 0: the CPU). */
 cl_platform_id weft__cl_platform(void);
+
+/* Whether kernels can be made from p (CL_SUCCESS, or
+ * CL_INVALID_PROGRAM_EXECUTABLE): it was built; or it was made from an
+ * executable's binary and never built, which is then built now, as
+ * clBuildProgram with no options would (cl_program.c). */
+cl_int weft__cl_program_ready(cl_program p);
 cl_int weft__cl_devices(cl_device_id **devices, cl_uint *count);
 
 /* cl_weft_sync's host function (weft/cl_weft.h), reached by name only

@@ -181,6 +181,21 @@ static cl_int build(cl_program p, const char *options, int compile,
   return weft__cl_error(rc);
 }
 
+/* A program made from an executable's binary holds one already (in IR:
+ * the device still compiles it to machine code). */
+static int executable_binary(cl_program p) {
+  return p->from_binary &&
+         weft_program_get_binary_type(p->native) == WEFT_BINARY_NONE;
+}
+
+cl_int weft__cl_program_ready(cl_program p) {
+  if (p->status == CL_BUILD_SUCCESS) return CL_SUCCESS;
+  if (p->status != CL_BUILD_NONE || !executable_binary(p))
+    return CL_INVALID_PROGRAM_EXECUTABLE;
+  return build(p, NULL, 0, 0, NULL, NULL) ? CL_INVALID_PROGRAM_EXECUTABLE
+                                          : CL_SUCCESS;
+}
+
 typedef void(CL_CALLBACK *program_notify)(cl_program, void *);
 
 CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program p, cl_uint n,
@@ -390,6 +405,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program p,
 }
 
 static cl_program_binary_type binary_type(cl_program p) {
+  if (executable_binary(p)) return CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
   switch (weft_program_get_binary_type(p->native)) {
   case WEFT_BINARY_OBJECT: return CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
   case WEFT_BINARY_LIBRARY: return CL_PROGRAM_BINARY_TYPE_LIBRARY;

@@ -86,6 +86,79 @@ TEST(create_kernel_errors) {
   teardown(&e);
 }
 
+/* The binary of a program (CL_PROGRAM_BINARIES), as a new program. */
+static cl_program from_binary(env *e, cl_program p) {
+  size_t size = 0;
+  CL_CHECK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size,
+                            NULL));
+  unsigned char *bytes = malloc(size);
+  CHECK(bytes != NULL);
+  CL_CHECK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bytes, &bytes,
+                            NULL));
+  const unsigned char *in = bytes;
+  cl_int err, status;
+  cl_program b = clCreateProgramWithBinary(e->ctx, 1, &e->dev, &size, &in,
+                                           &status, &err);
+  CL_CHECK(err);
+  CL_CHECK(status);
+  free(bytes);
+  return b;
+}
+
+static cl_program_binary_type binary_type(env *e, cl_program p) {
+  cl_program_binary_type t = 0;
+  CL_CHECK(clGetProgramBuildInfo(p, e->dev, CL_PROGRAM_BINARY_TYPE, sizeof t,
+                                 &t, NULL));
+  return t;
+}
+
+/* A program made from an executable's binary is an executable (the CTS's
+ * program_binary_type), and kernels come from it without clBuildProgram
+ * (piglit's clcreateprogramwithbinary), built then as clBuildProgram with
+ * no options would; an object's binary still needs a link. */
+TEST(kernel_from_an_executable_binary) {
+  env e = setup();
+  cl_program p = build(&e, three_kernels, "");
+  cl_program b = from_binary(&e, p);
+  CHECK_EQ(binary_type(&e, b), CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
+  cl_build_status status = CL_BUILD_SUCCESS;
+  CL_CHECK(clGetProgramBuildInfo(b, e.dev, CL_PROGRAM_BUILD_STATUS,
+                                 sizeof status, &status, NULL));
+  CHECK_EQ(status, CL_BUILD_NONE);
+  cl_kernel k = kernel(b, "second");
+  int zero[2] = {0, 0}, got[2];
+  cl_mem m = clCreateBuffer(e.ctx, CL_MEM_COPY_HOST_PTR, sizeof zero, zero,
+                            NULL);
+  int v = 42;
+  CL_CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CL_CHECK(clSetKernelArg(k, 1, sizeof v, &v));
+  size_t one = 1;
+  CL_CHECK(clEnqueueNDRangeKernel(e.q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+  read_ints(&e, m, got, 2);
+  CHECK_EQ(got[1], 42);
+  CL_CHECK(clGetProgramBuildInfo(b, e.dev, CL_PROGRAM_BUILD_STATUS,
+                                 sizeof status, &status, NULL));
+  CHECK_EQ(status, CL_BUILD_SUCCESS);
+  CHECK_EQ(binary_type(&e, b), CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
+  /* A compiled object's binary: no kernels before a link. */
+  cl_int err;
+  cl_program src = clCreateProgramWithSource(e.ctx, 1, &three_kernels, NULL,
+                                             &err);
+  CL_CHECK(err);
+  CL_CHECK(clCompileProgram(src, 0, NULL, "", 0, NULL, NULL, NULL, NULL));
+  cl_program object = from_binary(&e, src);
+  CHECK_EQ(binary_type(&e, object), CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT);
+  CHECK(clCreateKernel(object, "first", &err) == NULL);
+  CL_CHECK_ERR(err, CL_INVALID_PROGRAM_EXECUTABLE);
+  CL_CHECK(clReleaseMemObject(m));
+  CL_CHECK(clReleaseKernel(k));
+  CL_CHECK(clReleaseProgram(object));
+  CL_CHECK(clReleaseProgram(src));
+  CL_CHECK(clReleaseProgram(b));
+  CL_CHECK(clReleaseProgram(p));
+  teardown(&e);
+}
+
 TEST(create_kernels_in_program) {
   env e = setup();
   cl_program p = build(&e, three_kernels, "");
