@@ -140,8 +140,25 @@ TEST(kernel_from_an_executable_binary) {
                                  sizeof status, &status, NULL));
   CHECK_EQ(status, CL_BUILD_SUCCESS);
   CHECK_EQ(binary_type(&e, b), CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
-  /* A compiled object's binary: no kernels before a link. */
+  CL_CHECK(clReleaseKernel(k));
+  /* A launch still queued (behind a user event) keeps the executable:
+   * a rebuild is refused until it ran, though its kernel was released. */
   cl_int err;
+  cl_kernel queued = kernel(b, "second");
+  CL_CHECK(clSetKernelArg(queued, 0, sizeof m, &m));
+  CL_CHECK(clSetKernelArg(queued, 1, sizeof v, &v));
+  cl_event gate = clCreateUserEvent(e.ctx, &err);
+  CL_CHECK(err);
+  CL_CHECK(clEnqueueNDRangeKernel(e.q, queued, 1, NULL, &one, NULL, 1, &gate,
+                                  NULL));
+  CL_CHECK(clReleaseKernel(queued));
+  CL_CHECK_ERR(clBuildProgram(b, 0, NULL, NULL, NULL, NULL),
+               CL_INVALID_OPERATION);
+  CL_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+  CL_CHECK(clFinish(e.q));
+  CL_CHECK(clReleaseEvent(gate));
+  CL_CHECK(clBuildProgram(b, 0, NULL, NULL, NULL, NULL));
+  /* A compiled object's binary: no kernels before a link. */
   cl_program src = clCreateProgramWithSource(e.ctx, 1, &three_kernels, NULL,
                                              &err);
   CL_CHECK(err);
@@ -151,7 +168,6 @@ TEST(kernel_from_an_executable_binary) {
   CHECK(clCreateKernel(object, "first", &err) == NULL);
   CL_CHECK_ERR(err, CL_INVALID_PROGRAM_EXECUTABLE);
   CL_CHECK(clReleaseMemObject(m));
-  CL_CHECK(clReleaseKernel(k));
   CL_CHECK(clReleaseProgram(object));
   CL_CHECK(clReleaseProgram(src));
   CL_CHECK(clReleaseProgram(b));
