@@ -186,9 +186,10 @@ static cl_int build(cl_program p, const char *options, int compile,
 }
 
 /* A program made from an executable's binary holds one already (in IR:
- * the device still compiles it to machine code). */
+ * the device still compiles it to machine code), unless building it
+ * failed. */
 static int executable_binary(cl_program p) {
-  return p->from_binary &&
+  return p->from_binary && p->status != CL_BUILD_ERROR &&
          weft_program_get_binary_type(p->native) == WEFT_BINARY_NONE;
 }
 
