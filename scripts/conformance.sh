@@ -11,6 +11,8 @@
 #       unset, they are cloned under WORK at the commits below (the ones
 #       the README's figures were measured with)
 #   WEFT_BUILD_DIR  Weft's build (build/), whose icd/ folder is used
+#   ICD             another OCL_ICD_VENDORS folder instead (e.g. one holding
+#                   only pocl.icd, to measure PoCL the same way)
 #   WORK            where the CTS is built and the logs go (/tmp/weft-cts)
 #   TIMEOUT         seconds per sub-test (120)
 # Output: WORK/results-SUITE.csv (sub-test,status,seconds), a log per
@@ -24,7 +26,7 @@ cts_commit=b8f8906c251926b1b3679323bfbf3df730b40fb8
 headers_commit=15b536b7fbe1098cea462a27db496b287ac89b63
 spirv_commit=0d25db97cb9b8f725e4c95e4553001710e7fc39d
 [ $# -gt 0 ] || set -- api
-[ -d "$build/icd" ] || { echo "conformance.sh: no $build/icd: build Weft first" >&2; exit 2; }
+[ -d "${ICD:-$build/icd}" ] || { echo "conformance.sh: no ${ICD:-$build/icd}: build Weft first" >&2; exit 2; }
 mkdir -p "$work"
 
 # checkout NAME URL COMMIT: the folder of a checkout at COMMIT.
@@ -44,7 +46,7 @@ cmake -S "$cts" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
   -DCL_INCLUDE_DIR="$headers" -DCL_LIB_DIR=/usr/lib/x86_64-linux-gnu \
   -DOPENCL_LIBRARIES=OpenCL -DSPIRV_INCLUDE_DIR="$spirv" > "$work/cmake.log"
 
-export OCL_ICD_VENDORS="$build/icd" WEFT_CACHE_DIR=off
+export OCL_ICD_VENDORS="${ICD:-$build/icd}" WEFT_CACHE_DIR=off
 for suite in "$@"; do
   cmake --build "$work/build" --target "test_$suite" -j"$(nproc)" > "$work/build-$suite.log"
   binary=$work/build/test_conformance/$suite/test_$suite
