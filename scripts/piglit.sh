@@ -38,17 +38,4 @@ for r in pass fail skip crash timeout; do
   printf '%s %s  ' "$r" "$(grep -c ": $r\$" "$work/results.txt" || true)"
 done
 echo "(tests and subtests; $work/results.txt)"
-# Regressions: expected pass, now anything else (or gone).
-status=0
-regressions=$(awk -F': ' 'NR == FNR { now[$1] = $2; next }
-  $2 == "pass" && now[$1] != "pass" { print $1 ": " (now[$1] ? now[$1] : "missing") }' \
-  "$work/results.txt" "$expected")
-if [ -n "$regressions" ]; then
-  echo "piglit.sh: passed in $expected, not now:" >&2
-  echo "$regressions" >&2
-  status=1
-fi
-awk -F': ' 'NR == FNR { was[$1] = $2; next }
-  $2 == "pass" && was[$1] != "pass" { print "  now passing: " $1 " (was " (was[$1] ? was[$1] : "absent") ")" }' \
-  "$expected" "$work/results.txt"
-exit $status
+exec "$root/scripts/compare-results.sh" "$expected" "$work/results.txt" piglit.sh

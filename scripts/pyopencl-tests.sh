@@ -60,16 +60,4 @@ for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
 PY
 sort -o "$work/results.txt" "$work/results.txt"
 tail -1 "$work/run.log"
-status=0
-regressions=$(awk -F': ' 'NR == FNR { now[$1] = $2; next }
-  $2 == "pass" && now[$1] != "pass" { print $1 ": " (now[$1] ? now[$1] : "missing") }' \
-  "$work/results.txt" "$expected")
-if [ -n "$regressions" ]; then
-  echo "pyopencl-tests.sh: passed in $expected, not now:" >&2
-  echo "$regressions" >&2
-  status=1
-fi
-awk -F': ' 'NR == FNR { was[$1] = $2; next }
-  $2 == "pass" && was[$1] != "pass" { print "  now passing: " $1 }' \
-  "$expected" "$work/results.txt"
-exit $status
+exec "$root/scripts/compare-results.sh" "$expected" "$work/results.txt" pyopencl-tests.sh
