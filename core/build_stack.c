@@ -343,17 +343,16 @@ static void job_log(const char *what, int rc, const weft_binary *binary,
             seconds * 1e3);
   if (!binary) return;
   const char *dir = weft__config()->cache_dir;
+  const char *kept = dir ? "on disk in " : "in memory (WEFT_CACHE_DIR=off)";
   if (isolated) /* the helper's result, adopted through the cache */
     weft__log(WEFT_LOG_CACHE, "%s: built by the build helper, kept %s%s",
-              what, dir ? "on disk in " : "in memory (WEFT_CACHE_DIR=off)",
-              dir ? dir : "");
+              what, kept, dir ? dir : "");
   else if (binary->from_cache)
     weft__log(WEFT_LOG_CACHE, "%s: found in the kernel cache, %s", what,
               binary->from_cache == 2 ? "on disk" : "in memory");
   else
     weft__log(WEFT_LOG_CACHE, "%s: not in the kernel cache: built, and kept "
-              "%s%s", what, dir ? "on disk in " : "in memory (WEFT_CACHE_DIR=off)",
-              dir ? dir : "");
+              "%s%s", what, kept, dir ? dir : "");
 }
 
 static int job_run(job *j, weft_binary **out, void **ir, size_t *size,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "jit/kernel_abi.h"
 #include "jit/options.h"
 
@@ -285,27 +286,18 @@ static void read_perf(void) {
 /* WEFT_LOG: a comma-separated list of device, build, cache and launch, or
  * all (core/log.c). */
 static void read_log(void) {
-  static const struct {
-    const char *word;
-    unsigned topics;
-  } words[] = {{"device", WEFT_LOG_DEVICE}, {"build", WEFT_LOG_BUILD},
-               {"cache", WEFT_LOG_CACHE},   {"launch", WEFT_LOG_LAUNCH},
-               {"all", WEFT_LOG_ALL}};
   const char *v = getenv("WEFT_LOG");
   if (!v || !*v || !strcmp(v, "off")) return;
   unsigned topics = 0;
   for (const char *p = v; *p;) {
     size_t n = strcspn(p, ",");
-    size_t i = 0;
-    while (i < sizeof words / sizeof *words &&
-           (strlen(words[i].word) != n || strncmp(p, words[i].word, n)))
-      i++;
-    if (i == sizeof words / sizeof *words) {
+    unsigned topic = weft__log_topic(p, n);
+    if (!topic) {
       warn("WEFT_LOG", v, "a comma-separated list of device, build, cache "
                           "and launch, or all (or off)");
       return;
     }
-    topics |= words[i].topics;
+    topics |= topic;
     p += n + (p[n] == ',');
   }
   config.log = topics;

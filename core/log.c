@@ -8,19 +8,33 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/config.h"
 
 int weft__logging(unsigned topic) { return (weft__config()->log & topic) != 0; }
 
+/* WEFT_LOG's words (config.c reads them with weft__log_topic). */
+static const struct {
+  const char *word;
+  unsigned topics;
+} topics[] = {{"device", WEFT_LOG_DEVICE}, {"build", WEFT_LOG_BUILD},
+              {"cache", WEFT_LOG_CACHE},   {"launch", WEFT_LOG_LAUNCH},
+              {"all", WEFT_LOG_ALL}};
+#define NUM_TOPICS (sizeof topics / sizeof *topics)
+
+unsigned weft__log_topic(const char *word, size_t length) {
+  for (size_t i = 0; i < NUM_TOPICS; i++)
+    if (strlen(topics[i].word) == length &&
+        !strncmp(word, topics[i].word, length))
+      return topics[i].topics;
+  return 0;
+}
+
 static const char *topic_name(unsigned topic) {
-  switch (topic) {
-  case WEFT_LOG_DEVICE: return "device";
-  case WEFT_LOG_BUILD: return "build";
-  case WEFT_LOG_CACHE: return "cache";
-  case WEFT_LOG_LAUNCH: return "launch";
-  }
+  for (size_t i = 0; i < NUM_TOPICS; i++)
+    if (topics[i].topics == topic) return topics[i].word;
   return "?";
 }
 

@@ -49,6 +49,7 @@
  * The state is the executor's; one thread runs such a launch.
  */
 #include <assert.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,10 +91,9 @@ struct weft_explore {
   unsigned prefix_len, prefix_cap;
   /* The last launch's decisions: what was chosen among how many, whether
    * choosing other than the first was a preemption, which of the first 64
-   * slept, whether it came after the run blocked, and the chosen's id and
-   * step. */
+   * slept, and the chosen's id and step. */
   uint32_t *chosen, *count;
-  unsigned char *preempts, *frozen;
+  unsigned char *preempts;
   uint64_t *asleep, *ids;
   footprint *steps;
   unsigned len, cap;
@@ -102,11 +102,12 @@ struct weft_explore {
   sleep_set *done;
   unsigned done_cap;
   int diverged;             /* a replayed choice did not exist */
-  /* This launch: the preemptions so far, whether it blocked, the sleep
+  /* This launch: the preemptions so far, the decision from which on it
+   * is a repeat (UINT_MAX while it is not: see first_choice), the sleep
    * set, and the step under way (its decision, -1 for none, or
    * in_step 0 before the first). */
   unsigned used;
-  int blocked;
+  unsigned blocked_at;
   sleep_set sleep;
   int in_step;
   long step_decision;
@@ -156,7 +157,6 @@ void weft__explore_free(weft_explore *x) {
   free(x->chosen);
   free(x->count);
   free(x->preempts);
-  free(x->frozen);
   free(x->asleep);
   free(x->ids);
   free(x->steps);
@@ -167,7 +167,7 @@ void weft__explore_begin(weft_explore *x) {
   x->len = 0;
   x->diverged = 0;
   x->used = 0;
-  x->blocked = 0;
+  x->blocked_at = UINT_MAX;
   x->sleep.n = 0;
   x->in_step = 0;
 }
@@ -272,7 +272,7 @@ static int room(weft_explore *x) {
   unsigned cap = x->cap ? 2 * x->cap : 256;
   if (grow(&x->chosen, cap, sizeof *x->chosen) ||
       grow(&x->count, cap, sizeof *x->count) ||
-      grow(&x->preempts, cap, 1) || grow(&x->frozen, cap, 1) ||
+      grow(&x->preempts, cap, 1) ||
       grow(&x->asleep, cap, sizeof *x->asleep) ||
       grow(&x->ids, cap, sizeof *x->ids) ||
       grow(&x->steps, cap, sizeof *x->steps))
@@ -286,13 +286,13 @@ static int room(weft_explore *x) {
  * the launch has blocked, and goes on with the first. */
 static unsigned first_choice(weft_explore *x, unsigned count,
                              uint64_t asleep, int preempting) {
-  if (x->blocked) return 0;
+  if (x->blocked_at != UINT_MAX) return 0;
   for (unsigned c = 0; c < count; c++) {
     if (c < WEFT_EXPLORE_IDS && (asleep >> c & 1)) continue;
     if (c && preempting && x->used >= x->bound) break;
     return c;
   }
-  x->blocked = 1;
+  x->blocked_at = x->len;
   return 0;
 }
 
@@ -301,7 +301,9 @@ unsigned weft__explore_choose(weft_explore *x, unsigned count,
   finish_step(x);
   if (count <= 1) { /* no choice: not a decision, but a step */
     /* The only one that can run sleeps: this launch repeats another. */
-    if (count && x->reduce && sleep_has(&x->sleep, ids[0])) x->blocked = 1;
+    if (count && x->reduce && x->blocked_at == UINT_MAX &&
+        sleep_has(&x->sleep, ids[0]))
+      x->blocked_at = x->len;
     begin_step(x, -1, count ? ids[0] : UNKNOWN_ID);
     return 0;
   }
@@ -328,7 +330,6 @@ unsigned weft__explore_choose(weft_explore *x, unsigned count,
   x->chosen[j] = choice;
   x->count[j] = count;
   x->preempts[j] = (unsigned char)(preempting != 0);
-  x->frozen[j] = (unsigned char)x->blocked;
   x->asleep[j] = asleep;
   x->ids[j] = choice < known ? ids[choice] : UNKNOWN_ID;
   x->used += preempting && choice;
@@ -345,7 +346,7 @@ unsigned weft__explore_choose(weft_explore *x, unsigned count,
  * 0 for none. */
 static unsigned next_choice(const weft_explore *x, unsigned i,
                             unsigned used) {
-  if (x->frozen[i] || (x->preempts[i] && used >= x->bound)) return 0;
+  if (i >= x->blocked_at || (x->preempts[i] && used >= x->bound)) return 0;
   for (unsigned c = x->chosen[i] + 1; c < x->count[i]; c++)
     if (c >= WEFT_EXPLORE_IDS || !(x->asleep[i] >> c & 1)) return c;
   return 0;
@@ -375,7 +376,7 @@ static int turn(weft_explore *x, unsigned i, unsigned choice) {
 int weft__explore_next(weft_explore *x) {
   finish_step(x);
   x->runs++;
-  x->blocked_runs += x->blocked;
+  x->blocked_runs += x->blocked_at != UINT_MAX;
   if (x->diverged) return WEFT_ELAUNCH;
   if (x->replay_only) return 0;
   /* Preemptions made before each decision. */

@@ -127,8 +127,7 @@ TEST(kernel_from_an_executable_binary) {
   CHECK_EQ(status, CL_BUILD_NONE);
   cl_kernel k = kernel(b, "second");
   int zero[2] = {0, 0}, got[2];
-  cl_mem m = clCreateBuffer(e.ctx, CL_MEM_COPY_HOST_PTR, sizeof zero, zero,
-                            NULL);
+  cl_mem m = cl_buffer(e.ctx, sizeof zero, zero);
   int v = 42;
   CL_CHECK(clSetKernelArg(k, 0, sizeof m, &m));
   CL_CHECK(clSetKernelArg(k, 1, sizeof v, &v));
