@@ -1,6 +1,7 @@
 /* cl_image.c: image objects (clCreateImage and its older forms), the
  * formats the device has, and clGetImageInfo. An image is a cl_mem whose
  * native object is a weft_image_create image (core/image.c). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,10 +10,6 @@
 #define ACCESS (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY)
 #define HOST_ACCESS (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
 #define HOST_PTR (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)
-
-static int has_images(cl_context c) {
-  return c->device->info.kind != WEFT_DEVICE_GPU;
-}
 
 /* ---------------------------------------------------------- validation */
 
@@ -57,22 +54,9 @@ static cl_int check_sizes(const cl_image_desc *d) {
   return CL_SUCCESS;
 }
 
-/* A 1D buffer image's buffer: a buffer of the context, big enough, whose
- * access allows the image's (which inherits what it does not say). */
-static cl_int check_buffer_of(cl_context c, const cl_image_desc *d,
-                              size_t element, cl_mem_flags *flags) {
-  cl_mem b = d->mem_object;
-  /* 2D images from buffers (cl_khr_image2d_from_buffer) are not there:
-   * CL_INVALID_OPERATION, as for a device that lacks them (the CTS's
-   * consistency_2d_image_from_buffer). */
-  if (d->image_type == CL_MEM_OBJECT_IMAGE2D && b) return CL_INVALID_OPERATION;
-  if (d->image_type != CL_MEM_OBJECT_IMAGE1D_BUFFER)
-    return b ? CL_INVALID_IMAGE_DESCRIPTOR : CL_SUCCESS;
-  if (!weft__cl_is(b, CL_KIND_MEM) || weft__cl_check_is_buffer(b) ||
-      b->context != c)
-    return CL_INVALID_IMAGE_DESCRIPTOR;
-  if (*flags & HOST_PTR) return CL_INVALID_VALUE;
-  if (d->image_width > b->size / element) return CL_INVALID_IMAGE_SIZE;
+/* The buffer an image is made over may be used so: its access allows the
+ * image's (which inherits what it does not say). */
+static cl_int check_access_of(cl_mem b, cl_mem_flags *flags) {
   cl_mem_flags p = b->flags;
   if (((p & CL_MEM_WRITE_ONLY) && (*flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) ||
       ((p & CL_MEM_READ_ONLY) && (*flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))))
@@ -82,12 +66,51 @@ static cl_int check_buffer_of(cl_context c, const cl_image_desc *d,
   return CL_SUCCESS;
 }
 
+/* A 2D image over a buffer (cl_khr_image2d_from_buffer): rows a whole
+ * number of elements apart (the pitch alignment is one pixel), the
+ * buffer's memory aligned to an element (the base address alignment), and
+ * every row within the buffer. A 2D image over another image would
+ * reinterpret its order (sRGB, depth), which Weft has none of. */
+static cl_int check_2d_over(const cl_image_desc *d, size_t element) {
+  cl_mem b = d->mem_object;
+  if (weft__cl_is_image_type(b->type)) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  size_t row = d->image_row_pitch ? d->image_row_pitch : d->image_width * element;
+  if (row < d->image_width * element || row % element ||
+      (b->host_ptr && (uintptr_t)b->host_ptr % element))
+    return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  if (d->image_height > b->size / row) return CL_INVALID_IMAGE_DESCRIPTOR;
+  return CL_SUCCESS;
+}
+
+/* The buffer of a 1D buffer image or a 2D image: a buffer of the
+ * context, big enough, usable with the image's access. */
+static cl_int check_buffer_of(cl_context c, const cl_image_desc *d,
+                              size_t element, cl_mem_flags *flags) {
+  cl_mem b = d->mem_object;
+  int viewable = d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+                 d->image_type == CL_MEM_OBJECT_IMAGE2D;
+  if (!viewable || (d->image_type == CL_MEM_OBJECT_IMAGE2D && !b))
+    return b ? CL_INVALID_IMAGE_DESCRIPTOR : CL_SUCCESS;
+  if (!weft__cl_is(b, CL_KIND_MEM) || b->context != c)
+    return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (*flags & HOST_PTR) return CL_INVALID_VALUE;
+  if (d->image_type == CL_MEM_OBJECT_IMAGE2D) {
+    cl_int rc = check_2d_over(d, element);
+    return rc ? rc : check_access_of(b, flags);
+  }
+  if (weft__cl_check_is_buffer(b)) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (d->image_width > b->size / element) return CL_INVALID_IMAGE_SIZE;
+  return check_access_of(b, flags);
+}
+
 /* Pitches: 0 without host memory or a buffer; with host memory, at least
  * a row (a slice) and a multiple of the element (the row). A 1D buffer
  * image's row pitch, if given, is at least its row, and means nothing
  * else (the CTS gives one). */
 static cl_int check_pitches(const cl_image_desc *d, size_t element,
                             const void *host) {
+  if (d->image_type == CL_MEM_OBJECT_IMAGE2D && d->mem_object)
+    return CL_SUCCESS; /* check_2d_over's */
   if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER)
     return d->image_row_pitch && d->image_row_pitch < d->image_width * element
                ? CL_INVALID_IMAGE_DESCRIPTOR
@@ -114,7 +137,6 @@ static cl_int check_image(cl_context c, cl_mem_flags *flags,
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) return CL_INVALID_CONTEXT;
   cl_int rc = weft__cl_check_mem_flags(*flags);
   if (rc) return rc;
-  if (!has_images(c)) return CL_INVALID_OPERATION;
   if ((rc = check_format(format))) return rc;
   if (!d || d->num_mip_levels || d->num_samples) return CL_INVALID_IMAGE_DESCRIPTOR;
   if ((rc = check_sizes(d))) return rc;
@@ -183,7 +205,8 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateImage(cl_context c, cl_mem_flags flags,
   if (!rc) {
     if (!(flags & ACCESS)) m->flags |= CL_MEM_READ_WRITE;
     m->host_ptr = host;
-    weft_image_desc n = native_desc(format, desc, host != NULL);
+    int over_2d = desc->image_type == CL_MEM_OBJECT_IMAGE2D && desc->mem_object;
+    weft_image_desc n = native_desc(format, desc, host != NULL || over_2d);
     int status = weft_image_create(c->native, weft__cl_native_mem_flags(flags),
                                    &n, host, &m->native);
     if (status) {
@@ -244,7 +267,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSupportedImageFormats(
   if ((f & ~known) || !weft__cl_is_image_type(t) || (!n && formats))
     return CL_INVALID_VALUE;
   unsigned all[256][2];
-  size_t count = has_images(c) ? weft_image_formats(all, 256) : 0;
+  size_t count = weft_image_formats(all, 256);
   for (size_t i = 0; formats && i < count && i < n; i++)
     formats[i] = (cl_image_format){all[i][0], all[i][1]};
   if (num) *num = (cl_uint)count;

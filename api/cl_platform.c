@@ -10,6 +10,9 @@
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
 #define PLATFORM_EXTENSIONS "cl_khr_icd cl_weft_sync cl_weft_schedule"
+/* The device's extensions of the host API alone (a macro in kernels all
+ * the same: jit/compile.c). */
+#define DEVICE_API_EXTENSIONS "cl_khr_image2d_from_buffer"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
 #define OPENCL_C_VERSION "OpenCL C 1.2 Weft"
@@ -150,8 +153,11 @@ static void feature_list(const cl_device_id d, const char *prefix, char *out,
                          size_t size, int with_own) {
   size_t used = 0;
   out[0] = 0;
-  /* Weft's own: the ICD, and the synchronization objects of kernel.h. */
-  if (with_own) used += (size_t)snprintf(out, size, "%s", PLATFORM_EXTENSIONS);
+  /* Weft's own (the ICD, the synchronization objects of kernel.h) and
+   * the host API's. */
+  if (with_own)
+    used += (size_t)snprintf(out, size, "%s %s", PLATFORM_EXTENSIONS,
+                             DEVICE_API_EXTENSIONS);
   for (const char *p = d->info.features; *p;) {
     size_t len = strcspn(p, ",");
     if (!strncmp(p, prefix, strlen(prefix)) && used < size)
@@ -207,7 +213,6 @@ size_t weft__cl_preferred_multiple(cl_device_id d) {
 /* Queries with a number for an answer. 1: answered. */
 static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   const weft_device_info *i = &d->info;
-  int images = i->kind != WEFT_DEVICE_GPU;
   switch (p) {
   case CL_DEVICE_VENDOR_ID: return SET(u, 0x10000), 1; /* no PCI vendor */
   case CL_DEVICE_MAX_COMPUTE_UNITS: return SET(u, i->compute_units), 1;
@@ -252,24 +257,25 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT: return SET(u, 0), 1;
   case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
     return SET(sz, weft__cl_preferred_multiple(d)), 1;
-  /* Images: the CPU's (weft_image_create); none on a GPU. */
-  case CL_DEVICE_MAX_READ_IMAGE_ARGS: return SET(u, images ? 128 : 0), 1;
+  /* Images (weft_image_create), on every device. */
+  case CL_DEVICE_MAX_READ_IMAGE_ARGS: return SET(u, 128), 1;
   case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-  case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: return SET(u, images ? 64 : 0), 1;
-  case CL_DEVICE_MAX_SAMPLERS: return SET(u, images ? 16 : 0), 1;
+  case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: return SET(u, 64), 1;
+  case CL_DEVICE_MAX_SAMPLERS: return SET(u, 16), 1;
   case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-  case CL_DEVICE_IMAGE2D_MAX_HEIGHT: return SET(sz, images ? WEFT_IMAGE2D_MAX : 0), 1;
+  case CL_DEVICE_IMAGE2D_MAX_HEIGHT: return SET(sz, WEFT_IMAGE2D_MAX), 1;
   case CL_DEVICE_IMAGE3D_MAX_WIDTH:
   case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-  case CL_DEVICE_IMAGE3D_MAX_DEPTH: return SET(sz, images ? WEFT_IMAGE3D_MAX : 0), 1;
+  case CL_DEVICE_IMAGE3D_MAX_DEPTH: return SET(sz, WEFT_IMAGE3D_MAX), 1;
   case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    return SET(sz, images ? WEFT_IMAGE_BUFFER_MAX : 0), 1;
+    return SET(sz, WEFT_IMAGE_BUFFER_MAX), 1;
   case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
-    return SET(sz, images ? WEFT_IMAGE_LAYERS_MAX : 0), 1;
-  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-  /* No 2D images from buffers (cl_khr_image2d_from_buffer): 0. */
+    return SET(sz, WEFT_IMAGE_LAYERS_MAX), 1;
+  /* 2D images from buffers (cl_khr_image2d_from_buffer): rows a whole
+   * number of pixels apart, the memory aligned to a pixel (cl_image.c). */
   case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-  case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+  case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return SET(u, 1), 1;
+  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
   case CL_DEVICE_MAX_PIPE_ARGS:
   case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
   case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
@@ -292,7 +298,7 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
     return SET(type, d->info.kind == WEFT_DEVICE_GPU ? CL_DEVICE_TYPE_GPU
                                                      : CL_DEVICE_TYPE_CPU), 1;
   case CL_DEVICE_IMAGE_SUPPORT:
-    return SET(b, d->info.kind == WEFT_DEVICE_GPU ? CL_FALSE : CL_TRUE), 1;
+    return SET(b, CL_TRUE), 1;
   case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
   case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:

@@ -174,9 +174,8 @@ static cl_int build(cl_program p, const char *options, int compile,
   p->status = rc ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
   pthread_mutex_unlock(&p->lock);
   if (rc) weft__cl_notify(p->context, weft_errmsg(p->native));
-  /* Kernels of the program still exist natively: clones held by launches
-   * still queued (their kernel objects released), which run the old
-   * executable. */
+  /* Kernels of the program made natively still exist. (Copies held by
+   * launches still queued do not count: they keep the old executable.) */
   if (rc == WEFT_EINVAL && !compile) return CL_INVALID_OPERATION;
   if (rc == WEFT_EOPTION)
     return compile ? CL_INVALID_COMPILER_OPTIONS : CL_INVALID_BUILD_OPTIONS;

@@ -57,7 +57,6 @@ CL_API_ENTRY cl_sampler CL_API_CALL clCreateSamplerWithProperties(
   cl_sampler s = NULL;
   cl_int rc = CL_SUCCESS;
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
-  else if (c->device->info.kind == WEFT_DEVICE_GPU) rc = CL_INVALID_OPERATION;
   else rc = read_properties(props, &normalized, &a, &f, &count);
   if (!rc) rc = check_settings(normalized, a, f);
   if (!rc && !(s = weft__cl_alloc(sizeof *s))) rc = CL_OUT_OF_HOST_MEMORY;

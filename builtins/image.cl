@@ -1,8 +1,10 @@
 /*
- * Image functions (OpenCL C 3.0, 6.15.15) on the CPU, for 1D, 1D buffer,
- * 1D array, 2D, 2D array and 3D images.
+ * Image functions (OpenCL C 3.0, 6.15.15) for 1D, 1D buffer, 1D array, 2D,
+ * 2D array and 3D images, the same code on the CPU and on NVIDIA GPUs
+ * (so that both give the same bits).
  *
- * An image argument points to its weft_image_layout (image_layout.h). A
+ * An image argument points to its weft_image_layout (image_layout.h), a
+ * copy in the device's memory that core/image.c places there. A
  * sampler is its CLK_* bits carried as a pointer's value: the host passes a
  * sampler object's bits, and __translate_sampler_initializer, which Clang
  * calls for a sampler written in the program, makes one from the

@@ -1,5 +1,5 @@
 /*
- * image_layout.h: what a kernel's image argument points to on the CPU, the
+ * image_layout.h: what a kernel's image argument points to, the
  * description of an image's storage that the image builtins (image.cl)
  * read and the core (core/image.c) writes. Included by OpenCL C and by C:
  * fixed-size fields only, in an order with no padding.

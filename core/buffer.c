@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtins/image_layout.h"
 #include "core/buffer_shadow.h"
 #include "core/handles.h"
 
@@ -77,6 +78,8 @@ void weft_buffer_release(weft_buffer *b) {
   else dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
   weft__shadow_free(b);
   weft_context *c = b->context;
+  if (b->image_arg)
+    dev->ops->mem_free(dev, b->image_arg, sizeof *b->image, NULL);
   free(b->image);
   free(b->maps);
   weft__object_fini(&b->object);

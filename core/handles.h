@@ -40,9 +40,11 @@ struct weft_buffer {
    * root buffer: WEFT_SHADOW_*, and the shadow once made. */
   atomic_int shadow_state;
   unsigned char *shadow;
-  /* An image's layout (builtins/image_layout.h: what its kernel arguments
-   * point to), or NULL for a plain buffer. */
+  /* An image's layout (builtins/image_layout.h), or NULL for a plain
+   * buffer; and its copy in the device's memory, which the image's kernel
+   * arguments point to (the image builtins read it on the device). */
   struct weft_image_layout *image;
+  void *image_arg;
 };
 
 struct weft_program {
@@ -61,12 +63,20 @@ struct weft_program {
   size_t ir_size;
   weft_program_binary_type binary_type;
   atomic_int num_kernels;     /* kernel objects made from the binary */
+  /* Copies of kernels (weft_kernel_clone: launches still queued), which
+   * do not stop a rebuild: the binaries they run, once replaced, are kept
+   * here until the program goes (build_lock guards the list). */
+  atomic_int num_clones;
+  weft_binary **retired;
+  unsigned num_retired;
 };
 
 struct weft_kernel {
   weft_object object;
   weft_program *program;
-  const weft_kernel_desc *desc;
+  const weft_binary *binary;  /* the program's when the kernel was made */
+  const weft_kernel_desc *desc; /* in binary */
+  int is_clone;               /* counted in num_clones, not num_kernels */
   unsigned char *values;      /* the argument values, one aligned slot each */
   size_t values_size;
   void **args;                /* args[i] points at slot i */
@@ -93,8 +103,10 @@ void weft__kernel_hold(weft_kernel *k, unsigned index, weft_buffer *b);
  * (taken over) and, on failure, the message; returns rc. */
 int weft__program_done(weft_program *p, int rc, char *log, const char *what);
 
-/* Forgets the binary an earlier build made (build_lock held). */
-void weft__program_reset(weft_program *p);
+/* Forgets the binary an earlier build made (build_lock held): frees it,
+ * or keeps it among the retired while clones of its kernels may run it;
+ * 0 or WEFT_ENOMEM (with the binary still the program's). */
+int weft__program_reset(weft_program *p);
 
 /* A new program of context c, with nothing in it yet (a reference to c
  * taken); NULL when out of memory. */

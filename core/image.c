@@ -169,8 +169,9 @@ static int layout_of(weft_context *c, const weft_image_desc *d,
   l->channel_type = (int)d->channel_type;
   l->image_type = (int)d->type;
   int rc = sizes_of(d, l, why, sizeof why);
-  if (!rc && !host_ptr && (d->row_pitch || d->slice_pitch)) {
-    snprintf(why, sizeof why, "pitches are given without host memory");
+  if (!rc && !host_ptr && !d->buffer && (d->row_pitch || d->slice_pitch)) {
+    snprintf(why, sizeof why, "pitches are given without host memory or a "
+             "buffer");
     rc = WEFT_EINVAL;
   }
   if (!rc) rc = pitches_of(d, l, why, sizeof why);
@@ -195,53 +196,88 @@ static int copy_in(weft_buffer *b, const weft_image_layout *src,
   return 0;
 }
 
+/* Whether an image of type d may be a view of a buffer: a 1D buffer
+ * image, and a 2D image (cl_khr_image2d_from_buffer). */
+static int over_buffer(const weft_image_desc *d) {
+  return d->type == WEFT_CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+         (d->type == WEFT_CL_MEM_OBJECT_IMAGE2D && d->buffer);
+}
+
+/* A view of desc->buffer's first bytes: a buffer that is no image, big
+ * enough, whose memory is aligned to an element (so that the GPU's loads
+ * of its channels are aligned). */
+static int view_of_buffer(weft_context *c, unsigned flags,
+                          const weft_image_desc *d, const void *host_ptr,
+                          size_t bytes, size_t element, weft_buffer **out) {
+  weft_buffer *b = d->buffer;
+  if (!weft__object_is(b, WEFT_KIND_BUFFER) || b->image || b->size < bytes ||
+      host_ptr)
+    return weft__fail(&c->object, WEFT_EINVAL, "an image over a buffer needs "
+                      "a buffer (not an image) of at least %zu bytes, and no "
+                      "host memory", bytes);
+  if ((uintptr_t)b->mem % element)
+    return weft__fail(&c->object, WEFT_EINVAL, "an image over a buffer needs "
+                      "the buffer's memory aligned to its %zu-byte elements",
+                      element);
+  return weft_buffer_create_sub(b, 0, bytes, flags, out);
+}
+
 /* The buffer that holds the image: the caller's memory, a new one, or a
  * view of desc->buffer. */
 static int storage(weft_context *c, unsigned flags, const weft_image_desc *d,
-                   void *host_ptr, size_t bytes, weft_buffer **out) {
-  if (d->type == WEFT_CL_MEM_OBJECT_IMAGE1D_BUFFER) {
-    if (!weft__object_is(d->buffer, WEFT_KIND_BUFFER) || d->buffer->image ||
-        d->buffer->size < bytes || host_ptr)
-      return weft__fail(&c->object, WEFT_EINVAL, "a 1D buffer image needs a "
-                        "buffer (not an image) of at least %zu bytes, and no "
-                        "host memory", bytes);
-    return weft_buffer_create_sub(d->buffer, 0, bytes, flags, out);
-  }
+                   void *host_ptr, size_t bytes, size_t element,
+                   weft_buffer **out) {
+  if (over_buffer(d))
+    return view_of_buffer(c, flags, d, host_ptr, bytes, element, out);
   if (d->buffer)
-    return weft__fail(&c->object, WEFT_EINVAL, "only 1D buffer images are "
-                      "made from a buffer");
+    return weft__fail(&c->object, WEFT_EINVAL, "only 1D buffer images and 2D "
+                      "images are made from a buffer");
   unsigned own = flags & ~(unsigned)WEFT_MEM_COPY_HOST_PTR;
   return weft_buffer_create(c, bytes, own,
                             flags & WEFT_MEM_USE_HOST_PTR ? host_ptr : NULL, out);
+}
+
+/* The copy of b's layout in the device's memory that kernel arguments
+ * point to (a GPU's kernels cannot read the host's). */
+static int place_layout(weft_context *c, weft_buffer *b) {
+  weft_device *dev = c->device;
+  weft_msg msg = {{0}};
+  int rc = dev->ops->mem_alloc(dev, sizeof *b->image, NULL, &b->image_arg, &msg);
+  if (!rc)
+    rc = dev->ops->mem_write(dev, b->image_arg, 0, sizeof *b->image, b->image);
+  if (rc)
+    return weft__fail(&c->object, rc, "cannot place the image's description "
+                      "in the device's memory: %s", msg.text);
+  return 0;
 }
 
 int weft_image_create(weft_context *c, unsigned flags,
                       const weft_image_desc *d, void *host_ptr,
                       weft_buffer **out) {
   if (!weft__object_is(c, WEFT_KIND_CONTEXT) || !d || !out) return WEFT_EINVAL;
-  weft_device_info info;
-  if (weft_device_info_get(c->device, &info) || info.kind != WEFT_DEVICE_CPU)
-    return weft__fail(&c->object, WEFT_ENODEV, "images are the CPU device's: "
-                      "Weft has none on GPUs yet");
   weft_image_layout host, *l = malloc(sizeof *l);
   if (!l) return weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
   int rc = layout_of(c, d, host_ptr, &host);
   *l = host;
-  /* Kept as the host laid it out only when it is the host's memory. */
-  if (!rc && !(flags & WEFT_MEM_USE_HOST_PTR)) {
+  /* Kept as the host laid it out only when it is the host's memory or a
+   * buffer's. */
+  if (!rc && !(flags & WEFT_MEM_USE_HOST_PTR) && !over_buffer(d)) {
     weft_image_desc packed = *d;
     packed.row_pitch = packed.slice_pitch = 0;
     char unused[8];
     rc = pitches_of(&packed, l, unused, sizeof unused); /* cannot fail */
   }
   weft_buffer *b = NULL;
-  if (!rc) rc = storage(c, flags, d, host_ptr, storage_bytes(l), &b);
+  if (!rc)
+    rc = storage(c, flags, d, host_ptr, storage_bytes(l),
+                 (size_t)l->element_size, &b);
   if (!rc) {
     l->data = (weft_layout_u64)(uintptr_t)b->mem;
     b->image = l;
     l = NULL;
-    if (flags & WEFT_MEM_COPY_HOST_PTR) rc = copy_in(b, &host, host_ptr);
+    rc = place_layout(c, b);
   }
+  if (!rc && (flags & WEFT_MEM_COPY_HOST_PTR)) rc = copy_in(b, &host, host_ptr);
   free(l);
   if (rc) {
     weft_buffer_release(b);
@@ -275,7 +311,7 @@ int weft_image_describe(weft_buffer *b, weft_image_desc *out) {
                          : (size_t)l->slice_pitch;
   if (type == WEFT_CL_MEM_OBJECT_IMAGE1D || type == WEFT_CL_MEM_OBJECT_IMAGE1D_BUFFER)
     out->slice_pitch = 0;
-  out->buffer = type == WEFT_CL_MEM_OBJECT_IMAGE1D_BUFFER ? b->parent : NULL;
+  out->buffer = b->parent; /* the buffer it was made over, if any */
   return 0;
 }
 
@@ -304,7 +340,7 @@ int weft_kernel_set_arg_image(weft_kernel *k, int index, weft_buffer *b) {
                       a->type_name, a->name, k->desc->name,
                       b->flags & WEFT_MEM_READ_ONLY ? "read-only"
                                                     : "write-only");
-  void *layout = b->image;
+  void *layout = b->image_arg;
   memcpy(k->args[index], &layout, sizeof layout);
   k->arg_sizes[index] = sizeof(weft_image_layout);
   weft__kernel_hold(k, (unsigned)index, b);

@@ -82,7 +82,10 @@ int weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
                       "the program (it has: %s)", name, names);
   }
   weft_kernel *k = calloc(1, sizeof *k);
-  if (k) k->desc = desc;
+  if (k) {
+    k->binary = bin;
+    k->desc = desc;
+  }
   if (!k || make_slots(k)) {
     if (k) kernel_free(k);
     atomic_fetch_sub(&p->num_kernels, 1);
@@ -98,7 +101,11 @@ int weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
 int weft_kernel_clone(weft_kernel *k, weft_kernel **out) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL) || !out) return WEFT_EINVAL;
   weft_kernel *c = calloc(1, sizeof *c);
-  if (c) c->desc = k->desc;
+  if (c) {
+    c->binary = k->binary;
+    c->desc = k->desc;
+    c->is_clone = 1;
+  }
   if (!c || make_slots(c)) {
     if (c) kernel_free(c);
     return weft__fail(&k->object, WEFT_ENOMEM, "out of memory");
@@ -112,7 +119,7 @@ int weft_kernel_clone(weft_kernel *k, weft_kernel **out) {
   weft__object_init(&c->object, WEFT_KIND_KERNEL);
   c->program = k->program;
   weft_program_retain(k->program);
-  atomic_fetch_add(&k->program->num_kernels, 1);
+  atomic_fetch_add(&k->program->num_clones, 1);
   *out = c;
   return 0;
 }
@@ -125,9 +132,9 @@ void weft_kernel_release(weft_kernel *k) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL) || !weft__object_release(&k->object))
     return;
   weft_program *p = k->program;
+  atomic_fetch_sub(k->is_clone ? &p->num_clones : &p->num_kernels, 1);
   weft__object_fini(&k->object);
   kernel_free(k);
-  atomic_fetch_sub(&p->num_kernels, 1);
   weft_program_release(p);
 }
 

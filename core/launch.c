@@ -237,7 +237,7 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
 int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                        const size_t *global, const size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
-  weft_launch_desc d = {.kernel = k->desc, .binary = k->program->binary,
+  weft_launch_desc d = {.kernel = k->desc, .binary = k->binary,
                         .args = k->args, .arg_sizes = k->arg_sizes,
                         .dims = dims};
   int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size,

@@ -45,6 +45,9 @@ void weft_program_release(weft_program *p) {
     return;
   weft_device *dev = p->context->device;
   if (p->binary) dev->ops->binary_free(dev, p->binary);
+  for (unsigned i = 0; i < p->num_retired; i++)
+    dev->ops->binary_free(dev, p->retired[i]);
+  free(p->retired);
   weft_context *c = p->context;
   free(p->log);
   free(p->options);
@@ -80,11 +83,19 @@ int weft__program_done(weft_program *p, int rc, char *log, const char *what) {
   return weft__fail(&p->object, rc, "%s failed: %s", what, line);
 }
 
-void weft__program_reset(weft_program *p) {
+int weft__program_reset(weft_program *p) {
   weft_device *dev = p->context->device;
-  if (p->binary) dev->ops->binary_free(dev, p->binary);
+  if (p->binary && atomic_load(&p->num_clones) > 0) {
+    weft_binary **grown = realloc(p->retired, (p->num_retired + 1) * sizeof *grown);
+    if (!grown) return weft__fail(&p->object, WEFT_ENOMEM, "out of memory");
+    p->retired = grown;
+    p->retired[p->num_retired++] = p->binary;
+  } else if (p->binary) {
+    dev->ops->binary_free(dev, p->binary);
+  }
   p->binary = NULL;
   p->binary_type = WEFT_BINARY_NONE;
+  return 0;
 }
 
 int weft_program_build(weft_program *p, const char *options) {
@@ -95,7 +106,11 @@ int weft_program_build(weft_program *p, const char *options) {
     return weft__fail(&p->object, WEFT_EINVAL, "the program cannot be rebuilt "
                       "while kernels made from it exist");
   }
-  weft__program_reset(p);
+  int rc = weft__program_reset(p);
+  if (rc) {
+    pthread_mutex_unlock(&p->build_lock);
+    return rc;
+  }
   if (p->source) {
     /* IR compiled earlier with other options no longer describes it. */
     free(p->ir);
@@ -106,7 +121,7 @@ int weft_program_build(weft_program *p, const char *options) {
   weft_device *dev = p->context->device;
   weft_binary *binary = NULL;
   char *log = NULL;
-  int rc = p->source ? weft__device_build(dev, p->source, p->length, options,
+  rc = p->source ? weft__device_build(dev, p->source, p->length, options,
                                           &binary, &log)
                      : weft__device_build_ir(dev, p->ir, p->ir_size, options,
                                              &binary, &log);

@@ -154,8 +154,8 @@ int weft_program_compile(weft_program *p, const char *options,
   if (!rc && atomic_load(&p->num_kernels) > 0)
     rc = weft__fail(&p->object, WEFT_EINVAL, "the program cannot be compiled "
                     "while kernels made from it exist");
+  if (!rc) rc = weft__program_reset(p);
   if (!rc) {
-    weft__program_reset(p);
     free(p->ir);
     p->ir = NULL;
     free(p->options);

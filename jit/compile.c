@@ -25,7 +25,9 @@
   "__opencl_c_program_scope_global_variables,"                            \
   "__opencl_c_work_group_collective_functions,"                           \
   "__opencl_c_atomic_order_acq_rel,__opencl_c_atomic_order_seq_cst,"      \
-  "__opencl_c_atomic_scope_device,__opencl_c_atomic_scope_all_devices"
+  "__opencl_c_atomic_scope_device,__opencl_c_atomic_scope_all_devices," \
+  "__opencl_c_images,__opencl_c_read_write_images,"                         \
+  "__opencl_c_3d_image_writes,cl_khr_3d_image_writes"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {
@@ -33,8 +35,6 @@ static const char *const cpu_args[] = {
     /* Distinct numbers for __global, __local, ... so local memory can be
      * recognized; they all mean the same memory to the x86-64 back end. */
     "-ffake-address-space-map",
-    /* OpenCL C 6.13.1: images are there (WEFT_CPU_IMAGE_FEATURES). */
-    "-D__IMAGE_SUPPORT__=1",
 };
 
 
@@ -63,6 +63,10 @@ static const char *const base_args[] = {
     /* The device's OpenCL version (OpenCL C 6.13.1: the device's, not the
      * language's, which Clang gives as __OPENCL_C_VERSION__). */
     "-D__OPENCL_VERSION__=300",
+    /* OpenCL C 6.13.1: both devices have images (builtins/image.cl), and
+     * 2D images from buffers, an extension of the host API that kernels
+     * may test for all the same. */
+    "-D__IMAGE_SUPPORT__=1", "-Dcl_khr_image2d_from_buffer=1",
     /* Line tables name the source location of each barrier. */
     "-debug-info-kind=line-tables-only", "-dwarf-version=5",
     "-resource-dir", WEFT_CLANG_RESOURCE_DIR,
@@ -70,15 +74,6 @@ static const char *const base_args[] = {
 };
 
 const char *weft__jit_features(void) { return WEFT_CL_FEATURES; }
-
-/* Images are the CPU's (builtins/image.cl): its features add them. */
-#define WEFT_CPU_IMAGE_FEATURES                                              \
-  "__opencl_c_images,__opencl_c_read_write_images,"                         \
-  "__opencl_c_3d_image_writes,cl_khr_3d_image_writes"
-
-const char *weft__jit_cpu_features(void) {
-  return WEFT_CL_FEATURES "," WEFT_CPU_IMAGE_FEATURES;
-}
 
 /* "-cl-ext=-all,+a,+b": the front end enables exactly the features of
  * list. */
@@ -104,11 +99,10 @@ static char *cl_ext_argument(const char *list) {
 #define MAX_FEATURES 64
 static char *feature_define_list[MAX_FEATURES];
 static int num_feature_defines;
-static char *cl_ext, *cpu_cl_ext; /* cl_ext_argument()s, made once */
+static char *cl_ext; /* cl_ext_argument(), made once */
 
 static void make_feature_defines(void) {
   cl_ext = cl_ext_argument(WEFT_CL_FEATURES);
-  cpu_cl_ext = cl_ext_argument(weft__jit_cpu_features());
   for (const char *p = WEFT_CL_FEATURES; *p && num_feature_defines < MAX_FEATURES;) {
     size_t len = strcspn(p, ",");
     char *d = NULL;
@@ -180,7 +174,7 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
                   COUNT(base_args)) +
             o->num_args + 6 + num_defines;
   const char **args = malloc((size_t)max * sizeof *args);
-  if (!args || !cl_ext || !cpu_cl_ext) {
+  if (!args || !cl_ext) {
     free(args);
     free(all);
     return WEFT_ENOMEM;
@@ -191,7 +185,7 @@ int weft__compile_source(LLVMContextRef context, unsigned sm,
   /* -g on the CPU: variables and types too, for gdb (the last kind given
    * wins). */
   if (o->debug && !sm) args[n++] = "-debug-info-kind=standalone";
-  args[n++] = sm ? cl_ext : cpu_cl_ext;
+  args[n++] = cl_ext;
   int has_std = 0;
   for (int i = 0; i < o->num_args; i++) {
     has_std |= !strncmp(o->args[i], "-cl-std=", 8);

@@ -138,7 +138,5 @@ typedef struct weft_gpu_watchdog_record {
 /* The OpenCL C extensions and features the JIT compiles kernels with,
  * comma-separated ("cl_khr_fp64,__opencl_c_int64,..."). */
 const char *weft__jit_features(void);
-/* The CPU's: those and images (builtins/image.cl). */
-const char *weft__jit_cpu_features(void);
 
 #endif

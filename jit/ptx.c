@@ -146,23 +146,6 @@ static int keep(ptx_build *b, const char *text, const char *log,
                   out, ptx);
 }
 
-/* Images and samplers are the CPU's (builtins/image.cl): a kernel that
- * takes one is a build error here, naming it. */
-static int no_images(weft_build_state *b) {
-  for (unsigned k = 0; k < b->num_kernels; k++)
-    for (unsigned i = 0; i < b->kernels[k].num_args; i++) {
-      const weft_arg_desc *a = &b->kernels[k].args[i];
-      if (a->kind != WEFT_ARG_IMAGE && a->kind != WEFT_ARG_SAMPLER) continue;
-      if (asprintf(&b->error, "kernel '%s': argument '%s' is %s, and Weft "
-                   "has no images or samplers on NVIDIA GPUs yet (the CPU "
-                   "device has them)", b->kernels[k].name, a->name,
-                   a->type_name) < 0)
-        b->error = NULL;
-      return WEFT_EBUILD;
-    }
-  return 0;
-}
-
 /* The back half, from the front end's module to PTX. */
 static int finish(ptx_build *pb, const char *log, weft_binary **out,
                   char **ptx) {
@@ -175,7 +158,6 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__kernel_info_collect(b->module, b->layout, &b->kernels,
                                    &b->num_kernels, &b->error);
   }
-  if (!rc) rc = no_images(b);
   if (!rc) weft__div_guard_insert(b->module, 0);
   if (!rc) rc = weft__inline_callees(b->module, b->machine, 1, &b->error);
   if (!rc)

@@ -6,22 +6,53 @@
 #   scripts/conformance.sh [SUITE...]      (default: api)
 #
 # A SUITE is a folder of test_conformance/ (api, basic, integer_ops,
-# compiler, atomics...), built as its target test_SUITE. Environment:
+# compiler, images/kernel_read_write...), built as the target its
+# CMakeLists.txt names (test_<MODULE_NAME>). Environment:
 #   CTS_DIR, OPENCL_HEADERS_DIR, SPIRV_HEADERS_DIR  checkouts to use; when
 #       unset, they are cloned under WORK at the commits below (the ones
 #       the README's figures were measured with)
+#   CTS_BIN         a CTS build tree made earlier (WORK/build's layout), whose
+#                   binaries are run as they are: nothing is cloned or built
+#                   (for a machine without a compiler or a network, such as
+#                   a GPU machine the build is carried to)
 #   WEFT_BUILD_DIR  Weft's build (build/), whose icd/ folder is used
 #   ICD             another OCL_ICD_VENDORS folder instead (e.g. one holding
 #                   only pocl.icd, to measure PoCL the same way)
 #   WORK            where the CTS is built and the logs go (/tmp/weft-cts)
 #   TIMEOUT         seconds per sub-test (120)
-# Output: WORK/results-SUITE.csv (sub-test,status,seconds), a log per
-# sub-test in WORK/logs/SUITE/, and a line of counts per suite.
+#   JOBS            sub-tests run at once (1)
+#   ARGS            more arguments for every sub-test (e.g. "-w", the quick
+#                   mode of test_bruteforce and test_conversions)
+#   LABEL           names the results (default: the suite's last folder)
+# Output: WORK/results-LABEL.csv (sub-test,status,seconds), a log per
+# sub-test in WORK/logs/LABEL/, and a line of counts per suite.
 set -eu
+
+# One sub-test: conformance.sh --one BINARY SUBTEST LOGDIR CSV (internal).
+if [ "${1:-}" = --one ]; then
+  binary=$2 t=$3 logs=$4 csv=$5
+  start=$(date +%s%N)
+  rc=0
+  # shellcheck disable=SC2086 # ARGS is a list of words
+  timeout "${TIMEOUT:-120}" "$binary" "$t" ${ARGS:-} > "$logs/$t.log" 2>&1 < /dev/null || rc=$?
+  took=$(( ($(date +%s%N) - start) / 100000000 ))
+  # A sub-test that does not apply says "... test not supported" (or
+  # "skipped") and still ends "PASSED test.".
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then status=timeout
+  elif [ "$rc" -ne 0 ] || ! grep -q '^PASSED test' "$logs/$t.log"; then
+    status=fail
+  elif grep -qE "test not supported|skipped \(requires" "$logs/$t.log"; then
+    status=skip
+  else status=pass
+  fi
+  printf '%s,%s,%d.%d\n' "$t" "$status" $((took / 10)) $((took % 10)) >> "$csv"
+  exit 0
+fi
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${WEFT_BUILD_DIR:-$root/build}
 work=${WORK:-/tmp/weft-cts}
-timeout_s=${TIMEOUT:-120}
+jobs=${JOBS:-1}
 cts_commit=b8f8906c251926b1b3679323bfbf3df730b40fb8
 headers_commit=15b536b7fbe1098cea462a27db496b287ac89b63
 spirv_commit=0d25db97cb9b8f725e4c95e4553001710e7fc39d
@@ -38,38 +69,44 @@ checkout() {
   fi
   echo "$dir"
 }
-cts=${CTS_DIR:-$(checkout OpenCL-CTS https://github.com/KhronosGroup/OpenCL-CTS "$cts_commit")}
-headers=${OPENCL_HEADERS_DIR:-$(checkout OpenCL-Headers https://github.com/KhronosGroup/OpenCL-Headers "$headers_commit")}
-spirv=${SPIRV_HEADERS_DIR:-$(checkout SPIRV-Headers https://github.com/KhronosGroup/SPIRV-Headers "$spirv_commit")}
 
-cmake -S "$cts" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-  -DCL_INCLUDE_DIR="$headers" -DCL_LIB_DIR=/usr/lib/x86_64-linux-gnu \
-  -DOPENCL_LIBRARIES=OpenCL -DSPIRV_INCLUDE_DIR="$spirv" > "$work/cmake.log"
+# The suite's binary: built from the checkout, or found in CTS_BIN.
+suite_binary() {
+  if [ -n "${CTS_BIN:-}" ]; then
+    find "$CTS_BIN/test_conformance/$1" -maxdepth 1 -name 'test_*' -type f -perm -u+x | head -n 1
+    return
+  fi
+  module=$(sed -n 's/^ *set *( *MODULE_NAME *\([A-Za-z0-9_]*\) *).*/\1/p' \
+    "$cts/test_conformance/$1/CMakeLists.txt" | head -n 1 | tr 'A-Z' 'a-z')
+  cmake --build "$work/build" --target "test_$module" -j"$(nproc)" \
+    > "$work/build-$(basename "$1").log"
+  echo "$work/build/test_conformance/$1/test_$module"
+}
 
-export OCL_ICD_VENDORS="${ICD:-$build/icd}" WEFT_CACHE_DIR=off
+if [ -z "${CTS_BIN:-}" ]; then
+  cts=${CTS_DIR:-$(checkout OpenCL-CTS https://github.com/KhronosGroup/OpenCL-CTS "$cts_commit")}
+  headers=${OPENCL_HEADERS_DIR:-$(checkout OpenCL-Headers https://github.com/KhronosGroup/OpenCL-Headers "$headers_commit")}
+  spirv=${SPIRV_HEADERS_DIR:-$(checkout SPIRV-Headers https://github.com/KhronosGroup/SPIRV-Headers "$spirv_commit")}
+  cmake -S "$cts" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+    -DCL_INCLUDE_DIR="$headers" -DCL_LIB_DIR=/usr/lib/x86_64-linux-gnu \
+    -DOPENCL_LIBRARIES=OpenCL -DSPIRV_INCLUDE_DIR="$spirv" > "$work/cmake.log"
+fi
+
+export OCL_ICD_VENDORS="${ICD:-$build/icd}" WEFT_CACHE_DIR=off TIMEOUT ARGS
+TIMEOUT=${TIMEOUT:-120} ARGS=${ARGS:-}
 for suite in "$@"; do
-  cmake --build "$work/build" --target "test_$suite" -j"$(nproc)" > "$work/build-$suite.log"
-  binary=$work/build/test_conformance/$suite/test_$suite
-  logs=$work/logs/$suite
-  csv=$work/results-$suite.csv
+  binary=$(suite_binary "$suite")
+  [ -x "$binary" ] || { echo "conformance.sh: no binary for $suite" >&2; exit 2; }
+  label=${LABEL:-$(basename "$suite")}
+  logs=$work/logs/$label
+  csv=$work/results-$label.csv
   mkdir -p "$logs"
-  echo "sub-test,status,seconds" > "$csv"
-  pass=0 fail=0 skip=0 late=0
-  for t in $("$binary" --list 2>/dev/null | sed -n 's/^\t//p'); do
-    start=$(date +%s.%N)
-    rc=0
-    timeout "$timeout_s" "$binary" "$t" > "$logs/$t.log" 2>&1 < /dev/null || rc=$?
-    took=$(echo "$(date +%s.%N) - $start" | bc)
-    # A sub-test that does not apply says "... test not supported" (or
-    # "skipped") and still ends "PASSED test.".
-    if [ "$rc" -eq 124 ]; then status=timeout late=$((late + 1))
-    elif [ "$rc" -ne 0 ] || ! grep -q '^PASSED test' "$logs/$t.log"; then
-      status=fail fail=$((fail + 1))
-    elif grep -qE "test not supported|skipped \(requires" "$logs/$t.log"; then
-      status=skip skip=$((skip + 1))
-    else status=pass pass=$((pass + 1))
-    fi
-    printf '%s,%s,%.1f\n' "$t" "$status" "$took" >> "$csv"
-  done
-  echo "test_$suite: $pass passed, $fail failed, $skip not supported, $late past ${timeout_s} s ($csv)"
+  : > "$csv.rows"
+  "$binary" --list 2>/dev/null | sed -n 's/^\t//p' |
+    xargs -P "$jobs" -I{} sh "$0" --one "$binary" {} "$logs" "$csv.rows"
+  { echo "sub-test,status,seconds"; sort "$csv.rows"; } > "$csv"
+  rm -f "$csv.rows"
+  count() { grep -c ",$1," "$csv" || true; }
+  echo "$(basename "$binary") ($label): $(count pass) passed, $(count fail) failed," \
+       "$(count skip) not supported, $(count timeout) past ${TIMEOUT} s ($csv)"
 done

@@ -1,4 +1,4 @@
-/* test_image.c: images and samplers on the CPU (core/image.c,
+/* test_image.c: images and samplers on every device (core/image.c,
  * builtins/image.cl): every format's encoding both ways, the sampler's
  * addressing and filtering against the specification's formulas, every
  * image type, the queries, and the errors. */
@@ -48,7 +48,6 @@ static void launch(weft_kernel *k, size_t x, size_t y) {
 /* Elements written by the host come back through read_imagef without a
  * sampler, and through the buffer functions unchanged. */
 TEST(read_2d_float_elements) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   float host[3][4][4];
   for (int y = 0; y < 3; y++)
@@ -239,7 +238,6 @@ static void round_trip(weft_context *ctx, weft_program *p, unsigned order,
 }
 
 TEST(every_format_both_ways) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   weft_program *p = support_build(ctx, round_trip_source, "-cl-std=CL3.0");
   unsigned formats[256][2];
@@ -317,7 +315,6 @@ static double reference(const double *values, unsigned bits, double s) {
 }
 
 TEST(sampler_addressing_and_filtering) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   float texels[4] = {10, 20, 30, 40};
   static const double values[4] = {10, 20, 30, 40};
@@ -387,7 +384,6 @@ TEST(sampler_addressing_and_filtering) {
 /* Bilinear filtering of a 2D UNORM_INT8 image: the weights of the four
  * elements around the coordinate. */
 TEST(bilinear_2d) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   unsigned char texels[2][2] = {{0, 255}, {51, 204}}; /* 0, 1, 0.2, 0.8 */
   weft_buffer *im = image2d(ctx, CL_R, CL_UNORM_INT8, 2, 2, texels);
@@ -450,7 +446,6 @@ static const char *types_source =
     "}\n";
 
 TEST(types_layers_and_queries) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   weft_program *p = support_build(ctx, types_source, "-cl-std=CL3.0");
   weft_kernel *q;
@@ -549,7 +544,6 @@ TEST(types_layers_and_queries) {
  * the image, the buffer holds. Elements outside an image are the border
  * colour to reads and untouched by writes. */
 TEST(buffer_image_and_outside_elements) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   weft_buffer *mem = support_ints(ctx, 16, 0);
   weft_image_desc d = {CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_SIGNED_INT32, 4, 0, 0, 0, 0, 0, mem};
@@ -591,7 +585,6 @@ TEST(buffer_image_and_outside_elements) {
  * typedef of an image is an image, a pointer to a struct named image_* or
  * pipeline_* is a buffer (the CTS's kernel_image_methods passes one). */
 TEST(argument_kinds_by_base_type) {
-  CPU_ONLY("images are the CPU device's");
   weft_context *ctx = support_context();
   weft_kernel *k = image_kernel(ctx,
       "typedef image2d_t picture;\n"
@@ -634,7 +627,6 @@ TEST(argument_kinds_by_base_type) {
  * 16 bits), fills only its region, and refuses one that leaves the
  * image. */
 TEST(fill_encodes_and_stays_in_its_region) {
-  CPU_ONLY("images are the CPU device's");
   weft_context *ctx = support_context();
   weft_buffer *h = image2d(ctx, CL_RG, CL_HALF_FLOAT, 4, 3, NULL);
   float colour[4] = {0.5f, -2.0f, 9.0f, 9.0f};
@@ -684,7 +676,6 @@ TEST(fill_encodes_and_stays_in_its_region) {
 /* --------------------------------------------------------------- errors */
 
 TEST(errors) {
-  CPU_ONLY("images are the CPU device\'s");
   weft_context *ctx = support_context();
   weft_buffer *im = NULL;
   weft_image_desc d = {CL_MEM_OBJECT_IMAGE2D, CL_RGB, CL_FLOAT, 4, 4, 0, 0, 0, 0, NULL};

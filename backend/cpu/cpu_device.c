@@ -107,7 +107,7 @@ static void cpu_info(weft_device *device, weft_device_info *info) {
   info->stack_size = cpu->config->stack_size;
   info->svm = 1;
   info->max_resident_groups = weft__executor_max_resident(cpu->executor);
-  info->features = weft__jit_cpu_features();
+  info->features = weft__jit_features();
   snprintf(info->barriers, sizeof info->barriers, "%s",
            cpu->config->barrier == WEFT_BARRIER_REGIONS ? "regions" : "fibers");
   snprintf(info->fiber, sizeof info->fiber, "%s",

@@ -191,7 +191,7 @@ WEFT_EXPORT int weft_buffer_unmap(weft_buffer *buffer, void *ptr);
 
 /* ---------------------------------------------------------------- images */
 
-/* Images, on the CPU device: a buffer that holds an image's elements,
+/* Images, on every device: a buffer that holds an image's elements,
  * which kernels read and write through image arguments (read_imagef, ...)
  * and the host through the buffer functions. Types, channel orders and
  * channel types take OpenCL's values (CL_MEM_OBJECT_IMAGE2D, CL_RGBA,
@@ -203,10 +203,12 @@ typedef struct weft_image_desc {
   unsigned channel_type;  /* CL_SNORM_INT8 ... CL_FLOAT */
   size_t width, height, depth, array_size; /* 0 where the type has none */
   /* Bytes from row to row and slice (or layer) to slice of host_ptr's
-   * data; 0: packed. Without host_ptr both must be 0. */
+   * data, or of a 2D image's buffer; 0: packed. Without either both must
+   * be 0. */
   size_t row_pitch, slice_pitch;
-  /* CL_MEM_OBJECT_IMAGE1D_BUFFER: the buffer whose memory it is (its size
-   * must hold width elements), or NULL. */
+  /* CL_MEM_OBJECT_IMAGE1D_BUFFER (and optionally IMAGE2D): the buffer
+   * whose memory it is (big enough for every row, its memory aligned to an
+   * element), or NULL. */
   weft_buffer *buffer;
 } weft_image_desc;
 
@@ -342,7 +344,7 @@ typedef enum weft_arg_kind {
   WEFT_ARG_BUFFER = 1,   /* __global or __constant pointer: a weft_buffer */
   WEFT_ARG_LOCAL = 2,    /* __local pointer: a size in bytes */
   WEFT_ARG_VALUE = 3,    /* scalar, vector or struct passed by value */
-  WEFT_ARG_IMAGE = 4,    /* an image (weft_image_create), CPU only */
+  WEFT_ARG_IMAGE = 4,    /* an image (weft_image_create) */
   WEFT_ARG_SAMPLER = 5   /* a sampler: its CLK_* bits, CPU only */
 } weft_arg_kind;
 

@@ -140,23 +140,37 @@ TEST(kernel_from_an_executable_binary) {
   CHECK_EQ(status, CL_BUILD_SUCCESS);
   CHECK_EQ(binary_type(&e, b), CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
   CL_CHECK(clReleaseKernel(k));
-  /* A launch still queued (behind a user event) keeps the executable:
-   * a rebuild is refused until it ran, though its kernel was released. */
+  /* A launch still queued (behind a user event) keeps the executable it
+   * was enqueued with: once its kernel is released the program may be
+   * rebuilt (piglit's clcreateprogramwithbinary does), and the launch
+   * then runs the old executable, as kernels of the new one run theirs. */
   cl_int err;
   cl_kernel queued = kernel(b, "second");
+  int later = 43;
   CL_CHECK(clSetKernelArg(queued, 0, sizeof m, &m));
-  CL_CHECK(clSetKernelArg(queued, 1, sizeof v, &v));
+  CL_CHECK(clSetKernelArg(queued, 1, sizeof later, &later));
   cl_event gate = clCreateUserEvent(e.ctx, &err);
   CL_CHECK(err);
   CL_CHECK(clEnqueueNDRangeKernel(e.q, queued, 1, NULL, &one, NULL, 1, &gate,
                                   NULL));
-  CL_CHECK(clReleaseKernel(queued));
   CL_CHECK_ERR(clBuildProgram(b, 0, NULL, NULL, NULL, NULL),
-               CL_INVALID_OPERATION);
+               CL_INVALID_OPERATION); /* its kernel object still exists */
+  CL_CHECK(clReleaseKernel(queued));
+  CL_CHECK(clBuildProgram(b, 0, NULL, NULL, NULL, NULL));
+  CL_CHECK(clBuildProgram(b, 0, NULL, "-DAGAIN", NULL, NULL));
   CL_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
   CL_CHECK(clFinish(e.q));
   CL_CHECK(clReleaseEvent(gate));
-  CL_CHECK(clBuildProgram(b, 0, NULL, NULL, NULL, NULL));
+  read_ints(&e, m, got, 2);
+  CHECK_EQ(got[1], 43);
+  cl_kernel rebuilt = kernel(b, "second");
+  int newest = 44;
+  CL_CHECK(clSetKernelArg(rebuilt, 0, sizeof m, &m));
+  CL_CHECK(clSetKernelArg(rebuilt, 1, sizeof newest, &newest));
+  CL_CHECK(clEnqueueNDRangeKernel(e.q, rebuilt, 1, NULL, &one, NULL, 0, NULL, NULL));
+  read_ints(&e, m, got, 2);
+  CHECK_EQ(got[1], 44);
+  CL_CHECK(clReleaseKernel(rebuilt));
   /* A compiled object's binary: no kernels before a link. */
   cl_program src = clCreateProgramWithSource(e.ctx, 1, &three_kernels, NULL,
                                              &err);
