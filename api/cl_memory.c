@@ -456,7 +456,9 @@ static int remove_map(cl_mem m, void *ptr) {
 }
 
 /* Host and device share memory on the CPU: a mapping is a pointer into the
- * buffer, valid at once; the command only orders it after earlier ones. */
+ * buffer, valid at once; the command only orders it after earlier ones.
+ * On a GPU a mapping is a copy, which the command reads again when it runs
+ * (after the commands before it), unless the map invalidates the range. */
 CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(
     cl_command_queue q, cl_mem m, cl_bool blocking, cl_map_flags flags,
     size_t offset, size_t size, cl_uint n, const cl_event *wait,
@@ -467,6 +469,12 @@ CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(
   }
   return weft__cl_enqueue_map(q, m, CL_COMMAND_MAP_BUFFER, blocking, flags,
                               offset, size, n, wait, event, errcode);
+}
+
+static cl_int run_map(cl_command *c) {
+  transfer *t = (transfer *)c->payload;
+  return native(c, weft_buffer_map_refresh(t->src->native, t->host),
+                t->src->native);
 }
 
 void *weft__cl_enqueue_map(cl_command_queue q, cl_mem m, cl_command_type type,
@@ -493,6 +501,10 @@ void *weft__cl_enqueue_map(cl_command_queue q, cl_mem m, cl_command_type type,
                                                &ptr));
   cl_command *c = rc ? NULL : transfer_new(m, NULL);
   if (!rc && !c) rc = CL_OUT_OF_HOST_MEMORY;
+  if (c && !(flags & CL_MAP_WRITE_INVALIDATE_REGION)) {
+    ((transfer *)c->payload)->host = ptr;
+    c->run = run_map;
+  }
   if (!rc && !add_map(m, ptr)) {
     transfer_finish(c);
     free(c);

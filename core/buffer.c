@@ -213,6 +213,24 @@ int weft_buffer_map(weft_buffer *b, size_t offset, size_t size,
   return rc;
 }
 
+int weft_buffer_map_refresh(weft_buffer *b, void *ptr) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  pthread_mutex_lock(&b->object.lock);
+  unsigned i = 0;
+  while (i < b->num_maps && b->maps[i].ptr != ptr) i++;
+  weft_mapping m = i < b->num_maps ? b->maps[i] : (weft_mapping){0};
+  pthread_mutex_unlock(&b->object.lock);
+  if (!m.ptr)
+    return weft__fail(&b->object, WEFT_EMAPPED, "%p is not a mapping of this "
+                      "buffer", ptr);
+  /* A map that is the memory itself sees every write already. */
+  if (m.ptr == (char *)b->mem + m.offset) return 0;
+  weft_device *dev = b->context->device;
+  int rc = dev->ops->mem_read(dev, b->mem, m.offset, m.size, m.ptr);
+  return rc ? weft__fail(&b->object, rc, "cannot read the buffer into its "
+                         "mapping") : 0;
+}
+
 int weft_buffer_unmap(weft_buffer *b, void *ptr) {
   if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
   pthread_mutex_lock(&b->object.lock);

@@ -3,7 +3,9 @@
 # nor Debian's libraries (the device tool's): build/ without objects,
 # Clang's resource headers the JIT compiles against, and the shared
 # libraries libweft and the tests load, into build-gpu/gpu.tar.xz
-# (ignored by git; carry build-gpu). scripts/device-run.sh unpacks it.
+# (ignored by git; carry build-gpu), and with CTS_BIN=DIR the OpenCL-CTS
+# binaries of that build into build-gpu/cts.tar.xz. scripts/device-run.sh
+# unpacks them.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${WEFT_BUILD_DIR:-$root/build}
@@ -37,4 +39,16 @@ strip --strip-unneeded -o "$libs/${build#/}/libweft.so.0.1.0" \
 tar -C "$libs" -rf "$out/gpu.tar" opt/weft-libs "${build#/}/libweft.so.0.1.0"
 xz -T0 -6 -f "$out/gpu.tar"
 echo "$build" > "$out/build-path"
-ls -la "$out/gpu.tar.xz"
+# With CTS_BIN (a CTS build tree, scripts/conformance.sh's): its test
+# binaries, stripped, for conformance.sh on the GPU machine.
+rm -f "$out/cts.tar.xz"
+if [ -n "${CTS_BIN:-}" ]; then
+  mkdir -p "$libs/cts"
+  (cd "$CTS_BIN" && find test_conformance -name 'test_*' -type f -perm -u+x) |
+    while read -r f; do
+      mkdir -p "$libs/cts/$(dirname "$f")"
+      strip -o "$libs/cts/$f" "$CTS_BIN/$f"
+    done
+  tar -C "$libs/cts" -cJf "$out/cts.tar.xz" test_conformance
+fi
+ls -la "$out"/*.tar.xz

@@ -2,7 +2,8 @@
 # On a GPU machine (the device tool's): unpacks what scripts/device-pack.sh
 # packed, where the build named it, then runs the command given, e.g.
 #   bash scripts/device-run.sh ctest -j8 -L kernel
-# in build/ with WEFT_DEVICE=cuda unless the caller set it.
+# in build/ with WEFT_DEVICE=cuda unless the caller set it, and CTS_BIN
+# naming the CTS binaries where they were packed.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cat "$root/build-gpu/build-path")
@@ -13,6 +14,12 @@ if [ ! -e "$source_root/CMakeLists.txt" ]; then
   ln -sfn "$root" "$source_root"
 fi
 [ -x "$build/tools/weft" ] || tar -xJf "$root/build-gpu/gpu.tar.xz" -C /
+# The CTS binaries, if packed: scripts/conformance.sh runs them (CTS_BIN).
+if [ -f "$root/build-gpu/cts.tar.xz" ]; then
+  export CTS_BIN=/tmp/weft-cts-bin
+  [ -d "$CTS_BIN/test_conformance" ] ||
+    { mkdir -p "$CTS_BIN" && tar -xJf "$root/build-gpu/cts.tar.xz" -C "$CTS_BIN"; }
+fi
 export LD_LIBRARY_PATH=/opt/weft-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export WEFT_DEVICE=${WEFT_DEVICE-cuda}
 export PATH=/usr/local/cuda/bin:$PATH

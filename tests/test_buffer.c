@@ -101,6 +101,78 @@ TEST(use_host_ptr_shares) {
   weft_context_release(ctx);
 }
 
+/* Buffers over the caller's memory may share pages (a GPU maps host
+ * memory for kernels in whole pages, once each): overlapping and
+ * neighbouring ones work together, each works on after its neighbour is
+ * released, and the memory can be used again. */
+TEST(use_host_ptr_buffers_share_pages) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx,
+                                  "__kernel void add(__global int *a, int v) {\n"
+                                  "  a[get_global_id(0)] += v;\n"
+                                  "}\n",
+                                  "add");
+  enum { N = 3000 }; /* ints: several pages */
+  int *host = calloc(N, sizeof *host);
+  CHECK(host != NULL);
+  /* [0, 1000), [500, 2500) and [2500, 3000): the first two overlap, the
+   * last starts in the page where the second ends. */
+  size_t from[3] = {0, 500, 2500}, to[3] = {1000, 2500, 3000};
+  weft_buffer *b[3];
+  for (int i = 0; i < 3; i++)
+    CHECK_OK(weft_buffer_create(ctx, (to[i] - from[i]) * sizeof(int),
+                                WEFT_MEM_USE_HOST_PTR, host + from[i], &b[i]), ctx);
+  /* add(b, v): each buffer's range gains v; b[0] is released first. */
+  int total[N] = {0};
+  for (int round = 0; round < 2; round++)
+    for (int i = round; i < 3; i++) {
+      int v = 1 << (3 * round + i);
+      CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b[i]), k);
+      CHECK_OK(weft_kernel_set_arg_value(k, 1, &v, sizeof v), k);
+      size_t global = to[i] - from[i];
+      CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
+      for (size_t j = from[i]; j < to[i]; j++) total[j] += v;
+      /* The kernel holds b[2] now: b[0] goes for good. */
+      if (round == 0 && i == 2) weft_buffer_release(b[0]);
+    }
+  for (int j = 0; j < N; j++)
+    if (host[j] != total[j]) FAIL("element %d: %d, not %d", j, host[j], total[j]);
+  weft_buffer_release(b[1]);
+  weft_buffer_release(b[2]);
+  /* All of it again, as one buffer. */
+  weft_buffer *whole;
+  CHECK_OK(weft_buffer_create(ctx, N * sizeof(int), WEFT_MEM_USE_HOST_PTR, host,
+                              &whole), ctx);
+  int v = 100;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, whole), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &v, sizeof v), k);
+  size_t global = N;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, NULL), k);
+  for (int j = 0; j < N; j++) CHECK_EQ(host[j], total[j] + 100);
+  weft_kernel_release(k);
+  weft_buffer_release(whole);
+  free(host);
+  weft_context_release(ctx);
+}
+
+/* weft_buffer_map_refresh: a mapping shows writes made after it was
+ * made once refreshed (a GPU's maps are copies); only mappings refresh. */
+TEST(map_refresh) {
+  weft_context *ctx = support_context();
+  weft_buffer *b = support_buffer(ctx, 64, NULL);
+  unsigned char *p;
+  CHECK_OK(weft_buffer_map(b, 16, 32, WEFT_MAP_READ, (void **)&p), b);
+  unsigned char later[32];
+  memset(later, 7, sizeof later);
+  CHECK_OK(weft_buffer_write(b, 16, sizeof later, later), b);
+  CHECK_OK(weft_buffer_map_refresh(b, p), b);
+  CHECK(!memcmp(p, later, sizeof later));
+  CHECK_OK(weft_buffer_unmap(b, p), b);
+  CHECK_FAILS(weft_buffer_map_refresh(b, p), WEFT_EMAPPED, b, "is not a mapping");
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
 TEST(map_and_unmap) {
   CPU_ONLY("maps are the buffer's own memory on the CPU, copies on a GPU "
            "(OpenCL leaves a read map overlapping a write map undefined)");

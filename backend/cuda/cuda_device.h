@@ -2,7 +2,8 @@
  * cuda_device.h: a CUDA GPU as a Weft device (backend/device.h), and what
  * the files of its operations share: cuda_device.c (the device, its
  * description), cuda_memory.c (buffers), cuda_program.c (builds, through
- * the JIT to PTX, and modules) and cuda_launch.c (launches).
+ * the JIT to PTX, and modules), cuda_launch.c (launches) and
+ * cuda_host_pages.c (host memory mapped for kernels).
  *
  * Memory is named by its CUdeviceptr, cast to a pointer. Every operation
  * makes the GPU's primary context current on the calling thread first.
@@ -69,6 +70,13 @@ int weft__cuda_enter(cuda_device *gpu, weft_msg *msg);
  * WEFT_EKERNELFAULT for a kernel's fault, else fallback. 0 on success. */
 int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
                     int fallback, weft_msg *msg);
+
+/* Host memory for kernels (cuda_host_pages.c): _hold maps the pages of
+ * [p, p + size) for every GPU, sharing pages other buffers hold; 0 or an
+ * error with the driver's words in msg. _release gives them back. */
+int weft__cuda_pages_hold(cuda_device *gpu, void *p, size_t size,
+                          weft_msg *msg);
+void weft__cuda_pages_release(cuda_device *gpu, void *p, size_t size);
 
 /* The watchdog of waits (cuda_watchdog.c). _start makes the device's
  * record (none if the driver cannot map host memory: waits then go

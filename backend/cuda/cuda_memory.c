@@ -42,19 +42,17 @@ int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
   if (host_ptr && driver_owns(api, host_ptr, size)) {
     p = at(host_ptr, 0);
   } else if (host_ptr) {
-    rc = weft__cuda_fail(gpu, api->cuMemHostRegister(host_ptr, size ? size : 1,
-                                                     CU_MEMHOSTREGISTER_DEVICEMAP |
-                                                         CU_MEMHOSTREGISTER_PORTABLE),
-                         "registering the host memory", WEFT_ENOMEM, msg);
+    rc = weft__cuda_pages_hold(gpu, host_ptr, size, msg);
+    int held = !rc;
     if (!rc)
       rc = weft__cuda_fail(gpu, api->cuMemHostGetDevicePointer(&p, host_ptr, 0),
                            "mapping the host memory", WEFT_ENOMEM, msg);
     if (!rc && (void *)(uintptr_t)p != host_ptr) {
-      api->cuMemHostUnregister(host_ptr);
       snprintf(msg->text, sizeof msg->text, "the GPU does not use unified "
                "addressing, which WEFT_MEM_USE_HOST_PTR needs");
       rc = WEFT_ENOMEM;
     }
+    if (rc && held) weft__cuda_pages_release(gpu, host_ptr, size);
   } else {
     rc = weft__cuda_fail(gpu, api->cuMemAlloc(&p, size ? size : 1),
                          "allocating GPU memory", WEFT_ENOMEM, msg);
@@ -75,7 +73,7 @@ void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
    * outlives it, so the test gives the same answer as at the alloc. */
   if (!host_ptr) gpu->api->cuMemFree(at(mem, 0));
   else if (!driver_owns(gpu->api, host_ptr, size))
-    gpu->api->cuMemHostUnregister(host_ptr);
+    weft__cuda_pages_release(gpu, host_ptr, size);
 }
 
 int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,

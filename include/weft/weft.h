@@ -188,6 +188,11 @@ WEFT_EXPORT int weft_buffer_fill(weft_buffer *buffer, const void *pattern,
 WEFT_EXPORT int weft_buffer_map(weft_buffer *buffer, size_t offset,
                                 size_t size, unsigned map_flags, void **ptr);
 WEFT_EXPORT int weft_buffer_unmap(weft_buffer *buffer, void *ptr);
+/* Brings the mapping at ptr up to date with the buffer: where a map is a
+ * copy (a GPU's memory), its range is read again; where it is the memory
+ * itself, nothing happens. For a caller that maps before earlier work on
+ * the buffer has run (OpenCL's enqueued maps). */
+WEFT_EXPORT int weft_buffer_map_refresh(weft_buffer *buffer, void *ptr);
 
 /* ---------------------------------------------------------------- images */
 

@@ -844,6 +844,34 @@ TEST(map_sees_kernel_results) {
   teardown(&e);
 }
 
+/* A map enqueued behind a write that has not run yet sees what the write
+ * wrote (on a GPU the map's copy is read when the map runs, not when it
+ * is enqueued). */
+TEST(map_sees_earlier_commands) {
+  env e = setup();
+  cl_mem m = make(&e, CL_MEM_READ_WRITE, 64, NULL);
+  cl_int err;
+  cl_event gate = clCreateUserEvent(e.ctx, &err);
+  CL_CHECK(err);
+  unsigned char bytes[64];
+  memset(bytes, 0x5a, sizeof bytes);
+  CL_CHECK(clEnqueueWriteBuffer(e.q, m, CL_FALSE, 0, sizeof bytes, bytes, 1,
+                                &gate, NULL));
+  cl_event mapped;
+  unsigned char *p = clEnqueueMapBuffer(e.q, m, CL_FALSE, CL_MAP_READ, 8, 16, 0,
+                                        NULL, &mapped, &err);
+  CL_CHECK(err);
+  CL_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+  CL_CHECK(clWaitForEvents(1, &mapped));
+  for (int i = 0; i < 16; i++) CHECK_EQ(p[i], 0x5a);
+  CL_CHECK(clEnqueueUnmapMemObject(e.q, m, p, 0, NULL, NULL));
+  CL_CHECK(clFinish(e.q));
+  CL_CHECK(clReleaseEvent(mapped));
+  CL_CHECK(clReleaseEvent(gate));
+  CL_CHECK(clReleaseMemObject(m));
+  teardown(&e);
+}
+
 TEST(map_errors) {
   env e = setup();
   cl_mem m = make(&e, 0, 256, NULL);
