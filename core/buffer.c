@@ -130,6 +130,14 @@ int weft_buffer_create_sub(weft_buffer *parent, size_t offset, size_t size,
   return 0;
 }
 
+/* A device's failure to move bytes of b, as an error on b. */
+static int device_failed(weft_buffer *b, int rc, const char *what,
+                         size_t offset, size_t size) {
+  return weft__fail(&b->object, rc, "the device could not %s bytes %zu to "
+                    "%zu of the buffer (%s)", what, offset, offset + size,
+                    weft_strerror(rc));
+}
+
 int weft_buffer_write(weft_buffer *b, size_t offset, size_t size,
                       const void *src) {
   if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
@@ -137,7 +145,8 @@ int weft_buffer_write(weft_buffer *b, size_t offset, size_t size,
   if (rc) return rc;
   weft_device *dev = b->context->device;
   weft__shadow_written(b, offset, size);
-  return dev->ops->mem_write(dev, b->mem, offset, size, src);
+  rc = dev->ops->mem_write(dev, b->mem, offset, size, src);
+  return rc ? device_failed(b, rc, "write", offset, size) : 0;
 }
 
 int weft_buffer_read(weft_buffer *b, size_t offset, size_t size, void *dst) {
@@ -145,7 +154,8 @@ int weft_buffer_read(weft_buffer *b, size_t offset, size_t size, void *dst) {
   int rc = check_range(b, offset, size, dst);
   if (rc) return rc;
   weft_device *dev = b->context->device;
-  return dev->ops->mem_read(dev, b->mem, offset, size, dst);
+  rc = dev->ops->mem_read(dev, b->mem, offset, size, dst);
+  return rc ? device_failed(b, rc, "read", offset, size) : 0;
 }
 
 int weft_buffer_copy(weft_buffer *src, size_t src_offset, weft_buffer *dst,

@@ -277,7 +277,9 @@ int weft_image_create(weft_context *c, unsigned flags,
     l = NULL;
     rc = place_layout(c, b);
   }
-  if (!rc && (flags & WEFT_MEM_COPY_HOST_PTR)) rc = copy_in(b, &host, host_ptr);
+  if (!rc && (flags & WEFT_MEM_COPY_HOST_PTR) && (rc = copy_in(b, &host, host_ptr)))
+    rc = weft__fail(&c->object, rc, "cannot copy the image's data in: %s",
+                    weft_errmsg(b));
   free(l);
   if (rc) {
     weft_buffer_release(b);

@@ -155,6 +155,37 @@ TEST(use_host_ptr_buffers_share_pages) {
   weft_context_release(ctx);
 }
 
+/* Host memory partly under a buffer over the caller's memory (which a
+ * GPU maps for kernels page by page) still copies in and out whole: a
+ * buffer made from it, and reads into it. */
+TEST(copies_across_mapped_host_pages) {
+  weft_context *ctx = support_context();
+  enum { N = 4096 }; /* ints: four pages or more */
+  int *host = calloc(N, sizeof *host);
+  CHECK(host != NULL);
+  for (int i = 0; i < N; i++) host[i] = i;
+  weft_buffer *mapped;
+  CHECK_OK(weft_buffer_create(ctx, 100 * sizeof(int), WEFT_MEM_USE_HOST_PTR,
+                              host + 1500, &mapped), ctx);
+  weft_buffer *copy;
+  CHECK_OK(weft_buffer_create(ctx, N * sizeof(int), WEFT_MEM_COPY_HOST_PTR,
+                              host, &copy), ctx);
+  int *back = calloc(N, sizeof *back);
+  CHECK(back != NULL);
+  CHECK_OK(weft_buffer_read(copy, 0, N * sizeof(int), back), copy);
+  for (int i = 0; i < N; i++) CHECK_EQ(back[i], i);
+  /* Read into the memory around the mapped range. */
+  CHECK_OK(weft_buffer_fill(copy, &(int){-1}, sizeof(int), 0, N * sizeof(int)),
+           copy);
+  CHECK_OK(weft_buffer_read(copy, 0, 3000 * sizeof(int), host), copy);
+  for (int i = 0; i < N; i++) CHECK_EQ(host[i], i < 3000 ? -1 : i);
+  weft_buffer_release(copy);
+  weft_buffer_release(mapped);
+  free(back);
+  free(host);
+  weft_context_release(ctx);
+}
+
 /* weft_buffer_map_refresh: a mapping shows writes made after it was
  * made once refreshed (a GPU's maps are copies); only mappings refresh. */
 TEST(map_refresh) {

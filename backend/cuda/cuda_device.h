@@ -77,6 +77,9 @@ int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
 int weft__cuda_pages_hold(cuda_device *gpu, void *p, size_t size,
                           weft_msg *msg);
 void weft__cuda_pages_release(cuda_device *gpu, void *p, size_t size);
+/* The bytes from p on (at most size, at least 1) that lie in one
+ * registration or in none: what one driver copy may take. */
+size_t weft__cuda_pages_piece(const void *p, size_t size);
 
 /* The watchdog of waits (cuda_watchdog.c). _start makes the device's
  * record (none if the driver cannot map host memory: waits then go

@@ -10,7 +10,12 @@
  * its gaps; an interval is unregistered when no buffer is over it. An
  * interval is never split, and a held range stays covered, so releasing a
  * range drops exactly the intervals holding it took. Registrations are
- * portable (every context sees them), so the list is the process's. */
+ * portable (every context sees them), so the list is the process's.
+ *
+ * The driver's copies fail (CUDA_ERROR_INVALID_VALUE) on host memory that
+ * is registered in part, or across two registrations, which a caller's
+ * memory next to a buffer's may well be: copies go in pieces that each lie
+ * in one interval or outside all (weft__cuda_pages_piece). */
 #include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -125,4 +130,17 @@ void weft__cuda_pages_release(cuda_device *gpu, void *p, size_t size) {
     }
   remove_unheld(gpu);
   pthread_mutex_unlock(&lock);
+}
+
+size_t weft__cuda_pages_piece(const void *p, size_t size) {
+  uintptr_t from = (uintptr_t)p, to = from + size, end = to;
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < count; i++) {
+    if (list[i].end <= from) continue;
+    /* Inside an interval: up to its end; before one: up to its start. */
+    end = list[i].start <= from ? list[i].end : list[i].start;
+    break;
+  }
+  pthread_mutex_unlock(&lock);
+  return (end < to ? end : to) - from;
 }

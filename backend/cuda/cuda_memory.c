@@ -76,13 +76,18 @@ void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
     weft__cuda_pages_release(gpu, host_ptr, size);
 }
 
+/* Copies between host memory and the GPU's go in pieces of host memory
+ * that the driver sees as one kind (see cuda_host_pages.c). */
 int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,
                          size_t size, const void *src) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
-  if (!rc && size)
-    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyHtoD(at(mem, offset), src, size),
+  for (size_t done = 0, n; !rc && done < size; done += n) {
+    n = weft__cuda_pages_piece((const char *)src + done, size - done);
+    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyHtoD(at(mem, offset + done),
+                                                     (const char *)src + done, n),
                          "writing GPU memory", WEFT_ESYS, NULL);
+  }
   return rc;
 }
 
@@ -90,9 +95,12 @@ int weft__cuda_mem_read(weft_device *device, void *mem, size_t offset,
                         size_t size, void *dst) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
-  if (!rc && size)
-    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyDtoH(dst, at(mem, offset), size),
+  for (size_t done = 0, n; !rc && done < size; done += n) {
+    n = weft__cuda_pages_piece((char *)dst + done, size - done);
+    rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyDtoH((char *)dst + done,
+                                                     at(mem, offset + done), n),
                          "reading GPU memory", WEFT_ESYS, NULL);
+  }
   return rc;
 }
 
