@@ -227,7 +227,7 @@ cl_ulong weft__cl_now(void);
 /* The work-group size multiple kernels on d run best with. */
 size_t weft__cl_preferred_multiple(cl_device_id d);
 
-/* The single platform and device (index 0: the CPU). */
+/* The single platform. */
 cl_platform_id weft__cl_platform(void);
 
 /* Whether kernels can be made from p (CL_SUCCESS, or
@@ -235,6 +235,8 @@ cl_platform_id weft__cl_platform(void);
  * executable's binary and never built, which is then built now, as
  * clBuildProgram with no options would (cl_program.c). */
 cl_int weft__cl_program_ready(cl_program p);
+/* The platform's devices: the CPU, then each CUDA GPU (WEFT_DEVICE may
+ * put a GPU first). */
 cl_int weft__cl_devices(cl_device_id **devices, cl_uint *count);
 
 /* cl_weft_sync's host function (weft/cl_weft.h), reached by name only

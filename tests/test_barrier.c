@@ -1,5 +1,7 @@
-/* test_barrier.c: barrier() on per-work-item fibers: results, group sizes,
- * private state across barriers, and divergence reports. */
+/* test_barrier.c: barrier() however the device runs it (regions, fibers,
+ * a GPU's bar.sync): results, group sizes, barriers in loops, callees and
+ * three dimensions, private state across barriers, and divergence
+ * reports. */
 #include "support.h"
 
 /* Reverses each group's ids through local memory: a barrier separates the
