@@ -17,31 +17,6 @@ static double now_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* The whole file, NUL-terminated; NULL with errno set. */
-char *tool_read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t length = 0, capacity = 4096;
-  char *text = malloc(capacity);
-  while (text) {
-    length += fread(text + length, 1, capacity - length - 1, f);
-    if (length < capacity - 1) break; /* the end of the file, or an error */
-    capacity *= 2;
-    char *grown = realloc(text, capacity);
-    if (!grown) free(text);
-    text = grown;
-  }
-  int error = ferror(f) ? errno : text ? 0 : ENOMEM;
-  fclose(f);
-  if (error) {
-    free(text);
-    errno = error;
-    return NULL;
-  }
-  text[length] = 0;
-  return text;
-}
-
 /* Weft names every source "program.cl" in its build log; the user knows
  * the file by the path they gave, so diagnostics are printed with that. A
  * #line directive cannot do it: the log ignores them. */

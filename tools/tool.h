@@ -25,7 +25,7 @@ int tool_bench_sync(int argc, char **argv);
 int tool_bench_probe(int argc, char **argv);
 
 /* The whole file at path, NUL-terminated (malloc'd); NULL with errno set
- * (run.c). */
+ * (read_file.c). */
 char *tool_read_file(const char *path);
 
 /* help.c: the whole help (the commands, run's grammar, the exit status
