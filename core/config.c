@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/device_name.h"
 #include "core/log.h"
 #include "jit/kernel_abi.h"
 #include "jit/options.h"
@@ -23,21 +24,17 @@ static void warn(const char *name, const char *value, const char *expected) {
           expected);
 }
 
-/* WEFT_DEVICE: cpu, cuda, cuda:N or gpu. */
+/* WEFT_DEVICE: cpu, cuda, cuda:N or gpu (device_name.c's names, less
+ * an index: it says which GPU goes first). */
 static void read_device(void) {
   const char *s = getenv("WEFT_DEVICE");
+  weft__device_name name;
   config.first_gpu = -1;
-  if (!s || !*s || !strcmp(s, "cpu")) return;
-  if (!strcmp(s, "cuda") || !strcmp(s, "gpu")) {
-    config.first_gpu = 0;
-    return;
-  }
-  char *end = NULL;
-  long n = !strncmp(s, "cuda:", 5) ? strtol(s + 5, &end, 10) : -1;
-  if (n >= 0 && n < 64 && end && end != s + 5 && !*end)
-    config.first_gpu = (int)n;
-  else
+  if (!s || !*s) return;
+  if (weft__device_name_parse(s, &name) || name.index >= 0)
     warn("WEFT_DEVICE", s, "cpu, cuda, cuda:N or gpu");
+  else if (name.kind == WEFT_DEVICE_GPU)
+    config.first_gpu = name.nth;
 }
 
 /* A positive size with an optional K, M or G suffix. */

@@ -14,6 +14,46 @@ static weft_kernel *fill_kernel(weft_context *ctx, weft_buffer **out) {
   return k;
 }
 
+/* Devices by name: "cpu" is the CPU device wherever it stands, an index
+ * is that device, "cuda:N" is a GPU or WEFT_ENODEV; other names are
+ * refused before any device starts. */
+TEST(devices_by_name) {
+  static const char *const bad[] = {"", "CPU", "cuda:", "cuda:64", "cuda:x",
+                                    "gpu0", "-1", "1x", NULL};
+  for (int i = 0; bad[i]; i++) {
+    CHECK_EQ(weft_device_name_check(bad[i]), WEFT_EINVAL);
+    weft_device *d;
+    CHECK_EQ(weft_device_find(bad[i], &d), WEFT_EINVAL);
+  }
+  CHECK_EQ(weft_device_name_check(NULL), WEFT_EINVAL);
+  static const char *const good[] = {"0", "cpu", "cuda", "gpu", "cuda:3", NULL};
+  for (int i = 0; good[i]; i++) CHECK_EQ(weft_device_name_check(good[i]), 0);
+  weft_device *cpu, *first, *d;
+  weft_device_info info;
+  CHECK_EQ(weft_device_find("cpu", &cpu), 0);
+  CHECK_EQ(weft_device_info_get(cpu, &info), 0);
+  CHECK_EQ(info.kind, WEFT_DEVICE_CPU);
+  CHECK_EQ(weft_device_find("0", &first), 0);
+  CHECK_EQ(weft_device_get(0, &d), 0);
+  CHECK(first == d);
+  int count = weft_device_count(), gpus = 0;
+  for (int i = 0; i < count; i++) {
+    CHECK_EQ(weft_device_get(i, &d), 0);
+    CHECK_EQ(weft_device_info_get(d, &info), 0);
+    gpus += info.kind == WEFT_DEVICE_GPU;
+  }
+  char name[16];
+  snprintf(name, sizeof name, "cuda:%d", gpus);
+  CHECK_EQ(weft_device_find(name, &d), WEFT_ENODEV);
+  snprintf(name, sizeof name, "%d", count);
+  CHECK_EQ(weft_device_find(name, &d), WEFT_ENODEV);
+  if (gpus) {
+    CHECK_EQ(weft_device_find("gpu", &d), 0);
+    CHECK_EQ(weft_device_info_get(d, &info), 0);
+    CHECK_EQ(info.kind, WEFT_DEVICE_GPU);
+  }
+}
+
 TEST(work_dimensions) {
   weft_context *ctx = support_context();
   weft_buffer *out;

@@ -1,8 +1,8 @@
 /*
  * device_choice.h: the --device option that `weft run` and the benchmarks
- * share: a device by index, or by name (cpu, cuda or gpu, cuda:N for the
- * Nth GPU), parsed before anything is built and found when the context is
- * made.
+ * share: a device name as weft_device_find takes it (an index, cpu, cuda
+ * or gpu, cuda:N for the Nth GPU), checked before anything is built and
+ * found when the context is made.
  */
 #ifndef WEFT_TOOL_DEVICE_CHOICE_H
 #define WEFT_TOOL_DEVICE_CHOICE_H
@@ -12,24 +12,22 @@
 #include "weft/weft.h"
 
 typedef struct tool_device_choice {
-  int index; /* a device index, or -1: the nth device of kind */
-  int kind;  /* WEFT_DEVICE_CPU or WEFT_DEVICE_GPU */
-  int nth;
+  const char *name; /* weft_device_find's name (argv's, or a literal) */
 } tool_device_choice;
 
 /* Device 0 (the CPU, unless WEFT_DEVICE puts a GPU first): what a
  * command without --device uses. */
-#define TOOL_DEVICE_DEFAULT ((tool_device_choice){0, WEFT_DEVICE_CPU, 0})
+#define TOOL_DEVICE_DEFAULT ((tool_device_choice){"0"})
 
-/* Parses --device's text for command cmd: 0, or -1 after a usage error. */
+/* Checks --device's text for command cmd: 0, or -1 after a usage error. */
 int tool_parse_device(const char *cmd, const char *text,
                       tool_device_choice *choice);
 
 /* The device chosen: a Weft status (WEFT_ENODEV when there is none such). */
 int tool_find_device(const tool_device_choice *choice, weft_device **out);
 
-/* Words for the choice in an error: "device 2", or "CUDA device 0 (CUDA:
- * <why there is none, or what there is>)". */
+/* Words for the choice in an error: "device 2", or "device 'cuda:1'
+ * (CUDA: <why there is none, or what there is>)". */
 void tool_describe_device(const tool_device_choice *choice, char *text,
                           size_t size);
 

@@ -118,6 +118,14 @@ WEFT_EXPORT int weft_device_count(void);
  * puts a GPU first. Devices live as long as the process. */
 WEFT_EXPORT int weft_device_get(int index, weft_device **out);
 
+/* Devices by name, as WEFT_DEVICE and the weft tool's --device take
+ * them: "cpu", "cuda" or "gpu" (the first GPU), "cuda:N" (GPU N), or a
+ * device index. weft_device_name_check answers 0 for a name of one of
+ * those forms, WEFT_EINVAL otherwise, and starts no device;
+ * weft_device_find finds the device named (WEFT_ENODEV: none such). */
+WEFT_EXPORT int weft_device_name_check(const char *name);
+WEFT_EXPORT int weft_device_find(const char *name, weft_device **out);
+
 /* Fills info with the device's description and limits. */
 WEFT_EXPORT int weft_device_info_get(weft_device *device,
                                      weft_device_info *info);
