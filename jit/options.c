@@ -20,16 +20,18 @@ static const char *const passthrough[] = {
     "-cl-finite-math-only",
     "-cl-fast-relaxed-math",
     "-cl-uniform-work-group-size",
-    "-cl-no-subgroup-ifp",
     "-cl-strict-aliasing",
     "-w",
     "-Werror",
 };
 
 /* Hints the specification lets a device ignore, and that x86-64 code
- * generation does not act upon (Clang's own driver drops them too). */
+ * generation does not act upon (Clang's own driver drops them too);
+ * -cl-no-subgroup-ifp (OpenCL 3.0) speaks of sub-groups, which Weft does
+ * not have yet, and cc1 does not know it. */
 static const char *const ignored[] = {
     "-cl-denorms-are-zero",
+    "-cl-no-subgroup-ifp",
 };
 
 static const struct {

@@ -326,7 +326,8 @@ TEST(language_versions_and_math_options) {
       "-cl-std=CL3.0", "-cl-fast-relaxed-math", "-cl-mad-enable -cl-no-signed-zeros",
       "-cl-opt-disable", "-cl-denorms-are-zero -cl-finite-math-only", "-w",
       "-cl-kernel-arg-info -cl-single-precision-constant", "-cl-strict-aliasing",
-      "-cl-uniform-work-group-size -cl-fp32-correctly-rounded-divide-sqrt", NULL};
+      "-cl-uniform-work-group-size -cl-fp32-correctly-rounded-divide-sqrt",
+      "-cl-std=CL3.0 -cl-no-subgroup-ifp", NULL};
   weft_context *ctx = support_context();
   for (int i = 0; options[i]; i++) {
     weft_program *p = support_build(
