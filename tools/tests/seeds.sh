@@ -4,6 +4,9 @@
 # passes every seed; --shard shares the seeds out; bad input is refused.
 . "$2/lib.sh"
 export WEFT_DEVICE=cpu
+# CPU schedules only: no CUDA, whose context every weft process would
+# make for each GPU (past the test's limit beside a dozen GPU tests).
+export WEFT_LIBCUDA=/nonexistent
 unset WEFT_SCHEDULE
 corpus="$2/../../bench/sync_corpus"
 ttas="$corpus/ttas_lock.cl"
