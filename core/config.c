@@ -388,3 +388,5 @@ const weft_config *weft__config(void) {
   pthread_once(&once, read_config);
   return &config;
 }
+
+const char *weft_cache_dir(void) { return weft__config()->cache_dir; }

@@ -312,6 +312,20 @@ TEST(ptx_is_cached_on_disk) {
   teardown();
 }
 
+/* weft_cache_dir names the folder WEFT_CACHE_DIR gives (what `weft bench
+ * probe` writes its defaults into), and nothing when the cache is off. */
+TEST(cache_dir_is_reported) {
+  setup(1);
+  CHECK(weft_cache_dir() != NULL);
+  CHECK(!strcmp(weft_cache_dir(), cache));
+  teardown();
+}
+
+TEST(cache_dir_off_is_none) {
+  setenv("WEFT_CACHE_DIR", "off", 1);
+  CHECK(weft_cache_dir() == NULL);
+}
+
 TEST(cache_off_writes_nothing) {
   setup(9);
   setenv("WEFT_CACHE_DIR", "off", 1);

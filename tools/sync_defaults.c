@@ -9,21 +9,10 @@
 
 #include "sync_defaults.h"
 
-/* The kernel cache's folder, as core/config.c finds it. */
+/* In the folder of Weft's disk cache (weft_cache_dir). */
 int sync_defaults_path(char *out, size_t size) {
-  const char *dir = getenv("WEFT_CACHE_DIR");
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  int n;
-  if (dir)
-    n = *dir && strcmp(dir, "off")
-            ? snprintf(out, size, "%s/" WEFT_SYNC_DEFAULTS_FILE, dir)
-            : -1;
-  else if (xdg && *xdg)
-    n = snprintf(out, size, "%s/weft/" WEFT_SYNC_DEFAULTS_FILE, xdg);
-  else if (home && *home)
-    n = snprintf(out, size, "%s/.cache/weft/" WEFT_SYNC_DEFAULTS_FILE, home);
-  else
-    n = -1;
+  const char *dir = weft_cache_dir();
+  int n = dir ? snprintf(out, size, "%s/" WEFT_SYNC_DEFAULTS_FILE, dir) : -1;
   return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 

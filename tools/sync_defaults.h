@@ -3,9 +3,9 @@
  * implementation of each cl_weft_sync primitive is the default (written
  * by `weft bench probe`, read by the runtime).
  *
- * Where: $WEFT_CACHE_DIR/sync-defaults; without WEFT_CACHE_DIR,
- * $XDG_CACHE_HOME/weft/sync-defaults, else ~/.cache/weft/sync-defaults.
- * WEFT_CACHE_DIR set to "off" or "" means no file.
+ * Where: sync-defaults in the folder of Weft's disk cache
+ * (weft_cache_dir: $WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else
+ * ~/.cache/weft). WEFT_CACHE_DIR set to "off" or "" means no file.
  *
  * Format (version 1): text lines. A line that starts with '#' is a
  * comment, an empty line is nothing; every other line is KEY=VALUE, with

@@ -62,6 +62,11 @@ WEFT_EXPORT const char *weft_strerror(int status);
  * outside a git checkout). */
 WEFT_EXPORT const char *weft_version(void);
 
+/* The folder of Weft's disk cache (kernels, and `weft bench probe`'s
+ * defaults): WEFT_CACHE_DIR, or by default $XDG_CACHE_HOME/weft or
+ * ~/.cache/weft; NULL when the disk cache is off. */
+WEFT_EXPORT const char *weft_cache_dir(void);
+
 /* The environment variables Weft reads: the i-th's name (from 0), with
  * *values (the forms it takes) and *meaning (a line) if not NULL; NULL
  * past the last. Each is read once, when the library starts. */
