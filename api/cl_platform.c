@@ -10,9 +10,6 @@
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
 #define PLATFORM_EXTENSIONS "cl_khr_icd cl_weft_sync cl_weft_schedule"
-/* The device's extensions of the host API alone (a macro in kernels all
- * the same: jit/compile.c). */
-#define DEVICE_API_EXTENSIONS "cl_khr_image2d_from_buffer"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
 #define OPENCL_C_VERSION "OpenCL C 1.2 Weft"
@@ -153,11 +150,8 @@ static void feature_list(const cl_device_id d, const char *prefix, char *out,
                          size_t size, int with_own) {
   size_t used = 0;
   out[0] = 0;
-  /* Weft's own (the ICD, the synchronization objects of kernel.h) and
-   * the host API's. */
-  if (with_own)
-    used += (size_t)snprintf(out, size, "%s %s", PLATFORM_EXTENSIONS,
-                             DEVICE_API_EXTENSIONS);
+  /* Weft's own: the ICD, and the synchronization objects of kernel.h. */
+  if (with_own) used += (size_t)snprintf(out, size, "%s", PLATFORM_EXTENSIONS);
   for (const char *p = d->info.features; *p;) {
     size_t len = strcspn(p, ",");
     if (!strncmp(p, prefix, strlen(prefix)) && used < size)

@@ -223,39 +223,39 @@ int weft_buffer_map(weft_buffer *b, size_t offset, size_t size,
   return rc;
 }
 
-int weft_buffer_map_refresh(weft_buffer *b, void *ptr) {
-  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+/* The mapping at ptr into *m, taken off the list when take is set: 0, or
+ * WEFT_EMAPPED on b when ptr is no mapping of it. */
+static int find_mapping(weft_buffer *b, void *ptr, int take, weft_mapping *m) {
   pthread_mutex_lock(&b->object.lock);
   unsigned i = 0;
   while (i < b->num_maps && b->maps[i].ptr != ptr) i++;
-  weft_mapping m = i < b->num_maps ? b->maps[i] : (weft_mapping){0};
+  int found = i < b->num_maps;
+  if (found) {
+    *m = b->maps[i];
+    if (take) b->maps[i] = b->maps[--b->num_maps];
+  }
   pthread_mutex_unlock(&b->object.lock);
-  if (!m.ptr)
-    return weft__fail(&b->object, WEFT_EMAPPED, "%p is not a mapping of this "
-                      "buffer", ptr);
+  return found ? 0 : weft__fail(&b->object, WEFT_EMAPPED, "%p is not a "
+                                "mapping of this buffer", ptr);
+}
+
+int weft_buffer_map_refresh(weft_buffer *b, void *ptr) {
+  if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
+  weft_mapping m;
+  int rc = find_mapping(b, ptr, 0, &m);
   /* A map that is the memory itself sees every write already. */
-  if (m.ptr == (char *)b->mem + m.offset) return 0;
+  if (rc || m.ptr == (char *)b->mem + m.offset) return rc;
   weft_device *dev = b->context->device;
-  int rc = dev->ops->mem_read(dev, b->mem, m.offset, m.size, m.ptr);
+  rc = dev->ops->mem_read(dev, b->mem, m.offset, m.size, m.ptr);
   return rc ? weft__fail(&b->object, rc, "cannot read the buffer into its "
                          "mapping") : 0;
 }
 
 int weft_buffer_unmap(weft_buffer *b, void *ptr) {
   if (!weft__object_is(b, WEFT_KIND_BUFFER)) return WEFT_EINVAL;
-  pthread_mutex_lock(&b->object.lock);
-  unsigned i = 0;
-  while (i < b->num_maps && b->maps[i].ptr != ptr) i++;
-  int found = i < b->num_maps;
-  weft_mapping m = {0};
-  if (found) {
-    m = b->maps[i];
-    b->maps[i] = b->maps[--b->num_maps];
-  }
-  pthread_mutex_unlock(&b->object.lock);
-  if (!found)
-    return weft__fail(&b->object, WEFT_EMAPPED, "%p is not a mapping of this "
-                      "buffer", ptr);
+  weft_mapping m;
+  int rc = find_mapping(b, ptr, 1, &m);
+  if (rc) return rc;
   weft_device *dev = b->context->device;
   return dev->ops->mem_unmap(dev, b->mem, b->host_ptr, &m);
 }

@@ -122,9 +122,9 @@ int weft_program_build(weft_program *p, const char *options) {
   weft_binary *binary = NULL;
   char *log = NULL;
   rc = p->source ? weft__device_build(dev, p->source, p->length, options,
-                                          &binary, &log)
-                     : weft__device_build_ir(dev, p->ir, p->ir_size, options,
-                                             &binary, &log);
+                                      &binary, &log)
+                 : weft__device_build_ir(dev, p->ir, p->ir_size, options,
+                                         &binary, &log);
   p->binary = binary;
   if (!rc) p->binary_type = WEFT_BINARY_EXECUTABLE;
   rc = weft__program_done(p, rc, log, "build");

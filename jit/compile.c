@@ -15,7 +15,10 @@
 #include "jit/target.h"
 #include "weft/weft.h"
 
-/* What kernels may use: exactly what the builtin library implements. */
+/* What kernels may use: exactly what the builtin library implements, and
+ * cl_khr_image2d_from_buffer, an extension of the host API (api/) that
+ * kernels may test for all the same. The device's extension list
+ * (CL_DEVICE_EXTENSIONS) is made from this one. */
 #define WEFT_CL_FEATURES                                                     \
   "cl_khr_fp64,__opencl_c_fp64,__opencl_c_int64,"                            \
   "cl_khr_global_int32_base_atomics,cl_khr_global_int32_extended_atomics,"   \
@@ -27,7 +30,8 @@
   "__opencl_c_atomic_order_acq_rel,__opencl_c_atomic_order_seq_cst,"      \
   "__opencl_c_atomic_scope_device,__opencl_c_atomic_scope_all_devices," \
   "__opencl_c_images,__opencl_c_read_write_images,"                         \
-  "__opencl_c_3d_image_writes,cl_khr_3d_image_writes"
+  "__opencl_c_3d_image_writes,cl_khr_3d_image_writes,"                     \
+  "cl_khr_image2d_from_buffer"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {
@@ -63,10 +67,8 @@ static const char *const base_args[] = {
     /* The device's OpenCL version (OpenCL C 6.13.1: the device's, not the
      * language's, which Clang gives as __OPENCL_C_VERSION__). */
     "-D__OPENCL_VERSION__=300",
-    /* OpenCL C 6.13.1: both devices have images (builtins/image.cl), and
-     * 2D images from buffers, an extension of the host API that kernels
-     * may test for all the same. */
-    "-D__IMAGE_SUPPORT__=1", "-Dcl_khr_image2d_from_buffer=1",
+    /* OpenCL C 6.13.1: both devices have images (builtins/image.cl). */
+    "-D__IMAGE_SUPPORT__=1",
     /* Line tables name the source location of each barrier. */
     "-debug-info-kind=line-tables-only", "-dwarf-version=5",
     "-resource-dir", WEFT_CLANG_RESOURCE_DIR,
@@ -90,12 +92,13 @@ static char *cl_ext_argument(const char *list) {
   return arg;
 }
 
-/* "-D__opencl_c_x=1" for each feature of ours (and the -cl-ext argument,
- * both made once per process). Some features (work-group
- * collectives, atomic scopes) exist in Clang only as macros that
- * opencl-c-base.h defines for SPIR targets; -cl-ext does not know them, so
- * the front end learns them as definitions. (Defining the others again, to
- * the same value, changes nothing.) */
+/* "-Dx=1" for each feature of ours (and the -cl-ext argument, both made
+ * once per process). Some features (work-group collectives, atomic
+ * scopes) exist in Clang only as macros that opencl-c-base.h defines for
+ * SPIR targets, and it knows no host-API extension
+ * (cl_khr_image2d_from_buffer); -cl-ext enables only what it knows, so the
+ * front end learns every feature as a definition. (Defining the others
+ * again, to the same value, changes nothing.) */
 #define MAX_FEATURES 64
 static char *feature_define_list[MAX_FEATURES];
 static int num_feature_defines;
@@ -106,8 +109,7 @@ static void make_feature_defines(void) {
   for (const char *p = WEFT_CL_FEATURES; *p && num_feature_defines < MAX_FEATURES;) {
     size_t len = strcspn(p, ",");
     char *d = NULL;
-    if (!strncmp(p, "__opencl_c_", 11) &&
-        asprintf(&d, "-D%.*s=1", (int)len, p) >= 0)
+    if (asprintf(&d, "-D%.*s=1", (int)len, p) >= 0)
       feature_define_list[num_feature_defines++] = d;
     p += len + (p[len] == ',');
   }
