@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "core/object.h"
+#include "base/object.h"
 #include "jit/jit.h"
 #include "jit/kernel_abi.h"
 #include "weft/weft.h"
@@ -35,11 +35,6 @@ typedef struct weft_launch_desc {
   size_t global[3];
   size_t local[3];
 } weft_launch_desc;
-
-/* Messages from a back end go into a buffer the caller owns. */
-typedef struct weft_msg {
-  char text[WEFT_MSG_MAX];
-} weft_msg;
 
 /* A live map of a buffer: the host pointer the caller got, the range, and
  * WEFT_MAP_READ / WEFT_MAP_WRITE. */

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "core/config.h"
+#include "base/config.h"
 
 /* Bytes past the buffer's end in its shadow: a 3-vector's store marks
  * its fourth lane, which may lie past the buffer. */

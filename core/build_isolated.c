@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "jit/compile.h"
 #include "weft/weft.h"
 

@@ -20,9 +20,9 @@
 
 #include "backend/cpu/fault.h"
 #include "core/build_isolated.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/handles.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "jit/cache.h"
 #include "jit/compile.h"
 

@@ -9,9 +9,10 @@
 
 #include "backend/cpu/cpu_device.h"
 #include "backend/cuda/cuda_device.h"
-#include "core/config.h"
+#include "base/config.h"
+#include "base/device_name.h"
 #include "core/handles.h"
-#include "core/log.h"
+#include "base/log.h"
 
 #define MAX_DEVICES 8
 
@@ -167,4 +168,18 @@ int weft_schedule_seed(unsigned long long seed) {
     if (devices[i]->ops->schedule_seed)
       devices[i]->ops->schedule_seed(devices[i], seed);
   return 0;
+}
+
+/* A device by name (base/device_name.c parses it). */
+int weft_device_find(const char *name, weft_device **out) {
+  weft__device_name want;
+  if (!out || weft__device_name_parse(name, &want)) return WEFT_EINVAL;
+  if (want.index >= 0) return weft_device_get(want.index, out);
+  int count = weft_device_count(), nth = want.nth;
+  for (int i = 0; i < count; i++) {
+    weft_device_info info;
+    if (weft_device_get(i, out) || weft_device_info_get(*out, &info)) continue;
+    if (info.kind == want.kind && nth-- == 0) return 0;
+  }
+  return count < 0 ? count : WEFT_ENODEV;
 }

@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 
 #include "backend/device.h"
-#include "core/object.h"
+#include "base/object.h"
 
 /* An SVM allocation of a context. */
 typedef struct weft_svm_block {

@@ -5,7 +5,7 @@
 
 #include "core/buffer_shadow.h"
 #include "core/handles.h"
-#include "core/log.h"
+#include "base/log.h"
 
 /* Groups per thread an automatic local size aims at: enough to balance
  * uneven work, few enough that per-group costs stay small. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/handles.h"
-#include "core/object.h"
+#include "base/object.h"
 #include "weft/kernel.h"
 #include "weft/weft.h"
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/checks.h"
 #include "weft/weft.h"
 
 /* The state of one work-group, read by the generated code. The JIT emits
@@ -176,12 +177,6 @@ typedef struct weft_source_loc {
   unsigned line;
   unsigned column;
 } weft_source_loc;
-
-/* Check mode (WEFT_CHECK, -cl-weft-check=): what a build instruments. */
-#define WEFT_CHECK_MEMORY 1u   /* accesses within their object */
-#define WEFT_CHECK_UNINIT 2u   /* reads of memory never written */
-#define WEFT_CHECK_RACES 4u    /* accesses no barrier or atomic orders */
-#define WEFT_CHECK_ALL (WEFT_CHECK_MEMORY | WEFT_CHECK_UNINIT | WEFT_CHECK_RACES)
 
 /* An access that fails its check calls this function instead of being
  * carried out (a read gives zero): work-item (lx, ly, lz) of ctx's group

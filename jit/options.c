@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checks.h"
 #include "jit/kernel_abi.h"
 #include "weft/weft.h"
 
@@ -112,29 +113,6 @@ static int parse_std(weft_build_options *o, const char *word, char **error) {
   *error = format("unsupported OpenCL C version in '%s' (Weft accepts "
                   "CL1.0, CL1.1, CL1.2, CL2.0 and CL3.0)", word);
   return WEFT_EOPTION;
-}
-
-int weft__check_parse(const char *words, unsigned *flags) {
-  static const struct {
-    const char *name;
-    unsigned flags;
-  } kinds[] = {{"memory", WEFT_CHECK_MEMORY},
-               {"uninit", WEFT_CHECK_UNINIT},
-               {"races", WEFT_CHECK_RACES},
-               {"all", WEFT_CHECK_ALL}};
-  *flags = 0;
-  for (const char *p = words; *p;) {
-    size_t len = strcspn(p, ",");
-    if (!len || (p[len] == ',' && !p[len + 1])) return -1;
-    size_t i = 0;
-    while (i < sizeof kinds / sizeof *kinds &&
-           (strlen(kinds[i].name) != len || strncmp(p, kinds[i].name, len)))
-      i++;
-    if (i == sizeof kinds / sizeof *kinds) return -1;
-    *flags |= kinds[i].flags;
-    p += len + (p[len] == ',');
-  }
-  return *flags ? 0 : -1;
 }
 
 static int parse_check(weft_build_options *o, const char *word, char **error) {

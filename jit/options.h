@@ -19,13 +19,6 @@ typedef struct weft_build_options {
  * o's compiler arguments: 0, or WEFT_ENOMEM. */
 int weft__options_define_assert(weft_build_options *o);
 
-/* A check list, "memory,uninit,races" or "all", as WEFT_CHECK_* flags in
- * *flags: 0, or -1 when a word is unknown or the list is empty. */
-int weft__check_parse(const char *words, unsigned *flags);
-
-/* What a check list may hold, for messages. */
-#define WEFT_CHECK_WORDS "a comma-separated list of memory, uninit and races, or all"
-
 /* Parses options (NULL or "" gives the defaults). On an unknown or
  * malformed option returns WEFT_EOPTION and a malloc'd message in *error. */
 int weft__options_parse(const char *options, weft_build_options *out,

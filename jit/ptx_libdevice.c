@@ -13,6 +13,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 
+#include "base/config.h"
 #include "jit/ptx.h"
 #include "weft/weft.h"
 
@@ -40,13 +41,14 @@ static int try_root(const char *root) {
 }
 
 static void locate(void) {
-  const char *file = getenv("WEFT_LIBDEVICE");
-  if (file && *file) {
-    if (try_file(file))
-      snprintf(why, sizeof why, "WEFT_LIBDEVICE=%s cannot be read", file);
+  const weft_config *c = weft__config();
+  if (c->libdevice) {
+    if (try_file(c->libdevice))
+      snprintf(why, sizeof why, "WEFT_LIBDEVICE=%s cannot be read",
+               c->libdevice);
     return;
   }
-  if (!try_root(getenv("CUDA_HOME")) || !try_root(getenv("CUDA_PATH")) ||
+  if (!try_root(c->cuda_home) || !try_root(c->cuda_path) ||
       !try_root("/usr/local/cuda") ||
       !try_file("/usr/lib/nvidia-cuda-toolkit/libdevice/" LIBDEVICE_FILE))
     return;

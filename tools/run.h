@@ -46,6 +46,15 @@ int run_sweep(run_state *run);
  * exhaustive. 0, or an exit status. */
 int run_explore(run_state *run);
 
+/* --expect (run_expect_check.c): names to indexes, checked against the
+ * kernel: each must be a buffer of scalars holding INDEX. 0, or an exit
+ * status after reporting. */
+int run_expect_resolve(run_state *run);
+
+/* The number of expectations the buffers break now, each printed to
+ * stderr with the value found; -1 after a failure to read a buffer. */
+int run_expect_check(run_state *run);
+
 /* Prints the first --print elements of every buffer argument, then writes
  * the --out files; 0, or an exit status after reporting. */
 int run_show_results(run_state *run);

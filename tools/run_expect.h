@@ -1,8 +1,8 @@
 /*
  * run_expect.h: `weft run --expect 'ARG[INDEX] OP VALUE'`, an oracle on a
  * buffer's element after the launch (ARG an argument's index or name; OP
- * one of == != <= >= < >). Parsed with the command line, resolved against
- * the kernel's arguments once it is built, checked after each launch.
+ * one of == != <= >= < >), parsed with the command line (run_expect.c);
+ * resolved and checked against a run by run_expect_check.c (run.h).
  */
 #ifndef WEFT_TOOL_RUN_EXPECT_H
 #define WEFT_TOOL_RUN_EXPECT_H
@@ -23,17 +23,10 @@ typedef struct run_expect {
   long double value;    /* exact for every OpenCL scalar on x86-64 */
 } run_expect;
 
-struct run_state;
-
 /* Parses one --expect; 0, or -1 with the reason in err. */
 int run_expect_parse(const char *text, run_expect *e, char *err, size_t size);
 
-/* Names to indexes, checked against the kernel: each must be a buffer of
- * scalars holding INDEX. 0, or an exit status after reporting. */
-int run_expect_resolve(struct run_state *run);
-
-/* The number of expectations the buffers break now, each printed to
- * stderr with the value found; -1 after a failure to read a buffer. */
-int run_expect_check(struct run_state *run);
+/* OP as written ("<="). */
+const char *run_expect_op_text(run_expect_op op);
 
 #endif /* WEFT_TOOL_RUN_EXPECT_H */

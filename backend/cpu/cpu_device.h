@@ -6,7 +6,7 @@
 #define WEFT_BACKEND_CPU_CPU_DEVICE_H
 
 #include "backend/device.h"
-#include "core/config.h"
+#include "base/config.h"
 
 /* Creates the CPU device; on failure *error is a malloc'd reason. */
 int weft__cpu_device_create(const weft_config *config, weft_device **out,

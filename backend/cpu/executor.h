@@ -18,7 +18,7 @@
 #define WEFT_BACKEND_CPU_EXECUTOR_H
 
 #include "backend/device.h"
-#include "core/config.h"
+#include "base/config.h"
 
 typedef struct weft_executor weft_executor;
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <ucontext.h>
 
-#include "core/config.h"
+#include "base/config.h"
 
 typedef void (*weft_fiber_entry)(void *arg);
 

@@ -6,7 +6,7 @@
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_gpu.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "weft/weft.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -17,7 +17,7 @@
 
 #include "backend/cuda/cuda_device.h"
 #include "backend/report_text.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 

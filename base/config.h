@@ -2,8 +2,8 @@
  * config.h: Weft's settings, read from the environment once, at the first
  * call into the library, and kept here. The README lists the variables.
  */
-#ifndef WEFT_CORE_CONFIG_H
-#define WEFT_CORE_CONFIG_H
+#ifndef WEFT_BASE_CONFIG_H
+#define WEFT_BASE_CONFIG_H
 
 #include <stddef.h>
 
@@ -32,13 +32,6 @@ typedef enum weft_schedule_mode {
 /* The most bug depth WEFT_SCHEDULE=pct:SEED:DEPTH takes. */
 #define WEFT_PCT_DEPTH_MAX 16
 
-/* WEFT_LOG's topics (core/log.c). */
-#define WEFT_LOG_DEVICE 1u  /* the devices found, and the settings read */
-#define WEFT_LOG_BUILD 2u   /* each build: options, time, result */
-#define WEFT_LOG_CACHE 4u   /* where each build came from */
-#define WEFT_LOG_LAUNCH 8u  /* each launch: sizes, how it runs, time */
-#define WEFT_LOG_ALL 15u
-
 typedef struct weft_config {
   unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
   size_t stack_size;        /* WEFT_STACK_SIZE: bytes per work-item */
@@ -47,6 +40,12 @@ typedef struct weft_config {
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
   const char *libcuda;      /* WEFT_LIBCUDA: the CUDA driver, or NULL */
+  /* WEFT_LIBDEVICE: the CUDA toolkit's libdevice.10.bc, or NULL: looked
+   * for (jit/ptx_libdevice.c) in the CUDA installations CUDA_HOME and
+   * CUDA_PATH name (NULL where unset), then in the usual folders. */
+  const char *libdevice;
+  const char *cuda_home;
+  const char *cuda_path;
   /* WEFT_DEVICE: which device comes first (index 0, OpenCL's default):
    * -1 for "cpu" (the default), else N for "cuda:N" ("cuda", "gpu": 0). */
   int first_gpu;
@@ -79,7 +78,7 @@ typedef struct weft_config {
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;
-  /* WEFT_LOG: the WEFT_LOG_* topics reported on stderr (core/log.c); 0:
+  /* WEFT_LOG: the WEFT_LOG_* topics reported on stderr (log_topics.h); 0:
    * none, the default. */
   unsigned log;
   /* WEFT_TIMEOUT: seconds a launch may run before it is ended, with a
@@ -109,7 +108,8 @@ typedef struct weft_config {
 const weft_config *weft__config(void);
 
 /* The environment's entries it was read from ("WEFT_CHECK=all", and the
- * HOME and XDG_CACHE_HOME that name the cache folder), NULL-terminated
+ * HOME and XDG_CACHE_HOME that name the cache folder, and CUDA_HOME and
+ * CUDA_PATH that name the CUDA toolkit), NULL-terminated
  * (NULL without memory): a helper process is given these, not what the
  * application may have set since (build_isolated.c). */
 const char *const *weft__config_settings(void);

@@ -1,7 +1,7 @@
 /* device_name.h: a device name parsed (device_name.c): "cpu", "cuda" or
  * "gpu", "cuda:N", or an index. */
-#ifndef WEFT_CORE_DEVICE_NAME_H
-#define WEFT_CORE_DEVICE_NAME_H
+#ifndef WEFT_BASE_DEVICE_NAME_H
+#define WEFT_BASE_DEVICE_NAME_H
 
 #include "weft/weft.h"
 

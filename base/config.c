@@ -1,7 +1,7 @@
 /* config.c: environment variables, read in one place (see config.h). A bad
  * value is reported on stderr and replaced by the default, so a typo never
  * silently changes behaviour. */
-#include "core/config.h"
+#include "base/config.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,10 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/device_name.h"
-#include "core/log.h"
-#include "jit/kernel_abi.h"
-#include "jit/options.h"
+#include "base/checks.h"
+#include "base/device_name.h"
+#include "base/log_topics.h"
 
 static weft_config config;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -281,7 +280,7 @@ static void read_perf(void) {
 }
 
 /* WEFT_LOG: a comma-separated list of device, build, cache and launch, or
- * all (core/log.c). */
+ * all (log_topics.c). */
 static void read_log(void) {
   const char *v = getenv("WEFT_LOG");
   if (!v || !*v || !strcmp(v, "off")) return;
@@ -300,13 +299,17 @@ static void read_log(void) {
   config.log = topics;
 }
 
-/* The environment's settings as the configuration read them: WEFT_*, and
- * what names the default cache folder. */
+/* The environment's settings as the configuration read them: WEFT_*, what
+ * names the default cache folder, and the CUDA toolkit's folders. */
 static char **settings;
 
 static int is_setting(const char *entry) {
-  return !strncmp(entry, "WEFT_", 5) || !strncmp(entry, "XDG_CACHE_HOME=", 15) ||
-         !strncmp(entry, "HOME=", 5);
+  static const char *const names[] = {"XDG_CACHE_HOME=", "HOME=",
+                                      "CUDA_HOME=", "CUDA_PATH="};
+  if (!strncmp(entry, "WEFT_", 5)) return 1;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strncmp(entry, names[i], strlen(names[i]))) return 1;
+  return 0;
 }
 
 static void keep_settings(void) {
@@ -325,17 +328,23 @@ const char *const *weft__config_settings(void) {
   return (const char *const *)settings;
 }
 
+/* A variable's value, NULL where it is unset or empty. */
+static const char *non_empty(const char *value) {
+  return value && *value ? value : NULL;
+}
+
 static void read_config(void) {
   keep_settings();
   read_threads();
   read_barrier();
   read_stack_size();
   read_fiber();
-  const char *dump = getenv("WEFT_DUMP_IR");
-  config.dump_ir = dump && *dump ? dump : NULL;
+  config.dump_ir = non_empty(getenv("WEFT_DUMP_IR"));
   read_cache_dir();
-  const char *libcuda = getenv("WEFT_LIBCUDA");
-  config.libcuda = libcuda && *libcuda ? libcuda : NULL;
+  config.libcuda = non_empty(getenv("WEFT_LIBCUDA"));
+  config.libdevice = non_empty(getenv("WEFT_LIBDEVICE"));
+  config.cuda_home = non_empty(getenv("CUDA_HOME"));
+  config.cuda_path = non_empty(getenv("CUDA_PATH"));
   read_device();
   read_resident();
   read_spin_timeout();

@@ -1,5 +1,5 @@
 /* object.c: the common header of Weft handles (see object.h). */
-#include "core/object.h"
+#include "base/object.h"
 
 #include <stdarg.h>
 #include <stdio.h>

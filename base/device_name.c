@@ -1,11 +1,11 @@
-/* device_name.c: device names (weft.h: weft_device_name_check,
- * weft_device_find), parsed once for WEFT_DEVICE (config.c) and the weft
- * tool's --device alike. */
+/* device_name.c: device names (weft.h: weft_device_name_check), parsed
+ * once for WEFT_DEVICE (config.c) and, through weft_device_find
+ * (core/device.c), the weft tool's --device alike. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/device_name.h"
+#include "base/device_name.h"
 
 /* A whole decimal number of at most max: 1 and *out set, or 0. */
 static int parse_number(const char *text, unsigned long max,
@@ -38,17 +38,4 @@ int weft__device_name_parse(const char *name, weft__device_name *out) {
 int weft_device_name_check(const char *name) {
   weft__device_name parsed;
   return weft__device_name_parse(name, &parsed);
-}
-
-int weft_device_find(const char *name, weft_device **out) {
-  weft__device_name want;
-  if (!out || weft__device_name_parse(name, &want)) return WEFT_EINVAL;
-  if (want.index >= 0) return weft_device_get(want.index, out);
-  int count = weft_device_count(), nth = want.nth;
-  for (int i = 0; i < count; i++) {
-    weft_device_info info;
-    if (weft_device_get(i, out) || weft_device_info_get(*out, &info)) continue;
-    if (info.kind == want.kind && nth-- == 0) return 0;
-  }
-  return count < 0 ? count : WEFT_ENODEV;
 }

@@ -3,14 +3,19 @@
  * freed handle is refused rather than followed), a reference count, and the
  * message of the last call on it that failed (weft_errmsg).
  */
-#ifndef WEFT_CORE_OBJECT_H
-#define WEFT_CORE_OBJECT_H
+#ifndef WEFT_BASE_OBJECT_H
+#define WEFT_BASE_OBJECT_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #define WEFT_MSG_MAX 1024
+
+/* Messages from a back end go into a buffer the caller owns. */
+typedef struct weft_msg {
+  char text[WEFT_MSG_MAX];
+} weft_msg;
 
 typedef enum weft_object_kind {
   WEFT_KIND_DEVICE = 0x57460d01,

@@ -1,0 +1,2 @@
+/* a.h: a base file that includes core (a breach). */
+#include "core/b.h"

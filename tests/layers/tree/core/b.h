@@ -1,0 +1,3 @@
+/* b.h: core, including base: allowed. */
+#include "base/a.h"
+int core_b(void);
