@@ -1,18 +1,18 @@
-/* device.c: the process's devices: the CPU, then each CUDA GPU the
- * driver offers (none without libcuda.so.1), or, with WEFT_DEVICE=cuda:N,
- * GPU N first, so that programs taking the first (or OpenCL's default)
- * device take it. */
+/* device.c: the process's devices, made once by the back ends of
+ * backend/backends.h in its order (the CPU, then each CUDA GPU the driver
+ * offers), or, with WEFT_DEVICE=cuda:N, GPU N first, so that programs
+ * taking the first (or OpenCL's default) device take it. */
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/cpu_device.h"
-#include "backend/cuda/cuda_device.h"
+#include "backend/backends.h"
 #include "base/config.h"
 #include "base/device_name.h"
-#include "core/handles.h"
 #include "base/log.h"
+#include "core/handles.h"
 
 #define MAX_DEVICES 8
 
@@ -22,21 +22,43 @@ static int num_devices;
 static int init_status;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* Every GPU the driver offers, after the CPU. A GPU that cannot be used
- * (too old, its context refused) is left out with a word on stderr. */
-static void add_gpus(void) {
-  const weft_cuda_api *api = weft__cuda_driver();
-  int count = api ? weft__cuda_gpu_count(api) : 0;
-  for (int i = 0; i < count && num_devices < MAX_DEVICES; i++) {
+/* Each back end's devices, in the table's order. A back end that fails
+ * where it may not (the CPU) fails every call. */
+static int probe_backends(void) {
+  for (unsigned i = 0; i < weft__num_backends; i++) {
+    const weft_backend *b = &weft__backends[i];
     char *error = NULL;
-    if (!weft__cuda_device_create(api, i, &devices[num_devices], &error)) {
-      num_devices++;
-      continue;
+    int made = b->probe(weft__config(), devices + num_devices,
+                        MAX_DEVICES - num_devices, &error);
+    if (made < 0) {
+      fprintf(stderr, "weft: cannot start the %s back end: %s\n", b->name,
+              error ? error : "out of memory");
+      free(error);
+      return made;
     }
-    fprintf(stderr, "weft: leaving CUDA GPU %d out: %s\n", i,
-            error ? error : "out of memory");
-    free(error);
+    assert(made <= MAX_DEVICES - num_devices);
+    num_devices += made;
   }
+  return 0;
+}
+
+/* The back ends' own words ("cuda: 1 GPU, driver 12.4; ..."), for
+ * messages. */
+static void backend_statuses(char *out, size_t size) {
+  size_t used = 0;
+  out[0] = 0;
+  for (unsigned i = 0; i < weft__num_backends && used < size; i++)
+    if (weft__backends[i].status)
+      used += (size_t)snprintf(out + used, size - used, "%s%s: %s",
+                               used ? "; " : "", weft__backends[i].name,
+                               weft__backends[i].status(weft__config()));
+}
+
+/* The nth GPU's index in devices, or -1. */
+static int nth_gpu(int n) {
+  for (int i = 0; i < num_devices; i++)
+    if (infos[i].kind == WEFT_DEVICE_GPU && n-- == 0) return i;
+  return -1;
 }
 
 /* WEFT_DEVICE=cuda:N: GPU N moves to the front. Asking for a GPU that is
@@ -44,15 +66,23 @@ static void add_gpus(void) {
 static int put_first_gpu(void) {
   int n = weft__config()->first_gpu;
   if (n < 0) return 0;
-  if (1 + n >= num_devices) {
+  int at = nth_gpu(n);
+  if (at < 0) {
+    char why[1024];
+    backend_statuses(why, sizeof why);
     fprintf(stderr, "weft: WEFT_DEVICE asks for CUDA GPU %d, and there is "
-            "no such GPU (CUDA: %s)\n", n, weft_cuda_status());
+            "no such GPU (%s)\n", n, why);
     init_status = WEFT_ENODEV;
     return 1;
   }
-  weft_device *gpu = devices[1 + n];
-  for (int i = 1 + n; i > 0; i--) devices[i] = devices[i - 1];
+  weft_device *gpu = devices[at];
+  weft_device_info info = infos[at];
+  for (int i = at; i > 0; i--) {
+    devices[i] = devices[i - 1];
+    infos[i] = infos[i - 1];
+  }
   devices[0] = gpu;
+  infos[0] = info;
   return 0;
 }
 
@@ -62,7 +92,9 @@ static void log_devices(void) {
   weft__log(WEFT_LOG_DEVICE, "Weft %s", weft_version());
   for (const char *const *s = weft__config_settings(); s && *s; s++)
     if (!strncmp(*s, "WEFT_", 5)) weft__log(WEFT_LOG_DEVICE, "setting %s", *s);
-  weft__log(WEFT_LOG_DEVICE, "CUDA: %s", weft_cuda_status());
+  char statuses[1024];
+  backend_statuses(statuses, sizeof statuses);
+  weft__log(WEFT_LOG_DEVICE, "back ends: %s", statuses);
   for (int i = 0; i < num_devices; i++)
     weft__log(WEFT_LOG_DEVICE, "device %d: %s (%s), %u compute units, "
               "barriers: %s", i, infos[i].name,
@@ -71,18 +103,11 @@ static void log_devices(void) {
 }
 
 static void init_devices(void) {
-  char *error = NULL;
-  init_status = weft__cpu_device_create(weft__config(), &devices[0], &error);
-  if (init_status) {
-    fprintf(stderr, "weft: cannot start the CPU device: %s\n",
-            error ? error : "out of memory");
-    free(error);
-    return;
-  }
-  num_devices = 1;
-  add_gpus();
+  init_status = probe_backends();
+  if (init_status) return;
+  for (int i = 0; i < num_devices; i++)
+    devices[i]->ops->info(devices[i], &infos[i]);
   if (put_first_gpu()) return;
-  for (int i = 0; i < num_devices; i++) devices[i]->ops->info(devices[i], &infos[i]);
   log_devices();
 }
 
@@ -182,4 +207,11 @@ int weft_device_find(const char *name, weft_device **out) {
     if (info.kind == want.kind && nth-- == 0) return 0;
   }
   return count < 0 ? count : WEFT_ENODEV;
+}
+
+const char *weft_cuda_status(void) {
+  for (unsigned i = 0; i < weft__num_backends; i++)
+    if (!strcmp(weft__backends[i].name, "cuda"))
+      return weft__backends[i].status(weft__config());
+  return "none: Weft was built without its CUDA back end";
 }

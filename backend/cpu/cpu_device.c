@@ -1,6 +1,7 @@
 /* cpu_device.c: the CPU's device operations (see backend/device.h). */
 #include "backend/cpu/cpu_device.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,8 +322,10 @@ static const weft_device_ops cpu_ops = {
     .launch = cpu_launch,
 };
 
-int weft__cpu_device_create(const weft_config *config, weft_device **out,
-                            char **error) {
+/* The CPU device, made with config (kept for its lifetime): 0, or a
+ * status with a malloc'd reason in *error (none for WEFT_ENOMEM). */
+static int create(const weft_config *config, weft_device **out,
+                  char **error) {
   static const weft_jit_symbol symbols[] = {
       {WEFT_BARRIER_SYMBOL, (void *)weft__cpu_barrier},
       {WEFT_REGION_DIVERGED_SYMBOL, (void *)weft__cpu_region_diverged},
@@ -379,4 +382,11 @@ int weft__cpu_device_create(const weft_config *config, weft_device **out,
   device->impl = cpu;
   *out = device;
   return 0;
+}
+
+int weft__cpu_probe(const weft_config *config, weft_device **out, int max,
+                    char **error) {
+  assert(max >= 1);
+  int rc = create(config, out, error);
+  return rc ? rc : 1;
 }

@@ -8,8 +8,9 @@
 #include "backend/device.h"
 #include "base/config.h"
 
-/* Creates the CPU device; on failure *error is a malloc'd reason. */
-int weft__cpu_device_create(const weft_config *config, weft_device **out,
-                            char **error);
+/* The CPU back end's probe (backends.h): the one CPU device, made with
+ * config; 1, or a negative status with a malloc'd reason in *error. */
+int weft__cpu_probe(const weft_config *config, weft_device **out, int max,
+                    char **error);
 
 #endif

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "base/config.h"
+
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -139,10 +141,14 @@ typedef struct weft_cuda_api {
 int weft__cuda_load(weft_cuda_api *api, const char *path, char *why,
                     size_t size);
 
-/* The process's driver, loaded once with WEFT_LIBCUDA's path
- * (cuda_status.c); NULL where there is none (weft_cuda_status says
- * why). */
-const weft_cuda_api *weft__cuda_driver(void);
+/* The process's driver, loaded once, by the first of these calls, with
+ * config's WEFT_LIBCUDA path (cuda_status.c); NULL where there is none
+ * (weft__cuda_status says why). */
+const weft_cuda_api *weft__cuda_driver(const weft_config *config);
+
+/* What the driver offers on this machine, or why it offers nothing
+ * (weft.h's weft_cuda_status, which core/device.c answers with it). */
+const char *weft__cuda_status(const weft_config *config);
 
 /* Unloads what weft__cuda_load loaded. */
 void weft__cuda_unload(weft_cuda_api *api);

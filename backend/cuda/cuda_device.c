@@ -85,8 +85,10 @@ static const weft_device_ops cuda_ops = {
     .launch = weft__cuda_launch,
 };
 
-int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
-                             weft_device **out, char **error) {
+/* The device of GPU ordinal of the loaded driver: 0, or an error with a
+ * malloc'd message in *error. */
+static int create(const weft_config *config, const weft_cuda_api *api,
+                  int ordinal, weft_device **out, char **error) {
   weft_device *device = calloc(1, sizeof *device);
   cuda_device *gpu = calloc(1, sizeof *gpu);
   char why[512];
@@ -95,6 +97,7 @@ int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
     free(gpu);
     return WEFT_ENOMEM;
   }
+  gpu->config = config;
   gpu->api = api;
   int rc = weft__cuda_gpu_describe(api, ordinal, &gpu->gpu, why, sizeof why);
   if (!rc && gpu->gpu.cc_major < 7) {
@@ -122,4 +125,22 @@ int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
   device->impl = gpu;
   *out = device;
   return 0;
+}
+
+int weft__cuda_probe(const weft_config *config, weft_device **out, int max,
+                     char **error) {
+  (void)error; /* a machine without GPUs is no failure */
+  const weft_cuda_api *api = weft__cuda_driver(config);
+  int count = api ? weft__cuda_gpu_count(api) : 0, made = 0;
+  for (int i = 0; i < count && made < max; i++) {
+    char *why = NULL;
+    if (!create(config, api, i, &out[made], &why)) {
+      made++;
+      continue;
+    }
+    fprintf(stderr, "weft: leaving CUDA GPU %d out: %s\n", i,
+            why ? why : "out of memory");
+    free(why);
+  }
+  return made;
 }

@@ -18,6 +18,7 @@
 #include "backend/device.h"
 
 typedef struct cuda_device {
+  const weft_config *config;      /* the back end's, from its probe */
   const weft_cuda_api *api;
   weft_cuda_gpu gpu;
   CUcontext context;
@@ -56,10 +57,11 @@ static inline cuda_device *weft__cuda_of(weft_device *device) {
   return device->impl;
 }
 
-/* Creates the device of GPU ordinal of the loaded driver: 0, or an error
- * with a malloc'd message in *error. */
-int weft__cuda_device_create(const weft_cuda_api *api, int ordinal,
-                             weft_device **out, char **error);
+/* The CUDA back end's probe (backends.h): a device for each GPU the
+ * driver offers that Weft can use, the others left out with a word on
+ * stderr; none without a driver. */
+int weft__cuda_probe(const weft_config *config, weft_device **out, int max,
+                     char **error);
 
 /* Makes the device's context current on this thread: 0 or WEFT_ELAUNCH
  * with the driver's words in msg (which may be NULL). */

@@ -1,15 +1,16 @@
-/* cuda_status.c: weft_cuda_status (weft.h), what the CUDA driver offers
- * on this machine, or why it offers nothing. The driver is loaded once,
- * on first use, and kept. */
+/* cuda_status.c: what the CUDA driver offers on this machine, or why it
+ * offers nothing (weft_cuda_status of weft.h). The driver is loaded once,
+ * on first use, with the configuration's WEFT_LIBCUDA, and kept. */
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_gpu.h"
-#include "base/config.h"
 #include "weft/weft.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const weft_config *config; /* the process's one configuration */
 static weft_cuda_api api;
 static char status[1024];
 
@@ -17,7 +18,7 @@ static char status[1024];
  * each GPU, after the count and the driver's version. */
 static void describe(void) {
   char why[512];
-  if (weft__cuda_load(&api, weft__config()->libcuda, why, sizeof why)) {
+  if (weft__cuda_load(&api, config->libcuda, why, sizeof why)) {
     snprintf(status, sizeof status, "none: %s", why);
     return;
   }
@@ -39,12 +40,22 @@ static void describe(void) {
   }
 }
 
-const char *weft_cuda_status(void) {
+/* Loads the driver once. */
+static void load_once(const weft_config *c) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&lock);
+  assert(c && (!config || config == c));
+  config = c;
+  pthread_mutex_unlock(&lock);
   pthread_once(&once, describe);
+}
+
+const char *weft__cuda_status(const weft_config *c) {
+  load_once(c);
   return status;
 }
 
-const weft_cuda_api *weft__cuda_driver(void) {
-  pthread_once(&once, describe);
+const weft_cuda_api *weft__cuda_driver(const weft_config *c) {
+  load_once(c);
   return api.library ? &api : NULL;
 }

@@ -17,7 +17,6 @@
 
 #include "backend/cuda/cuda_device.h"
 #include "backend/report_text.h"
-#include "base/config.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 
@@ -60,7 +59,7 @@ CUdeviceptr weft__cuda_watchdog_arm(cuda_device *gpu, CUmodule module) {
                                   WEFT_PTX_WATCHDOG) != CUDA_SUCCESS ||
       bytes < 3 * sizeof(uint64_t))
     return 0;
-  double seconds = weft__config()->spin_timeout;
+  double seconds = gpu->config->spin_timeout;
   uint64_t words[3] = {gpu->watchdog_address,
                        gpu->watchdog ? (uint64_t)(seconds * 1e9) : 0, 0};
   if (gpu->api->cuMemcpyHtoD(global, words, sizeof words) != CUDA_SUCCESS)

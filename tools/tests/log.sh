@@ -10,6 +10,7 @@ set -- run k.cl --global 64 --local 16 --arg 'int[64]' --print 2
 WEFT_CACHE_DIR=$WORK/cache WEFT_LOG=all weft_exits 0 "$@"
 matches err.txt '^weft\[device\]: Weft [0-9]+\.[0-9]+\.[0-9]+ '
 matches err.txt '^weft\[device\]: setting WEFT_LOG=all$'
+matches err.txt '^weft\[device\]: back ends: cuda: .+$'
 matches err.txt '^weft\[device\]: device 0: .* \(CPU\), [0-9]+ compute units, barriers: (regions|fibers)$'
 matches err.txt "^weft\[build\]: build of 62 bytes for .* \(options ''\): done in [0-9.]+ ms$"
 matches err.txt "^weft\[cache\]: build of 62 bytes .*: not in the kernel cache: built, and kept on disk in $WORK/cache$"
