@@ -8,7 +8,7 @@ int weft_context_create(weft_device *device, weft_context **out) {
   weft_context *c = calloc(1, sizeof *c);
   if (!c) return weft__fail(&device->object, WEFT_ENOMEM, "out of memory");
   weft__object_init(&c->object, WEFT_KIND_CONTEXT);
-  pthread_mutex_init(&c->svm_lock, NULL);
+  weft__lock_init(&c->svm_lock, NULL);
   c->device = device;
   *out = c;
   return 0;
@@ -25,7 +25,7 @@ void weft_context_release(weft_context *c) {
   for (size_t i = 0; i < c->num_svm; i++)
     c->device->ops->svm_free(c->device, c->svm[i].base, c->svm[i].size);
   free(c->svm);
-  pthread_mutex_destroy(&c->svm_lock);
+  weft__lock_destroy(&c->svm_lock);
   weft__object_fini(&c->object);
   free(c);
 }

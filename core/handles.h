@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "backend/device.h"
+#include "base/lock.h"
 #include "base/object.h"
 
 /* An SVM allocation of a context. */
@@ -20,7 +21,7 @@ typedef struct weft_svm_block {
 struct weft_context {
   weft_object object;
   weft_device *device;
-  pthread_mutex_t svm_lock;
+  weft_lock svm_lock;
   weft_svm_block *svm;      /* sorted by base address */
   size_t num_svm, cap_svm;
 };
@@ -52,7 +53,7 @@ struct weft_program {
   weft_context *context;
   char *source;               /* NULL for programs from IR */
   size_t length;
-  pthread_mutex_t build_lock; /* one build at a time */
+  weft_lock build_lock; /* one build at a time */
   char *log;
   char *options;              /* of the last build or compile */
   weft_binary *binary;        /* NULL until a build succeeds */

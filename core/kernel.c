@@ -66,13 +66,13 @@ static void list_kernels(const weft_binary *bin, char *out, size_t size) {
 int weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM) || !out) return WEFT_EINVAL;
   if (!name) return weft__fail(&p->object, WEFT_EINVAL, "NULL kernel name");
-  pthread_mutex_lock(&p->build_lock);
+  weft__lock(&p->build_lock);
   const weft_binary *bin = p->binary;
   const weft_kernel_desc *desc = NULL;
   for (unsigned i = 0; bin && i < bin->num_kernels && !desc; i++)
     if (!strcmp(bin->kernels[i].name, name)) desc = &bin->kernels[i];
   if (desc) atomic_fetch_add(&p->num_kernels, 1);
-  pthread_mutex_unlock(&p->build_lock);
+  weft__unlock(&p->build_lock);
   if (!bin)
     return weft__fail(&p->object, WEFT_ENOTBUILT, "the program is not built");
   if (!desc) {

@@ -1,5 +1,6 @@
 /* program.c: programs: source, build, log, kernel names. Binaries,
  * separate compilation and linking are in program_ir.c. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ weft_program *weft__program_new(weft_context *c) {
   weft_program *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   weft__object_init(&p->object, WEFT_KIND_PROGRAM);
-  pthread_mutex_init(&p->build_lock, NULL);
+  weft__lock_init(&p->build_lock, NULL);
   p->context = c;
   weft_context_retain(c);
   return p;
@@ -53,7 +54,7 @@ void weft_program_release(weft_program *p) {
   free(p->options);
   free(p->ir);
   free(p->source);
-  pthread_mutex_destroy(&p->build_lock);
+  weft__lock_destroy(&p->build_lock);
   weft__object_fini(&p->object);
   free(p);
   weft_context_release(c);
@@ -84,6 +85,7 @@ int weft__program_done(weft_program *p, int rc, char *log, const char *what) {
 }
 
 int weft__program_reset(weft_program *p) {
+  assert(weft__lock_held(&p->build_lock));
   weft_device *dev = p->context->device;
   if (p->binary && atomic_load(&p->num_clones) > 0) {
     weft_binary **grown = realloc(p->retired, (p->num_retired + 1) * sizeof *grown);
@@ -100,15 +102,15 @@ int weft__program_reset(weft_program *p) {
 
 int weft_program_build(weft_program *p, const char *options) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
-  pthread_mutex_lock(&p->build_lock);
+  weft__lock(&p->build_lock);
   if (atomic_load(&p->num_kernels) > 0) {
-    pthread_mutex_unlock(&p->build_lock);
+    weft__unlock(&p->build_lock);
     return weft__fail(&p->object, WEFT_EINVAL, "the program cannot be rebuilt "
                       "while kernels made from it exist");
   }
   int rc = weft__program_reset(p);
   if (rc) {
-    pthread_mutex_unlock(&p->build_lock);
+    weft__unlock(&p->build_lock);
     return rc;
   }
   if (p->source) {
@@ -128,15 +130,15 @@ int weft_program_build(weft_program *p, const char *options) {
   p->binary = binary;
   if (!rc) p->binary_type = WEFT_BINARY_EXECUTABLE;
   rc = weft__program_done(p, rc, log, "build");
-  pthread_mutex_unlock(&p->build_lock);
+  weft__unlock(&p->build_lock);
   return rc;
 }
 
 int weft_program_build_cached(weft_program *p) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
-  pthread_mutex_lock(&p->build_lock);
+  weft__lock(&p->build_lock);
   int from = p->binary ? p->binary->from_cache : WEFT_ENOTBUILT;
-  pthread_mutex_unlock(&p->build_lock);
+  weft__unlock(&p->build_lock);
   return from;
 }
 

@@ -1,5 +1,6 @@
 /* program_ir.c: programs as the device's IR: binaries (Weft's container
  * around the IR), separate compilation and linking. */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,15 +88,16 @@ int weft_program_create_binary(weft_context *c, const void *binary,
 
 weft_program_binary_type weft_program_get_binary_type(weft_program *p) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_BINARY_NONE;
-  pthread_mutex_lock(&p->build_lock);
+  weft__lock(&p->build_lock);
   weft_program_binary_type t = p->binary_type;
-  pthread_mutex_unlock(&p->build_lock);
+  weft__unlock(&p->build_lock);
   return t;
 }
 
 /* An executable built from source has no IR until asked for: compile it
  * with the build's options (build_lock held). */
 static int make_ir(weft_program *p) {
+  assert(weft__lock_held(&p->build_lock));
   weft_device *dev = p->context->device;
   char *log = NULL;
   int rc = weft__device_compile(dev, p->source, p->length, p->options, NULL,
@@ -107,7 +109,7 @@ static int make_ir(weft_program *p) {
 int weft_program_get_binary(weft_program *p, void **binary, size_t *size) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM) || !binary || !size)
     return WEFT_EINVAL;
-  pthread_mutex_lock(&p->build_lock);
+  weft__lock(&p->build_lock);
   int rc = 0;
   if (p->binary_type == WEFT_BINARY_NONE)
     rc = weft__fail(&p->object, WEFT_ENOTBUILT, "the program has no binary "
@@ -127,7 +129,7 @@ int weft_program_get_binary(weft_program *p, void **binary, size_t *size) {
     *binary = out;
     *size = sizeof h + p->ir_size;
   }
-  pthread_mutex_unlock(&p->build_lock);
+  weft__unlock(&p->build_lock);
   return rc;
 }
 
@@ -147,7 +149,7 @@ int weft_program_compile(weft_program *p, const char *options,
                       "no source", i);
     headers[i] = (weft_jit_header){names[i], sources[i]};
   }
-  pthread_mutex_lock(&p->build_lock);
+  weft__lock(&p->build_lock);
   if (!rc && !p->source)
     rc = weft__fail(&p->object, WEFT_EINVAL, "only a program made from "
                     "source can be compiled");
@@ -167,7 +169,7 @@ int weft_program_compile(weft_program *p, const char *options,
     if (!rc) p->binary_type = WEFT_BINARY_OBJECT;
     rc = weft__program_done(p, rc, log, "compilation");
   }
-  pthread_mutex_unlock(&p->build_lock);
+  weft__unlock(&p->build_lock);
   free(headers);
   return rc;
 }

@@ -1,6 +1,7 @@
 /* svm.c: shared virtual memory. Each context keeps its allocations sorted
  * by address, so a pointer anywhere inside one (a kernel argument, a host
  * pointer of a buffer) is found by binary search. */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ static size_t upper_bound(const weft_context *c, const char *p) {
 
 /* The block holding p, or NULL (svm_lock held). */
 static weft_svm_block *block_of(weft_context *c, const void *p) {
+  assert(weft__lock_held(&c->svm_lock));
   size_t i = upper_bound(c, p);
   if (!i) return NULL;
   weft_svm_block *b = &c->svm[i - 1];
@@ -65,9 +67,9 @@ int weft_svm_alloc(weft_context *c, size_t size, size_t alignment, void **out) {
   void *p = NULL;
   int rc = dev->ops->svm_alloc(dev, size, alignment, &p, &msg);
   if (rc) return weft__fail(&c->object, rc, "%s", msg.text);
-  pthread_mutex_lock(&c->svm_lock);
+  weft__lock(&c->svm_lock);
   rc = insert_block(c, p, size);
-  pthread_mutex_unlock(&c->svm_lock);
+  weft__unlock(&c->svm_lock);
   if (rc) {
     dev->ops->svm_free(dev, p, size);
     return weft__fail(&c->object, rc, "out of memory");
@@ -79,7 +81,7 @@ int weft_svm_alloc(weft_context *c, size_t size, size_t alignment, void **out) {
 int weft_svm_free(weft_context *c, void *ptr) {
   if (!weft__object_is(c, WEFT_KIND_CONTEXT)) return WEFT_EINVAL;
   if (!ptr) return 0;
-  pthread_mutex_lock(&c->svm_lock);
+  weft__lock(&c->svm_lock);
   size_t i = upper_bound(c, ptr);
   int found = i > 0 && c->svm[i - 1].base == ptr;
   size_t size = found ? c->svm[i - 1].size : 0;
@@ -87,7 +89,7 @@ int weft_svm_free(weft_context *c, void *ptr) {
     memmove(&c->svm[i - 1], &c->svm[i], (c->num_svm - i) * sizeof *c->svm);
     c->num_svm--;
   }
-  pthread_mutex_unlock(&c->svm_lock);
+  weft__unlock(&c->svm_lock);
   if (!found)
     return weft__fail(&c->object, WEFT_EINVAL, "%p is not the start of an "
                       "SVM allocation of this context", ptr);
@@ -97,10 +99,10 @@ int weft_svm_free(weft_context *c, void *ptr) {
 
 int weft_svm_find(weft_context *c, const void *ptr, void **base, size_t *size) {
   if (!weft__object_is(c, WEFT_KIND_CONTEXT)) return WEFT_EINVAL;
-  pthread_mutex_lock(&c->svm_lock);
+  weft__lock(&c->svm_lock);
   weft_svm_block *b = ptr ? block_of(c, ptr) : NULL;
   if (b && base) *base = b->base;
   if (b && size) *size = b->size;
-  pthread_mutex_unlock(&c->svm_lock);
+  weft__unlock(&c->svm_lock);
   return b ? 0 : WEFT_EINVAL;
 }

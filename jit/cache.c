@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "jit/cache_files.h"
 #include "jit/perf_map.h"
 #include "weft/weft.h"
@@ -129,7 +130,7 @@ static int stamps_hold(const char *stamps) {
 
 /* ------------------------------------------------------ process's table */
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static weft_lock table_lock = WEFT_LOCK_INITIALIZER;
 static weft_cached *table;
 /* In a build helper (weft__cache_remember), the entry its build made or
  * found, with a reference (table_lock). */
@@ -151,13 +152,15 @@ static void entry_free(weft_cached *c) {
  * held). Entries whose headers changed stay in the table, unused, until
  * the binaries that still run them are gone. */
 static weft_cached *table_get(const weft_cache_key *key) {
+  assert(weft__lock_held(&table_lock));
   for (weft_cached *c = table; c; c = c->next)
     if (!strcmp(c->key.hex, key->hex) && stamps_hold(c->stamps)) return c;
   return NULL;
 }
 
 static void table_remove(weft_cached *gone) {
-  /* Called with table_lock held, for an entry whose last reference went. */
+  assert(weft__lock_held(&table_lock));
+  /* For an entry whose last reference went. */
   for (weft_cached **link = &table; *link; link = &(*link)->next)
     if (*link == gone) {
       *link = gone->next;
@@ -167,10 +170,10 @@ static void table_remove(weft_cached *gone) {
 
 void weft__cache_release(weft_cached *c) {
   if (!c) return;
-  pthread_mutex_lock(&table_lock);
+  weft__lock(&table_lock);
   int last = atomic_fetch_sub(&c->refs, 1) == 1;
   if (last) table_remove(c);
-  pthread_mutex_unlock(&table_lock);
+  weft__unlock(&table_lock);
   if (last) entry_free(c);
 }
 
@@ -345,6 +348,7 @@ static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) 
  * the caller's, and takes one more). The one it replaces stays in the
  * table while others hold it. */
 static void remember(weft_cached *c) {
+  assert(weft__lock_held(&table_lock));
   if (!remembering) return;
   atomic_fetch_add(&c->refs, 1);
   weft_cached *old = remembered;
@@ -358,7 +362,7 @@ static void remember(weft_cached *c) {
 weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
                               int *from_disk) {
   *from_disk = 0;
-  pthread_mutex_lock(&table_lock);
+  weft__lock(&table_lock);
   weft_cached *c = table_get(key);
   if (c) {
     atomic_fetch_add(&c->refs, 1);
@@ -368,7 +372,7 @@ weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
     *from_disk = 1;
   }
   if (c) remember(c);
-  pthread_mutex_unlock(&table_lock);
+  weft__unlock(&table_lock);
   return c;
 }
 
@@ -390,14 +394,14 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
   }
   memcpy(c->descs, descs, descs_size);
   c->descs_size = descs_size;
-  pthread_mutex_lock(&table_lock);
+  weft__lock(&table_lock);
   weft_cached *other = table_get(key);
   if (other && !strcmp(other->prefix, c->prefix)) {
     /* Built by another thread meanwhile: its code is loaded under the
      * same names, so use it. */
     atomic_fetch_add(&other->refs, 1);
     remember(other);
-    pthread_mutex_unlock(&table_lock);
+    weft__unlock(&table_lock);
     entry_free(c);
     *out = other;
     return 0;
@@ -408,7 +412,7 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
     table = c;
     remember(c);
   }
-  pthread_mutex_unlock(&table_lock);
+  weft__unlock(&table_lock);
   if (rc) {
     entry_free(c);
     return rc;
@@ -427,18 +431,18 @@ void weft__cache_only(int on) { cache_only = on; }
 int weft__cache_only_now(void) { return cache_only; }
 
 void weft__cache_remember(void) {
-  pthread_mutex_lock(&table_lock);
+  weft__lock(&table_lock);
   remembering = 1;
-  pthread_mutex_unlock(&table_lock);
+  weft__unlock(&table_lock);
 }
 
 int weft__cache_remembered_bytes(unsigned char **out, size_t *size,
                                  weft_cache_kind *kind) {
   *out = NULL;
-  pthread_mutex_lock(&table_lock);
+  weft__lock(&table_lock);
   weft_cached *c = remembered;
   if (c) atomic_fetch_add(&c->refs, 1);
-  pthread_mutex_unlock(&table_lock);
+  weft__unlock(&table_lock);
   if (!c) return WEFT_EINVAL;
   *kind = c->code ? WEFT_CACHE_CODE : WEFT_CACHE_PTX;
   const void *object = c->code ? c->object : c->ptx;
@@ -478,16 +482,16 @@ weft_cached *weft__cache_adopt(weft_cache_kind kind, const unsigned char *bytes,
   weft_cached *c = parse_entry(&key, kind, &fd, &damaged);
   free(fd.data);
   if (!c) return NULL;
-  pthread_mutex_lock(&table_lock);
+  weft__lock(&table_lock);
   weft_cached *other = table_get(&key);
   if (other && !strcmp(other->prefix, c->prefix)) {
     atomic_fetch_add(&other->refs, 1);
-    pthread_mutex_unlock(&table_lock);
+    weft__unlock(&table_lock);
     entry_free(c);
     return other;
   }
   c->next = table;
   table = c;
-  pthread_mutex_unlock(&table_lock);
+  weft__unlock(&table_lock);
   return c;
 }

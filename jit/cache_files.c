@@ -1,6 +1,7 @@
 /* cache_files.c: the kernel cache's folder and its files (cache_files.h). */
 #include "jit/cache_files.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,19 +13,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static pthread_mutex_t folder_lock = PTHREAD_MUTEX_INITIALIZER;
+#include "base/lock.h"
+
+static weft_lock folder_lock = WEFT_LOCK_INITIALIZER;
 static char *folder_path;
 static int folder_fd = -1;
 static int folder_refused; /* untrusted: reported, never used */
 
 void weft__cache_folder_set(const char *path) {
-  pthread_mutex_lock(&folder_lock);
+  weft__lock(&folder_lock);
   free(folder_path);
   folder_path = path && *path ? strdup(path) : NULL;
   if (folder_fd >= 0) close(folder_fd);
   folder_fd = -1;
   folder_refused = 0;
-  pthread_mutex_unlock(&folder_lock);
+  weft__unlock(&folder_lock);
 }
 
 /* Why st may not be trusted (NULL: it may), in why[size]. Only the
@@ -61,6 +64,7 @@ static void make_folders(const char *path) {
 
 /* Opens and checks the folder (folder_lock held). */
 static void folder_open(int create) {
+  assert(weft__lock_held(&folder_lock));
   if (create) make_folders(folder_path);
   int fd = open(folder_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return; /* absent, or not ours to read: no disk cache */
@@ -82,10 +86,10 @@ static void folder_open(int create) {
 }
 
 int weft__cache_folder(int create) {
-  pthread_mutex_lock(&folder_lock);
+  weft__lock(&folder_lock);
   if (folder_path && folder_fd < 0 && !folder_refused) folder_open(create);
   int fd = folder_fd;
-  pthread_mutex_unlock(&folder_lock);
+  weft__unlock(&folder_lock);
   return fd;
 }
 

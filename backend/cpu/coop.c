@@ -167,6 +167,7 @@ static coop_slot *pop_ready(launch_state *l) {
 
 /* Takes s out of the ready queue (coop_lock held). */
 static void unlink_ready(launch_state *l, coop_slot *s) {
+  assert(weft__lock_held(&l->coop_lock));
   coop_slot **p = &l->ready_head, *prev = NULL;
   while (*p != s) prev = *p, p = &(*p)->next;
   *p = s->next;
@@ -231,6 +232,7 @@ static void slot_main(void *arg) {
 /* Starts group index in a slot (coop_lock held); NULL when out of memory
  * (the launch has failed then). */
 static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
+  assert(weft__lock_held(&l->coop_lock));
   const weft_launch_desc *d = l->desc;
   weft_executor *e = w->executor;
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
@@ -268,6 +270,7 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
 
 /* Runs s on worker w until it stops (coop_lock not held). */
 static void resume(cpu_worker *w, coop_slot *s) {
+  assert(!weft__lock_held(&s->group.launch->coop_lock));
   cpu_group *g = &s->group;
   g->worker = w;
   w->current = g;
@@ -280,6 +283,7 @@ static void resume(cpu_worker *w, coop_slot *s) {
  * waker stores before it reads the count (weft__cpu_wake): either the look
  * sees the store, or the waker sees the count and takes the lock. */
 static void park(launch_state *l, coop_slot *s) {
+  assert(weft__lock_held(&l->coop_lock));
   __atomic_fetch_add(&l->num_waiting, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(s->word, __ATOMIC_SEQ_CST) != s->expected) {
     __atomic_fetch_sub(&l->num_waiting, 1, __ATOMIC_RELAXED);
@@ -303,6 +307,7 @@ static void park(launch_state *l, coop_slot *s) {
  * and sets it; the only other reader, report_deadlock, runs when no ready
  * group can go on, and these can. */
 static unsigned wake_all_waiting(launch_state *l) {
+  assert(weft__lock_held(&l->coop_lock));
   /* Under the lock, num_waiting counts the listed groups exactly: park
    * counts itself and lists itself (or not) in one hold. */
   unsigned n = __atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED);
@@ -320,6 +325,7 @@ static unsigned wake_all_waiting(launch_state *l) {
 
 /* What happens to s once it has stopped (coop_lock held). */
 static void settle(launch_state *l, coop_slot *s) {
+  assert(weft__lock_held(&l->coop_lock));
   s->preempted = s->state == SLOT_PREEMPTED;
   if (s->preempted) { /* neither progress nor spinning */
     push_ready(l, s);
@@ -454,6 +460,7 @@ uint64_t weft__coop_random(launch_state *l) {
  * progress, or a new one, with equal chances (coop_lock held); NULL when
  * there is none. */
 static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
+  assert(weft__lock_held(&l->coop_lock));
   unsigned ready = 0;
   for (coop_slot *s = l->ready_head; s; s = s->next) ready += can_progress(s);
   *start = 0;
@@ -511,6 +518,7 @@ static int64_t group_priority(const coop_slot *s) {
  * *slot NULL when starting wins (coop_lock held, or the launch's only
  * thread). INT64_MIN: none. */
 static int64_t best_ready(launch_state *l, int can_start, coop_slot **slot) {
+  assert(l->random || weft__lock_held(&l->coop_lock));
   int64_t best = can_start ? weft__pct_unstarted_priority(l) : INT64_MIN;
   *slot = NULL;
   for (coop_slot *s = l->ready_head; s; s = s->next) {
@@ -525,6 +533,7 @@ static int64_t best_ready(launch_state *l, int can_start, coop_slot **slot) {
  * resume at its best work-item; or NULL, with *start when the next group
  * to start wins (coop_lock held). */
 static coop_slot *pick_pct(launch_state *l, int can_start, int *start) {
+  assert(weft__lock_held(&l->coop_lock));
   coop_slot *s;
   int64_t best = best_ready(l, can_start, &s);
   *start = best != INT64_MIN && !s;
@@ -707,25 +716,26 @@ static void pause_a_while(unsigned idle) {
 /* A thread with nothing to run (coop_lock held, and held again on
  * return). */
 static void wait_idle(launch_state *l, unsigned *idle) {
+  assert(weft__lock_held(&l->coop_lock));
   if (l->num_ready && !l->watching) {
     /* Pollers, whose words a running group may store to any time: one
      * idle thread watches them; the others sleep until a group stops, so
      * that their looks do not hold the lock the running need. */
     l->watching = 1;
-    pthread_mutex_unlock(&l->coop_lock);
+    weft__unlock(&l->coop_lock);
     pause_a_while(++*idle);
-    pthread_mutex_lock(&l->coop_lock);
+    weft__lock(&l->coop_lock);
     l->watching = 0;
   } else if (!l->num_ready && ++*idle <= 2) {
     /* A group that parks is often woken a few microseconds later (a
      * barrier's release): wait for it awake before sleeping, which would
      * cost a thread's wake-up, tens of microseconds. */
-    pthread_mutex_unlock(&l->coop_lock);
+    weft__unlock(&l->coop_lock);
     wait_for_ready(l);
-    pthread_mutex_lock(&l->coop_lock);
+    weft__lock(&l->coop_lock);
   } else {
     l->sleepers++;
-    pthread_cond_wait(&l->coop_changed, &l->coop_lock);
+    weft__lock_wait(&l->coop_lock, &l->coop_changed);
     l->sleepers--;
   }
 }
@@ -742,6 +752,7 @@ static void wait_idle(launch_state *l, unsigned *idle) {
  * plain ones (woken, not spinning or polling: they will run until they
  * stop again). They count as running from now (coop_lock held). */
 static unsigned take_batch(launch_state *l, coop_slot **batch) {
+  assert(weft__lock_held(&l->coop_lock));
   unsigned share = l->num_ready / l->executor->num_workers, n = 0;
   while (n < share && n < BATCH - 1 && l->ready_head &&
          !l->ready_head->spun && !l->ready_head->polls) {
@@ -757,6 +768,7 @@ static unsigned take_batch(launch_state *l, coop_slot **batch) {
  * (coop_lock not held). */
 static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
                       unsigned n) {
+  assert(!weft__lock_held(&l->coop_lock));
   for (unsigned i = 0; i < n; i++) {
     w->batch_left = n - 1 - i;
     if (!i || !atomic_load_explicit(&l->failed, memory_order_relaxed))
@@ -767,13 +779,14 @@ static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
 
 /* After a change the sleeping threads may act on (coop_lock held). */
 static void wake_sleepers(launch_state *l) {
+  assert(weft__lock_held(&l->coop_lock));
   if (l->sleepers) pthread_cond_broadcast(&l->coop_changed);
 }
 
 void weft__coop_run(cpu_worker *w, launch_state *l) {
   /* A random schedule is one thread's: the interleaving is the seed's. */
   if (l->random && w != &l->executor->workers[0]) return;
-  pthread_mutex_lock(&l->coop_lock);
+  weft__lock(&l->coop_lock);
   unsigned idle = 0; /* looks in a row that found nothing to run */
   for (;;) {
     if (atomic_load(&l->failed) || l->finished == l->total) break;
@@ -827,24 +840,24 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     l->running_spinners += spinner;
     coop_slot *batch[BATCH] = {s};
     unsigned n = 1 + (l->random || spinner ? 0 : take_batch(l, batch + 1));
-    pthread_mutex_unlock(&l->coop_lock);
+    weft__unlock(&l->coop_lock);
     run_batch(w, l, batch, n);
-    pthread_mutex_lock(&l->coop_lock);
+    weft__lock(&l->coop_lock);
     l->running -= n;
     l->running_spinners -= spinner;
     for (unsigned i = 0; i < n; i++) settle(l, batch[i]);
     wake_sleepers(l);
   }
   pthread_cond_broadcast(&l->coop_changed);
-  pthread_mutex_unlock(&l->coop_lock);
+  weft__unlock(&l->coop_lock);
 }
 
 void weft__coop_failed(launch_state *l) {
-  pthread_mutex_lock(&l->coop_lock);
+  weft__lock(&l->coop_lock);
   /* The faulting group is abandoned where it stopped. */
   if (l->running) l->running--;
   pthread_cond_broadcast(&l->coop_changed);
-  pthread_mutex_unlock(&l->coop_lock);
+  weft__unlock(&l->coop_lock);
 }
 
 void weft__coop_begin(launch_state *l) {
@@ -854,7 +867,7 @@ void weft__coop_begin(launch_state *l) {
   pthread_mutexattr_t attr;
   pthread_mutexattr_init(&attr);
   pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-  pthread_mutex_init(&l->coop_lock, &attr);
+  weft__lock_init(&l->coop_lock, &attr);
   pthread_mutexattr_destroy(&attr);
   l->sleepers = 0;
   l->num_waiting = 0;
@@ -916,7 +929,7 @@ void weft__coop_end(launch_state *l) {
     free_slot(s, e->fibers);
   }
   pthread_cond_destroy(&l->coop_changed);
-  pthread_mutex_destroy(&l->coop_lock);
+  weft__lock_destroy(&l->coop_lock);
 }
 
 /* ------------------------------------------------- calls from kernels */
@@ -1055,7 +1068,7 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
    * none, as when a barrier's groups all spun, the lock is left alone. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (!__atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) return;
-  pthread_mutex_lock(&l->coop_lock);
+  weft__lock(&l->coop_lock);
   unsigned woke = 0;
   if (l->waiting_on == word &&
       count >= __atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) {
@@ -1079,5 +1092,5 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
   __atomic_fetch_sub(&l->num_waiting, woke, __ATOMIC_RELAXED);
   l->events++;
   if (woke) wake_sleepers(l);
-  pthread_mutex_unlock(&l->coop_lock);
+  weft__unlock(&l->coop_lock);
 }

@@ -17,6 +17,7 @@
 #include "backend/cpu/stacks.h"
 #include "backend/printf_format.h"
 #include "backend/report_text.h"
+#include "base/lock.h"
 
 /* Bytes of a worker's stack beyond the work-item stack size, for the
  * runtime's own frames below the kernel. */
@@ -181,7 +182,7 @@ struct launch_state {
   /* Cooperative launches (coop.c), all guarded by coop_lock. Waiting
    * groups read running, num_ready, next_group and num_resident without it
    * (a hint whether to spin), wakers num_waiting (whether to take it). */
-  _Alignas(64) pthread_mutex_t coop_lock;
+  _Alignas(64) weft_lock coop_lock;
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
   coop_slot *ready_head, *ready_tail;
