@@ -13,7 +13,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 
-#include "jit/builtins_parts.h"
+#include "builtins/builtins_parts.h"
 #include "weft/weft.h"
 
 extern const char weft__builtins_bc_start[];

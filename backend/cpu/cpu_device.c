@@ -11,7 +11,7 @@
 #include "backend/cpu/executor.h"
 #include "backend/cpu/guarded.h"
 #include "backend/cpu/sync_defaults.h"
-#include "backend/sync_options.h"
+#include "backend/common/sync_options.h"
 #include "jit/jit.h"
 
 /* Buffers from this size up are mapped: the kernel hands out zeroed pages

@@ -15,8 +15,8 @@
 #include "backend/cpu/fiber.h"
 #include "backend/cpu/pool.h"
 #include "backend/cpu/stacks.h"
-#include "backend/printf_format.h"
-#include "backend/report_text.h"
+#include "backend/common/printf_format.h"
+#include "backend/common/report_text.h"
 #include "base/lock.h"
 
 /* Bytes of a worker's stack beyond the work-item stack size, for the

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "backend/cpu/executor.h"
-#include "backend/printf_format.h"
+#include "backend/common/printf_format.h"
 
 /* A worker's buffer is written out once it holds this much. */
 #define FLUSH_AT (1u << 20)

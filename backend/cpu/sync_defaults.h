@@ -2,7 +2,7 @@
  * sync_defaults.h: this machine's default cl_weft_sync algorithms, from
  * the file `weft bench probe` writes (tools/sync_defaults.h gives its
  * format; its folder is the kernel cache's), as -D build options the
- * CPU device adds to the programs it builds (backend/sync_options.h).
+ * CPU device adds to the programs it builds (backend/common/sync_options.h).
  */
 #ifndef WEFT_BACKEND_CPU_SYNC_DEFAULTS_H
 #define WEFT_BACKEND_CPU_SYNC_DEFAULTS_H

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_device.h"
-#include "backend/sync_options.h"
+#include "backend/common/sync_options.h"
 #include "jit/compile.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
@@ -20,7 +20,7 @@
  * counting_semaphore and the paper's queue-form sleeping semaphore from 1
  * to 120 units; the native one, faster at 10 units and fewer, fell to
  * 0.29x at 120 units and 264 groups. A program's own choice wins
- * (backend/sync_options.h). */
+ * (backend/common/sync_options.h). */
 static const char gpu_sync_defaults[] =
     " -DWEFT_SEMAPHORE_IMPL=WEFT_SEMAPHORE_SLEEPING";
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_device.h"
-#include "backend/report_text.h"
+#include "backend/common/report_text.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 

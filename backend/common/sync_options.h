@@ -4,8 +4,8 @@
  * machine, backend/cpu/sync_defaults.h; a GPU's fixed), unless the
  * program chooses for itself.
  */
-#ifndef WEFT_BACKEND_SYNC_OPTIONS_H
-#define WEFT_BACKEND_SYNC_OPTIONS_H
+#ifndef WEFT_BACKEND_COMMON_SYNC_OPTIONS_H
+#define WEFT_BACKEND_COMMON_SYNC_OPTIONS_H
 
 /* options followed by those of defaults whose macro options does not
  * mention: a program's own choice wins. malloc'd; NULL when out of memory. */

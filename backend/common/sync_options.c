@@ -1,6 +1,6 @@
 /* sync_options.c: a device's default cl_weft_sync algorithms added to a
  * program's build options (sync_options.h). */
-#include "backend/sync_options.h"
+#include "backend/common/sync_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * conversions, plus the vector specifier (%v4hlf: the elements formatted
  * alike and joined by commas). Any back end formats with it.
  */
-#ifndef WEFT_BACKEND_PRINTF_FORMAT_H
-#define WEFT_BACKEND_PRINTF_FORMAT_H
+#ifndef WEFT_BACKEND_COMMON_PRINTF_FORMAT_H
+#define WEFT_BACKEND_COMMON_PRINTF_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * set of a builtin's overloads: the identifier inside the mangled name
  * (_Z3sinf and _Z3sinDv4_f are both "sin").
  */
-#ifndef WEFT_JIT_BUILTINS_PARTS_H
-#define WEFT_JIT_BUILTINS_PARTS_H
+#ifndef WEFT_BUILTINS_BUILTINS_PARTS_H
+#define WEFT_BUILTINS_BUILTINS_PARTS_H
 
 #include <stdint.h>
 #include <stdio.h>

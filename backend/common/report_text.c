@@ -1,5 +1,5 @@
 /* report_text.c: the words of the devices' reports (see report_text.h). */
-#include "backend/report_text.h"
+#include "backend/common/report_text.h"
 
 #include <stdio.h>
 

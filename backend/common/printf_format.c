@@ -1,7 +1,7 @@
 /* printf_format.c: OpenCL C printf formatting (see printf_format.h). Each
  * conversion is handed to the C library's snprintf, element by element, so
  * the output is what the host's printf gives for the same values. */
-#include "backend/printf_format.h"
+#include "backend/common/printf_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

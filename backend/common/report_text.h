@@ -3,8 +3,8 @@
  * what a waiting work-group waits on (WEFT_WAIT_* in jit/kernel_abi.h),
  * and ids as OpenCL numbers them.
  */
-#ifndef WEFT_BACKEND_REPORT_TEXT_H
-#define WEFT_BACKEND_REPORT_TEXT_H
+#ifndef WEFT_BACKEND_COMMON_REPORT_TEXT_H
+#define WEFT_BACKEND_COMMON_REPORT_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>

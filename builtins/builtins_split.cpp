@@ -10,7 +10,7 @@
 // definitions (llvm::CloneModule with a predicate), which is all this does.
 // The output format is in builtins_parts.h.
 
-#include "jit/builtins_parts.h"
+#include "builtins/builtins_parts.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
