@@ -11,10 +11,8 @@ Each folder has a layer (LAYERS below). Three rules:
      $<TARGET_OBJECTS> gives them) calls or reads a symbol defined in an
      object of a higher layer (which an #include alone would not show: a
      declaration written out by hand).
-Rule 2 has one known exception, KNOWN_CYCLES, which the architecture issue
-removes; an exception that no longer occurs is an error too, so the list
-only shrinks. Prints each breach; exit status 1 if any, else 0. Also prints,
-for information, the cycles of calls between object files of one folder.
+Prints each breach; exit status 1 if any, else 0. Also prints, for
+information, the cycles of calls between object files of one folder.
 """
 import collections
 import os
@@ -33,13 +31,6 @@ LAYERS = {
     "tools": 6, "bench": 6, "examples": 6,
 }
 SUFFIXES = (".c", ".h", ".cpp", ".S", ".cl", ".cuh")
-
-# Cycles of units that are known and tracked: frozenset of units -> why.
-KNOWN_CYCLES = {
-    frozenset({"backend/cpu/executor", "backend/cpu/executor_internal"}):
-        "the CPU executor's shared state (issue 22, item 2: a group runner "
-        "below a scheduler interface)",
-}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -124,17 +115,9 @@ def check_includes(root):
             a, b = os.path.splitext(path)[0], os.path.splitext(target)[0]
             if a != b:
                 units[a].add(b)
-    found = cycles(units)
-    for cycle in found:
-        if cycle not in KNOWN_CYCLES:
-            breaches.append("units include each other in a loop: " +
-                            ", ".join(sorted(cycle)))
-    for cycle, why in KNOWN_CYCLES.items():
-        if cycle not in found:
-            breaches.append("known cycle no longer occurs (remove it from "
-                            "KNOWN_CYCLES): " + ", ".join(sorted(cycle)))
-        else:
-            print("known cycle, " + why + ": " + ", ".join(sorted(cycle)))
+    for cycle in cycles(units):
+        breaches.append("units include each other in a loop: " +
+                        ", ".join(sorted(cycle)))
     return breaches, len(files)
 
 

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cpu/executor.h"
 #include "backend/cpu/executor_internal.h"
 
 typedef enum slot_state {

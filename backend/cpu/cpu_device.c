@@ -10,6 +10,7 @@
 
 #include "backend/cpu/executor.h"
 #include "backend/cpu/guarded.h"
+#include "backend/cpu/kernel_calls.h"
 #include "backend/cpu/sync_defaults.h"
 #include "backend/common/sync_options.h"
 #include "jit/jit.h"

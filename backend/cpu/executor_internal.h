@@ -10,19 +10,22 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "backend/cpu/executor.h"
 #include "backend/cpu/fault.h"
 #include "backend/cpu/fiber.h"
+#include "backend/cpu/kernel_calls.h"
 #include "backend/cpu/pool.h"
 #include "backend/cpu/stacks.h"
 #include "backend/common/printf_format.h"
 #include "backend/common/report_text.h"
+#include "backend/device.h"
+#include "base/config.h"
 #include "base/lock.h"
 
 /* Bytes of a worker's stack beyond the work-item stack size, for the
  * runtime's own frames below the kernel. */
 #define WORKER_STACK_EXTRA (64u * 1024u)
 
+typedef struct weft_executor weft_executor;
 typedef struct launch_state launch_state;
 typedef struct cpu_worker cpu_worker;
 typedef struct cpu_group cpu_group;
@@ -236,6 +239,12 @@ struct launch_state {
   uint64_t trace_total;
   trace_stretch trace[TRACE_MAX];
 };
+
+/* The printf output buffer of the worker running ctx's group. */
+weft_text *weft__executor_output(weft_wg_ctx *ctx);
+
+/* Writes a printf buffer to stdout and empties it (printf.c). */
+void weft__cpu_output_flush(weft_text *out);
 
 /* Reports a failure of the launch (the first report wins). */
 void weft__executor_report(launch_state *l, int status, const char *fmt, ...)

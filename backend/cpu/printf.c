@@ -4,7 +4,7 @@
  * the launch ends (crashed or not), or sooner when one grows large. */
 #include <stdio.h>
 
-#include "backend/cpu/executor.h"
+#include "backend/cpu/executor_internal.h"
 #include "backend/common/printf_format.h"
 
 /* A worker's buffer is written out once it holds this much. */
