@@ -20,13 +20,13 @@
  * Debugging kernels). Records are replaced, never merged across
  * work-items, so a lost record only hides a race, never invents one.
  *
- * __local records follow the group's local memory (executor.c makes the
+ * __local records follow the group's local memory (group.c makes the
  * room and clears it for each group; one thread runs a group at a time).
  * Buffer records are mapped per argument, so that only the words touched
  * cost memory, and kept under striped spin locks: groups on other threads
  * touch them too. The executor keeps them from one launch to the next
  * (mapping and first touching them is most of their cost; they grow as
- * weft__executor_reserve grows memory kept between groups); the count
+ * weft__reserve grows memory kept between groups); the count
  * never goes back, so a record older than the launch's first tick is of an
  * earlier launch, and no record needs clearing. */
 #include <inttypes.h>
@@ -38,6 +38,7 @@
 #include <sys/mman.h>
 
 #include "backend/cpu/executor_internal.h"
+#include "backend/cpu/reserve.h"
 
 /* One access recorded: work-item, bytes, site, barriers, synchronization. */
 typedef struct race_slot {
@@ -120,8 +121,8 @@ static int map_args(race_records *r, const weft_launch_desc *d) {
     if (a->kind == WEFT_ARG_VALUE || a->kind == WEFT_ARG_LOCAL ||
         a->address_space != WEFT_ADDRESS_GLOBAL || !d->arg_sizes[i])
       continue;
-    if (weft__executor_reserve((char **)&r->args[i], &r->arg_bytes[i],
-                               cells_bytes(d->arg_sizes[i])))
+    if (weft__reserve((char **)&r->args[i], &r->arg_bytes[i],
+                            cells_bytes(d->arg_sizes[i])))
       return -1;
   }
   return 0;
@@ -168,10 +169,10 @@ void weft__check_races_begin(launch_state *l) {
   }
   race_records *r = take_records(l->executor);
   if (!r ||
-      weft__executor_reserve((char **)&r->last_sync, &r->last_sync_bytes,
-                             l->total * per_group * sizeof *r->last_sync) ||
-      weft__executor_reserve((char **)&r->group_sync, &r->group_sync_bytes,
-                             l->total * sizeof *r->group_sync) ||
+      weft__reserve((char **)&r->last_sync, &r->last_sync_bytes,
+                          l->total * per_group * sizeof *r->last_sync) ||
+      weft__reserve((char **)&r->group_sync, &r->group_sync_bytes,
+                          l->total * sizeof *r->group_sync) ||
       map_args(r, d)) {
     if (r) free_records(r);
     fprintf(stderr, "weft: kernel '%s': no race check for this launch: out "
@@ -333,8 +334,8 @@ static uint8_t mask_of(uint64_t w, uint64_t from, uint64_t to) {
 
 void weft__check_races_describe(const launch_state *l, uint32_t item,
                                 char *out, size_t size) {
-  weft__executor_describe_linear(l, group_of(l->races, item),
-                                 (item - 1) % l->races->per_group, out, size);
+  weft__launch_describe_linear(l, group_of(l->races, item),
+                               (item - 1) % l->races->per_group, out, size);
 }
 
 /* ---------------------------------------------------------- generated */

@@ -55,7 +55,7 @@ void weft__check_record(cpu_group *g, unsigned k, uint32_t site,
     r->offset = offset;
     r->size = size;
     r->extent = s->arg >= 0 ? g->ctx.arg_sizes[s->arg] : s->extent;
-    weft__executor_describe_item(g, k, r->item, sizeof r->item);
+    weft__launch_describe_item(g, k, r->item, sizeof r->item);
     r->race = other != NULL;
     if (other) r->other = *other;
   }
@@ -232,5 +232,5 @@ void weft__check_reports_finish(launch_state *l) {
   }
   /* A failure the checks did not prevent (a fault, a deadlock) keeps its
    * own report: it ended the launch. */
-  if (!l->status) weft__executor_report(l, WEFT_ECHECK, "%s", text);
+  if (!l->status) weft__launch_report(l, WEFT_ECHECK, "%s", text);
 }

@@ -35,8 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/executor.h"
+#include "backend/cpu/coop_state.h"
 #include "backend/cpu/executor_internal.h"
+#include "backend/cpu/scheduler.h"
 
 typedef enum slot_state {
   SLOT_READY,
@@ -127,53 +128,35 @@ void weft__coop_free_slots(weft_executor *e) {
   }
 }
 
-/* The group's own fiber stack, if it is a cooperative group's (a slot's);
- * NULL for the groups of other launches, which run on their workers'. */
-static const weft_stacks *coop_stack(const cpu_group *g) {
-  const launch_state *l = g->launch;
-  if (!l || !(l->desc->kernel->flags & WEFT_KERNEL_COOPERATIVE)) return NULL;
-  return &((const coop_slot *)g)->stack;
-}
-
-int weft__coop_guard_hit(const cpu_group *g, const void *addr) {
-  const weft_stacks *stack = coop_stack(g);
-  return stack && weft__stacks_guard_hit(stack, addr) >= 0;
-}
-
-int weft__coop_stack_contains(const cpu_group *g, const void *addr) {
-  const weft_stacks *stack = coop_stack(g);
-  return stack && weft__stacks_contain(stack, addr);
-}
-
 /* ------------------------------------------------------ ready, waiting */
 
 static void push_ready(launch_state *l, coop_slot *s) {
   s->state = SLOT_READY;
   s->next = NULL;
-  if (l->ready_tail) l->ready_tail->next = s;
-  else l->ready_head = s;
-  l->ready_tail = s;
-  l->num_ready++;
+  if (l->coop->ready_tail) l->coop->ready_tail->next = s;
+  else l->coop->ready_head = s;
+  l->coop->ready_tail = s;
+  l->coop->num_ready++;
 }
 
 static coop_slot *pop_ready(launch_state *l) {
-  coop_slot *s = l->ready_head;
+  coop_slot *s = l->coop->ready_head;
   if (s) {
-    l->ready_head = s->next;
-    if (!l->ready_head) l->ready_tail = NULL;
-    l->num_ready--;
+    l->coop->ready_head = s->next;
+    if (!l->coop->ready_head) l->coop->ready_tail = NULL;
+    l->coop->num_ready--;
   }
   return s;
 }
 
 /* Takes s out of the ready queue (coop_lock held). */
 static void unlink_ready(launch_state *l, coop_slot *s) {
-  assert(weft__lock_held(&l->coop_lock));
-  coop_slot **p = &l->ready_head, *prev = NULL;
+  assert(weft__lock_held(&l->coop->coop_lock));
+  coop_slot **p = &l->coop->ready_head, *prev = NULL;
   while (*p != s) prev = *p, p = &(*p)->next;
   *p = s->next;
-  if (l->ready_tail == s) l->ready_tail = prev;
-  l->num_ready--;
+  if (l->coop->ready_tail == s) l->coop->ready_tail = prev;
+  l->coop->num_ready--;
 }
 
 /* Whether running s could change anything: not if it polls a word that
@@ -189,7 +172,7 @@ static int can_progress(const coop_slot *s) {
 /* The first ready group that can progress, taken from the queue; the
  * groups before it go to its back. NULL when none can. */
 static coop_slot *next_runnable(launch_state *l) {
-  for (unsigned n = l->num_ready; n; n--) {
+  for (unsigned n = l->coop->num_ready; n; n--) {
     coop_slot *s = pop_ready(l);
     if (can_progress(s)) return s;
     push_ready(l, s);
@@ -198,10 +181,10 @@ static coop_slot *next_runnable(launch_state *l) {
 }
 
 static void link_resident(launch_state *l, coop_slot *s) {
-  s->next_resident = l->resident;
-  if (l->resident) l->resident->prev_resident = &s->next_resident;
-  s->prev_resident = &l->resident;
-  l->resident = s;
+  s->next_resident = l->coop->resident;
+  if (l->coop->resident) l->coop->resident->prev_resident = &s->next_resident;
+  s->prev_resident = &l->coop->resident;
+  l->coop->resident = s;
 }
 
 static void unlink_resident(coop_slot *s) {
@@ -218,14 +201,14 @@ static void unlink_resident(coop_slot *s) {
 static void switch_to_scheduler(coop_slot *s) {
   cpu_group *g = &s->group;
   weft__cpu_output_flush(&g->worker->output);
-  g->worker->executor->fibers->swap(weft__executor_fiber_of(g, g->cur),
+  g->worker->executor->fibers->swap(weft__group_fiber_of(g, g->cur),
                                     &g->worker->sched);
 }
 
 /* The group's own fiber: run the group, then leave for good. */
 static void slot_main(void *arg) {
   coop_slot *s = arg;
-  weft__executor_run_group(&s->group, s->group.index);
+  weft__group_run(&s->group, s->group.index);
   s->state = SLOT_FINISHING;
   switch_to_scheduler(s);
 }
@@ -233,7 +216,7 @@ static void slot_main(void *arg) {
 /* Starts group index in a slot (coop_lock held); NULL when out of memory
  * (the launch has failed then). */
 static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
-  assert(weft__lock_held(&l->coop_lock));
+  assert(weft__lock_held(&l->coop->coop_lock));
   const weft_launch_desc *d = l->desc;
   weft_executor *e = w->executor;
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
@@ -241,41 +224,42 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   void *stack = s ? weft__stacks_get(&s->stack, 0) : NULL;
   if (!stack ||
       slot_reserve(&s->local_mem, &s->local_capacity,
-                   weft__executor_local_bytes(d)) ||
+                   weft__group_local_bytes(d)) ||
       ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
        slot_reserve(&s->private_mem, &s->private_capacity,
                     d->kernel->private_size * items)) ||
-      weft__executor_prepare_group(&s->group, w, l, s->local_mem,
-                                   s->private_mem, &s->item_stacks)) {
+      weft__group_prepare(&s->group, w, l, s->local_mem,
+                          s->private_mem, &s->item_stacks)) {
     if (s) {
       s->next = e->free_slots;
       e->free_slots = s;
     }
-    weft__executor_report(l, WEFT_ENOMEM, "out of memory for work-group %llu "
-                          "of kernel '%s' (%u are resident)",
-                          (unsigned long long)index, d->kernel->name,
-                          l->num_resident);
+    weft__launch_report(l, WEFT_ENOMEM, "out of memory for work-group %llu "
+                        "of kernel '%s' (%u are resident)",
+                        (unsigned long long)index, d->kernel->name,
+                        l->coop->num_resident);
     return NULL;
   }
   s->group.index = index;
   s->group.cur = 0;
+  s->group.own_stack = &s->stack;
   if (l->pct) weft__pct_start_group(&s->group);
   s->spun = 0;
   s->preempted = 0;
   s->polls = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
   link_resident(l, s);
-  l->num_resident++;
+  l->coop->num_resident++;
   return s;
 }
 
 /* Runs s on worker w until it stops (coop_lock not held). */
 static void resume(cpu_worker *w, coop_slot *s) {
-  assert(!weft__lock_held(&s->group.launch->coop_lock));
+  assert(!weft__lock_held(&s->group.launch->coop->coop_lock));
   cpu_group *g = &s->group;
   g->worker = w;
   w->current = g;
-  w->executor->fibers->swap(&w->sched, weft__executor_fiber_of(g, g->cur));
+  w->executor->fibers->swap(&w->sched, weft__group_fiber_of(g, g->cur));
   w->current = &w->group;
 }
 
@@ -284,20 +268,20 @@ static void resume(cpu_worker *w, coop_slot *s) {
  * waker stores before it reads the count (weft__cpu_wake): either the look
  * sees the store, or the waker sees the count and takes the lock. */
 static void park(launch_state *l, coop_slot *s) {
-  assert(weft__lock_held(&l->coop_lock));
-  __atomic_fetch_add(&l->num_waiting, 1, __ATOMIC_SEQ_CST);
+  assert(weft__lock_held(&l->coop->coop_lock));
+  __atomic_fetch_add(&l->coop->num_waiting, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(s->word, __ATOMIC_SEQ_CST) != s->expected) {
-    __atomic_fetch_sub(&l->num_waiting, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&l->coop->num_waiting, 1, __ATOMIC_RELAXED);
     push_ready(l, s);
     return;
   }
   s->state = SLOT_PARKED;
   /* Appended: wakes take the oldest waiters first. */
-  if (!l->waiting) l->waiting_on = s->word;
-  else if (l->waiting_on != s->word) l->waiting_on = NULL;
+  if (!l->coop->waiting) l->coop->waiting_on = s->word;
+  else if (l->coop->waiting_on != s->word) l->coop->waiting_on = NULL;
   s->next = NULL;
-  *l->waiting_end = s;
-  l->waiting_end = &s->next;
+  *l->coop->waiting_end = s;
+  l->coop->waiting_end = &s->next;
 }
 
 /* Moves the whole waiting list to the back of the ready queue, in O(1)
@@ -308,25 +292,25 @@ static void park(launch_state *l, coop_slot *s) {
  * and sets it; the only other reader, report_deadlock, runs when no ready
  * group can go on, and these can. */
 static unsigned wake_all_waiting(launch_state *l) {
-  assert(weft__lock_held(&l->coop_lock));
+  assert(weft__lock_held(&l->coop->coop_lock));
   /* Under the lock, num_waiting counts the listed groups exactly: park
    * counts itself and lists itself (or not) in one hold. */
-  unsigned n = __atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED);
-  coop_slot *last = (coop_slot *)((char *)l->waiting_end -
+  unsigned n = __atomic_load_n(&l->coop->num_waiting, __ATOMIC_RELAXED);
+  coop_slot *last = (coop_slot *)((char *)l->coop->waiting_end -
                                   offsetof(coop_slot, next));
-  if (l->ready_tail) l->ready_tail->next = l->waiting;
-  else l->ready_head = l->waiting;
-  l->ready_tail = last;
-  l->num_ready += n;
-  l->waiting = NULL;
-  l->waiting_end = &l->waiting;
-  l->waiting_on = NULL;
+  if (l->coop->ready_tail) l->coop->ready_tail->next = l->coop->waiting;
+  else l->coop->ready_head = l->coop->waiting;
+  l->coop->ready_tail = last;
+  l->coop->num_ready += n;
+  l->coop->waiting = NULL;
+  l->coop->waiting_end = &l->coop->waiting;
+  l->coop->waiting_on = NULL;
   return n;
 }
 
 /* What happens to s once it has stopped (coop_lock held). */
 static void settle(launch_state *l, coop_slot *s) {
-  assert(weft__lock_held(&l->coop_lock));
+  assert(weft__lock_held(&l->coop->coop_lock));
   s->preempted = s->state == SLOT_PREEMPTED;
   if (s->preempted) { /* neither progress nor spinning */
     push_ready(l, s);
@@ -337,8 +321,8 @@ static void settle(launch_state *l, coop_slot *s) {
    * exhaustive: it is not chosen again at once. */
   if (l->pct && s->spun && !s->polls)
     weft__pct_spun(l, &s->group.items[s->group.cur]);
-  if (s->spun && !s->polls) l->explore_spinner = s;
-  if (!s->spun) l->events++;
+  if (s->spun && !s->polls) l->coop->explore_spinner = s;
+  if (!s->spun) l->coop->events++;
   switch (s->state) {
   case SLOT_YIELDING:
     push_ready(l, s);
@@ -348,8 +332,8 @@ static void settle(launch_state *l, coop_slot *s) {
     break;
   case SLOT_FINISHING:
     unlink_resident(s);
-    l->num_resident--;
-    l->finished++;
+    l->coop->num_resident--;
+    l->coop->finished++;
     s->next = l->executor->free_slots;
     l->executor->free_slots = s;
     break;
@@ -375,7 +359,7 @@ static void describe_wait(const launch_state *l, const coop_slot *s, char *out,
 static void describe_waiter(const coop_slot *s, char *out, size_t size) {
   const cpu_group *g = &s->group;
   if (g->interleaved) {
-    weft__executor_describe_item(g, g->cur, out, size);
+    weft__launch_describe_item(g, g->cur, out, size);
     return;
   }
   char ids[64];
@@ -391,7 +375,7 @@ static void report_deadlock(launch_state *l) {
   unsigned shown = 0;
   /* The lowest-numbered groups first. */
   coop_slot *first[6] = {0};
-  for (coop_slot *s = l->resident; s; s = s->next_resident) {
+  for (coop_slot *s = l->coop->resident; s; s = s->next_resident) {
     coop_slot *c = s;
     for (int i = 0; i < 6 && c; i++)
       if (!first[i] || c->group.index < first[i]->group.index) {
@@ -407,27 +391,28 @@ static void report_deadlock(launch_state *l) {
       describe_wait(l, s, wait, sizeof wait);
     else snprintf(wait, sizeof wait, "memory it polls in a loop");
     /* The call's return address less one lies in the call. */
-    weft__executor_code_place(l->desc, s->pc ? (const char *)s->pc - 1 : NULL,
-                              place, sizeof place);
+    weft__launch_code_place(l->desc, s->pc ? (const char *)s->pc - 1 : NULL,
+                            place, sizeof place);
     used += (size_t)snprintf(text + used, sizeof text - used,
                              "%s%s%s waits on %s", shown++ ? "; " : "", who,
                              place, wait);
     if (used >= sizeof text) break;
   }
-  uint64_t unstarted = l->total - l->next_group;
+  uint64_t unstarted = l->total - l->coop->next_group;
   const char *why =
       !unstarted ? ""
-      : l->executor->resident_limit
+      : l->executor->config->resident_limit
           ? "; the others cannot start: WEFT_RESIDENT_GROUPS allows only "
             "that many resident, as a GPU's occupancy would"
           : "; the others cannot start";
-  weft__executor_report(
+  weft__launch_report(
       l, WEFT_EDEADLOCK,
       "kernel '%s': deadlock: %u work-groups wait and none can go on "
       "(%llu finished, %llu not started%s): %s%s",
-      l->desc->kernel->name, l->num_resident, (unsigned long long)l->finished,
+      l->desc->kernel->name, l->coop->num_resident,
+      (unsigned long long)l->coop->finished,
       (unsigned long long)unstarted, why, text,
-      l->num_resident > shown ? "; ..." : "");
+      l->coop->num_resident > shown ? "; ..." : "");
 }
 
 /* Called when only spinning groups are left to run and none runs: 1 once
@@ -437,51 +422,53 @@ static void report_deadlock(launch_state *l) {
  * count: a barrier's groups make events all the time, and a read at each
  * one took 5% of a 128-group global barrier's time on 2 threads. */
 static int spun_out(launch_state *l) {
-  if (l->events != l->spin_events) {
-    l->spin_events = l->events;
-    l->spin_settles = 0;
-    l->spin_start = 0;
+  if (l->coop->events != l->coop->spin_events) {
+    l->coop->spin_events = l->coop->events;
+    l->coop->spin_settles = 0;
+    l->coop->spin_start = 0;
     return 0;
   }
-  if (++l->spin_settles % 1024) return 0;
+  if (++l->coop->spin_settles % 1024) return 0;
   sched_yield();
-  double now = weft__executor_now();
-  if (!l->spin_start) l->spin_start = now;
-  return now - l->spin_start > l->executor->spin_timeout;
+  double now = weft__launch_now();
+  if (!l->coop->spin_start) l->coop->spin_start = now;
+  return now - l->coop->spin_start > l->executor->spin_timeout;
 }
 
 /* ------------------------------------------------------ random schedule */
 
-/* splitmix64: a small generator whose sequence a seed fixes. */
-uint64_t weft__coop_random(launch_state *l) {
-  return weft__mix64(l->rng += WEFT_GOLDEN_GAMMA);
+/* Whether the next group may start: there is one, and room for it. */
+static int can_start_group(const launch_state *l) {
+  return l->coop->next_group < l->total &&
+         l->coop->num_resident < l->coop->limit;
 }
 
 /* The next group to run in a random schedule: any ready group that can
  * progress, or a new one, with equal chances (coop_lock held); NULL when
  * there is none. */
 static coop_slot *pick_random(launch_state *l, int can_start, int *start) {
-  assert(weft__lock_held(&l->coop_lock));
+  assert(weft__lock_held(&l->coop->coop_lock));
   unsigned ready = 0;
-  for (coop_slot *s = l->ready_head; s; s = s->next) ready += can_progress(s);
+  for (coop_slot *s = l->coop->ready_head; s; s = s->next)
+    ready += can_progress(s);
   *start = 0;
   if (!ready && !can_start) return NULL;
-  uint64_t r = weft__coop_random(l) % (ready + (can_start ? 1 : 0));
+  uint64_t r = weft__schedule_random(l) % (ready + (can_start ? 1 : 0));
   if (r == ready) {
     *start = 1;
     return NULL;
   }
-  coop_slot **p = &l->ready_head, *prev = NULL;
+  coop_slot **p = &l->coop->ready_head, *prev = NULL;
   for (;; prev = *p, p = &(*p)->next)
     if (can_progress(*p) && !r--) break;
   coop_slot *s = *p;
   *p = s->next;
-  if (l->ready_tail == s) l->ready_tail = prev;
-  l->num_ready--;
+  if (l->coop->ready_tail == s) l->coop->ready_tail = prev;
+  l->coop->num_ready--;
   return s;
 }
 
-void weft__coop_note_schedule(launch_state *l) {
+static void note_schedule(launch_state *l) {
   weft_executor *e = l->executor;
   if (!l->random || !l->status) return;
   size_t used = strlen(l->msg->text);
@@ -519,10 +506,10 @@ static int64_t group_priority(const coop_slot *s) {
  * *slot NULL when starting wins (coop_lock held, or the launch's only
  * thread). INT64_MIN: none. */
 static int64_t best_ready(launch_state *l, int can_start, coop_slot **slot) {
-  assert(l->random || weft__lock_held(&l->coop_lock));
+  assert(l->random || weft__lock_held(&l->coop->coop_lock));
   int64_t best = can_start ? weft__pct_unstarted_priority(l) : INT64_MIN;
   *slot = NULL;
-  for (coop_slot *s = l->ready_head; s; s = s->next) {
+  for (coop_slot *s = l->coop->ready_head; s; s = s->next) {
     if (!can_progress(s)) continue;
     int64_t priority = group_priority(s);
     if (priority > best) best = priority, *slot = s;
@@ -534,7 +521,7 @@ static int64_t best_ready(launch_state *l, int can_start, coop_slot **slot) {
  * resume at its best work-item; or NULL, with *start when the next group
  * to start wins (coop_lock held). */
 static coop_slot *pick_pct(launch_state *l, int can_start, int *start) {
-  assert(weft__lock_held(&l->coop_lock));
+  assert(weft__lock_held(&l->coop->coop_lock));
   coop_slot *s;
   int64_t best = best_ready(l, can_start, &s);
   *start = best != INT64_MIN && !s;
@@ -553,13 +540,13 @@ static void pct_point(launch_state *l, coop_slot *s) {
   cpu_group *g = &s->group;
   weft__pct_step(l, &g->items[g->cur]);
   unsigned best = g->interleaved ? weft__pct_best_item(g, UINT_MAX) : g->cur;
-  int can_start = l->next_group < l->total && l->num_resident < l->limit;
+  int can_start = can_start_group(l);
   coop_slot *other;
   if (best_ready(l, can_start, &other) > g->items[best].priority) {
     s->state = SLOT_PREEMPTED;
     switch_to_scheduler(s);
   } else if (best != g->cur) {
-    weft__executor_switch_item(g, g->cur, best);
+    weft__group_switch_item(g, g->cur, best);
   }
 }
 
@@ -604,7 +591,7 @@ static unsigned candidates(launch_state *l, coop_slot *cur, coop_slot *skip,
       if (k != g->cur && g->items[k].state == ITEM_RUNNABLE)
         n = add(c, n, cur, k);
   }
-  for (coop_slot *s = l->ready_head; s; s = s->next)
+  for (coop_slot *s = l->coop->ready_head; s; s = s->next)
     if (s != skip && can_progress(s)) n = add_ready(c, n, s);
   if (can_start) n = add(c, n, NULL, 0);
   if (skip && !n && can_progress(skip)) n = add_ready(c, n, skip);
@@ -618,7 +605,7 @@ static unsigned explore_decide(launch_state *l, const candidate *c,
   uint64_t ids[WEFT_EXPLORE_IDS];
   for (unsigned i = 0; i < n && i < WEFT_EXPLORE_IDS; i++)
     ids[i] = c[i].slot ? weft__explore_id(c[i].slot->group.index, c[i].item)
-                       : weft__explore_id(l->next_group, UINT32_MAX);
+                       : weft__explore_id(l->coop->next_group, UINT32_MAX);
   return weft__explore_choose(l->executor->explore, n, ids, preempting);
 }
 
@@ -629,17 +616,17 @@ static unsigned explore_decide(launch_state *l, const candidate *c,
 static coop_slot *pick_explore(launch_state *l, int can_start, int *start) {
   candidate t;
   *start = 0;
-  if (l->explore_has_target) {
-    l->explore_has_target = 0;
-    t = (candidate){l->explore_target, l->explore_target_item};
+  if (l->coop->explore_has_target) {
+    l->coop->explore_has_target = 0;
+    t = (candidate){l->coop->explore_target, l->coop->explore_target_item};
   } else {
     /* After a spin, the next in line runs, as no decision: a choice at
      * every turn of every polling loop would multiply the interleavings
      * by two or more per turn, for spins that change nothing. */
     candidate c[MAX_CANDIDATES];
-    coop_slot *spinner = l->explore_spinner;
+    coop_slot *spinner = l->coop->explore_spinner;
     unsigned n = candidates(l, NULL, spinner, can_start, c);
-    l->explore_spinner = NULL;
+    l->coop->explore_spinner = NULL;
     if (!n) return NULL;
     t = c[spinner ? 0 : explore_decide(l, c, n, 0)];
   }
@@ -647,7 +634,7 @@ static coop_slot *pick_explore(launch_state *l, int can_start, int *start) {
    * point announced. One that starts touches nothing others see (its
    * first access comes with a schedule point), but when fewer groups fit
    * than the launch has, a start waits for a group's end. */
-  if (t.slot ? !t.slot->preempted : l->total > l->limit)
+  if (t.slot ? !t.slot->preempted : l->total > l->coop->limit)
     weft__explore_opaque(l->executor->explore);
   if (!t.slot) {
     *start = 1;
@@ -663,18 +650,18 @@ static coop_slot *pick_explore(launch_state *l, int can_start, int *start) {
  * the group, or preempt the group for another. */
 static void explore_point(launch_state *l, coop_slot *s) {
   cpu_group *g = &s->group;
-  int can_start = l->next_group < l->total && l->num_resident < l->limit;
+  int can_start = can_start_group(l);
   candidate c[MAX_CANDIDATES];
   unsigned n = candidates(l, s, NULL, can_start, c);
   unsigned i = explore_decide(l, c, n, 1);
   if (!i) return;
   if (c[i].slot == s) {
-    weft__executor_switch_item(g, g->cur, c[i].item);
+    weft__group_switch_item(g, g->cur, c[i].item);
     return;
   }
-  l->explore_has_target = 1;
-  l->explore_target = c[i].slot;
-  l->explore_target_item = c[i].item;
+  l->coop->explore_has_target = 1;
+  l->coop->explore_target = c[i].slot;
+  l->coop->explore_target_item = c[i].item;
   s->state = SLOT_PREEMPTED;
   switch_to_scheduler(s);
 }
@@ -693,8 +680,8 @@ static void cpu_pause(void) {
 
 static void wait_for_ready(launch_state *l) {
   for (int i = 0; i < IDLE_SPINS; i++) {
-    if (__atomic_load_n(&l->num_ready, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&l->running, __ATOMIC_RELAXED) == 0 ||
+    if (__atomic_load_n(&l->coop->num_ready, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&l->coop->running, __ATOMIC_RELAXED) == 0 ||
         atomic_load_explicit(&l->failed, memory_order_relaxed))
       return;
     cpu_pause();
@@ -717,27 +704,27 @@ static void pause_a_while(unsigned idle) {
 /* A thread with nothing to run (coop_lock held, and held again on
  * return). */
 static void wait_idle(launch_state *l, unsigned *idle) {
-  assert(weft__lock_held(&l->coop_lock));
-  if (l->num_ready && !l->watching) {
+  assert(weft__lock_held(&l->coop->coop_lock));
+  if (l->coop->num_ready && !l->coop->watching) {
     /* Pollers, whose words a running group may store to any time: one
      * idle thread watches them; the others sleep until a group stops, so
      * that their looks do not hold the lock the running need. */
-    l->watching = 1;
-    weft__unlock(&l->coop_lock);
+    l->coop->watching = 1;
+    weft__unlock(&l->coop->coop_lock);
     pause_a_while(++*idle);
-    weft__lock(&l->coop_lock);
-    l->watching = 0;
-  } else if (!l->num_ready && ++*idle <= 2) {
+    weft__lock(&l->coop->coop_lock);
+    l->coop->watching = 0;
+  } else if (!l->coop->num_ready && ++*idle <= 2) {
     /* A group that parks is often woken a few microseconds later (a
      * barrier's release): wait for it awake before sleeping, which would
      * cost a thread's wake-up, tens of microseconds. */
-    weft__unlock(&l->coop_lock);
+    weft__unlock(&l->coop->coop_lock);
     wait_for_ready(l);
-    weft__lock(&l->coop_lock);
+    weft__lock(&l->coop->coop_lock);
   } else {
-    l->sleepers++;
-    weft__lock_wait(&l->coop_lock, &l->coop_changed);
-    l->sleepers--;
+    l->coop->sleepers++;
+    weft__lock_wait(&l->coop->coop_lock, &l->coop->coop_changed);
+    l->coop->sleepers--;
   }
 }
 
@@ -753,14 +740,14 @@ static void wait_idle(launch_state *l, unsigned *idle) {
  * plain ones (woken, not spinning or polling: they will run until they
  * stop again). They count as running from now (coop_lock held). */
 static unsigned take_batch(launch_state *l, coop_slot **batch) {
-  assert(weft__lock_held(&l->coop_lock));
-  unsigned share = l->num_ready / l->executor->num_workers, n = 0;
-  while (n < share && n < BATCH - 1 && l->ready_head &&
-         !l->ready_head->spun && !l->ready_head->polls) {
+  assert(weft__lock_held(&l->coop->coop_lock));
+  unsigned share = l->coop->num_ready / l->executor->num_workers, n = 0;
+  while (n < share && n < BATCH - 1 && l->coop->ready_head &&
+         !l->coop->ready_head->spun && !l->coop->ready_head->polls) {
     batch[n] = pop_ready(l);
     batch[n++]->state = SLOT_RUNNING;
   }
-  l->running += n;
+  l->coop->running += n;
   return n;
 }
 
@@ -769,7 +756,7 @@ static unsigned take_batch(launch_state *l, coop_slot **batch) {
  * (coop_lock not held). */
 static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
                       unsigned n) {
-  assert(!weft__lock_held(&l->coop_lock));
+  assert(!weft__lock_held(&l->coop->coop_lock));
   for (unsigned i = 0; i < n; i++) {
     w->batch_left = n - 1 - i;
     if (!i || !atomic_load_explicit(&l->failed, memory_order_relaxed))
@@ -780,20 +767,20 @@ static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
 
 /* After a change the sleeping threads may act on (coop_lock held). */
 static void wake_sleepers(launch_state *l) {
-  assert(weft__lock_held(&l->coop_lock));
-  if (l->sleepers) pthread_cond_broadcast(&l->coop_changed);
+  assert(weft__lock_held(&l->coop->coop_lock));
+  if (l->coop->sleepers) pthread_cond_broadcast(&l->coop->coop_changed);
 }
 
-void weft__coop_run(cpu_worker *w, launch_state *l) {
+static void coop_run(cpu_worker *w, launch_state *l) {
   /* A random schedule is one thread's: the interleaving is the seed's. */
   if (l->random && w != &l->executor->workers[0]) return;
-  weft__lock(&l->coop_lock);
+  weft__lock(&l->coop->coop_lock);
   unsigned idle = 0; /* looks in a row that found nothing to run */
   for (;;) {
-    if (atomic_load(&l->failed) || l->finished == l->total) break;
+    if (atomic_load(&l->failed) || l->coop->finished == l->total) break;
     /* A group that only spins waits for another: start new groups before
      * running it again (the one it waits for may not have started). */
-    int can_start = l->next_group < l->total && l->num_resident < l->limit;
+    int can_start = can_start_group(l);
     int start = 0;
     coop_slot *s;
     if (l->executor->explore) {
@@ -803,25 +790,25 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
     } else if (l->random) {
       s = pick_random(l, can_start, &start);
     } else {
-      s = l->ready_head && !(can_start && l->ready_head->spun)
+      s = l->coop->ready_head && !(can_start && l->coop->ready_head->spun)
               ? next_runnable(l)
               : NULL;
       start = !s && can_start;
     }
     /* A polling group chosen saw its word change: somebody made progress,
      * which the spin timeout must not take for a deadlock. */
-    if (s && s->polls) l->events++;
+    if (s && s->polls) l->coop->events++;
     if (start) {
-      s = start_group(w, l, l->next_group);
+      s = start_group(w, l, l->coop->next_group);
       if (!s) break;
-      l->next_group++;
+      l->coop->next_group++;
     }
     if (s && idle) {
       idle = 0;
       wake_sleepers(l); /* another may watch now */
     }
     if (!s) {
-      if (!l->running) { /* nothing can change the polled words */
+      if (!l->coop->running) { /* nothing can change the polled words */
         report_deadlock(l);
         break;
       }
@@ -829,77 +816,86 @@ void weft__coop_run(cpu_worker *w, launch_state *l) {
       continue;
     }
     /* Only spinners left, running or not: they may spin for ever. */
-    if (s->spun && l->running == l->running_spinners && !can_start &&
-        spun_out(l)) {
+    if (s->spun && l->coop->running == l->coop->running_spinners &&
+        !can_start && spun_out(l)) {
       push_ready(l, s);
       report_deadlock(l);
       break;
     }
     int spinner = s->spun;
     s->state = SLOT_RUNNING;
-    l->running++;
-    l->running_spinners += spinner;
+    l->coop->running++;
+    l->coop->running_spinners += spinner;
     coop_slot *batch[BATCH] = {s};
     unsigned n = 1 + (l->random || spinner ? 0 : take_batch(l, batch + 1));
-    weft__unlock(&l->coop_lock);
+    weft__unlock(&l->coop->coop_lock);
     run_batch(w, l, batch, n);
-    weft__lock(&l->coop_lock);
-    l->running -= n;
-    l->running_spinners -= spinner;
+    weft__lock(&l->coop->coop_lock);
+    l->coop->running -= n;
+    l->coop->running_spinners -= spinner;
     for (unsigned i = 0; i < n; i++) settle(l, batch[i]);
     wake_sleepers(l);
   }
-  pthread_cond_broadcast(&l->coop_changed);
-  weft__unlock(&l->coop_lock);
+  pthread_cond_broadcast(&l->coop->coop_changed);
+  weft__unlock(&l->coop->coop_lock);
 }
 
-void weft__coop_failed(launch_state *l) {
-  weft__lock(&l->coop_lock);
+static void coop_failed(launch_state *l) {
+  weft__lock(&l->coop->coop_lock);
   /* The faulting group is abandoned where it stopped. */
-  if (l->running) l->running--;
-  pthread_cond_broadcast(&l->coop_changed);
-  weft__unlock(&l->coop_lock);
+  if (l->coop->running) l->coop->running--;
+  pthread_cond_broadcast(&l->coop->coop_changed);
+  weft__unlock(&l->coop->coop_lock);
 }
 
-void weft__coop_begin(launch_state *l) {
+static int coop_begin(launch_state *l) {
   weft_executor *e = l->executor;
+  if (!(l->coop = calloc(1, sizeof *l->coop))) return WEFT_ENOMEM;
   /* Adaptive: a contended lock spins a little before it sleeps, as its
    * holders keep it for a fraction of a microsecond. */
   pthread_mutexattr_t attr;
   pthread_mutexattr_init(&attr);
   pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-  weft__lock_init(&l->coop_lock, &attr);
+  weft__lock_init(&l->coop->coop_lock, &attr);
   pthread_mutexattr_destroy(&attr);
-  l->sleepers = 0;
-  l->num_waiting = 0;
-  pthread_cond_init(&l->coop_changed, NULL);
-  l->ready_head = l->ready_tail = l->waiting = l->resident = NULL;
-  l->num_ready = 0;
-  l->watching = 0;
-  l->waiting_end = &l->waiting;
-  l->waiting_on = NULL;
-  l->next_group = l->finished = 0;
-  l->running = l->num_resident = 0;
-  l->limit = weft__executor_max_resident(e);
+  l->coop->sleepers = 0;
+  l->coop->num_waiting = 0;
+  pthread_cond_init(&l->coop->coop_changed, NULL);
+  l->coop->ready_head = l->coop->ready_tail = NULL;
+  l->coop->waiting = l->coop->resident = NULL;
+  l->coop->num_ready = 0;
+  l->coop->watching = 0;
+  l->coop->waiting_end = &l->coop->waiting;
+  l->coop->waiting_on = NULL;
+  l->coop->next_group = l->coop->finished = 0;
+  l->coop->running = l->coop->num_resident = 0;
+  l->coop->limit = e->max_resident;
   l->random = e->schedule != WEFT_SCHEDULE_FIFO;
   l->launch_number = ++e->launches;
   l->rng = e->seed * 0x2545f4914f6cdd1dull + l->launch_number;
   l->pct = e->schedule == WEFT_SCHEDULE_PCT;
   if (l->pct) weft__pct_begin(l);
   if (l->random) weft__trace_begin(l);
-  l->explore_has_target = 0;
-  l->explore_spinner = NULL;
+  l->coop->explore_has_target = 0;
+  l->coop->explore_spinner = NULL;
   if (e->explore) {
     weft__explore_begin(e->explore);
     weft__explore_memory_begin(l);
   }
-  l->events = 1;
-  l->spin_events = 0;
-  l->running_spinners = 0;
+  l->coop->events = 1;
+  l->coop->spin_events = 0;
+  l->coop->running_spinners = 0;
   /* A global barrier needs every group resident at once: the launch's
    * checks (core/launch.c) refuse more. */
   assert(!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) ||
-         l->total <= l->limit);
+         l->total <= l->coop->limit);
+  return 0;
+}
+
+/* A slot group has all it needs from start_group. */
+static int coop_prepare(cpu_worker *w, launch_state *l) {
+  (void)w, (void)l;
+  return 0;
 }
 
 /* Slots kept for later launches, per worker: enough for the groups a
@@ -910,12 +906,13 @@ void weft__coop_begin(launch_state *l) {
 /* Groups still resident after a failure are dropped where they stopped;
  * their slots are kept for later launches, up to SLOTS_KEPT_PER_WORKER
  * per worker. */
-void weft__coop_end(launch_state *l) {
+static void coop_end(launch_state *l) {
   weft_executor *e = l->executor;
+  note_schedule(l);
   if (l->random) weft__trace_finish(l);
-  while (l->resident) {
-    coop_slot *s = l->resident;
-    l->resident = s->next_resident;
+  while (l->coop->resident) {
+    coop_slot *s = l->coop->resident;
+    l->coop->resident = s->next_resident;
     s->next = e->free_slots;
     e->free_slots = s;
   }
@@ -929,9 +926,15 @@ void weft__coop_end(launch_state *l) {
     *link = s->next;
     free_slot(s, e->fibers);
   }
-  pthread_cond_destroy(&l->coop_changed);
-  weft__lock_destroy(&l->coop_lock);
+  pthread_cond_destroy(&l->coop->coop_changed);
+  weft__lock_destroy(&l->coop->coop_lock);
+  free(l->coop);
+  l->coop = NULL;
 }
+
+const weft_scheduler weft__coop_scheduler = {
+    "cooperative", coop_begin, coop_prepare, coop_run, coop_failed, coop_end,
+};
 
 /* ------------------------------------------------- calls from kernels */
 
@@ -958,7 +961,7 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx, const void *p, uint32_t info) {
     pct_point(l, s);
     return;
   }
-  uint64_t r = weft__coop_random(l) % 4;
+  uint64_t r = weft__schedule_random(l) % 4;
   if (r == 1 && s->group.interleaved) weft__interleave_point(&s->group);
   if (r != 0) return;
   s->state = SLOT_PREEMPTED;
@@ -1010,14 +1013,14 @@ void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
 static int worth_spinning(launch_state *l) {
   /* Every worker comes for work, even one not in the scheduler yet (a
    * pool thread wakes in tens of microseconds). */
-  unsigned running = __atomic_load_n(&l->running, __ATOMIC_RELAXED);
+  unsigned running = __atomic_load_n(&l->coop->running, __ATOMIC_RELAXED);
   unsigned threads = l->executor->num_workers;
   unsigned idle = threads > running ? threads - running : 0;
-  uint64_t unstarted = l->total - __atomic_load_n(&l->next_group,
+  uint64_t unstarted = l->total - __atomic_load_n(&l->coop->next_group,
                                                   __ATOMIC_RELAXED);
-  unsigned room = l->limit - __atomic_load_n(&l->num_resident,
+  unsigned room = l->coop->limit - __atomic_load_n(&l->coop->num_resident,
                                              __ATOMIC_RELAXED);
-  uint64_t pending = __atomic_load_n(&l->num_ready, __ATOMIC_RELAXED) +
+  uint64_t pending = __atomic_load_n(&l->coop->num_ready, __ATOMIC_RELAXED) +
                      (unstarted < room ? unstarted : room);
   return (running >= 2 || pending) && pending <= idle;
 }
@@ -1031,7 +1034,7 @@ static int changes_soon(launch_state *l, volatile uint32_t *word,
     /* The clock is read now and then: a pause takes from a few to a
      * hundred and forty cycles, depending on the processor. */
     if (i % 64 == 0) {
-      double now = weft__executor_now();
+      double now = weft__launch_now();
       if (!deadline) deadline = now + WAIT_SPIN_SECONDS;
       else if (now > deadline) return 0;
       /* Past the first few microseconds, the thread is offered at each
@@ -1068,30 +1071,30 @@ void weft__cpu_wake(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t count) {
   /* The caller's store first, then the count of waiters (see park): with
    * none, as when a barrier's groups all spun, the lock is left alone. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (!__atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) return;
-  weft__lock(&l->coop_lock);
+  if (!__atomic_load_n(&l->coop->num_waiting, __ATOMIC_RELAXED)) return;
+  weft__lock(&l->coop->coop_lock);
   unsigned woke = 0;
-  if (l->waiting_on == word &&
-      count >= __atomic_load_n(&l->num_waiting, __ATOMIC_RELAXED)) {
+  if (l->coop->waiting_on == word &&
+      count >= __atomic_load_n(&l->coop->num_waiting, __ATOMIC_RELAXED)) {
     woke = wake_all_waiting(l);
   } else {
     /* Oldest waiters first: the list is in the order they came. */
-    for (coop_slot **p = &l->waiting; *p && count;) {
+    for (coop_slot **p = &l->coop->waiting; *p && count;) {
       coop_slot *s = *p;
       if (s->word != word) {
         p = &s->next;
         continue;
       }
       *p = s->next;
-      if (!*p) l->waiting_end = p;
+      if (!*p) l->coop->waiting_end = p;
       push_ready(l, s);
       woke++;
       count--;
     }
-    if (!l->waiting) l->waiting_on = NULL;
+    if (!l->coop->waiting) l->coop->waiting_on = NULL;
   }
-  __atomic_fetch_sub(&l->num_waiting, woke, __ATOMIC_RELAXED);
-  l->events++;
+  __atomic_fetch_sub(&l->coop->num_waiting, woke, __ATOMIC_RELAXED);
+  l->coop->events++;
   if (woke) wake_sleepers(l);
-  weft__unlock(&l->coop_lock);
+  weft__unlock(&l->coop->coop_lock);
 }

@@ -1,18 +1,14 @@
 /*
- * executor.h: running an NDRange on the CPU.
- *
- * Work-groups are handed out to the pool's workers in chunks. A group runs
- * its work-items one after another inside the work-group function, on the
- * worker's own stack and with no per-item state. At the first barrier() the
- * group switches to fibers (Clover's scheme): the work-item that reached it
- * keeps the thread's stack, every other work-item gets a fiber of its own,
- * and a barrier passes control to the next work-item in turn; the last one
- * to arrive resumes the first. A work-item that returns hands over to the
- * next; the group ends when all have returned.
- *
- * Barrier divergence (work-items reaching different barriers, or some
- * returning while others wait), crashes and stack overflows end the launch
- * with a report naming the kernel and the work-item.
+ * executor.h: running an NDRange on the CPU, the executor's face to the
+ * CPU device (cpu_device.c). Inside backend/cpu the executor (executor.c:
+ * worker threads, their stacks and fault handling) runs each launch under
+ * a scheduler (scheduler.h: chunked, or cooperative for kernels whose
+ * work-groups wait for each other), which hands work-groups to the group
+ * runner (group.c: work-items one after another, on fibers after a
+ * barrier, or interleaved at random). Barrier divergence, crashes, stack
+ * overflows and deadlocks end the launch with a report naming the kernel
+ * and the work-item (launch_report.c); the functions generated code calls
+ * are in kernel_calls.h.
  */
 #ifndef WEFT_BACKEND_CPU_EXECUTOR_H
 #define WEFT_BACKEND_CPU_EXECUTOR_H

@@ -1,8 +1,11 @@
 /*
- * executor_internal.h: the CPU executor's state, shared by executor.c (the
- * launch, work-groups, fibers, faults) and coop.c (the cooperative
- * scheduler for kernels whose work-groups wait for each other). Nothing
- * outside backend/cpu/ includes it.
+ * executor_internal.h: the CPU executor's types (the executor, its
+ * workers, a launch, a work-group being run) and the functions its files
+ * share: the group runner (group.c), reports (launch_report.c), the
+ * schedule modes' parts (interleave.c, pct.c, explore*.c, weak_memory.c,
+ * schedule_trace.c), check mode (check_*.c) and the watchdog. Each
+ * scheduler keeps its own state apart (scheduler.h). Nothing outside
+ * backend/cpu/ includes it.
  */
 #ifndef WEFT_BACKEND_CPU_EXECUTOR_INTERNAL_H
 #define WEFT_BACKEND_CPU_EXECUTOR_INTERNAL_H
@@ -30,6 +33,9 @@ typedef struct launch_state launch_state;
 typedef struct cpu_worker cpu_worker;
 typedef struct cpu_group cpu_group;
 typedef struct coop_slot coop_slot;
+typedef struct coop_launch coop_launch;
+typedef struct chunked_launch chunked_launch;
+typedef struct weft_scheduler weft_scheduler;
 typedef struct check_report check_report;
 typedef struct weft_watchdog weft_watchdog;
 typedef struct race_records race_records;
@@ -83,6 +89,9 @@ struct cpu_group {
   launch_state *launch;
   cpu_worker *worker;       /* running it now (a cooperative group moves) */
   weft_stacks *item_stacks; /* where its work-items' fibers get stacks */
+  /* The stack of its own fiber (a cooperative group's), or NULL: it runs
+   * on its worker's. */
+  const weft_stacks *own_stack;
   uint64_t index;           /* linear group index */
   unsigned num_items;
   unsigned cur;             /* the work-item running (fiber mode) */
@@ -142,7 +151,9 @@ struct weft_executor {
   int weak;                       /* WEFT_MEMORY=weak (weak_memory.c) */
   weft_explore *explore;          /* WEFT_SCHEDULE=exhaustive (explore.c) */
   unsigned long long launches;    /* cooperative launches since the seed */
-  unsigned resident_limit;  /* WEFT_RESIDENT_GROUPS: a GPU's, emulated */
+  /* The most cooperative groups resident at once: WEFT_RESIDENT_GROUPS (a
+   * GPU's occupancy, emulated), else what the process's mappings allow. */
+  unsigned max_resident;
   coop_slot *free_slots;    /* kept across launches */
   double timeout;           /* WEFT_TIMEOUT (config.h) */
   weft_watchdog *watchdog;  /* started with the first launch it watches */
@@ -160,8 +171,6 @@ struct launch_state {
   const weft_launch_desc *desc;
   uint64_t num_groups[3];
   uint64_t total;
-  uint64_t chunk;
-  atomic_uint_fast64_t next;
   atomic_int failed;
   pthread_mutex_t lock; /* guards status and msg: the first report wins,
                            and the check reports */
@@ -182,56 +191,17 @@ struct launch_state {
   /* kernel_abi.h: launch_words. Groups poll some words while others update
    * them: the words are on cache lines of their own. */
   _Alignas(64) uint32_t launch_words[WEFT_LAUNCH_WORDS];
-  /* Cooperative launches (coop.c), all guarded by coop_lock. Waiting
-   * groups read running, num_ready, next_group and num_resident without it
-   * (a hint whether to spin), wakers num_waiting (whether to take it). */
-  _Alignas(64) weft_lock coop_lock;
-  pthread_cond_t coop_changed; /* a group became ready or finished, or the
-                                  launch failed */
-  coop_slot *ready_head, *ready_tail;
-  unsigned num_ready;
-  int watching;                /* an idle thread watches polling groups */
-  coop_slot *waiting;          /* parked (or parking) groups, oldest first */
-  coop_slot **waiting_end;     /* its last link: appending costs O(1) */
-  /* The word every listed group waits on; NULL when they wait on
-   * different words, or none waits (so non-NULL says the list holds some). */
-  const volatile uint32_t *waiting_on;
-  coop_slot *resident;         /* every started, unfinished group */
-  uint64_t next_group;         /* the next group index to start */
-  uint64_t finished;
-  unsigned running, num_resident, limit;
-  unsigned running_spinners;   /* running, and last stopped spinning */
-  unsigned sleepers;           /* threads waiting on coop_changed */
-  unsigned num_waiting;        /* groups in the waiting list */
-  /* Groups that only spin (yield in polling loops) make no event: when
-   * nothing else happens for spin_timeout, they wait for each other. */
-  uint64_t events, spin_events, spin_settles;
-  double spin_start;
+  /* The scheduler that runs it (scheduler.h), and that scheduler's own
+   * state: one of these is set. */
+  const weft_scheduler *scheduler;
+  chunked_launch *chunked;
+  coop_launch *coop;
   /* A random schedule (WEFT_SCHEDULE): its generator, and which launch of
-   * the seed this is, for the report that reproduces it. */
-  int random;
+   * the seed this is, for the report that reproduces it; whether it is
+   * PCT's (pct.c). */
+  int random, pct;
   uint64_t rng;
   unsigned long long launch_number;
-  /* Under pct (pct.c): the step count, the steps where the running
-   * work-item's priority drops (ascending), how many dropped, the floor
-   * that yielding work-items go below, and the priority of the next group
-   * to start (that of its best work-item); pct_base fixes the work-items'
-   * first priorities. */
-  int pct;
-  uint64_t pct_base, pct_steps;
-  uint64_t pct_rate;  /* without a DEPTH: a change point's chance * 2^64 */
-  uint64_t pct_change[WEFT_PCT_DEPTH_MAX];
-  unsigned pct_changes, pct_changed;
-  int64_t pct_floor;
-  uint64_t pct_next_group;
-  int64_t pct_next_priority;
-  /* Under exhaustive (coop.c): the work-item a decision at a schedule
-   * point chose in another group (slot NULL: the next group to start),
-   * and the group that last stopped to spin (not chosen again at once). */
-  int explore_has_target;
-  coop_slot *explore_target;
-  unsigned explore_target_item;
-  coop_slot *explore_spinner;
   /* Under exhaustive (explore_memory.c): the buffer arguments' ranges. */
   explore_range explore_mem[WEFT_EXPLORE_BUFFERS];
   unsigned explore_mem_n;
@@ -241,65 +211,72 @@ struct launch_state {
 };
 
 /* The printf output buffer of the worker running ctx's group. */
-weft_text *weft__executor_output(weft_wg_ctx *ctx);
+weft_text *weft__group_output(weft_wg_ctx *ctx);
 
 /* Writes a printf buffer to stdout and empties it (printf.c). */
 void weft__cpu_output_flush(weft_text *out);
 
 /* Reports a failure of the launch (the first report wins). */
-void weft__executor_report(launch_state *l, int status, const char *fmt, ...)
+void weft__launch_report(launch_state *l, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The local id of g's work-item k (numbered linearly, x fastest). */
+static inline void weft__group_local_id(const cpu_group *g, unsigned k,
+                                        uint64_t lid[3]) {
+  lid[0] = k % g->ctx.local_size[0];
+  lid[1] = k / g->ctx.local_size[0] % g->ctx.local_size[1];
+  lid[2] = k / (g->ctx.local_size[0] * g->ctx.local_size[1]);
+}
+
+/* After a fault in g (from its worker's recovery point): reports it with
+ * the work-item, found by replaying the group where it can be. */
+void weft__group_report_fault(cpu_group *g);
+
 /* Runs work-group index on g (its context prepared) to completion. */
-void weft__executor_run_group(cpu_group *g, uint64_t index);
+void weft__group_run(cpu_group *g, uint64_t index);
 
 /* Sets g up for the launch: memory, work-item slots, context. */
-int weft__executor_prepare_group(cpu_group *g, cpu_worker *w, launch_state *l,
-                                 char *local_mem, char *private_mem,
-                                 weft_stacks *item_stacks);
+int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
+                        char *local_mem, char *private_mem,
+                        weft_stacks *item_stacks);
 
 /* Fiber mode for g from the start of its work-items: each item but 0 gets
  * a fiber (0 runs on the group's stack); aborts the group when no stack can
  * be had. */
-void weft__executor_enter_fibers(cpu_group *g);
+void weft__group_enter_fibers(cpu_group *g);
 
 /* "work-item (67) [local (3) in work-group (1)]": the work-item of local
  * id lid in group group of launch d; and work-item k of g. */
-void weft__executor_format_item(const weft_launch_desc *d,
-                                const uint64_t group[3], const uint64_t lid[3],
-                                char *out, size_t size);
-void weft__executor_describe_item(const cpu_group *g, unsigned k, char *out,
-                                  size_t size);
+void weft__launch_format_item(const weft_launch_desc *d,
+                              const uint64_t group[3], const uint64_t lid[3],
+                              char *out, size_t size);
+void weft__launch_describe_item(const cpu_group *g, unsigned k, char *out,
+                                size_t size);
 /* The same for work-item k of group group of launch l, both numbered
  * linearly (x fastest), once the group itself is gone. */
-void weft__executor_describe_linear(const launch_state *l, uint64_t group,
-                                    uint64_t k, char *out, size_t size);
+void weft__launch_describe_linear(const launch_state *l, uint64_t group,
+                                  uint64_t k, char *out, size_t size);
 
 /* " at program.cl:9:15": where the instruction at pc of launch d's kernel
  * comes from, when its line tables say; else "". */
-void weft__executor_code_place(const weft_launch_desc *d, const void *pc,
-                               char *out, size_t size);
+void weft__launch_code_place(const weft_launch_desc *d, const void *pc,
+                             char *out, size_t size);
 
 /* The fiber of g's work-item k (0: the group's own context). */
-weft_fiber *weft__executor_fiber_of(cpu_group *g, unsigned k);
+weft_fiber *weft__group_fiber_of(cpu_group *g, unsigned k);
 
 /* The bytes of a group's local memory: the kernel's and its arguments',
  * and in check mode (uninit) their shadow after them. */
-size_t weft__executor_local_bytes(const weft_launch_desc *d);
-
-/* Grows memory kept between groups (a worker's or a cooperative slot's
- * local and private memory) to size bytes, mapped so that only the pages
- * touched cost memory; the contents are not kept. 0, or -1. */
-int weft__executor_reserve(char **mem, size_t *capacity, size_t size);
+size_t weft__group_local_bytes(const weft_launch_desc *d);
 
 /* Switches g from work-item from to work-item to. */
-void weft__executor_switch_item(cpu_group *g, unsigned from, unsigned to);
+void weft__group_switch_item(cpu_group *g, unsigned from, unsigned to);
 
 /* Ends the group with a barrier divergence report: work-item a reached
  * site_a, but b did what says (at b_site, unless it is -1). */
-_Noreturn void weft__executor_diverged(cpu_group *g, unsigned a,
-                                       unsigned site_a, const char *what,
-                                       unsigned b, int b_site);
+_Noreturn void weft__group_diverged(cpu_group *g, unsigned a,
+                                    unsigned site_a, const char *what,
+                                    unsigned b, int b_site);
 
 /* Interleaved work-items (interleave.c), for random schedules: runs group
  * g with its work-items switching at random; what happens when work-item k
@@ -371,8 +348,14 @@ static inline uint64_t weft__mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* The next number of a random schedule's sequence (one thread runs it). */
-uint64_t weft__coop_random(launch_state *l);
+/* The next number of a random schedule's sequence (splitmix64, whose
+ * sequence the seed fixes), which the scheduler starts (coop.c) and its
+ * one thread draws from: for its choices of groups, and for the group
+ * runner's interleaving of work-items (interleave.c), PCT (pct.c) and
+ * weak memory (weak_memory.c). */
+static inline uint64_t weft__schedule_random(launch_state *l) {
+  return weft__mix64(l->rng += WEFT_GOLDEN_GAMMA);
+}
 
 /* PCT (pct.c), one thread running the launch: sets up its change points;
  * gives a started group's work-items their priorities; counts a step of
@@ -386,21 +369,6 @@ void weft__pct_step(launch_state *l, cpu_item *item);
 void weft__pct_spun(launch_state *l, cpu_item *item);
 unsigned weft__pct_best_item(const cpu_group *g, unsigned except);
 int64_t weft__pct_unstarted_priority(launch_state *l);
-
-/* The cooperative scheduler (coop.c): runs worker w's share of a launch of
- * a WEFT_KERNEL_COOPERATIVE kernel, from w's recovery point. */
-void weft__coop_run(cpu_worker *w, launch_state *l);
-
-/* Sets up and ends a launch's cooperative state. */
-void weft__coop_begin(launch_state *l);
-void weft__coop_end(launch_state *l);
-
-/* After a fault in a cooperative group: lets the other workers stop. */
-void weft__coop_failed(launch_state *l);
-
-/* Appends to a failed random-schedule launch's message what reproduces
- * it. */
-void weft__coop_note_schedule(launch_state *l);
 
 /* Ends check mode's part of a launch: the reports, if any, become its
  * failure (WEFT_ECHECK), unless something else ended it. */
@@ -442,17 +410,13 @@ void weft__watchdog_report(launch_state *l);
 void weft__watchdog_destroy(weft_executor *e);
 
 /* Seconds on the monotonic clock (spin and launch time limits). */
-double weft__executor_now(void);
+double weft__launch_now(void);
 
 /* Ends group g's run now: back to its worker's recovery point. */
-_Noreturn void weft__executor_abort_group(cpu_group *g);
+_Noreturn void weft__group_abort(cpu_group *g);
 
 /* Frees the slots kept across launches. */
 void weft__coop_free_slots(weft_executor *e);
 
-/* Whether addr is in the guard, or in the usable part, of a cooperative
- * group's own stack (0 for other groups). */
-int weft__coop_guard_hit(const cpu_group *g, const void *addr);
-int weft__coop_stack_contains(const cpu_group *g, const void *addr);
 
 #endif

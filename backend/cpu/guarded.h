@@ -27,7 +27,7 @@ void weft__guarded_free(void *data, size_t size);
 
 /* The process's limit on mappings, vm.max_map_count (65530 when it cannot
  * be read): buffers take up to a quarter of it with guards, and resident
- * work-groups' stacks share the rest (executor.c). */
+ * work-groups' stacks share the rest (executor.c: max_resident). */
 long weft__map_count_limit(void);
 
 #endif

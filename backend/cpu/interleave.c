@@ -46,7 +46,7 @@ static unsigned pick(cpu_group *g, unsigned except) {
   assert(count > 0);
   weft_explore *x = g->launch->executor->explore;
   unsigned r = x ? explore_pick(x, g, except, count)
-                 : (unsigned)(weft__coop_random(g->launch) % count);
+                 : (unsigned)(weft__schedule_random(g->launch) % count);
   for (unsigned k = 0;; k++)
     if (g->items[k].state == ITEM_RUNNABLE && k != except && r-- == 0)
       return k;
@@ -54,7 +54,7 @@ static unsigned pick(cpu_group *g, unsigned except) {
 
 void weft__interleave_run_group(cpu_group *g) {
   const weft_launch_desc *d = g->launch->desc;
-  weft__executor_enter_fibers(g);
+  weft__group_enter_fibers(g);
   for (unsigned k = 0; k < g->num_items; k++)
     g->items[k].state = ITEM_RUNNABLE;
   cpu_item *first = &g->items[0];
@@ -68,35 +68,35 @@ void weft__interleave_run_group(cpu_group *g) {
 
 void weft__interleave_returned(cpu_group *g, unsigned k) {
   if (g->arrived)
-    weft__executor_diverged(g, g->first_arrived,
-                            g->items[g->first_arrived].site,
-                            "returned without reaching it", k, -1);
+    weft__group_diverged(g, g->first_arrived,
+                         g->items[g->first_arrived].site,
+                         "returned without reaching it", k, -1);
   g->items[k].state = ITEM_DONE;
   g->done++;
   if (g->done == g->num_items) {
     /* Work-item 0 runs on the group's own stack: it returns last. */
-    if (k) weft__executor_switch_item(g, k, 0);
+    if (k) weft__group_switch_item(g, k, 0);
     return;
   }
   /* Work-item 0 waits here until the last of the others comes back. */
-  weft__executor_switch_item(g, k, pick(g, k));
+  weft__group_switch_item(g, k, pick(g, k));
 }
 
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
   if (g->done) {
     unsigned gone = 0;
     while (g->items[gone].state != ITEM_DONE) gone++;
-    weft__executor_diverged(g, k, site, "returned without reaching it", gone,
-                            -1);
+    weft__group_diverged(g, k, site, "returned without reaching it", gone,
+                         -1);
   }
   if (g->arrived && site != g->items[g->first_arrived].site)
-    weft__executor_diverged(g, k, site, "waits at", g->first_arrived,
-                            (int)g->items[g->first_arrived].site);
+    weft__group_diverged(g, k, site, "waits at", g->first_arrived,
+                         (int)g->items[g->first_arrived].site);
   if (!g->arrived) g->first_arrived = k;
   g->items[k].site = site;
   g->items[k].state = ITEM_AT_BARRIER;
   if (++g->arrived < g->num_items) {
-    weft__executor_switch_item(g, k, pick(g, UINT_MAX));
+    weft__group_switch_item(g, k, pick(g, UINT_MAX));
     return;
   }
   /* All arrived: all go on, this one first (it is running). */
@@ -107,5 +107,5 @@ void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
 
 void weft__interleave_point(cpu_group *g) {
   unsigned next = pick(g, UINT_MAX);
-  if (next != g->cur) weft__executor_switch_item(g, g->cur, next);
+  if (next != g->cur) weft__group_switch_item(g, g->cur, next);
 }

@@ -34,6 +34,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "backend/cpu/coop_state.h"
 #include "backend/cpu/executor_internal.h"
 
 /* First priorities lie in [2^61, 2^62): above those of change points
@@ -50,7 +51,7 @@ static uint64_t mix(uint64_t z) { return weft__mix64(z + WEFT_GOLDEN_GAMMA); }
 
 static int64_t first_priority(const launch_state *l, uint64_t group,
                               unsigned k) {
-  uint64_t h = mix(l->pct_base ^ mix(group * 0x100000001b3ull + k));
+  uint64_t h = mix(l->coop->pct_base ^ mix(group * 0x100000001b3ull + k));
   return FIRST_PRIORITY | (int64_t)(h >> 3);
 }
 
@@ -61,29 +62,30 @@ static int by_step(const void *a, const void *b) {
 
 /* A uniform double in [0, 1), from 53 random bits. */
 static double uniform(launch_state *l) {
-  return (double)(weft__coop_random(l) >> 11) / 9007199254740992.0;
+  return (double)(weft__schedule_random(l) >> 11) / 9007199254740992.0;
 }
 
 void weft__pct_begin(launch_state *l) {
   unsigned depth = l->executor->depth;
   assert(depth <= WEFT_PCT_DEPTH_MAX);
-  l->pct_base = weft__coop_random(l);
-  l->pct_steps = 0;
-  l->pct_changed = 0;
-  l->pct_floor = 0;
-  l->pct_next_group = UINT64_MAX;
+  l->coop->pct_base = weft__schedule_random(l);
+  l->coop->pct_steps = 0;
+  l->coop->pct_changed = 0;
+  l->coop->pct_floor = 0;
+  l->coop->pct_next_group = UINT64_MAX;
   if (!depth) {
     /* Each step a change point with chance 2^-x, x uniform in [2, 20]. */
-    l->pct_changes = 0;
-    l->pct_rate = (uint64_t)(exp2(64 - (MIN_LOG2_RATE +
+    l->coop->pct_changes = 0;
+    l->coop->pct_rate = (uint64_t)(exp2(64 - (MIN_LOG2_RATE +
                                          uniform(l) * (LOG2_MAX_STEPS -
                                                        MIN_LOG2_RATE))));
     return;
   }
-  l->pct_changes = depth - 1;
-  for (unsigned i = 0; i < l->pct_changes; i++)
-    l->pct_change[i] = (uint64_t)exp2(uniform(l) * LOG2_MAX_STEPS);
-  qsort(l->pct_change, l->pct_changes, sizeof *l->pct_change, by_step);
+  l->coop->pct_changes = depth - 1;
+  for (unsigned i = 0; i < l->coop->pct_changes; i++)
+    l->coop->pct_change[i] = (uint64_t)exp2(uniform(l) * LOG2_MAX_STEPS);
+  qsort(l->coop->pct_change, l->coop->pct_changes,
+        sizeof *l->coop->pct_change, by_step);
 }
 
 static unsigned items_per_group(const launch_state *l) {
@@ -100,22 +102,22 @@ void weft__pct_start_group(cpu_group *g) {
 }
 
 void weft__pct_step(launch_state *l, cpu_item *item) {
-  uint64_t step = ++l->pct_steps;
+  uint64_t step = ++l->coop->pct_steps;
   if (!l->executor->depth) {
-    if (weft__coop_random(l) < l->pct_rate)
-      item->priority = RATE_PRIORITY - (int64_t)++l->pct_changed;
+    if (weft__schedule_random(l) < l->coop->pct_rate)
+      item->priority = RATE_PRIORITY - (int64_t)++l->coop->pct_changed;
     return;
   }
   /* Two change points may fall on one step: the lower priority wins. */
-  while (l->pct_changed < l->pct_changes &&
-         l->pct_change[l->pct_changed] <= step) {
-    l->pct_changed++;
-    item->priority = (int64_t)(l->pct_changes + 1 - l->pct_changed);
+  while (l->coop->pct_changed < l->coop->pct_changes &&
+         l->coop->pct_change[l->coop->pct_changed] <= step) {
+    l->coop->pct_changed++;
+    item->priority = (int64_t)(l->coop->pct_changes + 1 - l->coop->pct_changed);
   }
 }
 
 void weft__pct_spun(launch_state *l, cpu_item *item) {
-  item->priority = l->pct_floor--;
+  item->priority = l->coop->pct_floor--;
 }
 
 unsigned weft__pct_best_item(const cpu_group *g, unsigned except) {
@@ -129,15 +131,15 @@ unsigned weft__pct_best_item(const cpu_group *g, unsigned except) {
 }
 
 int64_t weft__pct_unstarted_priority(launch_state *l) {
-  if (l->pct_next_group != l->next_group) {
+  if (l->coop->pct_next_group != l->coop->next_group) {
     unsigned items = items_per_group(l);
     int64_t best = INT64_MIN;
     for (unsigned k = 0; k < items; k++) {
-      int64_t p = first_priority(l, l->next_group, k);
+      int64_t p = first_priority(l, l->coop->next_group, k);
       if (p > best) best = p;
     }
-    l->pct_next_group = l->next_group;
-    l->pct_next_priority = best;
+    l->coop->pct_next_group = l->coop->next_group;
+    l->coop->pct_next_priority = best;
   }
-  return l->pct_next_priority;
+  return l->coop->pct_next_priority;
 }

@@ -23,7 +23,7 @@ void weft__cpu_output_flush(weft_text *out) {
 int32_t weft__cpu_printf(weft_wg_ctx *ctx, const char *format,
                          const weft_printf_arg *args, uint32_t num_args,
                          const void *values) {
-  weft_text *out = weft__executor_output(ctx);
+  weft_text *out = weft__group_output(ctx);
   int rc = weft__printf_format(out, format, args, num_args, values);
   if (out->length >= FLUSH_AT) weft__cpu_output_flush(out);
   return rc;

@@ -37,7 +37,7 @@ void weft__trace_step(launch_state *l, const cpu_group *g, const void *pc) {
 static void place(const launch_state *l, const void *pc, char *out,
                   size_t size) {
   char text[128];
-  weft__executor_code_place(l->desc, (const char *)pc - 1, text, sizeof text);
+  weft__launch_code_place(l->desc, (const char *)pc - 1, text, sizeof text);
   /* code_place writes " at program.cl:5:9", or nothing. */
   snprintf(out, size, "%s", *text ? text + 4 : "?");
 }
@@ -53,7 +53,7 @@ void weft__trace_finish(launch_state *l) {
                              (unsigned long long)first);
   for (uint64_t i = first; i < l->trace_total && used < sizeof text; i++) {
     const trace_stretch *t = &l->trace[i % TRACE_MAX];
-    weft__executor_describe_linear(l, t->group, t->item, who, sizeof who);
+    weft__launch_describe_linear(l, t->group, t->item, who, sizeof who);
     place(l, t->first_pc, from, sizeof from);
     place(l, t->last_pc, to, sizeof to);
     if (t->steps == 1)

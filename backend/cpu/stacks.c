@@ -49,14 +49,14 @@ void *weft__stacks_get(weft_stacks *s, unsigned i) {
 
 int weft__stacks_guard_hit(const weft_stacks *s, const void *addr) {
   const char *a = addr;
-  for (unsigned i = 0; i < s->count; i++)
+  for (unsigned i = 0; s && i < s->count; i++)
     if (a >= s->bases[i] && a < s->bases[i] + s->guard) return (int)i;
   return -1;
 }
 
 int weft__stacks_contain(const weft_stacks *s, const void *addr) {
   const char *a = addr;
-  for (unsigned i = 0; i < s->count; i++) {
+  for (unsigned i = 0; s && i < s->count; i++) {
     const char *lo = s->bases[i] + s->guard;
     if (a >= lo && a < lo + s->size) return 1;
   }

@@ -27,10 +27,12 @@ void weft__stacks_fini(weft_stacks *s);
  * or NULL if mmap fails. */
 void *weft__stacks_get(weft_stacks *s, unsigned i);
 
-/* The index of the stack whose guard page holds addr, or -1. */
+/* The index of the stack whose guard page holds addr, or -1 (also for s
+ * NULL: no stacks). */
 int weft__stacks_guard_hit(const weft_stacks *s, const void *addr);
 
-/* Whether addr lies in the usable part of one of the stacks. */
+/* Whether addr lies in the usable part of one of the stacks (0 for s
+ * NULL). */
 int weft__stacks_contain(const weft_stacks *s, const void *addr);
 
 #endif

@@ -69,7 +69,7 @@ static void *watch(void *arg) {
   double quit_seen = 0;
   while (!d->quitting) {
     launch_state *l = d->launch;
-    double t = weft__executor_now(), wake = t + 3600;
+    double t = weft__launch_now(), wake = t + 3600;
     if (l && (atomic_load(&l->stop) & WEFT_STOP_QUIT)) {
       if (!quit_seen) quit_seen = t;
       if (t - quit_seen >= QUIT_SECONDS) {
@@ -124,7 +124,7 @@ void weft__watchdog_begin(launch_state *l) {
   if (!d) return; /* no thread to watch with: the launch runs unwatched */
   pthread_mutex_lock(&d->lock);
   d->launch = l;
-  d->deadline = limit > 0 ? weft__executor_now() + limit : 0;
+  d->deadline = limit > 0 ? weft__launch_now() + limit : 0;
   l->time_limit = limit;
   pthread_cond_signal(&d->changed);
   pthread_mutex_unlock(&d->lock);
@@ -164,7 +164,7 @@ static void describe_stop(cpu_group *g, uint64_t lx, uint64_t ly, uint64_t lz,
   const weft_check_site *s = &bin->check_sites[site];
   unsigned k = (unsigned)(lx + g->ctx.local_size[0] * (ly + g->ctx.local_size[1] * lz));
   char item[192];
-  weft__executor_describe_item(g, k, item, sizeof item);
+  weft__launch_describe_item(g, k, item, sizeof item);
   if (s->loc.line)
     snprintf(out, size, "%s in the loop at %s:%u:%u", item,
              *s->file ? s->file : "program.cl", s->loc.line, s->loc.column);
@@ -185,9 +185,9 @@ void weft__cpu_stopped(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly, uint64_t lz,
       snprintf(l->stopped[l->num_stopped], sizeof l->stopped[0], "%s", where);
     l->num_stopped++;
     pthread_mutex_unlock(&l->lock);
-    weft__executor_report(l, WEFT_ETIMEOUT, "kernel '%s' ran past its time",
-                          l->desc->kernel->name);
-    weft__executor_abort_group(g);
+    weft__launch_report(l, WEFT_ETIMEOUT, "kernel '%s' ran past its time",
+                        l->desc->kernel->name);
+    weft__group_abort(g);
   }
   unsigned count = atomic_load(&quit_count);
   if (!(word & WEFT_STOP_QUIT) || g->worker->quit_seen == count) return;

@@ -139,8 +139,8 @@ void weft__cpu_weak_exit(weft_wg_ctx *ctx) {
 
 void weft__weak_drift(cpu_group *g, launch_state *l) {
   weft_store_buffer *b = g->weak;
-  if (!b || !b->count || weft__coop_random(l) % 4) return;
-  drain_one(b, (unsigned)(weft__coop_random(l) % b->count));
+  if (!b || !b->count || weft__schedule_random(l) % 4) return;
+  drain_one(b, (unsigned)(weft__schedule_random(l) % b->count));
 }
 
 void weft__weak_drain_group(cpu_group *g) { drain(g->weak, NULL, 0); }

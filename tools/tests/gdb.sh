@@ -1,7 +1,7 @@
 # gdb sees kernels built with -g: a breakpoint set by the kernel's source
 # line (pending until the program is built) stops each work-item there, a
 # private variable prints, and so do the work-item's ids, the backtrace goes from the kernel's source
-# into Weft's executor, and a fault stops at the kernel's line.
+# into Weft's group runner, and a fault stops at the kernel's line.
 . "$2/lib.sh"
 command -v gdb >/dev/null 2>&1 || { echo "skipped: no gdb" >&2; exit 77; }
 # One thread: the work-items run on the launching thread, "weft" (with a
@@ -22,7 +22,7 @@ has_line out.txt '$2 = 1'
 has_line out.txt '$3 = 1'
 has_line out.txt '$4 = 1'
 # Work-item 5's write through NULL: gdb stops at the kernel's line 9,
-# whose frames lead to the executor.
+# whose frames lead to the group runner.
 matches out.txt 'received signal SIGSEGV'
 matches out.txt '^#0  (0x[0-9a-f]+ in )?debug \(out=.*\) at .*program\.cl:9$'
-matches out.txt '^#[0-9]+ .* in weft__executor_run_group '
+matches out.txt '^#[0-9]+ .* in weft__group_run '
