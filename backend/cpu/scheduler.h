@@ -2,8 +2,7 @@
  * scheduler.h: how a launch's work-groups reach the workers. The executor
  * (executor.c) makes the launch and the workers; a scheduler hands out
  * the groups, which the group runner (group.c) runs one at a time. Two
- * schedulers, each
- * owning its state (launch_state's chunked or coop):
+ * schedulers, each owning its state (launch_state's chunked or coop):
  *   - chunked (sched_chunked.c), for kernels whose groups never wait for
  *     each other: each worker takes chunks of group indexes and runs them
  *     to completion on its own stack, one after another;
