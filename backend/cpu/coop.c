@@ -255,7 +255,6 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
 
 /* Runs s on worker w until it stops (coop_lock not held). */
 static void resume(cpu_worker *w, coop_slot *s) {
-  assert(!weft__lock_held(&s->group.launch->coop->coop_lock));
   cpu_group *g = &s->group;
   g->worker = w;
   w->current = g;
@@ -756,7 +755,6 @@ static unsigned take_batch(launch_state *l, coop_slot **batch) {
  * (coop_lock not held). */
 static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
                       unsigned n) {
-  assert(!weft__lock_held(&l->coop->coop_lock));
   for (unsigned i = 0; i < n; i++) {
     w->batch_left = n - 1 - i;
     if (!i || !atomic_load_explicit(&l->failed, memory_order_relaxed))
@@ -766,7 +764,7 @@ static void run_batch(cpu_worker *w, launch_state *l, coop_slot **batch,
 }
 
 /* After a change the sleeping threads may act on (coop_lock held). */
-static void wake_sleepers(launch_state *l) {
+static inline void wake_sleepers(launch_state *l) {
   assert(weft__lock_held(&l->coop->coop_lock));
   if (l->coop->sleepers) pthread_cond_broadcast(&l->coop->coop_changed);
 }
