@@ -2,6 +2,7 @@
  * cuda_device.h). */
 #include "backend/cuda/cuda_device.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,33 @@ int weft__cuda_fail(cuda_device *gpu, CUresult rc, const char *what,
   }
 }
 
+/* The GPU's primary context, retained at the device's first use rather
+ * than when devices are counted: a process that only lists devices or
+ * runs on the CPU makes none (on an H100 a context took a CPU run of a
+ * tiny kernel from about 20 ms to 350 ms, and holds GPU memory). With it
+ * the watchdog's record is mapped. 0, or the driver's failure in msg. */
+static int open_context(cuda_device *gpu, weft_msg *msg) {
+  pthread_mutex_lock(&gpu->context_lock);
+  int rc = 0;
+  if (!atomic_load_explicit(&gpu->context_open, memory_order_relaxed)) {
+    CUresult r = gpu->api->cuDevicePrimaryCtxRetain(&gpu->context,
+                                                    gpu->gpu.device);
+    rc = weft__cuda_fail(gpu, r, "creating the GPU's context", WEFT_ENODEV,
+                         msg);
+    if (!rc) {
+      weft__cuda_watchdog_start(gpu);
+      atomic_store_explicit(&gpu->context_open, 1, memory_order_release);
+    }
+  }
+  pthread_mutex_unlock(&gpu->context_lock);
+  return rc;
+}
+
 int weft__cuda_enter(cuda_device *gpu, weft_msg *msg) {
+  if (!atomic_load_explicit(&gpu->context_open, memory_order_acquire)) {
+    int rc = open_context(gpu, msg);
+    if (rc) return rc;
+  }
   return weft__cuda_fail(gpu, gpu->api->cuCtxSetCurrent(gpu->context),
                          "making the GPU's context current", WEFT_ELAUNCH, msg);
 }
@@ -105,12 +132,6 @@ static int create(const weft_config *config, const weft_cuda_api *api,
              gpu->gpu.name, gpu->gpu.cc_major, gpu->gpu.cc_minor);
     rc = -1;
   }
-  CUresult r = CUDA_SUCCESS;
-  if (!rc) r = api->cuDevicePrimaryCtxRetain(&gpu->context, gpu->gpu.device);
-  if (!rc && r != CUDA_SUCCESS) {
-    weft__cuda_describe(api, r, "creating the GPU's context", why, sizeof why);
-    rc = -1;
-  }
   if (rc) {
     *error = strdup(why);
     free(device);
@@ -119,7 +140,8 @@ static int create(const weft_config *config, const weft_cuda_api *api,
   }
   gpu->sm = (unsigned)(gpu->gpu.cc_major * 10 + gpu->gpu.cc_minor);
   pthread_mutex_init(&gpu->launch_lock, NULL);
-  weft__cuda_watchdog_start(gpu);
+  pthread_mutex_init(&gpu->context_lock, NULL);
+  atomic_init(&gpu->context_open, 0);
   weft__object_init(&device->object, WEFT_KIND_DEVICE);
   device->ops = &cuda_ops;
   device->impl = gpu;

@@ -12,6 +12,7 @@
 #define WEFT_BACKEND_CUDA_CUDA_DEVICE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_gpu.h"
@@ -21,6 +22,10 @@ typedef struct cuda_device {
   const weft_config *config;      /* the back end's, from its probe */
   const weft_cuda_api *api;
   weft_cuda_gpu gpu;
+  /* The primary context, retained at the first weft__cuda_enter (under
+   * context_lock; context_open says it is there). */
+  pthread_mutex_t context_lock;
+  atomic_int context_open;
   CUcontext context;
   unsigned sm;                    /* compute capability as 90 for sm_90 */
   /* A launch writes its program's globals (the launch block, the
@@ -63,8 +68,10 @@ static inline cuda_device *weft__cuda_of(weft_device *device) {
 int weft__cuda_probe(const weft_config *config, weft_device **out, int max,
                      char **error);
 
-/* Makes the device's context current on this thread: 0 or WEFT_ELAUNCH
- * with the driver's words in msg (which may be NULL). */
+/* Makes the device's context current on this thread, creating it at the
+ * device's first use: 0, or WEFT_ELAUNCH (WEFT_ENODEV, WEFT_ENOMEM when
+ * it cannot be created) with the driver's words in msg (which may be
+ * NULL). */
 int weft__cuda_enter(cuda_device *gpu, weft_msg *msg);
 
 /* A failed driver call as a Weft status, with "what: NAME (text)" in msg

@@ -48,6 +48,13 @@ static CUdeviceptr module_global(const weft_cuda_api *api, CUmodule module,
   return p;
 }
 
+/* "error: TEXT" as a line of the build log. */
+static void log_error(char **log, const char *text) {
+  weft__log_append(log, "error: ");
+  weft__log_append(log, text);
+  weft__log_append(log, "\n");
+}
+
 /* Loads the PTX; the driver's error log joins the build log. */
 static int load_module(cuda_device *gpu, const char *ptx, CUmodule *module,
                        char **log) {
@@ -58,9 +65,7 @@ static int load_module(cuda_device *gpu, const char *ptx, CUmodule *module,
   if (r == CUDA_SUCCESS) return 0;
   weft_msg msg;
   int rc = weft__cuda_fail(gpu, r, "loading the PTX", WEFT_EBUILD, &msg);
-  weft__log_append(log, "error: ");
-  weft__log_append(log, msg.text);
-  weft__log_append(log, "\n");
+  log_error(log, msg.text);
   weft__log_append(log, errors);
   return rc == WEFT_ENOMEM ? rc : WEFT_EBUILD;
 }
@@ -112,12 +117,22 @@ static int bind(cuda_device *gpu, CUmodule module, const char *ptx,
   return 0;
 }
 
+/* The GPU's context for loading a module (made at the device's first
+ * use): 0, or a status with the driver's words in the build log. */
+static int enter(cuda_device *gpu, char **log) {
+  weft_msg msg = {{0}};
+  int rc = weft__cuda_enter(gpu, &msg);
+  if (!rc) return 0;
+  log_error(log, msg.text);
+  return rc == WEFT_ENOMEM ? rc : WEFT_EBUILD;
+}
+
 /* From the JIT's result to a loaded binary. */
 static int finish(weft_device *device, int rc, weft_binary *binary,
                   char *ptx, weft_binary **out, char **log) {
   cuda_device *gpu = weft__cuda_of(device);
   CUmodule module = NULL;
-  if (!rc) rc = weft__cuda_enter(gpu, NULL);
+  if (!rc) rc = enter(gpu, log);
   if (!rc) rc = load_module(gpu, ptx, &module, log);
   if (!rc) rc = bind(gpu, module, ptx, binary, log);
   free(ptx);
