@@ -122,7 +122,7 @@ static int map_args(race_records *r, const weft_launch_desc *d) {
         a->address_space != WEFT_ADDRESS_GLOBAL || !d->arg_sizes[i])
       continue;
     if (weft__reserve((char **)&r->args[i], &r->arg_bytes[i],
-                            cells_bytes(d->arg_sizes[i])))
+                      cells_bytes(d->arg_sizes[i])))
       return -1;
   }
   return 0;
@@ -170,9 +170,9 @@ void weft__check_races_begin(launch_state *l) {
   race_records *r = take_records(l->executor);
   if (!r ||
       weft__reserve((char **)&r->last_sync, &r->last_sync_bytes,
-                          l->total * per_group * sizeof *r->last_sync) ||
+                    l->total * per_group * sizeof *r->last_sync) ||
       weft__reserve((char **)&r->group_sync, &r->group_sync_bytes,
-                          l->total * sizeof *r->group_sync) ||
+                    l->total * sizeof *r->group_sync) ||
       map_args(r, d)) {
     if (r) free_records(r);
     fprintf(stderr, "weft: kernel '%s': no race check for this launch: out "

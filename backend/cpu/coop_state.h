@@ -14,9 +14,9 @@
 #include "base/lock.h"
 
 struct coop_launch {
-  /* All guarded by coop_lock. Waiting
-   * groups read running, num_ready, next_group and num_resident without it
-   * (a hint whether to spin), wakers num_waiting (whether to take it). */
+  /* All guarded by coop_lock, on a cache line of its own. Waiting groups
+   * read running, num_ready, next_group and num_resident without it (a
+   * hint whether to spin), wakers num_waiting (whether to take it). */
   _Alignas(64) weft_lock coop_lock;
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
@@ -39,11 +39,11 @@ struct coop_launch {
    * nothing else happens for spin_timeout, they wait for each other. */
   uint64_t events, spin_events, spin_settles;
   double spin_start;
-  /* Under pct (pct.c), guarded by its one thread: the step count, the steps where the running
-   * work-item's priority drops (ascending), how many dropped, the floor
-   * that yielding work-items go below, and the priority of the next group
-   * to start (that of its best work-item); pct_base fixes the work-items'
-   * first priorities. */
+  /* Under pct (pct.c), on its one thread: the step count, the steps
+   * where the running work-item's priority drops (ascending), how many
+   * dropped, the floor that yielding work-items go below, and the priority
+   * of the next group to start (that of its best work-item); pct_base
+   * fixes the work-items' first priorities. */
   uint64_t pct_base, pct_steps;
   uint64_t pct_rate;  /* without a DEPTH: a change point's chance * 2^64 */
   uint64_t pct_change[WEFT_PCT_DEPTH_MAX];

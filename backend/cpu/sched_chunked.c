@@ -39,7 +39,7 @@ static int chunked_prepare(cpu_worker *w, launch_state *l) {
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
   if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
       weft__reserve(&w->private_mem, &w->private_capacity,
-                          d->kernel->private_size * items))
+                    d->kernel->private_size * items))
     return WEFT_ENOMEM;
   return weft__group_prepare(&w->group, w, l, w->local_mem,
                              w->private_mem, &w->stacks);
