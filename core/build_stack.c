@@ -18,11 +18,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/cpu/fault.h"
-#include "core/build_isolated.h"
 #include "base/config.h"
-#include "core/handles.h"
+#include "base/fault.h"
 #include "base/log.h"
+#include "core/build_isolated.h"
+#include "core/handles.h"
 #include "jit/cache.h"
 #include "jit/compile.h"
 

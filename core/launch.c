@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "core/buffer_shadow.h"
 #include "core/handles.h"
-#include "base/log.h"
 
 /* Groups per thread an automatic local size aims at: enough to balance
  * uneven work, few enough that per-group costs stay small. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/build_stack.h"
 #include "core/buffer_shadow.h"
+#include "core/build_stack.h"
 #include "core/handles.h"
 
 int weft_program_create(weft_context *c, const char *source, size_t length,

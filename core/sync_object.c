@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/handles.h"
 #include "base/object.h"
+#include "core/handles.h"
 #include "weft/kernel.h"
 #include "weft/weft.h"
 

@@ -7,7 +7,9 @@ Each folder has a layer (LAYERS below). Three rules:
   1. no file #includes a file of a higher layer;
   2. no two units (a file's path less its extension, so x.c and x.h are
      one unit) #include each other, directly or through others;
-  3. no object file of the libraries (the OBJECT arguments, as CMake's
+  3. a folder with a narrower interface (NARROW below) includes no other
+     file of the folders it names;
+  4. no object file of the libraries (the OBJECT arguments, as CMake's
      $<TARGET_OBJECTS> gives them) calls or reads a symbol defined in an
      object of a higher layer (which an #include alone would not show: a
      declaration written out by hand).
@@ -31,6 +33,14 @@ LAYERS = {
     "tools": 6, "bench": 6, "examples": 6,
 }
 SUFFIXES = (".c", ".h", ".cpp", ".S", ".cl", ".cuh")
+
+# Folders that see a lower folder only through some of its files: core/
+# sees the back ends through the operations table and the registry, never
+# one back end's files; api/ is the OpenCL API over the native API alone.
+NARROW = {
+    "core": {"backend": ("backend/device.h", "backend/backends.h")},
+    "api": {"base": (), "jit": (), "backend": (), "core": ()},
+}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -112,6 +122,12 @@ def check_includes(root):
             if layer_of(target) > layer_of(path):
                 breaches.append(f"{path}:{number}: includes {target}, a "
                                 f"higher layer")
+            top, target_top = path.split("/")[0], target.split("/")[0]
+            allowed = NARROW.get(top, {}).get(target_top)
+            if allowed is not None and target not in allowed:
+                breaches.append(f"{path}:{number}: includes {target}; "
+                                f"{top}/ sees {target_top}/ only through "
+                                f"{', '.join(allowed) or 'nothing'}")
             a, b = os.path.splitext(path)[0], os.path.splitext(target)[0]
             if a != b:
                 units[a].add(b)

@@ -13,15 +13,15 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "backend/cpu/fault.h"
+#include "backend/common/printf_format.h"
+#include "backend/common/report_text.h"
 #include "backend/cpu/fiber.h"
 #include "backend/cpu/kernel_calls.h"
 #include "backend/cpu/pool.h"
 #include "backend/cpu/stacks.h"
-#include "backend/common/printf_format.h"
-#include "backend/common/report_text.h"
 #include "backend/device.h"
 #include "base/config.h"
+#include "base/fault.h"
 #include "base/lock.h"
 
 /* Bytes of a worker's stack beyond the work-item stack size, for the

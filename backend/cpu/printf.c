@@ -4,8 +4,8 @@
  * the launch ends (crashed or not), or sooner when one grows large. */
 #include <stdio.h>
 
-#include "backend/cpu/executor_internal.h"
 #include "backend/common/printf_format.h"
+#include "backend/cpu/executor_internal.h"
 
 /* A worker's buffer is written out once it holds this much. */
 #define FLUSH_AT (1u << 20)

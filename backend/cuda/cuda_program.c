@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda/cuda_device.h"
 #include "backend/common/sync_options.h"
+#include "backend/cuda/cuda_device.h"
 #include "jit/compile.h"
 #include "jit/jit.h"
 #include "weft/weft.h"

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda/cuda_device.h"
 #include "backend/common/report_text.h"
+#include "backend/cuda/cuda_device.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 

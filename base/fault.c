@@ -1,5 +1,5 @@
 /* fault.c: crash handling for kernel code (see fault.h). */
-#include "backend/cpu/fault.h"
+#include "base/fault.h"
 
 #include <pthread.h>
 #include <stdio.h>

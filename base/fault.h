@@ -1,5 +1,7 @@
 /*
- * fault.h: turning a crash inside a kernel into an error report.
+ * fault.h: turning a crash inside a kernel, or inside the compiler, into
+ * an error report. The CPU executor's worker threads (backend/cpu) and
+ * the build stack (core/build_stack.c) use it.
  *
  * Each worker thread has a weft_fault. While it is armed, a SIGSEGV, SIGBUS,
  * SIGFPE or SIGILL on that thread records what happened and jumps back to
@@ -7,8 +9,8 @@
  * overflow can be handled too). A fault anywhere else goes to whatever
  * handled the signal before Weft, or gets the default action.
  */
-#ifndef WEFT_BACKEND_CPU_FAULT_H
-#define WEFT_BACKEND_CPU_FAULT_H
+#ifndef WEFT_BASE_FAULT_H
+#define WEFT_BASE_FAULT_H
 
 #include <setjmp.h>
 #include <signal.h>

@@ -1,0 +1,2 @@
+/* fault.h: one back end's file. */
+int fault(void);
