@@ -95,7 +95,13 @@ static job *job_new(job_kind kind, weft_device *dev, const void *source,
   job *j = calloc(1, sizeof *j);
   if (!j) return NULL;
   pthread_mutex_init(&j->lock, NULL);
-  pthread_cond_init(&j->finished, NULL);
+  /* The time limit is measured on the monotonic clock: a change of the
+   * wall clock neither ends a build early nor lets it run on. */
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&j->finished, &attr);
+  pthread_condattr_destroy(&attr);
   j->kind = kind;
   j->dev = dev;
   j->length = length;
@@ -190,7 +196,7 @@ static void *job_main(void *arg) {
 static int wait_for(job *j, pthread_t thread) {
   double limit = weft__config()->build_timeout;
   struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
+  clock_gettime(CLOCK_MONOTONIC, &until);
   until.tv_sec += (time_t)limit;
   until.tv_nsec += (long)((limit - (double)(time_t)limit) * 1e9);
   if (until.tv_nsec >= 1000000000L) {
