@@ -13,7 +13,13 @@ if [ ! -e "$source_root/CMakeLists.txt" ]; then
   mkdir -p "$(dirname "$source_root")"
   ln -sfn "$root" "$source_root"
 fi
-[ -x "$build/tools/weft" ] || tar -xJf "$root/build-gpu/gpu.tar.xz" -C /
+# Unpacked again when the pack changed (a warm machine keeps the last).
+pack_id=$(cksum < "$root/build-gpu/gpu.tar.xz")
+if [ ! -x "$build/tools/weft" ] ||
+   [ "$(cat "$build/.gpu-pack-id" 2>/dev/null)" != "$pack_id" ]; then
+  tar -xJf "$root/build-gpu/gpu.tar.xz" -C /
+  echo "$pack_id" > "$build/.gpu-pack-id"
+fi
 # The CTS binaries, if packed: scripts/conformance.sh runs them (CTS_BIN).
 if [ -f "$root/build-gpu/cts.tar.xz" ]; then
   export CTS_BIN=/tmp/weft-cts-bin
