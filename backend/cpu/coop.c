@@ -37,6 +37,7 @@
 
 #include "backend/cpu/coop_state.h"
 #include "backend/cpu/executor_internal.h"
+#include "backend/cpu/reserve.h"
 #include "backend/cpu/scheduler.h"
 
 typedef enum slot_state {
@@ -103,21 +104,6 @@ static void free_slot(coop_slot *s, const weft_fiber_ops *fibers) {
   free(s->local_mem);
   free(s->private_mem);
   free(s);
-}
-
-/* Memory of a slot that lasts from one group to the next: from the heap,
- * not a mapping of its own (a process has few mappings, and every
- * resident group holds two already: its stack and the guard below it). */
-static int slot_reserve(char **mem, size_t *capacity, size_t size) {
-  if (size <= *capacity) return 0;
-  free(*mem);
-  *capacity = 0;
-  if (posix_memalign((void **)mem, WEFT_LOCAL_ALIGN, size)) {
-    *mem = NULL;
-    return -1;
-  }
-  *capacity = size;
-  return 0;
 }
 
 void weft__coop_free_slots(weft_executor *e) {
@@ -223,10 +209,10 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   coop_slot *s = take_slot(e);
   void *stack = s ? weft__stacks_get(&s->stack, 0) : NULL;
   if (!stack ||
-      slot_reserve(&s->local_mem, &s->local_capacity,
+      weft__reserve_heap(&s->local_mem, &s->local_capacity,
                    weft__group_local_bytes(d)) ||
       ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
-       slot_reserve(&s->private_mem, &s->private_capacity,
+       weft__reserve_heap(&s->private_mem, &s->private_capacity,
                     d->kernel->private_size * items)) ||
       weft__group_prepare(&s->group, w, l, s->local_mem,
                           s->private_mem, &s->item_stacks)) {
@@ -846,12 +832,12 @@ static void coop_failed(launch_state *l) {
   weft__unlock(&l->coop->coop_lock);
 }
 
-static int coop_begin(launch_state *l) {
+_Static_assert(sizeof(coop_launch) <= WEFT_SCHED_STATE_MAX,
+               "the cooperative state fits the launch's room for it");
+
+static void coop_begin(launch_state *l) {
   weft_executor *e = l->executor;
-  /* Aligned as its lock's cache line is (calloc's 16 bytes would not). */
-  size_t size = (sizeof *l->coop + 63) / 64 * 64;
-  if (!(l->coop = aligned_alloc(64, size))) return WEFT_ENOMEM;
-  memset(l->coop, 0, size);
+  l->coop = memset(l->sched_state, 0, sizeof *l->coop);
   /* Adaptive: a contended lock spins a little before it sleeps, as its
    * holders keep it for a fraction of a microsecond. */
   pthread_mutexattr_t attr;
@@ -890,7 +876,6 @@ static int coop_begin(launch_state *l) {
    * checks (core/launch.c) refuse more. */
   assert(!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) ||
          l->total <= l->coop->limit);
-  return 0;
 }
 
 /* A slot group has all it needs from start_group. */
@@ -929,7 +914,6 @@ static void coop_end(launch_state *l) {
   }
   pthread_cond_destroy(&l->coop->coop_changed);
   weft__lock_destroy(&l->coop->coop_lock);
-  free(l->coop);
   l->coop = NULL;
 }
 

@@ -229,13 +229,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   l.scheduler = d->kernel->flags & WEFT_KERNEL_COOPERATIVE
                     ? &weft__coop_scheduler
                     : &weft__chunked_scheduler;
-  if (l.scheduler->begin(&l)) {
-    weft__launch_report(&l, WEFT_ENOMEM, "out of memory for kernel '%s' "
-                        "(the %s scheduler's state)", d->kernel->name,
-                        l.scheduler->name);
-    pthread_mutex_destroy(&l.lock);
-    return l.status;
-  }
+  l.scheduler->begin(&l);
   weft__check_races_begin(&l); /* before any group is prepared */
   weft__watchdog_begin(&l);
   weft__pool_run(e->pool, worker_job, &l);

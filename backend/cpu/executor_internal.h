@@ -24,6 +24,10 @@
 #include "base/fault.h"
 #include "base/lock.h"
 
+/* The most bytes of a scheduler's state (scheduler.h); each asserts its
+ * own fits. */
+#define WEFT_SCHED_STATE_MAX 1024
+
 /* Bytes of a worker's stack beyond the work-item stack size, for the
  * runtime's own frames below the kernel. */
 #define WORKER_STACK_EXTRA (64u * 1024u)
@@ -192,10 +196,12 @@ struct launch_state {
    * them: the words are on cache lines of their own. */
   _Alignas(64) uint32_t launch_words[WEFT_LAUNCH_WORDS];
   /* The scheduler that runs it (scheduler.h), and that scheduler's own
-   * state: one of these is set. */
+   * state, whose type only the scheduler knows: one of the pointers is
+   * set, into sched_state, so that a launch allocates nothing for it. */
   const weft_scheduler *scheduler;
   chunked_launch *chunked;
   coop_launch *coop;
+  _Alignas(64) unsigned char sched_state[WEFT_SCHED_STATE_MAX];
   /* A random schedule (WEFT_SCHEDULE): its generator, and which launch of
    * the seed this is, for the report that reproduces it; whether it is
    * PCT's (pct.c). */

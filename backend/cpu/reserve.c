@@ -1,7 +1,10 @@
 /* reserve.c: memory kept between work-groups (reserve.h). */
 #include "backend/cpu/reserve.h"
 
+#include <stdlib.h>
 #include <sys/mman.h>
+
+#include "jit/kernel_abi.h"
 
 int weft__reserve(char **mem, size_t *capacity, size_t size) {
   if (size <= *capacity) return 0;
@@ -10,6 +13,18 @@ int weft__reserve(char **mem, size_t *capacity, size_t size) {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return -1;
   *mem = p;
+  *capacity = size;
+  return 0;
+}
+
+int weft__reserve_heap_grow(char **mem, size_t *capacity, size_t size) {
+  free(*mem);
+  *mem = NULL;
+  *capacity = 0;
+  if (posix_memalign((void **)mem, WEFT_LOCAL_ALIGN, size)) {
+    *mem = NULL;
+    return -1;
+  }
   *capacity = size;
   return 0;
 }

@@ -2,7 +2,6 @@
  * chunks of group indexes from one counter and run each group to
  * completion on their own stack and memory. */
 #include <stdatomic.h>
-#include <stdlib.h>
 
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/reserve.h"
@@ -13,29 +12,25 @@ struct chunked_launch {
   atomic_uint_fast64_t next;  /* the first index no worker took */
 };
 
-static int chunked_begin(launch_state *l) {
-  chunked_launch *c = malloc(sizeof *c);
-  if (!c) return WEFT_ENOMEM;
+_Static_assert(sizeof(chunked_launch) <= WEFT_SCHED_STATE_MAX,
+               "the chunked state fits the launch's room for it");
+
+static void chunked_begin(launch_state *l) {
+  chunked_launch *c = (chunked_launch *)l->sched_state;
   /* Several chunks per worker balance uneven groups; more cost atomics. */
   c->chunk = l->total / (16ull * l->executor->num_workers);
   if (c->chunk == 0) c->chunk = 1;
   atomic_init(&c->next, 0);
   l->chunked = c;
-  return 0;
 }
 
 /* The worker's group gets memory for this launch's groups: local memory,
  * and region-scheduled kernels' per-item data. */
 static int chunked_prepare(cpu_worker *w, launch_state *l) {
   const weft_launch_desc *d = l->desc;
-  size_t local_bytes = weft__group_local_bytes(d);
-  if (local_bytes > w->local_capacity) {
-    free(w->local_mem);
-    w->local_capacity = 0;
-    if (posix_memalign((void **)&w->local_mem, WEFT_LOCAL_ALIGN, local_bytes))
-      return WEFT_ENOMEM;
-    w->local_capacity = local_bytes;
-  }
+  if (weft__reserve_heap(&w->local_mem, &w->local_capacity,
+                         weft__group_local_bytes(d)))
+    return WEFT_ENOMEM;
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
   if ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
       weft__reserve(&w->private_mem, &w->private_capacity,
@@ -59,10 +54,7 @@ static void chunked_run(cpu_worker *w, launch_state *l) {
 /* The other workers see l->failed between groups. */
 static void chunked_failed(launch_state *l) { (void)l; }
 
-static void chunked_end(launch_state *l) {
-  free(l->chunked);
-  l->chunked = NULL;
-}
+static void chunked_end(launch_state *l) { l->chunked = NULL; }
 
 const weft_scheduler weft__chunked_scheduler = {
     "chunked", chunked_begin, chunked_prepare, chunked_run, chunked_failed,

@@ -18,9 +18,9 @@
 
 struct weft_scheduler {
   const char *name;
-  /* Makes the scheduler's state for launch l, before any worker runs: 0,
-   * or WEFT_ENOMEM (the launch then fails with a message). */
-  int (*begin)(launch_state *l);
+  /* Sets the scheduler's state up for launch l (in l->sched_state),
+   * before any worker runs. */
+  void (*begin)(launch_state *l);
   /* Readies worker w for l before its share runs (memory for its
    * groups): 0, or WEFT_ENOMEM. */
   int (*prepare)(cpu_worker *w, launch_state *l);
@@ -30,7 +30,7 @@ struct weft_scheduler {
   /* After a fault in a group of worker w's: lets the other workers stop. */
   void (*failed)(launch_state *l);
   /* After every worker has returned: adds to the launch's message what
-   * reproduces it, and frees the state. */
+   * reproduces it, and ends the state. */
   void (*end)(launch_state *l);
 };
 
