@@ -1,6 +1,6 @@
 /* checks.h: check mode's checks (WEFT_CHECK, -cl-weft-check=): what a
  * build instruments, as flags, and their words (checks.c), read both by
- * the configuration (config.c) and by the build options (jit/options.c). */
+ * the configuration (config.c) and by the build options (jit/front/options.c). */
 #ifndef WEFT_BASE_CHECKS_H
 #define WEFT_BASE_CHECKS_H
 

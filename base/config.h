@@ -41,7 +41,7 @@ typedef struct weft_config {
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
   const char *libcuda;      /* WEFT_LIBCUDA: the CUDA driver, or NULL */
   /* WEFT_LIBDEVICE: the CUDA toolkit's libdevice.10.bc, or NULL: looked
-   * for (jit/ptx_libdevice.c) in the CUDA installations CUDA_HOME and
+   * for (jit/ptx/ptx_libdevice.c) in the CUDA installations CUDA_HOME and
    * CUDA_PATH name (NULL where unset), then in the usual folders. */
   const char *libdevice;
   const char *cuda_home;

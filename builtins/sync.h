@@ -76,7 +76,7 @@ static inline int cas(volatile __global uint *p, uint expected, uint desired) {
 
 /* Releases whose old value nobody needs: on the GPU a red, an atomic
  * that returns nothing, which the thread that makes it does not wait for
- * (jit/ptx_atomics.c makes one of such a release). */
+ * (jit/ptx/ptx_atomics.c makes one of such a release). */
 #define RELEASE_AND(p, v) ((void)__atomic_fetch_and(p, v, __ATOMIC_RELEASE))
 #define RELEASE_ADD(p, v) ((void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE))
 

@@ -5,7 +5,7 @@
  * data) starts unwritten. Its root buffer keeps a byte per byte, 1 once
  * written: by the host (write, fill, copy, a map for writing: here) or by
  * a kernel built with the check, whose code marks its stores and checks
- * its loads (jit/check_uninit.c). A write no one follows -- a kernel built
+ * its loads (jit/cpu/check_uninit.c). A write no one follows -- a kernel built
  * without the check, on any device -- ends the following for good: the
  * shadow stays (a launch in flight may use it) but is handed out no more,
  * so that no read is reported that such a write may have made right.

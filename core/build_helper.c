@@ -10,8 +10,8 @@
 #include "backend/device.h"
 #include "core/build_isolated.h"
 #include "core/build_stack.h"
-#include "jit/cache.h"
-#include "jit/compile.h"
+#include "jit/cache/cache.h"
+#include "jit/front/compile.h"
 #include "weft/weft.h"
 
 /* The program tools/build_helper.c calls this; nothing else should. */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
-#include "jit/compile.h"
+#include "jit/front/compile.h"
 #include "weft/weft.h"
 
 #define HELPER_NAME "weft-build-helper"

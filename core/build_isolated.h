@@ -11,7 +11,7 @@
  * in its own process and replies with the status, the log and the result
  * (a build's kernel-cache entry, as the bytes of its file; a compile's
  * object). The asking process adopts the entry into its kernel cache and
- * builds again from the cache alone (jit/cache.h), which loads the code
+ * builds again from the cache alone (jit/cache/cache.h), which loads the code
  * the helper made; a build that was in the cache already never starts a
  * helper. The helper is given the settings Weft started with (config.h's
  * weft__config_settings), so it builds as this process would and writes

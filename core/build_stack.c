@@ -23,8 +23,8 @@
 #include "base/log.h"
 #include "core/build_isolated.h"
 #include "core/handles.h"
-#include "jit/cache.h"
-#include "jit/compile.h"
+#include "jit/cache/cache.h"
+#include "jit/front/compile.h"
 
 #define BUILD_STACK ((size_t)1 << 30)
 

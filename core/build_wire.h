@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "jit/byte_io.h"
+#include "jit/cache/byte_io.h"
 #include "jit/jit.h"
 
 /* The device operation a helper runs (build_stack.h's). */
@@ -41,7 +41,7 @@ typedef struct weft_build_reply {
   size_t size;
 } weft_build_reply;
 
-/* What a request or reply is written into (jit/byte_io.h). */
+/* What a request or reply is written into (jit/cache/byte_io.h). */
 typedef weft_byte_writer weft_wire;
 
 /* The encoding of a request or reply appended to w. */

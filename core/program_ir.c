@@ -8,7 +8,7 @@
 
 #include "core/build_stack.h"
 #include "core/handles.h"
-#include "jit/cache.h"
+#include "jit/cache/cache.h"
 
 /* The container: magic, format version, binary type, the device kind the
  * IR is for (the back end's name), a BLAKE3 hash of the IR (128 bits, as

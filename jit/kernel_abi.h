@@ -189,7 +189,7 @@ typedef struct weft_source_loc {
  * text. The group does not go on. */
 #define WEFT_ASSERT_SYMBOL "weft__cpu_assert_failed"
 
-/* WEFT_MEMORY=weak (jit/weak_memory.c): plain global stores and loads go
+/* WEFT_MEMORY=weak (jit/cpu/weak_memory.c): plain global stores and loads go
  * through the group's store buffer, store(ctx, p, value, size) and
  * load(ctx, p, out, size); drain(ctx, p, size) makes the buffered stores
  * overlapping [p, p + size) visible (p NULL: all); exit(ctx) at a
@@ -226,7 +226,7 @@ typedef void (*weft_race_access_fn)(weft_wg_ctx *ctx, uint64_t lx,
  * slot whose work-item (its number: race_first + its local index, 0 for
  * none), barrier count (u32) and bytes of the word (u8 mask) lie at these
  * offsets. Generated code reads them to skip telling of a read that would
- * change nothing (jit/check_races.c). */
+ * change nothing (jit/cpu/check_races.c). */
 #define WEFT_RACE_CELL 48
 #define WEFT_RACE_SLOT 16
 #define WEFT_RACE_SLOT_ITEM 0
@@ -331,7 +331,7 @@ typedef struct weft_binary {
   size_t global_vars_size;       /* bytes of its __global variables */
   void *impl;             /* the back end's own data (a GPU's module) */
   struct weft_cached *cached; /* the kernel cache's entry this build uses,
-                               * with a reference (jit/cache.h) */
+                               * with a reference (jit/cache/cache.h) */
   int from_cache;         /* 0: built; 1: shared with an earlier build in
                            * this process; 2: loaded from the disk cache */
 } weft_binary;

@@ -1,5 +1,5 @@
 /* test_cache_entry.c: the cache's entry files against damage, on their
- * own. jit/cache.c and jit/cache_files.c are compiled into the test with a
+ * own. jit/cache/cache.c and jit/cache/cache_files.c are compiled into the test with a
  * loader of its own that records what it is given instead of running it,
  * so every bit of an entry can be flipped in turn: each flip must be a
  * miss (and the damaged file removed) or hand the loader exactly the
@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "jit/cache.h"
-#include "jit/perf_map.h"
+#include "jit/cache/cache.h"
+#include "jit/cpu/perf_map.h"
 #include "support.h"
 
 /* ------------------------------------------------ the recording loader */

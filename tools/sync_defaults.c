@@ -34,7 +34,7 @@ void sync_defaults_print(const sync_defaults *d, FILE *out) {
 }
 
 /* mkdir -p of path's folder, private to the user as the kernel cache's
- * folders are (jit/cache.c). */
+ * folders are (jit/cache/cache.c). */
 static int make_folder(const char *path) {
   char *dir = strdup(path);
   if (!dir) return -1;

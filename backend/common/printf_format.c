@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/printf_spec.h"
+#include "jit/ir/printf_spec.h"
 
 void weft__text_append(weft_text *t, const char *s, size_t n) {
   if (t->failed) return;

@@ -1,4 +1,4 @@
-/* check_races.c: check mode's race check on the CPU (jit/check_races.c
+/* check_races.c: check mode's race check on the CPU (jit/cpu/check_races.c
  * says which accesses and operations generated code reports here).
  *
  * Each 4-byte word of a group's __local memory and of a launch's buffer

@@ -1,7 +1,7 @@
 /* check_report.c: check mode's reports on the CPU (executor_internal.h).
  *
  * Generated code calls weft__cpu_check_failed for an access that failed
- * its check and was not carried out (jit/check_memory.c), and
+ * its check and was not carried out (jit/cpu/check_memory.c), and
  * check_races.c reports a race here (the racing access was made). The
  * launch keeps
  * one report per check site: the first work-item that failed there, its

@@ -5,7 +5,7 @@
  *
  * Every work-item gets a random priority when its group starts, and at
  * each schedule point (every shared access, atomic, barrier and wait: see
- * jit/sched_points.c) the runnable work-item with the highest priority runs,
+ * jit/cpu/sched_points.c) the runnable work-item with the highest priority runs,
  * across groups. At DEPTH - 1 steps drawn from the seed, the running
  * work-item's priority drops below every first priority (the i-th change
  * point to DEPTH - i). A bug that needs DEPTH orderings among the steps

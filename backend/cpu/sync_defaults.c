@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/cache_files.h"
+#include "jit/cache/cache_files.h"
 
 /* A key of the file, the macro it sets and the algorithms it may name,
  * each the lowercase suffix of a constant of weft/kernel.h. */

@@ -16,7 +16,7 @@
 /* The options the file asks for, like " -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET"
  * (one per line that names an algorithm the primitive has), in out; empty
  * without a file, or when the cache's folder or the file is not trusted
- * (jit/cache_files.h: owned by another user, or writable by others). */
+ * (jit/cache/cache_files.h: owned by another user, or writable by others). */
 void weft__sync_defaults_read(char *out, size_t size);
 
 #endif

@@ -3,7 +3,7 @@
  * a kernel relying on an order its fences do not give fails here as it may
  * on a GPU.
  *
- * Generated code (jit/weak_memory.c) hands every plain store to global (or
+ * Generated code (jit/cpu/weak_memory.c) hands every plain store to global (or
  * generic) memory to weft__cpu_weak_store, which keeps it in the group's
  * buffer instead of memory; plain loads go through weft__cpu_weak_load,
  * which reads memory and lays the group's own buffered stores over it (a

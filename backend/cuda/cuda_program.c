@@ -1,5 +1,5 @@
 /* cuda_program.c: building programs for a CUDA GPU (see cuda_device.h):
- * the JIT makes PTX for the GPU's architecture (jit/ptx.c), and the
+ * the JIT makes PTX for the GPU's architecture (jit/ptx/ptx.c), and the
  * driver loads it as a module, compiling it to the GPU's code (the
  * driver keeps that code in its own cache, so a rebuild of the same PTX
  * is quick). Program binaries are the JIT's nvptx64 bitcode. */
@@ -9,7 +9,7 @@
 
 #include "backend/common/sync_options.h"
 #include "backend/cuda/cuda_device.h"
-#include "jit/compile.h"
+#include "jit/front/compile.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 

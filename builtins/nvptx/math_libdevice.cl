@@ -2,7 +2,7 @@
  * math_libdevice.cl: on NVIDIA GPUs, the __weft_sleef_NAME_U functions that
  * math.cl and math_half_native.cl are written over (math_shared.h) come
  * from libdevice, the CUDA toolkit's math library in bitcode, which the JIT
- * links into programs that call it (jit/ptx_libdevice.c). libdevice's
+ * links into programs that call it (jit/ptx/ptx_libdevice.c). libdevice's
  * functions are within its documented bounds (at most 2 ulp for float
  * where OpenCL allows 3 or 4, and 1 to 2 for double); the error suffix of
  * a name (_u10, _u35) then only says which CPU form math.cl asked for.

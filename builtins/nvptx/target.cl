@@ -4,7 +4,7 @@
  * work-group context and calls into the runtime; here they are the GPU's
  * own: special registers, bar.sync, and memory polled with __nanosleep.
  *
- * Four come from the JIT (jit/ptx_kernels.c), which gives each program the
+ * Four come from the JIT (jit/ptx/ptx_kernels.c), which gives each program the
  * globals behind them: the launch's geometry that CUDA lacks (the global
  * offset and the work dimension, written before each launch), the words
  * of weft_global_barrier() (zeroed before each launch), the collectives'

@@ -1,0 +1,167 @@
+/*
+ * passes.h: the transformations that turn OpenCL kernels into work-group
+ * functions for the CPU. They run in this order (cpu/build.c drives them;
+ * steps 0 and 1, which the GPU's build takes too, are in ir/ir.h):
+ *
+ *  0. weft__div_guard_insert (ir/div_guard.c): integer division never
+ *     traps.
+ *  1. weft__inline_callees (ir/inline.c): every non-kernel function is inlined into the
+ *     kernels (OpenCL C has no recursion, so this always succeeds), leaving
+ *     work-item builtins and barriers directly in kernel code.
+ *  2. weft__kernel_body_make: each kernel becomes a "body" function with the
+ *     work-group context, the local id (x, y, z), a region state and the
+ *     work-items' private memory as extra parameters; it returns the state
+ *     it stopped at (WEFT_STATE_RETURN when it returns).
+ *  3. weft__workitem_lower: inside a body, the work-item primitives become
+ *     the local id parameters or loads from the context, and barrier() a
+ *     call into the back end that names its source location.
+ *  3a. weft__yield_points_insert (yield_points.c): loops that poll memory
+ *     yield the thread at each turn.
+ *  3b. weft__sched_points_insert (sched_points.c), for schedule
+ *     exploration only: a schedule point before each atomic and barrier
+ *     (and, deep, each global load and store; under pct, each __local one
+ *     too).
+ *     A kernel that calls another then takes in its body, and the kernels
+ *     that call the back end's sync functions are marked cooperative.
+ *  3c. weft__check_memory_insert (check_memory.c), in check mode only:
+ *     each access is checked against the object its pointer comes from.
+ *     Then, with WEFT_MEMORY=weak only, weft__weak_memory_insert
+ *     (weak_memory.c): plain global stores wait in a store buffer.
+ *  3d. weft__regions_split and weft__regions_make (regions.c): a body with
+ *     barriers becomes a state machine that runs one work-item from one
+ *     barrier to the next, keeping what lives across barriers in private
+ *     memory. Between the two, the pipeline runs reg2mem.
+ *  4. weft__workgroup_make: the work-group function loops over a range of
+ *     local ids and calls the body, which is then inlined into the loop, so
+ *     LLVM can vectorize across work-items. For a region body it makes one
+ *     such loop per region (weft__workgroup_make_regions).
+ *  5. weft__local_mem_lower: kernel-scope __local variables become slices
+ *     of the group's local memory.
+ */
+#ifndef WEFT_JIT_PASSES_H
+#define WEFT_JIT_PASSES_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "jit/ir/ir.h"
+#include "jit/kernel_abi.h"
+
+/* The extra parameters of a body, after the kernel's own. */
+#define WEFT_BODY_EXTRA_PARAMS 6 /* ctx, lx, ly, lz, state, private */
+enum { WEFT_BODY_CTX, WEFT_BODY_LX, WEFT_BODY_LY, WEFT_BODY_LZ, WEFT_BODY_STATE,
+       WEFT_BODY_PRIVATE };
+
+/* A pointer to the field at offset in the work-group context ctx, built at
+ * the builder's position. */
+LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
+                             size_t offset);
+
+/* Extra parameter p (WEFT_BODY_*) of a body. */
+LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);
+
+/* Barrier call sites found so far in a program. */
+typedef struct weft_sites {
+  weft_source_loc *locs;
+  unsigned count;
+  unsigned capacity;
+} weft_sites;
+
+/* Check mode's instrumented accesses found so far in a program. */
+typedef struct weft_check_sites {
+  weft_check_site *sites;
+  unsigned count;
+  unsigned capacity;
+} weft_check_sites;
+
+/* Step 2: the body of every kernel of module, in source order, in bodies
+ * (an array of at least as many entries as kernels). The kernels are gone
+ * afterwards; calls from one kernel to another call its body. */
+int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
+                           unsigned count);
+
+/* Step 3 on one body; the barrier sites it holds are appended to sites. */
+int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
+
+/* Step 3, too (printf.c): printf calls become calls into the back end with
+ * a described block of their arguments. */
+int weft__printf_lower(LLVMValueRef body, LLVMTargetDataRef layout);
+
+/* Step 3a (yield_points.c): a loop whose exit depends on a volatile or
+ * atomic read gets a yield at each turn, so a group spinning on memory
+ * another group must change lets that group run. */
+int weft__yield_points_insert(LLVMValueRef body);
+
+/* Step 3b (sched_points.c), with schedule exploration only: scheduling
+ * points before atomics and barriers, from level 2 before every global
+ * load and store, at 3 before every __local one too. */
+int weft__sched_points_insert(LLVMValueRef body, int level);
+
+/* Step 3c (check_memory.c), in check mode, once kernels that call others
+ * have taken their bodies in: every access whose object is known is
+ * checked against it first, and not carried out when it falls outside;
+ * the sites are appended to sites. */
+int weft__check_memory_insert(LLVMValueRef body, const weft_kernel_desc *desc,
+                              LLVMTargetDataRef layout,
+                              weft_check_sites *sites);
+
+/* Step 3c too (check_uninit.c), in check mode (uninit): reads of __local
+ * and private memory never written are reported; sites appended. */
+int weft__check_uninit_insert(LLVMValueRef body, const weft_kernel_desc *desc,
+                              LLVMTargetDataRef layout,
+                              weft_check_sites *sites);
+
+/* Step 3c too (check_races.c), in check mode (races): plain accesses of
+ * __local memory and buffer arguments, barriers and synchronizing
+ * operations tell the back end of themselves; sites appended. */
+int weft__check_races_insert(LLVMValueRef body, const weft_kernel_desc *desc,
+                             LLVMTargetDataRef layout,
+                             weft_check_sites *sites);
+
+/* Step 3c' (weak_memory.c), with WEFT_MEMORY=weak only, after the checks:
+ * plain global loads and stores go through the back end's store buffer,
+ * and releases, other atomics, waits and returns drain it. */
+int weft__weak_memory_insert(LLVMValueRef body, LLVMTargetDataRef layout);
+
+/* Step 3c too (check_division.c): the division checks of step 0 become
+ * warnings that name the work-item, appended to sites. */
+int weft__check_divisions_lower(LLVMValueRef body, weft_check_sites *sites);
+
+/* Step 3c too (stop_points.c), in check mode or under WEFT_TIMEOUT: each
+ * loop of body reads the launch's stop word at every turn and calls the
+ * back end's stopped() when it is set; a site per loop is appended. */
+int weft__stop_points_insert(LLVMValueRef body, weft_check_sites *sites);
+
+/* Step 3d, first half: cuts the blocks of body at its barriers. */
+void weft__regions_split(LLVMValueRef body);
+
+/* Step 3d, second half (after reg2mem): makes body a state machine if the
+ * work-items' private data fits in max_private bytes each. Fills in the
+ * desc's region fields and returns 1 if it did, 0 if the kernel is left to
+ * fibers, or a negative error. */
+int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
+                       size_t max_private, weft_kernel_desc *desc);
+
+/* Step 4 (debug_info.c): each work-group function entries[k] takes the
+ * debug information of bodies[k], which is inlined into it; with ids (-g
+ * -cl-opt-disable), the work-item's ids become variables gdb can print. */
+void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
+                            const LLVMValueRef *bodies, unsigned count,
+                            int ids);
+
+/* Step 4: the work-group function, named name, for one body. */
+LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
+                                  const weft_kernel_desc *desc,
+                                  const char *name);
+LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
+                                          LLVMValueRef body,
+                                          const weft_kernel_desc *desc,
+                                          const char *name);
+
+/* Step 5 on one work-group function: sets *size to the bytes of __local
+ * variables it uses. */
+int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
+                          size_t *size, char **error);
+
+#endif

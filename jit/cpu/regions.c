@@ -1,0 +1,457 @@
+/* regions.c: step 3d of passes.h, a body with barriers as a state machine.
+ *
+ * Fibers give every work-item a stack and switch between them at each
+ * barrier: general, but a switch per work-item per barrier. This pass makes
+ * the barrier a return instead. The body, called with state s, runs one
+ * work-item from barrier s (or from the start, s = 0) to the next barrier
+ * and returns that barrier's state. The work-group function then runs a
+ * region for all work-items in a loop, without switching, and LLVM can
+ * vectorize the loop (workgroup.c).
+ *
+ * What a work-item needs across a barrier lives in private memory, one
+ * copy per work-item, laid out so that a field of consecutive work-items is
+ * contiguous: address(field, item) = private + offset * N + item * size,
+ * where N is the number of work-items per group. Two kinds of fields:
+ *  - value slots: after reg2mem, every SSA value used outside its block is
+ *    a scalar alloca that is only loaded and stored. The ones live after a
+ *    barrier are stored to private memory before it and loaded back on
+ *    resuming; afterwards mem2reg turns the slots back into SSA values.
+ *  - memory objects: every other alloca (private arrays, structs, variables
+ *    whose address is taken) moves into private memory for good.
+ * The first field is the int32 state each work-item stopped at.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/cpu/passes.h"
+#include "weft/weft.h"
+
+/* ----------------------------------------------------------- splitting */
+
+static int is_barrier_call(LLVMValueRef i, void *data) {
+  (void)data;
+  return weft__is_call_to(i, WEFT_BARRIER_SYMBOL);
+}
+
+/* Ends the call's block right after the call: what follows starts a
+ * block of its own, the one the call's block was (its predecessors now
+ * branch to the new block holding the call). */
+static void split_after(LLVMValueRef call) {
+  LLVMValueRef next = LLVMGetNextInstruction(call);
+  LLVMBasicBlockRef head = weft__block_split_before(next, "barrier");
+  LLVMBuilderRef b =
+      LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMBuildBr(b, LLVMGetInstructionParent(next));
+  LLVMDisposeBuilder(b);
+}
+
+void weft__regions_split(LLVMValueRef body) {
+  unsigned n = 0;
+  LLVMValueRef *calls = weft__instructions_where(body, is_barrier_call, NULL, &n);
+  for (unsigned k = 0; calls && k < n; k++) split_after(calls[k]);
+  free(calls);
+}
+
+/* ----------------------------------------------------------- the body */
+
+typedef struct field {
+  LLVMValueRef alloca_inst;
+  LLVMTypeRef type;      /* what one work-item keeps */
+  size_t offset;         /* bytes per work-item before this field */
+  size_t size;
+  int memory_object;     /* relocated for good, rather than saved */
+} field;
+
+typedef struct barrier_site {
+  LLVMValueRef call;
+  LLVMBasicBlockRef head;   /* ends with the call and a branch to resume */
+  LLVMBasicBlockRef resume; /* starts right after the barrier */
+} barrier_site;
+
+typedef struct region_pass {
+  LLVMValueRef body;
+  LLVMContextRef context;
+  LLVMBuilderRef b;
+  field *fields;
+  unsigned num_fields;
+  barrier_site *barriers;
+  unsigned num_barriers;
+  LLVMBasicBlockRef *blocks;
+  unsigned num_blocks;
+  uint64_t *live_in;       /* num_blocks rows of words bits */
+  uint64_t *dirty_out;     /* slots stored since the region began */
+  unsigned words;
+  LLVMValueRef n_items, item, private_mem;
+} region_pass;
+
+/* A scalar alloca used only as the address of whole loads and stores. */
+static int is_value_slot(LLVMValueRef a) {
+  LLVMTypeRef type = LLVMGetAllocatedType(a);
+  LLVMTypeKind kind = LLVMGetTypeKind(type);
+  if (kind == LLVMArrayTypeKind || kind == LLVMStructTypeKind) return 0;
+  if (!LLVMIsConstant(LLVMGetOperand(a, 0)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(a, 0)) != 1)
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(a); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user) && LLVMTypeOf(user) == type) continue;
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == a &&
+        LLVMGetOperand(user, 0) != a &&
+        LLVMTypeOf(LLVMGetOperand(user, 0)) == type)
+      continue;
+    return 0;
+  }
+  return 1;
+}
+
+static int field_index(const region_pass *r, LLVMValueRef a) {
+  for (unsigned i = 0; i < r->num_fields; i++)
+    if (r->fields[i].alloca_inst == a) return (int)i;
+  return -1;
+}
+
+/* Every alloca becomes a field; the first field is the next-state array.
+ * Returns 0, or -1 if an alloca is not a fixed-size one in the entry block. */
+static int collect_fields(region_pass *r, LLVMTargetDataRef td) {
+  unsigned count = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAAllocaInst(i)) {
+        if (bb != LLVMGetEntryBasicBlock(r->body) ||
+            !LLVMIsConstant(LLVMGetOperand(i, 0)))
+          return -1;
+        count++;
+      }
+  r->fields = calloc(count + 1, sizeof *r->fields);
+  if (!r->fields) return -1;
+  size_t offset = sizeof(int32_t); /* the next-state array comes first */
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->body);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i;
+       i = LLVMGetNextInstruction(i)) {
+    if (!LLVMIsAAllocaInst(i)) continue;
+    field *f = &r->fields[r->num_fields++];
+    f->alloca_inst = i;
+    f->memory_object = !is_value_slot(i);
+    unsigned long long n = LLVMConstIntGetZExtValue(LLVMGetOperand(i, 0));
+    f->type = n == 1 ? LLVMGetAllocatedType(i)
+                     : LLVMArrayType2(LLVMGetAllocatedType(i), n);
+    size_t align = LLVMABIAlignmentOfType(td, f->type);
+    if (LLVMGetAlignment(i) > align) align = LLVMGetAlignment(i);
+    f->size = (size_t)LLVMABISizeOfType(td, f->type);
+    f->size = (f->size + align - 1) / align * align; /* item * size aligned */
+    f->offset = (offset + align - 1) / align * align;
+    offset = f->offset + f->size;
+  }
+  return 0;
+}
+
+/* Bytes of private memory per work-item. */
+static size_t private_size(const region_pass *r) {
+  size_t end = sizeof(int32_t);
+  for (unsigned i = 0; i < r->num_fields; i++)
+    if (r->fields[i].offset + r->fields[i].size > end)
+      end = r->fields[i].offset + r->fields[i].size;
+  return (end + WEFT_LOCAL_ALIGN - 1) / WEFT_LOCAL_ALIGN * WEFT_LOCAL_ALIGN;
+}
+
+static int collect_barriers(region_pass *r) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->body); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    LLVMValueRef call = term ? LLVMGetPreviousInstruction(term) : NULL;
+    if (!call || !is_barrier_call(call, NULL)) continue;
+    barrier_site *grown = realloc(r->barriers,
+                                  (r->num_barriers + 1) * sizeof *grown);
+    if (!grown) return -1;
+    r->barriers = grown;
+    r->barriers[r->num_barriers++] =
+        (barrier_site){call, bb, LLVMGetSuccessor(term, 0)};
+  }
+  return 0;
+}
+
+/* --------------------------------------------------------- liveness */
+
+static int block_index(const region_pass *r, LLVMBasicBlockRef bb) {
+  for (unsigned i = 0; i < r->num_blocks; i++)
+    if (r->blocks[i] == bb) return (int)i;
+  return -1;
+}
+
+/* Which value slots are live at the start of each block: a slot is live
+ * where a load of it can be reached before a store to it. Memory objects
+ * need no liveness: they stay in private memory. */
+static int compute_liveness(region_pass *r) {
+  r->num_blocks = (unsigned)LLVMCountBasicBlocks(r->body);
+  r->words = (r->num_fields + 63) / 64 + 1;
+  r->blocks = malloc(r->num_blocks * sizeof *r->blocks);
+  uint64_t *use = calloc((size_t)r->num_blocks * r->words, 8);
+  uint64_t *kill = calloc((size_t)r->num_blocks * r->words, 8);
+  r->live_in = calloc((size_t)r->num_blocks * r->words, 8);
+  if (!r->blocks || !use || !kill || !r->live_in) {
+    free(use);
+    free(kill);
+    return -1;
+  }
+  LLVMGetBasicBlocks(r->body, r->blocks);
+  for (unsigned b = 0; b < r->num_blocks; b++) {
+    uint64_t *u = use + b * r->words, *k = kill + b * r->words;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(r->blocks[b]); i;
+         i = LLVMGetNextInstruction(i)) {
+      int load = LLVMIsALoadInst(i) != NULL;
+      if (!load && !LLVMIsAStoreInst(i)) continue;
+      int f = field_index(r, LLVMGetOperand(i, load ? 0 : 1));
+      if (f < 0 || r->fields[f].memory_object) continue;
+      uint64_t bit = 1ull << (f % 64);
+      if (load && !(k[f / 64] & bit)) u[f / 64] |= bit;
+      if (!load) k[f / 64] |= bit;
+    }
+  }
+  /* Backward data flow to a fixed point (few passes: kernels are small). */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (unsigned b = r->num_blocks; b-- > 0;) {
+      uint64_t out[r->words];
+      memset(out, 0, sizeof out);
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[b]);
+      for (unsigned s = 0, n = term ? LLVMGetNumSuccessors(term) : 0; s < n; s++) {
+        int succ = block_index(r, LLVMGetSuccessor(term, s));
+        for (unsigned w = 0; succ >= 0 && w < r->words; w++)
+          out[w] |= r->live_in[succ * r->words + w];
+      }
+      for (unsigned w = 0; w < r->words; w++) {
+        uint64_t in = use[b * r->words + w] | (out[w] & ~kill[b * r->words + w]);
+        if (in != r->live_in[b * r->words + w]) {
+          r->live_in[b * r->words + w] = in;
+          changed = 1;
+        }
+      }
+    }
+  }
+  free(use);
+  free(kill);
+  return 0;
+}
+
+static int live_at(const region_pass *r, LLVMBasicBlockRef bb, unsigned f) {
+  int b = block_index(r, bb);
+  return b >= 0 && (r->live_in[b * r->words + f / 64] >> (f % 64)) & 1;
+}
+
+static int is_barrier_edge(const region_pass *r, LLVMBasicBlockRef from,
+                           LLVMBasicBlockRef to) {
+  for (unsigned k = 0; k < r->num_barriers; k++)
+    if (r->barriers[k].head == from && r->barriers[k].resume == to) return 1;
+  return 0;
+}
+
+/* Which value slots may have been stored since the region began, at the
+ * end of each block. A region begins clean: at a resume point the slots
+ * hold what private memory holds, and at the kernel's start nothing worth
+ * keeping. A barrier then saves only live slots that are dirty: the others
+ * are in private memory already. */
+static int compute_dirty(region_pass *r) {
+  r->dirty_out = calloc((size_t)r->num_blocks * r->words, 8);
+  uint64_t *stores = calloc((size_t)r->num_blocks * r->words, 8);
+  if (!r->dirty_out || !stores) {
+    free(stores);
+    return -1;
+  }
+  for (unsigned b = 0; b < r->num_blocks; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(r->blocks[b]); i;
+         i = LLVMGetNextInstruction(i)) {
+      int f = LLVMIsAStoreInst(i) ? field_index(r, LLVMGetOperand(i, 1)) : -1;
+      if (f >= 0) stores[b * r->words + f / 64] |= 1ull << (f % 64);
+    }
+  /* Forward data flow: dirty_out(X) = stores(X) | dirty_out(preds of X),
+   * where a barrier's edge carries nothing. */
+  uint64_t in[r->words];
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (unsigned b = 0; b < r->num_blocks; b++) {
+      for (unsigned w = 0; w < r->words; w++) {
+        uint64_t out = stores[b * r->words + w] | r->dirty_out[b * r->words + w];
+        if (out != r->dirty_out[b * r->words + w]) changed = 1;
+        r->dirty_out[b * r->words + w] = out;
+      }
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[b]);
+      for (unsigned s = 0, n = term ? LLVMGetNumSuccessors(term) : 0; s < n; s++) {
+        LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
+        int succ = block_index(r, to);
+        if (succ < 0 || is_barrier_edge(r, r->blocks[b], to)) continue;
+        memcpy(in, r->dirty_out + b * r->words, sizeof in);
+        for (unsigned w = 0; w < r->words; w++) {
+          uint64_t merged = r->dirty_out[succ * r->words + w] | in[w];
+          if (merged != r->dirty_out[succ * r->words + w]) changed = 1;
+          r->dirty_out[succ * r->words + w] = merged;
+        }
+      }
+    }
+  }
+  free(stores);
+  return 0;
+}
+
+static int dirty_at_end(const region_pass *r, LLVMBasicBlockRef bb, unsigned f) {
+  int b = block_index(r, bb);
+  return b >= 0 && (r->dirty_out[b * r->words + f / 64] >> (f % 64)) & 1;
+}
+
+/* ------------------------------------------------------ the rewrite */
+
+/* The address of field f for this work-item. */
+static LLVMValueRef field_address(region_pass *r, const field *f) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->context);
+  LLVMValueRef offset = LLVMBuildAdd(
+      r->b, LLVMBuildMul(r->b, LLVMConstInt(i64, f->offset, 0), r->n_items, ""),
+      LLVMBuildMul(r->b, LLVMConstInt(i64, f->size, 0), r->item, ""), "");
+  return LLVMBuildInBoundsGEP2(r->b, LLVMInt8TypeInContext(r->context),
+                               r->private_mem, &offset, 1, "");
+}
+
+/* The new entry block computes the work-item's index and the group size,
+ * holds the allocas, and jumps to where the state says. */
+static void make_entry(region_pass *r) {
+  LLVMBasicBlockRef old = LLVMGetEntryBasicBlock(r->body);
+  LLVMBasicBlockRef entry =
+      LLVMInsertBasicBlockInContext(r->context, old, "dispatch");
+  LLVMPositionBuilderAtEnd(r->b, entry);
+  for (unsigned i = 0; i < r->num_fields; i++) {
+    LLVMInstructionRemoveFromParent(r->fields[i].alloca_inst);
+    LLVMInsertIntoBuilder(r->b, r->fields[i].alloca_inst);
+  }
+  LLVMValueRef ctx = weft__body_param(r->body, WEFT_BODY_CTX);
+  LLVMValueRef size[3];
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->context);
+  for (int d = 0; d < 3; d++) {
+    size[d] = LLVMBuildLoad2(
+        r->b, i64,
+        weft__ctx_field(r->b, ctx,
+                        offsetof(weft_wg_ctx, enqueued_local_size) + 8 * d),
+        "");
+    weft__set_invariant(size[d]);
+  }
+  r->n_items = LLVMBuildMul(r->b, LLVMBuildMul(r->b, size[0], size[1], ""),
+                            size[2], "items");
+  r->item = LLVMBuildAdd(
+      r->b, weft__body_param(r->body, WEFT_BODY_LX),
+      LLVMBuildMul(r->b, size[0],
+                   LLVMBuildAdd(r->b, weft__body_param(r->body, WEFT_BODY_LY),
+                                LLVMBuildMul(r->b, size[1],
+                                             weft__body_param(r->body, WEFT_BODY_LZ),
+                                             ""),
+                                ""),
+                   ""),
+      "item");
+  r->private_mem = weft__body_param(r->body, WEFT_BODY_PRIVATE);
+}
+
+/* Memory objects now live in private memory, one copy per work-item. */
+static void relocate_memory_objects(region_pass *r) {
+  unsigned lifetime_start = LLVMLookupIntrinsicID("llvm.lifetime.start", 19);
+  unsigned lifetime_end = LLVMLookupIntrinsicID("llvm.lifetime.end", 17);
+  for (unsigned i = 0; i < r->num_fields; i++) {
+    field *f = &r->fields[i];
+    if (!f->memory_object) continue;
+    /* Lifetime markers only apply to allocas; the copy lives on. */
+    LLVMUseRef u = LLVMGetFirstUse(f->alloca_inst);
+    while (u) {
+      LLVMValueRef user = LLVMGetUser(u);
+      u = LLVMGetNextUse(u);
+      LLVMValueRef callee = LLVMIsACallInst(user) ? LLVMGetCalledValue(user) : NULL;
+      unsigned id = callee && LLVMIsAFunction(callee) ? LLVMGetIntrinsicID(callee) : 0;
+      if (id && (id == lifetime_start || id == lifetime_end))
+        LLVMInstructionEraseFromParent(user);
+    }
+    LLVMReplaceAllUsesWith(f->alloca_inst, field_address(r, f));
+    LLVMInstructionEraseFromParent(f->alloca_inst);
+    f->alloca_inst = NULL;
+  }
+}
+
+/* Copies the value slots live at bb between their allocas and private
+ * memory, at the builder's position. Saving (to_private), only the slots
+ * dirty at the end of block from are copied. */
+static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private,
+                      LLVMBasicBlockRef from) {
+  for (unsigned i = 0; i < r->num_fields; i++) {
+    field *f = &r->fields[i];
+    if (f->memory_object || !live_at(r, bb, i)) continue;
+    if (to_private && !dirty_at_end(r, from, i)) continue;
+    LLVMValueRef slot = field_address(r, f);
+    LLVMValueRef from = to_private ? f->alloca_inst : slot;
+    LLVMValueRef to = to_private ? slot : f->alloca_inst;
+    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, f->type, from, ""), to);
+  }
+}
+
+/* Barrier k: save what lives past it, and return state k + 1. A resume
+ * block for state k + 1 loads it back and continues after the barrier. */
+static void rewrite_barrier(region_pass *r, unsigned k, LLVMValueRef dispatch) {
+  barrier_site *s = &r->barriers[k];
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(r->context);
+  LLVMValueRef branch = LLVMGetBasicBlockTerminator(s->head);
+  LLVMPositionBuilderBefore(r->b, s->call);
+  copy_live(r, s->resume, 1, s->head);
+  LLVMBuildRet(r->b, LLVMConstInt(i32, k + 1, 0));
+  LLVMInstructionEraseFromParent(branch);
+  LLVMInstructionEraseFromParent(s->call);
+
+  LLVMBasicBlockRef restore =
+      LLVMAppendBasicBlockInContext(r->context, r->body, "resume");
+  LLVMPositionBuilderAtEnd(r->b, restore);
+  copy_live(r, s->resume, 0, NULL);
+  LLVMBuildBr(r->b, s->resume);
+  LLVMAddCase(dispatch, LLVMConstInt(i32, k + 1, 0), restore);
+}
+
+static void region_pass_free(region_pass *r) {
+  free(r->fields);
+  free(r->barriers);
+  free(r->blocks);
+  free(r->live_in);
+  free(r->dirty_out);
+  if (r->b) LLVMDisposeBuilder(r->b);
+}
+
+/* The barrier's site index: the last argument of the runtime call. */
+static unsigned site_of(LLVMValueRef call) {
+  unsigned n = (unsigned)LLVMGetNumArgOperands(call);
+  return (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, n - 1));
+}
+
+int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
+                       size_t max_private, weft_kernel_desc *desc) {
+  region_pass r = {.body = body,
+                   .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
+  if (collect_fields(&r, layout) || collect_barriers(&r) || !r.num_barriers ||
+      private_size(&r) > max_private || compute_liveness(&r) ||
+      compute_dirty(&r)) {
+    region_pass_free(&r);
+    return 0; /* fibers will run it */
+  }
+  desc->state_sites = calloc(r.num_barriers + 1, sizeof *desc->state_sites);
+  if (!desc->state_sites) {
+    region_pass_free(&r);
+    return WEFT_ENOMEM;
+  }
+  r.b = LLVMCreateBuilderInContext(r.context);
+  LLVMBasicBlockRef start = LLVMGetEntryBasicBlock(body);
+  make_entry(&r);
+  relocate_memory_objects(&r);
+  LLVMValueRef dispatch =
+      LLVMBuildSwitch(r.b, weft__body_param(body, WEFT_BODY_STATE), start,
+                      r.num_barriers);
+  for (unsigned k = 0; k < r.num_barriers; k++) {
+    desc->state_sites[k + 1] = site_of(r.barriers[k].call);
+    rewrite_barrier(&r, k, dispatch);
+  }
+  desc->num_states = r.num_barriers + 1;
+  desc->private_size = private_size(&r);
+  desc->flags |= WEFT_KERNEL_REGIONS;
+  region_pass_free(&r);
+  return 1;
+}

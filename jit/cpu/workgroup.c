@@ -1,0 +1,342 @@
+/* workgroup.c: step 4 of passes.h, the work-group function.
+ *
+ *   void name(void *const *args, weft_wg_ctx *ctx, const weft_wg_range *r)
+ *   {
+ *     unpack the arguments once;
+ *     for (z = r->lo[2]; z < r->hi[2]; z++)
+ *       for (y = r->lo[1]; y < r->hi[1]; y++)
+ *         for (x = r->lo[0]; x < r->hi[0]; x++) {
+ *           body(arguments..., ctx, x, y, z, 0, NULL);
+ *           if (kernel has a barrier && ctx->fiber_mode) return;
+ *         }
+ *   }
+ *
+ * A region-scheduled body (regions.c) gets one such loop nest per state:
+ *
+ *     for (state = r->state;;) {
+ *       ctx->region_state = state;
+ *       switch (state) {            // one case per state, k constant in it
+ *       case k: for each work-item: next[item] = body(..., k, private);
+ *       }
+ *       if (the work-items disagree on next) report divergence;
+ *       if (r->single_region || next == WEFT_STATE_RETURN) return;
+ *       state = next;
+ *     }
+ *
+ * With k constant, the inlined body keeps only region k's code.
+ *
+ * The body is inlined afterwards, so the innermost loop is the kernel code
+ * with get_local_id(0) as its induction variable: LLVM vectorizes it across
+ * work-items when no barrier stands in the way. The loops are emitted in
+ * rotated form (test at the bottom, one guard at the top), as LLVM's loop
+ * passes want them.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jit/cpu/passes.h"
+
+typedef struct wg_builder {
+  LLVMContextRef context;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  LLVMTypeRef i64, i32;
+  LLVMValueRef lo[3], hi[3];
+  LLVMValueRef body;
+  LLVMValueRef *call_args;  /* the body's arguments; extra ones set per use */
+  unsigned num_args;        /* the kernel's own arguments */
+  /* Region scheduling. */
+  LLVMValueRef size[3];     /* enqueued local size */
+  LLVMValueRef state;       /* alloca: the state running */
+  LLVMValueRef low, high;   /* allocas: min and max next state of a region */
+  LLVMValueRef private_mem;
+} wg_builder;
+
+/* A load of memory that stays the same during the call (the range, the
+ * context's sizes). */
+static LLVMValueRef load_invariant(wg_builder *w, LLVMTypeRef type,
+                                   LLVMValueRef base, size_t offset) {
+  LLVMValueRef load =
+      LLVMBuildLoad2(w->b, type, weft__ctx_field(w->b, base, offset), "");
+  weft__set_invariant(load);
+  return load;
+}
+
+static LLVMValueRef load_i64(wg_builder *w, LLVMValueRef base, size_t offset) {
+  return load_invariant(w, w->i64, base, offset);
+}
+
+/* The value of argument i, as the body's parameter i expects it. */
+static LLVMValueRef unpack_arg(wg_builder *w, LLVMValueRef body, unsigned i,
+                               const weft_arg_desc *desc) {
+  LLVMValueRef args = LLVMGetParam(w->fn, 0), ctx = LLVMGetParam(w->fn, 1);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(w->context, 0);
+  LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(body, i));
+  LLVMValueRef slot = LLVMBuildLoad2(
+      w->b, ptr, weft__ctx_field(w->b, args, i * sizeof(void *)), "");
+  weft__set_invariant(slot);
+  if (desc->kind == WEFT_ARG_LOCAL) {
+    LLVMValueRef offset = LLVMBuildLoad2(w->b, w->i64, slot, "");
+    LLVMValueRef base = LLVMBuildLoad2(
+        w->b, ptr, weft__ctx_field(w->b, ctx, offsetof(weft_wg_ctx, local_mem)),
+        "local_mem");
+    weft__set_invariant(base);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(
+        w->b, LLVMInt8TypeInContext(w->context), base, &offset, 1, "");
+    return LLVMBuildAddrSpaceCast(w->b, p, type, "");
+  }
+  if (LLVMGetTypeKind(type) == LLVMPointerTypeKind &&
+      desc->kind == WEFT_ARG_VALUE)
+    return slot; /* a struct passed by value (byval): its bytes are there */
+  LLVMValueRef value = LLVMBuildLoad2(w->b, type, slot, "");
+  LLVMSetAlignment(value, 1); /* values are packed by the caller */
+  return value;
+}
+
+/* Emits: header: iv = phi(lo, latch: iv + 1). Returns the phi. */
+static LLVMValueRef loop_begin(wg_builder *w, LLVMBasicBlockRef from,
+                               LLVMValueRef lo, LLVMBasicBlockRef header) {
+  LLVMBuildBr(w->b, header);
+  LLVMPositionBuilderAtEnd(w->b, header);
+  LLVMValueRef iv = LLVMBuildPhi(w->b, w->i64, "");
+  LLVMAddIncoming(iv, &lo, &from, 1);
+  return iv;
+}
+
+/* Emits the latch at the builder's position: iv + 1 < hi ? header : exit. */
+static void loop_end(wg_builder *w, LLVMValueRef iv, LLVMValueRef hi,
+                     LLVMBasicBlockRef header, LLVMBasicBlockRef exit) {
+  LLVMValueRef next =
+      LLVMBuildNUWAdd(w->b, iv, LLVMConstInt(w->i64, 1, 0), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(w->b);
+  LLVMAddIncoming(iv, &next, &latch, 1);
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, next, hi, ""), header,
+                  exit);
+}
+
+static LLVMBasicBlockRef block(wg_builder *w, const char *name) {
+  return LLVMAppendBasicBlockInContext(w->context, w->fn, name);
+}
+
+/* What the loops do for one work-item (x, y, z = iv). */
+typedef void (*item_emitter)(wg_builder *w, LLVMValueRef iv[3],
+                             LLVMBasicBlockRef exit, void *data);
+
+/* Loops over the range, calling each for every work-item; afterwards the
+ * builder is at done, which an empty range also reaches. */
+static void emit_item_loops(wg_builder *w, item_emitter each, void *data,
+                            LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
+  LLVMBasicBlockRef headers[3] = {block(w, "x"), block(w, "y"), block(w, "z")};
+  /* One guard: an empty range in any dimension runs nothing. */
+  LLVMValueRef empty = LLVMConstInt(LLVMInt1TypeInContext(w->context), 0, 0);
+  for (int d = 0; d < 3; d++)
+    empty = LLVMBuildOr(w->b, empty,
+                        LLVMBuildICmp(w->b, LLVMIntUGE, w->lo[d], w->hi[d], ""),
+                        "");
+  LLVMBasicBlockRef start = block(w, "start");
+  LLVMBuildCondBr(w->b, empty, done, start);
+  LLVMPositionBuilderAtEnd(w->b, start);
+
+  LLVMValueRef iv[3];
+  LLVMBasicBlockRef from = start;
+  for (int d = 2; d >= 0; d--) {
+    iv[d] = loop_begin(w, from, w->lo[d], headers[d]);
+    from = headers[d];
+  }
+  each(w, iv, exit, data);
+  LLVMBasicBlockRef after[3] = {block(w, "x.end"), block(w, "y.end"), done};
+  for (int d = 0; d < 3; d++) {
+    loop_end(w, iv[d], w->hi[d], headers[d], after[d]);
+    if (d < 2) LLVMPositionBuilderAtEnd(w->b, after[d]);
+  }
+  LLVMPositionBuilderAtEnd(w->b, done);
+}
+
+static LLVMValueRef call_body(wg_builder *w, LLVMValueRef iv[3],
+                              LLVMValueRef state, LLVMValueRef private_mem) {
+  unsigned n = w->num_args;
+  w->call_args[n + WEFT_BODY_CTX] = LLVMGetParam(w->fn, 1);
+  w->call_args[n + WEFT_BODY_LX] = iv[0];
+  w->call_args[n + WEFT_BODY_LY] = iv[1];
+  w->call_args[n + WEFT_BODY_LZ] = iv[2];
+  w->call_args[n + WEFT_BODY_STATE] = state;
+  w->call_args[n + WEFT_BODY_PRIVATE] = private_mem;
+  return LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->body), w->body,
+                        w->call_args, n + WEFT_BODY_EXTRA_PARAMS, "");
+}
+
+/* A kernel without regions: run the body; after a barrier, the other
+ * work-items run on fibers, so the first one stops the loop. */
+static void plain_item(wg_builder *w, LLVMValueRef iv[3], LLVMBasicBlockRef exit,
+                       void *data) {
+  int has_barrier = *(int *)data;
+  call_body(w, iv, LLVMConstInt(w->i32, 0, 0),
+            LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
+  if (!has_barrier) return;
+  LLVMValueRef mode = LLVMBuildLoad2(
+      w->b, w->i32,
+      weft__ctx_field(w->b, LLVMGetParam(w->fn, 1),
+                      offsetof(weft_wg_ctx, fiber_mode)),
+      "");
+  LLVMSetVolatile(mode, 1);
+  LLVMBasicBlockRef next = block(w, "next");
+  LLVMBuildCondBr(w->b,
+                  LLVMBuildICmp(w->b, LLVMIntNE, mode,
+                                LLVMConstInt(w->i32, 0, 0), ""),
+                  exit, next);
+  LLVMPositionBuilderAtEnd(w->b, next);
+}
+
+/* Creates the function and unpacks its arguments and range. */
+static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
+                  const weft_kernel_desc *desc, const char *name,
+                  LLVMValueRef *call_args) {
+  w->context = LLVMGetModuleContext(module);
+  w->i64 = LLVMInt64TypeInContext(w->context);
+  w->i32 = LLVMInt32TypeInContext(w->context);
+  w->body = body;
+  w->call_args = call_args;
+  w->num_args = desc->num_args;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(w->context, 0);
+  LLVMTypeRef params[] = {ptr, ptr, ptr};
+  w->fn = LLVMAddFunction(
+      module, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(w->context), params, 3, 0));
+  /* The three pointers never alias each other or the kernel's buffers. */
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  for (unsigned i = 1; i <= 3; i++)
+    LLVMAddAttributeAtIndex(w->fn, i,
+                            LLVMCreateEnumAttribute(w->context, noalias, 0));
+  w->b = LLVMCreateBuilderInContext(w->context);
+  LLVMPositionBuilderAtEnd(w->b, block(w, "entry"));
+  for (unsigned i = 0; i < desc->num_args; i++)
+    call_args[i] = unpack_arg(w, body, i, &desc->args[i]);
+  LLVMValueRef range = LLVMGetParam(w->fn, 2);
+  for (int d = 0; d < 3; d++) {
+    w->lo[d] = load_i64(w, range, offsetof(weft_wg_range, lo) + 8 * d);
+    w->hi[d] = load_i64(w, range, offsetof(weft_wg_range, hi) + 8 * d);
+  }
+}
+
+LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
+                                  const weft_kernel_desc *desc,
+                                  const char *name) {
+  wg_builder w = {0};
+  LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
+  begin(&w, module, body, desc, name, call_args);
+  LLVMBasicBlockRef exit = block(&w, "exit");
+  int has_barrier = weft__calls_barrier(body);
+  emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
+  LLVMBuildRetVoid(w.b);
+  LLVMDisposeBuilder(w.b);
+  return w.fn;
+}
+
+/* ------------------------------------------------------------ regions */
+
+static LLVMValueRef load_i32(wg_builder *w, LLVMValueRef base, size_t offset) {
+  return load_invariant(w, w->i32, base, offset);
+}
+
+static void update(wg_builder *w, LLVMValueRef slot, LLVMValueRef value,
+                   LLVMIntPredicate keep_old_if) {
+  LLVMValueRef old = LLVMBuildLoad2(w->b, w->i32, slot, "");
+  LLVMBuildStore(w->b,
+                 LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, keep_old_if, old,
+                                                     value, ""),
+                                 old, value, ""),
+                 slot);
+}
+
+/* One work-item of region k: run it, note where it stopped, and keep the
+ * lowest and highest such state (equal when the work-items agree; the
+ * reductions keep the loop vectorizable). */
+static void region_item(wg_builder *w, LLVMValueRef iv[3],
+                        LLVMBasicBlockRef exit, void *data) {
+  (void)exit;
+  unsigned k = *(unsigned *)data;
+  LLVMValueRef next =
+      call_body(w, iv, LLVMConstInt(w->i32, k, 0), w->private_mem);
+  LLVMValueRef item = LLVMBuildAdd(
+      w->b, iv[0],
+      LLVMBuildMul(w->b, w->size[0],
+                   LLVMBuildAdd(w->b, iv[1],
+                                LLVMBuildMul(w->b, w->size[1], iv[2], ""), ""),
+                   ""),
+      "");
+  LLVMBuildStore(w->b, next,
+                 LLVMBuildInBoundsGEP2(w->b, w->i32, w->private_mem, &item, 1, ""));
+  update(w, w->low, next, LLVMIntSLE);
+  update(w, w->high, next, LLVMIntSGE);
+}
+
+static LLVMValueRef diverged_function(LLVMModuleRef module) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module), 0);
+  LLVMTypeRef params[] = {ptr, ptr};
+  return weft__runtime_function(module, WEFT_REGION_DIVERGED_SYMBOL, NULL,
+                                params, 2, "noreturn");
+}
+
+/* After region k: check agreement, then go to the next state. */
+static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
+                       LLVMBasicBlockRef exit, LLVMValueRef single) {
+  LLVMValueRef low = LLVMBuildLoad2(w->b, w->i32, w->low, "");
+  LLVMValueRef high = LLVMBuildLoad2(w->b, w->i32, w->high, "");
+  LLVMBasicBlockRef disagree = block(w, "diverged"), agree = block(w, "agreed");
+  /* low > high: no work-item ran (an empty range): nothing to check. */
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntSLT, low, high, ""),
+                  disagree, agree);
+  LLVMPositionBuilderAtEnd(w->b, disagree);
+  LLVMValueRef fn = diverged_function(LLVMGetGlobalParent(w->fn));
+  LLVMValueRef args[] = {LLVMGetParam(w->fn, 1), w->private_mem};
+  LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+  LLVMBuildUnreachable(w->b);
+  LLVMPositionBuilderAtEnd(w->b, agree);
+  LLVMBuildStore(w->b, low, w->state);
+  LLVMValueRef stop = LLVMBuildOr(
+      w->b, LLVMBuildICmp(w->b, LLVMIntNE, single, LLVMConstInt(w->i32, 0, 0), ""),
+      LLVMBuildICmp(w->b, LLVMIntSGT, low, high, ""), "");
+  LLVMBuildCondBr(w->b, stop, exit, dispatch);
+}
+
+LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
+                                          LLVMValueRef body,
+                                          const weft_kernel_desc *desc,
+                                          const char *name) {
+  wg_builder w = {0};
+  LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
+  begin(&w, module, body, desc, name, call_args);
+  LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
+  for (int d = 0; d < 3; d++)
+    w.size[d] = load_i64(&w, ctx, offsetof(weft_wg_ctx, enqueued_local_size) + 8 * d);
+  w.private_mem = load_invariant(&w, LLVMPointerTypeInContext(w.context, 0),
+                                 ctx, offsetof(weft_wg_ctx, private_mem));
+  LLVMValueRef single = load_i32(&w, range, offsetof(weft_wg_range, single_region));
+  w.state = LLVMBuildAlloca(w.b, w.i32, "state");
+  w.low = LLVMBuildAlloca(w.b, w.i32, "low");
+  w.high = LLVMBuildAlloca(w.b, w.i32, "high");
+  LLVMBuildStore(w.b, load_i32(&w, range, offsetof(weft_wg_range, state)), w.state);
+  LLVMBasicBlockRef dispatch = block(&w, "dispatch"), exit = block(&w, "exit");
+  LLVMBuildBr(w.b, dispatch);
+
+  LLVMPositionBuilderAtEnd(w.b, dispatch);
+  LLVMValueRef state = LLVMBuildLoad2(w.b, w.i32, w.state, "");
+  /* Volatile: a fault report reads it after the fault, whatever follows. */
+  LLVMValueRef note = LLVMBuildStore(
+      w.b, state, weft__ctx_field(w.b, ctx, offsetof(weft_wg_ctx, region_state)));
+  LLVMSetVolatile(note, 1);
+  LLVMValueRef cases = LLVMBuildSwitch(w.b, state, exit, desc->num_states);
+  for (unsigned k = 0; k < desc->num_states; k++) {
+    LLVMBasicBlockRef region = block(&w, "region"), done = block(&w, "region.end");
+    LLVMAddCase(cases, LLVMConstInt(w.i32, k, 0), region);
+    LLVMPositionBuilderAtEnd(w.b, region);
+    LLVMBuildStore(w.b, LLVMConstInt(w.i32, INT32_MAX, 0), w.low);
+    LLVMBuildStore(w.b, LLVMConstInt(w.i32, (unsigned)INT32_MIN, 1), w.high);
+    emit_item_loops(&w, region_item, &k, done, exit);
+    end_region(&w, dispatch, exit, single);
+  }
+  LLVMPositionBuilderAtEnd(w.b, exit);
+  LLVMBuildRetVoid(w.b);
+  LLVMDisposeBuilder(w.b);
+  return w.fn;
+}

@@ -1,0 +1,78 @@
+/* calls.c: finding calls in IR and declaring the runtime's functions
+ * (ir.h), for the CPU's passes and the GPU's. */
+#include <string.h>
+
+#include "jit/ir/ir.h"
+#include "jit/kernel_abi.h"
+
+/* The name of the function inst calls directly, or NULL. */
+static const char *callee_name(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst)) return NULL;
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : NULL;
+}
+
+int weft__is_call_to(LLVMValueRef inst, const char *name) {
+  const char *called = callee_name(inst);
+  return called && !strcmp(called, name);
+}
+
+int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
+       b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i;
+         i = LLVMGetNextInstruction(i)) {
+      const char *name = callee_name(i);
+      for (size_t k = 0; name && k < count; k++)
+        if (!strcmp(name, names[k])) return 1;
+    }
+  return 0;
+}
+
+int weft__calls_sync(LLVMValueRef fn) {
+  static const char *const names[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
+                                      WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL,
+                                      WEFT_SCHED_POINT_SYMBOL};
+  return weft__calls_any(fn, names, sizeof names / sizeof *names);
+}
+
+int weft__uses_launch_words(LLVMValueRef fn) {
+  static const char *const names[] = {"__weft_launch_words"};
+  return weft__calls_any(fn, names, 1);
+}
+
+LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
+                                    LLVMTypeRef result, LLVMTypeRef *params,
+                                    unsigned num_params,
+                                    const char *attribute) {
+  LLVMValueRef fn = LLVMGetNamedFunction(module, name);
+  if (fn) return fn;
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  if (!result) result = LLVMVoidTypeInContext(context);
+  fn = LLVMAddFunction(module, name,
+                       LLVMFunctionType(result, params, num_params, 0));
+  if (!attribute) return fn;
+  unsigned kind = LLVMGetEnumAttributeKindForName(attribute, strlen(attribute));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(context, kind, 0));
+  return fn;
+}
+
+void weft__set_invariant(LLVMValueRef load) {
+  LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(load));
+  unsigned kind = LLVMGetMDKindIDInContext(context, "invariant.load", 14);
+  LLVMSetMetadata(load, kind,
+                  LLVMMetadataAsValue(context,
+                                      LLVMMDNodeInContext2(context, NULL, 0)));
+}
+
+const char *weft__printf_literal(LLVMValueRef call) {
+  LLVMValueRef g = LLVMGetOperand(call, 0);
+  while (LLVMIsAConstantExpr(g)) g = LLVMGetOperand(g, 0);
+  if (!LLVMIsAGlobalVariable(g) || !LLVMIsGlobalConstant(g)) return NULL;
+  LLVMValueRef init = LLVMGetInitializer(g);
+  size_t length = 0;
+  if (!init || !LLVMIsConstantString(init)) return NULL;
+  const char *s = LLVMGetAsString(init, &length);
+  return length && s[length - 1] == 0 ? s : NULL;
+}

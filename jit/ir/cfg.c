@@ -1,0 +1,81 @@
+/* cfg.c: a function's control-flow graph and its loops' back edges
+ * (passes.h), for the passes that put something in every loop. LLVM's
+ * loop analysis is not in its C API: a depth-first walk from the entry
+ * finds the back edges (latch -> header). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/ir/ir.h"
+#include "weft/weft.h"
+
+unsigned weft__cfg_index(const weft_cfg *g, LLVMBasicBlockRef b) {
+  for (unsigned i = 0; i < g->count; i++)
+    if (g->blocks[i] == b) return i;
+  return g->count;
+}
+
+void weft__cfg_free(weft_cfg *g) {
+  for (unsigned i = 0; g->preds && i < g->count; i++) free(g->preds[i]);
+  free(g->preds);
+  free(g->num_preds);
+  free(g->blocks);
+  memset(g, 0, sizeof *g);
+}
+
+int weft__cfg_make(LLVMValueRef fn, weft_cfg *g) {
+  memset(g, 0, sizeof *g);
+  g->count = LLVMCountBasicBlocks(fn);
+  g->blocks = calloc(g->count + 1, sizeof *g->blocks);
+  g->preds = calloc(g->count + 1, sizeof *g->preds);
+  g->num_preds = calloc(g->count + 1, sizeof *g->num_preds);
+  if (!g->blocks || !g->preds || !g->num_preds) return WEFT_ENOMEM;
+  LLVMGetBasicBlocks(fn, g->blocks);
+  for (unsigned i = 0; i < g->count; i++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
+    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
+      unsigned s = weft__cfg_index(g, LLVMGetSuccessor(t, k));
+      if (s == g->count) continue;
+      unsigned *grown = realloc(g->preds[s], (g->num_preds[s] + 1) * sizeof *grown);
+      if (!grown) return WEFT_ENOMEM;
+      g->preds[s] = grown;
+      g->preds[s][g->num_preds[s]++] = i;
+    }
+  }
+  return 0;
+}
+
+int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
+                         void *data) {
+  unsigned n = g->count;
+  unsigned char *state = calloc(n + 1, 1); /* 1 on the stack, 2 done */
+  unsigned *stack = calloc(n + 1, sizeof *stack);
+  unsigned *next_succ = calloc(n + 1, sizeof *next_succ);
+  int rc = state && stack && next_succ ? 0 : WEFT_ENOMEM;
+  unsigned top = 0;
+  if (!rc && n) {
+    stack[top++] = 0;
+    state[0] = 1;
+  }
+  while (!rc && top) {
+    unsigned b = stack[top - 1];
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+    unsigned num = t ? LLVMGetNumSuccessors(t) : 0;
+    if (next_succ[b] == num) {
+      state[b] = 2;
+      top--;
+      continue;
+    }
+    unsigned s = weft__cfg_index(g, LLVMGetSuccessor(t, next_succ[b]++));
+    if (s == n) continue;
+    if (state[s] == 1) {
+      rc = found(g, s, b, data); /* b -> s closes a loop with header s */
+    } else if (state[s] == 0) {
+      state[s] = 1;
+      stack[top++] = s;
+    }
+  }
+  free(state);
+  free(stack);
+  free(next_succ);
+  return rc;
+}

@@ -1,0 +1,31 @@
+/* instructions.c: the instructions of a function that a pass will change
+ * (passes.h), collected before it changes any: splitting blocks and
+ * moving instructions change what a walk would meet next. */
+#include <stdlib.h>
+
+#include "jit/ir/ir.h"
+
+LLVMValueRef *weft__instructions_where(LLVMValueRef fn, weft_instruction_test keep,
+                                       void *data, unsigned *count) {
+  unsigned n = 0, capacity = 16;
+  LLVMValueRef *list = malloc(capacity * sizeof *list);
+  if (!list) return NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!keep(i, data)) continue;
+      if (n == capacity) {
+        LLVMValueRef *grown = realloc(list, 2 * capacity * sizeof *list);
+        if (!grown) {
+          free(list);
+          return NULL;
+        }
+        list = grown;
+        capacity *= 2;
+      }
+      list[n++] = i;
+    }
+  *count = n;
+  return list;
+}

@@ -1,0 +1,110 @@
+/*
+ * ir.h: what the CPU's and the GPU's builds both do to LLVM IR, and the
+ * helpers their passes share: the address spaces, integer division made
+ * safe, callees inlined, walking and cutting a function's blocks, finding
+ * calls, declaring the runtime's functions.
+ */
+#ifndef WEFT_JIT_IR_H
+#define WEFT_JIT_IR_H
+
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+/* The address spaces the front end gives pointers and variables, with
+ * -ffake-address-space-map (compile.c): __global 1, __constant 2, __local
+ * 3 (weft_address_space's numbers) and generic 4. */
+#define WEFT_AS_GLOBAL 1
+#define WEFT_AS_LOCAL 3
+#define WEFT_AS_GENERIC 4
+
+/* What a guarded division calls in check mode: void (i1 by_zero). */
+#define WEFT_DIVISION_CHECK "__weft_division_check"
+
+/* Step 0 (div_guard.c): integer divisions and remainders by a
+ * divisor that may be 0 (or -1, with a signed INT_MIN dividend) give
+ * RISC-V's values instead of trapping: x / 0 all ones, x % 0 x. With
+ * report (check mode), each also calls WEFT_DIVISION_CHECK(by zero),
+ * which step 3c makes a warning. */
+void weft__div_guard_insert(LLVMModuleRef module, int report);
+
+/* Step 1. Fails (message in *error) on recursion, on a call to a function
+ * that is neither defined nor a builtin Weft provides, and on inline
+ * assembly unless allow_asm (the GPU's PTX allows it; its builtins use
+ * it). */
+int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
+                         int allow_asm, char **error);
+
+/* The format of a printf call when it is a literal (a constant string),
+ * else NULL. For the CPU's printf (cpu/printf.c) and the GPU's (ptx_printf.c). */
+const char *weft__printf_literal(LLVMValueRef call);
+
+/* Cuts inst's block in two (block_split.c): everything before inst moves to
+ * a new block named name, placed before it, which the old block's
+ * predecessors now branch to; the old block keeps inst and the rest, its
+ * terminator included. The new block has no terminator: the caller adds
+ * one. Returns the new block. */
+LLVMBasicBlockRef weft__block_split_before(LLVMValueRef inst, const char *name);
+
+/* The instructions of fn that keep(inst, data) accepts, in order,
+ * collected before a pass changes any (instructions.c): a malloc'd array
+ * of *count, or NULL when out of memory. */
+typedef int (*weft_instruction_test)(LLVMValueRef inst, void *data);
+LLVMValueRef *weft__instructions_where(LLVMValueRef fn, weft_instruction_test keep,
+                                       void *data, unsigned *count);
+
+/* Moves inst to the builder's position, keeping its name. */
+void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
+
+/* A function's control-flow graph (cfg.c): its blocks in order, and each
+ * one's predecessors by index. */
+typedef struct weft_cfg {
+  LLVMBasicBlockRef *blocks;
+  unsigned count;
+  unsigned **preds;      /* preds[i]: indices of block i's predecessors */
+  unsigned *num_preds;
+} weft_cfg;
+
+int weft__cfg_make(LLVMValueRef fn, weft_cfg *g);
+void weft__cfg_free(weft_cfg *g);
+/* The index of block b, or g->count when b is not in the graph. */
+unsigned weft__cfg_index(const weft_cfg *g, LLVMBasicBlockRef b);
+
+/* Calls found for each back edge latch -> header (indices) that a depth-
+ * first walk from the entry meets; a non-zero return stops the walk and
+ * is returned. 0, or WEFT_ENOMEM. */
+typedef int (*weft_back_edge_fn)(const weft_cfg *g, unsigned header,
+                                 unsigned latch, void *data);
+int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
+                         void *data);
+
+/* Whether fn calls the back end's barrier function. */
+int weft__calls_barrier(LLVMValueRef fn);
+
+/* Whether inst is a direct call of the function named name. */
+int weft__is_call_to(LLVMValueRef inst, const char *name);
+
+/* Whether fn calls any of the count functions named. */
+int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count);
+
+/* Whether fn calls the back end's yield, wait, wake or poll, or has
+ * schedule points (steps 3a, 3b): such a kernel runs cooperatively. */
+int weft__calls_sync(LLVMValueRef fn);
+
+/* Whether fn (before step 3) uses the launch's words (weft_global_barrier). */
+int weft__uses_launch_words(LLVMValueRef fn);
+
+/* The runtime function name (returning result, NULL for void, and taking
+ * params), declared in module once, with one function attribute
+ * ("convergent", "noreturn") or none (NULL). */
+LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
+                                    LLVMTypeRef result, LLVMTypeRef *params,
+                                    unsigned num_params,
+                                    const char *attribute);
+
+/* Marks a load as reading memory that does not change while the kernel runs,
+ * so LLVM may hoist it out of the work-item loop. */
+void weft__set_invariant(LLVMValueRef load);
+
+#endif
