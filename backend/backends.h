@@ -28,4 +28,12 @@ typedef struct weft_backend {
 extern const weft_backend weft__backends[];
 extern const unsigned weft__num_backends;
 
+/* weft_compile_ptx's build (weft.h), which is the CUDA back end's but
+ * needs no GPU: OpenCL C source to PTX text for compute capability sm
+ * (70 and up), with the back end's JIT (backend/cuda/cuda_jit.c). *ptx
+ * and *log (always set) are malloc'd. */
+int weft__cuda_compile_ptx(const weft_config *config, unsigned sm,
+                           const char *source, size_t length,
+                           const char *options, char **ptx, char **log);
+
 #endif /* WEFT_BACKEND_BACKENDS_H */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/backends.h"
 #include "base/config.h"
 #include "base/fault.h"
 #include "base/log.h"
@@ -122,14 +123,12 @@ static job *job_new(job_kind kind, weft_device *dev, const void *source,
   return j;
 }
 
-/* The PTX of j's source, as its text in j->ir (no device to hold a
- * binary: the JIT's own is freed at once). */
+/* The PTX of j's source, as its text in j->ir: the CUDA back end's
+ * build, which needs no device. */
 static int ptx_do(job *j) {
-  weft_binary *binary = NULL;
   char *ptx = NULL;
-  int rc = weft__jit_build_ptx(j->sm, j->source, j->length, j->options,
-                               &binary, &ptx, &j->log);
-  weft__jit_binary_free(binary);
+  int rc = weft__cuda_compile_ptx(weft__config(), j->sm, j->source, j->length,
+                                  j->options, &ptx, &j->log);
   j->ir = ptx;
   j->ir_size = ptx ? strlen(ptx) : 0;
   return rc;

@@ -1,4 +1,6 @@
-/* ptx.c: weft_compile_ptx (weft.h), OpenCL C to PTX without a GPU. */
+/* ptx.c: weft_compile_ptx (weft.h), OpenCL C to PTX without a GPU: the
+ * arguments checked, then the CUDA back end's build (backend/backends.h)
+ * run as device builds are (core/build_stack.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +17,9 @@ int weft_compile_ptx(const char *source, size_t length, const char *options,
                          : "error: no source\n");
     return WEFT_EINVAL;
   }
-  /* The devices start the JIT. */
-  int rc = weft_device_count();
-  if (rc < 0) return rc;
-  /* On a stack of Weft's own, within the build limits, a crash of the
-   * compiler caught: as device builds are. */
+  /* The CUDA back end's JIT makes it (no device, no driver), on a stack
+   * of Weft's own, within the build limits, a crash of the compiler
+   * caught: as device builds are. */
   return weft__ptx_build(sm, source, length ? length : strlen(source),
                          options, ptx, log);
 }

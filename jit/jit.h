@@ -16,6 +16,13 @@ typedef struct weft_jit_symbol {
   void *address;
 } weft_jit_symbol;
 
+/* One target's JIT: the settings every build for it is made with, which
+ * are part of each build's key in the kernel cache. The CPU back end makes
+ * the host CPU's when it creates its device, the CUDA back end the GPUs'
+ * at its first build; each lasts as long as the process. */
+typedef struct weft_jit weft_jit;
+
+/* The host CPU's settings. */
 typedef struct weft_jit_config {
   const weft_jit_symbol *symbols; /* runtime functions generated code calls */
   size_t num_symbols;
@@ -42,22 +49,39 @@ typedef struct weft_jit_config {
   int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump of the JIT code */
 } weft_jit_config;
 
-/* Starts the JIT (once per process). Returns 0, or an error with a malloc'd
- * message in *error. */
-int weft__jit_init(const weft_jit_config *config, char **error);
+/* The host CPU's JIT, which starts the process's ORC LLJIT (there is one
+ * CPU device). Returns 0, or an error with a malloc'd message in *error
+ * (none for WEFT_ENOMEM). */
+int weft__jit_cpu_create(const weft_jit_config *config, weft_jit **out,
+                         char **error);
 
-/* Compiles OpenCL C source with build options into *out. *log receives the
- * build log (malloc'd, possibly empty) whatever the result. Returns 0,
- * WEFT_EOPTION, WEFT_EBUILD or WEFT_ENOMEM. The kernel cache may serve the
- * build (binary->from_cache says so). */
-int weft__jit_build(const char *source, size_t length, const char *options,
-                    weft_binary **out, char **log);
+/* NVIDIA GPUs' settings. */
+typedef struct weft_jit_ptx_config {
+  const char *dump_dir;  /* as the CPU's */
+  const char *cache_dir; /* as the CPU's: the process has one cache */
+  /* Where libdevice (GPU math) is: the file named, else the first of the
+   * CUDA installations cuda_home, cuda_path, /usr/local/cuda and Debian's
+   * nvidia-cuda-toolkit that has it. */
+  const char *libdevice, *cuda_home, *cuda_path;
+} weft_jit_ptx_config;
+
+/* NVIDIA GPUs' JIT, for any architecture; it needs no GPU. As
+ * weft__jit_cpu_create. */
+int weft__jit_ptx_create(const weft_jit_ptx_config *config, weft_jit **out,
+                         char **error);
+
+/* Compiles OpenCL C source with build options into *out with the CPU's
+ * JIT. *log receives the build log (malloc'd, possibly empty) whatever the
+ * result. Returns 0, WEFT_EOPTION, WEFT_EBUILD or WEFT_ENOMEM. The kernel
+ * cache may serve the build (binary->from_cache says so). */
+int weft__jit_build(const weft_jit *cpu, const char *source, size_t length,
+                    const char *options, weft_binary **out, char **log);
 
 /* The same from LLVM bitcode made by weft__jit_compile or weft__jit_link
  * (a program binary): the front end does not run again. */
-int weft__jit_build_bitcode(const void *bitcode, size_t size,
-                            const char *options, weft_binary **out,
-                            char **log);
+int weft__jit_build_bitcode(const weft_jit *cpu, const void *bitcode,
+                            size_t size, const char *options,
+                            weft_binary **out, char **log);
 
 /* A header embedded in a compilation, found by #include "name". */
 typedef struct weft_jit_header {
@@ -67,9 +91,10 @@ typedef struct weft_jit_header {
 
 /* Separate compilation: OpenCL C source to LLVM bitcode (malloc'd), with
  * calls to functions of other units left to the link, for the host CPU
- * (sm 0) or an NVIDIA GPU of compute capability sm (90 for sm_90). */
-int weft__jit_compile(unsigned sm, const char *source, size_t length,
-                      const char *options,
+ * (the CPU's JIT, sm 0) or an NVIDIA GPU of compute capability sm (the
+ * GPUs' JIT; 90 for sm_90). */
+int weft__jit_compile(const weft_jit *jit, unsigned sm, const char *source,
+                      size_t length, const char *options,
                       const weft_jit_header *headers, unsigned num_headers,
                       void **bitcode, size_t *size, char **log);
 
@@ -92,17 +117,19 @@ int weft__jit_code_line(const weft_binary *binary, const char *kernel,
  * machine code or PTX behind it. */
 void weft__jit_binary_free(weft_binary *binary);
 
-/* Builds OpenCL C source, or bitcode from weft__jit_compile(sm, ...), into
- * PTX for an NVIDIA GPU of compute capability sm (ptx.c): *out describes
- * the kernels (entry is NULL: the PTX holds them, under their own names),
- * *ptx is the PTX text (malloc'd). The CUDA kernels' parameters follow
- * the OpenCL ones (see WEFT_PTX_* below); *log as for weft__jit_build.
+/* Builds OpenCL C source, or bitcode from weft__jit_compile(gpus, sm,
+ * ...), into PTX for an NVIDIA GPU of compute capability sm with the
+ * GPUs' JIT (ptx/ptx.c): *out describes the kernels (entry is NULL: the
+ * PTX holds them, under their own names), *ptx is the PTX text
+ * (malloc'd). The CUDA kernels' parameters follow the OpenCL ones (see
+ * WEFT_PTX_* below); *log as for weft__jit_build.
  * The kernel cache keeps PTX as it keeps host code (by the architecture,
  * the libdevice in use, the options, the input and the headers read). */
-int weft__jit_build_ptx(unsigned sm, const char *source, size_t length,
-                        const char *options, weft_binary **out, char **ptx,
-                        char **log);
-int weft__jit_build_ptx_bitcode(unsigned sm, const void *bitcode, size_t size,
+int weft__jit_build_ptx(const weft_jit *gpus, unsigned sm, const char *source,
+                        size_t length, const char *options, weft_binary **out,
+                        char **ptx, char **log);
+int weft__jit_build_ptx_bitcode(const weft_jit *gpus, unsigned sm,
+                                const void *bitcode, size_t size,
                                 const char *options, weft_binary **out,
                                 char **ptx, char **log);
 

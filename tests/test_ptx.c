@@ -297,4 +297,25 @@ TEST(math_needs_a_readable_libdevice) {
   free(log);
 }
 
+/* The threads of this process, from /proc/self/status. */
+static int thread_count(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  CHECK(f != NULL);
+  char line[256];
+  int threads = -1;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "Threads:", 8)) threads = atoi(line + 8);
+  fclose(f);
+  return threads;
+}
+
+/* PTX is the CUDA back end's JIT's work alone: no device is made for it
+ * (the CPU device would start its worker threads; a GPU, the driver),
+ * and the build's own thread is gone when the call returns. */
+TEST(needs_no_device) {
+  CHECK_EQ(thread_count(), 1);
+  free(ptx_of("kernel void k(global int *a) { a[0] = 1; }", NULL));
+  CHECK_EQ(thread_count(), 1);
+}
+
 TEST_MAIN()

@@ -22,6 +22,7 @@
 
 typedef struct cpu_device {
   const weft_config *config;
+  weft_jit *jit;           /* the host CPU's, made with the device */
   weft_executor *executor;
   char name[128];
   char sync_defaults[256]; /* the machine's cl_weft_sync build options */
@@ -226,7 +227,8 @@ static int cpu_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log) {
   char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
-  int rc = weft__jit_build(source, length, all, out, log);
+  int rc =
+      weft__jit_build(cpu_of(device)->jit, source, length, all, out, log);
   free(all);
   return rc;
 }
@@ -237,8 +239,8 @@ static int cpu_compile(weft_device *device, const char *source, size_t length,
                        char **log) {
   char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
-  int rc = weft__jit_compile(0, source, length, all, headers, num_headers, ir,
-                             size, log);
+  int rc = weft__jit_compile(cpu_of(device)->jit, 0, source, length, all,
+                             headers, num_headers, ir, size, log);
   free(all);
   return rc;
 }
@@ -252,8 +254,8 @@ static int cpu_link(weft_device *device, const void *const *irs,
 
 static int cpu_build_ir(weft_device *device, const void *ir, size_t size,
                         const char *options, weft_binary **out, char **log) {
-  (void)device;
-  return weft__jit_build_bitcode(ir, size, options, out, log);
+  return weft__jit_build_bitcode(cpu_of(device)->jit, ir, size, options, out,
+                                 log);
 }
 
 static int cpu_check_ir(weft_device *device, const void *ir, size_t size) {
@@ -359,7 +361,8 @@ static int create(const weft_config *config, weft_device **out,
                          config->check,
                          config->timeout > 0, config->perf_map,
                          config->perf_jitdump};
-  int rc = weft__jit_init(&jit, error);
+  weft_jit *made = NULL;
+  int rc = weft__jit_cpu_create(&jit, &made, error);
   if (rc) return rc;
   weft_device *device = calloc(1, sizeof *device);
   cpu_device *cpu = calloc(1, sizeof *cpu);
@@ -369,6 +372,7 @@ static int create(const weft_config *config, weft_device **out,
     return WEFT_ENOMEM;
   }
   cpu->config = config;
+  cpu->jit = made;
   read_cpu_name(cpu->name, sizeof cpu->name);
   weft__sync_defaults_read(cpu->sync_defaults, sizeof cpu->sync_defaults);
   rc = weft__executor_create(config, &cpu->executor);

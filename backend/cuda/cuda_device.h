@@ -123,6 +123,11 @@ int weft__cuda_mem_map(weft_device *device, void *mem, void *host_ptr,
 int weft__cuda_mem_unmap(weft_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m);
 
+/* The back end's JIT (cuda_jit.c), made at the first call with config:
+ * 0, or an error with *log set to a build log that says why. */
+int weft__cuda_jit(const weft_config *config, const weft_jit **out,
+                   char **log);
+
 int weft__cuda_build(weft_device *device, const char *source, size_t length,
                      const char *options, weft_binary **out, char **log);
 int weft__cuda_compile(weft_device *device, const char *source, size_t length,

@@ -151,7 +151,12 @@ int weft__cuda_build(weft_device *device, const char *source, size_t length,
   if (!all) return WEFT_ENOMEM;
   weft_binary *binary = NULL;
   char *ptx = NULL;
-  int rc = weft__jit_build_ptx(gpu->sm, source, length, all, &binary, &ptx, log);
+  const weft_jit *jit = NULL;
+  int rc = weft__cuda_jit(gpu->config, &jit, log);
+  if (!rc) {
+    rc = weft__jit_build_ptx(jit, gpu->sm, source, length, all, &binary, &ptx,
+                             log);
+  }
   free(all);
   return finish(device, rc, binary, ptx, out, log);
 }
@@ -163,8 +168,12 @@ int weft__cuda_compile(weft_device *device, const char *source, size_t length,
   cuda_device *gpu = weft__cuda_of(device);
   char *all = weft__sync_options_apply(gpu_sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
-  int rc = weft__jit_compile(gpu->sm, source, length, all, headers,
-                             num_headers, ir, size, log);
+  const weft_jit *jit = NULL;
+  int rc = weft__cuda_jit(gpu->config, &jit, log);
+  if (!rc) {
+    rc = weft__jit_compile(jit, gpu->sm, source, length, all, headers,
+                           num_headers, ir, size, log);
+  }
   free(all);
   return rc;
 }
@@ -181,8 +190,12 @@ int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
   cuda_device *gpu = weft__cuda_of(device);
   weft_binary *binary = NULL;
   char *ptx = NULL;
-  int rc = weft__jit_build_ptx_bitcode(gpu->sm, ir, size, options, &binary,
-                                       &ptx, log);
+  const weft_jit *jit = NULL;
+  int rc = weft__cuda_jit(gpu->config, &jit, log);
+  if (!rc) {
+    rc = weft__jit_build_ptx_bitcode(jit, gpu->sm, ir, size, options, &binary,
+                                     &ptx, log);
+  }
   return finish(device, rc, binary, ptx, out, log);
 }
 

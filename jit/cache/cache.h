@@ -94,7 +94,8 @@ typedef struct weft_cached {
 } weft_cached;
 
 /* Where the disk cache lives; NULL or "" keeps the cache in memory only.
- * Called once, before any build (cache_files.h checks the folder). */
+ * Called before any build, by each target's JIT with the same folder
+ * (cache_files.h checks the folder; naming it again changes nothing). */
 void weft__cache_set_dir(const char *dir);
 
 /* The entry for key, with a reference, from memory or else from disk (its

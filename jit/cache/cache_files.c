@@ -21,9 +21,16 @@ static int folder_fd = -1;
 static int folder_refused; /* untrusted: reported, never used */
 
 void weft__cache_folder_set(const char *path) {
+  if (path && !*path) path = NULL;
   weft__lock(&folder_lock);
+  /* Each target's JIT names the process's folder: the same one again
+   * keeps its state (an untrusted folder is reported once). */
+  if (path ? folder_path && !strcmp(path, folder_path) : !folder_path) {
+    weft__unlock(&folder_lock);
+    return;
+  }
   free(folder_path);
-  folder_path = path && *path ? strdup(path) : NULL;
+  folder_path = path ? strdup(path) : NULL;
   if (folder_fd >= 0) close(folder_fd);
   folder_fd = -1;
   folder_refused = 0;

@@ -10,8 +10,6 @@
 #include "jit/jit.h"
 
 #include <assert.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,83 +19,68 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "jit/cache/binary_io.h"
-#include "jit/ir/build_state.h"
-#include "jit/front/builtins.h"
 #include "jit/cache/cache.h"
+#include "jit/cache/cache_binary.h"
 #include "jit/cpu/code_lines.h"
-#include "jit/front/compile.h"
-#include "jit/ir/kernel_info.h"
-#include "jit/front/options.h"
 #include "jit/cpu/orc.h"
 #include "jit/cpu/passes.h"
 #include "jit/cpu/perf_map.h"
+#include "jit/front/builtins.h"
+#include "jit/front/compile.h"
+#include "jit/front/options.h"
+#include "jit/ir/build_state.h"
+#include "jit/ir/kernel_info.h"
 #include "jit/ir/target.h"
+#include "jit/jit_object.h"
 #include "weft/weft.h"
 
-static char *dump_dir;
-static int barrier_regions;
-static size_t max_private;
-static int schedule_points;
-static int weak_memory;     /* WEFT_MEMORY=weak */
-static unsigned check_mode; /* WEFT_CHECK */
-static int stop_points;     /* WEFT_TIMEOUT set: loops get stop points */
-static atomic_uint dump_serial;
-/* What the code depends on besides the input: part of every cache key. */
-static char *machine_identity;
-
 /* The host CPU and the settings that change the generated code. */
-static int make_machine_identity(void) {
+static char *machine_identity(const weft_jit *jit) {
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
   const char *id = weft__build_id();
-  int n = asprintf(&machine_identity,
-                   "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|weak=%d|"
-                   "check=%u|stops=%d|%s",
-                   id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
-                   barrier_regions, max_private, schedule_points, weak_memory,
-                   check_mode,
-                   stop_points,
-                   weft__jit_features());
+  char *identity = NULL;
+  if (asprintf(&identity,
+               "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|weak=%d|"
+               "check=%u|stops=%d|%s",
+               id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
+               jit->barrier_regions, jit->max_private, jit->schedule_points,
+               jit->weak_memory, jit->check, jit->stop_points,
+               weft__jit_features()) < 0)
+    identity = NULL;
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
-  if (n < 0) machine_identity = NULL;
-  return machine_identity ? 0 : WEFT_ENOMEM;
+  return identity;
 }
 
-int weft__jit_init(const weft_jit_config *config, char **error) {
-  if (config->dump_dir && !(dump_dir = strdup(config->dump_dir)))
-    return WEFT_ENOMEM;
-  barrier_regions = config->barrier_regions;
-  max_private = config->max_private;
-  schedule_points = config->schedule_points;
-  weak_memory = config->weak_memory;
-  check_mode = config->check;
-  stop_points = config->stop_points;
-  /* Without a build ID nothing tells this Weft's cached code from
-   * another's: keep the cache in memory. */
-  weft__cache_set_dir(weft__build_id() ? config->cache_dir : NULL);
+int weft__jit_cpu_create(const weft_jit_config *config, weft_jit **out,
+                         char **error) {
+  weft_jit *jit = weft__jit_object_new(WEFT_JIT_CPU, config->dump_dir,
+                                       config->cache_dir);
+  if (!jit) return WEFT_ENOMEM;
+  jit->barrier_regions = config->barrier_regions;
+  jit->max_private = config->max_private;
+  jit->schedule_points = config->schedule_points;
+  jit->weak_memory = config->weak_memory;
+  jit->check = config->check;
+  jit->stop_points = config->stop_points;
   if (config->perf_map) weft__perf_map_enable();
   int rc = weft__orc_init(config->symbols, config->num_symbols,
                           config->perf_jitdump, error);
-  if (!rc) rc = make_machine_identity();
-  return rc;
-}
-
-/* Writes the optimized module to dump_dir/program-N.ll, for debugging. */
-void weft__jit_dump_module(LLVMModuleRef module) {
-  char *path = NULL, *message = NULL;
-  if (!dump_dir || asprintf(&path, "%s/program-%u.ll", dump_dir,
-                            atomic_fetch_add(&dump_serial, 1)) < 0)
-    return;
-  if (LLVMPrintModuleToFile(module, path, &message)) {
-    fprintf(stderr, "weft: cannot write %s: %s\n", path, message);
-    LLVMDisposeMessage(message);
+  if (!rc && !(jit->identity = machine_identity(jit))) rc = WEFT_ENOMEM;
+  if (rc) {
+    /* (The ORC LLJIT, once started, stays: the process has one.) */
+    free(jit->dump_dir);
+    free(jit);
+    return rc;
   }
-  free(path);
+  *out = jit;
+  return 0;
 }
 
 /* The state of one build, released in one place whatever the outcome. */
 typedef struct build {
+  const weft_jit *jit;
   weft_build_state s;
   weft_cache_key key;
   LLVMValueRef *bodies;
@@ -129,7 +112,7 @@ static int schedule_regions(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     if (!weft__calls_barrier(b->bodies[i])) continue;
     b->s.kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
-    if (barrier_regions) {
+    if (b->jit->barrier_regions) {
       weft__regions_split(b->bodies[i]);
       any = 1;
     }
@@ -140,8 +123,8 @@ static int schedule_regions(build *b) {
                             &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (!(b->s.kernels[i].flags & WEFT_KERNEL_HAS_BARRIER)) continue;
-    int made = weft__regions_make(b->bodies[i], b->s.layout, max_private,
-                                  &b->s.kernels[i]);
+    int made = weft__regions_make(b->bodies[i], b->s.layout,
+                                  b->jit->max_private, &b->s.kernels[i]);
     if (made < 0) rc = made;
   }
   return rc;
@@ -149,14 +132,14 @@ static int schedule_regions(build *b) {
 
 /* The checks the build makes: the environment's and its options'. */
 static unsigned checks_asked(const build *b) {
-  return check_mode | b->s.options.check;
+  return b->jit->check | b->s.options.check;
 }
 
 /* Step 3c, in check mode: the checks the environment and the options ask
  * for, and stop points in loops (also under WEFT_TIMEOUT alone). */
 static int insert_checks(build *b) {
   unsigned check = checks_asked(b);
-  if (!check && !stop_points) return 0;
+  if (!check && !b->jit->stop_points) return 0;
   int rc = 0;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (check & WEFT_CHECK_MEMORY)
@@ -204,8 +187,8 @@ static int lower_kernels(build *b) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
-    if (!rc && schedule_points)
-      rc = weft__sched_points_insert(b->bodies[i], schedule_points);
+    if (!rc && b->jit->schedule_points)
+      rc = weft__sched_points_insert(b->bodies[i], b->jit->schedule_points);
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);
@@ -213,7 +196,8 @@ static int lower_kernels(build *b) {
     if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
   if (!rc) rc = insert_checks(b);
-  for (unsigned i = 0; i < b->s.num_kernels && !rc && weak_memory; i++)
+  for (unsigned i = 0; i < b->s.num_kernels && !rc && b->jit->weak_memory;
+       i++)
     rc = weft__weak_memory_insert(b->bodies[i], b->s.layout);
   if (!rc) rc = schedule_regions(b);
   LLVMValueRef entries[b->s.num_kernels + 1];
@@ -245,7 +229,7 @@ static int lower_kernels(build *b) {
   rc = weft__run_passes(b->s.module, b->s.machine,
                         b->s.options.optimize ? "default<O3>" : "globaldce",
                         &b->s.error);
-  if (!rc) weft__jit_dump_module(b->s.module);
+  if (!rc) weft__jit_dump_module(b->jit, b->s.module);
   return rc;
 }
 
@@ -262,63 +246,6 @@ int weft__jit_code_line(const weft_binary *binary, const char *kernel,
   free(name);
   free(error);
   return found;
-}
-
-/* The kernels' entry points in loaded code: prefix.kernel_name. */
-static int find_entries(weft_binary *binary, const char *prefix, char **error) {
-  for (unsigned i = 0; i < binary->num_kernels; i++) {
-    char *name = NULL;
-    if (asprintf(&name, "%s.%s", prefix, binary->kernels[i].name) < 0)
-      return WEFT_ENOMEM;
-    weft_cached *c = binary->cached;
-    binary->kernels[i].entry = (weft_wg_fn)weft__orc_lookup(c->code, name, error);
-    free(name);
-    if (!binary->kernels[i].entry) return WEFT_EBUILD;
-  }
-  return 0;
-}
-
-int weft__jit_binary_from_cache(weft_cached *c, int from, weft_binary **out,
-                                char **log) {
-  weft_binary *binary = calloc(1, sizeof *binary);
-  if (!binary) {
-    weft__cache_release(c);
-    return WEFT_ENOMEM;
-  }
-  binary->cached = c;
-  binary->from_cache = from;
-  char *error = NULL;
-  int rc = weft__binary_load(c->descs, c->descs_size, binary);
-  /* A GPU's entry has PTX, whose kernels the driver finds. */
-  if (!rc && c->code) rc = find_entries(binary, c->prefix, &error);
-  if (rc) {
-    weft__jit_binary_free(binary);
-    weft__log_append(log, error ? error : "error: a cached build is unusable\n");
-    free(error);
-    return rc;
-  }
-  weft__log_append(log, c->log);
-  *out = binary;
-  return 0;
-}
-
-int weft__jit_cache_keep(const weft_cache_key *key, weft_cache_kind kind,
-                         const char *stamps, const void *object, size_t size,
-                         const weft_binary *desc, const char *log,
-                         weft_binary **out, char **error) {
-  unsigned char *descs = NULL;
-  size_t descs_size = 0;
-  weft_cached *c = NULL;
-  int rc = weft__binary_save(desc, &descs, &descs_size);
-  if (!rc)
-    rc = weft__cache_add(key, kind, stamps, object, size, descs, descs_size,
-                         log, &c, error);
-  free(descs);
-  if (rc) return rc;
-  char *ignored = NULL;
-  rc = weft__jit_binary_from_cache(c, 0, out, &ignored);
-  free(ignored);
-  return rc;
 }
 
 /* Generates object code for the module, hands it to the cache (which loads
@@ -365,26 +292,10 @@ static int make_llvm(build *b) {
                                  "code for this CPU");
 }
 
-/* Parses options: weft_assert checks in testing builds (schedule
- * exploration, check mode) or when asked (-cl-weft-assert). */
-static int parse_options(build *b, const char *options) {
-  weft_build_options *o = &b->s.options;
-  int rc = weft__options_parse(options, o, &b->s.error);
-  if (!rc && (o->assertions || o->check || check_mode || schedule_points))
-    rc = weft__options_define_assert(o);
-  return rc;
-}
-
-/* Parses options and makes the build's LLVM objects. */
-static int start(build *b, const char *options) {
-  int rc = parse_options(b, options);
-  return rc ? rc : make_llvm(b);
-}
-
 /* The key of a build from input (source or bitcode) with options. */
 static void make_key(build *b, const char *kind, const void *input,
                      size_t size, const char *options) {
-  weft__cache_key_make(machine_identity, kind, input, size, options, &b->key);
+  weft__cache_key_make(b->jit->identity, kind, input, size, options, &b->key);
 }
 
 /* Ends a build: the error joins the log, which is never NULL. */
@@ -399,12 +310,10 @@ static int end(build *b, int rc, char **log) {
   return weft__build_state_end(&b->s, rc, log);
 }
 
-int weft__jit_dumps_ir(void) { return dump_dir != NULL; }
-
 /* A hit in the cache: the binary, with nothing built. */
 static int from_cache(build *b, weft_binary **out, char **log, int *rc) {
   /* WEFT_DUMP_IR asks for the IR of every build: build it. */
-  if (dump_dir) return 0;
+  if (b->jit->dump_dir) return 0;
   int from_disk = 0;
   weft_cached *c = weft__cache_find(&b->key, WEFT_CACHE_CODE, &from_disk);
   if (!c) {
@@ -423,15 +332,18 @@ static int begin(build *b, const char *kind, const void *input, size_t size,
                  int *rc) {
   *out = NULL;
   *log = NULL;
-  if ((*rc = parse_options(b, options))) return 1;
+  if ((*rc = weft__jit_parse_options(b->jit, options, &b->s.options,
+                                     &b->s.error)))
+    return 1;
   make_key(b, kind, input, size, options ? options : "");
   if (from_cache(b, out, log, rc)) return 1;
   return (*rc = make_llvm(b)) != 0;
 }
 
-int weft__jit_build(const char *source, size_t length, const char *options,
-                    weft_binary **out, char **log) {
-  build b = {0};
+int weft__jit_build(const weft_jit *cpu, const char *source, size_t length,
+                    const char *options, weft_binary **out, char **log) {
+  assert(cpu->target == WEFT_JIT_CPU);
+  build b = {.jit = cpu};
   int rc;
   if (begin(&b, "source", source, length, options, out, log, &rc))
     return end(&b, rc, log);
@@ -445,10 +357,11 @@ int weft__jit_build(const char *source, size_t length, const char *options,
   return end(&b, rc, log);
 }
 
-int weft__jit_build_bitcode(const void *bitcode, size_t size,
-                            const char *options, weft_binary **out,
-                            char **log) {
-  build b = {0};
+int weft__jit_build_bitcode(const weft_jit *cpu, const void *bitcode,
+                            size_t size, const char *options,
+                            weft_binary **out, char **log) {
+  assert(cpu->target == WEFT_JIT_CPU);
+  build b = {.jit = cpu};
   int rc;
   if (begin(&b, "bitcode", bitcode, size, options, out, log, &rc))
     return end(&b, rc, log);
@@ -456,56 +369,4 @@ int weft__jit_build_bitcode(const void *bitcode, size_t size,
   if (!rc && !(b.stamps = strdup(""))) rc = WEFT_ENOMEM;
   if (!rc) rc = finish(&b, *log ? *log : "", out);
   return end(&b, rc, log);
-}
-
-int weft__jit_compile(unsigned sm, const char *source, size_t length,
-                      const char *options,
-                      const weft_jit_header *headers, unsigned num_headers,
-                      void **bitcode, size_t *size, char **log) {
-  build b = {0};
-  *bitcode = NULL;
-  *log = NULL;
-  int rc = start(&b, options);
-  weft_source_file file = {WEFT_SOURCE_NAME, source, length};
-  weft_source_file *files = calloc(num_headers + 1, sizeof *files);
-  if (!rc && !files) rc = WEFT_ENOMEM;
-  for (unsigned i = 0; !rc && i < num_headers; i++)
-    files[i] = (weft_source_file){headers[i].name, headers[i].source,
-                                  strlen(headers[i].source)};
-  if (!rc)
-    rc = weft__compile_source(b.s.context, sm, &b.s.options, &file, files,
-                              num_headers,
-                              &b.s.module, log, NULL);
-  free(files);
-  if (!rc) rc = weft__module_to_bitcode(b.s.module, bitcode, size);
-  return end(&b, rc, log);
-}
-
-int weft__jit_link(const void *const *bitcodes, const size_t *sizes,
-                   unsigned count, void **bitcode, size_t *size, char **log) {
-  build b = {0};
-  *bitcode = NULL;
-  *log = NULL;
-  int rc = start(&b, NULL);
-  for (unsigned i = 0; !rc && i < count; i++) {
-    LLVMModuleRef m = NULL;
-    rc = weft__module_from_bitcode(b.s.context, bitcodes[i], sizes[i], &m, log);
-    if (rc) break;
-    if (!b.s.module) b.s.module = m;
-    else if (LLVMLinkModules2(b.s.module, m)) rc = WEFT_EBUILD; /* m is gone */
-  }
-  if (!rc && !b.s.module) rc = WEFT_EINVAL;
-  if (!rc) rc = weft__module_to_bitcode(b.s.module, bitcode, size);
-  return end(&b, rc, log);
-}
-
-void weft__jit_binary_free(weft_binary *binary) {
-  if (!binary) return;
-  /* A GPU's module (impl) is its back end's to free first. */
-  assert(!binary->impl);
-  weft__cache_release(binary->cached);
-  weft__kernel_descs_free(binary->kernels, binary->num_kernels);
-  weft__check_sites_free(binary->check_sites, binary->num_check_sites);
-  free(binary->sites);
-  free(binary);
 }

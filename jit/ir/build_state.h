@@ -11,9 +11,8 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "jit/cache/cache.h"
-#include "jit/kernel_abi.h"
 #include "jit/front/options.h"
+#include "jit/kernel_abi.h"
 
 typedef struct weft_build_state {
   weft_build_options options;
@@ -49,29 +48,5 @@ void weft__build_state_internalize(weft_build_state *s,
 /* Emits the module as type (object code, or assembly: PTX) into *out. */
 int weft__build_state_emit(weft_build_state *s, LLVMCodeGenFileType type,
                            LLVMMemoryBufferRef *out);
-
-/* Writes a finished module to WEFT_DUMP_IR's folder as program-N.ll, if
- * that is set (build.c keeps the folder and the count, for both the CPU
- * and the GPU builds). */
-void weft__jit_dump_module(LLVMModuleRef module);
-
-/* Whether WEFT_DUMP_IR is set: every build is then made, not taken from
- * the kernel cache, so that its IR is written. */
-int weft__jit_dumps_ir(void);
-
-/* A binary over a kernel cache entry, whose reference it takes over
- * (from: weft_binary's from_cache): the kernels' descriptions, and for
- * host code their entry points in the loaded code. The entry's log joins
- * *log. */
-int weft__jit_binary_from_cache(weft_cached *c, int from, weft_binary **out,
-                                char **log);
-
-/* Saves desc's kernels and hands them to the cache with a fresh build's
- * object (host code, or PTX text: kind), its stamps and its log; then the
- * binary over the new entry. Errors join *error. */
-int weft__jit_cache_keep(const weft_cache_key *key, weft_cache_kind kind,
-                         const char *stamps, const void *object, size_t size,
-                         const weft_binary *desc, const char *log,
-                         weft_binary **out, char **error);
 
 #endif

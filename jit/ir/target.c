@@ -1,6 +1,7 @@
 /* target.c: the host target (see target.h). */
 #include "jit/ir/target.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,17 +11,25 @@
 
 #include "weft/weft.h"
 
-int weft__target_init(char **error) {
-  if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter()) {
-    *error = strdup("LLVM has no code generator for this CPU");
-    return WEFT_EBUILD;
-  }
+static pthread_once_t initialized = PTHREAD_ONCE_INIT;
+static int native_missing;
+
+static void initialize(void) {
+  native_missing = LLVMInitializeNativeTarget() ||
+                   LLVMInitializeNativeAsmPrinter();
   /* Debian's LLVM has every target; PTX is made only for CUDA GPUs. */
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
   LLVMInitializeNVPTXAsmPrinter();
-  return 0;
+}
+
+/* Once per process, whichever target's JIT comes first. */
+int weft__target_init(char **error) {
+  pthread_once(&initialized, initialize);
+  if (!native_missing) return 0;
+  *error = strdup("LLVM has no code generator for this CPU");
+  return WEFT_EBUILD;
 }
 
 /* The architectures LLVM 19's NVPTX back end knows from sm_70 (Volta,

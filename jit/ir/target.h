@@ -31,8 +31,8 @@ LLVMTargetMachineRef weft__nvptx_machine_create(const weft_nvptx_arch *arch);
  * architecture and PTX version. */
 void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine);
 
-/* Registers LLVM's native target and NVPTX. Call once before anything
- * below. */
+/* Registers LLVM's native target and NVPTX (once per process; each
+ * target's JIT calls it when it is made), before anything below. */
 int weft__target_init(char **error);
 
 /* A target machine for the host CPU at full optimization. */

@@ -8,6 +8,7 @@
  * (the driver compiles PTX to the GPU's code, and caches that). The
  * kernel cache keeps the PTX and the kernels' descriptions, so a build
  * it knows skips all of it. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,36 +16,64 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "jit/ir/build_state.h"
-#include "jit/front/builtins.h"
 #include "jit/cache/cache.h"
+#include "jit/cache/cache_binary.h"
+#include "jit/front/builtins.h"
 #include "jit/front/compile.h"
-#include "jit/jit.h"
-#include "jit/ir/kernel_info.h"
 #include "jit/front/options.h"
+#include "jit/ir/build_state.h"
 #include "jit/ir/ir.h"
-#include "jit/ptx/ptx.h"
+#include "jit/ir/kernel_info.h"
 #include "jit/ir/target.h"
+#include "jit/jit.h"
+#include "jit/jit_object.h"
+#include "jit/ptx/ptx.h"
 #include "weft/weft.h"
 
 /* The state of one GPU build: the shared part, its key in the kernel
  * cache and the files it read, stamped. */
 typedef struct ptx_build {
+  const weft_jit *jit;
   weft_build_state s;
   weft_cache_key key;
   char *stamps;
 } ptx_build;
 
-/* The key of a build for sm from input (source or bitcode) with options:
- * PTX depends on Weft's build, the architecture and the libdevice that
- * math links. */
+/* What PTX depends on besides the input and the architecture: Weft's
+ * build and the libdevice that math links. */
+static char *gpu_identity(const weft_jit *jit) {
+  const char *id = weft__build_id();
+  char *identity = NULL;
+  if (asprintf(&identity, "%s|nvptx64|%s|%s", id ? id : "no-build-id",
+               *jit->libdevice->path ? jit->libdevice->path : "no-libdevice",
+               weft__jit_features()) < 0)
+    identity = NULL;
+  return identity;
+}
+
+int weft__jit_ptx_create(const weft_jit_ptx_config *config, weft_jit **out,
+                         char **error) {
+  if (weft__target_init(error)) return WEFT_EBUILD;
+  weft_jit *jit = weft__jit_object_new(WEFT_JIT_PTX, config->dump_dir,
+                                       config->cache_dir);
+  if (!jit) return WEFT_ENOMEM;
+  if ((jit->libdevice = calloc(1, sizeof *jit->libdevice)))
+    weft__ptx_libdevice_find(jit->libdevice, config);
+  if (!jit->libdevice || !(jit->identity = gpu_identity(jit))) {
+    free(jit->libdevice);
+    free(jit->dump_dir);
+    free(jit);
+    return WEFT_ENOMEM;
+  }
+  *out = jit;
+  return 0;
+}
+
+/* The key of a build for sm from input (source or bitcode) with options. */
 static void make_key(ptx_build *b, unsigned sm, const char *kind,
                      const void *input, size_t size, const char *options) {
-  const char *id = weft__build_id(), *libdevice = weft__ptx_libdevice_file();
   char identity[2048];
-  snprintf(identity, sizeof identity, "%s|nvptx64|sm_%u|%s|%s",
-           id ? id : "no-build-id", sm, libdevice ? libdevice : "no-libdevice",
-           weft__jit_features());
+  snprintf(identity, sizeof identity, "%s|sm_%u", b->jit->identity, sm);
   weft__cache_key_make(identity, kind, input, size, options ? options : "",
                        &b->key);
 }
@@ -52,7 +81,7 @@ static void make_key(ptx_build *b, unsigned sm, const char *kind,
 /* Stamps the files the front end read (deps) and libdevice, so that a
  * change to either is a miss. */
 static int make_stamps(ptx_build *b, const char *deps) {
-  const char *libdevice = weft__ptx_libdevice_file();
+  const char *libdevice = b->jit->libdevice->path;
   char *files = NULL;
   if (asprintf(&files, "%s\n%s", deps ? deps : "",
                libdevice ? libdevice : "") < 0)
@@ -85,7 +114,7 @@ static int begin(ptx_build *b, unsigned sm, const char *kind,
     return 1;
   make_key(b, sm, kind, input, size, options);
   int from_disk = 0;
-  weft_cached *c = weft__jit_dumps_ir()
+  weft_cached *c = b->jit->dump_dir
                        ? NULL
                        : weft__cache_find(&b->key, WEFT_CACHE_PTX, &from_disk);
   if (c) {
@@ -152,7 +181,8 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
   weft_build_state *b = &pb->s;
   b->global_vars_size = weft__global_variables_size(b->module, b->layout);
   int rc = weft__builtins_link(b->module, WEFT_BUILTINS_NVPTX, &b->error);
-  if (!rc) rc = weft__ptx_libdevice_link(b->module, &b->error);
+  if (!rc)
+    rc = weft__ptx_libdevice_link(pb->jit->libdevice, b->module, &b->error);
   if (!rc) {
     weft__nvptx_apply(b->module, b->machine);
     rc = weft__kernel_info_collect(b->module, b->layout, &b->kernels,
@@ -177,7 +207,7 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
                           b->options.optimize ? "default<O3>" : "default<O0>",
                           &b->error);
   if (!rc) weft__ptx_selection_prepare(b->module);
-  if (!rc) weft__jit_dump_module(b->module);
+  if (!rc) weft__jit_dump_module(pb->jit, b->module);
   char *text = NULL;
   if (!rc) rc = emit_ptx(b, &text);
   if (!rc) rc = keep(pb, text, log, out, ptx);
@@ -185,10 +215,11 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
   return rc;
 }
 
-int weft__jit_build_ptx(unsigned sm, const char *source, size_t length,
-                        const char *options, weft_binary **out, char **ptx,
-                        char **log) {
-  ptx_build b = {0};
+int weft__jit_build_ptx(const weft_jit *gpus, unsigned sm, const char *source,
+                        size_t length, const char *options, weft_binary **out,
+                        char **ptx, char **log) {
+  assert(gpus->target == WEFT_JIT_PTX);
+  ptx_build b = {.jit = gpus};
   int rc;
   if (begin(&b, sm, "source", source, length, options, out, ptx, log, &rc))
     return end(&b, rc, log);
@@ -202,10 +233,12 @@ int weft__jit_build_ptx(unsigned sm, const char *source, size_t length,
   return end(&b, rc, log);
 }
 
-int weft__jit_build_ptx_bitcode(unsigned sm, const void *bitcode, size_t size,
+int weft__jit_build_ptx_bitcode(const weft_jit *gpus, unsigned sm,
+                                const void *bitcode, size_t size,
                                 const char *options, weft_binary **out,
                                 char **ptx, char **log) {
-  ptx_build b = {0};
+  assert(gpus->target == WEFT_JIT_PTX);
+  ptx_build b = {.jit = gpus};
   int rc;
   if (begin(&b, sm, "bitcode", bitcode, size, options, out, ptx, log, &rc))
     return end(&b, rc, log);

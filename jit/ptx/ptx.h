@@ -14,18 +14,21 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
+#include "jit/jit.h"
+#include "jit/jit_object.h"
 #include "jit/kernel_abi.h"
 
-/* Links libdevice (the CUDA toolkit's libdevice.10.bc: WEFT_LIBDEVICE, or
- * found under CUDA_HOME, CUDA_PATH, /usr/local/cuda or Debian's
- * nvidia-cuda-toolkit) when module calls its functions (__nv_*). Fails
- * with WEFT_EBUILD and a message naming what to install when it is
- * needed and not found. */
-int weft__ptx_libdevice_link(LLVMModuleRef module, char **error);
+/* Finds libdevice (the CUDA toolkit's libdevice.10.bc) as config says
+ * (jit.h's weft_jit_ptx_config), for the GPUs' JIT: l->path, or "" and
+ * why in l->why. */
+void weft__ptx_libdevice_find(weft_libdevice *l,
+                              const weft_jit_ptx_config *config);
 
-/* The path of the libdevice that builds link, or NULL where none was
- * found (its identity is part of a GPU build's cache key). */
-const char *weft__ptx_libdevice_file(void);
+/* Links libdevice when module calls its functions (__nv_*), reading the
+ * file the first time. Fails with WEFT_EBUILD and a message naming what
+ * to install when it is needed and not found. */
+int weft__ptx_libdevice_link(weft_libdevice *l, LLVMModuleRef module,
+                             char **error);
 
 /* After every callee is inlined into the kernels (the count of kernels,
  * in module order, described in kernels): the primitives' globals

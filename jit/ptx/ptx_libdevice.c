@@ -1,10 +1,10 @@
 /* ptx_libdevice.c: libdevice, the CUDA toolkit's math library in LLVM
- * bitcode, linked into GPU programs that call it (see ptx.h). It is found
- * once per process (its path is part of every GPU build's cache key, so a
- * build the cache serves reads nothing more) and read from disk once, by
- * the first build that calls it; each build parses it lazily, so only the
- * functions in use are materialized. */
-#include <pthread.h>
+ * bitcode, linked into GPU programs that call it (see ptx.h). The GPUs'
+ * JIT finds it when it is made (its path is part of every GPU build's
+ * cache key, so a build the cache serves reads nothing more); the first
+ * build that calls it reads it from disk; each build parses it lazily, so
+ * only the functions in use are materialized. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,72 +13,71 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 
-#include "base/config.h"
 #include "jit/ptx/ptx.h"
 #include "weft/weft.h"
 
 #define LIBDEVICE_FILE "libdevice.10.bc"
 
-static pthread_once_t located = PTHREAD_ONCE_INIT, loaded = PTHREAD_ONCE_INIT;
-static char path[1024];    /* the file found, or "" */
-static char why[1200];     /* why there is none, or why it was not read */
-static char *bytes;        /* the file, once read; NULL where it was not */
-static size_t num_bytes;
-
 /* Takes the file if it can be read. */
-static int try_file(const char *file) {
+static int try_file(weft_libdevice *l, const char *file) {
   if (access(file, R_OK)) return -1;
-  snprintf(path, sizeof path, "%s", file);
+  snprintf(l->path, sizeof l->path, "%s", file);
   return 0;
 }
 
 /* Tries a CUDA installation's folder. */
-static int try_root(const char *root) {
+static int try_root(weft_libdevice *l, const char *root) {
   char file[1024];
   if (!root || !*root) return -1;
   snprintf(file, sizeof file, "%s/nvvm/libdevice/" LIBDEVICE_FILE, root);
-  return try_file(file);
+  return try_file(l, file);
 }
 
-static void locate(void) {
-  const weft_config *c = weft__config();
-  if (c->libdevice) {
-    if (try_file(c->libdevice))
-      snprintf(why, sizeof why, "WEFT_LIBDEVICE=%s cannot be read",
-               c->libdevice);
+void weft__ptx_libdevice_find(weft_libdevice *l,
+                              const weft_jit_ptx_config *config) {
+  weft__lock_init(&l->lock, NULL);
+  if (config->libdevice) {
+    if (try_file(l, config->libdevice))
+      snprintf(l->why, sizeof l->why, "WEFT_LIBDEVICE=%s cannot be read",
+               config->libdevice);
     return;
   }
-  if (!try_root(c->cuda_home) || !try_root(c->cuda_path) ||
-      !try_root("/usr/local/cuda") ||
-      !try_file("/usr/lib/nvidia-cuda-toolkit/libdevice/" LIBDEVICE_FILE))
+  if (!try_root(l, config->cuda_home) || !try_root(l, config->cuda_path) ||
+      !try_root(l, "/usr/local/cuda") ||
+      !try_file(l, "/usr/lib/nvidia-cuda-toolkit/libdevice/" LIBDEVICE_FILE))
     return;
-  snprintf(why, sizeof why, "no " LIBDEVICE_FILE " in $CUDA_HOME, "
+  snprintf(l->why, sizeof l->why, "no " LIBDEVICE_FILE " in $CUDA_HOME, "
            "$CUDA_PATH, /usr/local/cuda or /usr/lib/nvidia-cuda-toolkit; "
            "install the CUDA toolkit or set WEFT_LIBDEVICE to the file");
 }
 
-static void load(void) {
-  pthread_once(&located, locate);
-  if (!*path) return;
-  FILE *f = fopen(path, "rb");
+/* Reads the file found, the first time a build needs it (lock held). */
+static void read_file(weft_libdevice *l) {
+  assert(weft__lock_held(&l->lock));
+  l->read = 1;
+  if (!*l->path) return;
+  FILE *f = fopen(l->path, "rb");
   char *data = NULL;
   long size = -1;
   if (f && !fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 &&
       !fseek(f, 0, SEEK_SET))
     data = malloc((size_t)size);
   if (data && fread(data, 1, (size_t)size, f) == (size_t)size) {
-    bytes = data;
-    num_bytes = (size_t)size;
+    l->bytes = data;
+    l->size = (size_t)size;
   } else {
     free(data);
-    snprintf(why, sizeof why, "%s cannot be read", path);
+    snprintf(l->why, sizeof l->why, "%s cannot be read", l->path);
   }
   if (f) fclose(f);
 }
 
-const char *weft__ptx_libdevice_file(void) {
-  pthread_once(&located, locate);
-  return *path ? path : NULL;
+/* The file's bytes, read once (NULL: l->why says why). */
+static const char *file_bytes(weft_libdevice *l) {
+  weft__lock(&l->lock);
+  if (!l->read) read_file(l);
+  weft__unlock(&l->lock);
+  return l->bytes;
 }
 
 /* The first function module declares from libdevice, or NULL. */
@@ -99,23 +98,25 @@ static void make_link_once(LLVMModuleRef library) {
       LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
 }
 
-int weft__ptx_libdevice_link(LLVMModuleRef module, char **error) {
+int weft__ptx_libdevice_link(weft_libdevice *l, LLVMModuleRef module,
+                             char **error) {
   const char *wanted = first_libdevice_call(module);
   if (!wanted) return 0;
-  pthread_once(&loaded, load);
+  const char *bytes = file_bytes(l);
   if (!bytes) {
     if (asprintf(error, "error: '%s' (math on the GPU) comes from the CUDA "
-                        "toolkit's libdevice: %s\n", wanted + 5, why) < 0)
+                        "toolkit's libdevice: %s\n", wanted + 5, l->why) < 0)
       *error = NULL;
     return WEFT_EBUILD;
   }
   LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(
-      bytes, num_bytes, LIBDEVICE_FILE, 0);
+      bytes, l->size, LIBDEVICE_FILE, 0);
   LLVMModuleRef library = NULL;
   /* The lazy reader takes the buffer over (not the bytes). */
   if (LLVMGetBitcodeModuleInContext2(LLVMGetModuleContext(module), buffer,
                                      &library)) {
-    if (asprintf(error, "error: %s is not bitcode this LLVM reads\n", path) < 0)
+    if (asprintf(error, "error: %s is not bitcode this LLVM reads\n",
+                 l->path) < 0)
       *error = NULL;
     return WEFT_EBUILD;
   }
