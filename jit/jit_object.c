@@ -18,9 +18,7 @@ struct weft_jit *weft__jit_object_new(weft_jit_target target,
     free(jit);
     return NULL;
   }
-  /* Without a build ID nothing tells this Weft's cached code from
-   * another's: keep the cache in memory. */
-  weft__cache_set_dir(weft__build_id() ? cache_dir : NULL);
+  weft__cache_set_dir(cache_dir);
   return jit;
 }
 

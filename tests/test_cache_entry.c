@@ -1,6 +1,6 @@
 /* test_cache_entry.c: the cache's entry files against damage, on their
- * own. jit/cache/cache.c and jit/cache/cache_files.c are compiled into the test with a
- * loader of its own that records what it is given instead of running it,
+ * own. jit/cache/cache.c and jit/cache/cache_files.c are compiled into
+ * the test with a loader (and a build ID) of its own that records what it is given instead of running it,
  * so every bit of an entry can be flipped in turn: each flip must be a
  * miss (and the damaged file removed) or hand the loader exactly the
  * object that was stored. */
@@ -42,6 +42,9 @@ void weft__perf_map_add(weft_orc_code *code, const void *object, size_t size,
                         const char *prefix) {
   (void)code, (void)object, (void)size, (void)prefix;
 }
+
+/* A build ID, without which the cache keeps nothing on disk. */
+const char *weft__build_id(void) { return "test-cache-entry"; }
 
 /* ---------------------------------------------------------------- test */
 

@@ -9,9 +9,11 @@
  * only started groups run. The kernels that want every group in the race
  * first meet at weft_global_barrier(), which starts them all, and let the
  * others run inside their critical sections. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sync_support.h"
@@ -673,6 +675,58 @@ TEST(machine_defaults_file) {
   weft_kernel_release(k);
   teardown(&f);
   support_remove_tree(dir);
+}
+
+/* The file written through the library (weft_sync_defaults_save, as
+ * `weft bench probe` does): a folder made for it, private to the user;
+ * what it cannot say refused; and the CPU device, made afterwards, builds
+ * with it. */
+TEST(defaults_saved_through_the_library) {
+  CPU_ONLY("the machine's measured defaults are the CPU's");
+  char base[] = "/tmp/weft-defaults-XXXXXX", dir[96], path[128];
+  CHECK(mkdtemp(base) != NULL);
+  snprintf(dir, sizeof dir, "%s/not/yet", base);
+  setenv("WEFT_CACHE_DIR", dir, 1);
+  char *text = NULL;
+  weft_sync_defaults bad = {.barrier = "xiao_feng"};
+  CHECK_EQ(weft_sync_defaults_text(&bad, &text), WEFT_EINVAL);
+  CHECK(text == NULL);
+  bad = (weft_sync_defaults){.cpu = "two\nlines"};
+  CHECK_EQ(weft_sync_defaults_save(&bad, NULL), WEFT_EINVAL);
+  CHECK_EQ(weft_sync_defaults_text(NULL, &text), WEFT_EINVAL);
+  weft_sync_defaults d = {4, "a CPU", "atomics:cheap", "ticket", "sleeping",
+                          "two_stage", NULL};
+  snprintf(path, sizeof path, "%s/missing/file", base);
+  errno = 0;
+  CHECK_EQ(weft_sync_defaults_save(&d, path), WEFT_ESYS);
+  CHECK_EQ(errno, ENOENT);
+  CHECK_EQ(weft_sync_defaults_save(&d, NULL), 0);
+  snprintf(path, sizeof path, "%s/" WEFT_SYNC_DEFAULTS_FILE, dir);
+  struct stat st;
+  CHECK_EQ(stat(path, &st), 0);
+  CHECK_EQ(st.st_mode & 0777, 0600);
+  CHECK_EQ(stat(dir, &st), 0);
+  CHECK_EQ(st.st_mode & 0777, 0700);
+  CHECK_EQ(weft_sync_defaults_text(&d, &text), 0);
+  CHECK_STR_CONTAINS(text, "\nversion=1\nthreads=4\ncpu=a CPU\n"
+                           "class=atomics:cheap\nmutex=ticket\n"
+                           "semaphore=sleeping\nbarrier=two_stage\n"
+                           "global_barrier=native\n");
+  free(text);
+  fixture f = setup("-cl-std=CL3.0");
+  weft_kernel *q = kernel(&f, "impls");
+  weft_buffer *built = ints(&f, 4, NULL);
+  args(q, "B", built);
+  CHECK_OK(launch(q, 1, 1), q);
+  int impl[4];
+  read_ints(built, impl, 4);
+  CHECK_EQ(impl[0], WEFT_MUTEX_TICKET);
+  CHECK_EQ(impl[1], WEFT_SEMAPHORE_SLEEPING);
+  CHECK_EQ(impl[2], WEFT_BARRIER_TWO_STAGE);
+  CHECK_EQ(impl[3], WEFT_BARRIER_NATIVE);
+  weft_kernel_release(q);
+  weft_buffer_release(built);
+  teardown(&f);
 }
 
 /* ------------------------------------------------------------ host init */

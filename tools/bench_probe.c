@@ -1,7 +1,7 @@
 /* bench_probe.c: `weft bench probe`: Stuart & Owens' memory-system probes
  * as kernels on Weft (volatile or atomic, reads or writes, contentious or
  * not, against the number of work-groups), the machine's class in their
- * abstraction, and the defaults file (sync_defaults.h). */
+ * abstraction, and the defaults file (weft.h's weft_sync_defaults_save). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "bench_probe.h"
-#include "sync_defaults.h"
 #include "tool.h"
 
 #define CMD "bench probe"
@@ -249,8 +248,8 @@ static int parse_options(int argc, char **argv, probe_options *o) {
 /* ------------------------------------------------------- the defaults */
 
 /* Writes the defaults where they belong, and says where. */
-static int save_defaults(const sync_defaults *d, const probe_options *o) {
-  char path[4096];
+static int save_defaults(const weft_sync_defaults *d,
+                         const probe_options *o) {
   if (!o->write) return 0;
   if (tool_bench_on_gpu() && !o->output) {
     /* The defaults file is the CPU device's. */
@@ -258,17 +257,23 @@ static int save_defaults(const sync_defaults *d, const probe_options *o) {
            "measurements:\n backend/cuda/cuda_program.c; no file written)\n");
     return 0;
   }
-  if (o->output)
-    snprintf(path, sizeof path, "%s", o->output);
-  else if (sync_defaults_path(path, sizeof path)) {
+  const char *dir = weft_cache_dir();
+  if (!o->output && !dir) {
     printf("\n(WEFT_CACHE_DIR is off: no file written)\n");
     return 0;
   }
-  if (sync_defaults_write(d, path)) {
-    tool_error(CMD, "cannot write '%s': %s", path, strerror(errno));
+  int rc = weft_sync_defaults_save(d, o->output);
+  char where[4096];
+  if (o->output)
+    snprintf(where, sizeof where, "%s", o->output);
+  else
+    snprintf(where, sizeof where, "%s/" WEFT_SYNC_DEFAULTS_FILE, dir);
+  if (rc) {
+    tool_error(CMD, "cannot write '%s': %s", where,
+               rc == WEFT_ESYS ? strerror(errno) : weft_strerror(rc));
     return -1;
   }
-  printf("\nwritten to %s\n", path);
+  printf("\nwritten to %s\n", where);
   return 0;
 }
 
@@ -285,16 +290,25 @@ static int choose_defaults(const probe_results *r, const probe_options *o,
            "polling:%s(%.3gx) nearest:%s",
            c.atomics, c.atomic_cost, c.contended, c.contention, c.polls,
            c.polling, c.nearest);
-  sync_defaults d = {r->threads, info.name, text, {0}};
+  const char *choice[SYNC_PRIMITIVES] = {0};
   unsigned most = info.max_resident_groups < UINT_MAX
                       ? (unsigned)info.max_resident_groups
                       : UINT_MAX;
-  probe_choose(timing, o->common.ops, r->threads, most, d.choice);
+  probe_choose(timing, o->common.ops, r->threads, most, choice);
+  weft_sync_defaults d = {r->threads, info.name, text,
+                          choice[SYNC_MUTEX], choice[SYNC_SEMAPHORE],
+                          choice[SYNC_BARRIER], choice[SYNC_GLOBAL_BARRIER]};
   if (!strcmp(c.contended, "untested(busy)"))
     printf("  (the machine is busy: its groups took turns, so the contest "
            "saw little\n  contention; run it again on an idle machine)\n");
   printf("\nDefaults%s:\n", tool_bench_on_gpu() ? "" : " (the defaults file)");
-  sync_defaults_print(&d, stdout);
+  char *file = NULL;
+  if (weft_sync_defaults_text(&d, &file)) {
+    tool_error(CMD, "the defaults chosen cannot be written (a bug)");
+    return -1;
+  }
+  fputs(file, stdout);
+  free(file);
   return save_defaults(&d, o);
 }
 

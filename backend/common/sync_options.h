@@ -1,7 +1,7 @@
 /*
  * sync_options.h: each device builds programs with its default
  * cl_weft_sync algorithms as -D options (the CPU's measured on the
- * machine, backend/cpu/sync_defaults.h; a GPU's fixed), unless the
+ * machine, backend/common/sync_defaults.h; a GPU's fixed), unless the
  * program chooses for itself.
  */
 #ifndef WEFT_BACKEND_COMMON_SYNC_OPTIONS_H

@@ -8,11 +8,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "backend/common/sync_defaults.h"
 #include "backend/common/sync_options.h"
 #include "backend/cpu/executor.h"
 #include "backend/cpu/guarded.h"
 #include "backend/cpu/kernel_calls.h"
-#include "backend/cpu/sync_defaults.h"
 #include "jit/jit.h"
 
 /* Buffers from this size up are mapped: the kernel hands out zeroed pages

@@ -67,6 +67,39 @@ WEFT_EXPORT const char *weft_version(void);
  * ~/.cache/weft; NULL when the disk cache is off. */
 WEFT_EXPORT const char *weft_cache_dir(void);
 
+/* The machine's default cl_weft_sync algorithms (README: "Choosing the
+ * synchronization implementations"): `weft bench probe` measures them and
+ * saves its choice as the file sync-defaults in the kernel cache's folder,
+ * which the CPU device reads when it starts and adds to the options of the
+ * programs it builds (a program's own -DWEFT_*_IMPL wins). */
+#define WEFT_SYNC_DEFAULTS_FILE "sync-defaults" /* its name in the folder */
+
+typedef struct weft_sync_defaults {
+  unsigned threads;       /* the worker threads the measurements ran on */
+  const char *cpu;        /* the device measured (one line; NULL: none) */
+  const char *class_text; /* how it was classified, for people (one line) */
+  /* Each primitive's algorithm, as the lowercase suffix of its constant in
+   * weft/kernel.h (WEFT_MUTEX_TICKET: "ticket"); NULL is "native". The
+   * barriers take native or two_stage. */
+  const char *mutex, *semaphore, *barrier, *global_barrier;
+} weft_sync_defaults;
+
+/* The file's text for d, malloc'd, in *text: 0, WEFT_EINVAL (an algorithm
+ * the primitive does not have, or a line break in a text) or
+ * WEFT_ENOMEM. */
+WEFT_EXPORT int weft_sync_defaults_text(const weft_sync_defaults *d,
+                                        char **text);
+
+/* Saves d as the file at path, whose folder must exist, or, with path
+ * NULL, where the CPU device reads it (the kernel cache's folder, made if
+ * missing). The file is replaced whole: a reader sees the old one or the
+ * new. 0; WEFT_EINVAL as weft_sync_defaults_text, or with path NULL when
+ * the disk cache is off (weft_cache_dir() is NULL); WEFT_ESYS with errno
+ * when it cannot be written (EACCES: the cache's folder is not usable, as
+ * stderr says); WEFT_ENOMEM. */
+WEFT_EXPORT int weft_sync_defaults_save(const weft_sync_defaults *d,
+                                        const char *path);
+
 /* The environment variables Weft reads: the i-th's name (from 0), with
  * *values (the forms it takes) and *meaning (a line) if not NULL; NULL
  * past the last. Each is read once, when the library starts. */

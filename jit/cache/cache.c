@@ -136,7 +136,12 @@ static weft_cached *table;
  * found, with a reference (table_lock). */
 static int remembering;
 static weft_cached *remembered;
-void weft__cache_set_dir(const char *dir) { weft__cache_folder_set(dir); }
+
+void weft__cache_set_dir(const char *dir) {
+  /* Without a build ID nothing tells this Weft's cached code from
+   * another's: keep the cache in memory. */
+  weft__cache_folder_set(weft__build_id() ? dir : NULL);
+}
 
 static void entry_free(weft_cached *c) {
   weft__orc_remove(c->code);

@@ -93,9 +93,11 @@ typedef struct weft_cached {
   struct weft_cached *next;   /* in the process's table */
 } weft_cached;
 
-/* Where the disk cache lives; NULL or "" keeps the cache in memory only.
- * Called before any build, by each target's JIT with the same folder
- * (cache_files.h checks the folder; naming it again changes nothing). */
+/* Where the disk cache lives; NULL or "" keeps the cache in memory only,
+ * as does a Weft with no build ID. Called before any build, by each
+ * target's JIT and by the sync-defaults file's writer with the same
+ * folder (cache_files.h checks the folder; naming it again changes
+ * nothing). */
 void weft__cache_set_dir(const char *dir);
 
 /* The entry for key, with a reference, from memory or else from disk (its
