@@ -270,7 +270,8 @@ int main(int argc, char **argv) {
   int reps = options.quick ? 200 : 5000;
   bench_csv_open(options.csv_path,
                  options.gpu ? "what,weft_gpu_ms,weft_cpu_ms,cpu_over_gpu"
-                             : "what,weft_ms,pocl_ms,pocl_over_weft");
+                             : "what,weft_ms,pocl_ms,pocl_over_weft",
+                 1);
   static const char *const names[] = {"launch_finish", "launch_event_wait",
                                       "read_blocking"};
   for (int kind = FINISH; kind <= READ; kind++) {

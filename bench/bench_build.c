@@ -504,7 +504,7 @@ static void print_csv(const char *path, const results *weft,
                       const results *pocl, int firsts, int variants) {
   timing weft_first = median_first(weft, firsts);
   timing pocl_first = median_first(pocl, firsts);
-  bench_csv_open(path, "what,weft_ms,pocl_ms,pocl_over_weft");
+  bench_csv_open(path, "what,weft_ms,pocl_ms,pocl_over_weft", 1);
   bench_csv_ratio("device_create", bench_median(weft->device_ms, firsts),
                   bench_median(pocl->device_ms, firsts));
   bench_csv_ratio("first_build", weft_first.build_ms, pocl_first.build_ms);

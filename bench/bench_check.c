@@ -315,7 +315,8 @@ int main(int argc, char **argv) {
   bench_csv_open(options.csv_path,
                  "kernel,items,weft_ms,memory_ms,races_ms,all_ms,oclgrind_ms,"
                  "memory_over_weft,races_over_weft,all_over_weft,"
-                 "oclgrind_over_all");
+                 "oclgrind_over_all",
+                 1);
   job jobs[KERNELS] = {vecadd_job((size_t)1 << (20 - shift)),
                        matmul_job(256u >> (shift / 2)),
                        reduce_job((size_t)1 << (20 - shift)),

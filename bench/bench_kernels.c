@@ -370,7 +370,8 @@ int main(int argc, char **argv) {
   runtimes rt;
   rt.weft = bench_weft_context();
   bench_pocl_open(&rt.pocl);
-  bench_csv_open(options.csv_path, "benchmark,weft_ms,pocl_ms,pocl_over_weft");
+  bench_csv_open(options.csv_path, "benchmark,weft_ms,pocl_ms,pocl_over_weft",
+                 1);
   int failed = 0;
   bench_note("vecadd: %zu floats", s->vecadd_n);
   failed += bench_vecadd(&rt, s);

@@ -360,7 +360,8 @@ int main(int argc, char **argv) {
   runtimes rt;
   rt.weft = bench_weft_context();
   bench_pocl_open(&rt.pocl);
-  bench_csv_open(options.csv_path, "benchmark,weft_ms,pocl_ms,pocl_over_weft");
+  bench_csv_open(options.csv_path, "benchmark,weft_ms,pocl_ms,pocl_over_weft",
+                 1);
   bench_note("throughput: %zu floats per launch", n);
   int failed = bench_throughput(&rt, n, reps);
   bench_note("builds: %d variants each", build_reps);

@@ -300,7 +300,8 @@ int main(int argc, char **argv) {
   bench_note("pocl: %u barriers of %d work-items", p->barriers, ITEMS);
   double pocl_ns = pocl_barrier_ns(p);
 
-  bench_csv_open(options.csv_path, "switch,kernel_barrier_ns,raw_swap_ns");
+  bench_csv_open(options.csv_path, "switch,kernel_barrier_ns,raw_swap_ns",
+                 1);
   int failed = 0;
   for (int c = 0; c < NUM_CASES; c++)
     if (present[c]) failed += report_case(&cases[c], p);

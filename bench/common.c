@@ -1,40 +1,15 @@
-/* common.c: timing, options, CSV, checks and runtime set-up for the
- * benchmarks (see common.h). */
+/* common.c: options, checks and runtime set-up for the benchmarks of
+ * bench/ (see common.h). */
 #include "common.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* ---------------------------------------------------------------- timing */
-
-double bench_now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double bench_median(const double *v, int n) {
-  double *sorted = malloc((size_t)n * sizeof *sorted);
-  if (!sorted) bench_die("out of memory");
-  memcpy(sorted, v, (size_t)n * sizeof *sorted);
-  qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
-  double m = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  free(sorted);
-  return m;
-}
 
 /* ------------------------------------------------------------ the program */
 
@@ -97,59 +72,11 @@ int bench_run_self(char *const args[], char *const env[], char *out,
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-void bench_note(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: ", program_invocation_short_name);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-void bench_die(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: ", program_invocation_short_name);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(1);
-}
-
 /* ------------------------------------------------------------------- CSV */
-
-static FILE *csv_file;
-
-void bench_csv_open(const char *path, const char *header) {
-  if (path && !(csv_file = fopen(path, "w")))
-    bench_die("cannot write %s: %s", path, strerror(errno));
-  bench_csv_line("%s", header);
-}
-
-void bench_csv_line(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  putchar('\n');
-  /* Rows come minutes apart: show each as soon as it is measured. */
-  fflush(stdout);
-  if (!csv_file) return;
-  va_start(ap, fmt);
-  vfprintf(csv_file, fmt, ap);
-  va_end(ap);
-  fputc('\n', csv_file);
-}
 
 void bench_csv_ratio(const char *name, double weft_ms, double pocl_ms) {
   bench_csv_line("%s,%.6g,%.6g,%.3f", name, weft_ms, pocl_ms,
                  pocl_ms / weft_ms);
-}
-
-void bench_csv_close(void) {
-  if (csv_file && fclose(csv_file))
-    bench_die("cannot finish the CSV file: %s", strerror(errno));
-  csv_file = NULL;
 }
 
 /* ---------------------------------------------------------------- checks */

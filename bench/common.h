@@ -1,8 +1,9 @@
 /*
- * common.h: what the benchmarks share. Timing and medians, the command line
- * (--quick, --csv PATH), CSV output, result checks, and the set-up of the
- * two runtimes they compare: Weft through weft.h, PoCL through the OpenCL
- * ICD loader.
+ * common.h: what the benchmarks of bench/ share beyond bench_lib.h (the
+ * clock, medians, CSV, messages, which `weft bench` uses too): the command
+ * line (--quick, --csv PATH), the kernels two of them time, result
+ * checks, and the set-up of the two runtimes they compare: Weft through
+ * weft.h, PoCL through the OpenCL ICD loader.
  *
  * A failed call stops the program with the runtime's message: a benchmark
  * that goes on after an error would report the time of doing nothing.
@@ -15,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bench_lib.h"
 #include "weft/weft.h"
 
 /* -------------------------------------------------------- the kernels */
@@ -61,11 +63,9 @@
 
 /* ---------------------------------------------------------------- timing */
 
-/* Milliseconds on the monotonic clock. */
-double bench_now_ms(void);
-
-/* The median of n values (n > 0); v is left as it was. */
-double bench_median(const double *v, int n);
+/* Milliseconds on the monotonic clock (bench_lib.h's, as the programs
+ * here count). */
+static inline double bench_now_ms(void) { return bench_seconds() * 1e3; }
 
 /* ------------------------------------------------------------ the program */
 
@@ -86,26 +86,12 @@ void bench_parse_options(int argc, char **argv, bench_options *options);
 int bench_run_self(char *const args[], char *const env[], char *out,
                    size_t size);
 
-/* Prints a progress line on stderr, so stdout stays pure CSV. */
-void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints a message on stderr and exits with status 1. */
-_Noreturn void bench_die(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
 
 /* ------------------------------------------------------------------- CSV */
-
-/* Opens the CSV: stdout, and path too unless it is NULL. */
-void bench_csv_open(const char *path, const char *header);
-
-/* Writes one line (without its newline) to stdout and the file. */
-void bench_csv_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "name,weft_ms,pocl_ms,pocl_over_weft": a ratio above 1 means Weft is
  * faster. */
 void bench_csv_ratio(const char *name, double weft_ms, double pocl_ms);
-
-void bench_csv_close(void);
 
 /* ---------------------------------------------------------------- checks */
 

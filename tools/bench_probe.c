@@ -66,7 +66,7 @@ static void check(const probe_run *r, const unsigned *words,
   for (unsigned g = 0; g < r->groups; g++)
     if (words[(size_t)g * r->stride] != word ||
         sink[(size_t)g * SYNC_STRIDE] != sum)
-      tool_bench_die("probe %s: WRONG RESULT in group %u of %u: word %u "
+      bench_die("probe %s: WRONG RESULT in group %u of %u: word %u "
                      "(expected %u), sum %u (expected %u)",
                      access_names[r->access], g, r->groups,
                      words[(size_t)g * r->stride], word,
@@ -79,7 +79,7 @@ static double run_probe(void *arg, unsigned reps) {
   size_t n_sink = (size_t)r->groups * SYNC_STRIDE;
   unsigned *words = malloc(n_words * sizeof *words);
   unsigned *sink = malloc(n_sink * sizeof *sink);
-  if (!words || !sink) tool_bench_die("out of memory");
+  if (!words || !sink) bench_die("out of memory");
   for (size_t i = 0; i < n_words; i++) words[i] = INITIAL;
   weft_buffer *w = tool_bench_buffer(n_words * sizeof *words, words);
   weft_buffer *s = tool_bench_buffer(n_sink * sizeof *sink, NULL);
@@ -122,11 +122,11 @@ static void emit(const probe_results *r, probe_access a, int contentious, int i,
                  unsigned reps, double seconds) {
   double accesses = (double)r->groups[i] * reps;
   double rate = accesses / seconds;
-  tool_csv_line("%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g", access_names[a],
+  bench_csv_line("%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g", access_names[a],
                 contentious ? "contentious" : "noncontentious", r->groups[i],
                 r->threads, accesses, seconds, rate, 1e9 / rate);
   if (!(seconds > 0))
-    tool_bench_die("probe %s at %u groups: too fast to time against the "
+    bench_die("probe %s at %u groups: too fast to time against the "
                    "launch (raise --reps)",
                    access_names[a], r->groups[i]);
 }
@@ -155,7 +155,7 @@ static void run_probes(probe_results *r, const probe_options *o,
   char options[64];
   snprintf(options, sizeof options, "-cl-std=CL3.0 -DSTRIDE=%d", SYNC_STRIDE);
   weft_program *program = tool_bench_build(source, options, &log);
-  if (!program) tool_bench_die("the probe kernels do not build:\n%s", log);
+  if (!program) bench_die("the probe kernels do not build:\n%s", log);
   for (int a = 0; a < PROBE_ACCESSES; a++) {
     probe_run run = {tool_bench_kernel(program, access_names[a]),
                      (probe_access)a, 1, 0};
@@ -328,13 +328,13 @@ int tool_bench_probe(int argc, char **argv) {
   r.threads = tool_bench_threads();
   choose_groups(&r, &o);
   /* The CSV goes to the file only: stdout is for people here. */
-  if (o.common.csv && tool_csv_open(CMD, o.common.csv,
-                             "probe,contention,groups,threads,"
-                             "accesses,seconds,accesses_per_s,ns_per_access",
-                             0))
-    return TOOL_EXIT_FAILED;
+  if (o.common.csv)
+    bench_csv_open(o.common.csv,
+                   "probe,contention,groups,threads,"
+                   "accesses,seconds,accesses_per_s,ns_per_access",
+                   0);
   run_probes(&r, &o, &timing);
-  tool_csv_close();
+  bench_csv_close();
   print_table(&r);
   timing.fastest = 0;
   if (choose_defaults(&r, &o, &timing)) return TOOL_EXIT_FAILED;

@@ -121,7 +121,7 @@ static void choose_groups(bench *b) {
 static void progress(bench *b, const row *r) {
   b->done++;
   if (!b->progress) return;
-  double spent = tool_now() - b->start;
+  double spent = bench_seconds() - b->start;
   unsigned left = b->points > b->done ? b->points - b->done : 0;
   double eta = b->done ? spent / b->done * left : 0;
   fprintf(stderr, "  %s/%s, %u group%s%s: %.3g%s  [%u/%u, %d:%02d left]\n",
@@ -155,19 +155,19 @@ static void add_row(bench *b, row r) {
   if (b->num_rows == b->capacity) {
     b->capacity = b->capacity ? 2 * b->capacity : 64;
     b->rows = realloc(b->rows, (size_t)b->capacity * sizeof *b->rows);
-    if (!b->rows) tool_bench_die("out of memory");
+    if (!b->rows) bench_die("out of memory");
   }
   b->rows[b->num_rows++] = r;
   char count[16] = "";
   if (r.primitive == SYNC_SEMAPHORE)
     snprintf(count, sizeof count, "%d", r.count);
   double rate = r.seconds > 0 ? r.ops / r.seconds : NAN;
-  tool_csv_line("%s,%s,%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g",
+  bench_csv_line("%s,%s,%s,%s,%u,%u,%.0f,%.6g,%.6g,%.6g",
                 r.latency ? "latency" : "rate",
                 sync_primitive_name(r.primitive), count, r.impl, r.groups,
                 r.threads, r.ops, r.seconds, rate, 1e9 / rate);
   if (!(r.seconds > 0))
-    tool_bench_note("%s/%s at %u groups: no time left once "
+    bench_note("%s/%s at %u groups: no time left once "
                     "the launch is taken off: the machine is too noisy",
                     sync_primitive_name(r.primitive), r.impl, r.groups);
   progress(b, &r);
@@ -198,7 +198,7 @@ static void measure_weft(bench *b, sync_runner *r, int count) {
     /* On a GPU, groups beyond the resident ones would wait for groups
      * that never start. */
     if (barrier && g > b->info.max_resident_groups) {
-      tool_bench_note("%s/%s: not at %u groups, more than the %llu that "
+      bench_note("%s/%s: not at %u groups, more than the %llu that "
                       "can be resident", sync_primitive_name(p),
                       r->impl->name, g,
                       (unsigned long long)b->info.max_resident_groups);
@@ -236,7 +236,7 @@ static void measure_case(bench *b, sync_primitive p, int count) {
        sync_runner_next(&r, p, &i, b->opt.impl, b->opt.local);) {
     char what[64] = "";
     if (p == SYNC_SEMAPHORE) snprintf(what, sizeof what, " (count %d)", count);
-    tool_bench_note("%s/%s%s ...", sync_primitive_name(p), r.impl->name, what);
+    bench_note("%s/%s%s ...", sync_primitive_name(p), r.impl->name, what);
     measure_weft(b, &r, count);
     sync_runner_close(&r);
   }
@@ -365,16 +365,15 @@ int tool_bench_sync(int argc, char **argv) {
   choose_groups(&b);
   b.progress = isatty(2);
   b.points = count_points(&b);
-  b.start = tool_now();
-  if (tool_csv_open(CMD, b.opt.common.csv,
-                    "measure,primitive,init,impl,groups,"
-                    "threads,ops,seconds,ops_per_s,ns_per_op",
-                    1))
-    return TOOL_EXIT_FAILED;
+  b.start = bench_seconds();
+  bench_csv_open(b.opt.common.csv,
+                 "measure,primitive,init,impl,groups,"
+                 "threads,ops,seconds,ops_per_s,ns_per_op",
+                 1);
   for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++)
     if (b.opt.only == SYNC_PRIMITIVES || b.opt.only == cases[i].primitive)
       measure_case(&b, cases[i].primitive, cases[i].count);
-  tool_csv_close();
+  bench_csv_close();
   summarize(&b);
   free(b.rows);
   if (b.opt.common.plot && tool_plot(CMD, b.opt.common.csv))

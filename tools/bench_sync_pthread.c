@@ -63,14 +63,14 @@ static void *work(void *arg) {
   worker *w = arg;
   shared *s = w->s;
   pthread_barrier_wait(&s->start);
-  s->begin[w->index] = tool_now();
+  s->begin[w->index] = bench_seconds();
   if (s->primitive == SYNC_MUTEX)
     mutex_ops(s);
   else if (s->primitive == SYNC_SEMAPHORE)
     semaphore_ops(s);
   else
     barrier_ops(s, w->index);
-  s->end[w->index] = tool_now();
+  s->end[w->index] = bench_seconds();
   return NULL;
 }
 
@@ -108,7 +108,7 @@ static void check(const shared *s) {
            : s->primitive == SYNC_SEMAPHORE ? !s->bad && s->entries == want
                                             : !s->bad;
   if (!ok)
-    tool_bench_die("%s/pthread: INVARIANT VIOLATED with %u threads",
+    bench_die("%s/pthread: INVARIANT VIOLATED with %u threads",
                    sync_primitive_name(s->primitive), s->threads);
 }
 
@@ -120,13 +120,13 @@ static double run_once(sync_primitive p, int count, unsigned threads,
   pthread_t *ids = calloc(threads, sizeof *ids);
   worker *workers = calloc(threads, sizeof *workers);
   if (!ids || !workers || init_shared(&s, p, count, threads, ops))
-    tool_bench_die("out of memory");
+    bench_die("out of memory");
   s.checked = checked;
   for (unsigned t = 0; t < threads; t++) {
     workers[t] = (worker){&s, t};
     /* The others wait at the start for ever: nothing to do but stop. */
     if (pthread_create(&ids[t], NULL, work, &workers[t]))
-      tool_bench_die("cannot start %u threads", threads);
+      bench_die("cannot start %u threads", threads);
   }
   pthread_barrier_wait(&s.start);
   for (unsigned t = 0; t < threads; t++) pthread_join(ids[t], NULL);

@@ -28,7 +28,7 @@ static weft_program *build(const sync_impl *impl, char **log) {
                check, impl->init ? impl->init : "", SYNC_STRIDE,
                sync_kernel_source(impl->primitive)) < 0 ||
       asprintf(&options, "-cl-std=CL3.0 %s", impl->options) < 0)
-    tool_bench_die("out of memory");
+    bench_die("out of memory");
   weft_program *p = tool_bench_build(source, options, log);
   free(source);
   free(options);
@@ -44,7 +44,7 @@ static int open_one(sync_runner *r, const sync_impl *impl, size_t local) {
     return 0;
   }
   if (!p)
-    tool_bench_die("%s/%s: the benchmark kernel does not build:\n%s",
+    bench_die("%s/%s: the benchmark kernel does not build:\n%s",
                    sync_primitive_name(impl->primitive), impl->name, log);
   memset(r, 0, sizeof *r);
   r->impl = impl;
@@ -72,7 +72,7 @@ int sync_runner_next(sync_runner *r, sync_primitive p, unsigned *index,
     *index = end;
     if (opened) return 1;
     if (wanted)
-      tool_bench_note("%s/%s: not in this Weft, skipped",
+      bench_note("%s/%s: not in this Weft, skipped",
                       sync_primitive_name(p), first->name);
   }
   return 0;
@@ -149,7 +149,7 @@ static void check(sync_runner *r, run_buffers *b, int count, unsigned groups,
                   unsigned ops) {
   const char *prim = sync_primitive_name(r->impl->primitive);
   int *d = malloc(b->data_ints * sizeof *d), bad = 0;
-  if (!d) tool_bench_die("out of memory");
+  if (!d) bench_die("out of memory");
   tool_bench_read(b->data, d, b->data_ints * sizeof *d);
   if (b->bad) tool_bench_read(b->bad, &bad, sizeof bad);
   long long want = (long long)groups * ops;
@@ -170,7 +170,7 @@ static void check(sync_runner *r, run_buffers *b, int count, unsigned groups,
     if (bad) broken = "a group left a barrier phase before all arrived";
   }
   if (broken)
-    tool_bench_die("%s/%s: INVARIANT VIOLATED with %u groups, %u operations "
+    bench_die("%s/%s: INVARIANT VIOLATED with %u groups, %u operations "
                    "each (count %d): %s (counters %d %d %d)",
                    prim, r->impl->name, groups, ops, count, broken, d[0], d[1],
                    d[2]);

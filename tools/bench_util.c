@@ -2,7 +2,6 @@
  * bench subcommands share (see bench_util.h). */
 #include <errno.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +14,6 @@
 
 extern char **environ;
 
-double tool_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double tool_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 #define MAX_RUNS 4096
 
 double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
@@ -38,7 +21,7 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
                            int less_empty) {
   double *with = malloc(2 * MAX_RUNS * sizeof *with),
          *without = with + MAX_RUNS;
-  if (!with) tool_bench_die("out of memory");
+  if (!with) bench_die("out of memory");
   double spent = 0;
   int n = 0;
   while (n < MAX_RUNS &&
@@ -47,9 +30,9 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
     with[n] = run(arg, ops);
     spent += with[n++];
   }
-  /* Sorted by tool_median: the fastest is first. */
-  double seconds = tool_median(with, n) - tool_median(without, n);
-  if (timing->fastest) seconds = with[0] - without[0];
+  double seconds = timing->fastest
+                       ? bench_least(with, n) - bench_least(without, n)
+                       : bench_median(with, n) - bench_median(without, n);
   free(with);
   return seconds;
 }
@@ -61,48 +44,6 @@ double tool_measure(double (*run)(void *arg, unsigned ops), void *arg,
     if (s >= TOOL_MIN_WORK || *ops >= 1u << 24) return s;
     *ops *= 4;
   }
-}
-
-/* ------------------------------------------------------------------ CSV */
-
-static FILE *csv_file;
-static int csv_echo;
-
-int tool_csv_open(const char *cmd, const char *path, const char *header,
-                  int echo) {
-  csv_echo = echo;
-  if (path && !(csv_file = fopen(path, "w"))) {
-    fprintf(stderr, "weft %s: cannot create '%s': %s\n", cmd, path,
-            strerror(errno));
-    return -1;
-  }
-  tool_csv_line("%s", header);
-  return 0;
-}
-
-void tool_csv_line(const char *fmt, ...) {
-  va_list ap;
-  /* Each line as it comes: a long run shows its progress, and a failure
-   * half-way keeps what was measured. */
-  if (csv_echo) {
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
-  }
-  if (!csv_file) return;
-  va_start(ap, fmt);
-  vfprintf(csv_file, fmt, ap);
-  va_end(ap);
-  fputc('\n', csv_file);
-  fflush(csv_file);
-}
-
-void tool_csv_close(void) {
-  if (csv_file) fclose(csv_file);
-  csv_file = NULL;
-  csv_echo = 0;
 }
 
 /* The plot script: installed, beside bin/ (share/weft/plot.py), or in the
@@ -146,24 +87,6 @@ int tool_plot(const char *cmd, const char *csv_path) {
 }
 
 /* ----------------------------------------------------------------- Weft */
-
-_Noreturn void tool_bench_die(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  fputs("weft bench: ", stderr);
-  vfprintf(stderr, format, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(1);
-}
-
-void tool_bench_note(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  vfprintf(stderr, format, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
 
 void tool_bench_check(int status, const void *object, const char *what) {
   if (status) exit(tool_report("bench", what, status, object));
@@ -246,10 +169,10 @@ void tool_bench_arg_value(weft_kernel *k, int i, const void *v, size_t size) {
 
 double tool_bench_launch(weft_kernel *k, size_t groups, size_t local) {
   size_t global = groups * local;
-  double start = tool_now();
+  double start = bench_seconds();
   tool_bench_check(weft_kernel_launch(k, 1, NULL, &global, &local), k,
                    weft_kernel_name(k));
-  return tool_now() - start;
+  return bench_seconds() - start;
 }
 
 int tool_parse_count(const char *cmd, const char *name, const char *text,
@@ -304,6 +227,7 @@ int tool_bench_parse_options(const char *cmd, int argc, char **argv,
                              int (*own)(void *o, const char *name,
                                         const char *value),
                              void *o) {
+  bench_set_name("weft bench");
   memset(common, 0, sizeof *common);
   for (int i = 1; i < argc; i++) {
     const char *name = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;

@@ -1,19 +1,19 @@
 /*
- * bench_util.h: what `weft bench sync` and `weft bench probe` share:
- * the clock, medians, CSV output, the CPU device, and building and
- * launching their kernels with a loud stop on any failure (a benchmark
- * that goes on after an error would time doing nothing).
+ * bench_util.h: what `weft bench sync` and `weft bench probe` share
+ * beyond bench/bench_lib.h (the clock, medians, CSV, messages, which the
+ * benchmarks of bench/ use too): timing a point, plots, the device, and
+ * building and launching their kernels with a loud stop on any failure (a
+ * benchmark that goes on after an error would time doing nothing).
  */
 #ifndef WEFT_TOOL_BENCH_UTIL_H
 #define WEFT_TOOL_BENCH_UTIL_H
 
 #include <stddef.h>
 
+#include "bench_lib.h"
 #include "device_choice.h"
 #include "weft/weft.h"
 
-/* Seconds on the monotonic clock. */
-double tool_now(void);
 
 /* How long to measure one point: at least repeat runs, and on until the
  * runs add up to min_seconds (short runs are noisy against the launch). */
@@ -40,14 +40,6 @@ double tool_median_seconds(double (*run)(void *arg, unsigned ops), void *arg,
 double tool_measure(double (*run)(void *arg, unsigned ops), void *arg,
                     unsigned *ops, const tool_timing *timing, int less_empty);
 
-/* Opens the CSV: path unless it is NULL, and stdout too with echo. 0, or
- * -1 with a message printed when the file cannot be created. */
-int tool_csv_open(const char *cmd, const char *path, const char *header,
-                  int echo);
-/* Writes one line (without its newline) where the CSV goes; nothing
- * before it is opened. */
-void tool_csv_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void tool_csv_close(void);
 
 /* Runs Debian's Python on bench/plot.py to draw csv_path's PNG beside it;
  * 0 on success, else a note is printed and -1 returned. */
@@ -84,13 +76,7 @@ double tool_bench_launch(weft_kernel *k, size_t groups, size_t local);
  * 0; object is where the message lies (or NULL). */
 void tool_bench_check(int status, const void *object, const char *what);
 
-/* Prints "weft bench: MESSAGE" on stderr and exits with status 1. */
-_Noreturn void tool_bench_die(const char *format, ...)
-    __attribute__((format(printf, 1, 2)));
 
-/* A progress line on stderr (stdout holds only results). */
-void tool_bench_note(const char *format, ...)
-    __attribute__((format(printf, 1, 2)));
 
 /* Parses the value text of option name of command cmd, a positive
  * decimal number of at most max: 0, or -1 after a usage error. */

@@ -29,10 +29,10 @@ int tool_ptx(int argc, char **argv) {
     return TOOL_EXIT_FAILED;
   }
   char *ptx = NULL, *log = NULL;
-  double start = tool_now();
+  double start = bench_seconds();
   int rc = weft_compile_ptx(source, 0, argc > 3 ? argv[3] : NULL,
                             (unsigned)sm, &ptx, &log);
-  double ms = (tool_now() - start) * 1e3;
+  double ms = (bench_seconds() - start) * 1e3;
   if (log && *log) fputs(log, stderr);
   if (!rc) {
     fputs(ptx, stdout);
