@@ -16,7 +16,7 @@ typedef struct weft_backend {
    * many (0: none on this machine). A device that cannot be used is left
    * out with a word on stderr. A negative status, with a malloc'd reason
    * in *error, means the back end failed where it may not (the CPU). */
-  int (*probe)(const weft_config *config, weft_device **out, int max,
+  int (*probe)(const weft_config *config, weft_device_made *out, int max,
                char **error);
   /* What the back end found on this machine, or why nothing, as one line
    * (weft_cuda_status), for WEFT_LOG=device and messages; NULL where it

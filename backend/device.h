@@ -1,7 +1,9 @@
 /*
  * device.h: a device is a table of operations (compile, memory, launch)
  * that each back end fills in, the way SQLite's VFS or PoCL's device ops
- * work. core/ calls through the table and never asks which back end it has.
+ * work. core/ calls through the table and never asks which back end it has;
+ * every operation takes the back end's own state, and the core handle
+ * (struct weft_device) is core's.
  *
  * Memory is named by a device address (void *): for the CPU it is the host
  * pointer itself; a GPU back end gives its own. Adding a byte offset to an
@@ -45,78 +47,86 @@ typedef struct weft_mapping {
   unsigned flags;
 } weft_mapping;
 
+/* A back end's own state for one of its devices: each back end defines
+ * the struct (the CPU's cpu_device, CUDA's cuda_device); core/ never
+ * looks inside. */
+typedef struct weft_backend_device weft_backend_device;
+
 typedef struct weft_device_ops {
   const char *name;
-  void (*info)(weft_device *device, weft_device_info *info);
+  void (*info)(weft_backend_device *device, weft_device_info *info);
 
   /* Memory of size bytes, zero-filled; with host_ptr, that memory itself. */
-  int (*mem_alloc)(weft_device *device, size_t size, void *host_ptr,
+  int (*mem_alloc)(weft_backend_device *device, size_t size, void *host_ptr,
                    void **mem, weft_msg *msg);
-  void (*mem_free)(weft_device *device, void *mem, size_t size,
+  void (*mem_free)(weft_backend_device *device, void *mem, size_t size,
                    void *host_ptr);
-  int (*mem_write)(weft_device *device, void *mem, size_t offset, size_t size,
-                   const void *src);
-  int (*mem_read)(weft_device *device, void *mem, size_t offset, size_t size,
-                  void *dst);
-  int (*mem_copy)(weft_device *device, void *dst, size_t dst_offset,
+  int (*mem_write)(weft_backend_device *device, void *mem, size_t offset,
+                   size_t size, const void *src);
+  int (*mem_read)(weft_backend_device *device, void *mem, size_t offset,
+                  size_t size, void *dst);
+  int (*mem_copy)(weft_backend_device *device, void *dst, size_t dst_offset,
                   void *src, size_t src_offset, size_t size);
-  int (*mem_fill)(weft_device *device, void *mem, size_t offset, size_t size,
-                  const void *pattern, size_t pattern_size);
+  int (*mem_fill)(weft_backend_device *device, void *mem, size_t offset,
+                  size_t size, const void *pattern, size_t pattern_size);
   /* Shared virtual memory: one address for host and kernels, zero-filled,
    * aligned as asked (a power of two). NULL where the device has none. */
-  int (*svm_alloc)(weft_device *device, size_t size, size_t alignment,
+  int (*svm_alloc)(weft_backend_device *device, size_t size, size_t alignment,
                    void **ptr, weft_msg *msg);
-  void (*svm_free)(weft_device *device, void *ptr, size_t size);
+  void (*svm_free)(weft_backend_device *device, void *ptr, size_t size);
   /* A host pointer (m->ptr) to m's range of memory, valid until unmapped;
    * host_ptr is the buffer's own host memory (WEFT_MEM_USE_HOST_PTR), or
    * NULL. The same m comes back to unmap. */
-  int (*mem_map)(weft_device *device, void *mem, void *host_ptr,
+  int (*mem_map)(weft_backend_device *device, void *mem, void *host_ptr,
                  weft_mapping *m);
-  int (*mem_unmap)(weft_device *device, void *mem, void *host_ptr,
+  int (*mem_unmap)(weft_backend_device *device, void *mem, void *host_ptr,
                    const weft_mapping *m);
 
   /* Compiles OpenCL C for the device; *log is malloc'd in every case. */
-  int (*build)(weft_device *device, const char *source, size_t length,
+  int (*build)(weft_backend_device *device, const char *source, size_t length,
                const char *options, weft_binary **out, char **log);
   /* Separate compilation: OpenCL C to the device's IR (malloc'd), and IR
    * units linked into one; build_ir makes runnable code of IR. Program
    * binaries are this IR. */
-  int (*compile)(weft_device *device, const char *source, size_t length,
+  int (*compile)(weft_backend_device *device, const char *source, size_t length,
                  const char *options, const weft_jit_header *headers,
                  unsigned num_headers, void **ir, size_t *size, char **log);
-  int (*link)(weft_device *device, const void *const *irs,
+  int (*link)(weft_backend_device *device, const void *const *irs,
               const size_t *sizes, unsigned count, void **ir, size_t *size,
               char **log);
-  int (*build_ir)(weft_device *device, const void *ir, size_t size,
+  int (*build_ir)(weft_backend_device *device, const void *ir, size_t size,
                   const char *options, weft_binary **out, char **log);
   /* Whether ir is whole and for this device (0), cheaply. */
-  int (*check_ir)(weft_device *device, const void *ir, size_t size);
-  void (*binary_free)(weft_device *device, weft_binary *binary);
+  int (*check_ir)(weft_backend_device *device, const void *ir, size_t size);
+  void (*binary_free)(weft_backend_device *device, weft_binary *binary);
 
   /* The seed of random schedules (WEFT_SCHEDULE) for the launches to
    * come; NULL where the device has no schedule exploration. */
-  void (*schedule_seed)(weft_device *device, unsigned long long seed);
+  void (*schedule_seed)(weft_backend_device *device, unsigned long long seed);
   /* The last schedule-mode launch's interleaving as text, into out ("" if
    * none); NULL where the device has no schedule exploration. */
-  void (*schedule_history)(weft_device *device, char *out, size_t size);
+  void (*schedule_history)(weft_backend_device *device, char *out, size_t size);
   /* WEFT_SCHEDULE=exhaustive: weft_schedule_next,
    * weft_schedule_replay's and weft_schedule_explored's work; NULL where
    * there is none. */
-  int (*schedule_next)(weft_device *device);
-  int (*schedule_replay)(weft_device *device, char *out, size_t size,
+  int (*schedule_next)(weft_backend_device *device);
+  int (*schedule_replay)(weft_backend_device *device, char *out, size_t size,
                          unsigned long long *explored);
-  int (*schedule_counts)(weft_device *device, unsigned long long *launches,
+  int (*schedule_counts)(weft_backend_device *device,
+                         unsigned long long *launches,
                          unsigned long long *repeats);
 
   /* Runs a launch to completion. */
-  int (*launch)(weft_device *device, const weft_launch_desc *launch,
+  int (*launch)(weft_backend_device *device, const weft_launch_desc *launch,
                 weft_msg *msg);
 } weft_device_ops;
 
-struct weft_device {
-  weft_object object;
+/* What a back end's probe makes of a device: its operations and its
+ * state, which core/ keeps in its handle (core/handles.h) and hands back
+ * to every operation. */
+typedef struct weft_device_made {
   const weft_device_ops *ops;
-  void *impl; /* the back end's state */
-};
+  weft_backend_device *state;
+} weft_device_made;
 
 #endif

@@ -46,11 +46,11 @@ int weft_buffer_create(weft_context *c, size_t size, unsigned flags,
   weft_device *dev = c->device;
   weft_msg msg = {{0}};
   void *use = flags & WEFT_MEM_USE_HOST_PTR ? host_ptr : NULL;
-  rc = dev->ops->mem_alloc(dev, size, use, &b->mem, &msg);
+  rc = dev->ops->mem_alloc(dev->state, size, use, &b->mem, &msg);
   if (!rc && (flags & WEFT_MEM_COPY_HOST_PTR))
-    rc = dev->ops->mem_write(dev, b->mem, 0, size, host_ptr);
+    rc = dev->ops->mem_write(dev->state, b->mem, 0, size, host_ptr);
   if (rc) {
-    if (b->mem) dev->ops->mem_free(dev, b->mem, size, use);
+    if (b->mem) dev->ops->mem_free(dev->state, b->mem, size, use);
     free(b);
     return weft__fail(&c->object, rc, "cannot create a buffer of %zu bytes: %s",
                       size, msg.text);
@@ -75,11 +75,11 @@ void weft_buffer_release(weft_buffer *b) {
     return;
   weft_device *dev = b->context->device;
   if (b->parent) weft_buffer_release(b->parent);
-  else dev->ops->mem_free(dev, b->mem, b->size, b->host_ptr);
+  else dev->ops->mem_free(dev->state, b->mem, b->size, b->host_ptr);
   weft__shadow_free(b);
   weft_context *c = b->context;
   if (b->image_arg)
-    dev->ops->mem_free(dev, b->image_arg, sizeof *b->image, NULL);
+    dev->ops->mem_free(dev->state, b->image_arg, sizeof *b->image, NULL);
   free(b->image);
   free(b->maps);
   weft__object_fini(&b->object);
@@ -145,7 +145,7 @@ int weft_buffer_write(weft_buffer *b, size_t offset, size_t size,
   if (rc) return rc;
   weft_device *dev = b->context->device;
   weft__shadow_written(b, offset, size);
-  rc = dev->ops->mem_write(dev, b->mem, offset, size, src);
+  rc = dev->ops->mem_write(dev->state, b->mem, offset, size, src);
   return rc ? device_failed(b, rc, "write", offset, size) : 0;
 }
 
@@ -154,7 +154,7 @@ int weft_buffer_read(weft_buffer *b, size_t offset, size_t size, void *dst) {
   int rc = check_range(b, offset, size, dst);
   if (rc) return rc;
   weft_device *dev = b->context->device;
-  rc = dev->ops->mem_read(dev, b->mem, offset, size, dst);
+  rc = dev->ops->mem_read(dev->state, b->mem, offset, size, dst);
   return rc ? device_failed(b, rc, "read", offset, size) : 0;
 }
 
@@ -171,8 +171,8 @@ int weft_buffer_copy(weft_buffer *src, size_t src_offset, weft_buffer *dst,
   if (rc) return rc;
   weft_device *dev = dst->context->device;
   weft__shadow_copied(src, src_offset, dst, dst_offset, size);
-  return dev->ops->mem_copy(dev, dst->mem, dst_offset, src->mem, src_offset,
-                            size);
+  return dev->ops->mem_copy(dev->state, dst->mem, dst_offset, src->mem,
+                            src_offset, size);
 }
 
 int weft_buffer_fill(weft_buffer *b, const void *pattern, size_t pattern_size,
@@ -186,7 +186,8 @@ int weft_buffer_fill(weft_buffer *b, const void *pattern, size_t pattern_size,
                       "fill %zu bytes at offset %zu", pattern_size, size, offset);
   weft_device *dev = b->context->device;
   weft__shadow_written(b, offset, size);
-  return dev->ops->mem_fill(dev, b->mem, offset, size, pattern, pattern_size);
+  return dev->ops->mem_fill(dev->state, b->mem, offset, size, pattern,
+                            pattern_size);
 }
 
 static int add_mapping(weft_buffer *b, weft_mapping m) {
@@ -213,13 +214,13 @@ int weft_buffer_map(weft_buffer *b, size_t offset, size_t size,
   /* The host may write a map for writing until it is unmapped. */
   if (map_flags & WEFT_MAP_WRITE) weft__shadow_written(b, offset, size);
   weft_mapping m = {NULL, offset, size, map_flags};
-  rc = dev->ops->mem_map(dev, b->mem, b->host_ptr, &m);
+  rc = dev->ops->mem_map(dev->state, b->mem, b->host_ptr, &m);
   if (rc) return weft__fail(&b->object, rc, "the device cannot map the buffer");
   *ptr = m.ptr;
   pthread_mutex_lock(&b->object.lock);
   rc = add_mapping(b, m);
   pthread_mutex_unlock(&b->object.lock);
-  if (rc) dev->ops->mem_unmap(dev, b->mem, b->host_ptr, &m);
+  if (rc) dev->ops->mem_unmap(dev->state, b->mem, b->host_ptr, &m);
   return rc;
 }
 
@@ -246,7 +247,7 @@ int weft_buffer_map_refresh(weft_buffer *b, void *ptr) {
   /* A map that is the memory itself sees every write already. */
   if (rc || m.ptr == (char *)b->mem + m.offset) return rc;
   weft_device *dev = b->context->device;
-  rc = dev->ops->mem_read(dev, b->mem, m.offset, m.size, m.ptr);
+  rc = dev->ops->mem_read(dev->state, b->mem, m.offset, m.size, m.ptr);
   return rc ? weft__fail(&b->object, rc, "cannot read the buffer into its "
                          "mapping") : 0;
 }
@@ -257,5 +258,5 @@ int weft_buffer_unmap(weft_buffer *b, void *ptr) {
   int rc = find_mapping(b, ptr, 1, &m);
   if (rc) return rc;
   weft_device *dev = b->context->device;
-  return dev->ops->mem_unmap(dev, b->mem, b->host_ptr, &m);
+  return dev->ops->mem_unmap(dev->state, b->mem, b->host_ptr, &m);
 }

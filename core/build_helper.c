@@ -10,6 +10,7 @@
 #include "backend/device.h"
 #include "core/build_isolated.h"
 #include "core/build_stack.h"
+#include "core/handles.h"
 #include "jit/cache/cache.h"
 #include "jit/front/compile.h"
 #include "weft/weft.h"
@@ -84,7 +85,7 @@ static void run(const weft_build_request *r, weft_build_reply *reply) {
              : weft__device_build_ir(dev, r->source, r->length, r->options,
                                      &binary, &reply->log);
     rc = entry_of(rc, reply, &reply->log);
-    if (binary) dev->ops->binary_free(dev, binary);
+    if (binary) dev->ops->binary_free(dev->state, binary);
   }
   reply->rc = rc;
 }

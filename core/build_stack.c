@@ -72,7 +72,7 @@ static void job_free(job *j) {
     free((char *)j->headers[i].source);
   }
   free(j->headers);
-  if (j->binary) j->dev->ops->binary_free(j->dev, j->binary);
+  if (j->binary) j->dev->ops->binary_free(j->dev->state, j->binary);
   free(j->ir);
   free(j->log);
   pthread_cond_destroy(&j->finished);
@@ -138,16 +138,17 @@ static void job_do(job *j) {
   const weft_device_ops *ops = j->dev ? j->dev->ops : NULL;
   switch (j->kind) {
   case BUILD:
-    j->rc = ops->build(j->dev, j->source, j->length, j->options, &j->binary,
-                       &j->log);
+    j->rc = ops->build(j->dev->state, j->source, j->length, j->options,
+                       &j->binary, &j->log);
     break;
   case BUILD_IR:
-    j->rc = ops->build_ir(j->dev, j->source, j->length, j->options,
+    j->rc = ops->build_ir(j->dev->state, j->source, j->length, j->options,
                           &j->binary, &j->log);
     break;
   case COMPILE:
-    j->rc = ops->compile(j->dev, j->source, j->length, j->options, j->headers,
-                         j->num_headers, &j->ir, &j->ir_size, &j->log);
+    j->rc =
+        ops->compile(j->dev->state, j->source, j->length, j->options,
+                     j->headers, j->num_headers, &j->ir, &j->ir_size, &j->log);
     break;
   case PTX:
     j->rc = ptx_do(j);

@@ -23,7 +23,7 @@ void weft_context_release(weft_context *c) {
     return;
   /* SVM the application did not free goes with its context. */
   for (size_t i = 0; i < c->num_svm; i++)
-    c->device->ops->svm_free(c->device, c->svm[i].base, c->svm[i].size);
+    c->device->ops->svm_free(c->device->state, c->svm[i].base, c->svm[i].size);
   free(c->svm);
   weft__lock_destroy(&c->svm_lock);
   weft__object_fini(&c->object);

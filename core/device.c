@@ -22,22 +22,37 @@ static int num_devices;
 static int init_status;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* The core handle of a device a back end made (devices live as long as
+ * the process). */
+static int adopt(const weft_device_made *made) {
+  assert(made->ops && made->state);
+  weft_device *device = calloc(1, sizeof *device);
+  if (!device) return WEFT_ENOMEM;
+  weft__object_init(&device->object, WEFT_KIND_DEVICE);
+  device->ops = made->ops;
+  device->state = made->state;
+  devices[num_devices++] = device;
+  return 0;
+}
+
 /* Each back end's devices, in the table's order. A back end that fails
  * where it may not (the CPU) fails every call. */
 static int probe_backends(void) {
   for (unsigned i = 0; i < weft__num_backends; i++) {
     const weft_backend *b = &weft__backends[i];
     char *error = NULL;
-    int made = b->probe(weft__config(), devices + num_devices,
-                        MAX_DEVICES - num_devices, &error);
-    if (made < 0) {
+    weft_device_made made[MAX_DEVICES];
+    int count =
+        b->probe(weft__config(), made, MAX_DEVICES - num_devices, &error);
+    if (count < 0) {
       fprintf(stderr, "weft: cannot start the %s back end: %s\n", b->name,
               error ? error : "out of memory");
       free(error);
-      return made;
+      return count;
     }
-    assert(made <= MAX_DEVICES - num_devices);
-    num_devices += made;
+    assert(count <= MAX_DEVICES - num_devices);
+    for (int k = 0; k < count; k++)
+      if (adopt(&made[k])) return WEFT_ENOMEM;
   }
   return 0;
 }
@@ -106,7 +121,7 @@ static void init_devices(void) {
   init_status = probe_backends();
   if (init_status) return;
   for (int i = 0; i < num_devices; i++)
-    devices[i]->ops->info(devices[i], &infos[i]);
+    devices[i]->ops->info(devices[i]->state, &infos[i]);
   if (put_first_gpu()) return;
   log_devices();
 }
@@ -144,7 +159,7 @@ int weft_schedule_history(char *out, size_t size) {
   if (count < 0) return count;
   for (int i = 0; i < count && !out[0]; i++)
     if (devices[i]->ops->schedule_history)
-      devices[i]->ops->schedule_history(devices[i], out, size);
+      devices[i]->ops->schedule_history(devices[i]->state, out, size);
   return 0;
 }
 
@@ -158,21 +173,21 @@ static weft_device *exploring_device(void) {
 
 int weft_schedule_next(void) {
   weft_device *d = exploring_device();
-  return d ? d->ops->schedule_next(d) : WEFT_EINVAL;
+  return d ? d->ops->schedule_next(d->state) : WEFT_EINVAL;
 }
 
 int weft_schedule_replay(char *out, size_t size,
                          unsigned long long *explored) {
   weft_device *d = exploring_device();
   if (!out || !size || !d) return WEFT_EINVAL;
-  return d->ops->schedule_replay(d, out, size, explored);
+  return d->ops->schedule_replay(d->state, out, size, explored);
 }
 
 int weft_schedule_explored(unsigned long long *launches,
                            unsigned long long *repeats) {
   weft_device *d = exploring_device();
   if (!d) return WEFT_EINVAL;
-  return d->ops->schedule_counts(d, launches, repeats);
+  return d->ops->schedule_counts(d->state, launches, repeats);
 }
 
 int weft_schedule_environment(unsigned long long seed, char *out,
@@ -191,7 +206,7 @@ int weft_schedule_seed(unsigned long long seed) {
   if (count < 0) return count;
   for (int i = 0; i < count; i++)
     if (devices[i]->ops->schedule_seed)
-      devices[i]->ops->schedule_seed(devices[i], seed);
+      devices[i]->ops->schedule_seed(devices[i]->state, seed);
   return 0;
 }
 

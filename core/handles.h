@@ -12,6 +12,14 @@
 #include "base/lock.h"
 #include "base/object.h"
 
+/* A device: its back end's operations and state (backend/device.h),
+ * made by the back end's probe (backend/backends.h). */
+struct weft_device {
+  weft_object object;
+  const weft_device_ops *ops;
+  weft_backend_device *state;
+};
+
 /* An SVM allocation of a context. */
 typedef struct weft_svm_block {
   char *base;

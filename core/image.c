@@ -242,9 +242,11 @@ static int storage(weft_context *c, unsigned flags, const weft_image_desc *d,
 static int place_layout(weft_context *c, weft_buffer *b) {
   weft_device *dev = c->device;
   weft_msg msg = {{0}};
-  int rc = dev->ops->mem_alloc(dev, sizeof *b->image, NULL, &b->image_arg, &msg);
+  int rc = dev->ops->mem_alloc(dev->state, sizeof *b->image, NULL,
+                               &b->image_arg, &msg);
   if (!rc)
-    rc = dev->ops->mem_write(dev, b->image_arg, 0, sizeof *b->image, b->image);
+    rc = dev->ops->mem_write(dev->state, b->image_arg, 0, sizeof *b->image,
+                             b->image);
   if (rc)
     return weft__fail(&c->object, rc, "cannot place the image's description "
                       "in the device's memory: %s", msg.text);

@@ -252,7 +252,7 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
   }
   weft_msg msg = {{0}};
   double start = weft__logging(WEFT_LOG_LAUNCH) ? weft__log_now() : 0;
-  rc = dev->ops->launch(dev, &d, &msg);
+  rc = dev->ops->launch(dev->state, &d, &msg);
   if (start) log_launch(k, &d, rc, msg.text, weft__log_now() - start);
   if (rc) return weft__fail(&k->object, rc, "%s", msg.text);
   return 0;

@@ -45,9 +45,9 @@ void weft_program_release(weft_program *p) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM) || !weft__object_release(&p->object))
     return;
   weft_device *dev = p->context->device;
-  if (p->binary) dev->ops->binary_free(dev, p->binary);
+  if (p->binary) dev->ops->binary_free(dev->state, p->binary);
   for (unsigned i = 0; i < p->num_retired; i++)
-    dev->ops->binary_free(dev, p->retired[i]);
+    dev->ops->binary_free(dev->state, p->retired[i]);
   free(p->retired);
   weft_context *c = p->context;
   free(p->log);
@@ -93,7 +93,7 @@ int weft__program_reset(weft_program *p) {
     p->retired = grown;
     p->retired[p->num_retired++] = p->binary;
   } else if (p->binary) {
-    dev->ops->binary_free(dev, p->binary);
+    dev->ops->binary_free(dev->state, p->binary);
   }
   p->binary = NULL;
   p->binary_type = WEFT_BINARY_NONE;

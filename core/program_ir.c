@@ -67,7 +67,7 @@ int weft_program_create_binary(weft_context *c, const void *binary,
   if (h->type < WEFT_BINARY_OBJECT || h->type > WEFT_BINARY_EXECUTABLE ||
       strncmp(h->target, target, sizeof h->target) ||
       !is_bitcode((const unsigned char *)(h + 1), size - sizeof *h) ||
-      c->device->ops->check_ir(c->device, h + 1, size - sizeof *h))
+      c->device->ops->check_ir(c->device->state, h + 1, size - sizeof *h))
     return weft__fail(&c->object, WEFT_EINVAL, "the binary is damaged or for "
                       "another kind of device than '%s'", target);
   weft_program *p = weft__program_new(c);
@@ -240,7 +240,8 @@ int weft_program_link(weft_context *c, unsigned count,
   weft_device *dev = c->device;
   char *log = NULL;
   if (!rc) {
-    rc = dev->ops->link(dev, irs, sizes, count, &p->ir, &p->ir_size, &log);
+    rc = dev->ops->link(dev->state, irs, sizes, count, &p->ir, &p->ir_size,
+                        &log);
     if (!rc && library) p->binary_type = WEFT_BINARY_LIBRARY;
   }
   if (!rc && !library) {

@@ -65,13 +65,13 @@ int weft_svm_alloc(weft_context *c, size_t size, size_t alignment, void **out) {
                       (unsigned long long)info->max_alloc_size);
   weft_msg msg = {{0}};
   void *p = NULL;
-  int rc = dev->ops->svm_alloc(dev, size, alignment, &p, &msg);
+  int rc = dev->ops->svm_alloc(dev->state, size, alignment, &p, &msg);
   if (rc) return weft__fail(&c->object, rc, "%s", msg.text);
   weft__lock(&c->svm_lock);
   rc = insert_block(c, p, size);
   weft__unlock(&c->svm_lock);
   if (rc) {
-    dev->ops->svm_free(dev, p, size);
+    dev->ops->svm_free(dev->state, p, size);
     return weft__fail(&c->object, rc, "out of memory");
   }
   *out = p;
@@ -93,7 +93,7 @@ int weft_svm_free(weft_context *c, void *ptr) {
   if (!found)
     return weft__fail(&c->object, WEFT_EINVAL, "%p is not the start of an "
                       "SVM allocation of this context", ptr);
-  c->device->ops->svm_free(c->device, ptr, size);
+  c->device->ops->svm_free(c->device->state, ptr, size);
   return 0;
 }
 

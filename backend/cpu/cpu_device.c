@@ -28,7 +28,10 @@ typedef struct cpu_device {
   char sync_defaults[256]; /* the machine's cl_weft_sync build options */
 } cpu_device;
 
-static cpu_device *cpu_of(weft_device *device) { return device->impl; }
+/* The back end's state of a device is its cpu_device. */
+static cpu_device *cpu_of(weft_backend_device *device) {
+  return (cpu_device *)device;
+}
 
 /* Copies into out the value of the first "key : value" line of
  * /proc/cpuinfo with that key; 0 when there is none. */
@@ -91,7 +94,7 @@ static unsigned host_vector_bytes(void) {
   return 16; /* SSE2 on x86-64, NEON on aarch64 */
 }
 
-static void cpu_info(weft_device *device, weft_device_info *info) {
+static void cpu_info(weft_backend_device *device, weft_device_info *info) {
   cpu_device *cpu = cpu_of(device);
   memset(info, 0, sizeof *info);
   info->kind = WEFT_DEVICE_CPU;
@@ -124,8 +127,8 @@ static void cpu_info(weft_device *device, weft_device_info *info) {
  * (guarded.h): a kernel writing past a buffer faults, and is reported,
  * instead of corrupting the host's memory. 128-byte alignment: the widest
  * vector type, and whole cache lines. */
-static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
-                         void **mem, weft_msg *msg) {
+static int cpu_mem_alloc(weft_backend_device *device, size_t size,
+                         void *host_ptr, void **mem, weft_msg *msg) {
   (void)device;
   if (host_ptr) {
     *mem = host_ptr;
@@ -139,8 +142,8 @@ static int cpu_mem_alloc(weft_device *device, size_t size, void *host_ptr,
 }
 
 /* On the CPU, SVM is host memory: memory kernels reach is the host's. */
-static int cpu_svm_alloc(weft_device *device, size_t size, size_t alignment,
-                         void **ptr, weft_msg *msg) {
+static int cpu_svm_alloc(weft_backend_device *device, size_t size,
+                         size_t alignment, void **ptr, weft_msg *msg) {
   (void)device;
   if (alignment < WEFT_LOCAL_ALIGN) alignment = WEFT_LOCAL_ALIGN;
   if (weft__guarded_alloc(size, alignment, ptr)) {
@@ -150,41 +153,42 @@ static int cpu_svm_alloc(weft_device *device, size_t size, size_t alignment,
   return 0;
 }
 
-static void cpu_svm_free(weft_device *device, void *ptr, size_t size) {
+static void cpu_svm_free(weft_backend_device *device, void *ptr, size_t size) {
   (void)device;
   weft__guarded_free(ptr, size);
 }
 
-static void cpu_mem_free(weft_device *device, void *mem, size_t size,
+static void cpu_mem_free(weft_backend_device *device, void *mem, size_t size,
                          void *host_ptr) {
   (void)device;
   if (host_ptr) return;
   weft__guarded_free(mem, size);
 }
 
-static int cpu_mem_write(weft_device *device, void *mem, size_t offset,
+static int cpu_mem_write(weft_backend_device *device, void *mem, size_t offset,
                          size_t size, const void *src) {
   (void)device;
   memcpy((char *)mem + offset, src, size);
   return 0;
 }
 
-static int cpu_mem_read(weft_device *device, void *mem, size_t offset,
+static int cpu_mem_read(weft_backend_device *device, void *mem, size_t offset,
                         size_t size, void *dst) {
   (void)device;
   memcpy(dst, (const char *)mem + offset, size);
   return 0;
 }
 
-static int cpu_mem_copy(weft_device *device, void *dst, size_t dst_offset,
-                        void *src, size_t src_offset, size_t size) {
+static int cpu_mem_copy(weft_backend_device *device, void *dst,
+                        size_t dst_offset, void *src, size_t src_offset,
+                        size_t size) {
   (void)device;
   /* memmove: a sub-buffer and its parent may overlap. */
   memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
   return 0;
 }
 
-static int cpu_mem_fill(weft_device *device, void *mem, size_t offset,
+static int cpu_mem_fill(weft_backend_device *device, void *mem, size_t offset,
                         size_t size, const void *pattern, size_t pattern_size) {
   (void)device;
   char *p = (char *)mem + offset;
@@ -204,7 +208,7 @@ static int cpu_mem_fill(weft_device *device, void *mem, size_t offset,
 }
 
 /* Host and device share memory: a map is the address itself. */
-static int cpu_mem_map(weft_device *device, void *mem, void *host_ptr,
+static int cpu_mem_map(weft_backend_device *device, void *mem, void *host_ptr,
                        weft_mapping *m) {
   (void)device;
   (void)host_ptr; /* mem is host_ptr itself when there is one */
@@ -212,7 +216,7 @@ static int cpu_mem_map(weft_device *device, void *mem, void *host_ptr,
   return 0;
 }
 
-static int cpu_mem_unmap(weft_device *device, void *mem, void *host_ptr,
+static int cpu_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m) {
   (void)device;
   (void)mem;
@@ -223,8 +227,9 @@ static int cpu_mem_unmap(weft_device *device, void *mem, void *host_ptr,
 
 /* Source is compiled with the machine's default synchronization
  * algorithms added to its options (sync_defaults.h). */
-static int cpu_build(weft_device *device, const char *source, size_t length,
-                     const char *options, weft_binary **out, char **log) {
+static int cpu_build(weft_backend_device *device, const char *source,
+                     size_t length, const char *options, weft_binary **out,
+                     char **log) {
   char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
   int rc =
@@ -233,10 +238,10 @@ static int cpu_build(weft_device *device, const char *source, size_t length,
   return rc;
 }
 
-static int cpu_compile(weft_device *device, const char *source, size_t length,
-                       const char *options, const weft_jit_header *headers,
-                       unsigned num_headers, void **ir, size_t *size,
-                       char **log) {
+static int cpu_compile(weft_backend_device *device, const char *source,
+                       size_t length, const char *options,
+                       const weft_jit_header *headers, unsigned num_headers,
+                       void **ir, size_t *size, char **log) {
   char *all = weft__sync_options_apply(cpu_of(device)->sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
   int rc = weft__jit_compile(cpu_of(device)->jit, 0, source, length, all,
@@ -245,54 +250,58 @@ static int cpu_compile(weft_device *device, const char *source, size_t length,
   return rc;
 }
 
-static int cpu_link(weft_device *device, const void *const *irs,
+static int cpu_link(weft_backend_device *device, const void *const *irs,
                     const size_t *sizes, unsigned count, void **ir,
                     size_t *size, char **log) {
   (void)device;
   return weft__jit_link(irs, sizes, count, ir, size, log);
 }
 
-static int cpu_build_ir(weft_device *device, const void *ir, size_t size,
-                        const char *options, weft_binary **out, char **log) {
+static int cpu_build_ir(weft_backend_device *device, const void *ir,
+                        size_t size, const char *options, weft_binary **out,
+                        char **log) {
   return weft__jit_build_bitcode(cpu_of(device)->jit, ir, size, options, out,
                                  log);
 }
 
-static int cpu_check_ir(weft_device *device, const void *ir, size_t size) {
+static int cpu_check_ir(weft_backend_device *device, const void *ir,
+                        size_t size) {
   (void)device;
   return weft__jit_check_bitcode(0, ir, size);
 }
 
-static void cpu_binary_free(weft_device *device, weft_binary *binary) {
+static void cpu_binary_free(weft_backend_device *device, weft_binary *binary) {
   (void)device;
   weft__jit_binary_free(binary);
 }
 
-static int cpu_launch(weft_device *device, const weft_launch_desc *launch,
-                      weft_msg *msg) {
+static int cpu_launch(weft_backend_device *device,
+                      const weft_launch_desc *launch, weft_msg *msg) {
   return weft__executor_run(cpu_of(device)->executor, launch, msg);
 }
 
-static void cpu_schedule_seed(weft_device *device, unsigned long long seed) {
+static void cpu_schedule_seed(weft_backend_device *device,
+                              unsigned long long seed) {
   weft__executor_schedule_seed(cpu_of(device)->executor, seed);
 }
 
-static void cpu_schedule_history(weft_device *device, char *out,
+static void cpu_schedule_history(weft_backend_device *device, char *out,
                                  size_t size) {
   weft__executor_schedule_history(cpu_of(device)->executor, out, size);
 }
 
-static int cpu_schedule_next(weft_device *device) {
+static int cpu_schedule_next(weft_backend_device *device) {
   return weft__executor_schedule_next(cpu_of(device)->executor);
 }
 
-static int cpu_schedule_replay(weft_device *device, char *out, size_t size,
-                               unsigned long long *explored) {
+static int cpu_schedule_replay(weft_backend_device *device, char *out,
+                               size_t size, unsigned long long *explored) {
   return weft__executor_schedule_replay(cpu_of(device)->executor, out, size,
                                         explored);
 }
 
-static int cpu_schedule_counts(weft_device *device, unsigned long long *runs,
+static int cpu_schedule_counts(weft_backend_device *device,
+                               unsigned long long *runs,
                                unsigned long long *repeats) {
   return weft__executor_schedule_counts(cpu_of(device)->executor, runs,
                                         repeats);
@@ -327,7 +336,7 @@ static const weft_device_ops cpu_ops = {
 
 /* The CPU device, made with config (kept for its lifetime): 0, or a
  * status with a malloc'd reason in *error (none for WEFT_ENOMEM). */
-static int create(const weft_config *config, weft_device **out,
+static int create(const weft_config *config, weft_device_made *out,
                   char **error) {
   static const weft_jit_symbol symbols[] = {
       {WEFT_BARRIER_SYMBOL, (void *)weft__cpu_barrier},
@@ -364,13 +373,8 @@ static int create(const weft_config *config, weft_device **out,
   weft_jit *made = NULL;
   int rc = weft__jit_cpu_create(&jit, &made, error);
   if (rc) return rc;
-  weft_device *device = calloc(1, sizeof *device);
   cpu_device *cpu = calloc(1, sizeof *cpu);
-  if (!device || !cpu) {
-    free(device);
-    free(cpu);
-    return WEFT_ENOMEM;
-  }
+  if (!cpu) return WEFT_ENOMEM;
   cpu->config = config;
   cpu->jit = made;
   read_cpu_name(cpu->name, sizeof cpu->name);
@@ -378,18 +382,14 @@ static int create(const weft_config *config, weft_device **out,
   rc = weft__executor_create(config, &cpu->executor);
   if (rc) {
     *error = strdup("cannot start the CPU device's worker threads");
-    free(device);
     free(cpu);
     return rc;
   }
-  weft__object_init(&device->object, WEFT_KIND_DEVICE);
-  device->ops = &cpu_ops;
-  device->impl = cpu;
-  *out = device;
+  *out = (weft_device_made){&cpu_ops, (weft_backend_device *)cpu};
   return 0;
 }
 
-int weft__cpu_probe(const weft_config *config, weft_device **out, int max,
+int weft__cpu_probe(const weft_config *config, weft_device_made *out, int max,
                     char **error) {
   assert(max >= 1);
   int rc = create(config, out, error);

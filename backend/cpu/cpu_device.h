@@ -10,7 +10,7 @@
 
 /* The CPU back end's probe (backends.h): the one CPU device, made with
  * config; 1, or a negative status with a malloc'd reason in *error. */
-int weft__cpu_probe(const weft_config *config, weft_device **out, int max,
-                    char **error);
+int weft__cpu_probe(const weft_config *config, weft_device_made *out,
+                    int max, char **error);
 
 #endif

@@ -63,7 +63,7 @@ int weft__cuda_enter(cuda_device *gpu, weft_msg *msg) {
  * occupancy, which may allow fewer. */
 #define BLOCKS_PER_MULTIPROCESSOR 32
 
-static void cuda_info(weft_device *device, weft_device_info *info) {
+static void cuda_info(weft_backend_device *device, weft_device_info *info) {
   cuda_device *gpu = weft__cuda_of(device);
   const weft_cuda_gpu *g = &gpu->gpu;
   memset(info, 0, sizeof *info);
@@ -115,15 +115,10 @@ static const weft_device_ops cuda_ops = {
 /* The device of GPU ordinal of the loaded driver: 0, or an error with a
  * malloc'd message in *error. */
 static int create(const weft_config *config, const weft_cuda_api *api,
-                  int ordinal, weft_device **out, char **error) {
-  weft_device *device = calloc(1, sizeof *device);
+                  int ordinal, weft_device_made *out, char **error) {
   cuda_device *gpu = calloc(1, sizeof *gpu);
   char why[512];
-  if (!device || !gpu) {
-    free(device);
-    free(gpu);
-    return WEFT_ENOMEM;
-  }
+  if (!gpu) return WEFT_ENOMEM;
   gpu->config = config;
   gpu->api = api;
   int rc = weft__cuda_gpu_describe(api, ordinal, &gpu->gpu, why, sizeof why);
@@ -134,7 +129,6 @@ static int create(const weft_config *config, const weft_cuda_api *api,
   }
   if (rc) {
     *error = strdup(why);
-    free(device);
     free(gpu);
     return WEFT_ENODEV;
   }
@@ -142,14 +136,11 @@ static int create(const weft_config *config, const weft_cuda_api *api,
   pthread_mutex_init(&gpu->launch_lock, NULL);
   pthread_mutex_init(&gpu->context_lock, NULL);
   atomic_init(&gpu->context_open, 0);
-  weft__object_init(&device->object, WEFT_KIND_DEVICE);
-  device->ops = &cuda_ops;
-  device->impl = gpu;
-  *out = device;
+  *out = (weft_device_made){&cuda_ops, (weft_backend_device *)gpu};
   return 0;
 }
 
-int weft__cuda_probe(const weft_config *config, weft_device **out, int max,
+int weft__cuda_probe(const weft_config *config, weft_device_made *out, int max,
                      char **error) {
   (void)error; /* a machine without GPUs is no failure */
   const weft_cuda_api *api = weft__cuda_driver(config);

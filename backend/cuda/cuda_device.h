@@ -58,14 +58,15 @@ typedef struct cuda_program {
   size_t constant_bank_size;
 } cuda_program;
 
-static inline cuda_device *weft__cuda_of(weft_device *device) {
-  return device->impl;
+/* The back end's state of a device is its cuda_device. */
+static inline cuda_device *weft__cuda_of(weft_backend_device *device) {
+  return (cuda_device *)device;
 }
 
 /* The CUDA back end's probe (backends.h): a device for each GPU the
  * driver offers that Weft can use, the others left out with a word on
  * stderr; none without a driver. */
-int weft__cuda_probe(const weft_config *config, weft_device **out, int max,
+int weft__cuda_probe(const weft_config *config, weft_device_made *out, int max,
                      char **error);
 
 /* Makes the device's context current on this thread, creating it at the
@@ -103,24 +104,25 @@ int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
                               const weft_launch_desc *desc, weft_msg *msg);
 
 /* The operations, by file. */
-int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
-                         void **mem, weft_msg *msg);
-void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
+int weft__cuda_mem_alloc(weft_backend_device *device, size_t size,
+                         void *host_ptr, void **mem, weft_msg *msg);
+void weft__cuda_mem_free(weft_backend_device *device, void *mem, size_t size,
                          void *host_ptr);
-int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,
+int weft__cuda_mem_write(weft_backend_device *device, void *mem, size_t offset,
                          size_t size, const void *src);
-int weft__cuda_mem_read(weft_device *device, void *mem, size_t offset,
+int weft__cuda_mem_read(weft_backend_device *device, void *mem, size_t offset,
                         size_t size, void *dst);
-int weft__cuda_mem_copy(weft_device *device, void *dst, size_t dst_offset,
-                        void *src, size_t src_offset, size_t size);
-int weft__cuda_mem_fill(weft_device *device, void *mem, size_t offset,
+int weft__cuda_mem_copy(weft_backend_device *device, void *dst,
+                        size_t dst_offset, void *src, size_t src_offset,
+                        size_t size);
+int weft__cuda_mem_fill(weft_backend_device *device, void *mem, size_t offset,
                         size_t size, const void *pattern, size_t pattern_size);
-int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
-                         void **ptr, weft_msg *msg);
-void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size);
-int weft__cuda_mem_map(weft_device *device, void *mem, void *host_ptr,
+int weft__cuda_svm_alloc(weft_backend_device *device, size_t size,
+                         size_t alignment, void **ptr, weft_msg *msg);
+void weft__cuda_svm_free(weft_backend_device *device, void *ptr, size_t size);
+int weft__cuda_mem_map(weft_backend_device *device, void *mem, void *host_ptr,
                        weft_mapping *m);
-int weft__cuda_mem_unmap(weft_device *device, void *mem, void *host_ptr,
+int weft__cuda_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m);
 
 /* The back end's JIT (cuda_jit.c), made at the first call with config:
@@ -128,21 +130,24 @@ int weft__cuda_mem_unmap(weft_device *device, void *mem, void *host_ptr,
 int weft__cuda_jit(const weft_config *config, const weft_jit **out,
                    char **log);
 
-int weft__cuda_build(weft_device *device, const char *source, size_t length,
-                     const char *options, weft_binary **out, char **log);
-int weft__cuda_compile(weft_device *device, const char *source, size_t length,
-                       const char *options, const weft_jit_header *headers,
-                       unsigned num_headers, void **ir, size_t *size,
-                       char **log);
-int weft__cuda_link(weft_device *device, const void *const *irs,
+int weft__cuda_build(weft_backend_device *device, const char *source,
+                     size_t length, const char *options, weft_binary **out,
+                     char **log);
+int weft__cuda_compile(weft_backend_device *device, const char *source,
+                       size_t length, const char *options,
+                       const weft_jit_header *headers, unsigned num_headers,
+                       void **ir, size_t *size, char **log);
+int weft__cuda_link(weft_backend_device *device, const void *const *irs,
                     const size_t *sizes, unsigned count, void **ir,
                     size_t *size, char **log);
-int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
-                        const char *options, weft_binary **out, char **log);
-int weft__cuda_check_ir(weft_device *device, const void *ir, size_t size);
-void weft__cuda_binary_free(weft_device *device, weft_binary *binary);
+int weft__cuda_build_ir(weft_backend_device *device, const void *ir,
+                        size_t size, const char *options, weft_binary **out,
+                        char **log);
+int weft__cuda_check_ir(weft_backend_device *device, const void *ir,
+                        size_t size);
+void weft__cuda_binary_free(weft_backend_device *device, weft_binary *binary);
 
-int weft__cuda_launch(weft_device *device, const weft_launch_desc *launch,
-                      weft_msg *msg);
+int weft__cuda_launch(weft_backend_device *device,
+                      const weft_launch_desc *launch, weft_msg *msg);
 
 #endif

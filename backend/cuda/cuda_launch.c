@@ -189,7 +189,7 @@ static int run(gpu_launch *l, void **params, weft_msg *msg) {
   return weft__cuda_fail(l->gpu, r, what, WEFT_ELAUNCH, msg);
 }
 
-int weft__cuda_launch(weft_device *device, const weft_launch_desc *desc,
+int weft__cuda_launch(weft_backend_device *device, const weft_launch_desc *desc,
                       weft_msg *msg) {
   const weft_kernel_desc *k = desc->kernel;
   gpu_launch *l = calloc(1, sizeof *l + (k->num_args + 1) * sizeof(uint64_t));

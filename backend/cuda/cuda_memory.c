@@ -32,8 +32,8 @@ static int driver_owns(const weft_cuda_api *api, void *p, size_t size) {
   return at(p, 0) >= base && at(p, size) <= base + bytes;
 }
 
-int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
-                         void **mem, weft_msg *msg) {
+int weft__cuda_mem_alloc(weft_backend_device *device, size_t size,
+                         void *host_ptr, void **mem, weft_msg *msg) {
   cuda_device *gpu = weft__cuda_of(device);
   const weft_cuda_api *api = gpu->api;
   int rc = weft__cuda_enter(gpu, msg);
@@ -65,7 +65,7 @@ int weft__cuda_mem_alloc(weft_device *device, size_t size, void *host_ptr,
   return rc;
 }
 
-void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
+void weft__cuda_mem_free(weft_backend_device *device, void *mem, size_t size,
                          void *host_ptr) {
   cuda_device *gpu = weft__cuda_of(device);
   if (weft__cuda_enter(gpu, NULL)) return;
@@ -78,7 +78,7 @@ void weft__cuda_mem_free(weft_device *device, void *mem, size_t size,
 
 /* Copies between host memory and the GPU's go in pieces of host memory
  * that the driver sees as one kind (see cuda_host_pages.c). */
-int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,
+int weft__cuda_mem_write(weft_backend_device *device, void *mem, size_t offset,
                          size_t size, const void *src) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
@@ -91,7 +91,7 @@ int weft__cuda_mem_write(weft_device *device, void *mem, size_t offset,
   return rc;
 }
 
-int weft__cuda_mem_read(weft_device *device, void *mem, size_t offset,
+int weft__cuda_mem_read(weft_backend_device *device, void *mem, size_t offset,
                         size_t size, void *dst) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
@@ -104,8 +104,9 @@ int weft__cuda_mem_read(weft_device *device, void *mem, size_t offset,
   return rc;
 }
 
-int weft__cuda_mem_copy(weft_device *device, void *dst, size_t dst_offset,
-                        void *src, size_t src_offset, size_t size) {
+int weft__cuda_mem_copy(weft_backend_device *device, void *dst,
+                        size_t dst_offset, void *src, size_t src_offset,
+                        size_t size) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
   if (!rc && size)
@@ -117,7 +118,7 @@ int weft__cuda_mem_copy(weft_device *device, void *dst, size_t dst_offset,
 
 /* The driver fills with 1-, 2- and 4-byte values; a pattern of 8 to 128
  * bytes is written once and doubled by copies, as on the CPU. */
-int weft__cuda_mem_fill(weft_device *device, void *mem, size_t offset,
+int weft__cuda_mem_fill(weft_backend_device *device, void *mem, size_t offset,
                         size_t size, const void *pattern, size_t pattern_size) {
   cuda_device *gpu = weft__cuda_of(device);
   const weft_cuda_api *api = gpu->api;
@@ -149,8 +150,8 @@ int weft__cuda_mem_fill(weft_device *device, void *mem, size_t offset,
 
 /* SVM is managed memory: one address for host and kernels, which the
  * driver migrates on use. */
-int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
-                         void **ptr, weft_msg *msg) {
+int weft__cuda_svm_alloc(weft_backend_device *device, size_t size,
+                         size_t alignment, void **ptr, weft_msg *msg) {
   cuda_device *gpu = weft__cuda_of(device);
   const weft_cuda_api *api = gpu->api;
   int rc = weft__cuda_enter(gpu, msg);
@@ -169,7 +170,7 @@ int weft__cuda_svm_alloc(weft_device *device, size_t size, size_t alignment,
   return 0;
 }
 
-void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size) {
+void weft__cuda_svm_free(weft_backend_device *device, void *ptr, size_t size) {
   cuda_device *gpu = weft__cuda_of(device);
   const weft_cuda_api *api = gpu->api;
   (void)size;
@@ -186,7 +187,7 @@ void weft__cuda_svm_free(weft_device *device, void *ptr, size_t size) {
  * whatever the flags (a write map that changes part of the range must
  * write the rest back as it was) and written back at the unmap of a write
  * map. */
-int weft__cuda_mem_map(weft_device *device, void *mem, void *host_ptr,
+int weft__cuda_mem_map(weft_backend_device *device, void *mem, void *host_ptr,
                        weft_mapping *m) {
   if (host_ptr) {
     m->ptr = (char *)host_ptr + m->offset;
@@ -204,7 +205,7 @@ int weft__cuda_mem_map(weft_device *device, void *mem, void *host_ptr,
   return 0;
 }
 
-int weft__cuda_mem_unmap(weft_device *device, void *mem, void *host_ptr,
+int weft__cuda_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m) {
   if (host_ptr) return 0;
   int rc = 0;

@@ -128,7 +128,7 @@ static int enter(cuda_device *gpu, char **log) {
 }
 
 /* From the JIT's result to a loaded binary. */
-static int finish(weft_device *device, int rc, weft_binary *binary,
+static int finish(weft_backend_device *device, int rc, weft_binary *binary,
                   char *ptx, weft_binary **out, char **log) {
   cuda_device *gpu = weft__cuda_of(device);
   CUmodule module = NULL;
@@ -144,8 +144,9 @@ static int finish(weft_device *device, int rc, weft_binary *binary,
   return 0;
 }
 
-int weft__cuda_build(weft_device *device, const char *source, size_t length,
-                     const char *options, weft_binary **out, char **log) {
+int weft__cuda_build(weft_backend_device *device, const char *source,
+                     size_t length, const char *options, weft_binary **out,
+                     char **log) {
   cuda_device *gpu = weft__cuda_of(device);
   char *all = weft__sync_options_apply(gpu_sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
@@ -161,10 +162,10 @@ int weft__cuda_build(weft_device *device, const char *source, size_t length,
   return finish(device, rc, binary, ptx, out, log);
 }
 
-int weft__cuda_compile(weft_device *device, const char *source, size_t length,
-                       const char *options, const weft_jit_header *headers,
-                       unsigned num_headers, void **ir, size_t *size,
-                       char **log) {
+int weft__cuda_compile(weft_backend_device *device, const char *source,
+                       size_t length, const char *options,
+                       const weft_jit_header *headers, unsigned num_headers,
+                       void **ir, size_t *size, char **log) {
   cuda_device *gpu = weft__cuda_of(device);
   char *all = weft__sync_options_apply(gpu_sync_defaults, options);
   if (!all) return WEFT_ENOMEM;
@@ -178,15 +179,16 @@ int weft__cuda_compile(weft_device *device, const char *source, size_t length,
   return rc;
 }
 
-int weft__cuda_link(weft_device *device, const void *const *irs,
+int weft__cuda_link(weft_backend_device *device, const void *const *irs,
                     const size_t *sizes, unsigned count, void **ir,
                     size_t *size, char **log) {
   (void)device;
   return weft__jit_link(irs, sizes, count, ir, size, log);
 }
 
-int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
-                        const char *options, weft_binary **out, char **log) {
+int weft__cuda_build_ir(weft_backend_device *device, const void *ir,
+                        size_t size, const char *options, weft_binary **out,
+                        char **log) {
   cuda_device *gpu = weft__cuda_of(device);
   weft_binary *binary = NULL;
   char *ptx = NULL;
@@ -199,11 +201,12 @@ int weft__cuda_build_ir(weft_device *device, const void *ir, size_t size,
   return finish(device, rc, binary, ptx, out, log);
 }
 
-int weft__cuda_check_ir(weft_device *device, const void *ir, size_t size) {
+int weft__cuda_check_ir(weft_backend_device *device, const void *ir,
+                        size_t size) {
   return weft__jit_check_bitcode(weft__cuda_of(device)->sm, ir, size);
 }
 
-void weft__cuda_binary_free(weft_device *device, weft_binary *binary) {
+void weft__cuda_binary_free(weft_backend_device *device, weft_binary *binary) {
   if (!binary) return;
   cuda_program *p = binary->impl;
   if (p) {
