@@ -5,7 +5,8 @@
 # Weft::OpenCL finds the platform through the ICD file under the prefix);
 # build the same native program with pkg-config; read the man pages
 # (without a warning); build under WEFT_BUILD_MEMORY with the installed
-# helper. Every file lands under the prefix.
+# helper; plot a benchmark with the installed script. Every file lands
+# under the prefix.
 set -eu
 build=$1
 source=$2
@@ -21,6 +22,7 @@ for f in bin/weft include/weft/weft.h include/weft/cl_weft.h \
          lib/cmake/Weft/WeftConfig.cmake lib/cmake/Weft/WeftConfigVersion.cmake \
          lib/pkgconfig/weft.pc share/man/man1/weft.1 \
          share/man/man7/weft-kernel.7 share/weft/plot.py \
+         share/weft/plot_sync.py \
          libexec/weft/weft-build-helper etc/OpenCL/vendors/weft.icd; do
   [ -e "$prefix/$f" ] || fail "no $f under the prefix"
 done
@@ -45,6 +47,13 @@ WEFT_CACHE_DIR=off WEFT_BUILD_MEMORY=1G "$prefix/bin/weft" run "$work/k.cl" \
 grep -q '7 7 7 7' "$work/run.txt" || fail "bin/weft run: $(cat "$work/run.txt")"
 ! grep -q 'build helper' "$work/run.err" ||
   fail "the installed helper was not found: $(cat "$work/run.err")"
+
+# weft bench --plot with the installed script (plot.py draws a sync CSV
+# with plot_sync.py, which must be installed beside it).
+(cd "$work" && WEFT_CACHE_DIR=off "$prefix/bin/weft" bench sync --quick \
+  --only mutex --max-groups 2 --csv sync.csv --plot >"$work/plot.txt" \
+  2>&1) || fail "bin/weft bench sync --plot failed: $(cat "$work/plot.txt")"
+[ -s "$work/sync.png" ] || fail "no sync.png: $(cat "$work/plot.txt")"
 
 # An outside CMake project.
 cmake -S "$source/tests/install" -B "$work/user" -G Ninja \
