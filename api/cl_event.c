@@ -1,20 +1,21 @@
-/* cl_event.c: events: status, waiting, callbacks, profiling, user events. */
+/* cl_event.c: OpenCL's events over the native ones (cl_queue.h): status,
+ * waiting, callbacks, profiling, user events. */
 #include <stdlib.h>
 
 #include "api/cl_queue.h"
 
-cl_event weft__cl_event_new(cl_context context, cl_command_queue queue,
-                            cl_command_type type) {
+cl_event weft__cl_event_wrap(cl_context context, cl_command_queue queue,
+                             cl_command_type type, weft_event *native) {
   cl_event e = weft__cl_alloc(sizeof *e);
-  if (!e) return NULL;
+  if (!e) {
+    weft_event_release(native);
+    return NULL;
+  }
   weft__cl_init(e, CL_KIND_EVENT);
-  pthread_mutex_init(&e->lock, NULL);
-  pthread_cond_init(&e->changed, NULL);
   e->context = context;
   e->queue = queue;
   e->type = type;
-  e->status = queue ? CL_QUEUED : CL_SUBMITTED;
-  e->times[0] = weft__cl_now();
+  e->native = native;
   clRetainContext(context);
   if (queue) clRetainCommandQueue(queue);
   return e;
@@ -22,112 +23,20 @@ cl_event weft__cl_event_new(cl_context context, cl_command_queue queue,
 
 void weft__cl_event_release(cl_event e) {
   if (!weft__cl_release(e)) return;
-  for (cl_callback *cb = e->callbacks, *next; cb; cb = next) {
-    next = cb->next;
-    free(cb);
-  }
   cl_command_queue q = e->queue;
   cl_context c = e->context;
-  pthread_cond_destroy(&e->changed);
-  pthread_mutex_destroy(&e->lock);
+  weft_event_release(e->native);
   weft__cl_free(e, sizeof *e);
   if (q) clReleaseCommandQueue(q);
   clReleaseContext(c);
 }
 
-/* A callback for status s fires once the event reaches s or anything after
- * it (statuses count down: CL_QUEUED 3 ... CL_COMPLETE 0, errors < 0). */
-static int fires(const cl_callback *cb, cl_int status) {
-  return status <= cb->status;
-}
-
-static void call(cl_event e, cl_callback *cb, cl_int status) {
-  ((void(CL_CALLBACK *)(cl_event, cl_int, void *))cb->fn)(e, status,
-                                                          cb->user_data);
-}
-
-int weft__cl_event_done(cl_event e) {
-  pthread_mutex_lock(&e->lock);
-  int done = e->status <= CL_COMPLETE;
-  pthread_mutex_unlock(&e->lock);
-  return done;
-}
-
-int weft__cl_event_add_dependent(cl_event e, cl_dependency *d) {
-  pthread_mutex_lock(&e->lock);
-  int waits = e->status > CL_COMPLETE;
-  if (waits) {
-    d->next = e->dependents;
-    e->dependents = d;
-  } else if (e->status < 0 && d->from_wait_list) {
-    atomic_store(&d->command->failed, 1);
-  }
-  pthread_mutex_unlock(&e->lock);
-  return waits;
-}
-
-/* Unlinks the callbacks that fire at status (the caller holds e->lock). */
-static cl_callback *take_due_callbacks(cl_event e, cl_int status) {
-  cl_callback *due = NULL;
-  cl_callback **link = &e->callbacks;
-  while (*link) {
-    cl_callback *cb = *link;
-    if (fires(cb, status)) {
-      *link = cb->next;
-      cb->next = due;
-      due = cb;
-    } else {
-      link = &cb->next;
-    }
-  }
-  return due;
-}
-
-int weft__cl_event_set(cl_event e, cl_int status) {
-  cl_ulong now = weft__cl_now();
-  cl_dependency *released = NULL;
-  pthread_mutex_lock(&e->lock);
-  if (e->status <= CL_COMPLETE) {
-    pthread_mutex_unlock(&e->lock);
-    return 0; /* finished events stay as they are */
-  }
-  e->status = status;
-  if (status <= CL_SUBMITTED && !e->times[1]) e->times[1] = now;
-  if (status <= CL_RUNNING && !e->times[2]) e->times[2] = now;
-  if (status <= CL_COMPLETE) {
-    e->times[3] = now;
-    released = e->dependents;
-    e->dependents = NULL;
-  }
-  cl_callback *due = take_due_callbacks(e, status);
-  pthread_cond_broadcast(&e->changed);
-  pthread_mutex_unlock(&e->lock);
-  /* Commands first, so that work waiting for e is on its way before the
-   * application's callbacks run. */
-  while (released) {
-    cl_dependency *next = released->next;
-    if (status < 0 && released->from_wait_list)
-      atomic_store(&released->command->failed, 1);
-    weft__cl_command_release_dependency(released->command);
-    released = next;
-  }
-  while (due) {
-    cl_callback *next = due->next;
-    /* CL_COMPLETE callbacks get the error when the event failed. */
-    call(e, due, status < 0 ? status : due->status);
-    free(due);
-    due = next;
-  }
-  return 1;
-}
-
-cl_int weft__cl_event_wait(cl_event e) {
-  if (e->queue) weft__cl_queue_help(e->queue, e);
-  pthread_mutex_lock(&e->lock);
-  while (e->status > CL_COMPLETE) pthread_cond_wait(&e->changed, &e->lock);
-  cl_int status = e->status;
-  pthread_mutex_unlock(&e->lock);
-  return status;
+cl_int weft__cl_event_status(int native) {
+  /* The statuses are OpenCL's numbers (CL_QUEUED 3 ... CL_COMPLETE 0),
+   * and a command's failure is the status its run gave, an OpenCL one,
+   * but for the native queue's own. */
+  return native == WEFT_EWAITLIST ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+                                  : (cl_int)native;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint n, const cl_event *list) {
@@ -138,7 +47,7 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint n, const cl_event *list)
   }
   cl_int rc = CL_SUCCESS;
   for (cl_uint i = 0; i < n; i++)
-    if (weft__cl_event_wait(list[i]) < 0)
+    if (weft_event_wait(list[i]->native) < 0)
       rc = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   return rc;
 }
@@ -169,9 +78,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event e, cl_event_info param,
   case CL_EVENT_COMMAND_TYPE:
     return weft__cl_info(&e->type, sizeof e->type, size, value, size_ret);
   case CL_EVENT_COMMAND_EXECUTION_STATUS:
-    pthread_mutex_lock(&e->lock);
-    status = e->status;
-    pthread_mutex_unlock(&e->lock);
+    status = weft__cl_event_status(weft_event_status(e->native));
     return weft__cl_info(&status, sizeof status, size, value, size_ret);
   case CL_EVENT_REFERENCE_COUNT:
     refs = (cl_uint)atomic_load(&e->h.refs);
@@ -188,11 +95,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event e,
   if (!weft__cl_is(e, CL_KIND_EVENT)) return CL_INVALID_EVENT;
   if (!e->queue || !(e->queue->properties & CL_QUEUE_PROFILING_ENABLE))
     return CL_PROFILING_INFO_NOT_AVAILABLE;
-  pthread_mutex_lock(&e->lock);
-  cl_int status = e->status;
-  cl_ulong times[4] = {e->times[0], e->times[1], e->times[2], e->times[3]};
-  pthread_mutex_unlock(&e->lock);
-  if (status != CL_COMPLETE) return CL_PROFILING_INFO_NOT_AVAILABLE;
+  uint64_t times[4];
+  if (weft_event_status(e->native) != WEFT_EVENT_COMPLETE ||
+      weft_event_times(e->native, times))
+    return CL_PROFILING_INFO_NOT_AVAILABLE;
   cl_ulong t;
   switch (param) {
   case CL_PROFILING_COMMAND_QUEUED: t = times[0]; break;
@@ -205,29 +111,35 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event e,
   return weft__cl_info(&t, sizeof t, size, value, size_ret);
 }
 
+/* An application's callback, which holds its event until it is called. */
+typedef struct event_callback {
+  cl_event event;
+  void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+  void *user_data;
+} event_callback;
+
+static void call(weft_event *native, int status, void *arg) {
+  (void)native;
+  event_callback *cb = arg;
+  cb->fn(cb->event, weft__cl_event_status(status), cb->user_data);
+  weft__cl_event_release(cb->event);
+  free(cb);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(
     cl_event e, cl_int type,
     void(CL_CALLBACK *fn)(cl_event, cl_int, void *), void *user_data) {
   if (!weft__cl_is(e, CL_KIND_EVENT)) return CL_INVALID_EVENT;
   if (!fn || (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE))
     return CL_INVALID_VALUE;
-  cl_callback *cb = calloc(1, sizeof *cb);
+  event_callback *cb = calloc(1, sizeof *cb);
   if (!cb) return CL_OUT_OF_HOST_MEMORY;
-  cb->fn = (void (*)(void))fn;
-  cb->user_data = user_data;
-  cb->status = type;
-  pthread_mutex_lock(&e->lock);
-  cl_int status = e->status;
-  int now = fires(cb, status);
-  if (!now) {
-    cb->next = e->callbacks;
-    e->callbacks = cb;
-  }
-  pthread_mutex_unlock(&e->lock);
-  if (now) {
-    /* Already there: call it at once, from this thread. */
-    call(e, cb, status < 0 ? status : type);
+  weft__cl_retain(e);
+  *cb = (event_callback){e, fn, user_data};
+  if (weft_event_on(e->native, type, call, cb)) {
+    weft__cl_event_release(e);
     free(cb);
+    return CL_OUT_OF_HOST_MEMORY;
   }
   return CL_SUCCESS;
 }
@@ -235,9 +147,11 @@ CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(
 CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context c,
                                                     cl_int *errcode) {
   cl_event e = NULL;
+  weft_event *native = NULL;
   cl_int rc = CL_SUCCESS;
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
-  else if (!(e = weft__cl_event_new(c, NULL, CL_COMMAND_USER)))
+  else if (weft_user_event_create(c->native, &native) ||
+           !(e = weft__cl_event_wrap(c, NULL, CL_COMMAND_USER, native)))
     rc = CL_OUT_OF_HOST_MEMORY;
   if (errcode) *errcode = rc;
   return e;
@@ -248,5 +162,6 @@ CL_API_ENTRY cl_int CL_API_CALL clSetUserEventStatus(cl_event e, cl_int status) 
     return CL_INVALID_EVENT;
   if (status > CL_COMPLETE) return CL_INVALID_VALUE;
   /* The status of a user event is set once. */
-  return weft__cl_event_set(e, status) ? CL_SUCCESS : CL_INVALID_OPERATION;
+  return weft_user_event_set(e->native, status) == 1 ? CL_SUCCESS
+                                                     : CL_INVALID_OPERATION;
 }

@@ -211,7 +211,7 @@ typedef struct fill {
 static cl_int run_fill(cl_command *c) {
   fill *f = (fill *)c->payload;
   int status = weft_image_fill(f->image->native, f->color, f->origin, f->region);
-  if (status) weft__cl_notify(c->event->context, weft_errmsg(f->image->native));
+  if (status) weft__cl_notify(c->queue->context, weft_errmsg(f->image->native));
   return weft__cl_error(status);
 }
 

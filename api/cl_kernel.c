@@ -388,7 +388,7 @@ static cl_int run_launch(cl_command *c) {
   launch *l = (launch *)c->payload;
   int rc = weft_kernel_launch(l->kernel, l->dims, l->has_offset ? l->offset : NULL,
                               l->global, l->has_local ? l->local : NULL);
-  if (rc) weft__cl_report(c->event->context, weft_errmsg(l->kernel));
+  if (rc) weft__cl_report(c->queue->context, weft_errmsg(l->kernel));
   return weft__cl_error(rc);
 }
 

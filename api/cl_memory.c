@@ -307,7 +307,7 @@ static cl_command *transfer_new(cl_mem src, cl_mem dst) {
 /* A native failure ends the command; the message goes to the context. */
 static cl_int native(cl_command *c, int status, const void *object) {
   if (!status) return CL_SUCCESS;
-  weft__cl_notify(c->event->context, weft_errmsg(object));
+  weft__cl_notify(c->queue->context, weft_errmsg(object));
   return weft__cl_error(status);
 }
 

@@ -74,10 +74,8 @@ struct _cl_context {
   cl_callback *destructors;
 };
 
-struct cl_command;
-struct cl_dependency;
-
-/* See cl_queue.h for how commands wait and run. */
+/* A queue: the native queue that orders and runs its commands
+ * (cl_queue.h), and what OpenCL asks of it. */
 struct _cl_command_queue {
   cl_header h;
   cl_context context;
@@ -85,22 +83,7 @@ struct _cl_command_queue {
   cl_command_queue_properties properties;
   cl_queue_properties *given;   /* as given to ...WithProperties */
   size_t num_given;
-  pthread_mutex_t lock;
-  pthread_cond_t idle;          /* no command is outstanding */
-  struct cl_command *ready_head, *ready_tail;
-  unsigned outstanding;         /* enqueued and not yet finished */
-  /* What orders the next command, as borrowed pointers to events of
-   * outstanding commands (each is cleared when its command finishes):
-   * in order, the last command; out of order, the last barrier and the
-   * list of every outstanding command, for barriers and markers. */
-  cl_event last;
-  cl_event barrier;
-  cl_event *active;
-  size_t num_active, cap_active;
-  /* On the shared threads' run list or served by one of them
-   * (cl_queue_threads.c), and the link of that list. */
-  int scheduled;
-  struct _cl_command_queue *run_next;
+  weft_queue *native;
 };
 
 struct _cl_mem {
@@ -166,17 +149,13 @@ struct _cl_kernel {
   size_t *local_sizes;          /* bytes of each __local argument, 0 unset */
 };
 
+/* An event: the native one (cl_queue.h), and what OpenCL asks of it. */
 struct _cl_event {
   cl_header h;
   cl_context context;
-  cl_command_queue queue;       /* NULL for user events */
+  cl_command_queue queue;       /* NULL for user events; retained */
   cl_command_type type;
-  pthread_mutex_t lock;
-  pthread_cond_t changed;
-  cl_int status;                /* CL_QUEUED ... CL_COMPLETE, or an error */
-  cl_ulong times[4];            /* queued, submit, start, end (ns) */
-  cl_callback *callbacks;
-  struct cl_dependency *dependents; /* commands waiting for this event */
+  weft_event *native;
 };
 
 /* Memory for an object of size bytes, zeroed; weft__cl_init makes it an

@@ -1,24 +1,9 @@
-/* cl_queue.c: command queues, their queries, flush and finish, markers and
- * barriers. How commands wait and run is in cl_command.c. */
-#include <assert.h>
+/* cl_queue.c: command queues over the native ones (cl_queue.h), their
+ * queries, flush and finish, markers and barriers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/cl_queue.h"
-
-void weft__cl_queue_retire(cl_command_queue q, cl_event e) {
-  pthread_mutex_lock(&q->lock);
-  if (q->last == e) q->last = NULL;
-  if (q->barrier == e) q->barrier = NULL;
-  for (size_t i = 0; i < q->num_active; i++) {
-    if (q->active[i] != e) continue;
-    q->active[i] = q->active[--q->num_active];
-    break;
-  }
-  assert(q->outstanding > 0);
-  if (--q->outstanding == 0) pthread_cond_broadcast(&q->idle);
-  pthread_mutex_unlock(&q->lock);
-}
 
 /* ------------------------------------------------------------- queues */
 
@@ -45,11 +30,17 @@ static cl_command_queue queue_new(cl_context c, cl_device_id d,
     rc = CL_INVALID_DEVICE;
   else rc = check_properties(d, props);
   if (!rc && !(q = weft__cl_alloc(sizeof *q))) rc = CL_OUT_OF_HOST_MEMORY;
+  unsigned flags = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+                       ? WEFT_QUEUE_OUT_OF_ORDER
+                       : 0;
+  if (!rc && weft_queue_create(c->native, flags, &q->native))
+    rc = CL_OUT_OF_HOST_MEMORY;
   size_t n = 0;
   while (!rc && given && given[n]) n += 2;
   if (!rc && given && !(q->given = malloc((n + 1) * sizeof *q->given)))
     rc = CL_OUT_OF_HOST_MEMORY;
   if (rc) {
+    if (q) weft_queue_release(q->native);
     weft__cl_free(q, sizeof *q);
     if (errcode) *errcode = rc;
     return NULL;
@@ -59,8 +50,6 @@ static cl_command_queue queue_new(cl_context c, cl_device_id d,
     q->num_given = n + 1;
   }
   weft__cl_init(q, CL_KIND_QUEUE);
-  pthread_mutex_init(&q->lock, NULL);
-  pthread_cond_init(&q->idle, NULL);
   q->context = c;
   q->device = d;
   q->properties = props;
@@ -102,23 +91,16 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue q) {
   return CL_SUCCESS;
 }
 
-void weft__cl_queue_free(cl_command_queue q) {
-  cl_context c = q->context;
-  pthread_cond_destroy(&q->idle);
-  pthread_mutex_destroy(&q->lock);
-  free(q->given);
-  free(q->active);
-  weft__cl_free(q, sizeof *q);
-  clReleaseContext(c);
-}
-
-/* The last reference: every command is done (each event holds one), and
- * no shared thread serves the queue (the run list holds one): it ends. */
+/* The last reference: every command is done (each holds one, as each of
+ * its events does): the native queue ends once its own commands have. */
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!weft__cl_release(q)) return CL_SUCCESS;
-  assert(!q->scheduled && !q->outstanding);
-  weft__cl_queue_free(q);
+  cl_context c = q->context;
+  weft_queue_release(q->native);
+  free(q->given);
+  weft__cl_free(q, sizeof *q);
+  clReleaseContext(c);
   return CL_SUCCESS;
 }
 
@@ -158,13 +140,7 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue q) {
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue q) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
-  /* Run what is ready here rather than wait for a queue thread; what
-   * becomes ready later (after another queue's or a user event) a shared
-   * thread runs. */
-  weft__cl_queue_help(q, NULL);
-  pthread_mutex_lock(&q->lock);
-  while (q->outstanding) pthread_cond_wait(&q->idle, &q->lock);
-  pthread_mutex_unlock(&q->lock);
+  weft_queue_finish(q->native);
   return CL_SUCCESS;
 }
 
@@ -191,7 +167,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(
 /* ------------------------------------------------- markers, barriers */
 
 /* A marker or barrier needs no work of its own: its prerequisites (its
- * wait list, or else what the queue's order adds, cl_command.c) make it
+ * wait list, or else what the queue's order adds: weft_enqueue) make it
  * ready, and it is done once it is. */
 static cl_int enqueue_empty(cl_command_queue q, cl_command_type type,
                             cl_uint n, const cl_event *wait, cl_event *event) {

@@ -28,7 +28,7 @@ static cl_int run_init(cl_command *c) {
   int rc = weft_sync_object_init(s->buffer->native, s->offset, s->kind,
                                  s->param, s->algorithm);
   if (!rc) return CL_SUCCESS;
-  weft__cl_notify(c->event->context, weft_errmsg(s->buffer->native));
+  weft__cl_notify(c->queue->context, weft_errmsg(s->buffer->native));
   return weft__cl_error(rc);
 }
 

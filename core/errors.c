@@ -28,6 +28,8 @@ const char *weft_strerror(int status) {
   case WEFT_ELAUNCH: return "WEFT_ELAUNCH: the launch failed";
   case WEFT_ETIMEOUT:
     return "WEFT_ETIMEOUT: the launch ran past its time limit (WEFT_TIMEOUT)";
+  case WEFT_EWAITLIST:
+    return "WEFT_EWAITLIST: an event the command waited for failed";
   case WEFT_ECHECK:
     return "WEFT_ECHECK: a check failed in the kernel (check mode's "
            "invalid accesses, uninitialised reads or races, or weft_assert)";

@@ -52,6 +52,7 @@ extern "C" {
 #define WEFT_EDEADLOCK -23     /* work-groups wait for each other for ever */
 #define WEFT_ECHECK -24        /* check mode found errors, or weft_assert failed */
 #define WEFT_ETIMEOUT -25      /* the launch ran past its time (WEFT_TIMEOUT) */
+#define WEFT_EWAITLIST -26     /* a command's wait list holds a failed event */
 
 /* The name and meaning of a status code, e.g. "WEFT_EBUILD: build failed". */
 WEFT_EXPORT const char *weft_strerror(int status);
@@ -572,6 +573,91 @@ WEFT_EXPORT int weft_schedule_replay(char *out, size_t size,
  * schedule. */
 WEFT_EXPORT int weft_schedule_explored(unsigned long long *launches,
                                        unsigned long long *repeats);
+
+/* ----------------------------------------------------- queues and events */
+
+/* Asynchronous work: a queue runs commands on Weft's threads (shared by
+ * every queue of the process) once what they wait for has finished; each
+ * command has an event that tells its status, its times, and calls back.
+ * An in-order queue runs its commands one after another, in the order they
+ * were enqueued; an out-of-order one (WEFT_QUEUE_OUT_OF_ORDER) runs them
+ * as their wait lists allow, and barriers order them. A host thread that
+ * waits (weft_event_wait, weft_queue_finish) runs the queue's ready
+ * commands itself meanwhile. */
+typedef struct weft_queue weft_queue;
+typedef struct weft_event weft_event;
+
+#define WEFT_QUEUE_OUT_OF_ORDER 1u
+
+WEFT_EXPORT int weft_queue_create(weft_context *context, unsigned flags,
+                                  weft_queue **out);
+WEFT_EXPORT void weft_queue_retain(weft_queue *queue);
+/* The queue ends once its last reference is gone and its commands are
+ * done (each command's event holds one). */
+WEFT_EXPORT void weft_queue_release(weft_queue *queue);
+/* Waits until every command enqueued so far has finished. */
+WEFT_EXPORT int weft_queue_finish(weft_queue *queue);
+
+/* What a command does: 0, or a negative status, which fails its event. */
+typedef int (*weft_command_fn)(void *arg);
+
+/* How a command orders an out-of-order queue (kind): a barrier waits for
+ * every command enqueued before it and every command after waits for it;
+ * a marker without a wait list waits for every command before it. In an
+ * in-order queue both are plain commands. */
+#define WEFT_COMMAND_BARRIER 1u
+#define WEFT_COMMAND_MARKER 2u
+
+/* Enqueues run(arg) (run may be NULL: a command that does nothing, as
+ * markers and barriers do) to start once the events of the wait list and
+ * what the queue's order adds have finished; a failed event of the wait
+ * list fails the command instead (WEFT_EWAITLIST) without running it.
+ * done(arg), if not NULL, is called once in every case (run or not, and
+ * before the event completes; on an error here, before returning): it
+ * releases what arg holds. *event (if event is not NULL) gets the
+ * command's event, a reference for the caller. 0, WEFT_EINVAL or
+ * WEFT_ENOMEM, or WEFT_ESYS when no thread could be started to run it. */
+WEFT_EXPORT int weft_enqueue(weft_queue *queue, weft_command_fn run,
+                             void (*done)(void *arg), void *arg,
+                             unsigned kind, unsigned num_wait,
+                             weft_event *const *wait, weft_event **event);
+
+/* An event's status: queued (just enqueued), submitted (waiting for its
+ * prerequisites), running, complete, or the negative status it failed
+ * with. Statuses only go down. */
+#define WEFT_EVENT_QUEUED 3
+#define WEFT_EVENT_SUBMITTED 2
+#define WEFT_EVENT_RUNNING 1
+#define WEFT_EVENT_COMPLETE 0
+
+WEFT_EXPORT int weft_event_status(weft_event *event);
+/* Waits until the event has completed or failed, running its queue's
+ * ready commands meanwhile; its final status (WEFT_EINVAL: no event). */
+WEFT_EXPORT int weft_event_wait(weft_event *event);
+/* When it was queued, submitted, started and ended, in ns of the
+ * monotonic clock (0: not yet). WEFT_EINVAL for no event. */
+WEFT_EXPORT int weft_event_times(weft_event *event, uint64_t times[4]);
+/* The queue of a command's event, NULL for a user event. */
+WEFT_EXPORT weft_queue *weft_event_queue(weft_event *event);
+
+/* Calls fn(event, status, arg) once the event reaches status
+ * (WEFT_EVENT_SUBMITTED, _RUNNING or _COMPLETE) or fails (fn then gets
+ * the failure), from the thread that moves it there, or at once from this
+ * one if it is there already. 0, WEFT_EINVAL or WEFT_ENOMEM. */
+typedef void (*weft_event_fn)(weft_event *event, int status, void *arg);
+WEFT_EXPORT int weft_event_on(weft_event *event, int status, weft_event_fn fn,
+                              void *arg);
+
+/* An event the program completes itself, for commands to wait on: it
+ * starts submitted, and weft_user_event_set moves it once to complete or
+ * a negative status (1 if it did, 0 if it had been set before;
+ * WEFT_EINVAL for another event or status). */
+WEFT_EXPORT int weft_user_event_create(weft_context *context,
+                                       weft_event **out);
+WEFT_EXPORT int weft_user_event_set(weft_event *event, int status);
+
+WEFT_EXPORT void weft_event_retain(weft_event *event);
+WEFT_EXPORT void weft_event_release(weft_event *event);
 
 /* ------------------------------------------------------------------ CUDA */
 

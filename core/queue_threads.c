@@ -1,5 +1,5 @@
-/* cl_queue_threads.c: the threads that run queues' ready commands, shared
- * by every queue of the process (cl_queue.h).
+/* queue_threads.c: the threads that run queues' ready commands, shared
+ * by every queue of the process (queue.h).
  *
  * A queue with a ready command and no thread serving it goes on the run
  * list (holding a reference, so that it outlives its last release until
@@ -12,32 +12,32 @@
 #include <errno.h>
 #include <time.h>
 
-#include "api/cl_queue.h"
+#include "core/queue.h"
 
 #define MAX_THREADS 64
 #define IDLE_SECONDS 2
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
-static cl_command_queue run_head, run_tail; /* linked by run_next */
+static weft_queue *run_head, *run_tail; /* linked by run_next */
 static unsigned threads, idle;
 
 /* Runs q's ready commands until there are none; q->scheduled stays set
  * meanwhile, so that q is not put on the run list twice. */
-static void serve(cl_command_queue q) {
+static void serve(weft_queue *q) {
   for (;;) {
     pthread_mutex_lock(&q->lock);
-    cl_command *c = weft__cl_queue_take_ready(q);
+    weft_command *c = weft__queue_take_ready(q);
     if (!c) q->scheduled = 0;
     pthread_mutex_unlock(&q->lock);
     if (!c) return;
-    weft__cl_command_execute(c);
+    weft__command_execute(c);
   }
 }
 
 /* The next queue to serve, or NULL after IDLE_SECONDS without one (the
  * caller holds lock). */
-static cl_command_queue next_queue(void) {
+static weft_queue *next_queue(void) {
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
   until.tv_sec += IDLE_SECONDS;
@@ -46,7 +46,7 @@ static cl_command_queue next_queue(void) {
   while (!run_head && rc != ETIMEDOUT)
     rc = pthread_cond_timedwait(&work, &lock, &until);
   idle--;
-  cl_command_queue q = run_head;
+  weft_queue *q = run_head;
   if (q) {
     run_head = q->run_next;
     if (!run_head) run_tail = NULL;
@@ -58,12 +58,12 @@ static void *thread_main(void *unused) {
   (void)unused;
   pthread_mutex_lock(&lock);
   for (;;) {
-    cl_command_queue q = next_queue();
+    weft_queue *q = next_queue();
     if (!q) break;
     pthread_mutex_unlock(&lock);
     serve(q);
     /* The run list's reference: the queue may end here. */
-    clReleaseCommandQueue(q);
+    weft_queue_release(q);
     pthread_mutex_lock(&lock);
   }
   threads--;
@@ -84,24 +84,24 @@ static int add_thread(void) {
   return 0;
 }
 
-int weft__cl_queue_threads_ready(void) {
+int weft__queue_threads_ready(void) {
   pthread_mutex_lock(&lock);
   int rc = threads ? 0 : add_thread();
   pthread_mutex_unlock(&lock);
   return rc;
 }
 
-void weft__cl_queue_schedule(cl_command_queue q) {
+void weft__queue_schedule(weft_queue *q) {
   if (q->scheduled) return;
   q->scheduled = 1;
-  weft__cl_retain(q);
+  weft_queue_retain(q);
   pthread_mutex_lock(&lock);
   q->run_next = NULL;
   if (run_tail) run_tail->run_next = q;
   else run_head = q;
   run_tail = q;
   /* Every thread busy: one more, if there may be. The first thread is
-   * made at enqueue (weft__cl_queue_threads_ready), so one always runs. */
+   * made at enqueue (weft__queue_threads_ready), so one always runs. */
   if (!idle && threads < MAX_THREADS) add_thread();
   pthread_cond_signal(&work);
   pthread_mutex_unlock(&lock);

@@ -1,0 +1,93 @@
+/* queue.c: queues: made, ended, finished, and their side of a command's
+ * life (see queue.h). */
+#include <assert.h>
+#include <stdlib.h>
+
+#include "core/queue.h"
+
+static int is_queue(const weft_queue *q) {
+  return q && q->kind == WEFT__KIND_QUEUE;
+}
+
+int weft_queue_create(weft_context *context, unsigned flags,
+                      weft_queue **out) {
+  if (!out) return WEFT_EINVAL;
+  *out = NULL;
+  if (!weft_context_device(context) || (flags & ~WEFT_QUEUE_OUT_OF_ORDER))
+    return WEFT_EINVAL;
+  weft_queue *q = calloc(1, sizeof *q);
+  if (!q) return WEFT_ENOMEM;
+  q->kind = WEFT__KIND_QUEUE;
+  atomic_init(&q->refs, 1);
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_cond_init(&q->idle, NULL);
+  q->context = context;
+  q->flags = flags;
+  weft_context_retain(context);
+  *out = q;
+  return 0;
+}
+
+void weft_queue_retain(weft_queue *q) {
+  if (is_queue(q)) atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
+}
+
+/* The last reference: every command is done (each event holds one), and
+ * no shared thread serves the queue (the run list holds one): it ends. */
+void weft_queue_release(weft_queue *q) {
+  if (!is_queue(q) || atomic_fetch_sub(&q->refs, 1) != 1) return;
+  assert(!q->scheduled && !q->outstanding);
+  weft_context *c = q->context;
+  pthread_cond_destroy(&q->idle);
+  pthread_mutex_destroy(&q->lock);
+  free(q->active);
+  q->kind = 0;
+  free(q);
+  weft_context_release(c);
+}
+
+int weft_queue_finish(weft_queue *q) {
+  if (!is_queue(q)) return WEFT_EINVAL;
+  /* Run what is ready here rather than wait for a queue thread; what
+   * becomes ready later (after another queue's or a user event) a shared
+   * thread runs. */
+  weft__queue_help(q, NULL);
+  pthread_mutex_lock(&q->lock);
+  while (q->outstanding) pthread_cond_wait(&q->idle, &q->lock);
+  pthread_mutex_unlock(&q->lock);
+  return 0;
+}
+
+void weft__queue_retire(weft_queue *q, weft_event *e) {
+  pthread_mutex_lock(&q->lock);
+  if (q->last == e) q->last = NULL;
+  if (q->barrier == e) q->barrier = NULL;
+  for (size_t i = 0; i < q->num_active; i++) {
+    if (q->active[i] != e) continue;
+    q->active[i] = q->active[--q->num_active];
+    break;
+  }
+  assert(q->outstanding > 0);
+  if (--q->outstanding == 0) pthread_cond_broadcast(&q->idle);
+  pthread_mutex_unlock(&q->lock);
+}
+
+weft_command *weft__queue_take_ready(weft_queue *q) {
+  weft_command *c = q->ready_head;
+  if (c) {
+    q->ready_head = c->next;
+    if (!q->ready_head) q->ready_tail = NULL;
+  }
+  return c;
+}
+
+void weft__queue_help(weft_queue *q, weft_event *e) {
+  for (;;) {
+    if (e && weft__event_done(e)) return;
+    pthread_mutex_lock(&q->lock);
+    weft_command *c = weft__queue_take_ready(q);
+    pthread_mutex_unlock(&q->lock);
+    if (!c) return;
+    weft__command_execute(c);
+  }
+}

@@ -1,0 +1,277 @@
+/* test_queue.c: the native queues and events (weft.h's weft_queue,
+ * weft_event, weft_enqueue): order in and out of order, barriers and
+ * markers, wait lists and their failures, callbacks, times, user events,
+ * what a command holds freed once, and a kernel launched asynchronously. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "support.h"
+
+/* What the commands of a test did, in order. */
+typedef struct trace {
+  pthread_mutex_t lock;
+  int order[64];
+  int count;
+  atomic_int done; /* done() calls */
+} trace;
+
+typedef struct step {
+  trace *t;
+  int id;
+  int status; /* what run returns */
+} step;
+
+static int run_step(void *arg) {
+  step *s = arg;
+  pthread_mutex_lock(&s->t->lock);
+  s->t->order[s->t->count++] = s->id;
+  pthread_mutex_unlock(&s->t->lock);
+  return s->status;
+}
+
+static void done_step(void *arg) {
+  step *s = arg;
+  atomic_fetch_add(&s->t->done, 1);
+  free(s);
+}
+
+/* Enqueues step id (returning status) after the wait list; its event. */
+static weft_event *enqueue(weft_queue *q, trace *t, int id, int status,
+                           unsigned kind, unsigned n, weft_event *const *wait) {
+  step *s = malloc(sizeof *s);
+  CHECK(s);
+  *s = (step){t, id, status};
+  weft_event *e = NULL;
+  CHECK_EQ(weft_enqueue(q, run_step, done_step, s, kind, n, wait, &e), 0);
+  CHECK(e);
+  return e;
+}
+
+static trace *trace_new(void) {
+  trace *t = calloc(1, sizeof *t);
+  CHECK(t);
+  pthread_mutex_init(&t->lock, NULL);
+  return t;
+}
+
+/* An in-order queue runs its commands one after another, as enqueued,
+ * even behind a user event that opens later. */
+TEST(in_order) {
+  weft_context *ctx = support_context();
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  trace *t = trace_new();
+  weft_event *gate;
+  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  CHECK_EQ(weft_event_status(gate), WEFT_EVENT_SUBMITTED);
+  weft_event *events[5];
+  events[0] = enqueue(q, t, 0, 0, 0, 1, &gate);
+  for (int i = 1; i < 5; i++) events[i] = enqueue(q, t, i, 0, 0, 0, NULL);
+  CHECK_EQ(t->count, 0);
+  CHECK_EQ(weft_event_status(events[4]), WEFT_EVENT_SUBMITTED);
+  CHECK_EQ(weft_user_event_set(gate, WEFT_EVENT_COMPLETE), 1);
+  CHECK_EQ(weft_user_event_set(gate, WEFT_EVENT_COMPLETE), 0);
+  CHECK_EQ(weft_queue_finish(q), 0);
+  CHECK_EQ(t->count, 5);
+  for (int i = 0; i < 5; i++) {
+    CHECK_EQ(t->order[i], i);
+    CHECK_EQ(weft_event_status(events[i]), WEFT_EVENT_COMPLETE);
+    CHECK(weft_event_queue(events[i]) == q);
+    weft_event_release(events[i]);
+  }
+  CHECK_EQ(atomic_load(&t->done), 5);
+  CHECK(weft_event_queue(gate) == NULL);
+  weft_event_release(gate);
+  weft_queue_release(q);
+  weft_context_release(ctx);
+}
+
+/* Out of order, commands run as their wait lists allow; a barrier waits
+ * for all before it and holds back all after it; a marker without a wait
+ * list waits for all before it. */
+TEST(out_of_order_barriers_and_markers) {
+  weft_context *ctx = support_context();
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(ctx, WEFT_QUEUE_OUT_OF_ORDER, &q), 0);
+  trace *t = trace_new();
+  weft_event *gate;
+  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *held = enqueue(q, t, 1, 0, 0, 1, &gate);
+  weft_event *free_one = enqueue(q, t, 2, 0, 0, 0, NULL);
+  CHECK_EQ(weft_event_wait(free_one), WEFT_EVENT_COMPLETE);
+  CHECK_EQ(t->count, 1); /* it passed the held one */
+  CHECK_EQ(t->order[0], 2);
+  weft_event *marker = enqueue(q, t, 3, 0, WEFT_COMMAND_MARKER, 0, NULL);
+  weft_event *barrier = enqueue(q, t, 4, 0, WEFT_COMMAND_BARRIER, 0, NULL);
+  weft_event *after = enqueue(q, t, 5, 0, 0, 0, NULL);
+  CHECK_EQ(weft_event_status(after), WEFT_EVENT_SUBMITTED);
+  CHECK_EQ(weft_event_status(marker), WEFT_EVENT_SUBMITTED);
+  weft_user_event_set(gate, WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_queue_finish(q), 0);
+  CHECK_EQ(t->count, 5);
+  CHECK_EQ(t->order[1], 1);
+  CHECK_EQ(t->order[4], 5); /* after the barrier, which is after the rest */
+  weft_event *all[] = {held, free_one, marker, barrier, after, gate};
+  for (int i = 0; i < 6; i++) weft_event_release(all[i]);
+  weft_queue_release(q);
+  weft_context_release(ctx);
+}
+
+/* A failed command's event holds its status; a command whose wait list
+ * holds it fails with WEFT_EWAITLIST without running, but the next in
+ * order (which only follows it) runs. done() runs once for each. */
+TEST(failures_and_wait_lists) {
+  weft_context *ctx = support_context();
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  trace *t = trace_new();
+  weft_event *bad = enqueue(q, t, 1, WEFT_ELAUNCH, 0, 0, NULL);
+  weft_event *waits = enqueue(q, t, 2, 0, 0, 1, &bad);
+  weft_event *next = enqueue(q, t, 3, 0, 0, 0, NULL);
+  CHECK_EQ(weft_event_wait(next), WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_event_wait(bad), WEFT_ELAUNCH);
+  CHECK_EQ(weft_event_wait(waits), WEFT_EWAITLIST);
+  CHECK_EQ(t->count, 2);
+  CHECK_EQ(t->order[0], 1);
+  CHECK_EQ(t->order[1], 3);
+  CHECK_EQ(atomic_load(&t->done), 3);
+  /* A failed user event fails what waits on it. */
+  weft_event *gate;
+  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *gated = enqueue(q, t, 4, 0, 0, 1, &gate);
+  CHECK_EQ(weft_user_event_set(gate, -5), 1);
+  CHECK_EQ(weft_event_wait(gated), WEFT_EWAITLIST);
+  CHECK_EQ(weft_user_event_set(gated, WEFT_EVENT_COMPLETE), WEFT_EINVAL);
+  CHECK_EQ(weft_user_event_set(gate, 2), WEFT_EINVAL);
+  weft_event *all[] = {bad, waits, next, gate, gated};
+  for (int i = 0; i < 5; i++) weft_event_release(all[i]);
+  weft_queue_release(q);
+  weft_context_release(ctx);
+}
+
+/* Wrong arguments are refused, and done() still frees what the command
+ * holds. */
+TEST(errors_free_the_command) {
+  weft_context *ctx = support_context(), *other = support_context();
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(NULL, 0, &q), WEFT_EINVAL);
+  CHECK_EQ(weft_queue_create(ctx, 8, &q), WEFT_EINVAL);
+  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  trace *t = trace_new();
+  weft_event *foreign;
+  CHECK_EQ(weft_user_event_create(other, &foreign), 0);
+  step *s = malloc(sizeof *s);
+  *s = (step){t, 1, 0};
+  weft_event *e = (weft_event *)1;
+  CHECK_EQ(weft_enqueue(q, run_step, done_step, s, 0, 1, &foreign, &e),
+           WEFT_EINVAL);
+  CHECK(e == NULL);
+  CHECK_EQ(atomic_load(&t->done), 1);
+  s = malloc(sizeof *s);
+  *s = (step){t, 2, 0};
+  CHECK_EQ(weft_enqueue(q, run_step, done_step, s, 0, 1, NULL, NULL),
+           WEFT_EINVAL);
+  CHECK_EQ(atomic_load(&t->done), 2);
+  CHECK_EQ(weft_event_status(NULL), WEFT_EINVAL);
+  CHECK_EQ(weft_event_wait((weft_event *)q), WEFT_EINVAL);
+  CHECK_EQ(weft_event_on(foreign, WEFT_EVENT_QUEUED, NULL, NULL),
+           WEFT_EINVAL);
+  CHECK_EQ(t->count, 0);
+  weft_event_release(foreign);
+  weft_queue_release(q);
+  weft_context_release(ctx);
+  weft_context_release(other);
+}
+
+typedef struct seen {
+  pthread_mutex_t lock;
+  int status[8];
+  int count;
+} seen;
+
+static void record(weft_event *e, int status, void *arg) {
+  (void)e;
+  seen *s = arg;
+  pthread_mutex_lock(&s->lock);
+  s->status[s->count++] = status;
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Callbacks come in the order of the statuses, one already reached at
+ * once; a failure reaches complete's callback; the times only grow. */
+TEST(callbacks_and_times) {
+  weft_context *ctx = support_context();
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  trace *t = trace_new();
+  weft_event *gate;
+  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *e = enqueue(q, t, 1, 0, 0, 1, &gate);
+  seen s = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+  CHECK_EQ(weft_event_on(e, WEFT_EVENT_COMPLETE, record, &s), 0);
+  CHECK_EQ(weft_event_on(e, WEFT_EVENT_RUNNING, record, &s), 0);
+  CHECK_EQ(weft_event_on(e, WEFT_EVENT_SUBMITTED, record, &s), 0);
+  CHECK_EQ(s.count, 1); /* submitted already */
+  weft_user_event_set(gate, WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_event_wait(e), WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_queue_finish(q), 0);
+  for (int i = 0; i < 500 && s.count < 3; i++) usleep(1000);
+  CHECK_EQ(s.count, 3);
+  CHECK_EQ(s.status[0], WEFT_EVENT_SUBMITTED);
+  CHECK_EQ(s.status[1], WEFT_EVENT_RUNNING);
+  CHECK_EQ(s.status[2], WEFT_EVENT_COMPLETE);
+  uint64_t times[4];
+  CHECK_EQ(weft_event_times(e, times), 0);
+  for (int i = 0; i < 3; i++) CHECK(times[i] && times[i] <= times[i + 1]);
+  weft_event *bad = enqueue(q, t, 2, WEFT_ECHECK, 0, 0, NULL);
+  CHECK_EQ(weft_event_wait(bad), WEFT_ECHECK);
+  CHECK_EQ(weft_event_on(bad, WEFT_EVENT_COMPLETE, record, &s), 0);
+  CHECK_EQ(s.count, 4);
+  CHECK_EQ(s.status[3], WEFT_ECHECK);
+  weft_event_release(bad);
+  weft_event_release(e);
+  weft_event_release(gate);
+  weft_queue_release(q);
+  weft_context_release(ctx);
+}
+
+typedef struct launch {
+  weft_kernel *kernel;
+  size_t global;
+} launch;
+
+static int run_launch(void *arg) {
+  launch *l = arg;
+  return weft_kernel_launch(l->kernel, 1, NULL, &l->global, NULL);
+}
+
+/* A kernel launched from a command while the host goes on; the queue is
+ * released before its command has run, and the command still runs. */
+TEST(asynchronous_launch) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(
+      ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 3; }", "k");
+  weft_buffer *b = support_ints(ctx, 64, 1);
+  CHECK_EQ(weft_kernel_set_arg_buffer(k, 0, b), 0);
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  weft_event *gate;
+  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  launch l = {k, 64};
+  weft_event *e;
+  CHECK_EQ(weft_enqueue(q, run_launch, NULL, &l, 0, 1, &gate, &e), 0);
+  weft_queue_release(q);
+  weft_user_event_set(gate, WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_event_wait(e), WEFT_EVENT_COMPLETE);
+  int got[64];
+  support_read_ints(b, got, 64);
+  for (int i = 0; i < 64; i++) CHECK_EQ(got[i], 4);
+  weft_event_release(e);
+  weft_event_release(gate);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+TEST_MAIN()
