@@ -9,7 +9,7 @@ static void command_free(weft_command *c) {
   if (c->done) c->done(c->arg);
   for (unsigned i = 0; i < c->num_wait; i++) weft_event_release(c->wait[i]);
   free(c->wait);
-  free(c->deps);
+  if (c->deps != c->few_deps) free(c->deps);
   if (c->event) weft_event_release(c->event);
   free(c);
 }
@@ -93,11 +93,11 @@ static int register_deps(weft_queue *q, weft_command *c) {
   pthread_mutex_lock(&q->lock);
   size_t implicit = implicit_deps(q, c, NULL, 0);
   size_t total = c->num_wait + implicit;
-  c->deps = calloc(total ? total : 1, sizeof *c->deps);
+  c->deps = total <= 2 ? c->few_deps : calloc(total, sizeof *c->deps);
   /* Most commands have one implicit prerequisite (the one before, in
    * order): no allocation for a few. */
   weft_event *few[8];
-  weft_event **order = implicit <= 8 ? few : malloc(implicit * sizeof *order);
+  weft_event **order = implicit <= 8 ? few : calloc(implicit, sizeof *order);
   if (c->deps && order) implicit_deps(q, c, order, implicit);
   /* Tracked after its own prerequisites are taken: c must not wait for
    * itself. */

@@ -93,6 +93,9 @@ struct weft_command {
   unsigned kind;                  /* WEFT_COMMAND_* or 0 */
   weft_dependency *deps;          /* one node per prerequisite event */
   unsigned num_deps;
+  /* deps for most commands (the one before in order, and one more): no
+   * allocation on the path that decides launch latency. */
+  weft_dependency few_deps[2];
   atomic_int pending;  /* prerequisites not yet finished, plus a guard */
   atomic_int failed;   /* an event of the wait list failed */
   weft_command_fn run;
