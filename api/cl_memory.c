@@ -557,56 +557,37 @@ static void default_pitches(const size_t *region, size_t *row, size_t *slice) {
   if (!*slice) *slice = region[1] * *row;
 }
 
-/* Whether a rectangle fits in size bytes. */
-static int rect_fits(const size_t *origin, const size_t *region, size_t row,
-                     size_t slice, size_t size) {
-  if (!region[0] || !region[1] || !region[2]) return 0;
-  size_t rows, z, y, zs, yr, end;
-  /* Every step overflow-checked: a pitch of 2^63 must not wrap into a
-   * small offset that passes. */
-  if (row < region[0] || __builtin_mul_overflow(region[1], row, &rows) ||
-      slice < rows || slice % row)
-    return 0;
-  if (__builtin_add_overflow(origin[2], region[2] - 1, &z) ||
-      __builtin_add_overflow(origin[1], region[1] - 1, &y) ||
-      __builtin_mul_overflow(z, slice, &zs) ||
-      __builtin_mul_overflow(y, row, &yr) ||
-      __builtin_add_overflow(zs, yr, &end) ||
-      __builtin_add_overflow(end, origin[0], &end) ||
-      __builtin_add_overflow(end, region[0], &end))
-    return 0;
-  return end <= size;
+/* A side of a rect command as the native API takes it. */
+static weft_rect side(const size_t *origin, size_t row, size_t slice) {
+  weft_rect r = {{origin[0], origin[1], origin[2]}, row, slice};
+  return r;
 }
 
-/* Copies the rectangle row by row; host is one end when the other is NULL. */
+/* Moves the rectangle (weft_buffer_*_rect); host is one end when the
+ * other is NULL. */
 static cl_int rect_rows(cl_command *c, int kind) {
   transfer *t = (transfer *)c->payload;
-  for (size_t z = 0; z < t->region[2]; z++)
-    for (size_t y = 0; y < t->region[1]; y++) {
-      size_t s = (t->src_origin[2] + z) * t->src_slice +
-                 (t->src_origin[1] + y) * t->src_row + t->src_origin[0];
-      size_t d = (t->dst_origin[2] + z) * t->dst_slice +
-                 (t->dst_origin[1] + y) * t->dst_row + t->dst_origin[0];
-      int status;
-      if (kind == CL_COMMAND_READ_BUFFER_RECT)
-        status = weft_buffer_read(t->src->native, s, t->region[0],
-                                  (char *)t->host + d);
-      else if (kind == CL_COMMAND_WRITE_BUFFER_RECT)
-        status = weft_buffer_write(t->dst->native, d, t->region[0],
-                                   (const char *)t->host + s);
-      else
-        status = weft_buffer_copy(t->src->native, s, t->dst->native, d,
-                                  t->region[0]);
-      if (status) return native(c, status, t->src ? t->src->native : t->dst->native);
-    }
-  return CL_SUCCESS;
+  weft_rect s = side(t->src_origin, t->src_row, t->src_slice),
+            d = side(t->dst_origin, t->dst_row, t->dst_slice);
+  int status;
+  if (kind == CL_COMMAND_READ_BUFFER_RECT)
+    status = weft_buffer_read_rect(t->src->native, &s, t->host, &d, t->region);
+  else if (kind == CL_COMMAND_WRITE_BUFFER_RECT)
+    status = weft_buffer_write_rect(t->dst->native, &d, t->host, &s, t->region);
+  else
+    status = weft_buffer_copy_rect(t->src->native, &s, t->dst->native, &d,
+                                   t->region);
+  return status ? native(c, status, t->src ? t->src->native : t->dst->native)
+                : CL_SUCCESS;
 }
 
 static cl_int run_read_rect(cl_command *c) { return rect_rows(c, CL_COMMAND_READ_BUFFER_RECT); }
 static cl_int run_write_rect(cl_command *c) { return rect_rows(c, CL_COMMAND_WRITE_BUFFER_RECT); }
 static cl_int run_copy_rect(cl_command *c) { return rect_rows(c, CL_COMMAND_COPY_BUFFER_RECT); }
 
-/* Fills a rect command's geometry; the buffer is src (read), dst (write). */
+/* Fills a rect command's geometry; the buffer is src (read), dst (write).
+ * The rectangles are checked as weft_buffer_check_rect does, and a copy
+ * within one buffer by OpenCL's rule on its pitches too. */
 static cl_int rect_setup(transfer *t, const size_t *src_origin,
                          const size_t *dst_origin, const size_t *region,
                          size_t src_row, size_t src_slice, size_t dst_row,
@@ -615,63 +596,23 @@ static cl_int rect_setup(transfer *t, const size_t *src_origin,
   memcpy(t->src_origin, src_origin, sizeof t->src_origin);
   memcpy(t->dst_origin, dst_origin, sizeof t->dst_origin);
   memcpy(t->region, region, sizeof t->region);
-  default_pitches(region, &src_row, &src_slice);
-  default_pitches(region, &dst_row, &dst_slice);
   t->src_row = src_row;
   t->src_slice = src_slice;
   t->dst_row = dst_row;
   t->dst_slice = dst_slice;
-  if (t->src && !rect_fits(src_origin, region, src_row, src_slice, t->src->size))
-    return CL_INVALID_VALUE;
-  if (t->dst && !rect_fits(dst_origin, region, dst_row, dst_slice, t->dst->size))
-    return CL_INVALID_VALUE;
-  if (!rect_fits(src_origin, region, src_row, src_slice, SIZE_MAX) ||
-      !rect_fits(dst_origin, region, dst_row, dst_slice, SIZE_MAX))
-    return CL_INVALID_VALUE;
-  return CL_SUCCESS;
-}
-
-/* Where row k (y + z * region[1]) of a rectangle starts in its root buffer. */
-static size_t row_start(cl_mem m, const size_t *origin, size_t row,
-                        size_t slice, const size_t *region, size_t k) {
-  size_t y = k % region[1], z = k / region[1];
-  return m->offset + (origin[2] + z) * slice + (origin[1] + y) * row + origin[0];
-}
-
-/* Whether the two rectangles of a copy within one root buffer share a byte.
- * A rectangle's rows are disjoint and ascending (row pitch >= width, slice
- * pitch >= rows * row pitch), so for each source row a binary search finds
- * the one destination row that can meet it: the last to start before the
- * source row ends. */
-static int rects_overlap(const transfer *t) {
-  size_t rows = t->region[1] * t->region[2], width = t->region[0];
-  for (size_t i = 0; i < rows; i++) {
-    size_t s = row_start(t->src, t->src_origin, t->src_row, t->src_slice,
-                         t->region, i);
-    size_t lo = 0, hi = rows;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (row_start(t->dst, t->dst_origin, t->dst_row, t->dst_slice, t->region,
-                    mid) < s + width)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (lo && row_start(t->dst, t->dst_origin, t->dst_row, t->dst_slice,
-                        t->region, lo - 1) + width > s)
-      return 1;
-  }
-  return 0;
-}
-
-/* The checks a copy within one buffer (or its sub-buffers) adds. */
-static cl_int check_copy_rect(const transfer *t) {
-  if (root_of(t->src) != root_of(t->dst)) return CL_SUCCESS;
+  weft_rect s = side(src_origin, src_row, src_slice),
+            d = side(dst_origin, dst_row, dst_slice);
+  int status = weft_buffer_check_rect(t->src ? t->src->native : NULL, &s,
+                                      t->dst ? t->dst->native : NULL, &d,
+                                      region);
+  if (status && status != WEFT_EOVERLAP) return CL_INVALID_VALUE;
   /* As the specification words it: both pitches differ. */
-  if (t->src == t->dst && t->src_slice != t->dst_slice &&
-      t->src_row != t->dst_row)
+  default_pitches(region, &src_row, &src_slice);
+  default_pitches(region, &dst_row, &dst_slice);
+  if (t->src && t->src == t->dst && src_slice != dst_slice &&
+      src_row != dst_row)
     return CL_INVALID_VALUE;
-  return rects_overlap(t) ? CL_MEM_COPY_OVERLAP : CL_SUCCESS;
+  return status ? CL_MEM_COPY_OVERLAP : CL_SUCCESS;
 }
 
 /* The host access flags a read (no dst) or write (no src) must respect. */
@@ -701,7 +642,6 @@ cl_int weft__cl_enqueue_rect(cl_command_queue q, cl_command_type type,
   t->host = host;
   rc = rect_setup(t, src_origin, dst_origin, region, src_row, src_slice,
                   dst_row, dst_slice);
-  if (!rc && src && dst) rc = check_copy_rect(t);
   if (rc) {
     transfer_finish(c);
     free(c);

@@ -30,6 +30,8 @@ const char *weft_strerror(int status) {
     return "WEFT_ETIMEOUT: the launch ran past its time limit (WEFT_TIMEOUT)";
   case WEFT_EWAITLIST:
     return "WEFT_EWAITLIST: an event the command waited for failed";
+  case WEFT_EOVERLAP:
+    return "WEFT_EOVERLAP: the copy's source and destination share bytes";
   case WEFT_ECHECK:
     return "WEFT_ECHECK: a check failed in the kernel (check mode's "
            "invalid accesses, uninitialised reads or races, or weft_assert)";

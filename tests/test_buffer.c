@@ -1,4 +1,5 @@
-/* test_buffer.c: buffer creation flags, copies, ranges and mappings. */
+/* test_buffer.c: buffer creation flags, copies, rectangles, ranges and
+ * mappings. */
 #include "support.h"
 
 TEST(creation_flags) {
@@ -321,6 +322,64 @@ TEST(copy_and_fill) {
   weft_buffer_release(c);
   weft_context_release(other);
   weft_buffer_release(a);
+  weft_buffer_release(b);
+  weft_context_release(ctx);
+}
+
+/* Rectangles: a 3x2x2 box written from a packed host array into a 8x4x3
+ * buffer layout, read back elsewhere with other pitches, copied within the
+ * buffer; what does not fit, and copies whose rows meet, are refused. */
+TEST(rectangles) {
+  weft_context *ctx = support_context();
+  enum { ROW = 8, SLICE = 32, SIZE = 96 };
+  weft_buffer *b = support_buffer(ctx, SIZE, NULL);
+  unsigned char box[12], back[40] = {0}, all[SIZE];
+  for (int i = 0; i < 12; i++) box[i] = (unsigned char)(i + 1);
+  size_t region[3] = {3, 2, 2};
+  weft_rect in_buffer = {{1, 1, 1}, ROW, SLICE}, packed = {{0, 0, 0}, 0, 0};
+  CHECK_OK(weft_buffer_write_rect(b, &in_buffer, box, &packed, region), b);
+  CHECK_OK(weft_buffer_read(b, 0, SIZE, all), b);
+  for (int z = 0; z < 3; z++)
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < ROW; x++) {
+        int inside = x >= 1 && x < 4 && y >= 1 && y < 3 && z >= 1;
+        int want = inside ? 1 + (x - 1) + 3 * (y - 1) + 6 * (z - 1) : 0;
+        CHECK_EQ(all[z * SLICE + y * ROW + x], want);
+      }
+  /* Read into host rows of 5 and slices of 20, from (2, 0, 0). */
+  weft_rect host = {{2, 0, 0}, 5, 20};
+  CHECK_OK(weft_buffer_read_rect(b, &in_buffer, back, &host, region), b);
+  CHECK_EQ(back[2], 1);
+  CHECK_EQ(back[5 + 4], 6);
+  CHECK_EQ(back[20 + 5 + 2], 10);
+  CHECK_EQ(back[0], 0);
+  /* A copy to (4, 2, 0), which meets none of the source's rows. */
+  weft_rect to = {{4, 2, 0}, ROW, SLICE};
+  CHECK_OK(weft_buffer_copy_rect(b, &in_buffer, b, &to, region), b);
+  CHECK_OK(weft_buffer_read(b, 0, SIZE, all), b);
+  CHECK_EQ(all[2 * ROW + 4], 1);
+  CHECK_EQ(all[SLICE + 3 * ROW + 6], 12);
+  /* Refused: past the end, a pitch under the width, rows that meet. */
+  weft_rect far = {{6, 3, 2}, ROW, SLICE}, thin = {{0, 0, 0}, 2, 0},
+            near = {{2, 1, 1}, ROW, SLICE};
+  CHECK_EQ(weft_buffer_check_rect(NULL, &packed, b, &far, region), WEFT_ERANGE);
+  CHECK_EQ(weft_buffer_write_rect(b, &thin, box, &packed, region), WEFT_ERANGE);
+  CHECK_EQ(weft_buffer_copy_rect(b, &in_buffer, b, &near, region),
+           WEFT_EOVERLAP);
+  /* Sub-buffers of one buffer meet where their bytes do. */
+  weft_buffer *lower, *upper;
+  CHECK_OK(weft_buffer_create_sub(b, 0, 64, 0, &lower), b);
+  CHECK_OK(weft_buffer_create_sub(b, 32, 64, 0, &upper), b);
+  weft_rect first = {{1, 1, 0}, ROW, SLICE}, second = {{2, 1, 0}, ROW, SLICE};
+  size_t flat[3] = {3, 2, 1};
+  CHECK_EQ(weft_buffer_check_rect(upper, &first, lower, &first, flat), 0);
+  weft_rect lower_at = {{2, 1, 1}, ROW, SLICE};
+  CHECK_EQ(weft_buffer_check_rect(upper, &second, lower, &lower_at, flat),
+           WEFT_EOVERLAP);
+  size_t none[3] = {0, 1, 1};
+  CHECK_EQ(weft_buffer_check_rect(b, &packed, NULL, &packed, none), WEFT_EINVAL);
+  weft_buffer_release(upper);
+  weft_buffer_release(lower);
   weft_buffer_release(b);
   weft_context_release(ctx);
 }

@@ -53,6 +53,7 @@ extern "C" {
 #define WEFT_ECHECK -24        /* check mode found errors, or weft_assert failed */
 #define WEFT_ETIMEOUT -25      /* the launch ran past its time (WEFT_TIMEOUT) */
 #define WEFT_EWAITLIST -26     /* a command's wait list holds a failed event */
+#define WEFT_EOVERLAP -27      /* a copy's source and destination share bytes */
 
 /* The name and meaning of a status code, e.g. "WEFT_EBUILD: build failed". */
 WEFT_EXPORT const char *weft_strerror(int status);
@@ -221,6 +222,40 @@ WEFT_EXPORT int weft_buffer_read(weft_buffer *buffer, size_t offset,
 WEFT_EXPORT int weft_buffer_copy(weft_buffer *src, size_t src_offset,
                                  weft_buffer *dst, size_t dst_offset,
                                  size_t size);
+
+/* A rectangle of memory laid out in rows and slices: its origin (x in
+ * bytes, y in rows, z in slices) and the pitches, in bytes, of a row and
+ * of a slice (0: tightly packed, as the region's width and rows make
+ * them). */
+typedef struct weft_rect {
+  size_t origin[3];
+  size_t row_pitch, slice_pitch;
+} weft_rect;
+
+/* Moves region (width in bytes, rows, slices; none 0) between a buffer and
+ * host memory, or between two buffers of one context, row by row. Each
+ * side's rectangle says where. WEFT_ERANGE when a rectangle does not fit
+ * its buffer (host memory: the address space), or its pitches do not fit
+ * region (a row pitch under the width, a slice pitch under the rows or not
+ * a multiple of the row pitch); WEFT_EOVERLAP when a copy's rectangles
+ * share a byte (within one buffer, or sub-buffers of one). */
+WEFT_EXPORT int weft_buffer_read_rect(weft_buffer *buffer, const weft_rect *at,
+                                      void *host, const weft_rect *host_at,
+                                      const size_t region[3]);
+WEFT_EXPORT int weft_buffer_write_rect(weft_buffer *buffer,
+                                       const weft_rect *at, const void *host,
+                                       const weft_rect *host_at,
+                                       const size_t region[3]);
+WEFT_EXPORT int weft_buffer_copy_rect(weft_buffer *src, const weft_rect *src_at,
+                                      weft_buffer *dst, const weft_rect *dst_at,
+                                      const size_t region[3]);
+/* What one of those would answer about its arguments, moving nothing
+ * (src or dst NULL: that side is host memory). */
+WEFT_EXPORT int weft_buffer_check_rect(weft_buffer *src,
+                                       const weft_rect *src_at,
+                                       weft_buffer *dst,
+                                       const weft_rect *dst_at,
+                                       const size_t region[3]);
 
 /* Fills size bytes at offset with a repeated pattern of pattern_size bytes
  * (1 to 128, and size a multiple of it). */
