@@ -65,11 +65,16 @@ static cl_int submit(cl_command_queue q, cl_command_type type,
 cl_int weft__cl_enqueue(cl_command_queue q, cl_command_type type,
                         cl_uint num_wait, const cl_event *wait,
                         cl_event *event_out, cl_command *c) {
-  weft_event *native = NULL;
-  cl_int rc = submit(q, type, num_wait, wait, c, event_out ? &native : NULL);
-  if (rc || !event_out) return rc;
-  *event_out = weft__cl_event_wrap(q->context, q, type, native);
-  return *event_out ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  /* The event first: once the command is queued, nothing may fail. */
+  cl_event e = event_out ? weft__cl_event_new(q->context, q, type) : NULL;
+  if (event_out && !e) {
+    done(c);
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  cl_int rc = submit(q, type, num_wait, wait, c, e ? &e->native : NULL);
+  if (rc && e) weft__cl_event_release(e);
+  else if (event_out) *event_out = e;
+  return rc;
 }
 
 cl_int weft__cl_enqueue_maybe_blocking(cl_command_queue q, cl_command_type type,

@@ -4,18 +4,25 @@
 
 #include "api/cl_queue.h"
 
-cl_event weft__cl_event_wrap(cl_context context, cl_command_queue queue,
-                             cl_command_type type, weft_event *native) {
+/* An application's callback. A command's event always ends, so its
+ * callbacks hold the event until they are called; a user event's stay on
+ * its list, freed with it, since one never set never calls them. */
+typedef struct event_callback {
+  struct event_callback *next;
+  cl_event event;
+  void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+  void *user_data;
+} event_callback;
+
+cl_event weft__cl_event_new(cl_context context, cl_command_queue queue,
+                            cl_command_type type) {
   cl_event e = weft__cl_alloc(sizeof *e);
-  if (!e) {
-    weft_event_release(native);
-    return NULL;
-  }
+  if (!e) return NULL;
   weft__cl_init(e, CL_KIND_EVENT);
+  pthread_mutex_init(&e->lock, NULL);
   e->context = context;
   e->queue = queue;
   e->type = type;
-  e->native = native;
   clRetainContext(context);
   if (queue) clRetainCommandQueue(queue);
   return e;
@@ -26,17 +33,24 @@ void weft__cl_event_release(cl_event e) {
   cl_command_queue q = e->queue;
   cl_context c = e->context;
   weft_event_release(e->native);
+  for (event_callback *cb = e->callbacks, *next; cb; cb = next) {
+    next = cb->next;
+    free(cb);
+  }
+  pthread_mutex_destroy(&e->lock);
   weft__cl_free(e, sizeof *e);
   if (q) clReleaseCommandQueue(q);
   clReleaseContext(c);
 }
 
-cl_int weft__cl_event_status(int native) {
-  /* The statuses are OpenCL's numbers (CL_QUEUED 3 ... CL_COMPLETE 0),
-   * and a command's failure is the status its run gave, an OpenCL one,
-   * but for the native queue's own. */
-  return native == WEFT_EWAITLIST ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
-                                  : (cl_int)native;
+/* e's native status as OpenCL says it. The numbers are OpenCL's (CL_QUEUED
+ * 3 ... CL_COMPLETE 0), and a command's failure is the status its run
+ * gave, an OpenCL one, but for the native queue's own (a user event's
+ * status is the application's, whatever it is). */
+static cl_int status_of(cl_event e, int native) {
+  return e->queue && native == WEFT_EWAITLIST
+             ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+             : (cl_int)native;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint n, const cl_event *list) {
@@ -78,7 +92,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event e, cl_event_info param,
   case CL_EVENT_COMMAND_TYPE:
     return weft__cl_info(&e->type, sizeof e->type, size, value, size_ret);
   case CL_EVENT_COMMAND_EXECUTION_STATUS:
-    status = weft__cl_event_status(weft_event_status(e->native));
+    status = status_of(e, weft_event_status(e->native));
     return weft__cl_info(&status, sizeof status, size, value, size_ret);
   case CL_EVENT_REFERENCE_COUNT:
     refs = (cl_uint)atomic_load(&e->h.refs);
@@ -111,19 +125,14 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event e,
   return weft__cl_info(&t, sizeof t, size, value, size_ret);
 }
 
-/* An application's callback, which holds its event until it is called. */
-typedef struct event_callback {
-  cl_event event;
-  void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
-  void *user_data;
-} event_callback;
-
 static void call(weft_event *native, int status, void *arg) {
   (void)native;
   event_callback *cb = arg;
-  cb->fn(cb->event, weft__cl_event_status(status), cb->user_data);
-  weft__cl_event_release(cb->event);
+  cl_event e = cb->event;
+  cb->fn(e, status_of(e, status), cb->user_data);
+  if (!e->queue) return; /* on the user event's list */
   free(cb);
+  weft__cl_event_release(e);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(
@@ -134,14 +143,22 @@ CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(
     return CL_INVALID_VALUE;
   event_callback *cb = calloc(1, sizeof *cb);
   if (!cb) return CL_OUT_OF_HOST_MEMORY;
-  weft__cl_retain(e);
-  *cb = (event_callback){e, fn, user_data};
-  if (weft_event_on(e->native, type, call, cb)) {
-    weft__cl_event_release(e);
-    free(cb);
-    return CL_OUT_OF_HOST_MEMORY;
+  *cb = (event_callback){NULL, e, fn, user_data};
+  if (e->queue) {
+    weft__cl_retain(e);
+  } else {
+    pthread_mutex_lock(&e->lock);
+    cb->next = e->callbacks;
+    e->callbacks = cb;
+    pthread_mutex_unlock(&e->lock);
   }
-  return CL_SUCCESS;
+  if (!weft_event_on(e->native, type, call, cb)) return CL_SUCCESS;
+  /* Out of memory: nothing was registered. */
+  if (e->queue) {
+    free(cb);
+    weft__cl_event_release(e);
+  }
+  return CL_OUT_OF_HOST_MEMORY;
 }
 
 CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context c,
@@ -150,9 +167,14 @@ CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context c,
   weft_event *native = NULL;
   cl_int rc = CL_SUCCESS;
   if (!weft__cl_is(c, CL_KIND_CONTEXT)) rc = CL_INVALID_CONTEXT;
-  else if (weft_user_event_create(c->native, &native) ||
-           !(e = weft__cl_event_wrap(c, NULL, CL_COMMAND_USER, native)))
+  else if (!(e = weft__cl_event_new(c, NULL, CL_COMMAND_USER)) ||
+           weft_user_event_create(c->native, &native)) {
+    if (e) weft__cl_event_release(e);
+    e = NULL;
     rc = CL_OUT_OF_HOST_MEMORY;
+  } else {
+    e->native = native;
+  }
   if (errcode) *errcode = rc;
   return e;
 }

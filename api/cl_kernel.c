@@ -267,6 +267,15 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info para
   }
 }
 
+/* Whether the program's last build asked for -cl-kernel-arg-info. */
+static int arg_info_kept(cl_program p) {
+  char *options = weft__cl_program_options(p);
+  if (!options) return 0;
+  int kept = strstr(options, "-cl-kernel-arg-info") != NULL;
+  free(options);
+  return kept;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint i,
                                                    cl_kernel_arg_info param,
                                                    size_t size, void *value,
@@ -275,8 +284,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint i,
   weft_arg_info info;
   if (weft_kernel_arg_info(k->native, (int)i, &info)) return CL_INVALID_ARG_INDEX;
   /* Argument information is kept only when asked for at build time. */
-  if (!k->program->options || !strstr(k->program->options, "-cl-kernel-arg-info"))
-    return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  if (!arg_info_kept(k->program)) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
   static const cl_kernel_arg_address_qualifier spaces[] = {
       CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL,
       CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_LOCAL};

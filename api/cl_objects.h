@@ -121,15 +121,17 @@ struct _cl_sampler {
   size_t num_properties;
 };
 
+/* The options of p's last build, compile or link (the native program's),
+ * malloc'd; NULL when out of memory. */
+char *weft__cl_program_options(cl_program p);
+
 /* The bits a kernel's sampler argument takes (weft.h, WEFT_SAMPLER_*). */
 unsigned weft__cl_sampler_bits(cl_sampler s);
 
 struct _cl_program {
   cl_header h;
   cl_context context;
-  weft_program *native;
-  char *source;
-  char *options;                /* of the last build */
+  weft_program *native;         /* its source and options are the native's */
   cl_build_status status;
   int from_binary;              /* made by clCreateProgramWithBinary */
   int linked;                   /* made by clLinkProgram */
@@ -156,6 +158,10 @@ struct _cl_event {
   cl_command_queue queue;       /* NULL for user events; retained */
   cl_command_type type;
   weft_event *native;
+  /* A user event's callbacks (cl_event.c), freed with it: one that is
+   * never set never calls them. */
+  pthread_mutex_t lock;
+  struct event_callback *callbacks;
 };
 
 /* Memory for an object of size bytes, zeroed; weft__cl_init makes it an

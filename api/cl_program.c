@@ -10,12 +10,11 @@
 #include "api/cl_objects.h"
 
 /* A program object around native (taken over), or NULL with *rc set. */
-static cl_program program_wrap(cl_context c, weft_program *native, char *source,
+static cl_program program_wrap(cl_context c, weft_program *native,
                                cl_int *rc) {
   cl_program p = weft__cl_alloc(sizeof *p);
   if (!p) {
     weft_program_release(native);
-    free(source);
     *rc = CL_OUT_OF_HOST_MEMORY;
     return NULL;
   }
@@ -23,22 +22,17 @@ static cl_program program_wrap(cl_context c, weft_program *native, char *source,
   pthread_mutex_init(&p->lock, NULL);
   p->context = c;
   p->native = native;
-  p->source = source;
   p->status = CL_BUILD_NONE;
   clRetainContext(c);
   *rc = CL_SUCCESS;
   return p;
 }
 
-static cl_program program_new(cl_context c, char *source, cl_int *rc) {
+static cl_program program_new(cl_context c, const char *source, size_t length,
+                              cl_int *rc) {
   weft_program *native = NULL;
-  *rc = weft__cl_error(weft_program_create(c->native, source, strlen(source),
-                                           &native));
-  if (*rc) {
-    free(source);
-    return NULL;
-  }
-  return program_wrap(c, native, source, rc);
+  *rc = weft__cl_error(weft_program_create(c->native, source, length, &native));
+  return *rc ? NULL : program_wrap(c, native, rc);
 }
 
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(
@@ -63,7 +57,8 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(
       at += n;
     }
     source[at] = 0;
-    p = program_new(c, source, &rc);
+    p = program_new(c, source, total, &rc);
+    free(source);
   }
   if (errcode) *errcode = rc;
   return p;
@@ -92,14 +87,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(
   }
   if (status)
     for (cl_uint i = 0; i < num_devices && devices; i++) status[i] = rc;
-  if (!rc) {
-    char *none = strdup("");
-    if (none) p = program_wrap(c, native, none, &rc);
-    else {
-      weft_program_release(native);
-      rc = CL_OUT_OF_HOST_MEMORY;
-    }
-  }
+  if (!rc) p = program_wrap(c, native, &rc);
   if (!rc) p->from_binary = 1;
   if (errcode) *errcode = rc;
   return p;
@@ -143,8 +131,6 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program p) {
   if (p->native) weft_program_release(p->native);
   cl_context c = p->context;
   pthread_mutex_destroy(&p->lock);
-  free(p->source);
-  free(p->options);
   weft__cl_free(p, sizeof *p);
   clReleaseContext(c);
   return CL_SUCCESS;
@@ -165,8 +151,6 @@ static cl_int build(cl_program p, const char *options, int compile,
                     const char **sources) {
   if (atomic_load(&p->num_kernels)) return CL_INVALID_OPERATION;
   pthread_mutex_lock(&p->lock);
-  free(p->options);
-  p->options = strdup(options ? options : "");
   p->status = CL_BUILD_IN_PROGRESS;
   int rc = compile ? weft_program_compile(p->native, options, num_headers,
                                           names, sources)
@@ -238,7 +222,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(
   for (cl_uint i = 0; !rc && i < num_headers; i++) {
     if (!weft__cl_is(headers[i], CL_KIND_PROGRAM)) rc = CL_INVALID_PROGRAM;
     else if (!names[i]) rc = CL_INVALID_VALUE;
-    else sources[i] = headers[i]->source;
+    else if (!(sources[i] = weft_program_source(headers[i]->native, NULL)))
+      sources[i] = "";
   }
   if (!rc) rc = build(p, options, 1, num_headers, names, sources);
   free(sources);
@@ -274,18 +259,13 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(
   if (!rc && status == WEFT_EOPTION) rc = CL_INVALID_LINKER_OPTIONS;
   else if (!rc && status && !native) rc = weft__cl_error(status);
   if (!rc && status) weft__cl_notify(c, weft_errmsg(c->native));
-  char *none = native ? strdup("") : NULL;
-  if (native && !none) {
-    weft_program_release(native);
-    rc = CL_OUT_OF_HOST_MEMORY;
-  } else if (native) {
+  if (native) {
     cl_int wrap_rc;
-    p = program_wrap(c, native, none, &wrap_rc);
+    p = program_wrap(c, native, &wrap_rc);
     if (!p) rc = wrap_rc;
   }
   if (p) {
     p->linked = 1;
-    p->options = strdup(options ? options : "");
     p->status = status ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
     /* A failed link still returns the program, for its log. */
     if (status) rc = CL_LINK_PROGRAM_FAILURE;
@@ -368,6 +348,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program p,
   cl_uint n;
   size_t count;
   cl_bool no = CL_FALSE;
+  const char *s;
+  size_t length = 0;
   int built = weft_program_get_binary_type(p->native) == WEFT_BINARY_EXECUTABLE;
   switch (param) {
   case CL_PROGRAM_REFERENCE_COUNT:
@@ -382,7 +364,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program p,
     return weft__cl_info(&p->context->device, sizeof p->context->device, size,
                          value, size_ret);
   case CL_PROGRAM_SOURCE:
-    return weft__cl_info(p->source, strlen(p->source) + 1, size, value, size_ret);
+    /* "" for a program not made from source. */
+    s = weft_program_source(p->native, &length);
+    return weft__cl_info(s ? s : "", s ? length + 1 : 1, size, value,
+                         size_ret);
   case CL_PROGRAM_IL:
     return weft__cl_info(NULL, 0, size, value, size_ret);
   case CL_PROGRAM_BINARY_SIZES:
@@ -418,6 +403,23 @@ static cl_program_binary_type binary_type(cl_program p) {
   }
 }
 
+char *weft__cl_program_options(cl_program p) {
+  long n = weft_program_options(p->native, NULL, 0);
+  char *copy = n > 0 ? malloc((size_t)n) : NULL;
+  if (copy) weft_program_options(p->native, copy, (size_t)n);
+  return copy;
+}
+
+/* The native program's options, as clGetProgramBuildInfo answers. */
+static cl_int build_options(cl_program p, size_t size, void *value,
+                            size_t *size_ret) {
+  char *copy = weft__cl_program_options(p);
+  if (!copy) return CL_OUT_OF_HOST_MEMORY;
+  cl_int rc = weft__cl_info(copy, strlen(copy) + 1, size, value, size_ret);
+  free(copy);
+  return rc;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(
     cl_program p, cl_device_id d, cl_program_build_info param, size_t size,
     void *value, size_t *size_ret) {
@@ -430,8 +432,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(
   case CL_PROGRAM_BUILD_STATUS:
     return weft__cl_info(&p->status, sizeof p->status, size, value, size_ret);
   case CL_PROGRAM_BUILD_OPTIONS:
-    s = p->options ? p->options : "";
-    return weft__cl_info(s, strlen(s) + 1, size, value, size_ret);
+    return build_options(p, size, value, size_ret);
   case CL_PROGRAM_BUILD_LOG:
     s = weft_program_build_log(p->native);
     return weft__cl_info(s, strlen(s) + 1, size, value, size_ret);

@@ -45,13 +45,10 @@ cl_int weft__cl_enqueue_maybe_blocking(cl_command_queue q, cl_command_type type,
                                        const cl_event *wait,
                                        cl_event *event_out, cl_command *c);
 
-/* An OpenCL event over native (whose reference it takes), or NULL (the
- * reference then dropped). */
-cl_event weft__cl_event_wrap(cl_context context, cl_command_queue queue,
-                             cl_command_type type, weft_event *native);
-
-/* A native event's status as OpenCL says it. */
-cl_int weft__cl_event_status(int native);
+/* An OpenCL event, whose native event (a reference it takes over) the
+ * caller sets before anyone else sees it; NULL when out of memory. */
+cl_event weft__cl_event_new(cl_context context, cl_command_queue queue,
+                            cl_command_type type);
 
 void weft__cl_event_release(cl_event e);
 

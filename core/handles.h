@@ -63,7 +63,8 @@ struct weft_program {
   size_t length;
   weft_lock build_lock; /* one build at a time */
   char *log;
-  char *options;              /* of the last build or compile */
+  char *options;              /* of the last build, compile or link, as
+                                 given (object.lock) */
   weft_binary *binary;        /* NULL until a build succeeds */
   /* The device's IR: of a compiled object, a library, a program made from
    * a binary or a link, or (made on demand) of an executable built from
@@ -116,6 +117,10 @@ int weft__program_done(weft_program *p, int rc, char *log, const char *what);
  * or keeps it among the retired while clones of its kernels may run it;
  * 0 or WEFT_ENOMEM (with the binary still the program's). */
 int weft__program_reset(weft_program *p);
+
+/* Records the options of a build, compile or link as given (NULL: ""),
+ * under the object's lock, which weft_program_options takes. */
+void weft__program_set_options(weft_program *p, const char *options);
 
 /* A new program of context c, with nothing in it yet (a reference to c
  * taken); NULL when out of memory. */

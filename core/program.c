@@ -100,6 +100,35 @@ int weft__program_reset(weft_program *p) {
   return 0;
 }
 
+void weft__program_set_options(weft_program *p, const char *options) {
+  char *copy = strdup(options ? options : "");
+  pthread_mutex_lock(&p->object.lock);
+  free(p->options);
+  p->options = copy; /* NULL only out of memory: read as "" */
+  pthread_mutex_unlock(&p->object.lock);
+}
+
+const char *weft_program_source(weft_program *p, size_t *length) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return NULL;
+  if (length) *length = p->source ? p->length : 0;
+  return p->source;
+}
+
+long weft_program_options(weft_program *p, char *out, size_t size) {
+  if (!weft__object_is(p, WEFT_KIND_PROGRAM) || (!out && size))
+    return WEFT_EINVAL;
+  pthread_mutex_lock(&p->object.lock);
+  const char *o = p->options ? p->options : "";
+  size_t n = strlen(o) + 1;
+  if (size) {
+    size_t take = n <= size ? n - 1 : size - 1;
+    memcpy(out, o, take);
+    out[take] = 0;
+  }
+  pthread_mutex_unlock(&p->object.lock);
+  return (long)n;
+}
+
 int weft_program_build(weft_program *p, const char *options) {
   if (!weft__object_is(p, WEFT_KIND_PROGRAM)) return WEFT_EINVAL;
   weft__lock(&p->build_lock);
@@ -118,8 +147,7 @@ int weft_program_build(weft_program *p, const char *options) {
     free(p->ir);
     p->ir = NULL;
   }
-  free(p->options);
-  p->options = strdup(options ? options : "");
+  weft__program_set_options(p, options);
   weft_device *dev = p->context->device;
   weft_binary *binary = NULL;
   char *log = NULL;

@@ -160,8 +160,7 @@ int weft_program_compile(weft_program *p, const char *options,
   if (!rc) {
     free(p->ir);
     p->ir = NULL;
-    free(p->options);
-    p->options = strdup(options ? options : "");
+    weft__program_set_options(p, options);
     weft_device *dev = p->context->device;
     char *log = NULL;
     rc = weft__device_compile(dev, p->source, p->length, options, headers,
@@ -237,6 +236,7 @@ int weft_program_link(weft_context *c, unsigned count,
   weft_program *p = irs && sizes ? weft__program_new(c) : NULL;
   if (!p) rc = weft__fail(&c->object, WEFT_ENOMEM, "out of memory");
   if (!rc) rc = gather_inputs(c, count, inputs, irs, sizes);
+  if (!rc) weft__program_set_options(p, options);
   weft_device *dev = c->device;
   char *log = NULL;
   if (!rc) {
@@ -246,7 +246,6 @@ int weft_program_link(weft_context *c, unsigned count,
   }
   if (!rc && !library) {
     char *build_log = NULL;
-    p->options = strdup(build_options);
     rc = weft__device_build_ir(dev, p->ir, p->ir_size, build_options,
                                &p->binary, &build_log);
     if (!rc) p->binary_type = WEFT_BINARY_EXECUTABLE;

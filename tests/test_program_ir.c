@@ -89,6 +89,26 @@ TEST(library_then_executable) {
   weft_program *exe;
   CHECK_OK(weft_program_link(ctx, 2, units, "-cl-fast-relaxed-math", &exe), ctx);
   check_runs(ctx, exe, 1);
+  /* What each was made from and with: source for the compiled units
+   * only; options as given to the last compile or link. */
+  size_t length = 0;
+  CHECK_STR_CONTAINS(weft_program_source(units[0], &length), "OFFSET");
+  CHECK_EQ(length, strlen(kernel_unit));
+  CHECK(weft_program_source(lib, &length) == NULL && length == 0);
+  CHECK(weft_program_source(exe, NULL) == NULL);
+  char options[32];
+  CHECK_EQ(weft_program_options(units[0], options, sizeof options),
+           (long)sizeof "-DOFFSET=1");
+  CHECK(!strcmp(options, "-DOFFSET=1"));
+  CHECK_EQ(weft_program_options(lib, options, sizeof options),
+           (long)sizeof "-create-library");
+  CHECK(!strcmp(options, "-create-library"));
+  CHECK_EQ(weft_program_options(exe, NULL, 0),
+           (long)sizeof "-cl-fast-relaxed-math");
+  CHECK_EQ(weft_program_options(exe, options, 4), 22);
+  CHECK(!strcmp(options, "-cl"));
+  CHECK_EQ(weft_program_options(exe, NULL, 4), WEFT_EINVAL);
+  CHECK_EQ(weft_program_options(NULL, options, 4), WEFT_EINVAL);
   weft_program *all[4] = {helper, units[0], lib, exe};
   for (int i = 0; i < 4; i++) weft_program_release(all[i]);
   weft_context_release(ctx);

@@ -367,6 +367,19 @@ WEFT_EXPORT int weft_program_build(weft_program *program, const char *options);
 /* The build log of the last build ("" before any). */
 WEFT_EXPORT const char *weft_program_build_log(weft_program *program);
 
+/* The source the program was made from, its length in *length (if not
+ * NULL); NULL for a program made from IR, a binary or a link. Valid as
+ * long as the program. */
+WEFT_EXPORT const char *weft_program_source(weft_program *program,
+                                            size_t *length);
+
+/* The options of the program's last build, compile or link, as given
+ * ("" before any), copied into out (size bytes, NUL-terminated, cut to
+ * fit; out may be NULL with size 0): the bytes they take with their NUL,
+ * or WEFT_EINVAL. */
+WEFT_EXPORT long weft_program_options(weft_program *program, char *out,
+                                      size_t size);
+
 /* What a program holds: nothing yet, a compiled object or a library (for
  * weft_program_link), or an executable (built, with kernels). */
 typedef enum weft_program_binary_type {

@@ -333,6 +333,40 @@ TEST(failed_event_callback_gets_the_error) {
   teardown(&f);
 }
 
+static void CL_CALLBACK context_gone(cl_context c, void *flag) {
+  (void)c;
+  *(int *)flag = 1;
+}
+
+/* A user event is the application's: any negative status it sets is the
+ * one reported; and released without being set, its callbacks are
+ * dropped, holding nothing (its context goes when released). */
+TEST(user_event_status_and_dropped_callbacks) {
+  cl_context ctx = cl_weft_context();
+  cl_event u = user_event(ctx);
+  callback_log log = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+  CL_CHECK(clSetEventCallback(u, CL_COMPLETE, record, &log));
+  cl_uint refs;
+  CL_CHECK(clGetEventInfo(u, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, NULL));
+  CHECK_EQ(refs, 1);
+  CL_CHECK(clSetUserEventStatus(u, -26));
+  cl_int status;
+  CL_CHECK(clGetEventInfo(u, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                          &status, NULL));
+  CHECK_EQ(status, -26);
+  CHECK_EQ(log.count, 1);
+  CHECK_EQ(log.order[0], -26);
+  clReleaseEvent(u);
+  cl_event never = user_event(ctx);
+  CL_CHECK(clSetEventCallback(never, CL_COMPLETE, record, &log));
+  int gone = 0;
+  CL_CHECK(clSetContextDestructorCallback(ctx, context_gone, &gone));
+  clReleaseEvent(never);
+  clReleaseContext(ctx);
+  CHECK_EQ(gone, 1);
+  CHECK_EQ(log.count, 1);
+}
+
 static cl_ulong profile(cl_event e, cl_profiling_info what) {
   cl_ulong t;
   CL_CHECK(clGetEventProfilingInfo(e, what, sizeof t, &t, NULL));
