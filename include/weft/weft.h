@@ -691,7 +691,9 @@ WEFT_EXPORT weft_queue *weft_event_queue(weft_event *event);
 /* Calls fn(event, status, arg) once the event reaches status
  * (WEFT_EVENT_SUBMITTED, _RUNNING or _COMPLETE) or fails (fn then gets
  * the failure), from the thread that moves it there, or at once from this
- * one if it is there already. 0, WEFT_EINVAL or WEFT_ENOMEM. */
+ * one if it is there already. A command's event always gets there; a
+ * user event released without being set drops its callbacks uncalled
+ * (arg stays the caller's to free). 0, WEFT_EINVAL or WEFT_ENOMEM. */
 typedef void (*weft_event_fn)(weft_event *event, int status, void *arg);
 WEFT_EXPORT int weft_event_on(weft_event *event, int status, weft_event_fn fn,
                               void *arg);
