@@ -58,8 +58,7 @@ static cl_int submit(cl_command_queue q, cl_command_type type,
   int status = weft_enqueue(q->native, run, done, c, kind_of(type), num_wait,
                             natives, native);
   if (natives != few) free(natives);
-  if (!status) return CL_SUCCESS;
-  return status == WEFT_ESYS ? CL_OUT_OF_RESOURCES : CL_OUT_OF_HOST_MEMORY;
+  return weft__cl_error(status);
 }
 
 cl_int weft__cl_enqueue(cl_command_queue q, cl_command_type type,

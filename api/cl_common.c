@@ -116,6 +116,8 @@ cl_int weft__cl_error(int status) {
   case WEFT_ETIMEOUT:
   case WEFT_ELAUNCH: return CL_OUT_OF_RESOURCES;
   case WEFT_ENODEV: return CL_DEVICE_NOT_FOUND;
+  case WEFT_EWAITLIST: return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  case WEFT_EOVERLAP: return CL_MEM_COPY_OVERLAP;
   default: return CL_INVALID_VALUE;
   }
 }

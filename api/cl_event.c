@@ -48,9 +48,8 @@ void weft__cl_event_release(cl_event e) {
  * gave, an OpenCL one, but for the native queue's own (a user event's
  * status is the application's, whatever it is). */
 static cl_int status_of(cl_event e, int native) {
-  return e->queue && native == WEFT_EWAITLIST
-             ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
-             : (cl_int)native;
+  return e->queue && native == WEFT_EWAITLIST ? weft__cl_error(native)
+                                              : (cl_int)native;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint n, const cl_event *list) {

@@ -605,14 +605,14 @@ static cl_int rect_setup(transfer *t, const size_t *src_origin,
   int status = weft_buffer_check_rect(t->src ? t->src->native : NULL, &s,
                                       t->dst ? t->dst->native : NULL, &d,
                                       region);
-  if (status && status != WEFT_EOVERLAP) return CL_INVALID_VALUE;
+  if (status && status != WEFT_EOVERLAP) return weft__cl_error(status);
   /* As the specification words it: both pitches differ. */
   default_pitches(region, &src_row, &src_slice);
   default_pitches(region, &dst_row, &dst_slice);
   if (t->src && t->src == t->dst && src_slice != dst_slice &&
       src_row != dst_row)
     return CL_INVALID_VALUE;
-  return status ? CL_MEM_COPY_OVERLAP : CL_SUCCESS;
+  return weft__cl_error(status);
 }
 
 /* The host access flags a read (no dst) or write (no src) must respect. */

@@ -7,8 +7,8 @@
 #include "backend/cuda/cuda_device.h"
 
 const weft_backend weft__backends[] = {
-    {"cpu", weft__cpu_probe, NULL},
-    {"cuda", weft__cuda_probe, weft__cuda_status},
+    {"cpu", weft__cpu_probe, NULL, NULL},
+    {"cuda", weft__cuda_probe, weft__cuda_status, weft__cuda_compile_ptx},
 };
 
 const unsigned weft__num_backends =

@@ -22,18 +22,16 @@ typedef struct weft_backend {
    * (weft_cuda_status), for WEFT_LOG=device and messages; NULL where it
    * has nothing to say. */
   const char *(*status)(const weft_config *config);
+  /* A build that needs no device (weft_compile_ptx): OpenCL C source to
+   * PTX text for compute capability sm (70 and up); *ptx and *log (always
+   * set) malloc'd. NULL where the back end makes no PTX. */
+  int (*compile_ptx)(const weft_config *config, unsigned sm,
+                     const char *source, size_t length, const char *options,
+                     char **ptx, char **log);
 } weft_backend;
 
 /* The back ends, in the order their devices are numbered. */
 extern const weft_backend weft__backends[];
 extern const unsigned weft__num_backends;
-
-/* weft_compile_ptx's build (weft.h), which is the CUDA back end's but
- * needs no GPU: OpenCL C source to PTX text for compute capability sm
- * (70 and up), with the back end's JIT (backend/cuda/cuda_jit.c). *ptx
- * and *log (always set) are malloc'd. */
-int weft__cuda_compile_ptx(const weft_config *config, unsigned sm,
-                           const char *source, size_t length,
-                           const char *options, char **ptx, char **log);
 
 #endif /* WEFT_BACKEND_BACKENDS_H */

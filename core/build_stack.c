@@ -123,12 +123,18 @@ static job *job_new(job_kind kind, weft_device *dev, const void *source,
   return j;
 }
 
-/* The PTX of j's source, as its text in j->ir: the CUDA back end's
- * build, which needs no device. */
+/* The PTX of j's source, as its text in j->ir: the build of the back end
+ * that makes PTX, which needs no device. */
 static int ptx_do(job *j) {
+  const weft_backend *b = weft__backends;
+  while (b < weft__backends + weft__num_backends && !b->compile_ptx) b++;
+  if (b == weft__backends + weft__num_backends) {
+    j->log = strdup("error: no back end of this Weft makes PTX\n");
+    return WEFT_ENODEV;
+  }
   char *ptx = NULL;
-  int rc = weft__cuda_compile_ptx(weft__config(), j->sm, j->source, j->length,
-                                  j->options, &ptx, &j->log);
+  int rc = b->compile_ptx(weft__config(), j->sm, j->source, j->length,
+                          j->options, &ptx, &j->log);
   j->ir = ptx;
   j->ir_size = ptx ? strlen(ptx) : 0;
   return rc;

@@ -1,6 +1,7 @@
 /* ptx.c: weft_compile_ptx (weft.h), OpenCL C to PTX without a GPU: the
- * arguments checked, then the CUDA back end's build (backend/backends.h)
- * run as device builds are (core/build_stack.h). */
+ * arguments checked, then the build of the back end that makes PTX
+ * (backend/backends.h's compile_ptx), run as device builds are
+ * (core/build_stack.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ int weft_compile_ptx(const char *source, size_t length, const char *options,
                          : "error: no source\n");
     return WEFT_EINVAL;
   }
-  /* The CUDA back end's JIT makes it (no device, no driver), on a stack
+  /* The back end's JIT makes it (no device, no driver), on a stack
    * of Weft's own, within the build limits, a crash of the compiler
    * caught: as device builds are. */
   return weft__ptx_build(sm, source, length ? length : strlen(source),

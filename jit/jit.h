@@ -22,16 +22,13 @@ typedef struct weft_jit_symbol {
  * at its first build; each lasts as long as the process. */
 typedef struct weft_jit weft_jit;
 
-/* The host CPU's settings. */
-typedef struct weft_jit_config {
-  const weft_jit_symbol *symbols; /* runtime functions generated code calls */
-  size_t num_symbols;
-  const char *dump_dir;           /* if set, each program's final IR goes here */
+/* What changes the host CPU's generated code besides a build's own input
+ * and options: part of every CPU build's key in the kernel cache. */
+typedef struct weft_jit_codegen {
   /* Barriers: 1 to cut kernels into regions where possible (regions.c),
    * 0 to leave every barrier to fibers. */
   int barrier_regions;
   size_t max_private;             /* a work-item's private bytes in regions */
-  const char *cache_dir;          /* the disk cache (cache.h); NULL: none */
   /* Schedule exploration: 0 none, 1 scheduling points at atomics and
    * barriers, 2 also at every global load and store, 3 also at every
    * __local one (sched_points.c; WEFT_SCHEDULE's random, random-deep and
@@ -45,6 +42,15 @@ typedef struct weft_jit_config {
   unsigned check;
   /* WEFT_TIMEOUT: every build's loops get stop points (as in check mode). */
   int stop_points;
+} weft_jit_codegen;
+
+/* The host CPU's settings. */
+typedef struct weft_jit_config {
+  const weft_jit_symbol *symbols; /* runtime functions generated code calls */
+  size_t num_symbols;
+  const char *dump_dir;           /* if set, each program's final IR goes here */
+  const char *cache_dir;          /* the disk cache (cache.h); NULL: none */
+  weft_jit_codegen codegen;
   int perf_map;  /* WEFT_PERF=map: /tmp/perf-PID.map names kernels */
   int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump of the JIT code */
 } weft_jit_config;

@@ -25,7 +25,8 @@ struct weft_jit *weft__jit_object_new(weft_jit_target target,
 int weft__jit_parse_options(const struct weft_jit *jit, const char *options,
                             weft_build_options *o, char **error) {
   int rc = weft__options_parse(options, o, error);
-  if (!rc && (o->assertions || o->check || jit->check || jit->schedule_points))
+  if (!rc && (o->assertions || o->check || jit->codegen.check ||
+              jit->codegen.schedule_points))
     rc = weft__options_define_assert(o);
   return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "base/lock.h"
 #include "jit/front/options.h"
+#include "jit/jit.h"
 
 typedef enum weft_jit_target { WEFT_JIT_CPU, WEFT_JIT_PTX } weft_jit_target;
 
@@ -33,13 +34,7 @@ struct weft_jit {
   /* What the code depends on besides the input: part of every cache key
    * (for the GPUs, the architecture is added per build). */
   char *identity;
-  /* The CPU's (jit.h's weft_jit_config). */
-  int barrier_regions;
-  size_t max_private;
-  int schedule_points;
-  int weak_memory;
-  unsigned check;
-  int stop_points;
+  weft_jit_codegen codegen;      /* the CPU's; zero for the GPUs' */
   /* The GPUs': libdevice, the one thing a build may change (reading the
    * file), behind its own lock. */
   weft_libdevice *libdevice;

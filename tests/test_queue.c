@@ -48,6 +48,19 @@ static weft_event *enqueue(weft_queue *q, trace *t, int id, int status,
   return e;
 }
 
+static weft_queue *queue_new(weft_context *ctx, unsigned flags) {
+  weft_queue *q;
+  CHECK_EQ(weft_queue_create(ctx, flags, &q), 0);
+  return q;
+}
+
+/* A user event that holds back what waits for it until it is set. */
+static weft_event *gate_new(weft_context *ctx) {
+  weft_event *gate;
+  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  return gate;
+}
+
 static trace *trace_new(void) {
   trace *t = calloc(1, sizeof *t);
   CHECK(t);
@@ -59,11 +72,9 @@ static trace *trace_new(void) {
  * even behind a user event that opens later. */
 TEST(in_order) {
   weft_context *ctx = support_context();
-  weft_queue *q;
-  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  weft_queue *q = queue_new(ctx, 0);
   trace *t = trace_new();
-  weft_event *gate;
-  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *gate = gate_new(ctx);
   CHECK_EQ(weft_event_status(gate), WEFT_EVENT_SUBMITTED);
   weft_event *events[5];
   events[0] = enqueue(q, t, 0, 0, 0, 1, &gate);
@@ -92,11 +103,9 @@ TEST(in_order) {
  * list waits for all before it. */
 TEST(out_of_order_barriers_and_markers) {
   weft_context *ctx = support_context();
-  weft_queue *q;
-  CHECK_EQ(weft_queue_create(ctx, WEFT_QUEUE_OUT_OF_ORDER, &q), 0);
+  weft_queue *q = queue_new(ctx, WEFT_QUEUE_OUT_OF_ORDER);
   trace *t = trace_new();
-  weft_event *gate;
-  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *gate = gate_new(ctx);
   weft_event *held = enqueue(q, t, 1, 0, 0, 1, &gate);
   weft_event *free_one = enqueue(q, t, 2, 0, 0, 0, NULL);
   CHECK_EQ(weft_event_wait(free_one), WEFT_EVENT_COMPLETE);
@@ -123,8 +132,7 @@ TEST(out_of_order_barriers_and_markers) {
  * order (which only follows it) runs. done() runs once for each. */
 TEST(failures_and_wait_lists) {
   weft_context *ctx = support_context();
-  weft_queue *q;
-  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  weft_queue *q = queue_new(ctx, 0);
   trace *t = trace_new();
   weft_event *bad = enqueue(q, t, 1, WEFT_ELAUNCH, 0, 0, NULL);
   weft_event *waits = enqueue(q, t, 2, 0, 0, 1, &bad);
@@ -137,8 +145,7 @@ TEST(failures_and_wait_lists) {
   CHECK_EQ(t->order[1], 3);
   CHECK_EQ(atomic_load(&t->done), 3);
   /* A failed user event fails what waits on it. */
-  weft_event *gate;
-  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *gate = gate_new(ctx);
   weft_event *gated = enqueue(q, t, 4, 0, 0, 1, &gate);
   CHECK_EQ(weft_user_event_set(gate, -5), 1);
   CHECK_EQ(weft_event_wait(gated), WEFT_EWAITLIST);
@@ -202,11 +209,9 @@ static void record(weft_event *e, int status, void *arg) {
  * once; a failure reaches complete's callback; the times only grow. */
 TEST(callbacks_and_times) {
   weft_context *ctx = support_context();
-  weft_queue *q;
-  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
+  weft_queue *q = queue_new(ctx, 0);
   trace *t = trace_new();
-  weft_event *gate;
-  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_event *gate = gate_new(ctx);
   weft_event *e = enqueue(q, t, 1, 0, 0, 1, &gate);
   seen s = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
   CHECK_EQ(weft_event_on(e, WEFT_EVENT_COMPLETE, record, &s), 0);
@@ -254,10 +259,8 @@ TEST(asynchronous_launch) {
       ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 3; }", "k");
   weft_buffer *b = support_ints(ctx, 64, 1);
   CHECK_EQ(weft_kernel_set_arg_buffer(k, 0, b), 0);
-  weft_queue *q;
-  CHECK_EQ(weft_queue_create(ctx, 0, &q), 0);
-  weft_event *gate;
-  CHECK_EQ(weft_user_event_create(ctx, &gate), 0);
+  weft_queue *q = queue_new(ctx, 0);
+  weft_event *gate = gate_new(ctx);
   launch l = {k, 64};
   weft_event *e;
   CHECK_EQ(weft_enqueue(q, run_launch, NULL, &l, 0, 1, &gate, &e), 0);

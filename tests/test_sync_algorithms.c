@@ -604,6 +604,24 @@ TEST(build_option_barrier) {
 
 /* ----------------------------------------------------- machine defaults */
 
+/* The algorithms f's programs were built with (the impls kernel): the
+ * mutex's, the semaphore's, the barrier's and the global barrier's. */
+static void check_impls(fixture *f, int mutex, int semaphore, int barrier,
+                        int global_barrier) {
+  weft_kernel *q = kernel(f, "impls");
+  weft_buffer *built = ints(f, 4, NULL);
+  args(q, "B", built);
+  CHECK_OK(launch(q, 1, 1), q);
+  int impl[4];
+  read_ints(built, impl, 4);
+  CHECK_EQ(impl[0], mutex);
+  CHECK_EQ(impl[1], semaphore);
+  CHECK_EQ(impl[2], barrier);
+  CHECK_EQ(impl[3], global_barrier);
+  weft_kernel_release(q);
+  weft_buffer_release(built);
+}
+
 /* The sync-defaults file `weft bench probe` writes in the cache folder
  * sets the algorithm of objects initialized without one: the program is
  * built with the file's choices (a bogus value is the default), and a
@@ -632,17 +650,9 @@ TEST(machine_defaults_file) {
                                         "-cl-std=CL3.0 -DWEFT_MUTEX_IMPL=1"};
   for (int own = 0; own < 2; own++) {
     fixture f = setup(options[own]);
-    weft_kernel *q = kernel(&f, "impls");
-    weft_buffer *built = ints(&f, 4, NULL);
-    args(q, "B", built);
-    CHECK_OK(launch(q, 1, 1), q);
-    int impl[4];
-    read_ints(built, impl, 4);
-    CHECK_EQ(impl[0], own ? WEFT_MUTEX_NATIVE : WEFT_MUTEX_TICKET);
-    CHECK_EQ(impl[1], WEFT_SEMAPHORE_DEFAULT);
-    CHECK_EQ(impl[2], WEFT_BARRIER_TWO_STAGE);
-    CHECK_EQ(impl[3], WEFT_BARRIER_NATIVE);
-    weft_kernel_release(q);
+    check_impls(&f, own ? WEFT_MUTEX_NATIVE : WEFT_MUTEX_TICKET,
+                WEFT_SEMAPHORE_DEFAULT, WEFT_BARRIER_TWO_STAGE,
+                WEFT_BARRIER_NATIVE);
     weft_kernel *k = kernel(&f, "mutex");
     weft_buffer *m = new_mutex(&f, WEFT_MUTEX_DEFAULT, 1),
                 *c = ints(&f, 2, NULL);
@@ -657,7 +667,7 @@ TEST(machine_defaults_file) {
     read_ints(c, got, 2);
     CHECK_EQ(got[0], 15); /* 5 groups, 3 times each, one at a time */
     weft_kernel_release(k);
-    release_buffers(built, m, c);
+    release_buffers(m, c);
     teardown(&f);
   }
   fixture f = setup("-cl-std=CL3.0");
@@ -714,18 +724,8 @@ TEST(defaults_saved_through_the_library) {
                            "global_barrier=native\n");
   free(text);
   fixture f = setup("-cl-std=CL3.0");
-  weft_kernel *q = kernel(&f, "impls");
-  weft_buffer *built = ints(&f, 4, NULL);
-  args(q, "B", built);
-  CHECK_OK(launch(q, 1, 1), q);
-  int impl[4];
-  read_ints(built, impl, 4);
-  CHECK_EQ(impl[0], WEFT_MUTEX_TICKET);
-  CHECK_EQ(impl[1], WEFT_SEMAPHORE_SLEEPING);
-  CHECK_EQ(impl[2], WEFT_BARRIER_TWO_STAGE);
-  CHECK_EQ(impl[3], WEFT_BARRIER_NATIVE);
-  weft_kernel_release(q);
-  weft_buffer_release(built);
+  check_impls(&f, WEFT_MUTEX_TICKET, WEFT_SEMAPHORE_SLEEPING,
+              WEFT_BARRIER_TWO_STAGE, WEFT_BARRIER_NATIVE);
   teardown(&f);
 }
 

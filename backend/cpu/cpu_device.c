@@ -361,15 +361,20 @@ static int create(const weft_config *config, weft_device_made *out,
   /* A work-item's data across barriers is bounded by its stack size, as on
    * fibers: a kernel needing more runs on fibers and reports the overflow.
    * Random schedules interleave work-items, which takes fibers. */
-  weft_jit_config jit = {symbols, sizeof symbols / sizeof *symbols,
-                         config->dump_ir,
-                         config->barrier == WEFT_BARRIER_REGIONS &&
-                             config->schedule == WEFT_SCHEDULE_FIFO,
-                         config->stack_size, config->cache_dir,
-                         (int)config->schedule, config->weak_memory,
-                         config->check,
-                         config->timeout > 0, config->perf_map,
-                         config->perf_jitdump};
+  weft_jit_config jit = {
+      .symbols = symbols,
+      .num_symbols = sizeof symbols / sizeof *symbols,
+      .dump_dir = config->dump_ir,
+      .cache_dir = config->cache_dir,
+      .codegen = {.barrier_regions = config->barrier == WEFT_BARRIER_REGIONS &&
+                                     config->schedule == WEFT_SCHEDULE_FIFO,
+                  .max_private = config->stack_size,
+                  .schedule_points = (int)config->schedule,
+                  .weak_memory = config->weak_memory,
+                  .check = config->check,
+                  .stop_points = config->timeout > 0},
+      .perf_map = config->perf_map,
+      .perf_jitdump = config->perf_jitdump};
   weft_jit *made = NULL;
   int rc = weft__jit_cpu_create(&jit, &made, error);
   if (rc) return rc;

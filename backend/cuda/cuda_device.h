@@ -125,6 +125,11 @@ int weft__cuda_mem_map(weft_backend_device *device, void *mem, void *host_ptr,
 int weft__cuda_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m);
 
+/* The back end's compile_ptx (backends.h), with its JIT. */
+int weft__cuda_compile_ptx(const weft_config *config, unsigned sm,
+                           const char *source, size_t length,
+                           const char *options, char **ptx, char **log);
+
 /* The back end's JIT (cuda_jit.c), made at the first call with config:
  * 0, or an error with *log set to a build log that says why. */
 int weft__cuda_jit(const weft_config *config, const weft_jit **out,

@@ -1,12 +1,11 @@
 /* cuda_jit.c: the CUDA back end's JIT, which makes PTX for NVIDIA GPUs of
  * any architecture. The process has one, made with the configuration at
  * the first build that needs it: a GPU's, or weft_compile_ptx's, which
- * needs no GPU and so no driver (backends.h). */
+ * needs no GPU and so no driver (backends.h's compile_ptx). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backends.h"
 #include "backend/cuda/cuda_device.h"
 #include "base/lock.h"
 #include "weft/weft.h"

@@ -36,6 +36,7 @@
 
 /* The host CPU and the settings that change the generated code. */
 static char *machine_identity(const weft_jit *jit) {
+  const weft_jit_codegen *g = &jit->codegen;
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
   const char *id = weft__build_id();
@@ -44,8 +45,8 @@ static char *machine_identity(const weft_jit *jit) {
                "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|weak=%d|"
                "check=%u|stops=%d|%s",
                id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
-               jit->barrier_regions, jit->max_private, jit->schedule_points,
-               jit->weak_memory, jit->check, jit->stop_points,
+               g->barrier_regions, g->max_private, g->schedule_points,
+               g->weak_memory, g->check, g->stop_points,
                weft__jit_features()) < 0)
     identity = NULL;
   LLVMDisposeMessage(cpu);
@@ -58,12 +59,7 @@ int weft__jit_cpu_create(const weft_jit_config *config, weft_jit **out,
   weft_jit *jit = weft__jit_object_new(WEFT_JIT_CPU, config->dump_dir,
                                        config->cache_dir);
   if (!jit) return WEFT_ENOMEM;
-  jit->barrier_regions = config->barrier_regions;
-  jit->max_private = config->max_private;
-  jit->schedule_points = config->schedule_points;
-  jit->weak_memory = config->weak_memory;
-  jit->check = config->check;
-  jit->stop_points = config->stop_points;
+  jit->codegen = config->codegen;
   if (config->perf_map) weft__perf_map_enable();
   int rc = weft__orc_init(config->symbols, config->num_symbols,
                           config->perf_jitdump, error);
@@ -112,7 +108,7 @@ static int schedule_regions(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     if (!weft__calls_barrier(b->bodies[i])) continue;
     b->s.kernels[i].flags |= WEFT_KERNEL_HAS_BARRIER;
-    if (b->jit->barrier_regions) {
+    if (b->jit->codegen.barrier_regions) {
       weft__regions_split(b->bodies[i]);
       any = 1;
     }
@@ -124,7 +120,7 @@ static int schedule_regions(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (!(b->s.kernels[i].flags & WEFT_KERNEL_HAS_BARRIER)) continue;
     int made = weft__regions_make(b->bodies[i], b->s.layout,
-                                  b->jit->max_private, &b->s.kernels[i]);
+                                  b->jit->codegen.max_private, &b->s.kernels[i]);
     if (made < 0) rc = made;
   }
   return rc;
@@ -132,14 +128,14 @@ static int schedule_regions(build *b) {
 
 /* The checks the build makes: the environment's and its options'. */
 static unsigned checks_asked(const build *b) {
-  return b->jit->check | b->s.options.check;
+  return b->jit->codegen.check | b->s.options.check;
 }
 
 /* Step 3c, in check mode: the checks the environment and the options ask
  * for, and stop points in loops (also under WEFT_TIMEOUT alone). */
 static int insert_checks(build *b) {
   unsigned check = checks_asked(b);
-  if (!check && !b->jit->stop_points) return 0;
+  if (!check && !b->jit->codegen.stop_points) return 0;
   int rc = 0;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (check & WEFT_CHECK_MEMORY)
@@ -187,8 +183,8 @@ static int lower_kernels(build *b) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
-    if (!rc && b->jit->schedule_points)
-      rc = weft__sched_points_insert(b->bodies[i], b->jit->schedule_points);
+    if (!rc && b->jit->codegen.schedule_points)
+      rc = weft__sched_points_insert(b->bodies[i], b->jit->codegen.schedule_points);
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);
@@ -196,7 +192,7 @@ static int lower_kernels(build *b) {
     if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
   if (!rc) rc = insert_checks(b);
-  for (unsigned i = 0; i < b->s.num_kernels && !rc && b->jit->weak_memory;
+  for (unsigned i = 0; i < b->s.num_kernels && !rc && b->jit->codegen.weak_memory;
        i++)
     rc = weft__weak_memory_insert(b->bodies[i], b->s.layout);
   if (!rc) rc = schedule_regions(b);
