@@ -1,22 +1,27 @@
 /*
- * sync.h: what the cl_weft_sync builtins share (sync*.cl): the runtime's
- * yield, wait and wake, atomics with the orders the algorithms need, and
- * each algorithm's functions, which sync.cl dispatches to.
+ * sync.h: what the cl_weft_sync builtins share (sync.cl, sync_native.cl):
+ * the runtime's wait and wake, and the shim over which
+ * weft/sync_algorithms.h, the algorithms every target shares with the
+ * CUDA header library, is written for OpenCL C.
  *
  * On the CPU a work-group that waits must give its thread away, or a group
- * it waits for on the same thread never runs: every wait loop here either
- * polls (spin_turn, spin_until: the group is not run again until the word
- * it polls changes) at each turn, or parks (__weft_wait: the group sleeps
- * until a wake on the word, as a futex waiter does) where the one it
- * waits for will wake it. A poll lets only groups that have started run,
- * so an algorithm that waits for groups that may not have started yet (a
- * barrier) parks.
+ * it waits for on the same thread never runs: every wait loop either
+ * polls (__weft_poll: the group is not run again until the word it polls
+ * changes) at each turn, or parks (__weft_wait: the group sleeps until a
+ * wake on the word, as a futex waiter does) where the one it waits for
+ * will wake it. A poll lets only groups that have started run, so an
+ * algorithm that waits for groups that may not have started yet (a
+ * barrier) parks. On the GPU both sleep, under the watchdog
+ * (nvptx/target.cl), and a wake is nothing.
  */
 #ifndef WEFT_BUILTINS_SYNC_H
 #define WEFT_BUILTINS_SYNC_H
 
 #include "builtins.h"
 #include "weft/kernel.h"
+#ifdef __NVPTX__
+#include "nvptx/target.h"
+#endif
 
 void __weft_yield(void);
 void __weft_wait(volatile __global uint *word, uint expected, uint what);
@@ -24,162 +29,154 @@ void __weft_wake(volatile __global uint *word, uint count);
 void __weft_poll(volatile __global uint *word, uint seen, uint what);
 __global uint *__weft_launch_words(void) __attribute__((const));
 
-/* What a parked group waits on (WEFT_WAIT_* in jit/kernel_abi.h). */
-#define WAIT_MUTEX 1u
-#define WAIT_SEMAPHORE 2u
-#define WAIT_BARRIER 3u
+/* What a parked group waits on is weft/sync_algorithms.h's WEFT__WAIT_*
+ * (WEFT_WAIT_* in jit/kernel_abi.h). */
 #define WAKE_ALL 0xffffffffu
 #define POLL_REACH 0x80000000u /* WEFT_POLL_REACH */
 
-/* Loads and read-modify-writes with the orders the algorithms need. */
-#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
-#define LOAD_RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
-#define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
-#define EXCHANGE(p, v) __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL)
-#define FETCH_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL)
-#define FETCH_SUB(p, v) __atomic_fetch_sub(p, v, __ATOMIC_ACQ_REL)
-#define FETCH_ADD_RELAXED(p, v) __atomic_fetch_add(p, v, __ATOMIC_RELAXED)
+/* ------------------------------------------------ the algorithms' shim */
 
-/* The CPU's native mutex and semaphore park in the runtime and keep
- * layouts of their own (sync_native.cl). The GPU's share the paper's
- * layouts (nvptx/sync_native.cl), so that there every unlock and every
- * post is one and the same atomic whatever the algorithm, and a wait
- * draws its unit before it knows the algorithm: the read of an object's
- * algorithm right after an acquire goes to the L2 (an acquire empties the
- * SM's L1), and that read cost the GPU's mutex a quarter of its rate. */
-#ifdef __NVPTX__
-#define NATIVE_PARKS 0
-#else
-#define NATIVE_PARKS 1
-#endif
+#define WEFT__FN static inline
+#define WEFT__GLOBAL __global
 
-/* Every mutex's word 0 has bit 0 set while it is held, and every mutex is
- * taken by a compare-and-swap of that word from 0 (free, and nobody
- * queued) to HELD. */
-#define HELD 1u
-
-/* Every semaphore counts the units given in word 0 (its initial count
- * plus one per post) and, but the CPU's native one, the units drawn in
- * word 1, one per wait: a wait's unit is free once the units given have
- * passed it. The counters wrap: only signed differences count. */
-static inline int units_free(uint given, uint drawn) {
-  return (int)(given - drawn);
+/* Loads and read-modify-writes with the orders the algorithms name. Every
+ * compare-and-swap takes something (a lock, a unit, a flag): acquire is
+ * all it needs, and on the GPU a release would cost a round trip to
+ * memory. Those whose old value nobody needs become, on the GPU, a red,
+ * which the thread that makes it does not wait for
+ * (jit/ptx/ptx_atomics.c). */
+WEFT__FN uint weft__load(const __global uint *p) {
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
-
-/* Every compare-and-swap here takes something (a lock, a unit, a flag):
- * acquire is all it needs, and on the GPU a release would cost a round
- * trip to memory. */
-static inline int cas(volatile __global uint *p, uint expected, uint desired) {
+WEFT__FN uint weft__load_relaxed(const __global uint *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+WEFT__FN void weft__store(__global uint *p, uint v) {
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+WEFT__FN void weft__store_relaxed(__global uint *p, uint v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+WEFT__FN int weft__cas(__global uint *p, uint expected, uint desired) {
   return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE);
 }
+WEFT__FN uint weft__fetch_add(__global uint *p, uint v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+WEFT__FN uint weft__fetch_add_relaxed(__global uint *p, uint v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+WEFT__FN uint weft__fetch_or_acquire(__global uint *p, uint v) {
+  return __atomic_fetch_or(p, v, __ATOMIC_ACQUIRE);
+}
+WEFT__FN uint weft__exchange(__global uint *p, uint v) {
+  return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
+}
+WEFT__FN void weft__add_relaxed(__global uint *p, uint v) {
+  (void)__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+WEFT__FN void weft__add_release(__global uint *p, uint v) {
+  (void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+}
+WEFT__FN void weft__and_release(__global uint *p, uint v) {
+  (void)__atomic_fetch_and(p, v, __ATOMIC_RELEASE);
+}
 
-/* Releases whose old value nobody needs: on the GPU a red, an atomic
- * that returns nothing, which the thread that makes it does not wait for
- * (jit/ptx/ptx_atomics.c makes one of such a release). */
-#define RELEASE_AND(p, v) ((void)__atomic_fetch_and(p, v, __ATOMIC_RELEASE))
-#define RELEASE_ADD(p, v) ((void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE))
+/* Waits. The runtime does not run a group that polls again while the
+ * word is still seen (or, POLL_REACH, while the counter has not reached
+ * the target), which spares a switch per waiter and turn, and reports
+ * groups that all poll unchanged words, with none running, as a deadlock
+ * (WEFT_EDEADLOCK) instead of letting them spin for ever. The GPU's
+ * sleep lengths (ns) are the runtime's own here (nvptx/target.cl). */
+#ifdef __NVPTX__
+typedef gpu_watch weft__watch;
+#define WEFT__WATCH_INIT {0, 0}
+#else
+typedef int weft__watch;
+#define WEFT__WATCH_INIT 0
+#endif
 
-/* One turn of a loop that waits for *word to change from seen: lets the
- * other groups run (a poll, a yield that says what the group waits for).
- * The runtime does not run the group again while *word is still seen,
- * which spares a switch per waiter and turn, and reports groups that all
- * poll unchanged words, with none running, as a deadlock (WEFT_EDEADLOCK)
- * instead of letting them spin for ever. */
-static inline void spin_turn(volatile __global uint *word, uint seen,
-                             uint what) {
+WEFT__FN void weft__poll(weft__watch *w, __global uint *word, uint seen,
+                         uint what, uint ns) {
+  (void)w;
+  (void)ns;
   __weft_poll(word, seen, what);
 }
-
-/* The same for a loop that waits until the counter *word reaches target
- * (compared by signed difference: counters wrap): the group is not run
- * again before that, though others move the counter. */
-static inline void spin_until(volatile __global uint *word, uint target,
-                              uint what) {
+WEFT__FN void weft__await(weft__watch *w, __global uint *word, uint target,
+                          uint what, uint ns) {
+  (void)w;
+  (void)ns;
   __weft_poll(word, target, what | POLL_REACH);
 }
+WEFT__FN void weft__park(weft__watch *w, __global uint *word, uint seen,
+                         uint what, uint ns) {
+  (void)w;
+  (void)ns;
+  __weft_wait(word, seen, what);
+}
+WEFT__FN void weft__wake(__global uint *word) { __weft_wake(word, WAKE_ALL); }
 
-/* Backoff: after a failed attempt, let the others run a number of turns
- * drawn from 1 to window, and double the window, up to BACKOFF_MAX turns.
- * The draw matters on the CPU: groups that failed together would, with a
- * fixed delay, all retry together and all sleep together again, and a
- * lock freed meanwhile would stay free for window turns of every group
- * (a run of 4096 groups on one thread took 36 s instead of 1). Each
- * work-item draws from a generator seeded by its global id. */
-#define BACKOFF_MAX 64u
-
-typedef struct backoff {
-  uint window, state;
-} backoff;
-
-static inline backoff backoff_start(void) {
-  return (backoff){1u, (uint)get_global_linear_id() * 0x9e3779b9u | 1u};
+/* A back-off waits 1 to 64 turns (on the CPU, a turn lets every other
+ * group run once). */
+#define WEFT__BACKOFF_FIRST 1u
+#define WEFT__BACKOFF_CAP 64u
+WEFT__FN void weft__pause(weft__watch *w, __global uint *word, uint seen,
+                          uint what, uint draw) {
+  (void)w;
+  for (uint i = 0; i <= draw; i++) __weft_poll(word, seen, what);
 }
 
-/* The next of a cheap random sequence (xorshift32; state not 0). */
-static inline uint next_random(uint *state) {
-  uint x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return *state = x;
+WEFT__FN uint weft__group_rank(void) {
+  return (uint)((get_group_id(2) * get_num_groups(1) + get_group_id(1)) *
+                    get_num_groups(0) +
+                get_group_id(0));
+}
+WEFT__FN uint weft__group_count(void) {
+  return (uint)(get_num_groups(0) * get_num_groups(1) * get_num_groups(2));
+}
+WEFT__FN uint weft__item_rank(void) { return (uint)get_local_linear_id(); }
+WEFT__FN uint weft__item_count(void) {
+  return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+}
+WEFT__FN void weft__group_barrier(void) {
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 }
 
-static inline void back_off(volatile __global uint *word, uint seen,
-                            uint what, backoff *b) {
-  uint turns = 1 + next_random(&b->state) % b->window;
-  for (uint i = 0; i < turns; i++) spin_turn(word, seen, what);
-  if (b->window < BACKOFF_MAX) b->window *= 2;
+#ifdef __NVPTX__
+/* The GPU's own algorithms sleep, and their sleeps are watched. */
+#define WEFT__NATIVE_PARKS 0
+#define WEFT__WAKES 0
+WEFT__FN void weft__sleep(weft__watch *w, __global uint *word, uint what,
+                          uint ns) {
+  __weft_gpu_sleep(w, word, what, ns);
 }
-
-/* The group's work-item 0 does f for the group, between barriers. */
-#define FOR_GROUP(f)                                                         \
-  do {                                                                       \
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                     \
-    if (get_local_linear_id() == 0) f;                                       \
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                     \
-  } while (0)
-
-/* The native algorithms: the CPU's (sync_native.cl) park in the runtime;
- * the GPU's (nvptx/sync_native.cl) sleep. A mutex's lock is called once
- * the first try, common to all algorithms, has failed. Where the native
- * semaphore does not park, its wait gets the unit drawn and the units
- * given read with the draw. */
-void weft__mutex_native_lock(__global weft_mutex *m);
-#if NATIVE_PARKS
-void weft__mutex_native_unlock(__global weft_mutex *m);
-void weft__semaphore_native_wait(__global weft_semaphore *s);
-void weft__semaphore_native_post(__global weft_semaphore *s);
+/* Apart in every group and call. */
+WEFT__FN uint weft__seed(void) {
+  return (weft__group_rank() + 1u) * 2654435761u ^
+         (uint)__nvvm_read_ptx_sreg_clock();
+}
 #else
-void weft__semaphore_native_wait(__global weft_semaphore *s, uint mine,
-                                 uint given);
+/* The CPU's native algorithms park in the runtime, with layouts of their
+ * own (sync_native.cl). */
+#define WEFT__NATIVE_PARKS 1
+#define WEFT__WAKES 1
+void weft__native_mutex_lock(__global weft_mutex *m);
+void weft__native_mutex_unlock(__global weft_mutex *m);
+void weft__native_semaphore_wait(__global weft_semaphore *s);
+void weft__native_semaphore_post(__global weft_semaphore *s);
+void weft__native_barrier_arrive(__global uint *words, uint n);
+/* weft_global_barrier()'s: its count in word 0, its generation in word
+ * 16, so that the arrivals do not disturb the groups that wait. */
+void weft__native_global_barrier_arrive(__global uint *words, uint groups);
+WEFT__FN uint weft__seed(void) {
+  return (uint)get_global_linear_id() * 0x9e3779b9u;
+}
 #endif
-void weft__barrier_native_arrive(volatile __global uint *words, uint n);
-/* weft_global_barrier()'s: the launch's words, zero at its start, and
- * every group of the launch. */
-void weft__global_barrier_native_arrive(volatile __global uint *words,
-                                        uint groups);
 
-/* sync_mutex.cl: Stuart & Owens' mutexes, called once the first try has
- * failed, and the unlock they share. */
-void weft__mutex_spin_lock(__global weft_mutex *m);
-void weft__mutex_backoff_lock(__global weft_mutex *m);
-void weft__mutex_ticket_lock(__global weft_mutex *m);
-void weft__mutex_bit_unlock(__global weft_mutex *m);
+/* WEFT__BARRIER_FROM_RANK_0: an OpenCL barrier may count any n groups. */
+#define WEFT__BARRIER_FROM_RANK_0 0
 
-/* sync_semaphore.cl: Stuart & Owens' semaphores, whose waits have drawn
- * their unit (mine) and read the units given, and the post they share. */
-void weft__semaphore_spin_wait(__global weft_semaphore *s);
-void weft__semaphore_backoff_wait(__global weft_semaphore *s);
-void weft__semaphore_sleeping_wait(__global weft_semaphore *s, uint mine,
-                                   uint given);
-void weft__semaphore_give(__global weft_semaphore *s);
-
-/* sync_barrier.cl: the two-stage atomic and Xiao-Feng barriers. The
- * two-stage arrive is one work-item's; the Xiao-Feng wait is the whole
- * group's (every work-item calls it). */
-void weft__barrier_two_stage_arrive(volatile __global uint *counts, uint n);
-void __attribute__((convergent))
-weft__barrier_xiao_feng_wait(__global weft_barrier *b);
+#include "weft/sync_algorithms.h"
 
 #endif

@@ -148,10 +148,10 @@ void __weft_gpu_sleep(gpu_watch *watch, volatile __global uint *word,
 void __weft_wait(volatile __global uint *word, uint expected, uint what) {
   gpu_watch watch = {0, 0};
   uint kind = what & ~POLL_REACH;
-  uint ns = kind == WAIT_SEMAPHORE ? SLEEP_SEMAPHORE_NS : SLEEP_MIN_NS;
-  while (still_waits(LOAD(word), expected, what)) {
+  uint ns = kind == WEFT__WAIT_SEMAPHORE ? SLEEP_SEMAPHORE_NS : SLEEP_MIN_NS;
+  while (still_waits(__atomic_load_n(word, __ATOMIC_ACQUIRE), expected, what)) {
     __weft_gpu_sleep(&watch, word, what, ns);
-    if (kind == WAIT_MUTEX && ns < SLEEP_MAX_NS) ns *= 2;
+    if (kind == WEFT__WAIT_MUTEX && ns < SLEEP_MAX_NS) ns *= 2;
   }
 }
 

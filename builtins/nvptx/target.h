@@ -8,7 +8,7 @@
 /* A wait's watch, {0, 0} at its start: after every WATCH_NAPS sleeps the
  * wait reads the clock, and once it has lasted longer than the launch's
  * watchdog allows, the launch stops with a deadlock report naming word
- * and what (WAIT_* of sync.h). */
+ * and what (WEFT__WAIT_* of weft/sync_algorithms.h). */
 typedef struct gpu_watch {
   ulong since;
   uint naps;

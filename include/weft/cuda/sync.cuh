@@ -4,10 +4,9 @@
  * kernels get from weft/kernel.h, with objects of the same size (16 bytes
  * of four words, the last one the algorithm) and the same algorithm
  * numbers: the paper's algorithms, and NATIVE, the GPU's own (below). The
- * other words are laid out as OpenCL C kernels have them on the GPU
- * (weft/kernel.h; builtins/nvptx/sync_native.cl has the same algorithms),
- * but for the ticket mutex's lock word, which keeps a mark here where the
- * OpenCL path counts the groups in the queue (see the Layouts comments).
+ * algorithms are the OpenCL path's, from the same source
+ * (weft/sync_algorithms.h, which this header includes over a shim of
+ * CUDA's atomics and sleeps), with the same layouts (weft/kernel.h).
  * Header only; sm_70 or later (it sleeps with __nanosleep and orders with
  * acquire and release operations).
  *
@@ -90,18 +89,11 @@ typedef struct weft_barrier {
 
 /* ------------------------------------------------------ initial values */
 
-/* Bit 1 of a ticket mutex's lock word, set for ever (weft_mutex_lock
- * says why). */
-#define WEFT__TICKET_MARK 2u
-
-/* An unlocked mutex of an algorithm (0: the default, the build's). All
- * zeros works for a ticket mutex too, but then a lock's first try may
- * jump the queue. */
+/* An unlocked mutex of an algorithm (0: the default, the build's): all
+ * zeros but the algorithm, whatever it is. */
 static inline __host__ __device__ weft_mutex weft_mutex_value(
     unsigned algorithm) {
-  unsigned ticket =
-      (algorithm ? algorithm : WEFT_MUTEX_IMPL) == WEFT_MUTEX_TICKET;
-  weft_mutex m = {{ticket ? WEFT__TICKET_MARK : 0u, 0, 0, algorithm}};
+  weft_mutex m = {{0, 0, 0, algorithm}};
   return m;
 }
 
@@ -120,7 +112,10 @@ weft_barrier_value(unsigned blocks, unsigned algorithm) {
   return b;
 }
 
-/* ------------------------------------------------------ memory access */
+/* -------------------------------------- the shim of sync_algorithms.h */
+
+#define WEFT__FN static __device__ inline
+#define WEFT__GLOBAL
 
 /* Loads and stores that order what follows or what came before at the
  * scope of the whole GPU, and atomics that do both. */
@@ -161,17 +156,15 @@ WEFT__ATOMIC(weft__fetch_add_relaxed, "add.u32", relaxed)
 WEFT__ATOMIC(weft__fetch_or_acquire, "or.b32", acquire)
 
 /* Atomics whose old value nobody waits for. */
-static __device__ __forceinline__ void weft__add_release(unsigned *p,
-                                                         unsigned v) {
-  asm volatile("red.release.gpu.add.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
+#define WEFT__RED(name, op, ORDER)                                           \
+  static __device__ __forceinline__ void name(unsigned *p, unsigned v) {     \
+    asm volatile("red." #ORDER ".gpu." op " [%0], %1;" ::"l"(p), "r"(v)      \
+                 : "memory");                                                \
+  }
 
-static __device__ __forceinline__ void weft__and_release(unsigned *p,
-                                                         unsigned v) {
-  asm volatile("red.release.gpu.and.b32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
+WEFT__RED(weft__add_relaxed, "add.u32", relaxed)
+WEFT__RED(weft__add_release, "add.u32", release)
+WEFT__RED(weft__and_release, "and.b32", release)
 
 /* 1 if *p held expected and now holds desired; acquire (taking a lock or
  * a unit). */
@@ -183,91 +176,95 @@ static __device__ __forceinline__ int weft__cas(unsigned *p, unsigned expected,
   return old == expected;
 }
 
-/* ------------------------------------------------------------ backoff */
+/* Waits sleep (the caller tests its condition again); what they wait for
+ * does not matter here, and nothing watches them. */
+typedef int weft__watch;
+#define WEFT__WATCH_INIT 0
 
-/* A sleep of a random length in a window that doubles at each failure, up
- * to a cap: waiters that failed together do not retry together. */
-typedef struct weft__backoff {
-  unsigned window, state;
-} weft__backoff;
+static __device__ __forceinline__ void weft__sleep(weft__watch *, unsigned *,
+                                                   unsigned, unsigned ns) {
+  __nanosleep(ns);
+}
 
-#define WEFT__BACKOFF_FIRST_NS 32u
-/* The longest sleep of a back-off: the build may set these (-D) to tune
- * the algorithms; bench/cuda measures them. The native mutex's waiters
- * sleep longer: on an H100, with every object at one address, a 4096 ns
- * cap took it from 0.77x to 0.82x of libcu++'s binary_semaphore at 1056
- * blocks and from 0.80x to 0.85x at 264, and changed nothing below 132
- * (waiters that poll less often leave the line to the holder; measured
- * while unlocks still read the object). */
+/* The paper's spin algorithms poll without sleeping (ns 0). */
+static __device__ __forceinline__ void weft__poll(weft__watch *, unsigned *,
+                                                  unsigned, unsigned,
+                                                  unsigned ns) {
+  if (ns) __nanosleep(ns);
+}
+
+static __device__ __forceinline__ void weft__await(weft__watch *, unsigned *,
+                                                   unsigned, unsigned,
+                                                   unsigned ns) {
+  __nanosleep(ns);
+}
+
+static __device__ __forceinline__ void weft__park(weft__watch *, unsigned *,
+                                                  unsigned, unsigned,
+                                                  unsigned ns) {
+  __nanosleep(ns);
+}
+
+static __device__ __forceinline__ void weft__wake(unsigned *) {}
+
+/* A back-off sleeps a random time in a window that doubles from 32 ns to
+ * a cap. The build may set the caps (-D) to tune the algorithms;
+ * bench/cuda measures them. The native mutex's waiters sleep longer: on
+ * an H100, with every object at one address, a 4096 ns cap took it from
+ * 0.77x to 0.82x of libcu++'s binary_semaphore at 1056 blocks and from
+ * 0.80x to 0.85x at 264, and changed nothing below 132 (waiters that
+ * poll less often leave the line to the holder; measured while unlocks
+ * still read the object). */
 #ifndef WEFT_CUDA_BACKOFF_CAP_NS
 #define WEFT_CUDA_BACKOFF_CAP_NS 1024u
 #endif
 #ifndef WEFT_CUDA_MUTEX_BACKOFF_CAP_NS
 #define WEFT_CUDA_MUTEX_BACKOFF_CAP_NS 4096u
 #endif
+#define WEFT__BACKOFF_FIRST 32u
+#define WEFT__BACKOFF_CAP WEFT_CUDA_BACKOFF_CAP_NS
+#define WEFT__MUTEX_SLEEP_CAP_NS WEFT_CUDA_MUTEX_BACKOFF_CAP_NS
 
-/* Starts {0, 0}: the first back-off seeds it, so that a call that takes
- * at once reads no clock. */
-static __device__ __forceinline__ void weft__back_off_to(weft__backoff *b,
-                                                        unsigned cap) {
-  if (!b->window) {
-    b->window = WEFT__BACKOFF_FIRST_NS;
-    b->state = (blockIdx.x + 1u) * 2654435761u ^ (unsigned)clock();
-  }
-  /* xorshift32: cheap, and different in every block. */
-  unsigned x = b->state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  b->state = x;
-  __nanosleep(x % b->window);
-  if (b->window < cap) b->window *= 2;
+static __device__ __forceinline__ void weft__pause(weft__watch *, unsigned *,
+                                                   unsigned, unsigned,
+                                                   unsigned draw) {
+  __nanosleep(draw);
 }
 
-static __device__ __forceinline__ void weft__back_off(weft__backoff *b) {
-  weft__back_off_to(b, WEFT_CUDA_BACKOFF_CAP_NS);
+static __device__ __forceinline__ unsigned weft__group_rank(void) {
+  return (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
 }
 
-/* A FIFO waiter's sleep: in proportion to the n waiters ahead of it, up
- * to 64 of them. */
-static __device__ __forceinline__ void weft__sleep_behind(unsigned n) {
-  __nanosleep(64u * (n < 64u ? n : 64u));
+static __device__ __forceinline__ unsigned weft__group_count(void) {
+  return gridDim.x * gridDim.y * gridDim.z;
 }
 
-/* ------------------------------------------------------ block helpers */
-
-static __device__ __forceinline__ unsigned weft__thread_rank(void) {
+static __device__ __forceinline__ unsigned weft__item_rank(void) {
   return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 }
 
-/* Block semantics: every thread of the block comes, thread 0 acts for the
- * block, none goes on before it has. */
-#define WEFT__FOR_BLOCK(call)                                                \
-  do {                                                                       \
-    __syncthreads();                                                         \
-    if (weft__thread_rank() == 0) call;                                      \
-    __syncthreads();                                                         \
-  } while (0)
+static __device__ __forceinline__ unsigned weft__item_count(void) {
+  return blockDim.x * blockDim.y * blockDim.z;
+}
+
+static __device__ __forceinline__ void weft__group_barrier(void) {
+  __syncthreads();
+}
+
+/* Apart in every block and call. */
+static __device__ __forceinline__ unsigned weft__seed(void) {
+  return (weft__group_rank() + 1u) * 2654435761u ^ (unsigned)clock();
+}
+
+/* The GPU's own algorithms are the shared source's; a wake is nothing; a
+ * barrier counts the blocks of rank 0 to n - 1 (weft_barrier_wait). */
+#define WEFT__NATIVE_PARKS 0
+#define WEFT__WAKES 0
+#define WEFT__BARRIER_FROM_RANK_0 1
+
+#include "../sync_algorithms.h"
 
 /* ------------------------------------------------------------ mutexes */
-
-/* An object's algorithm (its word 3, else the build's).
- *
- * Where it is read matters as much as what is read: an acquire empties
- * the SM's L1, so a read of the object after one goes to the L2, and the
- * caller waits for it. On an H100, the unlock's read of word 3 after the
- * lock's acquire cost the native mutex a quarter of its rate (0.72x
- * libcu++'s binary_semaphore with it, 0.93x to 0.98x without; neither a
- * prefetch nor a read through the read-only cache helped). So every
- * unlock and post is the same for all algorithms and reads nothing; a
- * lock reads word 3 only once its first try has failed, and a semaphore
- * wait reads it while its first atomic, the same for all algorithms, is
- * on its way. */
-static __device__ __forceinline__ unsigned weft__algorithm(const unsigned *w,
-                                                           unsigned build) {
-  unsigned a = w[3];
-  return a ? a : build;
-}
 
 static __device__ __forceinline__ void weft_mutex_init_with(
     weft_mutex *m, unsigned algorithm) {
@@ -279,122 +276,32 @@ static __device__ __forceinline__ void weft_mutex_init(weft_mutex *m) {
   weft_mutex_init_with(m, WEFT_MUTEX_DEFAULT);
 }
 
-/* Layouts: word 0 is the lock, its bit 0 set while held, for every
- * algorithm. The ticket mutex's word 0 also has bit 1 set, for ever
- * (WEFT__TICKET_MARK), and it adds {word 1: the next ticket, word 2: the ticket whose turn it is}.
- * Its waiters take the lock in ticket order: the ticket whose turn it is
- * takes the lock as soon as it is free, then gives the turn to the next.
- * So every unlock is one and the same atomic, which clears bit 0. */
-#define WEFT__HELD 1u
-
-/* The ticket mutex (Algorithm 3) once a ticket is drawn: a wait in
- * proportion to the holders ahead, then the lock, which the ticket before
- * may still hold. */
-static __device__ void weft__ticket_serve(weft_mutex *m, unsigned ticket) {
-  for (unsigned s; (s = weft__load(&m->word[2])) != ticket;)
-    weft__sleep_behind(ticket - s);
-  while (weft__fetch_or_acquire(&m->word[0], WEFT__HELD) & WEFT__HELD)
-    while (weft__load_relaxed(&m->word[0]) & WEFT__HELD) __nanosleep(32);
-  weft__store_relaxed(&m->word[2], ticket + 1);
-}
-
-/* 1 if it took the mutex, 0 if the mutex was held. */
+/* 1 if it took the mutex, 0 if it was held (or, a ticket mutex, if
+ * blocks queued for it). */
 static __device__ __forceinline__ int weft_mutex_trylock(weft_mutex *m) {
-  if (weft__cas(&m->word[0], 0, WEFT__HELD)) return 1;
-  if (weft__algorithm(m->word, WEFT_MUTEX_IMPL) != WEFT_MUTEX_TICKET)
-    return 0;
-  /* The ticket whose turn it is, only if no one waits and the lock is
-   * free: with the turn read first, the ticket before it has taken the
-   * lock already; with the ticket drawn, no one else can take the turn. */
-  unsigned turn = weft__load(&m->word[2]);
-  if ((weft__load(&m->word[0]) & WEFT__HELD) ||
-      !weft__cas(&m->word[1], turn, turn + 1))
-    return 0;
-  weft__ticket_serve(m, turn);
-  return 1;
+  return weft__sync_mutex_trylock(m);
 }
 
 static __device__ void weft_mutex_lock(weft_mutex *m) {
-  /* The first try is every algorithm's but the ticket mutex's, whose
-   * lock word is never 0: the algorithm is read only if it fails (see
-   * weft__algorithm). */
-  if (weft__cas(&m->word[0], 0, WEFT__HELD)) return;
-  weft__backoff b = {0, 0};
-  switch (weft__algorithm(m->word, WEFT_MUTEX_IMPL)) {
-  case WEFT_MUTEX_SPIN: /* Algorithm 1 */
-    while (!weft__cas(&m->word[0], 0, WEFT__HELD)) {
-    }
-    break;
-  case WEFT_MUTEX_SPIN_BACKOFF: /* Algorithm 2 */
-    do weft__back_off(&b);
-    while (!weft__cas(&m->word[0], 0, WEFT__HELD));
-    break;
-  case WEFT_MUTEX_TICKET: /* Algorithm 3 */
-    weft__ticket_serve(m, weft__fetch_add_relaxed(&m->word[1], 1));
-    break;
-  default: /* native: test-and-set, then test before each retry */
-    do {
-      do weft__back_off_to(&b, WEFT_CUDA_MUTEX_BACKOFF_CAP_NS);
-      while (weft__load_relaxed(&m->word[0]));
-    } while (!weft__cas(&m->word[0], 0, WEFT__HELD));
-    break;
-  }
+  weft__sync_mutex_lock(m, WEFT_MUTEX_IMPL);
 }
 
-/* The same for every algorithm, and reads nothing (see weft__algorithm);
- * nobody waits for its old value. */
+/* The same for every algorithm, and reads nothing (see
+ * weft__sync_chosen); nobody waits for its old value. */
 static __device__ __forceinline__ void weft_mutex_unlock(weft_mutex *m) {
-  weft__and_release(&m->word[0], ~WEFT__HELD);
+  weft__sync_mutex_unlock(m, WEFT_MUTEX_IMPL);
 }
 
 /* Every thread of the block calls these; thread 0 acts for the block. */
 static __device__ __forceinline__ void weft_mutex_lock_block(weft_mutex *m) {
-  WEFT__FOR_BLOCK(weft_mutex_lock(m));
+  WEFT__FOR_GROUP(weft_mutex_lock(m));
 }
 
 static __device__ __forceinline__ void weft_mutex_unlock_block(weft_mutex *m) {
-  WEFT__FOR_BLOCK(weft_mutex_unlock(m));
+  WEFT__FOR_GROUP(weft_mutex_unlock(m));
 }
 
 /* --------------------------------------------------------- semaphores */
-
-/* Layouts: word 0 counts the units given (the initial count, then one
- * per post), word 1 the units drawn, one per wait, whatever the
- * algorithm: a wait draws before it knows its algorithm (see
- * weft__algorithm), and a post adds one to word 0 and waits for nothing.
- * A drawn unit is free once the units given have passed it. The counters
- * wrap around: only signed differences count.
- *   native   waits for its drawn unit, sleeping in proportion to the
- *            units ahead of it, as the ticket mutex does;
- *   sleeping Algorithm 5: waits for its drawn unit, sleeping a fixed
- *            time between looks. Both serve blocks in the order they
- *            drew, and a unit that is free costs one atomic;
- *   spin     Algorithm 4: an attempt takes a lock, looks at the counts,
- *            takes a unit if one is free and unlocks; with or without a
- *            back-off between attempts. The lock is word 2's top bit,
- *            the units it has taken its other 31 bits; its draws are
- *            not used. */
-#define WEFT__SPIN_LOCKED 0x80000000u
-
-/* Free units: given minus taken, signed. */
-static __device__ __forceinline__ int weft__units(unsigned given,
-                                                  unsigned taken) {
-  return (int)(given - taken);
-}
-
-/* Algorithm 4's attempt. Word 2 counts in 31 bits, so the difference is
- * taken in 31 bits too. */
-static __device__ __forceinline__ int weft__spin_take(weft_semaphore *s) {
-  unsigned taken = weft__load_relaxed(&s->word[2]);
-  if ((taken & WEFT__SPIN_LOCKED) ||
-      !weft__cas(&s->word[2], taken, taken | WEFT__SPIN_LOCKED))
-    return 0;
-  /* Only the lock's holder takes units; the given count only grows. */
-  int took = (int)((weft__load(&s->word[0]) - taken) << 1) > 0;
-  /* The store that unlocks also counts the unit. */
-  weft__store(&s->word[2], took ? (taken + 1) & ~WEFT__SPIN_LOCKED : taken);
-  return took;
-}
 
 static __device__ __forceinline__ void weft_semaphore_init_with(
     weft_semaphore *s, int count, unsigned algorithm) {
@@ -408,105 +315,27 @@ static __device__ __forceinline__ void weft_semaphore_init(weft_semaphore *s,
 }
 
 static __device__ void weft_semaphore_wait(weft_semaphore *s) {
-  unsigned *given = &s->word[0];
-  /* The algorithm, the draw and the units given, all at once: given last,
-   * since its acquire holds back what follows it. Given read early is
-   * only low: it grows. */
-  unsigned algorithm = weft__algorithm(s->word, WEFT_SEMAPHORE_IMPL);
-  unsigned mine = weft__fetch_add_relaxed(&s->word[1], 1);
-  unsigned g = weft__load(given);
-  weft__backoff b = {0, 0};
-  switch (algorithm) {
-  case WEFT_SEMAPHORE_SPIN:
-    while (!weft__spin_take(s)) {
-    }
-    break;
-  case WEFT_SEMAPHORE_SPIN_BACKOFF:
-    while (!weft__spin_take(s)) weft__back_off(&b);
-    break;
-  case WEFT_SEMAPHORE_SLEEPING: /* Algorithm 5 */
-    if (weft__units(g, mine) > 0) break;
-    while (weft__units(weft__load(given), mine) <= 0) __nanosleep(100);
-    break;
-  default: /* native */
-    for (int ahead; (ahead = -weft__units(g, mine)) >= 0;) {
-      weft__sleep_behind((unsigned)ahead + 1);
-      g = weft__load(given);
-    }
-    break;
-  }
+  weft__sync_semaphore_wait(s, WEFT_SEMAPHORE_IMPL);
 }
 
-/* The same for every algorithm, and reads nothing (see weft__algorithm);
- * nobody waits for its old value. */
+/* The same for every algorithm, and reads nothing; nobody waits for its
+ * old value. */
 static __device__ __forceinline__ void weft_semaphore_post(
     weft_semaphore *s) {
-  weft__add_release(&s->word[0], 1);
+  weft__sync_semaphore_post(s, WEFT_SEMAPHORE_IMPL);
 }
 
 static __device__ __forceinline__ void weft_semaphore_wait_block(
     weft_semaphore *s) {
-  WEFT__FOR_BLOCK(weft_semaphore_wait(s));
+  WEFT__FOR_GROUP(weft_semaphore_wait(s));
 }
 
 static __device__ __forceinline__ void weft_semaphore_post_block(
     weft_semaphore *s) {
-  WEFT__FOR_BLOCK(weft_semaphore_post(s));
+  WEFT__FOR_GROUP(weft_semaphore_post(s));
 }
 
 /* ----------------------------------------------------------- barriers */
-
-static __device__ __forceinline__ unsigned weft__block_rank(void) {
-  return (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-}
-
-/* Native: block 0 adds 2^31 - (n - 1), each other block 1, so that the
- * word's top bit flips exactly when the last of the n blocks arrives,
- * whichever it is, and the count is back where it started. */
-static __device__ __forceinline__ void weft__barrier_flip(unsigned *word,
-                                                          unsigned n) {
-  unsigned add = weft__block_rank() == 0 ? 0x80000000u - (n - 1) : 1u;
-  unsigned old = weft__fetch_add(word, add);
-  while (((weft__load(word) ^ old) & 0x80000000u) == 0) __nanosleep(32);
-}
-
-/* Two-stage (Stuart & Owens): in each stage the last of n blocks resets
- * the count, which the others wait for; a block out of the first stage
- * early cannot re-enter it before every block has left it, since none
- * leaves the second before all arrive there. */
-static __device__ __forceinline__ void weft__barrier_stage(unsigned *count,
-                                                           unsigned n) {
-  if (weft__fetch_add(count, 1) == n - 1) {
-    weft__store(count, 0);
-    return;
-  }
-  while (weft__load(count) != 0) __nanosleep(32);
-}
-
-/* Xiao-Feng: each block raises its arrival flag to its goal (uses of the
- * barrier so far); block 0's threads wait for every flag, then raise every
- * release flag, each of which one block waits for. */
-static __device__ void weft__barrier_xiao_feng(weft_barrier *b, unsigned n) {
-  unsigned *arrived = (unsigned *)(b + 1), *released = arrived + n;
-  unsigned id = weft__block_rank();
-  unsigned goal = weft__load(&arrived[id]) + 1;
-  __syncthreads();
-  if (id == 0) {
-    unsigned items = blockDim.x * blockDim.y * blockDim.z;
-    unsigned first = weft__thread_rank();
-    if (first == 0) weft__store(&arrived[0], goal);
-    for (unsigned j = 1 + first; j < n; j += items)
-      while (weft__load(&arrived[j]) != goal) __nanosleep(32);
-    __syncthreads();
-    /* Block 0's flags count the uses too, as every block's do. */
-    for (unsigned j = first; j < n; j += items)
-      weft__store(&released[j], goal);
-  } else if (weft__thread_rank() == 0) {
-    weft__store(&arrived[id], goal);
-    while (weft__load(&released[id]) != goal) __nanosleep(32);
-  }
-  __syncthreads();
-}
 
 static __device__ __forceinline__ void weft_barrier_init_with(
     weft_barrier *b, unsigned blocks, unsigned algorithm) {
@@ -525,16 +354,7 @@ static __device__ __forceinline__ void weft_barrier_init(weft_barrier *b,
  * to n - 1, the rank being the linear index in the grid) calls it; none
  * goes on before all of those blocks have arrived. */
 static __device__ void weft_barrier_wait(weft_barrier *b) {
-  unsigned n = b->word[2];
-  unsigned algorithm = weft__algorithm(b->word, WEFT_BARRIER_IMPL);
-  if (algorithm == WEFT_BARRIER_XIAO_FENG) {
-    weft__barrier_xiao_feng(b, n);
-    return;
-  }
-  if (algorithm == WEFT_BARRIER_TWO_STAGE)
-    WEFT__FOR_BLOCK((weft__barrier_stage(&b->word[0], n),
-                     weft__barrier_stage(&b->word[1], n)));
-  else WEFT__FOR_BLOCK(weft__barrier_flip(&b->word[0], n));
+  weft__sync_barrier_wait(b, WEFT_BARRIER_IMPL);
 }
 
 #endif
