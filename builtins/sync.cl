@@ -20,10 +20,8 @@ void weft__mutex_lock(__global weft_mutex *m, uint impl) {
   weft__sync_mutex_lock(m, impl);
 }
 
-/* The same first try for every algorithm. */
 int weft__mutex_trylock(__global weft_mutex *m, uint impl) {
-  (void)impl;
-  return weft__sync_mutex_trylock(m);
+  return weft__sync_mutex_trylock(m, impl);
 }
 
 void weft__mutex_unlock(__global weft_mutex *m, uint impl) {

@@ -123,21 +123,22 @@ static const char *source =
     "/* First come, first served. Groups arrive in the reverse of their\n"
     " * order, which is not the order the scheduler runs them in: rank 0\n"
     " * takes the free lock (state[1] says it has), then rank r takes its\n"
-    " * ticket once r - 1 tickets were taken (the mutex's word 1). The\n"
+    " * ticket once r - 1 tickets were taken (the mutex's word 0 counts\n"
+    " * them in 2s). The\n"
     " * first holds the lock until every other group has its ticket.\n"
     " * order[] gets the ranks in the order they acquired (state[0]). */\n"
     "__kernel void mutex_fifo(__global weft_mutex *m, __global int *order,\n"
     "                         __global int *state) {\n"
     "  weft_global_barrier();\n"
     "  if (get_local_id(0) != 0) return;\n"
-    "  volatile __global uint *tickets = &m->word[1];\n"
+    "  volatile __global uint *lock = &m->word[0];\n"
     "  volatile __global int *first_in = &state[1];\n"
     "  uint n = get_num_groups(0), rank = n - 1 - get_group_id(0);\n"
     "  if (rank > 0)\n"
-    "    while (!*first_in || *tickets != rank - 1) __weft_yield();\n"
+    "    while (!*first_in || *lock >> 1 != rank - 1) __weft_yield();\n"
     "  weft_mutex_lock(m);\n"
     "  *first_in = 1;\n"
-    "  while (*tickets != n - 1) __weft_yield();\n"
+    "  while (*lock >> 1 != n - 1) __weft_yield();\n"
     "  order[state[0]++] = rank;\n"
     "  weft_mutex_unlock(m);\n"
     "}\n"
@@ -257,6 +258,16 @@ static const struct mutex_case {
     {512, 2, 1, 1}, {4096, 1, 0, 1},
 };
 
+/* A mutex's words after its last unlock: free, and a ticket mutex's
+ * every ticket (its lock word counts them in 2s) served; the others'
+ * words all 0. */
+static void check_mutex_left(const int *got, int ticket) {
+  CHECK_EQ(got[0] & 1, 0);
+  CHECK_EQ((unsigned)got[0] >> 1, got[2]);
+  CHECK_EQ(got[1], 0);
+  if (!ticket) CHECK_EQ(got[0], 0);
+}
+
 /* The non-atomic counter equals the number of acquisitions: no group
  * entered while another was inside, though each let the others run. */
 static void check_mutex(int algorithm) {
@@ -274,8 +285,7 @@ static void check_mutex(int algorithm) {
     CHECK_EQ(got[0], got[1]);
     read_ints(m, got, 4);
     CHECK_EQ(got[3], algorithm);
-    CHECK_EQ(got[0], 0); /* free, nobody queued */
-    CHECK_EQ(got[1], got[2]); /* the ticket mutex: every turn served */
+    check_mutex_left(got, algorithm == WEFT_MUTEX_TICKET);
     release_buffers(m, c);
   }
   weft_kernel_release(k);
@@ -304,8 +314,9 @@ TEST(mutex_trylock) {
     CHECK_EQ(got[0], 0);
     CHECK_EQ(got[1], 1);
     read_ints(m, got, 4);
-    CHECK_EQ(got[0], 0); /* free */
-    CHECK_EQ(got[1], 0); /* no ticket drawn: trylock never queues */
+    /* A ticket mutex's trylock draws a ticket once the lock word has
+     * left 0, and passes its turn on. */
+    check_mutex_left(got, algorithms[i] == WEFT_MUTEX_TICKET);
     release_buffers(m, c);
   }
   weft_kernel_release(k);
@@ -501,9 +512,9 @@ TEST(fifo_sleeping_semaphore) {
 
 /* A program built with -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET runs the
  * ticket algorithm on mutexes of the default algorithm (all zero, from the
- * host or weft_mutex_init), which the tickets drawn in word 1 show (the
- * groups that found the lock held queued); an algorithm given at init
- * still wins. */
+ * host or weft_mutex_init), which the tickets drawn show (the groups
+ * that found the lock held queued); an algorithm given at init still
+ * wins. */
 TEST(build_option_mutex) {
   fixture f = setup("-cl-std=CL3.0 -DWEFT_MUTEX_IMPL=WEFT_MUTEX_TICKET");
   weft_kernel *k = kernel(&f, "mutex");
@@ -518,10 +529,8 @@ TEST(build_option_mutex) {
       read_ints(c, got, 2);
       CHECK_EQ(got[0], 200);
       read_ints(m, got, 4);
-      CHECK_EQ(got[0], 0);
-      if (algorithms[a] == WEFT_MUTEX_DEFAULT) CHECK(got[1] > 0);
-      else CHECK_EQ(got[1], 0);
-      CHECK_EQ(got[2], got[1]);
+      check_mutex_left(got, algorithms[a] == WEFT_MUTEX_DEFAULT);
+      if (algorithms[a] == WEFT_MUTEX_DEFAULT) CHECK(got[2] > 0);
       CHECK_EQ(got[3], algorithms[a]);
       release_buffers(m, c);
     }
@@ -626,12 +635,12 @@ static void check_impls(fixture *f, int mutex, int semaphore, int barrier,
  * sets the algorithm of objects initialized without one: the program is
  * built with the file's choices (a bogus value is the default), and a
  * default mutex runs the ticket algorithm, whose words say so: every
- * ticket drawn (word 1) was served (word 2). How many tickets are drawn
- * depends on how often the lock was found held, which the OS's scheduling
- * decides: on a busy machine, none may be (this test once failed by
- * asking for more than none). A two-stage barrier leaves its generation
- * word (the native one's word 1) at 0. A program's own option still
- * wins. */
+ * ticket drawn (word 0 counts them in 2s) was served (word 2). How many
+ * tickets are drawn depends on how often the lock was found held, which
+ * the OS's scheduling decides: on a busy machine, none may be (this test
+ * once failed by asking for more than none). A two-stage barrier leaves
+ * its generation word (the native one's word 1) at 0. A program's own
+ * option still wins. */
 TEST(machine_defaults_file) {
   CPU_ONLY("the machine's measured defaults are the CPU's");
   char dir[] = "/tmp/weft-defaults-XXXXXX", path[64];
@@ -661,9 +670,8 @@ TEST(machine_defaults_file) {
     int got[4];
     read_ints(m, got, 4);
     CHECK_EQ(got[3], WEFT_MUTEX_DEFAULT);
-    CHECK_EQ(got[0], 0);
-    if (own) CHECK_EQ(got[1], 0); /* native draws no tickets */
-    else CHECK_EQ(got[1], got[2]); /* every ticket was served */
+    /* native draws no tickets and leaves 0 */
+    check_mutex_left(got, !own);
     read_ints(c, got, 2);
     CHECK_EQ(got[0], 15); /* 5 groups, 3 times each, one at a time */
     weft_kernel_release(k);

@@ -128,13 +128,14 @@ static struct {
 static void *mutex_thread(void *arg) {
   group_rank = (unsigned)(size_t)arg;
   for (int i = 0; i < OPS; i++) {
-    if (i % 7 == 3 && weft__sync_mutex_trylock(&run.mutex)) {
+    if (i % 7 == 3 && weft__sync_mutex_trylock(&run.mutex, WEFT_MUTEX_NATIVE)) {
     } else {
       weft__sync_mutex_lock(&run.mutex, WEFT_MUTEX_NATIVE);
     }
     unsigned in = __atomic_add_fetch(&run.inside, 1, __ATOMIC_RELAXED);
     if (in > run.most_inside) run.most_inside = in;
     run.count++; /* plain: the mutex must make it exact */
+    if (i % 4 == 0) sched_yield(); /* let the others find it held */
     __atomic_sub_fetch(&run.inside, 1, __ATOMIC_RELAXED);
     weft__sync_mutex_unlock(&run.mutex, WEFT_MUTEX_NATIVE);
   }
@@ -188,11 +189,12 @@ static void check_mutex(unsigned algorithm) {
   run_threads(mutex_thread, 0);
   CHECK_EQ(run.count, THREADS * OPS);
   CHECK_EQ(run.most_inside, 1);
-  /* Free again: the lock word back to 0 (the ticket mutex's queue
-   * included), and a ticket mutex served one turn per ticket. */
-  CHECK_EQ(run.mutex.word[0], 0);
-  if (algorithm == WEFT_MUTEX_TICKET)
-    CHECK_EQ(run.mutex.word[1], run.mutex.word[2]);
+  /* Free again, and (ticket) every ticket served: the lock word counts
+   * the tickets drawn, the trylocks' too, in 2s; 0 for the others. (How
+   * many tickets were drawn depends on how often the lock was found held,
+   * which the OS decides: on a busy machine, none may be.) */
+  CHECK_EQ(run.mutex.word[0] & 1, 0);
+  CHECK_EQ(run.mutex.word[0] >> 1, run.mutex.word[2]);
 }
 
 TEST(mutex_native) { check_mutex(WEFT_MUTEX_NATIVE); }

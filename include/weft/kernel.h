@@ -56,10 +56,11 @@
  *                 (Alg. 1).
  *   SPIN_BACKOFF  {lock: 1 held}: the same, waiting longer after each
  *                 failure (Alg. 2).
- *   TICKET        {lock: 1 while held, plus 2 per group in the queue; next
- *                 ticket; ticket whose turn it is}: fetch-and-add a ticket,
- *                 wait for its turn, take the lock when free (Alg. 3);
- *                 first come, first served. */
+ *   TICKET        {lock: 1 while held, plus 2 per ticket ever drawn; 0;
+ *                 ticket whose turn it is}: fetch-and-add a ticket, wait
+ *                 for its turn, take the lock when free (Alg. 3); first
+ *                 come, first served: once a ticket is drawn, no first
+ *                 try succeeds. */
 #define WEFT_MUTEX_DEFAULT 0
 #define WEFT_MUTEX_NATIVE 1
 #define WEFT_MUTEX_SPIN 2

@@ -18,7 +18,8 @@ fail() { echo "install.sh: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" ||
   fail "cmake --install failed: $(cat "$work/install.log")"
 for f in bin/weft include/weft/weft.h include/weft/cl_weft.h \
-         include/weft/kernel.h lib/libweft.so.0 lib/libweft-opencl.so.0 \
+         include/weft/kernel.h include/weft/sync_algorithms.h \
+         include/weft/cuda/sync.cuh lib/libweft.so.0 lib/libweft-opencl.so.0 \
          lib/cmake/Weft/WeftConfig.cmake lib/cmake/Weft/WeftConfigVersion.cmake \
          lib/pkgconfig/weft.pc share/man/man1/weft.1 \
          share/man/man7/weft-kernel.7 share/weft/plot.py \

@@ -279,7 +279,7 @@ static __device__ __forceinline__ void weft_mutex_init(weft_mutex *m) {
 /* 1 if it took the mutex, 0 if it was held (or, a ticket mutex, if
  * blocks queued for it). */
 static __device__ __forceinline__ int weft_mutex_trylock(weft_mutex *m) {
-  return weft__sync_mutex_trylock(m);
+  return weft__sync_mutex_trylock(m, WEFT_MUTEX_IMPL);
 }
 
 static __device__ void weft_mutex_lock(weft_mutex *m) {
