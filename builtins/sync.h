@@ -18,21 +18,11 @@
 #define WEFT_BUILTINS_SYNC_H
 
 #include "builtins.h"
+#include "wait.h"
 #include "weft/kernel.h"
 #ifdef __NVPTX__
 #include "nvptx/target.h"
 #endif
-
-void __weft_yield(void);
-void __weft_wait(volatile __global uint *word, uint expected, uint what);
-void __weft_wake(volatile __global uint *word, uint count);
-void __weft_poll(volatile __global uint *word, uint seen, uint what);
-__global uint *__weft_launch_words(void) __attribute__((const));
-
-/* What a parked group waits on is weft/sync_algorithms.h's WEFT__WAIT_*
- * (WEFT_WAIT_* in jit/kernel_abi.h). */
-#define WAKE_ALL 0xffffffffu
-#define POLL_REACH 0x80000000u /* WEFT_POLL_REACH */
 
 /* ------------------------------------------------ the algorithms' shim */
 

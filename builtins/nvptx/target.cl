@@ -10,8 +10,9 @@
  * of weft_global_barrier() (zeroed before each launch), the collectives'
  * scratch slots in shared memory, and the watchdog of waits.
  */
+#include "weft/kernel.h"
 #include "../builtins.h"
-#include "../sync.h"
+#include "../wait.h"
 #include "target.h"
 
 /* What the runtime writes before a launch (backend/cuda/cuda_launch.c). */

@@ -1,6 +1,7 @@
 /*
- * target.h: what the GPU's own algorithms (sync_native.cl) take from
- * target.cl: sleeping in a wait that the watchdog watches.
+ * target.h: what the GPU's waits in the shared algorithms (sync.h's shim
+ * over weft/sync_algorithms.h) take from target.cl: sleeping in a wait
+ * that the watchdog watches.
  */
 #ifndef WEFT_BUILTINS_NVPTX_TARGET_H
 #define WEFT_BUILTINS_NVPTX_TARGET_H
@@ -8,7 +9,7 @@
 /* A wait's watch, {0, 0} at its start: after every WATCH_NAPS sleeps the
  * wait reads the clock, and once it has lasted longer than the launch's
  * watchdog allows, the launch stops with a deadlock report naming word
- * and what (WEFT__WAIT_* of weft/sync_algorithms.h). */
+ * and what (WEFT__WAIT_* of weft/kernel.h). */
 typedef struct gpu_watch {
   ulong since;
   uint naps;

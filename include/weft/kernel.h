@@ -115,6 +115,13 @@
 #define WEFT_BARRIER_TWO_STAGE 2
 #define WEFT_BARRIER_XIAO_FENG 3
 
+/* What a waiting group waits on, which a deadlock report names (the
+ * runtime's WEFT_WAIT_* in jit/kernel_abi.h): private to the library's
+ * algorithms (weft/sync_algorithms.h) and the runtimes they wait in. */
+#define WEFT__WAIT_MUTEX 1u
+#define WEFT__WAIT_SEMAPHORE 2u
+#define WEFT__WAIT_BARRIER 3u
+
 /* Bytes of a barrier of the given algorithm for that many groups. */
 #define WEFT_BARRIER_SIZE(algorithm, groups)                                 \
   ((algorithm) == WEFT_BARRIER_XIAO_FENG ? 16 + 8 * (groups) : 16)

@@ -30,7 +30,7 @@
  *     value nobody waits for (a GPU's red);
  *   waits, each one turn of a loop that tests its condition again after
  *     it; w points to the wait's weft__watch (WEFT__WATCH_INIT), what is
- *     WEFT__WAIT_*, ns how long a GPU sleeps:
+ *     weft/kernel.h's WEFT__WAIT_*, ns how long a GPU sleeps:
  *     weft__poll(w, word, seen, what, ns)    until *word leaves seen, the
  *                                            group it waits for started
  *     weft__await(w, word, target, what, ns) until the counter *word
@@ -60,10 +60,7 @@
 #ifndef WEFT_SYNC_ALGORITHMS_H
 #define WEFT_SYNC_ALGORITHMS_H
 
-/* What a waiting group waits on (a CPU's deadlock report says). */
-#define WEFT__WAIT_MUTEX 1u
-#define WEFT__WAIT_SEMAPHORE 2u
-#define WEFT__WAIT_BARRIER 3u
+#include "kernel.h"
 
 /* The algorithm of the object whose words are w: its word 3, else the
  * caller's default. Word 3 is written only by the object's init, before
@@ -134,8 +131,9 @@ WEFT__FN void weft__sync_back_off(weft__watch *w, WEFT__GLOBAL unsigned *word,
 
 /* Every algorithm's word 0 has bit 0 set while the mutex is held, and
  * every algorithm takes a free mutex by a compare-and-swap of word 0 from
- * 0 (free, nobody queued) to HELD: that first try is made before the
- * algorithm is read. Every unlock but the CPU's native one clears HELD. */
+ * 0 (free, and no ticket ever drawn) to HELD: that first try is made
+ * before the algorithm is read. Every unlock but the CPU's native one
+ * clears HELD. */
 #define WEFT__HELD 1u
 
 /* Algorithm 1: compare-and-swap until it succeeds (a GPU spins). */
@@ -164,11 +162,12 @@ WEFT__FN void weft__sync_backoff_lock(WEFT__GLOBAL weft_mutex *m) {
  * free and passes the turn on. The take is an atomic OR that says whether
  * HELD was free, not a store after a load found it free: that load may
  * read a value older than the previous holder's take. Tickets count in
- * 31 bits and wrap: only equality counts. (Counting the groups in the
- * queue instead, so that the lock word falls back to 0, takes three
- * atomics a contended lock for this one's two: on an H200, 0.84x to 1.02x
- * the rate of the CUDA header's former ticket mutex, which drew as this
- * one does, from 2 to 1056 blocks.) */
+ * 31 bits and wrap: only equality counts (at the wrap a CPU group's poll
+ * for its turn may return early; it looks again). Counting the groups in
+ * the queue instead, so that the lock word falls back to 0, takes three
+ * atomics a contended lock for this one's two: on an H200 it ran at 0.84x
+ * to 1.02x the rate of the CUDA header's former ticket mutex, which drew
+ * as this one does, from 2 to 1056 blocks. */
 #define WEFT__TICKET 2u
 #define WEFT__TICKETS 0x7fffffffu
 
