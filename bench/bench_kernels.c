@@ -27,22 +27,46 @@
 
 #include "common.h"
 
+/* Beside the shared kernels: saxpy (a scalar argument; the same memory
+ * traffic as vecadd) and mandelbrot (a loop whose trip count differs
+ * from work-item to work-item). */
 static const char *source = BENCH_KERNELS_SOURCE
-    "__kernel void empty(void) {}\n";
+    "__kernel void empty(void) {}\n"
+    "__kernel void saxpy(float a, __global const float *x,\n"
+    "                    __global const float *y, __global float *z) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  z[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "__kernel void mandelbrot(__global float *out, uint iterations) {\n"
+    "  uint x = get_global_id(0), y = get_global_id(1);\n"
+    "  uint width = get_global_size(0), height = get_global_size(1);\n"
+    "  float cr = -2.0f + 3.0f * x / width, ci = -1.5f + 3.0f * y / height;\n"
+    "  float zr = 0.0f, zi = 0.0f;\n"
+    "  uint i = 0;\n"
+    "  while (i < iterations && zr * zr + zi * zi <= 4.0f) {\n"
+    "    float t = zr * zr - zi * zi + cr;\n"
+    "    zi = 2.0f * zr * zi + ci;\n"
+    "    zr = t;\n"
+    "    i++;\n"
+    "  }\n"
+    "  out[y * width + x] = (float)i;\n"
+    "}\n";
 
 enum { TILE = 16, REDUCE_GROUP = 256 };
 
 typedef struct sizes {
-  size_t vecadd_n;   /* floats per vector */
+  size_t vecadd_n;   /* floats per vector (saxpy's too) */
   size_t matmul_n;   /* rows (and columns) */
   size_t reduce_n;   /* floats summed */
+  size_t mandel_n;   /* pixels a side */
+  unsigned mandel_iterations; /* the most iterations a pixel */
   int reps;          /* timed runs of each kernel, per runtime */
   int launches;      /* empty launches timed, per runtime */
 } sizes;
 
 /* --quick divides the work by 16 (matmul: 1/16 of the elements). */
-static const sizes full_sizes = {1u << 24, 512, 1u << 24, 11, 1000};
-static const sizes quick_sizes = {1u << 20, 128, 1u << 20, 3, 100};
+static const sizes full_sizes = {1u << 24, 512, 1u << 24, 1024, 256, 11, 1000};
+static const sizes quick_sizes = {1u << 20, 128, 1u << 20, 256, 64, 3, 100};
 
 typedef struct runtimes {
   weft_context *weft;
@@ -244,6 +268,92 @@ static int bench_vecadd(runtimes *rt, const sizes *s) {
   return report("vecadd", bad, weft_ms, pocl_ms);
 }
 
+/* z = a * x + y: exact in double, but a runtime may round the product or
+ * fuse it with the add, so a float's rounding of each is allowed. */
+static int bench_saxpy(runtimes *rt, const sizes *s) {
+  size_t n = s->vecadd_n;
+  float a = 1.5f, *x = alloc_floats(n), *y = alloc_floats(n);
+  bench_random_floats(x, n, 6, -1.0f, 1.0f);
+  bench_random_floats(y, n, 7, -1.0f, 1.0f);
+  buffer_pair xb = make_buffer(rt, n * sizeof *x, x);
+  buffer_pair yb = make_buffer(rt, n * sizeof *y, y);
+  buffer_pair zb = make_output(rt, n);
+  kernel_pair k = make_kernels(rt, "saxpy");
+  set_value_arg(&k, 0, &a, sizeof a);
+  set_buffer_arg(&k, 1, &xb);
+  set_buffer_arg(&k, 2, &yb);
+  set_buffer_arg(&k, 3, &zb);
+  ndrange r = {1, {n, 1, 1}, NULL};
+  double weft_ms, pocl_ms;
+  measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
+  double *want = alloc_doubles(n), *tolerance = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) {
+    double product = (double)a * x[i];
+    want[i] = product + y[i];
+    tolerance[i] = FLT_EPSILON * (fabs(product) + fabs(want[i]));
+  }
+  size_t bad = check_output(rt, &zb, "saxpy", want, tolerance, 0.0, n);
+  free(want);
+  free(tolerance);
+  free(x);
+  free(y);
+  release_kernels(&k);
+  release_buffer(&xb);
+  release_buffer(&yb);
+  release_buffer(&zb);
+  return report("saxpy", bad, weft_ms, pocl_ms);
+}
+
+/* Near the set's edge a pixel's count depends on the last bit of every
+ * step (a runtime may fuse a multiply and an add): the counts must match
+ * the host's float computation at all but 1 pixel in 200 of each output. */
+static size_t mandelbrot_check(runtimes *rt, buffer_pair *b, size_t side,
+                               unsigned iterations) {
+  size_t n = side * side, bad = 0;
+  float *weft_out = alloc_floats(n), *pocl_out = alloc_floats(n);
+  read_buffer(rt, b, weft_out, pocl_out);
+  size_t differ[2] = {0, 0};
+  for (size_t p = 0; p < n; p++) {
+    size_t x = p % side, y = p / side;
+    float cr = -2.0f + 3.0f * x / side, ci = -1.5f + 3.0f * y / side;
+    float zr = 0.0f, zi = 0.0f;
+    unsigned i = 0;
+    while (i < iterations && zr * zr + zi * zi <= 4.0f) {
+      float t = zr * zr - zi * zi + cr;
+      zi = 2.0f * zr * zi + ci;
+      zr = t;
+      i++;
+    }
+    differ[0] += !(weft_out[p] == (float)i);
+    differ[1] += !(pocl_out[p] == (float)i);
+  }
+  for (int r = 0; r < 2; r++)
+    if (differ[r] > n / 200) {
+      bench_note("mandelbrot on %s: %zu of %zu pixels differ from the host",
+                 r ? "PoCL" : "Weft", differ[r], n);
+      bad += differ[r];
+    }
+  free(weft_out);
+  free(pocl_out);
+  return bad;
+}
+
+static int bench_mandelbrot(runtimes *rt, const sizes *s) {
+  size_t side = s->mandel_n;
+  cl_uint iterations = s->mandel_iterations;
+  buffer_pair out = make_output(rt, side * side);
+  kernel_pair k = make_kernels(rt, "mandelbrot");
+  set_buffer_arg(&k, 0, &out);
+  set_value_arg(&k, 1, &iterations, sizeof iterations);
+  ndrange r = {2, {side, side, 1}, NULL};
+  double weft_ms, pocl_ms;
+  measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
+  size_t bad = mandelbrot_check(rt, &out, side, iterations);
+  release_kernels(&k);
+  release_buffer(&out);
+  return report("mandelbrot", bad, weft_ms, pocl_ms);
+}
+
 /* c = a * b in double, with a tolerance per element: a float dot product of
  * length n can be off by about n * FLT_EPSILON / 2 times the sum of the
  * magnitudes of its products, whatever the order of its additions (or
@@ -375,6 +485,11 @@ int main(int argc, char **argv) {
   int failed = 0;
   bench_note("vecadd: %zu floats", s->vecadd_n);
   failed += bench_vecadd(&rt, s);
+  bench_note("saxpy: %zu floats", s->vecadd_n);
+  failed += bench_saxpy(&rt, s);
+  bench_note("mandelbrot: %zux%zu pixels, up to %u iterations", s->mandel_n,
+             s->mandel_n, s->mandel_iterations);
+  failed += bench_mandelbrot(&rt, s);
   bench_note("matmul: %zux%zu floats", s->matmul_n, s->matmul_n);
   failed += bench_matmul(&rt, s);
   bench_note("reduce: %zu floats", s->reduce_n);
