@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +52,19 @@ static int parse_size(const char *s, size_t *out) {
   return 0;
 }
 
-static void read_threads(void) {
+unsigned weft__usable_cpus(void) {
+  cpu_set_t set;
+  if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0)
+    return (unsigned)CPU_COUNT(&set);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  config.num_threads = cores > 0 ? (unsigned)cores : 1;
+  return cores > 0 ? (unsigned)cores : 1;
+}
+
+/* One thread per usable core: a process pinned to fewer cores than the
+ * machine has would otherwise hand every launch to a thread queued
+ * behind its own on the same core. */
+static void read_threads(void) {
+  config.num_threads = weft__usable_cpus();
   const char *v = getenv("WEFT_NUM_THREADS");
   size_t n;
   if (!v) return;

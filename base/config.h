@@ -33,7 +33,7 @@ typedef enum weft_schedule_mode {
 #define WEFT_PCT_DEPTH_MAX 16
 
 typedef struct weft_config {
-  unsigned num_threads;     /* WEFT_NUM_THREADS: default, online cores */
+  unsigned num_threads;     /* WEFT_NUM_THREADS: default, usable cores */
   size_t stack_size;        /* WEFT_STACK_SIZE: bytes per work-item */
   weft_fiber_kind fiber;    /* WEFT_FIBER: asm or ucontext */
   weft_barrier_kind barrier; /* WEFT_BARRIER: regions or fibers */
@@ -106,6 +106,10 @@ typedef struct weft_config {
 
 /* The configuration (read on first use; never changes afterwards). */
 const weft_config *weft__config(void);
+
+/* The cores this process may run on: its affinity mask's (taskset,
+ * cgroup cpusets), else the online ones; at least 1. */
+unsigned weft__usable_cpus(void);
 
 /* The environment's entries it was read from ("WEFT_CHECK=all", and the
  * HOME and XDG_CACHE_HOME that name the cache folder, and CUDA_HOME and

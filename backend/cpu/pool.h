@@ -25,8 +25,11 @@ int weft__pool_create(unsigned threads, size_t stack_size, weft_pool_fn init,
                       void *init_arg, weft_pool **out);
 
 /* Runs fn(arg, w) on every worker w (worker 0 being the calling thread)
- * and returns when all are done. Calls from several threads take turns. */
-void weft__pool_run(weft_pool *pool, weft_pool_fn fn, void *arg);
+ * and returns when all are done; with alone set, on worker 0 only, the
+ * others left asleep (a job with one piece of work: waking them would
+ * only add a hand-off to its latency). Calls from several threads take
+ * turns. */
+void weft__pool_run(weft_pool *pool, weft_pool_fn fn, void *arg, int alone);
 
 unsigned weft__pool_size(const weft_pool *pool);
 
