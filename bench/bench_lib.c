@@ -20,14 +20,27 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double bench_median(const double *v, int n) {
+static double *sorted_copy(const double *v, int n) {
   double *sorted = malloc((size_t)n * sizeof *sorted);
   if (!sorted) bench_die("out of memory");
   memcpy(sorted, v, (size_t)n * sizeof *sorted);
   qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+  return sorted;
+}
+
+double bench_median(const double *v, int n) {
+  double *sorted = sorted_copy(v, n);
   double m = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   free(sorted);
   return m;
+}
+
+double bench_percentile(const double *v, int n, double p) {
+  double *sorted = sorted_copy(v, n);
+  int rank = (int)(p / 100.0 * n + 0.5) - 1; /* nearest rank */
+  double x = sorted[rank < 0 ? 0 : rank >= n ? n - 1 : rank];
+  free(sorted);
+  return x;
 }
 
 double bench_least(const double *v, int n) {

@@ -15,6 +15,8 @@ double bench_seconds(void);
 /* The median of n values (n > 0), and the least; v is left as it was. */
 double bench_median(const double *v, int n);
 double bench_least(const double *v, int n);
+/* The p-th percentile of v[0..n) (nearest rank; p from 0 to 100). */
+double bench_percentile(const double *v, int n, double p);
 
 /* The name notes and errors start with ("weft bench"); by default the
  * program's own. */

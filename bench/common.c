@@ -5,9 +5,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,16 +18,17 @@
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: %s [--quick] [--csv PATH] [--gpu]\n"
+          "usage: %s [--quick] [--csv PATH] [--gpu] [--load N]\n"
           "  --quick     small sizes and few repetitions (a smoke test)\n"
           "  --csv PATH  also write the CSV to PATH\n"
-          "  --gpu       bench_api: Weft's GPU device beside its CPU device\n",
+          "  --gpu       bench_api: Weft's GPU device beside its CPU device\n"
+          "  --load N    N threads of busy work at nice 19 beside the runs\n",
           program_invocation_short_name);
   exit(2);
 }
 
 void bench_parse_options(int argc, char **argv, bench_options *options) {
-  *options = (bench_options){0, NULL, 0};
+  *options = (bench_options){0, NULL, 0, 0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
       options->quick = 1;
@@ -32,8 +36,30 @@ void bench_parse_options(int argc, char **argv, bench_options *options) {
       options->csv_path = argv[++i];
     else if (!strcmp(argv[i], "--gpu"))
       options->gpu = 1;
+    else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
+      options->load = atoi(argv[++i]);
+      if (options->load < 1 || options->load > 256) usage();
+    }
     else
       usage();
+  }
+}
+
+/* A load thread: on Linux a thread's nice value is its own. */
+static void *busy(void *arg) {
+  (void)arg;
+  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+  for (volatile unsigned long spins = 0;; spins++) {
+  }
+  return NULL;
+}
+
+void bench_start_load(int n) {
+  for (int i = 0; i < n; i++) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, busy, NULL))
+      bench_die("cannot start a load thread");
+    pthread_detach(t);
   }
 }
 

@@ -73,7 +73,12 @@ typedef struct bench_options {
   int quick;            /* --quick: small sizes, few repetitions */
   const char *csv_path; /* --csv PATH: also write the CSV there */
   int gpu;              /* --gpu: Weft's GPU beside its CPU (bench_api) */
+  int load;             /* --load N: N low-priority busy threads beside */
 } bench_options;
+
+/* Starts n threads that spin at the lowest priority (nice 19) until the
+ * process ends: the busy machine latency must hold on (bench_api). */
+void bench_start_load(int n);
 
 /* Parses argv; prints the usage and exits on anything else. */
 void bench_parse_options(int argc, char **argv, bench_options *options);
