@@ -21,9 +21,9 @@
 /* Polls between yields of a waiter's core. The thread it waits for may be
  * queued on the same core (the scheduler's placement, or an affinity mask
  * narrower than the workers): without the yields it ran only once the
- * spin was over, and an empty launch took 57 to 63 us instead of 1.4 in
- * one process of three on a loaded two-core machine, and every time with
- * the process pinned to one core. 64 polls are about a microsecond. */
+ * spin was over, and an empty launch took 57 to 65 us instead of 1.4 in
+ * half the processes on a two-core machine, and every time with the
+ * process pinned to one core. 64 polls are about a microsecond. */
 #define POLLS_PER_YIELD 64
 
 struct weft_pool {
