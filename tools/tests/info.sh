@@ -26,11 +26,13 @@ matches out.txt '^  Context switch +ucontext$'
 # And how barriers are scheduled.
 WEFT_BARRIER=fibers "$WEFT" info >out.txt 2>err.txt || fail "info failed"
 matches out.txt '^  Barriers +fibers$'
-# One thread per core the process may run on: pinned to one core, one.
+# One thread per core the process may run on: pinned to one core (the
+# first this shell may use), one.
 if command -v taskset >/dev/null 2>&1; then
-  taskset -c 0 "$WEFT" info >out.txt 2>err.txt || fail "info failed pinned"
+  cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+  taskset -c "$cpu" "$WEFT" info >out.txt 2>err.txt || fail "info failed pinned"
   matches out.txt '^  Compute units \(threads\) +1$'
-  WEFT_NUM_THREADS=3 taskset -c 0 "$WEFT" info >out.txt 2>err.txt ||
+  WEFT_NUM_THREADS=3 taskset -c "$cpu" "$WEFT" info >out.txt 2>err.txt ||
     fail "info failed pinned with WEFT_NUM_THREADS"
   matches out.txt '^  Compute units \(threads\) +3$'
 fi
