@@ -239,68 +239,78 @@ static int report(const char *name, size_t bad, double weft_ms,
 
 /* ------------------------------------------------------------ benchmarks */
 
+/* Two vectors of n random floats in [-1, 1) on the host and in both
+ * runtimes, and an output vector: vecadd's and saxpy's data. */
+typedef struct vectors {
+  size_t n;
+  float *a, *b;
+  buffer_pair ab, bb, out;
+} vectors;
+
+static vectors make_vectors(runtimes *rt, size_t n, unsigned seed) {
+  vectors v = {n, alloc_floats(n), alloc_floats(n), {0}, {0}, {0}};
+  bench_random_floats(v.a, n, seed, -1.0f, 1.0f);
+  bench_random_floats(v.b, n, seed + 1, -1.0f, 1.0f);
+  v.ab = make_buffer(rt, n * sizeof *v.a, v.a);
+  v.bb = make_buffer(rt, n * sizeof *v.b, v.b);
+  v.out = make_output(rt, n);
+  return v;
+}
+
+/* The kernel's arguments first to first + 2: a, b and the output. */
+static void set_vector_args(kernel_pair *k, int first, vectors *v) {
+  set_buffer_arg(k, first, &v->ab);
+  set_buffer_arg(k, first + 1, &v->bb);
+  set_buffer_arg(k, first + 2, &v->out);
+}
+
+static void release_vectors(vectors *v) {
+  free(v->a);
+  free(v->b);
+  release_buffer(&v->ab);
+  release_buffer(&v->bb);
+  release_buffer(&v->out);
+}
+
 static int bench_vecadd(runtimes *rt, const sizes *s) {
-  size_t n = s->vecadd_n;
-  float *a = alloc_floats(n), *b = alloc_floats(n);
-  bench_random_floats(a, n, 1, -1.0f, 1.0f);
-  bench_random_floats(b, n, 2, -1.0f, 1.0f);
-  buffer_pair ab = make_buffer(rt, n * sizeof *a, a);
-  buffer_pair bb = make_buffer(rt, n * sizeof *b, b);
-  buffer_pair cb = make_output(rt, n);
+  vectors v = make_vectors(rt, s->vecadd_n, 1);
   kernel_pair k = make_kernels(rt, "vecadd");
-  set_buffer_arg(&k, 0, &ab);
-  set_buffer_arg(&k, 1, &bb);
-  set_buffer_arg(&k, 2, &cb);
-  ndrange r = {1, {n, 1, 1}, NULL};
+  set_vector_args(&k, 0, &v);
+  ndrange r = {1, {v.n, 1, 1}, NULL};
   double weft_ms, pocl_ms;
   measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
   /* A float sum is correctly rounded: the result must be exact. */
-  double *want = alloc_doubles(n);
-  for (size_t i = 0; i < n; i++) want[i] = (double)(a[i] + b[i]);
-  size_t bad = check_output(rt, &cb, "vecadd", want, NULL, 0.0, n);
+  double *want = alloc_doubles(v.n);
+  for (size_t i = 0; i < v.n; i++) want[i] = (double)(v.a[i] + v.b[i]);
+  size_t bad = check_output(rt, &v.out, "vecadd", want, NULL, 0.0, v.n);
   free(want);
-  free(a);
-  free(b);
   release_kernels(&k);
-  release_buffer(&ab);
-  release_buffer(&bb);
-  release_buffer(&cb);
+  release_vectors(&v);
   return report("vecadd", bad, weft_ms, pocl_ms);
 }
 
 /* z = a * x + y: exact in double, but a runtime may round the product or
  * fuse it with the add, so a float's rounding of each is allowed. */
 static int bench_saxpy(runtimes *rt, const sizes *s) {
-  size_t n = s->vecadd_n;
-  float a = 1.5f, *x = alloc_floats(n), *y = alloc_floats(n);
-  bench_random_floats(x, n, 6, -1.0f, 1.0f);
-  bench_random_floats(y, n, 7, -1.0f, 1.0f);
-  buffer_pair xb = make_buffer(rt, n * sizeof *x, x);
-  buffer_pair yb = make_buffer(rt, n * sizeof *y, y);
-  buffer_pair zb = make_output(rt, n);
+  float a = 1.5f;
+  vectors v = make_vectors(rt, s->vecadd_n, 6); /* x and y */
   kernel_pair k = make_kernels(rt, "saxpy");
   set_value_arg(&k, 0, &a, sizeof a);
-  set_buffer_arg(&k, 1, &xb);
-  set_buffer_arg(&k, 2, &yb);
-  set_buffer_arg(&k, 3, &zb);
-  ndrange r = {1, {n, 1, 1}, NULL};
+  set_vector_args(&k, 1, &v);
+  ndrange r = {1, {v.n, 1, 1}, NULL};
   double weft_ms, pocl_ms;
   measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
-  double *want = alloc_doubles(n), *tolerance = alloc_doubles(n);
-  for (size_t i = 0; i < n; i++) {
-    double product = (double)a * x[i];
-    want[i] = product + y[i];
+  double *want = alloc_doubles(v.n), *tolerance = alloc_doubles(v.n);
+  for (size_t i = 0; i < v.n; i++) {
+    double product = (double)a * v.a[i];
+    want[i] = product + v.b[i];
     tolerance[i] = FLT_EPSILON * (fabs(product) + fabs(want[i]));
   }
-  size_t bad = check_output(rt, &zb, "saxpy", want, tolerance, 0.0, n);
+  size_t bad = check_output(rt, &v.out, "saxpy", want, tolerance, 0.0, v.n);
   free(want);
   free(tolerance);
-  free(x);
-  free(y);
   release_kernels(&k);
-  release_buffer(&xb);
-  release_buffer(&yb);
-  release_buffer(&zb);
+  release_vectors(&v);
   return report("saxpy", bad, weft_ms, pocl_ms);
 }
 
