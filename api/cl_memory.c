@@ -565,7 +565,7 @@ static weft_rect side(const size_t *origin, size_t row, size_t slice) {
 
 /* Moves the rectangle (weft_buffer_*_rect); host is one end when the
  * other is NULL. */
-static cl_int rect_rows(cl_command *c, int kind) {
+static cl_int rect_run(cl_command *c, int kind) {
   transfer *t = (transfer *)c->payload;
   weft_rect s = side(t->src_origin, t->src_row, t->src_slice),
             d = side(t->dst_origin, t->dst_row, t->dst_slice);
@@ -581,9 +581,9 @@ static cl_int rect_rows(cl_command *c, int kind) {
                 : CL_SUCCESS;
 }
 
-static cl_int run_read_rect(cl_command *c) { return rect_rows(c, CL_COMMAND_READ_BUFFER_RECT); }
-static cl_int run_write_rect(cl_command *c) { return rect_rows(c, CL_COMMAND_WRITE_BUFFER_RECT); }
-static cl_int run_copy_rect(cl_command *c) { return rect_rows(c, CL_COMMAND_COPY_BUFFER_RECT); }
+static cl_int run_read_rect(cl_command *c) { return rect_run(c, CL_COMMAND_READ_BUFFER_RECT); }
+static cl_int run_write_rect(cl_command *c) { return rect_run(c, CL_COMMAND_WRITE_BUFFER_RECT); }
+static cl_int run_copy_rect(cl_command *c) { return rect_run(c, CL_COMMAND_COPY_BUFFER_RECT); }
 
 /* Fills a rect command's geometry; the buffer is src (read), dst (write).
  * The rectangles are checked as weft_buffer_check_rect does, and a copy

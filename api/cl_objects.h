@@ -206,7 +206,8 @@ void weft__cl_notify(cl_context context, const char *message);
  * message goes to stderr. */
 void weft__cl_report(cl_context context, const char *message);
 
-/* Nanoseconds on the clock OpenCL's profiling and host timer use. */
+/* Nanoseconds of the monotonic clock: the host timer's, which must be the
+ * clock of profiling's times (weft_event_times, weft.h). */
 cl_ulong weft__cl_now(void);
 
 /* The work-group size multiple kernels on d run best with. */

@@ -63,9 +63,6 @@ WEFT__FN uint weft__fetch_or_acquire(__global uint *p, uint v) {
 WEFT__FN uint weft__exchange(__global uint *p, uint v) {
   return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
 }
-WEFT__FN void weft__add_relaxed(__global uint *p, uint v) {
-  (void)__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-}
 WEFT__FN void weft__add_release(__global uint *p, uint v) {
   (void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE);
 }

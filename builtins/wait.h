@@ -8,6 +8,7 @@
 #define WEFT_BUILTINS_WAIT_H
 
 #include "builtins.h"
+#include "weft/kernel.h"
 
 void __weft_yield(void);
 void __weft_wait(volatile __global uint *word, uint expected, uint what);
@@ -17,7 +18,7 @@ __global uint *__weft_launch_words(void) __attribute__((const));
 
 #define WAKE_ALL 0xffffffffu
 /* In what: wait until the counter reaches seen (signed difference: it
- * wraps), not until the word leaves it (WEFT_POLL_REACH). */
-#define POLL_REACH 0x80000000u
+ * wraps), not until the word leaves it. */
+#define POLL_REACH WEFT__POLL_REACH
 
 #endif

@@ -260,3 +260,13 @@ int weft_buffer_unmap(weft_buffer *b, void *ptr) {
   weft_device *dev = b->context->device;
   return dev->ops->mem_unmap(dev->state, b->mem, b->host_ptr, &m);
 }
+
+weft_buffer *weft__buffer_root(weft_buffer *b, size_t *offset) {
+  size_t from = 0;
+  while (b->parent) {
+    from += (size_t)((char *)b->mem - (char *)b->parent->mem);
+    b = b->parent;
+  }
+  if (offset) *offset = from;
+  return b;
+}

@@ -45,11 +45,6 @@ static size_t row_at(const rect *r, const size_t *region, size_t k) {
          r->origin[0];
 }
 
-static weft_buffer *root_of(weft_buffer *b) {
-  while (b->parent) b = b->parent;
-  return b;
-}
-
 /* Whether a copy's rectangles share a byte of one root buffer. Rows are
  * disjoint and ascending (row pitch >= width, slice pitch >= rows * row
  * pitch), so for each source row a binary search finds the one
@@ -58,7 +53,7 @@ static weft_buffer *root_of(weft_buffer *b) {
  * buffer share. */
 static int overlap(weft_buffer *src, const rect *s, weft_buffer *dst,
                    const rect *d, const size_t *region) {
-  if (root_of(src) != root_of(dst)) return 0;
+  if (weft__buffer_root(src, NULL) != weft__buffer_root(dst, NULL)) return 0;
   uintptr_t s0 = (uintptr_t)src->mem, d0 = (uintptr_t)dst->mem;
   size_t rows = region[1] * region[2], width = region[0];
   for (size_t i = 0; i < rows; i++) {

@@ -32,15 +32,6 @@
 /* A program with the check has been built in this process. */
 static atomic_int wanted;
 
-static weft_buffer *root_of(weft_buffer *b, size_t *offset) {
-  *offset = 0;
-  while (b->parent) {
-    *offset += (size_t)((char *)b->mem - (char *)b->parent->mem);
-    b = b->parent;
-  }
-  return b;
-}
-
 /* Makes the shadow of root buffer b, all unwritten (0 if it cannot: then
  * stderr says so, its reads not being checked). */
 static int make(weft_buffer *b) {
@@ -76,7 +67,7 @@ void weft__shadow_created(weft_buffer *b, int undefined) {
  * not either: its shadow was not made in time). */
 static unsigned char *host_writes(weft_buffer *b, size_t offset) {
   size_t from;
-  weft_buffer *root = root_of(b, &from);
+  weft_buffer *root = weft__buffer_root(b, &from);
   if (atomic_load(&root->shadow_state) != WEFT_SHADOW_TRACKED) {
     atomic_store(&root->shadow_state, WEFT_SHADOW_NONE);
     return NULL;
@@ -94,7 +85,7 @@ void weft__shadow_copied(weft_buffer *src, size_t src_offset, weft_buffer *dst,
   unsigned char *to = host_writes(dst, dst_offset);
   if (!to) return;
   size_t from_root;
-  weft_buffer *root = root_of(src, &from_root);
+  weft_buffer *root = weft__buffer_root(src, &from_root);
   if (atomic_load(&root->shadow_state) == WEFT_SHADOW_TRACKED)
     memmove(to, root->shadow + from_root + src_offset, size);
   else
@@ -105,7 +96,7 @@ void weft__shadow_copied(weft_buffer *src, size_t src_offset, weft_buffer *dst,
  * has written b yet. */
 static unsigned char *for_checked_launch(weft_buffer *b) {
   size_t from;
-  weft_buffer *root = root_of(b, &from);
+  weft_buffer *root = weft__buffer_root(b, &from);
   if (atomic_load(&root->shadow_state) == WEFT_SHADOW_UNTOUCHED) {
     pthread_mutex_lock(&root->object.lock);
     if (atomic_load(&root->shadow_state) == WEFT_SHADOW_UNTOUCHED &&
@@ -132,7 +123,7 @@ void weft__shadow_launch(weft_kernel *k) {
     if (checked) k->arg_shadows[i] = b ? for_checked_launch(b) : NULL;
     else if (b && desc->args[i].address_space == WEFT_ADDRESS_GLOBAL) {
       size_t from;
-      atomic_store(&root_of(b, &from)->shadow_state, WEFT_SHADOW_NONE);
+      atomic_store(&weft__buffer_root(b, &from)->shadow_state, WEFT_SHADOW_NONE);
     }
   }
 }

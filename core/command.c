@@ -126,7 +126,7 @@ static int wait_list_valid(const weft_queue *q, unsigned n,
                            weft_event *const *wait) {
   if (n && !wait) return 0;
   for (unsigned i = 0; i < n; i++)
-    if (!wait[i] || wait[i]->kind != WEFT__KIND_EVENT ||
+    if (!weft__event_is(wait[i]) ||
         wait[i]->context != q->context)
       return 0;
   return 1;
@@ -146,7 +146,7 @@ int weft_enqueue(weft_queue *q, weft_command_fn run, void (*done)(void *),
   c->arg = arg;
   c->kind = kind;
   int rc = 0;
-  if (!q || q->kind != WEFT__KIND_QUEUE || kind > WEFT_COMMAND_MARKER ||
+  if (!weft__queue_is(q) || kind > WEFT_COMMAND_MARKER ||
       !wait_list_valid(q, num_wait, wait))
     rc = WEFT_EINVAL;
   c->queue = q;

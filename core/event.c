@@ -11,7 +11,7 @@ uint64_t weft__queue_now(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int is_event(const weft_event *e) {
+int weft__event_is(const weft_event *e) {
   return e && e->kind == WEFT__KIND_EVENT;
 }
 
@@ -32,11 +32,11 @@ weft_event *weft__event_new(weft_context *context, weft_queue *queue) {
 }
 
 void weft_event_retain(weft_event *e) {
-  if (is_event(e)) atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+  if (weft__event_is(e)) atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
 }
 
 void weft_event_release(weft_event *e) {
-  if (!is_event(e) || atomic_fetch_sub(&e->refs, 1) != 1) return;
+  if (!weft__event_is(e) || atomic_fetch_sub(&e->refs, 1) != 1) return;
   for (weft_event_callback *cb = e->callbacks, *next; cb; cb = next) {
     next = cb->next;
     free(cb);
@@ -133,7 +133,7 @@ int weft__event_set(weft_event *e, int status) {
 }
 
 int weft_event_status(weft_event *e) {
-  if (!is_event(e)) return WEFT_EINVAL;
+  if (!weft__event_is(e)) return WEFT_EINVAL;
   pthread_mutex_lock(&e->lock);
   int status = e->status;
   pthread_mutex_unlock(&e->lock);
@@ -141,7 +141,7 @@ int weft_event_status(weft_event *e) {
 }
 
 int weft_event_wait(weft_event *e) {
-  if (!is_event(e)) return WEFT_EINVAL;
+  if (!weft__event_is(e)) return WEFT_EINVAL;
   if (e->queue) weft__queue_help(e->queue, e);
   pthread_mutex_lock(&e->lock);
   while (e->status > WEFT_EVENT_COMPLETE)
@@ -152,7 +152,7 @@ int weft_event_wait(weft_event *e) {
 }
 
 int weft_event_times(weft_event *e, uint64_t times[4]) {
-  if (!is_event(e) || !times) return WEFT_EINVAL;
+  if (!weft__event_is(e) || !times) return WEFT_EINVAL;
   pthread_mutex_lock(&e->lock);
   for (int i = 0; i < 4; i++) times[i] = e->times[i];
   pthread_mutex_unlock(&e->lock);
@@ -160,11 +160,11 @@ int weft_event_times(weft_event *e, uint64_t times[4]) {
 }
 
 weft_queue *weft_event_queue(weft_event *e) {
-  return is_event(e) ? e->queue : NULL;
+  return weft__event_is(e) ? e->queue : NULL;
 }
 
 int weft_event_on(weft_event *e, int status, weft_event_fn fn, void *arg) {
-  if (!is_event(e) || !fn ||
+  if (!weft__event_is(e) || !fn ||
       (status != WEFT_EVENT_SUBMITTED && status != WEFT_EVENT_RUNNING &&
        status != WEFT_EVENT_COMPLETE))
     return WEFT_EINVAL;
@@ -197,7 +197,7 @@ int weft_user_event_create(weft_context *context, weft_event **out) {
 }
 
 int weft_user_event_set(weft_event *e, int status) {
-  if (!is_event(e) || e->queue || status > WEFT_EVENT_COMPLETE)
+  if (!weft__event_is(e) || e->queue || status > WEFT_EVENT_COMPLETE)
     return WEFT_EINVAL;
   /* A user event's status is set once. */
   return weft__event_set(e, status);

@@ -100,6 +100,10 @@ struct weft_kernel {
   unsigned char **arg_shadows;
 };
 
+/* The root buffer b is a sub-buffer of (b itself if none), and b's offset
+ * in it into *offset unless offset is NULL. */
+weft_buffer *weft__buffer_root(weft_buffer *b, size_t *offset);
+
 /* Argument index of k, if it exists and has kind (0: any), into *out; or
  * an error on k that says what is wrong. */
 int weft__kernel_arg(weft_kernel *k, int index, weft_arg_kind kind,

@@ -5,7 +5,7 @@
 
 #include "core/queue.h"
 
-static int is_queue(const weft_queue *q) {
+int weft__queue_is(const weft_queue *q) {
   return q && q->kind == WEFT__KIND_QUEUE;
 }
 
@@ -29,13 +29,13 @@ int weft_queue_create(weft_context *context, unsigned flags,
 }
 
 void weft_queue_retain(weft_queue *q) {
-  if (is_queue(q)) atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
+  if (weft__queue_is(q)) atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
 }
 
 /* The last reference: every command is done (each event holds one), and
  * no shared thread serves the queue (the run list holds one): it ends. */
 void weft_queue_release(weft_queue *q) {
-  if (!is_queue(q) || atomic_fetch_sub(&q->refs, 1) != 1) return;
+  if (!weft__queue_is(q) || atomic_fetch_sub(&q->refs, 1) != 1) return;
   assert(!q->scheduled && !q->outstanding);
   weft_context *c = q->context;
   pthread_cond_destroy(&q->idle);
@@ -47,7 +47,7 @@ void weft_queue_release(weft_queue *q) {
 }
 
 int weft_queue_finish(weft_queue *q) {
-  if (!is_queue(q)) return WEFT_EINVAL;
+  if (!weft__queue_is(q)) return WEFT_EINVAL;
   /* Run what is ready here rather than wait for a queue thread; what
    * becomes ready later (after another queue's or a user event) a shared
    * thread runs. */

@@ -26,8 +26,9 @@
 
 #include "weft/weft.h"
 
-/* Kind tags of queues and events: what weft__object_is reads, without
- * the object header's message buffer (an event is made per command). */
+/* Kind tags of queues and events, which weft__queue_is and weft__event_is
+ * check: the tag and the count of base/object.h's header, without its
+ * message buffer (an event is made per command). */
 #define WEFT__KIND_QUEUE 0x57460806u
 #define WEFT__KIND_EVENT 0x57460707u
 
@@ -150,6 +151,10 @@ int weft__event_done(weft_event *e);
 /* Makes c wait for e, unless e has finished already (then a failure of an
  * event from the wait list marks c failed). Returns 1 when c now waits. */
 int weft__event_add_dependent(weft_event *e, weft_dependency *d);
+
+/* Whether e (q) is a live event (queue); NULL is not. */
+int weft__event_is(const weft_event *e);
+int weft__queue_is(const weft_queue *q);
 
 /* Moves e to status and fires the callbacks due; a final status releases
  * the commands waiting for e. Returns 0 (and changes nothing) if e had

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/checks.h"
+#include "weft/kernel.h"
 #include "weft/weft.h"
 
 /* The state of one work-group, read by the generated code. The JIT emits
@@ -163,14 +164,15 @@ typedef void (*weft_wake_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
 typedef void (*weft_sched_point_fn)(weft_wg_ctx *ctx, const void *p,
                                     uint32_t info);
 
-#define WEFT_WAIT_MUTEX 1u
-#define WEFT_WAIT_SEMAPHORE 2u
-#define WEFT_WAIT_BARRIER 3u
+/* The kinds the builtins pass are weft/kernel.h's (one place for both). */
+#define WEFT_WAIT_MUTEX WEFT__WAIT_MUTEX
+#define WEFT_WAIT_SEMAPHORE WEFT__WAIT_SEMAPHORE
+#define WEFT_WAIT_BARRIER WEFT__WAIT_BARRIER
 #define WEFT_WAIT_SPIN 4u       /* a loop polling memory (yield points) */
 /* Or'ed into a poll's what: the group waits until *word reaches seen (their
  * signed difference is not negative, so counters may wrap) rather than
  * until it changes: a ticket waiter is not woken by every other ticket. */
-#define WEFT_POLL_REACH 0x80000000u
+#define WEFT_POLL_REACH WEFT__POLL_REACH
 
 /* Where a barrier() call sits in the source, for divergence reports. */
 typedef struct weft_source_loc {

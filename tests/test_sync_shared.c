@@ -56,9 +56,6 @@ static inline int weft__cas(unsigned *p, unsigned expected, unsigned desired) {
   return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE);
 }
-static inline void weft__add_relaxed(unsigned *p, unsigned v) {
-  (void)__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-}
 static inline void weft__add_release(unsigned *p, unsigned v) {
   (void)__atomic_fetch_add(p, v, __ATOMIC_RELEASE);
 }

@@ -917,8 +917,15 @@ static void coop_end(launch_state *l) {
   l->coop = NULL;
 }
 
+/* Every thread, whatever the groups: the scheduler counts them (idle
+ * threads, sleepers, deadlock). */
+static unsigned coop_threads(const launch_state *l) {
+  return l->executor->num_workers;
+}
+
 const weft_scheduler weft__coop_scheduler = {
-    "cooperative", coop_begin, coop_prepare, coop_run, coop_failed, coop_end,
+    "cooperative", coop_begin,  coop_threads, coop_prepare,
+    coop_run,      coop_failed, coop_end,
 };
 
 /* ------------------------------------------------- calls from kernels */

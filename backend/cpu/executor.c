@@ -232,13 +232,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   l.scheduler->begin(&l);
   weft__check_races_begin(&l); /* before any group is prepared */
   weft__watchdog_begin(&l);
-  /* A launch of one group under the chunked scheduler has work for one
-   * thread: the caller runs it, and no worker is woken (an empty kernel's
-   * launch took 1.4 to 14 us with the hand-off on a loaded two-core
-   * machine). A cooperative launch keeps every thread: its scheduler
-   * counts them. */
-  int alone = l.total == 1 && l.scheduler == &weft__chunked_scheduler;
-  weft__pool_run(e->pool, worker_job, &l, alone);
+  weft__pool_run(e->pool, worker_job, &l, l.scheduler->threads(&l));
   weft__watchdog_end(&l);
   weft__watchdog_report(&l);
   l.scheduler->end(&l);

@@ -1,6 +1,7 @@
 /* pool.c: worker threads (see pool.h). */
 #include "backend/cpu/pool.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -135,7 +136,10 @@ int weft__pool_create(unsigned workers, size_t stack_size, weft_pool_fn init,
   return 0;
 }
 
-void weft__pool_run(weft_pool *p, weft_pool_fn fn, void *arg, int alone) {
+void weft__pool_run(weft_pool *p, weft_pool_fn fn, void *arg,
+                    unsigned threads) {
+  assert(threads == 1 || threads == p->size);
+  int alone = threads == 1;
   pthread_mutex_lock(&p->run_lock);
   p->fn = fn;
   p->arg = arg;

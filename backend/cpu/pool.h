@@ -24,12 +24,12 @@ typedef void (*weft_pool_fn)(void *arg, unsigned worker);
 int weft__pool_create(unsigned threads, size_t stack_size, weft_pool_fn init,
                       void *init_arg, weft_pool **out);
 
-/* Runs fn(arg, w) on every worker w (worker 0 being the calling thread)
- * and returns when all are done; with alone set, on worker 0 only, the
- * others left asleep (a job with one piece of work: waking them would
- * only add a hand-off to its latency). Calls from several threads take
+/* Runs fn(arg, w) on the first threads workers w (worker 0 being the
+ * calling thread; threads is 1, the others left asleep, or the pool's
+ * size) and returns when all are done. Calls from several threads take
  * turns. */
-void weft__pool_run(weft_pool *pool, weft_pool_fn fn, void *arg, int alone);
+void weft__pool_run(weft_pool *pool, weft_pool_fn fn, void *arg,
+                    unsigned threads);
 
 unsigned weft__pool_size(const weft_pool *pool);
 

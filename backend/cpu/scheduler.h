@@ -21,6 +21,9 @@ struct weft_scheduler {
   /* Sets the scheduler's state up for launch l (in l->sched_state),
    * before any worker runs. */
   void (*begin)(launch_state *l);
+  /* The threads l can use: 1 (the caller runs it alone, no worker woken:
+   * a hand-off would only add to its latency) or every worker. */
+  unsigned (*threads)(const launch_state *l);
   /* Readies worker w for l before its share runs (memory for its
    * groups): 0, or WEFT_ENOMEM. */
   int (*prepare)(cpu_worker *w, launch_state *l);

@@ -121,6 +121,9 @@
 #define WEFT__WAIT_MUTEX 1u
 #define WEFT__WAIT_SEMAPHORE 2u
 #define WEFT__WAIT_BARRIER 3u
+/* Or'ed into a poll's what: wait until the counter reaches the value (the
+ * runtime's WEFT_POLL_REACH). */
+#define WEFT__POLL_REACH 0x80000000u
 
 /* Bytes of a barrier of the given algorithm for that many groups. */
 #define WEFT_BARRIER_SIZE(algorithm, groups)                                 \

@@ -25,8 +25,8 @@
  *   memory, on unsigned words: weft__load (acquire), weft__load_relaxed,
  *     weft__store (release), weft__store_relaxed, weft__cas (acquire; 1 if
  *     it swapped), weft__fetch_add (acq_rel), weft__fetch_add_relaxed,
- *     weft__fetch_or_acquire, weft__exchange (acq_rel), and
- *     weft__add_relaxed, weft__add_release, weft__and_release, whose old
+ *     weft__fetch_or_acquire, weft__exchange (acq_rel; only where
+ *     WEFT__WAKES), and weft__add_release, weft__and_release, whose old
  *     value nobody waits for (a GPU's red);
  *   waits, each one turn of a loop that tests its condition again after
  *     it; w points to the wait's weft__watch (WEFT__WATCH_INIT), what is
@@ -264,8 +264,8 @@ WEFT__FN void weft__sync_mutex_unlock(WEFT__GLOBAL weft_mutex *m,
 
 /* Every semaphore but the CPU's native one counts the units given in word
  * 0 (its initial count, then one per post) and the units drawn in word 1,
- * one per wait: a wait draws before it knows its algorithm, and a post
- * adds one to given and waits for nothing. A drawn unit is free once the
+ * one per wait, made while the read of its algorithm is on its way (see
+ * weft__sync_chosen), and a post adds one to given and waits for nothing. A drawn unit is free once the
  * units given have passed it. Counters wrap: only signed differences
  * count. */
 WEFT__FN int weft__sync_units_free(unsigned given, unsigned drawn) {
@@ -348,6 +348,15 @@ WEFT__FN void weft__native_semaphore_wait(WEFT__GLOBAL weft_semaphore *s,
 }
 #endif
 
+#if WEFT__NATIVE_PARKS
+/* Whether a semaphore's algorithm is one of the paper's, which count
+ * given and drawn units, rather than the CPU's parking native one. */
+WEFT__FN int weft__sync_paper_semaphore(unsigned a) {
+  return a == WEFT_SEMAPHORE_SPIN || a == WEFT_SEMAPHORE_SPIN_BACKOFF ||
+         a == WEFT_SEMAPHORE_SLEEPING;
+}
+#endif
+
 /* The algorithm, the draw and the units given are read at once: given
  * last, as its acquire holds back what follows it. Given read early is
  * only low: it grows. */
@@ -355,8 +364,7 @@ WEFT__FN void weft__sync_semaphore_wait(WEFT__GLOBAL weft_semaphore *s,
                                         unsigned impl) {
   unsigned a = weft__sync_chosen(s->word, impl);
 #if WEFT__NATIVE_PARKS
-  if (a != WEFT_SEMAPHORE_SPIN && a != WEFT_SEMAPHORE_SPIN_BACKOFF &&
-      a != WEFT_SEMAPHORE_SLEEPING) {
+  if (!weft__sync_paper_semaphore(a)) {
     weft__native_semaphore_wait(s);
     return;
   }
@@ -379,9 +387,7 @@ WEFT__FN void weft__sync_semaphore_wait(WEFT__GLOBAL weft_semaphore *s,
 WEFT__FN void weft__sync_semaphore_post(WEFT__GLOBAL weft_semaphore *s,
                                         unsigned impl) {
 #if WEFT__NATIVE_PARKS
-  unsigned a = weft__sync_chosen(s->word, impl);
-  if (a != WEFT_SEMAPHORE_SPIN && a != WEFT_SEMAPHORE_SPIN_BACKOFF &&
-      a != WEFT_SEMAPHORE_SLEEPING) {
+  if (!weft__sync_paper_semaphore(weft__sync_chosen(s->word, impl))) {
     weft__native_semaphore_post(s);
     return;
   }

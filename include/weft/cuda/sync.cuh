@@ -162,7 +162,6 @@ WEFT__ATOMIC(weft__fetch_or_acquire, "or.b32", acquire)
                  : "memory");                                                \
   }
 
-WEFT__RED(weft__add_relaxed, "add.u32", relaxed)
 WEFT__RED(weft__add_release, "add.u32", release)
 WEFT__RED(weft__and_release, "and.b32", release)
 
