@@ -581,9 +581,15 @@ static cl_int rect_run(cl_command *c, int kind) {
                 : CL_SUCCESS;
 }
 
-static cl_int run_read_rect(cl_command *c) { return rect_run(c, CL_COMMAND_READ_BUFFER_RECT); }
-static cl_int run_write_rect(cl_command *c) { return rect_run(c, CL_COMMAND_WRITE_BUFFER_RECT); }
-static cl_int run_copy_rect(cl_command *c) { return rect_run(c, CL_COMMAND_COPY_BUFFER_RECT); }
+static cl_int run_read_rect(cl_command *c) {
+  return rect_run(c, CL_COMMAND_READ_BUFFER_RECT);
+}
+static cl_int run_write_rect(cl_command *c) {
+  return rect_run(c, CL_COMMAND_WRITE_BUFFER_RECT);
+}
+static cl_int run_copy_rect(cl_command *c) {
+  return rect_run(c, CL_COMMAND_COPY_BUFFER_RECT);
+}
 
 /* Fills a rect command's geometry; the buffer is src (read), dst (write).
  * The rectangles are checked as weft_buffer_check_rect does, and a copy

@@ -53,7 +53,8 @@ static size_t row_at(const rect *r, const size_t *region, size_t k) {
  * buffer share. */
 static int overlap(weft_buffer *src, const rect *s, weft_buffer *dst,
                    const rect *d, const size_t *region) {
-  if (weft__buffer_root(src, NULL) != weft__buffer_root(dst, NULL)) return 0;
+  if (weft__buffer_root(src, NULL) != weft__buffer_root(dst, NULL))
+    return 0;
   uintptr_t s0 = (uintptr_t)src->mem, d0 = (uintptr_t)dst->mem;
   size_t rows = region[1] * region[2], width = region[0];
   for (size_t i = 0; i < rows; i++) {

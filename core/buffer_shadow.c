@@ -123,7 +123,8 @@ void weft__shadow_launch(weft_kernel *k) {
     if (checked) k->arg_shadows[i] = b ? for_checked_launch(b) : NULL;
     else if (b && desc->args[i].address_space == WEFT_ADDRESS_GLOBAL) {
       size_t from;
-      atomic_store(&weft__buffer_root(b, &from)->shadow_state, WEFT_SHADOW_NONE);
+      atomic_store(&weft__buffer_root(b, &from)->shadow_state,
+                   WEFT_SHADOW_NONE);
     }
   }
 }

@@ -126,8 +126,7 @@ static int wait_list_valid(const weft_queue *q, unsigned n,
                            weft_event *const *wait) {
   if (n && !wait) return 0;
   for (unsigned i = 0; i < n; i++)
-    if (!weft__event_is(wait[i]) ||
-        wait[i]->context != q->context)
+    if (!weft__event_is(wait[i]) || wait[i]->context != q->context)
       return 0;
   return 1;
 }

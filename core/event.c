@@ -32,7 +32,8 @@ weft_event *weft__event_new(weft_context *context, weft_queue *queue) {
 }
 
 void weft_event_retain(weft_event *e) {
-  if (weft__event_is(e)) atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+  if (weft__event_is(e))
+    atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
 }
 
 void weft_event_release(weft_event *e) {

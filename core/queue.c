@@ -29,7 +29,8 @@ int weft_queue_create(weft_context *context, unsigned flags,
 }
 
 void weft_queue_retain(weft_queue *q) {
-  if (weft__queue_is(q)) atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
+  if (weft__queue_is(q))
+    atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
 }
 
 /* The last reference: every command is done (each event holds one), and

@@ -265,9 +265,9 @@ WEFT__FN void weft__sync_mutex_unlock(WEFT__GLOBAL weft_mutex *m,
 /* Every semaphore but the CPU's native one counts the units given in word
  * 0 (its initial count, then one per post) and the units drawn in word 1,
  * one per wait, made while the read of its algorithm is on its way (see
- * weft__sync_chosen), and a post adds one to given and waits for nothing. A drawn unit is free once the
- * units given have passed it. Counters wrap: only signed differences
- * count. */
+ * weft__sync_chosen), and a post adds one to given and waits for nothing.
+ * A drawn unit is free once the units given have passed it. Counters
+ * wrap: only signed differences count. */
 WEFT__FN int weft__sync_units_free(unsigned given, unsigned drawn) {
   return (int)(given - drawn);
 }
