@@ -66,54 +66,12 @@ typedef struct target {
 
 typedef struct runtime {
   target what;
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue queue;
+  bench_cl cl;
 } runtime;
 
-static cl_platform_id find_platform(const char *name) {
-  cl_platform_id platforms[16];
-  cl_uint n = 0;
-  CL_CHECK(clGetPlatformIDs(16, platforms, &n));
-  for (cl_uint i = 0; i < n && i < 16; i++) {
-    char got[256] = "";
-    clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof got, got, NULL);
-    if (!strcmp(got, name)) return platforms[i];
-  }
-  bench_die("no OpenCL platform named '%s' (OCL_ICD_VENDORS=%s)", name,
-            getenv("OCL_ICD_VENDORS") ? getenv("OCL_ICD_VENDORS") : "unset");
-}
-
 static void open_runtime(runtime *r, target what) {
-  cl_int err;
   r->what = what;
-  r->platform = find_platform(what.platform);
-  if (clGetDeviceIDs(r->platform, what.type, 1, &r->device, NULL))
-    bench_die("%s has no %s device", what.platform,
-              what.type == CL_DEVICE_TYPE_GPU ? "GPU" : "CPU");
-  r->context = clCreateContext(NULL, 1, &r->device, NULL, NULL, &err);
-  CL_CHECK(err);
-  r->queue = clCreateCommandQueueWithProperties(r->context, r->device, NULL, &err);
-  CL_CHECK(err);
-}
-
-static void close_runtime(runtime *r) {
-  clReleaseCommandQueue(r->queue);
-  clReleaseContext(r->context);
-}
-
-static cl_program build(runtime *r, const char *source, const char *options) {
-  cl_int err;
-  cl_program p = clCreateProgramWithSource(r->context, 1, &source, NULL, &err);
-  CL_CHECK(err);
-  if (clBuildProgram(p, 1, &r->device, options, NULL, NULL) != CL_SUCCESS) {
-    char log[4096] = "";
-    clGetProgramBuildInfo(p, r->device, CL_PROGRAM_BUILD_LOG, sizeof log, log,
-                          NULL);
-    bench_die("build failed:\n%s", log);
-  }
-  return p;
+  bench_cl_open(&r->cl, what.platform, what.type);
 }
 
 static cl_kernel kernel_of(cl_program p, const char *name) {
@@ -130,10 +88,10 @@ typedef enum latency_kind { FINISH, EVENT_WAIT, READ } latency_kind;
 /* The median time of one call of the kind, over reps calls, and the
  * 99th percentile (ms[0], ms[1]). */
 static void latency_ms(runtime *r, latency_kind kind, int reps, double ms[2]) {
-  cl_program p = build(r, empty_source, "");
+  cl_program p = bench_cl_program(&r->cl, empty_source, "");
   cl_kernel k = kernel_of(p, "empty");
   cl_int err;
-  cl_mem m = clCreateBuffer(r->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+  cl_mem m = clCreateBuffer(r->cl.context, CL_MEM_READ_WRITE, 64, NULL, &err);
   CL_CHECK(err);
   size_t one = 1;
   double *t = malloc((size_t)reps * sizeof *t);
@@ -141,15 +99,15 @@ static void latency_ms(runtime *r, latency_kind kind, int reps, double ms[2]) {
   for (int i = -reps / 10; i < reps; i++) { /* the first tenth warms up */
     double start = bench_now_ms();
     if (kind == READ) {
-      CL_CHECK(clEnqueueReadBuffer(r->queue, m, CL_TRUE, 0, sizeof value, &value,
+      CL_CHECK(clEnqueueReadBuffer(r->cl.queue, m, CL_TRUE, 0, sizeof value, &value,
                                    0, NULL, NULL));
     } else if (kind == FINISH) {
-      CL_CHECK(clEnqueueNDRangeKernel(r->queue, k, 1, NULL, &one, &one, 0, NULL,
+      CL_CHECK(clEnqueueNDRangeKernel(r->cl.queue, k, 1, NULL, &one, &one, 0, NULL,
                                       NULL));
-      CL_CHECK(clFinish(r->queue));
+      CL_CHECK(clFinish(r->cl.queue));
     } else {
       cl_event e;
-      CL_CHECK(clEnqueueNDRangeKernel(r->queue, k, 1, NULL, &one, &one, 0, NULL,
+      CL_CHECK(clEnqueueNDRangeKernel(r->cl.queue, k, 1, NULL, &one, &one, 0, NULL,
                                       &e));
       CL_CHECK(clWaitForEvents(1, &e));
       clReleaseEvent(e);
@@ -173,20 +131,20 @@ static double build_and_run_ms(runtime *r, int variant) {
   float in[256] = {0}, out[256];
   cl_int err;
   double start = bench_now_ms();
-  cl_program p = build(r, build_body, options);
+  cl_program p = bench_cl_program(&r->cl, build_body, options);
   cl_kernel k = kernel_of(p, "filter");
-  cl_mem a = clCreateBuffer(r->context, CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
+  cl_mem a = clCreateBuffer(r->cl.context, CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
   CL_CHECK(err);
-  cl_mem b = clCreateBuffer(r->context, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+  cl_mem b = clCreateBuffer(r->cl.context, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
   CL_CHECK(err);
   int n = 256;
   CL_CHECK(clSetKernelArg(k, 0, sizeof a, &a));
   CL_CHECK(clSetKernelArg(k, 1, sizeof b, &b));
   CL_CHECK(clSetKernelArg(k, 2, sizeof n, &n));
   size_t global = 256, local = 64;
-  CL_CHECK(clEnqueueNDRangeKernel(r->queue, k, 1, NULL, &global, &local, 0, NULL,
+  CL_CHECK(clEnqueueNDRangeKernel(r->cl.queue, k, 1, NULL, &global, &local, 0, NULL,
                                   NULL));
-  CL_CHECK(clEnqueueReadBuffer(r->queue, b, CL_TRUE, 0, sizeof out, out, 0, NULL,
+  CL_CHECK(clEnqueueReadBuffer(r->cl.queue, b, CL_TRUE, 0, sizeof out, out, 0, NULL,
                                NULL));
   double ms = bench_now_ms() - start;
   /* sqrt(0) + pow(0, 0.5) + VARIANT */
@@ -205,7 +163,7 @@ static int child_main(const char *platform, const char *type, int variant) {
   runtime r;
   open_runtime(&r, (target){platform, (cl_device_type)atoll(type)});
   printf("%f\n", build_and_run_ms(&r, variant));
-  close_runtime(&r);
+  bench_cl_close(&r.cl);
   return 0;
 }
 
@@ -296,8 +254,8 @@ int main(int argc, char **argv) {
   bench_note("builds: %d variants, cold, again, in a new process", variants);
   build_rows(&measured, &reference, variants);
   bench_csv_close();
-  close_runtime(&measured);
-  close_runtime(&reference);
+  bench_cl_close(&measured.cl);
+  bench_cl_close(&reference.cl);
   char command[64];
   snprintf(command, sizeof command, "rm -rf '%s'", cache_root);
   return system(command) == 0 ? 0 : 1;

@@ -285,7 +285,7 @@ static size_t weft_check(weft_side *w, const inputs *in) {
 /* ----------------------------------------------------------------- PoCL */
 
 typedef struct pocl_side {
-  bench_pocl cl;
+  bench_cl cl;
   cl_mem signal, points, filtered, light;
 } pocl_side;
 
@@ -296,13 +296,13 @@ static double pocl_open(pocl_side *p, const inputs *in) {
   double start = bench_now_ms();
   bench_pocl_open(&p->cl);
   double ms = bench_now_ms() - start;
-  p->signal = bench_pocl_buffer(&p->cl, sizeof in->signal, CL_MEM_READ_ONLY,
+  p->signal = bench_cl_buffer(&p->cl, sizeof in->signal, CL_MEM_READ_ONLY,
                                 in->signal);
-  p->points = bench_pocl_buffer(&p->cl, sizeof in->points, CL_MEM_READ_ONLY,
+  p->points = bench_cl_buffer(&p->cl, sizeof in->points, CL_MEM_READ_ONLY,
                                 in->points);
-  p->filtered = bench_pocl_buffer(&p->cl, N * sizeof(float), CL_MEM_READ_WRITE,
+  p->filtered = bench_cl_buffer(&p->cl, N * sizeof(float), CL_MEM_READ_WRITE,
                                   NULL);
-  p->light = bench_pocl_buffer(&p->cl, N * sizeof(float), CL_MEM_READ_WRITE,
+  p->light = bench_cl_buffer(&p->cl, N * sizeof(float), CL_MEM_READ_WRITE,
                                NULL);
   pocl_spoil(p);
   return ms;
@@ -313,7 +313,7 @@ static void pocl_close(pocl_side *p) {
   clReleaseMemObject(p->points);
   clReleaseMemObject(p->filtered);
   clReleaseMemObject(p->light);
-  bench_pocl_close(&p->cl);
+  bench_cl_close(&p->cl);
 }
 
 static cl_kernel pocl_kernel(cl_program program, const char *name) {
@@ -399,7 +399,7 @@ static timing pocl_variant(pocl_side *p, const inputs *in, unsigned v,
   char *source = variant_source(v);
   timing t;
   double start = bench_now_ms();
-  cl_program program = bench_pocl_program(&p->cl, source, "");
+  cl_program program = bench_cl_program(&p->cl, source, "");
   t.build_ms = bench_now_ms() - start;
   pocl_run(p, program);
   t.build_run_ms = bench_now_ms() - start;

@@ -27,30 +27,8 @@
 
 #include "common.h"
 
-/* Beside the shared kernels: saxpy (a scalar argument; the same memory
- * traffic as vecadd) and mandelbrot (a loop whose trip count differs
- * from work-item to work-item). */
-static const char *source = BENCH_KERNELS_SOURCE
-    "__kernel void empty(void) {}\n"
-    "__kernel void saxpy(float a, __global const float *x,\n"
-    "                    __global const float *y, __global float *z) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  z[i] = a * x[i] + y[i];\n"
-    "}\n"
-    "__kernel void mandelbrot(__global float *out, uint iterations) {\n"
-    "  uint x = get_global_id(0), y = get_global_id(1);\n"
-    "  uint width = get_global_size(0), height = get_global_size(1);\n"
-    "  float cr = -2.0f + 3.0f * x / width, ci = -1.5f + 3.0f * y / height;\n"
-    "  float zr = 0.0f, zi = 0.0f;\n"
-    "  uint i = 0;\n"
-    "  while (i < iterations && zr * zr + zi * zi <= 4.0f) {\n"
-    "    float t = zr * zr - zi * zi + cr;\n"
-    "    zi = 2.0f * zr * zi + ci;\n"
-    "    zr = t;\n"
-    "    i++;\n"
-    "  }\n"
-    "  out[y * width + x] = (float)i;\n"
-    "}\n";
+static const char *source = BENCH_KERNELS_SOURCE BENCH_MORE_KERNELS_SOURCE
+    "__kernel void empty(void) {}\n";
 
 enum { TILE = 16, REDUCE_GROUP = 256 };
 
@@ -70,7 +48,7 @@ static const sizes quick_sizes = {1u << 20, 128, 1u << 20, 256, 64, 3, 100};
 
 typedef struct runtimes {
   weft_context *weft;
-  bench_pocl pocl;
+  bench_cl pocl;
 } runtimes;
 
 /* One kernel of the source, in both runtimes. */
@@ -98,7 +76,7 @@ typedef struct ndrange {
 static kernel_pair make_kernels(runtimes *rt, const char *name) {
   kernel_pair k;
   k.weft = bench_weft_kernel(rt->weft, source, "", name);
-  k.pocl = bench_pocl_kernel(&rt->pocl, source, "", name);
+  k.pocl = bench_cl_kernel(&rt->pocl, source, "", name);
   return k;
 }
 
@@ -113,7 +91,7 @@ static buffer_pair make_buffer(runtimes *rt, size_t size, const void *init) {
   WEFT_CHECK(weft_buffer_create(rt->weft, size, WEFT_MEM_COPY_HOST_PTR,
                                 (void *)init, &b.weft),
              rt->weft);
-  b.pocl = bench_pocl_buffer(&rt->pocl, size, CL_MEM_READ_WRITE, init);
+  b.pocl = bench_cl_buffer(&rt->pocl, size, CL_MEM_READ_WRITE, init);
   return b;
 }
 
@@ -325,17 +303,9 @@ static size_t mandelbrot_check(runtimes *rt, buffer_pair *b, size_t side,
   size_t differ[2] = {0, 0};
   for (size_t p = 0; p < n; p++) {
     size_t x = p % side, y = p / side;
-    float cr = -2.0f + 3.0f * x / side, ci = -1.5f + 3.0f * y / side;
-    float zr = 0.0f, zi = 0.0f;
-    unsigned i = 0;
-    while (i < iterations && zr * zr + zi * zi <= 4.0f) {
-      float t = zr * zr - zi * zi + cr;
-      zi = 2.0f * zr * zi + ci;
-      zr = t;
-      i++;
-    }
-    differ[0] += !(weft_out[p] == (float)i);
-    differ[1] += !(pocl_out[p] == (float)i);
+    float i = bench_mandelbrot_pixel(x, y, side, iterations);
+    differ[0] += !(weft_out[p] == i);
+    differ[1] += !(pocl_out[p] == i);
   }
   for (int r = 0; r < 2; r++)
     if (differ[r] > n / 200) {
@@ -507,7 +477,7 @@ int main(int argc, char **argv) {
   bench_note("empty_launch: %d launches", s->launches);
   failed += bench_empty_launch(&rt, s);
   bench_csv_close();
-  bench_pocl_close(&rt.pocl);
+  bench_cl_close(&rt.pocl);
   weft_context_release(rt.weft);
   return failed ? 1 : 0;
 }

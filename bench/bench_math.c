@@ -47,7 +47,7 @@ enum { NUM_WIDTHS = 3 };
 
 typedef struct runtimes {
   weft_context *weft;
-  bench_pocl pocl;
+  bench_cl pocl;
 } runtimes;
 
 /* ------------------------------------------------------------ throughput */
@@ -112,9 +112,9 @@ static void make_data(runtimes *rt, data *d, size_t n, int f) {
   WEFT_CHECK(weft_buffer_create(rt->weft, size, WEFT_MEM_COPY_HOST_PTR, d->y,
                                 &d->wy), rt->weft);
   WEFT_CHECK(weft_buffer_create(rt->weft, size, 0, NULL, &d->wr), rt->weft);
-  d->px = bench_pocl_buffer(&rt->pocl, size, CL_MEM_READ_ONLY, d->x);
-  d->py = bench_pocl_buffer(&rt->pocl, size, CL_MEM_READ_ONLY, d->y);
-  d->pr = bench_pocl_buffer(&rt->pocl, size, CL_MEM_READ_WRITE, NULL);
+  d->px = bench_cl_buffer(&rt->pocl, size, CL_MEM_READ_ONLY, d->x);
+  d->py = bench_cl_buffer(&rt->pocl, size, CL_MEM_READ_ONLY, d->y);
+  d->pr = bench_cl_buffer(&rt->pocl, size, CL_MEM_READ_WRITE, NULL);
   double *want = malloc(n * sizeof(double)), *tol = malloc(n * sizeof(double));
   if (!want || !tol) bench_die("out of memory");
   for (size_t i = 0; i < n; i++) {
@@ -222,7 +222,7 @@ static int bench_throughput(runtimes *rt, size_t n, int reps) {
   weft_program *wp;
   WEFT_CHECK(weft_program_create(rt->weft, source, 0, &wp), rt->weft);
   WEFT_CHECK(weft_program_build(wp, NULL), wp);
-  cl_program pp = bench_pocl_program(&rt->pocl, source, "");
+  cl_program pp = bench_cl_program(&rt->pocl, source, "");
   int failed = 0;
   for (int f = 0; f < NUM_FUNCTIONS; f++) {
     data d;
@@ -298,7 +298,7 @@ static build_times weft_build(runtimes *rt, const char *source,
 static build_times pocl_build(runtimes *rt, const char *source, cl_mem x,
                               cl_mem r) {
   double start = bench_now_ms();
-  cl_program p = bench_pocl_program(&rt->pocl, source, "");
+  cl_program p = bench_cl_program(&rt->pocl, source, "");
   build_times t = {bench_now_ms() - start, 0};
   cl_int rc;
   cl_kernel k = clCreateKernel(p, "k", &rc);
@@ -322,8 +322,8 @@ static void bench_builds(runtimes *rt, int builtins, int reps) {
   WEFT_CHECK(weft_buffer_create(rt->weft, sizeof x, WEFT_MEM_COPY_HOST_PTR,
                                 (void *)x, &wx), rt->weft);
   WEFT_CHECK(weft_buffer_create(rt->weft, sizeof x, 0, NULL, &wr), rt->weft);
-  cl_mem px = bench_pocl_buffer(&rt->pocl, sizeof x, CL_MEM_READ_ONLY, x);
-  cl_mem pr = bench_pocl_buffer(&rt->pocl, sizeof x, CL_MEM_READ_WRITE, NULL);
+  cl_mem px = bench_cl_buffer(&rt->pocl, sizeof x, CL_MEM_READ_ONLY, x);
+  cl_mem pr = bench_cl_buffer(&rt->pocl, sizeof x, CL_MEM_READ_WRITE, NULL);
   double wb[16], wbr[16], pb[16], pbr[16];
   /* variant 0 untimed: each runtime's first build loads what it needs */
   weft_build(rt, build_source(builtins, 0), wx, wr);
@@ -368,7 +368,7 @@ int main(int argc, char **argv) {
   bench_builds(&rt, 1, build_reps);
   bench_builds(&rt, 0, build_reps);
   bench_csv_close();
-  bench_pocl_close(&rt.pocl);
+  bench_cl_close(&rt.pocl);
   weft_context_release(rt.weft);
   if (failed) bench_die("wrong results");
   return 0;

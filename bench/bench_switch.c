@@ -148,10 +148,10 @@ static double run_child(const char *fiber, const char *barrier,
 
 /* The kernel on PoCL: its time per work-item and barrier, in ns. */
 static double pocl_barrier_ns(const plan *p) {
-  bench_pocl pocl;
+  bench_cl pocl;
   bench_pocl_open(&pocl);
-  cl_kernel k = bench_pocl_kernel(&pocl, source, "", "barriers");
-  cl_mem out = bench_pocl_buffer(&pocl, ITEMS * sizeof(cl_uint),
+  cl_kernel k = bench_cl_kernel(&pocl, source, "", "barriers");
+  cl_mem out = bench_cl_buffer(&pocl, ITEMS * sizeof(cl_uint),
                                  CL_MEM_WRITE_ONLY, NULL);
   cl_uint barriers = p->barriers;
   CL_CHECK(clSetKernelArg(k, 0, sizeof out, &out));
@@ -176,7 +176,7 @@ static double pocl_barrier_ns(const plan *p) {
   free(ms);
   clReleaseMemObject(out);
   clReleaseKernel(k);
-  bench_pocl_close(&pocl);
+  bench_cl_close(&pocl);
   return ns;
 }
 

@@ -18,17 +18,20 @@
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: %s [--quick] [--csv PATH] [--gpu] [--load N]\n"
+          "usage: %s [--quick] [--csv PATH] [--gpu] [--load N] [--peer NAME]\n"
           "  --quick     small sizes and few repetitions (a smoke test)\n"
           "  --csv PATH  also write the CSV to PATH\n"
-          "  --gpu       bench_api: Weft's GPU device beside its CPU device\n"
-          "  --load N    N threads of busy work at nice 19 beside the runs\n",
+          "  --gpu       bench_api: Weft's GPU device beside its CPU device;\n"
+          "              bench_peers: both runtimes' GPU devices\n"
+          "  --load N    N threads of busy work at nice 19 beside the runs\n"
+          "  --peer NAME bench_peers: the platform beside Weft (default PoCL,\n"
+          "              with --gpu \"NVIDIA CUDA\")\n",
           program_invocation_short_name);
   exit(2);
 }
 
 void bench_parse_options(int argc, char **argv, bench_options *options) {
-  *options = (bench_options){0, NULL, 0, 0};
+  *options = (bench_options){0, NULL, 0, 0, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
       options->quick = 1;
@@ -36,6 +39,8 @@ void bench_parse_options(int argc, char **argv, bench_options *options) {
       options->csv_path = argv[++i];
     else if (!strcmp(argv[i], "--gpu"))
       options->gpu = 1;
+    else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+      options->peer = argv[++i];
     else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
       options->load = atoi(argv[++i]);
       if (options->load < 1 || options->load > 256) usage();
@@ -134,6 +139,20 @@ size_t bench_mismatches(const char *what, const float *got, const double *want,
   return bad;
 }
 
+float bench_mandelbrot_pixel(size_t x, size_t y, size_t side,
+                             unsigned iterations) {
+  float cr = -2.0f + 3.0f * x / side, ci = -1.5f + 3.0f * y / side;
+  float zr = 0.0f, zi = 0.0f;
+  unsigned i = 0;
+  while (i < iterations && zr * zr + zi * zi <= 4.0f) {
+    float t = zr * zr - zi * zi + cr;
+    zi = 2.0f * zr * zi + ci;
+    zr = t;
+    i++;
+  }
+  return (float)i;
+}
+
 /* ------------------------------------------------------------------ Weft */
 
 void bench_weft_check(int status, const void *object, const char *call) {
@@ -164,7 +183,7 @@ weft_kernel *bench_weft_kernel(weft_context *ctx, const char *source,
   return kernel;
 }
 
-/* ----------------------------------------------------------------- PoCL */
+/* ------------------------------------------- OpenCL platforms; PoCL */
 
 void bench_cl_check(cl_int status, const char *call) {
   if (status != CL_SUCCESS)
@@ -186,7 +205,8 @@ static cl_platform_id find_platform(const char *wanted) {
                                name, NULL));
     if (!strcmp(name, wanted)) return platforms[i];
   }
-  bench_die("no OpenCL platform is named \"%s\"", wanted);
+  bench_die("no OpenCL platform is named \"%s\" (OCL_ICD_VENDORS=%s)", wanted,
+            getenv("OCL_ICD_VENDORS") ? getenv("OCL_ICD_VENDORS") : "unset");
 }
 
 /* Loads PoCL before the ICD loader does, with RTLD_DEEPBIND. Weft links
@@ -202,42 +222,47 @@ static void preload_pocl(void) {
   bench_note("cannot preload PoCL (%s): its builds may crash", dlerror());
 }
 
-void bench_pocl_open(bench_pocl *pocl) {
+void bench_cl_open(bench_cl *rt, const char *platform, cl_device_type type) {
   cl_int rc;
-  preload_pocl();
-  pocl->platform = find_platform(BENCH_POCL_PLATFORM);
-  CL_CHECK(clGetDeviceIDs(pocl->platform, CL_DEVICE_TYPE_CPU, 1, &pocl->device,
-                          NULL));
-  pocl->context = clCreateContext(NULL, 1, &pocl->device, NULL, NULL, &rc);
+  if (!strcmp(platform, BENCH_POCL_PLATFORM)) preload_pocl();
+  rt->platform = find_platform(platform);
+  if (clGetDeviceIDs(rt->platform, type, 1, &rt->device, NULL) != CL_SUCCESS)
+    bench_die("the platform \"%s\" has no %s device", platform,
+              type == CL_DEVICE_TYPE_GPU ? "GPU" : "CPU");
+  rt->context = clCreateContext(NULL, 1, &rt->device, NULL, NULL, &rc);
   bench_cl_check(rc, "clCreateContext");
-  pocl->queue = clCreateCommandQueueWithProperties(pocl->context,
-                                                   pocl->device, NULL, &rc);
+  rt->queue = clCreateCommandQueueWithProperties(rt->context, rt->device,
+                                                 NULL, &rc);
   bench_cl_check(rc, "clCreateCommandQueueWithProperties");
 }
 
-void bench_pocl_close(bench_pocl *pocl) {
-  clReleaseCommandQueue(pocl->queue);
-  clReleaseContext(pocl->context);
+void bench_pocl_open(bench_cl *pocl) {
+  bench_cl_open(pocl, BENCH_POCL_PLATFORM, CL_DEVICE_TYPE_CPU);
 }
 
-cl_program bench_pocl_program(bench_pocl *pocl, const char *source,
-                              const char *options) {
+void bench_cl_close(bench_cl *rt) {
+  clReleaseCommandQueue(rt->queue);
+  clReleaseContext(rt->context);
+}
+
+cl_program bench_cl_program(bench_cl *rt, const char *source,
+                            const char *options) {
   cl_int rc;
   cl_program program =
-      clCreateProgramWithSource(pocl->context, 1, &source, NULL, &rc);
+      clCreateProgramWithSource(rt->context, 1, &source, NULL, &rc);
   bench_cl_check(rc, "clCreateProgramWithSource");
-  rc = clBuildProgram(program, 1, &pocl->device, options, NULL, NULL);
+  rc = clBuildProgram(program, 1, &rt->device, options, NULL, NULL);
   if (rc == CL_SUCCESS) return program;
   static char log[16384];
-  clGetProgramBuildInfo(program, pocl->device, CL_PROGRAM_BUILD_LOG,
+  clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG,
                         sizeof log, log, NULL);
-  bench_die("PoCL build failed (error %d):\n%s", rc, log);
+  bench_die("the build failed (error %d):\n%s", rc, log);
 }
 
-cl_kernel bench_pocl_kernel(bench_pocl *pocl, const char *source,
-                            const char *options, const char *name) {
+cl_kernel bench_cl_kernel(bench_cl *rt, const char *source,
+                          const char *options, const char *name) {
   cl_int rc;
-  cl_program program = bench_pocl_program(pocl, source, options);
+  cl_program program = bench_cl_program(rt, source, options);
   cl_kernel kernel = clCreateKernel(program, name, &rc);
   bench_cl_check(rc, "clCreateKernel");
   /* The kernel holds on to its program. */
@@ -245,11 +270,11 @@ cl_kernel bench_pocl_kernel(bench_pocl *pocl, const char *source,
   return kernel;
 }
 
-cl_mem bench_pocl_buffer(bench_pocl *pocl, size_t size, cl_mem_flags flags,
-                         const void *init) {
+cl_mem bench_cl_buffer(bench_cl *rt, size_t size, cl_mem_flags flags,
+                       const void *init) {
   cl_int rc;
   if (init) flags |= CL_MEM_COPY_HOST_PTR;
-  cl_mem mem = clCreateBuffer(pocl->context, flags, size, (void *)init, &rc);
+  cl_mem mem = clCreateBuffer(rt->context, flags, size, (void *)init, &rc);
   bench_cl_check(rc, "clCreateBuffer");
   return mem;
 }

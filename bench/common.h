@@ -61,6 +61,37 @@
     "}\n" \
     "\n"
 
+/* Two more, which bench_kernels and bench_peers time: saxpy (a scalar
+ * argument; the same memory traffic as vecadd) and mandelbrot (a loop
+ * whose trip count differs from work-item to work-item; a pixel's value is
+ * its iteration count, bench_mandelbrot_pixel's on the host). */
+#define BENCH_MORE_KERNELS_SOURCE \
+    "__kernel void saxpy(float a, __global const float *x,\n" \
+    "                    __global const float *y, __global float *z) {\n" \
+    "  size_t i = get_global_id(0);\n" \
+    "  z[i] = a * x[i] + y[i];\n" \
+    "}\n" \
+    "__kernel void mandelbrot(__global float *out, uint iterations) {\n" \
+    "  uint x = get_global_id(0), y = get_global_id(1);\n" \
+    "  uint width = get_global_size(0), height = get_global_size(1);\n" \
+    "  float cr = -2.0f + 3.0f * x / width, ci = -1.5f + 3.0f * y / height;\n" \
+    "  float zr = 0.0f, zi = 0.0f;\n" \
+    "  uint i = 0;\n" \
+    "  while (i < iterations && zr * zr + zi * zi <= 4.0f) {\n" \
+    "    float t = zr * zr - zi * zi + cr;\n" \
+    "    zi = 2.0f * zr * zi + ci;\n" \
+    "    zr = t;\n" \
+    "    i++;\n" \
+    "  }\n" \
+    "  out[y * width + x] = (float)i;\n" \
+    "}\n"
+
+/* The host's value of mandelbrot's pixel (x, y) of a square of side
+ * pixels. A device that fuses multiply-adds may differ at a few pixels on
+ * the set's edge: callers allow some. */
+float bench_mandelbrot_pixel(size_t x, size_t y, size_t side,
+                             unsigned iterations);
+
 /* ---------------------------------------------------------------- timing */
 
 /* Milliseconds on the monotonic clock (bench_lib.h's, as the programs
@@ -74,6 +105,7 @@ typedef struct bench_options {
   const char *csv_path; /* --csv PATH: also write the CSV there */
   int gpu;              /* --gpu: Weft's GPU beside its CPU (bench_api) */
   int load;             /* --load N: N low-priority busy threads beside */
+  const char *peer;     /* --peer NAME: bench_peers' other platform */
 } bench_options;
 
 /* Starts n threads that spin at the lowest priority (nice 19) until the
@@ -123,36 +155,42 @@ weft_context *bench_weft_context(void);
 weft_kernel *bench_weft_kernel(weft_context *ctx, const char *source,
                                const char *options, const char *name);
 
-/* ----------------------------------------------------------------- PoCL */
+/* ------------------------------------------- OpenCL platforms; PoCL */
 
 #define BENCH_POCL_PLATFORM "Portable Computing Language"
 
 #define CL_CHECK(call) bench_cl_check((call), #call)
 void bench_cl_check(cl_int status, const char *call);
 
-typedef struct bench_pocl {
+/* A runtime reached through the ICD loader: PoCL, or any platform. */
+typedef struct bench_cl {
   cl_platform_id platform;
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
-} bench_pocl;
+} bench_cl;
 
-/* Finds PoCL's platform by name among the ICD loader's platforms (so the
- * benchmark keeps comparing with PoCL once Weft is an ICD too) and opens
- * a context and an in-order queue on its first CPU device. */
-void bench_pocl_open(bench_pocl *pocl);
-void bench_pocl_close(bench_pocl *pocl);
+/* Finds the platform called platform among the ICD loader's platforms
+ * and opens a context and an in-order queue on its first device of type.
+ * PoCL must be the first platform a process opens (it is loaded with
+ * RTLD_DEEPBIND then: see common.c). */
+void bench_cl_open(bench_cl *rt, const char *platform, cl_device_type type);
+/* PoCL's first CPU device (so the benchmarks keep comparing with PoCL
+ * once Weft is an ICD too). */
+void bench_pocl_open(bench_cl *pocl);
+void bench_cl_close(bench_cl *rt);
 
-/* Builds source with options for PoCL's device, or exits with the log. */
-cl_program bench_pocl_program(bench_pocl *pocl, const char *source,
-                              const char *options);
+/* Builds source with options for the runtime's device, or exits with the
+ * log. */
+cl_program bench_cl_program(bench_cl *rt, const char *source,
+                            const char *options);
 
 /* Builds source and returns its kernel called name. */
-cl_kernel bench_pocl_kernel(bench_pocl *pocl, const char *source,
-                            const char *options, const char *name);
+cl_kernel bench_cl_kernel(bench_cl *rt, const char *source,
+                          const char *options, const char *name);
 
 /* A buffer of size bytes, a copy of init unless init is NULL. */
-cl_mem bench_pocl_buffer(bench_pocl *pocl, size_t size, cl_mem_flags flags,
-                         const void *init);
+cl_mem bench_cl_buffer(bench_cl *rt, size_t size, cl_mem_flags flags,
+                       const void *init);
 
 #endif

@@ -122,6 +122,29 @@ TEST(ordered_atomics_as_ptx_instructions) {
   free(ptx);
 }
 
+/* An ordered atomic on __local memory (OpenCL 1.2's atomic_inc is
+ * seq_cst) is fenced at CTA scope: only its work-group can see it, and a
+ * GPU-scope fence on each side cost a __local histogram 2.6 times
+ * NVIDIA's time. Global ones keep GPU scope. */
+TEST(local_atomics_fenced_in_the_work_group) {
+  char *ptx = ptx_of(
+      "kernel void k(global const uint *in, global uint *bins,\n"
+      "              local uint *local_bins) {\n"
+      "  local_bins[get_local_id(0)] = 0;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  atomic_inc(&local_bins[in[get_global_id(0)] & 63]);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  atomic_add(&bins[get_local_id(0)], local_bins[get_local_id(0)]);\n"
+      "}\n",
+      "");
+  CHECK_STR_CONTAINS(ptx, "fence.sc.cta;");
+  CHECK_STR_CONTAINS(ptx, "atom.shared.add.u32");
+  CHECK(!strstr(ptx, "fence.sc.gpu;\n"));
+  CHECK_STR_CONTAINS(ptx, "fence.sc.gpu; atom.acq_rel.gpu.global.add.u32");
+  assemble(ptx);
+  free(ptx);
+}
+
 /* Whether ptx holds text as a constant byte array: PTX spells bytes in
  * decimal, "37, 100" for "%d". */
 static int has_bytes(const char *ptx, const char *text) {

@@ -5,10 +5,18 @@
  * makes every read-modify-write relaxed. Integer atomics in global
  * memory become PTX's ordered instructions (ptx_atomics.c); for
  * the others the classic mapping restores the orderings with
- * PTX fences at GPU scope (OpenCL's device scope): an acquire access is
- * followed by fence.acq_rel, a release access preceded by one, and
- * seq_cst uses fence.sc on both sides. A volatile load or store is a
- * relaxed one at system scope on the GPU (sm_70 and newer). */
+ * PTX fences: an acquire access is followed by fence.acq_rel, a release
+ * access preceded by one, and seq_cst uses fence.sc on both sides. The
+ * fences are at GPU scope (OpenCL's device scope), except around an
+ * access to __local memory (shared, address space 3), which only the
+ * work-item's own work-group can see: there a fence at CTA scope
+ * orders all that any observer of the access can tell, and costs a
+ * fraction of a GPU-scope one (OpenCL 1.2's atomic_inc on a __local
+ * histogram bin is seq_cst; with GPU-scope fences it ran at 2.6 times
+ * NVIDIA's driver's time). A volatile load or store is a relaxed one at
+ * system scope on the GPU (sm_70 and newer). */
+#include <string.h>
+
 #include "jit/ptx/ptx.h"
 
 static int is_acquire(LLVMAtomicOrdering o) {
@@ -23,21 +31,35 @@ static int is_release(LLVMAtomicOrdering o) {
          o == LLVMAtomicOrderingSequentiallyConsistent;
 }
 
+/* Address space 3: NVPTX's shared memory, OpenCL's __local. */
+enum { SHARED_SPACE = 3 };
+
+/* The scope of the fences an ordered access needs: its work-group's for
+ * one to __local memory (see the top), the GPU's otherwise. */
+typedef enum fence_scope { SCOPE_GPU, SCOPE_CTA } fence_scope;
+
+static fence_scope scope_of(LLVMValueRef pointer) {
+  return LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) == SHARED_SPACE
+             ? SCOPE_CTA
+             : SCOPE_GPU;
+}
+
 /* A PTX fence before inst, also a compiler barrier for memory. */
 static void fence_before(LLVMBuilderRef b, LLVMValueRef inst,
-                         LLVMAtomicOrdering o) {
-  static const char acq_rel[] = "fence.acq_rel.gpu;";
-  static const char sc[] = "fence.sc.gpu;";
+                         LLVMAtomicOrdering o, fence_scope scope) {
+  static const char *const text[2][2] = {
+      {"fence.acq_rel.gpu;", "fence.sc.gpu;"},
+      {"fence.acq_rel.cta;", "fence.sc.cta;"}};
   static const char clobber[] = "~{memory}";
-  int strong = o == LLVMAtomicOrderingSequentiallyConsistent;
+  const char *asm_text =
+      text[scope][o == LLVMAtomicOrderingSequentiallyConsistent];
   LLVMContextRef context =
       LLVMGetTypeContext(LLVMTypeOf(LLVMGetBasicBlockParent(
           LLVMGetInstructionParent(inst))));
   LLVMTypeRef type =
       LLVMFunctionType(LLVMVoidTypeInContext(context), NULL, 0, 0);
   LLVMValueRef fence = LLVMGetInlineAsm(
-      type, (char *)(strong ? sc : acq_rel),
-      strong ? sizeof sc - 1 : sizeof acq_rel - 1, (char *)clobber,
+      type, (char *)asm_text, strlen(asm_text), (char *)clobber,
       sizeof clobber - 1, 1, 0, LLVMInlineAsmDialectATT, 0);
   LLVMPositionBuilderBefore(b, inst);
   LLVMBuildCall2(b, type, fence, NULL, 0, "");
@@ -51,9 +73,10 @@ static void lower_access(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMSetVolatile(inst, 1);
   int load = LLVMIsALoadInst(inst) != NULL;
   int seq_cst = o == LLVMAtomicOrderingSequentiallyConsistent;
-  if (is_release(o) || (load && seq_cst)) fence_before(b, inst, o);
+  fence_scope scope = scope_of(LLVMGetOperand(inst, load ? 0 : 1));
+  if (is_release(o) || (load && seq_cst)) fence_before(b, inst, o, scope);
   if (is_acquire(o) || (!load && seq_cst))
-    fence_before(b, LLVMGetNextInstruction(inst), o);
+    fence_before(b, LLVMGetNextInstruction(inst), o, scope);
 }
 
 /* Read-modify-writes keep their (ignored) ordering and gain the fences. */
@@ -61,13 +84,15 @@ static void fence_rmw(LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMAtomicOrdering o = LLVMIsAAtomicCmpXchgInst(inst)
                              ? LLVMGetCmpXchgSuccessOrdering(inst)
                              : LLVMGetOrdering(inst);
-  if (is_release(o)) fence_before(b, inst, o);
-  if (is_acquire(o)) fence_before(b, LLVMGetNextInstruction(inst), o);
+  fence_scope scope = scope_of(LLVMGetOperand(inst, 0));
+  if (is_release(o)) fence_before(b, inst, o, scope);
+  if (is_acquire(o))
+    fence_before(b, LLVMGetNextInstruction(inst), o, scope);
 }
 
 /* An IR fence becomes the PTX one. */
 static void lower_fence(LLVMBuilderRef b, LLVMValueRef inst) {
-  fence_before(b, inst, LLVMGetOrdering(inst));
+  fence_before(b, inst, LLVMGetOrdering(inst), SCOPE_GPU);
   LLVMInstructionEraseFromParent(inst);
 }
 

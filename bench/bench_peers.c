@@ -1,0 +1,829 @@
+/*
+ * bench_peers.c: a broad set of kernels on Weft and on a peer runtime,
+ * both reached as OpenCL platforms through the same ICD loader and the
+ * same host code, as an unmodified application sees them.
+ *
+ *   By default the peer is PoCL, on the CPU. With --gpu, both run on their
+ *   GPU device and the peer defaults to NVIDIA's OpenCL driver ("NVIDIA
+ *   CUDA"; put its .icd beside Weft's in OCL_ICD_VENDORS). --peer NAME
+ *   names another platform.
+ *
+ * The kernels: streaming (vecadd, saxpy, daxpy), compute with a loop per
+ * work-item whose trip count differs (mandelbrot) or not (n-body),
+ * matrix products (naive in float and double, and in __local tiles),
+ * __local trees (reduce, scan), atomics (histograms into global or
+ * __local bins), stencils (2D 5-point, 3D 7-point), a convolution with
+ * __constant weights, and a bitonic sort (many small launches).
+ *
+ * Every launch is clEnqueueNDRangeKernel(s) + clFinish, timed on the host.
+ * Each kernel runs once untimed on each runtime (first-launch costs), then
+ * the runtimes take turns (alternating which goes first) until each has
+ * run reps times or spent the time budget, and each reports the median.
+ * Outputs are checked against the host afterwards, on both runtimes: a
+ * kernel that skips work fails the benchmark (exit status 1).
+ *
+ * CSV on stdout: kernel,weft_ms,peer_ms,weft_over_peer (below 1: Weft is
+ * faster; the performance issue's goal is at most 0.8 on the CPU beside
+ * PoCL, at most 1.0 on the GPU beside NVIDIA's driver).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define WEFT_PLATFORM "Weft"
+#define NVIDIA_PLATFORM "NVIDIA CUDA"
+
+/* The kernels beyond those common.h shares. */
+static const char *source =
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" BENCH_KERNELS_SOURCE
+    BENCH_MORE_KERNELS_SOURCE
+    "__kernel void daxpy(double a, __global const double *x,\n"
+    "                    __global const double *y, __global double *z) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  z[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "__kernel void matmul_naive(__global const float *a,\n"
+    "                           __global const float *b, __global float *c,\n"
+    "                           uint n) {\n"
+    "  uint row = get_global_id(1), col = get_global_id(0);\n"
+    "  float sum = 0.0f;\n"
+    "  for (uint k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];\n"
+    "  c[row * n + col] = sum;\n"
+    "}\n"
+    "__kernel void matmul_naive_double(__global const double *a,\n"
+    "                                  __global const double *b,\n"
+    "                                  __global double *c, uint n) {\n"
+    "  uint row = get_global_id(1), col = get_global_id(0);\n"
+    "  double sum = 0.0;\n"
+    "  for (uint k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];\n"
+    "  c[row * n + col] = sum;\n"
+    "}\n"
+    "__kernel void histogram_global(__global const uint *in,\n"
+    "                               __global uint *bins) {\n"
+    "  atomic_inc(&bins[in[get_global_id(0)] & 255]);\n"
+    "}\n"
+    "__kernel void histogram_local(__global const uint *in,\n"
+    "                              __global uint *bins,\n"
+    "                              __local uint *local_bins) {\n"
+    "  uint lid = get_local_id(0), n = get_local_size(0);\n"
+    "  for (uint b = lid; b < 256; b += n) local_bins[b] = 0;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  atomic_inc(&local_bins[in[get_global_id(0)] & 255]);\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (uint b = lid; b < 256; b += n)\n"
+    "    if (local_bins[b]) atomic_add(&bins[b], local_bins[b]);\n"
+    "}\n"
+    "__kernel void stencil2d(__global const float *in, __global float *out) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  int w = get_global_size(0), h = get_global_size(1), i = y * w + x;\n"
+    "  if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {\n"
+    "    out[i] = in[i];\n"
+    "    return;\n"
+    "  }\n"
+    "  out[i] = 0.2f * (in[i] + in[i - 1] + in[i + 1] + in[i - w] +\n"
+    "                   in[i + w]);\n"
+    "}\n"
+    "__kernel void stencil3d(__global const float *in, __global float *out) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);\n"
+    "  int w = get_global_size(0), h = get_global_size(1);\n"
+    "  int d = get_global_size(2), plane = w * h;\n"
+    "  int i = z * plane + y * w + x;\n"
+    "  if (x == 0 || y == 0 || z == 0 || x == w - 1 || y == h - 1 ||\n"
+    "      z == d - 1) {\n"
+    "    out[i] = in[i];\n"
+    "    return;\n"
+    "  }\n"
+    "  out[i] = 0.25f * in[i] + 0.125f * (in[i - 1] + in[i + 1] +\n"
+    "           in[i - w] + in[i + w] + in[i - plane] + in[i + plane]);\n"
+    "}\n"
+    "__kernel void scan(__global const uint *in, __global uint *out,\n"
+    "                   __local uint *tmp) {\n"
+    "  uint lid = get_local_id(0), n = get_local_size(0);\n"
+    "  tmp[lid] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (uint offset = 1; offset < n; offset *= 2) {\n"
+    "    uint v = lid >= offset ? tmp[lid - offset] : 0;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    tmp[lid] += v;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  out[get_global_id(0)] = tmp[lid];\n"
+    "}\n"
+    "__kernel void bitonic_step(__global uint *data, uint j, uint k) {\n"
+    "  uint i = get_global_id(0), partner = i ^ j;\n"
+    "  if (partner <= i) return;\n"
+    "  uint a = data[i], b = data[partner];\n"
+    "  if ((a > b) == ((i & k) == 0)) {\n"
+    "    data[i] = b;\n"
+    "    data[partner] = a;\n"
+    "  }\n"
+    "}\n"
+    "__kernel void nbody(__global const float4 *pos, __global float4 *acc,\n"
+    "                    uint n) {\n"
+    "  float4 p = pos[get_global_id(0)];\n"
+    "  float3 a = (float3)(0.0f);\n"
+    "  for (uint j = 0; j < n; j++) {\n"
+    "    float4 q = pos[j];\n"
+    "    float3 d = q.xyz - p.xyz;\n"
+    "    float inv = rsqrt(dot(d, d) + 0.01f);\n"
+    "    a += q.w * inv * inv * inv * d;\n"
+    "  }\n"
+    "  acc[get_global_id(0)] = (float4)(a, 0.0f);\n"
+    "}\n"
+    "__kernel void convolve(__global const float *in, __global float *out,\n"
+    "                       __constant float *weights) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  int w = get_global_size(0), h = get_global_size(1);\n"
+    "  float s = 0.0f;\n"
+    "  for (int dy = -2; dy <= 2; dy++)\n"
+    "    for (int dx = -2; dx <= 2; dx++) {\n"
+    "      int sx = clamp(x + dx, 0, w - 1), sy = clamp(y + dy, 0, h - 1);\n"
+    "      s += weights[(dy + 2) * 5 + dx + 2] * in[sy * w + sx];\n"
+    "    }\n"
+    "  out[y * w + x] = s;\n"
+    "}\n";
+
+/* ------------------------------------------------------------ the cases */
+
+typedef enum arg_kind {
+  ARG_IN,     /* a buffer holding a copy of data */
+  ARG_OUT,    /* a buffer, filled with 0xff bytes (NaN) before the runs */
+  ARG_VALUE,  /* bytes bytes of data, by value */
+  ARG_LOCAL,  /* __local memory of bytes bytes */
+  ARG_SOURCE, /* like ARG_IN, but not a kernel argument: the launch
+                 copies it into the buffer before it (bitonic) */
+} arg_kind;
+
+typedef struct arg {
+  arg_kind kind;
+  size_t bytes;
+  const void *data;
+} arg;
+
+typedef enum elem_type { ELEM_FLOAT, ELEM_DOUBLE, ELEM_UINT } elem_type;
+
+enum { MAX_ARGS = 5 };
+
+typedef struct bench_case bench_case;
+
+/* One runtime's objects for a case. */
+typedef struct side {
+  bench_cl *rt;
+  cl_kernel kernel;
+  cl_mem buffers[MAX_ARGS];
+} side;
+
+struct bench_case {
+  const char *name, *kernel;
+  cl_uint dims;
+  size_t global[3];
+  size_t local[3]; /* local[0] == 0: NULL, each runtime chooses */
+  arg args[MAX_ARGS];
+  int nargs;
+  int out;       /* the argument checked */
+  int zero_out;  /* the output is zeroed before each launch (histograms) */
+  /* Several launches in place of one, or NULL. */
+  void (*launch)(side *s, const bench_case *c);
+  /* What out must hold: count elements of type, want[i] within tol[i]
+   * (or within tol_all if tol is NULL); at most bad_allowed may differ. */
+  elem_type type;
+  size_t count;
+  double *want, *tol;
+  double tol_all;
+  size_t bad_allowed;
+};
+
+typedef struct sizes {
+  size_t stream_n;      /* elements of vecadd, saxpy, daxpy, reductions */
+  size_t matmul_n;      /* matrices' side (tiled, naive float) */
+  size_t dmatmul_n;     /* the double naive product's side */
+  size_t image_n;       /* stencil2d, convolve: pixels a side */
+  size_t volume_n;      /* stencil3d: cells a side */
+  size_t mandel_n;      /* pixels a side */
+  unsigned mandel_iterations;
+  size_t bodies;        /* n-body */
+  unsigned sort_log2;   /* bitonic: 2^sort_log2 keys */
+  int reps;             /* the most timed runs per runtime */
+  double budget_s;      /* the time a kernel's runs may take, per runtime */
+} sizes;
+
+static const sizes cpu_sizes = {1u << 24, 512, 256, 2048, 256, 1024, 256,
+                                4096, 20, 11, 1.5};
+static const sizes gpu_sizes = {1u << 26, 2048, 1024, 8192, 512, 4096, 1024,
+                                32768, 24, 21, 1.5};
+static const sizes quick_sizes = {1u << 18, 128, 64, 256, 32, 128, 64, 512,
+                                  12, 3, 0.2};
+
+/* ------------------------------------------------------- host arrays */
+
+static void *alloc_bytes(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) bench_die("out of memory (%zu bytes)", bytes);
+  return p;
+}
+
+static double *alloc_doubles(size_t n) {
+  return alloc_bytes(n * sizeof(double));
+}
+
+static float *random_floats(size_t n, unsigned seed, float lo, float hi) {
+  float *v = alloc_bytes(n * sizeof *v);
+  bench_random_floats(v, n, seed, lo, hi);
+  return v;
+}
+
+static double *random_doubles(size_t n, unsigned seed) {
+  float *f = random_floats(n, seed, -1.0f, 1.0f);
+  double *v = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) v[i] = f[i];
+  free(f);
+  return v;
+}
+
+static uint32_t *random_uints(size_t n, unsigned seed) {
+  uint32_t *v = alloc_bytes(n * sizeof *v), x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    v[i] = x;
+  }
+  return v;
+}
+
+/* ------------------------------------------------------ the references */
+
+/* Element-wise a*x + y (vecadd: a = 1), exactly as the device rounds. */
+static void axpy_reference(bench_case *c, double a, const float *x,
+                           const float *y, size_t n) {
+  c->want = alloc_doubles(n);
+  c->tol = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) {
+    c->want[i] = (double)(float)(a * x[i]) + y[i];
+    /* A fused multiply-add rounds once, the host twice. */
+    c->tol[i] = 2.0 * FLT_EPSILON * (fabs(a * x[i]) + fabs(y[i]));
+  }
+}
+
+/* A dot product's error bound in the element's precision: n * eps times
+ * the sum of the products' magnitudes, whatever the order. */
+static void matmul_reference(bench_case *c, const void *a, const void *b,
+                             size_t n, int is_double) {
+  c->want = alloc_doubles(n * n);
+  c->tol = alloc_doubles(n * n);
+  double eps = is_double ? DBL_EPSILON : FLT_EPSILON;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      double sum = 0.0, magnitude = 0.0;
+      for (size_t k = 0; k < n; k++) {
+        double x = is_double ? ((const double *)a)[i * n + k]
+                             : ((const float *)a)[i * n + k];
+        double y = is_double ? ((const double *)b)[k * n + j]
+                             : ((const float *)b)[k * n + j];
+        sum += x * y;
+        magnitude += fabs(x * y);
+      }
+      c->want[i * n + j] = sum;
+      c->tol[i * n + j] = 2.0 * (double)n * eps * magnitude + 1e-30;
+    }
+}
+
+/* ------------------------------------------------------- making a case */
+
+static void add_arg(bench_case *c, arg_kind kind, size_t bytes,
+                    const void *data) {
+  if (c->nargs == MAX_ARGS) bench_die("%s: too many arguments", c->name);
+  c->args[c->nargs++] = (arg){kind, bytes, data};
+}
+
+static bench_case new_case(const char *name, const char *kernel,
+                           cl_uint dims, size_t x, size_t y, size_t z) {
+  bench_case c;
+  memset(&c, 0, sizeof c);
+  c.name = name;
+  c.kernel = kernel;
+  c.dims = dims;
+  c.global[0] = x;
+  c.global[1] = y;
+  c.global[2] = z;
+  return c;
+}
+
+static void set_output(bench_case *c, int arg_index, elem_type type,
+                       size_t count) {
+  c->out = arg_index;
+  c->type = type;
+  c->count = count;
+}
+
+/* Values passed by value live as long as the program: static storage. */
+static const float saxpy_a = 2.5f;
+static const double daxpy_a = -1.25;
+static cl_uint matmul_side, dmatmul_side, mandel_iterations, body_count;
+
+static bench_case vecadd_case(const sizes *s) {
+  size_t n = s->stream_n;
+  bench_case c = new_case("vecadd", "vecadd", 1, n, 1, 1);
+  float *a = random_floats(n, 1, -1.0f, 1.0f);
+  float *b = random_floats(n, 2, -1.0f, 1.0f);
+  add_arg(&c, ARG_IN, n * sizeof *a, a);
+  add_arg(&c, ARG_IN, n * sizeof *b, b);
+  add_arg(&c, ARG_OUT, n * sizeof(float), NULL);
+  set_output(&c, 2, ELEM_FLOAT, n);
+  axpy_reference(&c, 1.0, a, b, n);
+  return c;
+}
+
+static bench_case saxpy_case(const sizes *s) {
+  size_t n = s->stream_n;
+  bench_case c = new_case("saxpy", "saxpy", 1, n, 1, 1);
+  float *x = random_floats(n, 3, -1.0f, 1.0f);
+  float *y = random_floats(n, 4, -1.0f, 1.0f);
+  add_arg(&c, ARG_VALUE, sizeof saxpy_a, &saxpy_a);
+  add_arg(&c, ARG_IN, n * sizeof *x, x);
+  add_arg(&c, ARG_IN, n * sizeof *y, y);
+  add_arg(&c, ARG_OUT, n * sizeof(float), NULL);
+  set_output(&c, 3, ELEM_FLOAT, n);
+  axpy_reference(&c, saxpy_a, x, y, n);
+  return c;
+}
+
+static bench_case daxpy_case(const sizes *s) {
+  size_t n = s->stream_n / 2; /* the same bytes as saxpy */
+  bench_case c = new_case("daxpy", "daxpy", 1, n, 1, 1);
+  double *x = random_doubles(n, 5), *y = random_doubles(n, 6);
+  add_arg(&c, ARG_VALUE, sizeof daxpy_a, &daxpy_a);
+  add_arg(&c, ARG_IN, n * sizeof *x, x);
+  add_arg(&c, ARG_IN, n * sizeof *y, y);
+  add_arg(&c, ARG_OUT, n * sizeof(double), NULL);
+  set_output(&c, 3, ELEM_DOUBLE, n);
+  c.want = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) c.want[i] = daxpy_a * x[i] + y[i];
+  c.tol_all = 4.0 * DBL_EPSILON;
+  return c;
+}
+
+static bench_case mandelbrot_case(const sizes *s) {
+  size_t side = s->mandel_n;
+  bench_case c = new_case("mandelbrot", "mandelbrot", 2, side, side, 1);
+  mandel_iterations = s->mandel_iterations;
+  add_arg(&c, ARG_OUT, side * side * sizeof(float), NULL);
+  add_arg(&c, ARG_VALUE, sizeof mandel_iterations, &mandel_iterations);
+  set_output(&c, 0, ELEM_FLOAT, side * side);
+  c.want = alloc_doubles(side * side);
+  for (size_t p = 0; p < side * side; p++)
+    c.want[p] = bench_mandelbrot_pixel(p % side, p / side, side,
+                                       mandel_iterations);
+  /* Fused multiply-adds move a few pixels on the set's edge. */
+  c.bad_allowed = side * side / 200;
+  return c;
+}
+
+static bench_case matmul_case(const char *name, const char *kernel,
+                              size_t n, int tiled, int is_double) {
+  bench_case c = new_case(name, kernel, 2, n, n, 1);
+  if (tiled) {
+    c.local[0] = c.local[1] = 16;
+    c.local[2] = 1;
+  }
+  size_t elem = is_double ? sizeof(double) : sizeof(float);
+  void *a, *b;
+  if (is_double) {
+    a = random_doubles(n * n, 7);
+    b = random_doubles(n * n, 8);
+  } else {
+    a = random_floats(n * n, 7, -1.0f, 1.0f);
+    b = random_floats(n * n, 8, -1.0f, 1.0f);
+  }
+  cl_uint *side = is_double ? &dmatmul_side : &matmul_side;
+  *side = (cl_uint)n;
+  add_arg(&c, ARG_IN, n * n * elem, a);
+  add_arg(&c, ARG_IN, n * n * elem, b);
+  add_arg(&c, ARG_OUT, n * n * elem, NULL);
+  add_arg(&c, ARG_VALUE, sizeof *side, side);
+  set_output(&c, 2, is_double ? ELEM_DOUBLE : ELEM_FLOAT, n * n);
+  matmul_reference(&c, a, b, n, is_double);
+  return c;
+}
+
+enum { GROUP = 256, BINS = 256 };
+
+static bench_case reduce_case(const sizes *s) {
+  size_t n = s->stream_n, groups = n / GROUP;
+  bench_case c = new_case("reduce", "reduce", 1, n, 1, 1);
+  c.local[0] = GROUP;
+  float *in = random_floats(n, 9, 0.0f, 1.0f);
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, groups * sizeof(float), NULL);
+  add_arg(&c, ARG_LOCAL, GROUP * sizeof(float), NULL);
+  set_output(&c, 1, ELEM_FLOAT, groups);
+  c.want = alloc_doubles(groups);
+  for (size_t g = 0; g < groups; g++) {
+    double sum = 0.0;
+    for (size_t i = 0; i < GROUP; i++) sum += in[g * GROUP + i];
+    c.want[g] = sum;
+  }
+  c.tol_all = GROUP * FLT_EPSILON * GROUP;
+  return c;
+}
+
+static bench_case histogram_case(const sizes *s, int local) {
+  size_t n = s->stream_n;
+  bench_case c = new_case(local ? "histogram_local" : "histogram_global",
+                          local ? "histogram_local" : "histogram_global", 1,
+                          n, 1, 1);
+  if (local) c.local[0] = GROUP;
+  uint32_t *in = random_uints(n, 10);
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, BINS * sizeof(uint32_t), NULL);
+  if (local) add_arg(&c, ARG_LOCAL, BINS * sizeof(uint32_t), NULL);
+  set_output(&c, 1, ELEM_UINT, BINS);
+  c.zero_out = 1;
+  c.want = alloc_doubles(BINS);
+  memset(c.want, 0, BINS * sizeof *c.want);
+  for (size_t i = 0; i < n; i++) c.want[in[i] & (BINS - 1)] += 1.0;
+  return c;
+}
+
+static bench_case stencil2d_case(const sizes *s) {
+  size_t w = s->image_n, n = w * w;
+  bench_case c = new_case("stencil2d", "stencil2d", 2, w, w, 1);
+  float *in = random_floats(n, 11, 0.0f, 1.0f);
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, n * sizeof(float), NULL);
+  set_output(&c, 1, ELEM_FLOAT, n);
+  c.want = alloc_doubles(n);
+  for (size_t y = 0; y < w; y++)
+    for (size_t x = 0; x < w; x++) {
+      size_t i = y * w + x;
+      int edge = x == 0 || y == 0 || x == w - 1 || y == w - 1;
+      c.want[i] = edge ? in[i]
+                       : 0.2 * ((double)in[i] + in[i - 1] + in[i + 1] +
+                                in[i - w] + in[i + w]);
+    }
+  c.tol_all = 8.0 * FLT_EPSILON;
+  return c;
+}
+
+static bench_case stencil3d_case(const sizes *s) {
+  size_t w = s->volume_n, plane = w * w, n = plane * w;
+  bench_case c = new_case("stencil3d", "stencil3d", 3, w, w, w);
+  float *in = random_floats(n, 12, 0.0f, 1.0f);
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, n * sizeof(float), NULL);
+  set_output(&c, 1, ELEM_FLOAT, n);
+  c.want = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) {
+    size_t x = i % w, y = i / w % w, z = i / plane;
+    int edge = x == 0 || y == 0 || z == 0 || x == w - 1 || y == w - 1 ||
+               z == w - 1;
+    c.want[i] = edge ? in[i]
+                     : 0.25 * in[i] +
+                           0.125 * ((double)in[i - 1] + in[i + 1] +
+                                    in[i - w] + in[i + w] + in[i - plane] +
+                                    in[i + plane]);
+  }
+  c.tol_all = 8.0 * FLT_EPSILON;
+  return c;
+}
+
+static bench_case scan_case(const sizes *s) {
+  size_t n = s->stream_n;
+  bench_case c = new_case("scan", "scan", 1, n, 1, 1);
+  c.local[0] = GROUP;
+  uint32_t *in = random_uints(n, 13);
+  for (size_t i = 0; i < n; i++) in[i] &= 0xffff;
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, n * sizeof(uint32_t), NULL);
+  add_arg(&c, ARG_LOCAL, GROUP * sizeof(uint32_t), NULL);
+  set_output(&c, 1, ELEM_UINT, n);
+  c.want = alloc_doubles(n);
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    sum = (i % GROUP ? sum : 0.0) + in[i];
+    c.want[i] = sum;
+  }
+  return c;
+}
+
+/* Every stage of the sorting network, after a fresh copy of the keys. */
+static void bitonic_launch(side *s, const bench_case *c) {
+  cl_mem data = s->buffers[0];
+  CL_CHECK(clEnqueueCopyBuffer(s->rt->queue, s->buffers[1], data, 0, 0,
+                               c->args[1].bytes, 0, NULL, NULL));
+  for (cl_uint k = 2; k <= c->global[0]; k *= 2)
+    for (cl_uint j = k / 2; j > 0; j /= 2) {
+      CL_CHECK(clSetKernelArg(s->kernel, 1, sizeof j, &j));
+      CL_CHECK(clSetKernelArg(s->kernel, 2, sizeof k, &k));
+      CL_CHECK(clEnqueueNDRangeKernel(s->rt->queue, s->kernel, 1, NULL,
+                                      c->global, NULL, 0, NULL, NULL));
+    }
+}
+
+static int compare_uints(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static bench_case bitonic_case(const sizes *s) {
+  size_t n = (size_t)1 << s->sort_log2;
+  bench_case c = new_case("bitonic_sort", "bitonic_step", 1, n, 1, 1);
+  uint32_t *keys = random_uints(n, 14);
+  add_arg(&c, ARG_OUT, n * sizeof *keys, NULL);
+  add_arg(&c, ARG_SOURCE, n * sizeof *keys, keys);
+  set_output(&c, 0, ELEM_UINT, n);
+  c.launch = bitonic_launch;
+  uint32_t *sorted = alloc_bytes(n * sizeof *sorted);
+  memcpy(sorted, keys, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, compare_uints);
+  c.want = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) c.want[i] = sorted[i];
+  free(sorted);
+  return c;
+}
+
+static bench_case nbody_case(const sizes *s) {
+  size_t n = s->bodies;
+  bench_case c = new_case("nbody", "nbody", 1, n, 1, 1);
+  float *pos = random_floats(4 * n, 15, -1.0f, 1.0f);
+  for (size_t i = 0; i < n; i++) pos[4 * i + 3] = 0.5f + 0.5f * pos[4 * i + 3];
+  body_count = (cl_uint)n;
+  add_arg(&c, ARG_IN, 4 * n * sizeof *pos, pos);
+  add_arg(&c, ARG_OUT, 4 * n * sizeof(float), NULL);
+  add_arg(&c, ARG_VALUE, sizeof body_count, &body_count);
+  set_output(&c, 1, ELEM_FLOAT, 4 * n);
+  c.want = alloc_doubles(4 * n);
+  c.tol = alloc_doubles(4 * n);
+  for (size_t i = 0; i < n; i++) {
+    double a[3] = {0, 0, 0}, magnitude[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; j++) {
+      double d[3], r2 = 0.01;
+      for (int k = 0; k < 3; k++) {
+        d[k] = (double)pos[4 * j + k] - pos[4 * i + k];
+        r2 += d[k] * d[k];
+      }
+      double f = pos[4 * j + 3] / (r2 * sqrt(r2));
+      for (int k = 0; k < 3; k++) {
+        a[k] += f * d[k];
+        magnitude[k] += fabs(f * d[k]);
+      }
+    }
+    for (int k = 0; k < 4; k++) {
+      c.want[4 * i + k] = k < 3 ? a[k] : 0.0;
+      /* rsqrt may be off by a few ulp (OpenCL allows 2 ulp, native
+       * versions more): 1e-4 of the terms' magnitudes. */
+      c.tol[4 * i + k] = k < 3 ? 1e-4 * magnitude[k] + 1e-6 : 0.0;
+    }
+  }
+  return c;
+}
+
+static float conv_weights[25];
+
+static bench_case convolve_case(const sizes *s) {
+  size_t w = s->image_n, n = w * w;
+  bench_case c = new_case("convolve", "convolve", 2, w, w, 1);
+  float *in = random_floats(n, 16, 0.0f, 1.0f);
+  bench_random_floats(conv_weights, 25, 17, -0.5f, 0.5f);
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, n * sizeof(float), NULL);
+  add_arg(&c, ARG_IN, sizeof conv_weights, conv_weights);
+  set_output(&c, 1, ELEM_FLOAT, n);
+  c.want = alloc_doubles(n);
+  c.tol = alloc_doubles(n);
+  for (size_t y = 0; y < w; y++)
+    for (size_t x = 0; x < w; x++) {
+      double sum = 0.0, magnitude = 0.0;
+      for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++) {
+          long sx = (long)x + dx, sy = (long)y + dy, last = (long)w - 1;
+          sx = sx < 0 ? 0 : sx > last ? last : sx;
+          sy = sy < 0 ? 0 : sy > last ? last : sy;
+          double term = (double)conv_weights[(dy + 2) * 5 + dx + 2] *
+                        in[(size_t)sy * w + (size_t)sx];
+          sum += term;
+          magnitude += fabs(term);
+        }
+      c.want[y * w + x] = sum;
+      c.tol[y * w + x] = 50.0 * FLT_EPSILON * magnitude + 1e-30;
+    }
+  return c;
+}
+
+/* --------------------------------------------------------- the runtimes */
+
+static void make_side(side *s, bench_cl *rt, cl_program program,
+                      const bench_case *c) {
+  cl_int rc;
+  s->rt = rt;
+  s->kernel = clCreateKernel(program, c->kernel, &rc);
+  bench_cl_check(rc, "clCreateKernel");
+  cl_uint index = 0;
+  for (int i = 0; i < c->nargs; i++) {
+    const arg *a = &c->args[i];
+    s->buffers[i] = NULL;
+    switch (a->kind) {
+    case ARG_IN:
+    case ARG_SOURCE:
+      s->buffers[i] = bench_cl_buffer(rt, a->bytes, CL_MEM_READ_WRITE, a->data);
+      break;
+    case ARG_OUT: {
+      s->buffers[i] = bench_cl_buffer(rt, a->bytes, CL_MEM_READ_WRITE, NULL);
+      unsigned char ones = 0xff;
+      CL_CHECK(clEnqueueFillBuffer(rt->queue, s->buffers[i], &ones, 1, 0,
+                                   a->bytes, 0, NULL, NULL));
+      break;
+    }
+    case ARG_VALUE:
+      CL_CHECK(clSetKernelArg(s->kernel, index++, a->bytes, a->data));
+      break;
+    case ARG_LOCAL:
+      CL_CHECK(clSetKernelArg(s->kernel, index++, a->bytes, NULL));
+      break;
+    }
+    if (s->buffers[i] && a->kind != ARG_SOURCE)
+      CL_CHECK(clSetKernelArg(s->kernel, index++, sizeof s->buffers[i],
+                              &s->buffers[i]));
+  }
+  CL_CHECK(clFinish(rt->queue));
+}
+
+static void release_side(side *s, const bench_case *c) {
+  for (int i = 0; i < c->nargs; i++)
+    if (s->buffers[i]) clReleaseMemObject(s->buffers[i]);
+  clReleaseKernel(s->kernel);
+}
+
+/* One run of the case, waited for; returns its milliseconds. */
+static double run_once(side *s, const bench_case *c) {
+  double start = bench_now_ms();
+  if (c->zero_out) {
+    cl_uint zero = 0;
+    CL_CHECK(clEnqueueFillBuffer(s->rt->queue, s->buffers[c->out], &zero,
+                                 sizeof zero, 0, c->args[c->out].bytes, 0,
+                                 NULL, NULL));
+  }
+  if (c->launch)
+    c->launch(s, c);
+  else
+    CL_CHECK(clEnqueueNDRangeKernel(s->rt->queue, s->kernel, c->dims, NULL,
+                                    c->global, c->local[0] ? c->local : NULL,
+                                    0, NULL, NULL));
+  CL_CHECK(clFinish(s->rt->queue));
+  return bench_now_ms() - start;
+}
+
+/* The runtimes take turns, alternating which goes first, until each ran
+ * s->reps times or both spent the budget (at least 3 runs each). */
+static void measure(side pair[2], const bench_case *c, const sizes *s,
+                    double ms[2]) {
+  double *times[2];
+  for (int r = 0; r < 2; r++) {
+    times[r] = alloc_doubles((size_t)s->reps);
+    run_once(&pair[r], c);
+  }
+  double spent[2] = {0, 0};
+  int runs = 0;
+  while (runs < s->reps &&
+         (runs < 3 || spent[0] < s->budget_s * 1e3 ||
+          spent[1] < s->budget_s * 1e3)) {
+    for (int turn = 0; turn < 2; turn++) {
+      int r = (turn + runs) % 2;
+      times[r][runs] = run_once(&pair[r], c);
+      spent[r] += times[r][runs];
+    }
+    runs++;
+  }
+  for (int r = 0; r < 2; r++) {
+    ms[r] = bench_median(times[r], runs);
+    free(times[r]);
+  }
+}
+
+static double element(const void *v, elem_type type, size_t i) {
+  return type == ELEM_FLOAT    ? ((const float *)v)[i]
+         : type == ELEM_DOUBLE ? ((const double *)v)[i]
+                               : ((const uint32_t *)v)[i];
+}
+
+/* The number of out's elements that differ from the host's, or 0 where
+ * no more than c->bad_allowed do. */
+static size_t check(side *s, const bench_case *c, const char *runtime) {
+  size_t bytes = c->args[c->out].bytes;
+  void *got = alloc_bytes(bytes);
+  CL_CHECK(clEnqueueReadBuffer(s->rt->queue, s->buffers[c->out], CL_TRUE, 0,
+                               bytes, got, 0, NULL, NULL));
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < c->count; i++) {
+    double v = element(got, c->type, i);
+    double limit = c->tol ? c->tol[i] : c->tol_all;
+    /* Written so that a NaN fails. */
+    if (fabs(v - c->want[i]) <= limit) continue;
+    if (!bad++) first = i;
+  }
+  if (bad > c->bad_allowed) {
+    double v = element(got, c->type, first);
+    bench_note("%s on %s: %zu of %zu elements are wrong; element %zu is "
+               "%.9g, the host says %.9g (tolerance %.3g)",
+               c->name, runtime, bad, c->count, first, v, c->want[first],
+               c->tol ? c->tol[first] : c->tol_all);
+  }
+  free(got);
+  return bad > c->bad_allowed ? bad : 0;
+}
+
+static void free_case(bench_case *c) {
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].kind == ARG_IN || c->args[i].kind == ARG_SOURCE)
+      if (c->args[i].data != conv_weights) free((void *)c->args[i].data);
+  free(c->want);
+  free(c->tol);
+}
+
+/* Makes, times and checks one case on both runtimes; returns 1 if either
+ * got it wrong. */
+static int run_case(bench_case c, bench_cl rts[2], cl_program programs[2],
+                    const char *peer, const sizes *s) {
+  bench_note("%s: %zu x %zu x %zu", c.name, c.global[0], c.global[1],
+             c.global[2]);
+  side pair[2];
+  for (int r = 0; r < 2; r++) make_side(&pair[r], &rts[r], programs[r], &c);
+  double ms[2];
+  measure(pair, &c, s, ms);
+  size_t bad = check(&pair[0], &c, WEFT_PLATFORM) + check(&pair[1], &c, peer);
+  if (!bad)
+    bench_csv_line("%s,%.6g,%.6g,%.3f", c.name, ms[0], ms[1], ms[0] / ms[1]);
+  for (int r = 0; r < 2; r++) release_side(&pair[r], &c);
+  free_case(&c);
+  return bad != 0;
+}
+
+static int has_double(bench_cl *rt) {
+  cl_device_fp_config fp64 = 0;
+  clGetDeviceInfo(rt->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64,
+                  NULL);
+  return fp64 != 0;
+}
+
+static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
+                   const sizes *s) {
+  int failed = 0, doubles = has_double(&rts[0]) && has_double(&rts[1]);
+  failed += run_case(vecadd_case(s), rts, programs, peer, s);
+  failed += run_case(saxpy_case(s), rts, programs, peer, s);
+  if (doubles) failed += run_case(daxpy_case(s), rts, programs, peer, s);
+  failed += run_case(mandelbrot_case(s), rts, programs, peer, s);
+  failed += run_case(matmul_case("matmul_naive", "matmul_naive", s->matmul_n,
+                                 0, 0),
+                     rts, programs, peer, s);
+  if (doubles)
+    failed += run_case(matmul_case("matmul_naive_double",
+                                   "matmul_naive_double", s->dmatmul_n, 0, 1),
+                       rts, programs, peer, s);
+  failed += run_case(matmul_case("matmul_tiled", "matmul", s->matmul_n, 1, 0),
+                     rts, programs, peer, s);
+  failed += run_case(reduce_case(s), rts, programs, peer, s);
+  failed += run_case(scan_case(s), rts, programs, peer, s);
+  failed += run_case(histogram_case(s, 0), rts, programs, peer, s);
+  failed += run_case(histogram_case(s, 1), rts, programs, peer, s);
+  failed += run_case(stencil2d_case(s), rts, programs, peer, s);
+  failed += run_case(stencil3d_case(s), rts, programs, peer, s);
+  failed += run_case(convolve_case(s), rts, programs, peer, s);
+  failed += run_case(nbody_case(s), rts, programs, peer, s);
+  failed += run_case(bitonic_case(s), rts, programs, peer, s);
+  return failed;
+}
+
+int main(int argc, char **argv) {
+  bench_options options;
+  bench_parse_options(argc, argv, &options);
+  cl_device_type type = options.gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
+  const char *peer = options.peer ? options.peer
+                     : options.gpu ? NVIDIA_PLATFORM
+                                   : BENCH_POCL_PLATFORM;
+  setenv("OCL_ICD_VENDORS", WEFT_ICD_POCL_DIR, 0);
+  const sizes *s = options.quick ? &quick_sizes
+                   : options.gpu ? &gpu_sizes
+                                 : &cpu_sizes;
+  /* The peer first: PoCL must be the first platform opened (common.h). */
+  bench_cl rts[2];
+  bench_cl_open(&rts[1], peer, type);
+  bench_cl_open(&rts[0], WEFT_PLATFORM, type);
+  cl_program programs[2];
+  for (int r = 0; r < 2; r++)
+    programs[r] = bench_cl_program(&rts[r], source, "");
+  bench_note("Weft beside \"%s\" on the %s", peer,
+             options.gpu ? "GPU" : "CPU");
+  bench_csv_open(options.csv_path, "kernel,weft_ms,peer_ms,weft_over_peer", 1);
+  int failed = run_all(rts, programs, peer, s);
+  bench_csv_close();
+  for (int r = 0; r < 2; r++) {
+    clReleaseProgram(programs[r]);
+    bench_cl_close(&rts[r]);
+  }
+  if (failed) bench_note("%d kernels gave wrong results", failed);
+  return failed ? 1 : 0;
+}
