@@ -5,7 +5,9 @@ usage: /usr/bin/python3 plot.py FILE.csv... (writes FILE.png beside each)
 
 A CSV with weft_ms and pocl_ms columns (bench_kernels, bench_build) becomes
 one panel per row, Weft's bar beside PoCL's on the row's own scale, with
-the ratio PoCL / Weft written above (above 1: Weft is faster). The switch
+the ratio PoCL / Weft written above (above 1: Weft is faster). bench_peers'
+CSV (weft_over_peer) becomes one bar per kernel, Weft's time over the
+peer's (below 1: Weft is faster). The switch
 CSV (bench_switch) becomes ns per switch for each switch, on a log scale,
 with the project's goal of 20 ns drawn in. The CSVs of `weft bench sync`
 and `weft bench probe` become rates against work-groups (plot_sync.py).
@@ -78,6 +80,28 @@ def plot_ratios(rows, title, out):
     plt.close(fig)
 
 
+def plot_peers(rows, title, out):
+    """Weft's time over the peer's for each kernel (bench_peers), with 1
+    and the CPU goal of 0.8 drawn in."""
+    names = [r["kernel"] for r in rows]
+    ratios = [number(r["weft_over_peer"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.55 * len(rows)), 4.2))
+    colours = [WEFT_COLOUR if v <= 1 else POCL_COLOUR for v in ratios]
+    bars = ax.bar(range(len(rows)), ratios, color=colours)
+    ax.bar_label(bars, labels=[f"{v:.2f}" for v in ratios], fontsize=7)
+    ax.axhline(1.0, color="#444", linewidth=1)
+    ax.axhline(0.8, color="#a33", linestyle="--", linewidth=1,
+               label="goal on the CPU: 0.8")
+    ax.set_xticks(range(len(rows)), names, rotation=60, ha="right",
+                  fontsize=8)
+    ax.set_ylabel("Weft's time / the peer's (below 1: Weft faster)")
+    ax.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def plot_switch(rows, title, out):
     """ns per switch: the kernel's barrier and the raw switch, log scale."""
     # PoCL has no switch: its row is the kernel's time per work-item and
@@ -126,6 +150,8 @@ def plot_file(path):
     title = os.path.basename(os.path.splitext(path)[0])
     if "weft_ms" in rows[0] and "pocl_ms" in rows[0]:
         plot_ratios(rows, f"{title}: Weft vs PoCL (lower is better)", out)
+    elif "weft_over_peer" in rows[0]:
+        plot_peers(rows, f"{title}: Weft beside a peer runtime", out)
     elif "kernel_barrier_ns" in rows[0]:
         plot_switch(rows, f"{title}: cost of one work-item switch", out)
     elif "ops_per_s" in rows[0]:

@@ -14,7 +14,7 @@ results=$build/bench-results
 mkdir -p "$results" || exit 1
 
 status=0
-for name in kernels switch build api math check; do
+for name in kernels peers switch build api math check; do
   program=$build/bench/bench_$name
   if [ ! -x "$program" ]; then
     echo "run.sh: $program is missing: build the project first" >&2

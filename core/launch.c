@@ -1,4 +1,5 @@
-/* launch.c: NDRange validation, automatic local sizes, and the launch. */
+/* launch.c: NDRange validation and the launch (automatic local sizes:
+ * local_size.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,24 +7,9 @@
 #include "base/log.h"
 #include "core/buffer_shadow.h"
 #include "core/handles.h"
-
-/* Groups per thread an automatic local size aims at: enough to balance
- * uneven work, few enough that per-group costs stay small. */
-#define GROUPS_PER_THREAD 8
+#include "core/local_size.h"
 
 static size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
-
-/* The largest divisor of n that is at most limit (at least 1). */
-static size_t largest_divisor(size_t n, size_t limit) {
-  if (n <= limit) return n;
-  size_t best = 1;
-  for (size_t d = 1; d * d <= n; d++) {
-    if (n % d) continue;
-    if (d <= limit && d > best) best = d;
-    if (n / d <= limit && n / d > best) best = n / d;
-  }
-  return best;
-}
 
 static int check_global(weft_kernel *k, unsigned dims, const size_t *offset,
                         const size_t *global) {
@@ -87,36 +73,14 @@ static int check_local(weft_kernel *k, unsigned dims, const size_t *global,
   return 0;
 }
 
-/* Divide the work by the threads: aim at GROUPS_PER_THREAD groups per
- * thread, filling dimension 0 first (the one LLVM vectorizes). Each local
- * size divides its global size, as OpenCL 1.2 requires. */
-static void suggest(const weft_device_info *info, unsigned dims,
-                    const size_t *global, size_t *local) {
-  size_t total = 1;
-  for (unsigned d = 0; d < dims; d++) total *= global[d];
-  size_t want = total / ((size_t)info->compute_units * GROUPS_PER_THREAD);
-  if (want < 1) want = 1;
-  if (want > info->max_work_group_size) want = info->max_work_group_size;
-  for (unsigned d = 0; d < 3; d++) {
-    if (d >= dims) {
-      local[d] = 1;
-      continue;
-    }
-    size_t limit = want < info->max_work_item_sizes[d] ? want
-                                                       : info->max_work_item_sizes[d];
-    local[d] = largest_divisor(global[d], limit);
-    want /= local[d];
-    if (want < 1) want = 1;
-  }
-}
-
 int weft_kernel_suggest_local_size(weft_kernel *k, unsigned dims,
                                    const size_t *global, size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL) || !local) return WEFT_EINVAL;
   int rc = check_global(k, dims, NULL, global);
   if (rc) return rc;
   size_t all[3];
-  suggest(weft__device_info(k->program->context->device), dims, global, all);
+  weft__local_size_suggest(weft__device_info(k->program->context->device),
+                           dims, global, all);
   memcpy(local, all, dims * sizeof *local); /* local holds dims entries */
   return 0;
 }
@@ -182,8 +146,8 @@ static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
     rc = check_local(k, dims, global, local);
     for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? local[i] : 1;
   } else {
-    suggest(weft__device_info(k->program->context->device), dims, global,
-            used);
+    weft__local_size_suggest(weft__device_info(k->program->context->device),
+                             dims, global, used);
   }
   if (!rc) rc = check_residency(k, dims, global, used);
   if (!rc) rc = check_args_set(k);

@@ -68,6 +68,10 @@ typedef struct weft_wg_ctx {
  * that groups update while others poll (builtins/sync.cl). */
 #define WEFT_LAUNCH_WORDS 48
 
+/* The most work-items of a group on the CPU, and in each dimension: the
+ * generated code assumes local ids and sizes below it (weft__set_range). */
+#define WEFT_CPU_MAX_WORK_GROUP_SIZE 4096
+
 /* The work-items a call runs: lo <= local id < hi in each dimension. A whole
  * group is lo = 0, hi = local size; a fiber runs a single work-item.
  * A region-scheduled kernel starts at region state (0: the kernel's start)

@@ -15,9 +15,6 @@
 #include "backend/cpu/kernel_calls.h"
 #include "jit/jit.h"
 
-/* Buffers from this size up are mapped: the kernel hands out zeroed pages
- * lazily, so a large buffer costs nothing until it is touched. */
-#define CPU_MAX_WORK_GROUP_SIZE 4096
 #define CPU_LOCAL_MEM_SIZE (256u * 1024u)
 
 typedef struct cpu_device {
@@ -101,9 +98,9 @@ static void cpu_info(weft_backend_device *device, weft_device_info *info) {
   snprintf(info->name, sizeof info->name, "%s", cpu->name);
   snprintf(info->vendor, sizeof info->vendor, "Weft");
   info->compute_units = weft__executor_threads(cpu->executor);
-  info->max_work_group_size = CPU_MAX_WORK_GROUP_SIZE;
+  info->max_work_group_size = WEFT_CPU_MAX_WORK_GROUP_SIZE;
   for (int d = 0; d < 3; d++)
-    info->max_work_item_sizes[d] = CPU_MAX_WORK_GROUP_SIZE;
+    info->max_work_item_sizes[d] = WEFT_CPU_MAX_WORK_GROUP_SIZE;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   info->global_mem_size = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page
                                                 : (uint64_t)1 << 30;

@@ -215,9 +215,11 @@ static int lower_kernels(build *b) {
                          b->s.options.debug && !b->s.options.optimize);
   rc = weft__run_passes(b->s.module, b->s.machine, "always-inline,globaldce",
                         &b->s.error);
-  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     rc = weft__local_mem_lower(entries[i], b->s.layout,
                                &b->s.kernels[i].local_mem_size, &b->s.error);
+    if (!rc) weft__address_spaces_flatten(entries[i]);
+  }
   if (!rc) rc = weft__build_state_verify(&b->s);
   if (rc) return rc;
   internalize(b);

@@ -37,6 +37,9 @@
  *     such loop per region (weft__workgroup_make_regions).
  *  5. weft__local_mem_lower: kernel-scope __local variables become slices
  *     of the group's local memory.
+ *  6. weft__address_spaces_flatten (address_spaces.c): every access goes
+ *     through an address-space-0 pointer, the spaces' disjointness kept as
+ *     no-alias scopes, so that LLVM vectorizes loops that mix them.
  */
 #ifndef WEFT_JIT_PASSES_H
 #define WEFT_JIT_PASSES_H
@@ -163,5 +166,22 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
  * variables it uses. */
 int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
                           size_t *size, char **error);
+
+/* After weft__regions_make: whether every run of body from state ends
+ * in the same next state, which goes to *only (a region between two
+ * barriers with no branch to another; then no work-item can diverge
+ * there, and the work-group function keeps no per-item state for it). */
+int weft__regions_next_state(LLVMValueRef body, unsigned state,
+                             int32_t *only);
+
+/* Step 6: in fn, every load, store and atomic through a pointer of a
+ * named address space uses the pointer cast to address space 0, and one
+ * of __global, __constant or __local memory is in that space's no-alias
+ * scope. */
+void weft__address_spaces_flatten(LLVMValueRef fn);
+
+/* Puts inst, an access to Weft's per-work-item memory (what regions keep
+ * across barriers), in its own no-alias scope (address_spaces.c). */
+void weft__mark_private_access(LLVMValueRef inst);
 
 #endif

@@ -20,6 +20,7 @@
  *    whose address is taken) moves into private memory for good.
  * The first field is the int32 state each work-item stopped at.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -384,7 +385,9 @@ static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private,
     LLVMValueRef slot = field_address(r, f);
     LLVMValueRef from = to_private ? f->alloca_inst : slot;
     LLVMValueRef to = to_private ? slot : f->alloca_inst;
-    LLVMBuildStore(r->b, LLVMBuildLoad2(r->b, f->type, from, ""), to);
+    LLVMValueRef load = LLVMBuildLoad2(r->b, f->type, from, "");
+    LLVMValueRef store = LLVMBuildStore(r->b, load, to);
+    weft__mark_private_access(to_private ? store : load);
   }
 }
 
@@ -415,6 +418,59 @@ static void region_pass_free(region_pass *r) {
   free(r->live_in);
   free(r->dirty_out);
   if (r->b) LLVMDisposeBuilder(r->b);
+}
+
+/* ------------------------------------------------ a region's exits */
+
+/* Adds to *state the constant bb's return gives, if bb returns; 0 once
+ * two differ or one is not a constant. */
+static int note_return(LLVMBasicBlockRef bb, int have, int32_t *state) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsAReturnInst(term)) return 1;
+  LLVMValueRef v = LLVMGetNumOperands(term) ? LLVMGetOperand(term, 0) : NULL;
+  if (!v || !LLVMIsAConstantInt(v)) return 0;
+  int32_t got = (int32_t)LLVMConstIntGetSExtValue(v);
+  if (have && got != *state) return 0;
+  *state = got;
+  return 1;
+}
+
+int weft__regions_next_state(LLVMValueRef body, unsigned state,
+                             int32_t *only) {
+  LLVMValueRef dispatch =
+      LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(body));
+  if (!dispatch || !LLVMIsASwitchInst(dispatch)) return 0;
+  /* Successor 0 is the default: state 0; case k + 1 is successor k + 1. */
+  if (state >= LLVMGetNumSuccessors(dispatch)) return 0;
+  unsigned n = (unsigned)LLVMCountBasicBlocks(body);
+  LLVMBasicBlockRef *stack = malloc(n * sizeof *stack);
+  LLVMBasicBlockRef *seen = malloc(n * sizeof *seen);
+  if (!stack || !seen) {
+    free(stack);
+    free(seen);
+    return 0;
+  }
+  unsigned depth = 0, visited = 0;
+  int ok = 1, have = 0;
+  stack[depth++] = seen[visited++] = LLVMGetSuccessor(dispatch, state);
+  while (ok && depth) {
+    LLVMBasicBlockRef bb = stack[--depth];
+    ok = note_return(bb, have, only);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    have |= term && LLVMIsAReturnInst(term);
+    for (unsigned i = 0, m = term ? LLVMGetNumSuccessors(term) : 0;
+         ok && i < m; i++) {
+      LLVMBasicBlockRef next = LLVMGetSuccessor(term, i);
+      unsigned j = 0;
+      while (j < visited && seen[j] != next) j++;
+      if (j < visited) continue;
+      assert(visited < n && depth < n);
+      stack[depth++] = seen[visited++] = next;
+    }
+  }
+  free(stack);
+  free(seen);
+  return ok && have;
 }
 
 /* The barrier's site index: the last argument of the runtime call. */

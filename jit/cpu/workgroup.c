@@ -17,7 +17,7 @@
  *       ctx->region_state = state;
  *       switch (state) {            // one case per state, k constant in it
  *       case k: for each work-item: next[item] = body(..., k, private);
- *       }
+ *       }                           // (a region with one way out: no next[])
  *       if (the work-items disagree on next) report divergence;
  *       if (r->single_region || next == WEFT_STATE_RETURN) return;
  *       state = next;
@@ -64,6 +64,15 @@ static LLVMValueRef load_invariant(wg_builder *w, LLVMTypeRef type,
 
 static LLVMValueRef load_i64(wg_builder *w, LLVMValueRef base, size_t offset) {
   return load_invariant(w, w->i64, base, offset);
+}
+
+/* A local id bound or a local size: at most WEFT_CPU_MAX_WORK_GROUP_SIZE
+ * (at least 1 for a size), which LLVM is told (see weft__set_range). */
+static LLVMValueRef load_size(wg_builder *w, LLVMValueRef base, size_t offset,
+                              int is_size) {
+  LLVMValueRef load = load_i64(w, base, offset);
+  weft__set_range(load, is_size ? 1 : 0, WEFT_CPU_MAX_WORK_GROUP_SIZE + 1);
+  return load;
 }
 
 /* The value of argument i, as the body's parameter i expects it. */
@@ -122,19 +131,24 @@ static LLVMBasicBlockRef block(wg_builder *w, const char *name) {
 typedef void (*item_emitter)(wg_builder *w, LLVMValueRef iv[3],
                              LLVMBasicBlockRef exit, void *data);
 
+/* Whether the range holds no work-item (empty in some dimension). */
+static LLVMValueRef range_is_empty(wg_builder *w) {
+  LLVMValueRef empty = LLVMConstInt(LLVMInt1TypeInContext(w->context), 0, 0);
+  for (int d = 0; d < 3; d++)
+    empty = LLVMBuildOr(w->b, empty,
+                        LLVMBuildICmp(w->b, LLVMIntUGE, w->lo[d], w->hi[d], ""),
+                        "");
+  return empty;
+}
+
 /* Loops over the range, calling each for every work-item; afterwards the
  * builder is at done, which an empty range also reaches. */
 static void emit_item_loops(wg_builder *w, item_emitter each, void *data,
                             LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
   LLVMBasicBlockRef headers[3] = {block(w, "x"), block(w, "y"), block(w, "z")};
   /* One guard: an empty range in any dimension runs nothing. */
-  LLVMValueRef empty = LLVMConstInt(LLVMInt1TypeInContext(w->context), 0, 0);
-  for (int d = 0; d < 3; d++)
-    empty = LLVMBuildOr(w->b, empty,
-                        LLVMBuildICmp(w->b, LLVMIntUGE, w->lo[d], w->hi[d], ""),
-                        "");
   LLVMBasicBlockRef start = block(w, "start");
-  LLVMBuildCondBr(w->b, empty, done, start);
+  LLVMBuildCondBr(w->b, range_is_empty(w), done, start);
   LLVMPositionBuilderAtEnd(w->b, start);
 
   LLVMValueRef iv[3];
@@ -213,8 +227,8 @@ static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
     call_args[i] = unpack_arg(w, body, i, &desc->args[i]);
   LLVMValueRef range = LLVMGetParam(w->fn, 2);
   for (int d = 0; d < 3; d++) {
-    w->lo[d] = load_i64(w, range, offsetof(weft_wg_range, lo) + 8 * d);
-    w->hi[d] = load_i64(w, range, offsetof(weft_wg_range, hi) + 8 * d);
+    w->lo[d] = load_size(w, range, offsetof(weft_wg_range, lo) + 8 * d, 0);
+    w->hi[d] = load_size(w, range, offsetof(weft_wg_range, hi) + 8 * d, 1);
   }
 }
 
@@ -264,10 +278,38 @@ static void region_item(wg_builder *w, LLVMValueRef iv[3],
                                 LLVMBuildMul(w->b, w->size[1], iv[2], ""), ""),
                    ""),
       "");
-  LLVMBuildStore(w->b, next,
-                 LLVMBuildInBoundsGEP2(w->b, w->i32, w->private_mem, &item, 1, ""));
+  weft__mark_private_access(LLVMBuildStore(
+      w->b, next,
+      LLVMBuildInBoundsGEP2(w->b, w->i32, w->private_mem, &item, 1, "")));
   update(w, w->low, next, LLVMIntSLE);
   update(w, w->high, next, LLVMIntSGE);
+}
+
+/* One work-item of a region whose every work-item stops in the same state
+ * (weft__regions_next_state): nothing to note, so the loop is the
+ * kernel's code alone and vectorizes like a kernel without barriers. */
+static void region_item_alone(wg_builder *w, LLVMValueRef iv[3],
+                              LLVMBasicBlockRef exit, void *data) {
+  (void)exit;
+  unsigned k = *(unsigned *)data;
+  call_body(w, iv, LLVMConstInt(w->i32, k, 0), w->private_mem);
+}
+
+/* Before such a region's loop: low and high are its one next state, or,
+ * for an empty range, low > high, as the loop of region_item would leave
+ * them. */
+static void note_only_state(wg_builder *w, int32_t only) {
+  LLVMValueRef empty = range_is_empty(w);
+  LLVMValueRef state = LLVMConstInt(w->i32, (unsigned)only, 1);
+  LLVMBuildStore(w->b,
+                 LLVMBuildSelect(w->b, empty,
+                                 LLVMConstInt(w->i32, INT32_MAX, 0), state, ""),
+                 w->low);
+  LLVMBuildStore(w->b,
+                 LLVMBuildSelect(w->b, empty,
+                                 LLVMConstInt(w->i32, (unsigned)INT32_MIN, 1),
+                                 state, ""),
+                 w->high);
 }
 
 static LLVMValueRef diverged_function(LLVMModuleRef module) {
@@ -308,7 +350,8 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
   begin(&w, module, body, desc, name, call_args);
   LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
   for (int d = 0; d < 3; d++)
-    w.size[d] = load_i64(&w, ctx, offsetof(weft_wg_ctx, enqueued_local_size) + 8 * d);
+    w.size[d] = load_size(&w, ctx,
+                          offsetof(weft_wg_ctx, enqueued_local_size) + 8 * d, 1);
   w.private_mem = load_invariant(&w, LLVMPointerTypeInContext(w.context, 0),
                                  ctx, offsetof(weft_wg_ctx, private_mem));
   LLVMValueRef single = load_i32(&w, range, offsetof(weft_wg_range, single_region));
@@ -330,9 +373,15 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
     LLVMBasicBlockRef region = block(&w, "region"), done = block(&w, "region.end");
     LLVMAddCase(cases, LLVMConstInt(w.i32, k, 0), region);
     LLVMPositionBuilderAtEnd(w.b, region);
-    LLVMBuildStore(w.b, LLVMConstInt(w.i32, INT32_MAX, 0), w.low);
-    LLVMBuildStore(w.b, LLVMConstInt(w.i32, (unsigned)INT32_MIN, 1), w.high);
-    emit_item_loops(&w, region_item, &k, done, exit);
+    int32_t only;
+    if (weft__regions_next_state(body, k, &only)) {
+      note_only_state(&w, only);
+      emit_item_loops(&w, region_item_alone, &k, done, exit);
+    } else {
+      LLVMBuildStore(w.b, LLVMConstInt(w.i32, INT32_MAX, 0), w.low);
+      LLVMBuildStore(w.b, LLVMConstInt(w.i32, (unsigned)INT32_MIN, 1), w.high);
+      emit_item_loops(&w, region_item, &k, done, exit);
+    }
     end_region(&w, dispatch, exit, single);
   }
   LLVMPositionBuilderAtEnd(w.b, exit);

@@ -66,6 +66,18 @@ void weft__set_invariant(LLVMValueRef load) {
                                       LLVMMDNodeInContext2(context, NULL, 0)));
 }
 
+void weft__set_range(LLVMValueRef load, uint64_t lo, uint64_t hi) {
+  LLVMTypeRef type = LLVMTypeOf(load);
+  LLVMContextRef context = LLVMGetTypeContext(type);
+  LLVMMetadataRef bounds[2] = {
+      LLVMValueAsMetadata(LLVMConstInt(type, lo, 0)),
+      LLVMValueAsMetadata(LLVMConstInt(type, hi, 0))};
+  unsigned kind = LLVMGetMDKindIDInContext(context, "range", 5);
+  LLVMSetMetadata(load, kind,
+                  LLVMMetadataAsValue(context,
+                                      LLVMMDNodeInContext2(context, bounds, 2)));
+}
+
 const char *weft__printf_literal(LLVMValueRef call) {
   LLVMValueRef g = LLVMGetOperand(call, 0);
   while (LLVMIsAConstantExpr(g)) g = LLVMGetOperand(g, 0);

@@ -107,4 +107,10 @@ LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
  * so LLVM may hoist it out of the work-item loop. */
 void weft__set_invariant(LLVMValueRef load);
 
+/* Tells LLVM that an integer load gives a value in [lo, hi) (!range):
+ * the work-item loops' bounds, so that it knows a local id fits in 32
+ * bits (a kernel's uint lid, widened again to index, is then affine and
+ * the loop vectorizes). */
+void weft__set_range(LLVMValueRef load, uint64_t lo, uint64_t hi);
+
 #endif
