@@ -16,6 +16,7 @@
  * to a kernel's private variables, get no scope: they may alias anything.
  */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jit/cpu/passes.h"
@@ -79,7 +80,80 @@ static int pointer_operand(LLVMValueRef inst) {
   return -1;
 }
 
-static void flatten_access(LLVMBuilderRef b, LLVMValueRef inst) {
+/* Pointers already made in address space 0, by the pointer they stand
+ * for: one copy of each address computation. */
+typedef struct flat_map {
+  LLVMValueRef fn;
+  LLVMValueRef *from, *to;
+  unsigned count, cap;
+} flat_map;
+
+static LLVMValueRef flat_lookup(const flat_map *m, LLVMValueRef v) {
+  for (unsigned i = 0; i < m->count; i++)
+    if (m->from[i] == v) return m->to[i];
+  return NULL;
+}
+
+static LLVMValueRef flat_note(flat_map *m, LLVMValueRef from, LLVMValueRef to) {
+  if (m->count == m->cap) {
+    unsigned cap = m->cap ? 2 * m->cap : 32;
+    LLVMValueRef *f = realloc(m->from, cap * sizeof *f);
+    if (f) m->from = f;
+    LLVMValueRef *t = f ? realloc(m->to, cap * sizeof *t) : NULL;
+    if (t) m->to = t;
+    if (!f || !t) return to; /* not remembered: made again if needed */
+    m->cap = cap;
+  }
+  m->from[m->count] = from;
+  m->to[m->count++] = to;
+  return to;
+}
+
+static LLVMTypeRef flat_type(LLVMValueRef v) {
+  return LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)), 0);
+}
+
+/* p, a pointer of a named address space, as an address-space-0 pointer.
+ * Its address computation is made again in address space 0 (a GEP on the
+ * flat base; a cast from address space 0 is its source), so that LLVM's
+ * scalar evolution, which does not look through address space casts,
+ * still sees consecutive accesses; anything else (an argument, a load, a
+ * phi) is cast once, right after it is made. */
+static LLVMValueRef flat_pointer(LLVMBuilderRef b, flat_map *m,
+                                 LLVMValueRef p) {
+  LLVMValueRef done = flat_lookup(m, p);
+  if (done) return done;
+  if (LLVMIsAAddrSpaceCastInst(p) &&
+      LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(p, 0))) == 0)
+    return flat_note(m, p, LLVMGetOperand(p, 0));
+  if (LLVMIsAGetElementPtrInst(p)) {
+    LLVMValueRef base = flat_pointer(b, m, LLVMGetOperand(p, 0));
+    unsigned n = (unsigned)LLVMGetNumOperands(p) - 1;
+    LLVMValueRef indices[n ? n : 1];
+    for (unsigned i = 0; i < n; i++) indices[i] = LLVMGetOperand(p, i + 1);
+    LLVMPositionBuilderBefore(b, p);
+    LLVMTypeRef element = LLVMGetGEPSourceElementType(p);
+    LLVMValueRef gep =
+        LLVMIsInBounds(p)
+            ? LLVMBuildInBoundsGEP2(b, element, base, indices, n, "")
+            : LLVMBuildGEP2(b, element, base, indices, n, "");
+    return flat_note(m, p, gep);
+  }
+  /* Right after p (after the phis of its block, for a phi), or at the
+   * start of the function for an argument (a constant folds). */
+  LLVMValueRef at;
+  if (LLVMIsAInstruction(p)) {
+    at = LLVMGetNextInstruction(p);
+    while (at && LLVMIsAPHINode(at)) at = LLVMGetNextInstruction(at);
+  } else {
+    at = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(m->fn));
+  }
+  assert(at || LLVMIsConstant(p));
+  if (at) LLVMPositionBuilderBefore(b, at);
+  return flat_note(m, p, LLVMBuildAddrSpaceCast(b, p, flat_type(p), ""));
+}
+
+static void flatten_access(LLVMBuilderRef b, flat_map *m, LLVMValueRef inst) {
   int op = pointer_operand(inst);
   if (op < 0) return;
   LLVMValueRef pointer = LLVMGetOperand(inst, (unsigned)op);
@@ -87,20 +161,19 @@ static void flatten_access(LLVMBuilderRef b, LLVMValueRef inst) {
   if (as == 0) return;
   int scope = scope_of_space(as);
   if (scope >= 0) set_scope(inst, scope);
-  LLVMPositionBuilderBefore(b, inst);
-  LLVMValueRef flat = LLVMBuildAddrSpaceCast(
-      b, pointer, LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(inst)), 0),
-      "");
-  LLVMSetOperand(inst, (unsigned)op, flat);
+  LLVMSetOperand(inst, (unsigned)op, flat_pointer(b, m, pointer));
 }
 
 void weft__address_spaces_flatten(LLVMValueRef fn) {
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(fn)));
+  flat_map m = {.fn = fn};
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
          i = LLVMGetNextInstruction(i))
-      flatten_access(b, i);
+      flatten_access(b, &m, i);
+  free(m.from);
+  free(m.to);
   LLVMDisposeBuilder(b);
 }

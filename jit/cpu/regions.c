@@ -62,6 +62,8 @@ typedef struct field {
   size_t offset;         /* bytes per work-item before this field */
   size_t size;
   int memory_object;     /* relocated for good, rather than saved */
+  LLVMValueRef remat;    /* a value slot's one value, computed again on
+                            resuming instead of saved (see remat_ok) */
 } field;
 
 typedef struct barrier_site {
@@ -106,6 +108,64 @@ static int is_value_slot(LLVMValueRef a) {
   return 1;
 }
 
+/* --------------------------------------------- values made again */
+
+/* At most this many instructions are made again for one value. */
+#define REMAT_NODES 12
+
+/* Whether v can be computed again anywhere in the body from what a
+ * work-item has at hand whatever region runs: constants, the body's
+ * parameters but the state (the local id among them), loads of memory
+ * that does not change (the context's sizes and ids), through
+ * instructions without side effects. The local ids and what is computed
+ * from them (get_global_id, a row index) are such values: saved across a
+ * barrier, they would come back as loads from private memory, which the
+ * vectorizer cannot see through (a tiled matrix product's loop after its
+ * barrier gathered its __local tiles). */
+static int remat_ok(LLVMValueRef body, LLVMValueRef v, unsigned *budget) {
+  if (LLVMIsAConstant(v)) return 1;
+  if (LLVMIsAArgument(v)) return v != weft__body_param(body, WEFT_BODY_STATE);
+  if (!LLVMIsAInstruction(v) || !*budget) return 0;
+  --*budget;
+  if (LLVMIsALoadInst(v)) {
+    unsigned kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)),
+                                             "invariant.load", 14);
+    if (!LLVMGetMetadata(v, kind) || LLVMGetVolatile(v)) return 0;
+  } else if (!LLVMIsABinaryOperator(v) && !LLVMIsACastInst(v) &&
+             !LLVMIsAICmpInst(v) && !LLVMIsAGetElementPtrInst(v) &&
+             !LLVMIsASelectInst(v)) {
+    return 0;
+  }
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    if (!remat_ok(body, LLVMGetOperand(v, (unsigned)i), budget)) return 0;
+  return 1;
+}
+
+/* The value a slot holds, if it is stored once with a value remat_ok
+ * accepts; else NULL. */
+static LLVMValueRef remat_value(LLVMValueRef body, LLVMValueRef slot) {
+  LLVMValueRef value = NULL;
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAStoreInst(user)) continue;
+    if (value) return NULL;
+    value = LLVMGetOperand(user, 0);
+  }
+  unsigned budget = REMAT_NODES;
+  return value && remat_ok(body, value, &budget) ? value : NULL;
+}
+
+/* v computed again at the builder's position. */
+static LLVMValueRef remat_build(LLVMBuilderRef b, LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v)) return v;
+  LLVMValueRef copy = LLVMInstructionClone(v);
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    LLVMSetOperand(copy, (unsigned)i,
+                   remat_build(b, LLVMGetOperand(v, (unsigned)i)));
+  LLVMInsertIntoBuilder(b, copy);
+  return copy;
+}
+
 static int field_index(const region_pass *r, LLVMValueRef a) {
   for (unsigned i = 0; i < r->num_fields; i++)
     if (r->fields[i].alloca_inst == a) return (int)i;
@@ -136,6 +196,7 @@ static int collect_fields(region_pass *r, LLVMTargetDataRef td) {
     field *f = &r->fields[r->num_fields++];
     f->alloca_inst = i;
     f->memory_object = !is_value_slot(i);
+    if (!f->memory_object) f->remat = remat_value(r->body, i);
     unsigned long long n = LLVMConstIntGetZExtValue(LLVMGetOperand(i, 0));
     f->type = n == 1 ? LLVMGetAllocatedType(i)
                      : LLVMArrayType2(LLVMGetAllocatedType(i), n);
@@ -382,6 +443,11 @@ static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private,
     field *f = &r->fields[i];
     if (f->memory_object || !live_at(r, bb, i)) continue;
     if (to_private && !dirty_at_end(r, from, i)) continue;
+    if (f->remat) {
+      if (!to_private)
+        LLVMBuildStore(r->b, remat_build(r->b, f->remat), f->alloca_inst);
+      continue;
+    }
     LLVMValueRef slot = field_address(r, f);
     LLVMValueRef from = to_private ? f->alloca_inst : slot;
     LLVMValueRef to = to_private ? slot : f->alloca_inst;
