@@ -6,16 +6,15 @@
  * uneven work, few enough that per-group costs stay small. */
 #define GROUPS_PER_THREAD 8
 
-/* The largest divisor of n that is at most limit (at least 1). */
+/* The largest divisor of n that is at most limit (at least 1), searched
+ * from limit down: a launch's sizes are mostly multiples of a power of
+ * two, found at once. (Searching up to sqrt(n) took 8192 64-bit
+ * divisions for 64M work-items, 65 us of every such launch on an H200.) */
 static size_t largest_divisor(size_t n, size_t limit) {
   if (n <= limit) return n;
-  size_t best = 1;
-  for (size_t d = 1; d * d <= n; d++) {
-    if (n % d) continue;
-    if (d <= limit && d > best) best = d;
-    if (n / d <= limit && n / d > best) best = n / d;
-  }
-  return best;
+  for (size_t d = limit; d > 1; d--)
+    if (n % d == 0) return d;
+  return 1;
 }
 
 /* Fills local[0..3) from dimension 0 up, each the largest divisor of its
