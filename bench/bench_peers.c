@@ -777,37 +777,47 @@ static int has_double(bench_cl *rt) {
   return fp64 != 0;
 }
 
+/* --only KERNEL: the one row wanted, or NULL for all. */
+static const char *only;
+
+static int wanted(const char *name) { return !only || !strcmp(only, name); }
+
+/* RUN(name, maker): the row called name, made (host reference and all)
+ * only if it is wanted. */
+#define RUN(name, maker)                                                     \
+  (wanted(name) ? run_case(maker, rts, programs, peer, s) : 0)
+
 static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
                    const sizes *s) {
   int failed = 0, doubles = has_double(&rts[0]) && has_double(&rts[1]);
-  failed += run_case(vecadd_case(s), rts, programs, peer, s);
-  failed += run_case(saxpy_case(s), rts, programs, peer, s);
-  if (doubles) failed += run_case(daxpy_case(s), rts, programs, peer, s);
-  failed += run_case(mandelbrot_case(s), rts, programs, peer, s);
-  failed += run_case(matmul_case("matmul_naive", "matmul_naive", s->matmul_n,
-                                 0, 0),
-                     rts, programs, peer, s);
+  failed += RUN("vecadd", vecadd_case(s));
+  failed += RUN("saxpy", saxpy_case(s));
+  if (doubles) failed += RUN("daxpy", daxpy_case(s));
+  failed += RUN("mandelbrot", mandelbrot_case(s));
+  failed += RUN("matmul_naive", matmul_case("matmul_naive", "matmul_naive",
+                                            s->matmul_n, 0, 0));
   if (doubles)
-    failed += run_case(matmul_case("matmul_naive_double",
-                                   "matmul_naive_double", s->dmatmul_n, 0, 1),
-                       rts, programs, peer, s);
-  failed += run_case(matmul_case("matmul_tiled", "matmul", s->matmul_n, 1, 0),
-                     rts, programs, peer, s);
-  failed += run_case(reduce_case(s), rts, programs, peer, s);
-  failed += run_case(scan_case(s), rts, programs, peer, s);
-  failed += run_case(histogram_case(s, 0), rts, programs, peer, s);
-  failed += run_case(histogram_case(s, 1), rts, programs, peer, s);
-  failed += run_case(stencil2d_case(s), rts, programs, peer, s);
-  failed += run_case(stencil3d_case(s), rts, programs, peer, s);
-  failed += run_case(convolve_case(s), rts, programs, peer, s);
-  failed += run_case(nbody_case(s), rts, programs, peer, s);
-  failed += run_case(bitonic_case(s), rts, programs, peer, s);
+    failed += RUN("matmul_naive_double",
+                  matmul_case("matmul_naive_double", "matmul_naive_double",
+                              s->dmatmul_n, 0, 1));
+  failed += RUN("matmul_tiled",
+                matmul_case("matmul_tiled", "matmul", s->matmul_n, 1, 0));
+  failed += RUN("reduce", reduce_case(s));
+  failed += RUN("scan", scan_case(s));
+  failed += RUN("histogram_global", histogram_case(s, 0));
+  failed += RUN("histogram_local", histogram_case(s, 1));
+  failed += RUN("stencil2d", stencil2d_case(s));
+  failed += RUN("stencil3d", stencil3d_case(s));
+  failed += RUN("convolve", convolve_case(s));
+  failed += RUN("nbody", nbody_case(s));
+  failed += RUN("bitonic_sort", bitonic_case(s));
   return failed;
 }
 
 int main(int argc, char **argv) {
   bench_options options;
   bench_parse_options(argc, argv, &options);
+  only = options.only;
   cl_device_type type = options.gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
   const char *peer = options.peer ? options.peer
                      : options.gpu ? NVIDIA_PLATFORM

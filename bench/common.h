@@ -106,6 +106,7 @@ typedef struct bench_options {
   int gpu;              /* --gpu: Weft's GPU beside its CPU (bench_api) */
   int load;             /* --load N: N low-priority busy threads beside */
   const char *peer;     /* --peer NAME: bench_peers' other platform */
+  const char *only;     /* --only KERNEL: bench_peers runs that row alone */
 } bench_options;
 
 /* Starts n threads that spin at the lowest priority (nice 19) until the
