@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/cpu_relax.h"
 #include "weft/weft.h"
 
 /* About 10 to 50 microseconds of polling before a waiter sleeps: long
@@ -48,17 +49,11 @@ typedef struct worker_start {
   unsigned index;
 } worker_start;
 
-static void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 /* Returns once *word != value. */
 static void wait_while(weft_pool *p, atomic_uint *word, unsigned value) {
   for (int i = 1; i <= p->spins; i++) {
     if (atomic_load_explicit(word, memory_order_acquire) != value) return;
-    if (i % POLLS_PER_YIELD) cpu_relax();
+    if (i % POLLS_PER_YIELD) weft__cpu_relax();
     else sched_yield();
   }
   while (atomic_load(word) == value) {
