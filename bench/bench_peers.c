@@ -27,11 +27,14 @@
  * faster; the performance issue's goal is at most 0.8 on the CPU beside
  * PoCL, at most 1.0 on the GPU beside NVIDIA's driver).
  */
+#include <errno.h> /* program_invocation_name */
 #include <float.h>
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -678,6 +681,10 @@ static double run_once(side *s, const bench_case *c) {
   return bench_now_ms() - start;
 }
 
+/* The runtimes measured: Weft and the peer, or Weft alone (--alone, what
+ * --scaling runs for each thread count). */
+static int sides = 2;
+
 /* Runs per turn: a runtime runs one untimed, then BLOCK timed. Two GPU
  * runtimes' contexts take turns on the GPU, and the first launch after
  * the other context's costs a context switch (tens of microseconds on an
@@ -690,14 +697,15 @@ static void measure(side pair[2], const bench_case *c, const sizes *s,
                     double ms[2]) {
   int most = s->reps + BLOCK;
   double *times[2];
-  for (int r = 0; r < 2; r++) times[r] = alloc_doubles((size_t)most);
+  for (int r = 0; r < sides; r++) times[r] = alloc_doubles((size_t)most);
   double spent[2] = {0, 0};
   int runs = 0;
-  for (int turn = 0; runs < s->reps && (!runs || spent[0] < s->budget_s * 1e3 ||
-                                        spent[1] < s->budget_s * 1e3);
+  for (int turn = 0;
+       runs < s->reps && (!runs || spent[0] < s->budget_s * 1e3 ||
+                          (sides == 2 && spent[1] < s->budget_s * 1e3));
        turn++) {
-    for (int k = 0; k < 2; k++) {
-      int r = (turn + k) % 2;
+    for (int k = 0; k < sides; k++) {
+      int r = (turn + k) % sides;
       run_once(&pair[r], c);
       for (int i = 0; i < BLOCK; i++) {
         times[r][runs + i] = run_once(&pair[r], c);
@@ -706,7 +714,7 @@ static void measure(side pair[2], const bench_case *c, const sizes *s,
     }
     runs += BLOCK;
   }
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < sides; r++) {
     ms[r] = bench_median(times[r], runs);
     free(times[r]);
   }
@@ -759,18 +767,23 @@ static int run_case(bench_case c, bench_cl rts[2], cl_program programs[2],
   bench_note("%s: %zu x %zu x %zu", c.name, c.global[0], c.global[1],
              c.global[2]);
   side pair[2];
-  for (int r = 0; r < 2; r++) make_side(&pair[r], &rts[r], programs[r], &c);
+  for (int r = 0; r < sides; r++)
+    make_side(&pair[r], &rts[r], programs[r], &c);
   double ms[2];
   measure(pair, &c, s, ms);
-  size_t bad = check(&pair[0], &c, WEFT_PLATFORM) + check(&pair[1], &c, peer);
-  if (!bad)
+  size_t bad = check(&pair[0], &c, WEFT_PLATFORM);
+  if (sides == 2) bad += check(&pair[1], &c, peer);
+  if (!bad && sides == 2)
     bench_csv_line("%s,%.6g,%.6g,%.3f", c.name, ms[0], ms[1], ms[0] / ms[1]);
-  for (int r = 0; r < 2; r++) release_side(&pair[r], &c);
+  else if (!bad)
+    bench_csv_line("%s,%.6g", c.name, ms[0]);
+  for (int r = 0; r < sides; r++) release_side(&pair[r], &c);
   free_case(&c);
   return bad != 0;
 }
 
 static int has_double(bench_cl *rt) {
+  if (!rt->device) return 1; /* --alone: the peer is not there */
   cl_device_fp_config fp64 = 0;
   clGetDeviceInfo(rt->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64,
                   NULL);
@@ -814,10 +827,72 @@ static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
   return failed;
 }
 
+/* ------------------------------------------------------------ scaling */
+
+/* The thread counts --scaling runs: powers of two below the usable CPUs,
+ * and their number. */
+static int thread_counts(int *counts, int most) {
+  cpu_set_t set;
+  int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
+  int n = 0;
+  for (int t = 1; t < cpus && n < most - 1; t *= 2) counts[n++] = t;
+  counts[n++] = cpus;
+  return n;
+}
+
+enum { MAX_COUNTS = 16, MAX_ROWS = 32 };
+
+/* --scaling: Weft alone on the CPU, a process per thread count
+ * (WEFT_NUM_THREADS is read once), each kernel's time and its speedup
+ * over one thread. */
+static int scaling(const bench_options *o) {
+  int counts[MAX_COUNTS], n = thread_counts(counts, MAX_COUNTS);
+  char names[MAX_ROWS][32];
+  double ms[MAX_ROWS][MAX_COUNTS];
+  int rows = 0;
+  static char out[1 << 16];
+  for (int i = 0; i < n; i++) {
+    char threads[40];
+    snprintf(threads, sizeof threads, "WEFT_NUM_THREADS=%d", counts[i]);
+    char *env[] = {threads, NULL};
+    char *args[8] = {program_invocation_name, "--alone"};
+    int a = 2;
+    if (o->quick) args[a++] = "--quick";
+    if (o->only) {
+      args[a++] = "--only";
+      args[a++] = (char *)o->only;
+    }
+    args[a] = NULL;
+    bench_note("%d threads", counts[i]);
+    if (bench_run_self(args, env, out, sizeof out))
+      bench_die("the run on %d threads failed", counts[i]);
+    int row = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+      char name[32];
+      double t;
+      if (sscanf(line, "%31[^,],%lf", name, &t) != 2) continue; /* header */
+      if (row == MAX_ROWS) break;
+      if (i == 0) snprintf(names[rows++], sizeof names[0], "%s", name);
+      else if (row >= rows || strcmp(names[row], name))
+        bench_die("the run on %d threads gave other rows", counts[i]);
+      ms[row++][i] = t;
+    }
+  }
+  bench_csv_open(o->csv_path, "kernel,threads,weft_ms,speedup", 1);
+  for (int r = 0; r < rows; r++)
+    for (int i = 0; i < n; i++)
+      bench_csv_line("%s,%d,%.6g,%.2f", names[r], counts[i], ms[r][i],
+                     ms[r][0] / ms[r][i]);
+  bench_csv_close();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   bench_options options;
   bench_parse_options(argc, argv, &options);
   only = options.only;
+  if (options.scaling) return scaling(&options);
+  if (options.alone) sides = 1;
   cl_device_type type = options.gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
   const char *peer = options.peer ? options.peer
                      : options.gpu ? NVIDIA_PLATFORM
@@ -827,18 +902,22 @@ int main(int argc, char **argv) {
                    : options.gpu ? &gpu_sizes
                                  : &cpu_sizes;
   /* The peer first: PoCL must be the first platform opened (common.h). */
-  bench_cl rts[2];
-  bench_cl_open(&rts[1], peer, type);
+  bench_cl rts[2] = {{0}};
+  if (sides == 2) bench_cl_open(&rts[1], peer, type);
   bench_cl_open(&rts[0], WEFT_PLATFORM, type);
   cl_program programs[2];
-  for (int r = 0; r < 2; r++)
+  for (int r = 0; r < sides; r++)
     programs[r] = bench_cl_program(&rts[r], source, "");
-  bench_note("Weft beside \"%s\" on the %s", peer,
-             options.gpu ? "GPU" : "CPU");
-  bench_csv_open(options.csv_path, "kernel,weft_ms,peer_ms,weft_over_peer", 1);
+  if (sides == 2)
+    bench_note("Weft beside \"%s\" on the %s", peer,
+               options.gpu ? "GPU" : "CPU");
+  bench_csv_open(options.csv_path,
+                 sides == 2 ? "kernel,weft_ms,peer_ms,weft_over_peer"
+                            : "kernel,weft_ms",
+                 1);
   int failed = run_all(rts, programs, peer, s);
   bench_csv_close();
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < sides; r++) {
     clReleaseProgram(programs[r]);
     bench_cl_close(&rts[r]);
   }

@@ -19,7 +19,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: %s [--quick] [--csv PATH] [--gpu] [--load N] [--peer NAME]\n"
-          "          [--only KERNEL]\n"
+          "          [--only KERNEL] [--scaling] [--alone]\n"
           "  --quick     small sizes and few repetitions (a smoke test)\n"
           "  --csv PATH  also write the CSV to PATH\n"
           "  --gpu       bench_api: Weft's GPU device beside its CPU device;\n"
@@ -27,13 +27,16 @@ static void usage(void) {
           "  --load N    N threads of busy work at nice 19 beside the runs\n"
           "  --peer NAME bench_peers: the platform beside Weft (default PoCL,\n"
           "              with --gpu \"NVIDIA CUDA\")\n"
-          "  --only KERNEL  bench_peers: that kernel's row alone\n",
+          "  --only KERNEL  bench_peers: that kernel's row alone\n"
+          "  --scaling   bench_peers: Weft alone on 1, 2, 4 ... threads up to\n"
+          "              the usable CPUs, speedups over one thread\n"
+          "  --alone     bench_peers: Weft alone (what --scaling runs)\n",
           program_invocation_short_name);
   exit(2);
 }
 
 void bench_parse_options(int argc, char **argv, bench_options *options) {
-  *options = (bench_options){0, NULL, 0, 0, NULL, NULL};
+  *options = (bench_options){0, NULL, 0, 0, NULL, NULL, 0, 0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
       options->quick = 1;
@@ -45,6 +48,10 @@ void bench_parse_options(int argc, char **argv, bench_options *options) {
       options->peer = argv[++i];
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       options->only = argv[++i];
+    else if (!strcmp(argv[i], "--scaling"))
+      options->scaling = 1;
+    else if (!strcmp(argv[i], "--alone"))
+      options->alone = 1;
     else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
       options->load = atoi(argv[++i]);
       if (options->load < 1 || options->load > 256) usage();

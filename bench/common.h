@@ -107,6 +107,8 @@ typedef struct bench_options {
   int load;             /* --load N: N low-priority busy threads beside */
   const char *peer;     /* --peer NAME: bench_peers' other platform */
   const char *only;     /* --only KERNEL: bench_peers runs that row alone */
+  int scaling;          /* --scaling: bench_peers' thread-count sweep */
+  int alone;            /* --alone: bench_peers measures Weft alone */
 } bench_options;
 
 /* Starts n threads that spin at the lowest priority (nice 19) until the

@@ -7,7 +7,8 @@ A CSV with weft_ms and pocl_ms columns (bench_kernels, bench_build) becomes
 one panel per row, Weft's bar beside PoCL's on the row's own scale, with
 the ratio PoCL / Weft written above (above 1: Weft is faster). bench_peers'
 CSV (weft_over_peer) becomes one bar per kernel, Weft's time over the
-peer's (below 1: Weft is faster). The switch
+peer's (below 1: Weft is faster); its --scaling CSV becomes speedup
+against threads. The switch
 CSV (bench_switch) becomes ns per switch for each switch, on a log scale,
 with the project's goal of 20 ns drawn in. The CSVs of `weft bench sync`
 and `weft bench probe` become rates against work-groups (plot_sync.py).
@@ -102,6 +103,31 @@ def plot_peers(rows, title, out):
     plt.close(fig)
 
 
+def plot_scaling(rows, title, out):
+    """Speedup over one thread against threads, a line per kernel
+    (bench_peers --scaling), with the ideal and the goal of 12 on 16."""
+    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    fig, ax = plt.subplots(figsize=(6.8, 4.6))
+    most = 1
+    for k in kernels:
+        pts = [(int(r["threads"]), number(r["speedup"])) for r in rows
+               if r["kernel"] == k]
+        most = max(most, max(t for t, _ in pts))
+        ax.plot([t for t, _ in pts], [v for _, v in pts], marker="o",
+                label=k, linewidth=1)
+    ax.plot([1, most], [1, most], color="#888", linestyle=":",
+            label="ideal")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("threads (WEFT_NUM_THREADS)")
+    ax.set_ylabel("speedup over one thread")
+    ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def plot_switch(rows, title, out):
     """ns per switch: the kernel's barrier and the raw switch, log scale."""
     # PoCL has no switch: its row is the kernel's time per work-item and
@@ -150,6 +176,8 @@ def plot_file(path):
     title = os.path.basename(os.path.splitext(path)[0])
     if "weft_ms" in rows[0] and "pocl_ms" in rows[0]:
         plot_ratios(rows, f"{title}: Weft vs PoCL (lower is better)", out)
+    elif "speedup" in rows[0] and "threads" in rows[0]:
+        plot_scaling(rows, f"{title}: Weft on more threads", out)
     elif "weft_over_peer" in rows[0]:
         plot_peers(rows, f"{title}: Weft beside a peer runtime", out)
     elif "kernel_barrier_ns" in rows[0]:
