@@ -13,7 +13,9 @@
  * matrix products (naive in float and double, and in __local tiles),
  * __local trees (reduce, scan), atomics (histograms into global or
  * __local bins), stencils (2D 5-point, 3D 7-point), a convolution with
- * __constant weights, and a bitonic sort (many small launches).
+ * __constant weights, a bitonic sort (many small launches), and one
+ * group of 1024 work-items keeping 2 KiB of private memory each across a
+ * barrier.
  *
  * Every launch is clEnqueueNDRangeKernel(s) + clFinish, timed on the host.
  * The runtimes take turns (alternating which goes first), each turn one
@@ -137,6 +139,16 @@ static const char *source =
     "    a += q.w * inv * inv * inv * d;\n"
     "  }\n"
     "  acc[get_global_id(0)] = (float4)(a, 0.0f);\n"
+    "}\n"
+    "__kernel void private_barrier(__global const float *in,\n"
+    "                              __global float *out) {\n"
+    "  float p[512];\n"
+    "  size_t i = get_global_id(0);\n"
+    "  for (int k = 0; k < 512; k++) p[k] = in[(i + k) % get_global_size(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  float s = 0.0f;\n"
+    "  for (int k = 0; k < 512; k++) s += p[k] * (float)(k & 7);\n"
+    "  out[i] = s;\n"
     "}\n"
     "__kernel void convolve(__global const float *in, __global float *out,\n"
     "                       __constant float *weights) {\n"
@@ -618,6 +630,31 @@ static bench_case convolve_case(const sizes *s) {
   return c;
 }
 
+/* One group of 1024 work-items, each with 2 KiB of private memory kept
+ * across a barrier (the regions keep it per work-item). */
+static bench_case private_barrier_case(void) {
+  size_t n = 1024;
+  bench_case c = new_case("private_barrier", "private_barrier", 1, n, 1, 1);
+  c.local[0] = n;
+  float *in = random_floats(n, 18, 0.0f, 1.0f);
+  add_arg(&c, ARG_IN, n * sizeof *in, in);
+  add_arg(&c, ARG_OUT, n * sizeof(float), NULL);
+  set_output(&c, 1, ELEM_FLOAT, n);
+  c.want = alloc_doubles(n);
+  c.tol = alloc_doubles(n);
+  for (size_t i = 0; i < n; i++) {
+    double sum = 0.0, magnitude = 0.0;
+    for (size_t k = 0; k < 512; k++) {
+      double term = (double)in[(i + k) % n] * (double)(k & 7);
+      sum += term;
+      magnitude += fabs(term);
+    }
+    c.want[i] = sum;
+    c.tol[i] = 512.0 * FLT_EPSILON * magnitude + 1e-30;
+  }
+  return c;
+}
+
 /* --------------------------------------------------------- the runtimes */
 
 static void make_side(side *s, bench_cl *rt, cl_program program,
@@ -824,6 +861,7 @@ static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
   failed += RUN("convolve", convolve_case(s));
   failed += RUN("nbody", nbody_case(s));
   failed += RUN("bitonic_sort", bitonic_case(s));
+  failed += RUN("private_barrier", private_barrier_case());
   return failed;
 }
 

@@ -49,6 +49,22 @@ static LLVMMetadataRef scope_node(LLVMContextRef c, int scope) {
   return LLVMMDNodeInContext2(c, ops, 2);
 }
 
+/* inst's list of scopes of kind (alias.scope or noalias) with add[0..n)
+ * joined: what the inliner put there (a restrict argument's scope) stays. */
+static void add_scopes(LLVMValueRef inst, unsigned kind,
+                       const LLVMMetadataRef *add, unsigned n) {
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
+  LLVMValueRef old = LLVMGetMetadata(inst, kind);
+  unsigned had = old ? LLVMGetMDNodeNumOperands(old) : 0;
+  LLVMValueRef had_ops[had ? had : 1];
+  if (had) LLVMGetMDNodeOperands(old, had_ops);
+  LLVMMetadataRef all[had + n];
+  for (unsigned i = 0; i < had; i++) all[i] = LLVMValueAsMetadata(had_ops[i]);
+  for (unsigned i = 0; i < n; i++) all[had + i] = add[i];
+  LLVMSetMetadata(inst, kind,
+                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, all, had + n)));
+}
+
 /* Puts inst in scope and declares it not to alias the other scopes. */
 static void set_scope(LLVMValueRef inst, int scope) {
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
@@ -57,12 +73,8 @@ static void set_scope(LLVMValueRef inst, int scope) {
   for (int s = 0; s < NUM_SCOPES; s++)
     if (s != scope) others[n++] = scope_node(c, s);
   assert(n == NUM_SCOPES - 1);
-  unsigned alias_scope = LLVMGetMDKindIDInContext(c, "alias.scope", 11);
-  unsigned noalias = LLVMGetMDKindIDInContext(c, "noalias", 7);
-  LLVMSetMetadata(inst, alias_scope,
-                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &own, 1)));
-  LLVMSetMetadata(inst, noalias,
-                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, others, n)));
+  add_scopes(inst, LLVMGetMDKindIDInContext(c, "alias.scope", 11), &own, 1);
+  add_scopes(inst, LLVMGetMDKindIDInContext(c, "noalias", 7), others, n);
 }
 
 void weft__mark_private_access(LLVMValueRef inst) {
