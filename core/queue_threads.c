@@ -22,12 +22,13 @@
 
 #define MAX_THREADS 64
 #define IDLE_SECONDS 2
-/* A thread out of work spins this long before it sleeps: a queue put on
- * the run list meanwhile needs no wake-up. A wake-up is a system call on
- * the enqueuing thread and, in a VM, an interrupt to another core, and
- * the woken thread then contends with the host thread that runs the
- * command itself: on the 2-core dev machine a tenth of empty launches
- * with clFinish took 5 to 30 us with a wake-up each. */
+/* A thread out of work (one at a time) spins this long before it
+ * sleeps: a queue put on the run list meanwhile needs no wake-up. A
+ * wake-up is a system call on the enqueuing thread and, in a VM, an
+ * interrupt to another core, and the woken thread then contends with the
+ * host thread that runs the command itself: on the 2-core dev machine a
+ * tenth of empty launches with clFinish took 5 to 30 us with a wake-up
+ * each. */
 #define SPIN_NS 100000u
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -90,7 +91,8 @@ static void spin_for_work(void) {
 /* The next queue to serve, or NULL after IDLE_SECONDS without one (the
  * caller holds lock). */
 static weft_queue *next_queue(void) {
-  if (!run_head) spin_for_work();
+  /* One thread spins at a time: the others would only burn cores. */
+  if (!run_head && !spinning) spin_for_work();
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
   until.tv_sec += IDLE_SECONDS;

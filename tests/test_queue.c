@@ -1,7 +1,8 @@
 /* test_queue.c: the native queues and events (weft.h's weft_queue,
  * weft_event, weft_enqueue): order in and out of order, barriers and
  * markers, wait lists and their failures, callbacks, times, user events,
- * what a command holds freed once, and a kernel launched asynchronously. */
+ * what a command holds freed once, a kernel launched asynchronously, and
+ * commands that run with no thread waiting for them. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -274,6 +275,40 @@ TEST(asynchronous_launch) {
   weft_event_release(gate);
   weft_buffer_release(b);
   weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* Polls e's status (never waits on it: a waiting thread would run the
+ * command itself) until it completes; fails after 10 s. */
+static void poll_until_complete(weft_event *e) {
+  for (int i = 0; i < 10000 && weft_event_status(e) != WEFT_EVENT_COMPLETE;
+       i++)
+    usleep(1000);
+  CHECK_EQ(weft_event_status(e), WEFT_EVENT_COMPLETE);
+}
+
+/* With no thread waiting, the queue's shared threads run the commands:
+ * one enqueued while a shared thread still spins for work, and one
+ * enqueued after it went to sleep (queue_threads.c leaves a command a
+ * moment to a host thread about to wait, then takes it). */
+TEST(commands_run_with_no_thread_waiting) {
+  weft_context *ctx = support_context();
+  weft_queue *q = queue_new(ctx, 0);
+  trace *t = trace_new();
+  for (int round = 0; round < 3; round++) {
+    weft_event *a = enqueue(q, t, 2 * round, 0, 0, 0, NULL);
+    weft_event *b = enqueue(q, t, 2 * round + 1, 0, 0, 0, NULL);
+    poll_until_complete(a);
+    poll_until_complete(b);
+    weft_event_release(a);
+    weft_event_release(b);
+    usleep(5000); /* past the spinning: the next enqueue must wake one */
+  }
+  CHECK_EQ(t->count, 6);
+  for (int i = 0; i < 6; i++) CHECK_EQ(t->order[i], i);
+  weft_queue_release(q);
+  CHECK_EQ(atomic_load(&t->done), 6);
+  free(t);
   weft_context_release(ctx);
 }
 
