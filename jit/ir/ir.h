@@ -8,6 +8,7 @@
 #define WEFT_JIT_IR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
