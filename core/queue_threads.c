@@ -88,6 +88,8 @@ static void spin_for_work(void) {
   spinning--;
 }
 
+static int add_thread(void);
+
 /* The next queue to serve, or NULL after IDLE_SECONDS without one (the
  * caller holds lock). */
 static weft_queue *next_queue(void) {
@@ -107,6 +109,14 @@ static weft_queue *next_queue(void) {
     if (!run_head) run_tail = NULL;
     atomic_store_explicit(&on_run_list, run_head != NULL,
                           memory_order_relaxed);
+    /* More queues wait: another thread for them. The wake-ups of two
+     * enqueues can both go to this thread (idle counts it until it runs
+     * again), and the spinning thread takes the first queue without one:
+     * whoever takes a queue passes the rest on. */
+    if (run_head) {
+      if (!idle && threads < MAX_THREADS) add_thread();
+      else pthread_cond_signal(&work);
+    }
   }
   return q;
 }
@@ -154,14 +164,18 @@ void weft__queue_schedule(weft_queue *q) {
   weft_queue_retain(q);
   pthread_mutex_lock(&lock);
   q->run_next = NULL;
+  int was_empty = run_head == NULL;
   if (run_tail) run_tail->run_next = q;
   else run_head = q;
   run_tail = q;
   atomic_store_explicit(&on_run_list, 1, memory_order_relaxed);
-  /* A spinning thread sees it without a wake-up. Otherwise, every thread
-   * busy: one more, if there may be (the first thread is made at enqueue,
-   * weft__queue_threads_ready, so one always runs). */
-  if (!spinning) {
+  /* The spinning thread takes the first queue without a wake-up; one more
+   * on the list needs a thread of its own (a queue left there while every
+   * thread is busy or asleep could wait for ever: kernels on two queues
+   * may wait for each other). Every thread busy: one more, if there may
+   * be (the first thread is made at enqueue, weft__queue_threads_ready,
+   * so one always runs). */
+  if (!spinning || !was_empty) {
     if (!idle && threads < MAX_THREADS) add_thread();
     pthread_cond_signal(&work);
   }

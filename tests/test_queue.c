@@ -312,4 +312,51 @@ TEST(commands_run_with_no_thread_waiting) {
   weft_context_release(ctx);
 }
 
+/* Two commands that must run at the same time: the first waits (up to
+ * 3 s, then fails) for the second, which only sets the flag. */
+typedef struct pair_flag {
+  atomic_int set;
+} pair_flag;
+
+static int wait_for_flag(void *arg) {
+  pair_flag *f = arg;
+  for (int i = 0; i < 3000 && !atomic_load(&f->set); i++) usleep(1000);
+  return atomic_load(&f->set) ? 0 : WEFT_EDEADLOCK;
+}
+
+static int set_flag(void *arg) {
+  atomic_store(&((pair_flag *)arg)->set, 1);
+  return 0;
+}
+
+/* Queues put on the shared threads' run list together each get a thread,
+ * even while one thread spins for work (it takes one queue without a
+ * wake-up; the second needs a thread of its own, or a kernel waiting for
+ * another queue's would wait for ever). */
+TEST(queues_enqueued_together_each_get_a_thread) {
+  weft_context *ctx = support_context();
+  weft_queue *first = queue_new(ctx, 0), *waiting = queue_new(ctx, 0);
+  weft_queue *setting = queue_new(ctx, 0);
+  trace *t = trace_new();
+  for (int round = 0; round < 20; round++) {
+    /* A command done: a shared thread now spins for work. */
+    weft_event *e = enqueue(first, t, round, 0, 0, 0, NULL);
+    poll_until_complete(e);
+    weft_event_release(e);
+    pair_flag f = {0};
+    weft_event *a, *b;
+    CHECK_EQ(weft_enqueue(waiting, wait_for_flag, NULL, &f, 0, 0, NULL, &a), 0);
+    CHECK_EQ(weft_enqueue(setting, set_flag, NULL, &f, 0, 0, NULL, &b), 0);
+    poll_until_complete(b);
+    poll_until_complete(a);
+    weft_event_release(a);
+    weft_event_release(b);
+  }
+  weft_queue_release(first);
+  weft_queue_release(waiting);
+  weft_queue_release(setting);
+  free(t);
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()

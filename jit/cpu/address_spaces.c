@@ -9,10 +9,10 @@
  * from __global into __local, was such a loop. So every access through a
  * pointer of a named space goes through the same pointer cast to address
  * space 0, and the OpenCL fact that the spaces are disjoint is kept as
- * scoped no-alias metadata: an access to __global, __constant, __local or
- * Weft's own per-work-item memory (regions' saved values and states) is
- * in its space's scope and declared not to alias the others, so no check
- * is needed between them at all. Accesses through generic pointers, and
+ * scoped no-alias metadata: an access to buffers (__global, __constant),
+ * __local memory or Weft's own per-work-item memory (regions' saved
+ * values and states) is in its scope and declared not to alias the
+ * others, so no check is needed between them at all. Accesses through generic pointers, and
  * to a kernel's private variables, get no scope: they may alias anything.
  */
 #include <assert.h>
@@ -21,27 +21,29 @@
 
 #include "jit/cpu/passes.h"
 
-/* The scopes: OpenCL's address spaces as Clang numbers them for Weft's
- * CPU target, and Weft's per-work-item memory. */
-enum { SCOPE_GLOBAL, SCOPE_CONSTANT, SCOPE_LOCAL, SCOPE_WEFT_PRIVATE,
-       NUM_SCOPES };
+/* The scopes: buffers (__global and __constant memory, one scope: a
+ * buffer may be bound to a __global and a __constant argument at once),
+ * a group's __local memory, and Weft's per-work-item memory. */
+enum { SCOPE_BUFFERS, SCOPE_LOCAL, SCOPE_WEFT_PRIVATE, NUM_SCOPES };
 
-/* The scope of an access through a pointer of address space as; -1 for
- * none (private variables, generic pointers). */
+/* The scope of an access through a pointer of address space as (Clang's
+ * numbering for Weft's CPU target); -1 for none (private variables,
+ * generic pointers). */
 static int scope_of_space(unsigned as) {
   switch (as) {
-  case 1: return SCOPE_GLOBAL;
-  case 2: return SCOPE_CONSTANT;
+  case 1: /* __global */
+  case 2: /* __constant */
+    return SCOPE_BUFFERS;
   case 3: return SCOPE_LOCAL;
   default: return -1;
   }
 }
 
 /* Scope nodes are named by strings, so equal names are one scope in
- * every function of the module: !{!"weft.global", !{!"weft.spaces"}}. */
+ * every function of the module: !{!"weft.local", !{!"weft.spaces"}}. */
 static LLVMMetadataRef scope_node(LLVMContextRef c, int scope) {
-  static const char *const names[NUM_SCOPES] = {
-      "weft.global", "weft.constant", "weft.local", "weft.private"};
+  static const char *const names[NUM_SCOPES] = {"weft.buffers", "weft.local",
+                                                "weft.private"};
   LLVMMetadataRef domain_name = LLVMMDStringInContext2(c, "weft.spaces", 11);
   LLVMMetadataRef domain = LLVMMDNodeInContext2(c, &domain_name, 1);
   LLVMMetadataRef ops[2] = {

@@ -218,6 +218,7 @@ static int lower_kernels(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     rc = weft__local_mem_lower(entries[i], b->s.layout,
                                &b->s.kernels[i].local_mem_size, &b->s.error);
+    if (!rc) weft__local_atomics_lower(entries[i]);
     if (!rc) weft__address_spaces_flatten(entries[i]);
   }
   if (!rc) rc = weft__build_state_verify(&b->s);

@@ -37,7 +37,10 @@
  *     such loop per region (weft__workgroup_make_regions).
  *  5. weft__local_mem_lower: kernel-scope __local variables become slices
  *     of the group's local memory.
- *  6. weft__address_spaces_flatten (address_spaces.c): every access goes
+ *  6. weft__local_atomics_lower (local_atomics.c): atomics on __local
+ *     memory become plain reads and writes (a group's work-items run on
+ *     one thread at a time); then weft__address_spaces_flatten
+ *     (address_spaces.c): every access goes
  *     through an address-space-0 pointer, the spaces' disjointness kept as
  *     no-alias scopes, so that LLVM vectorizes loops that mix them.
  */
@@ -174,10 +177,14 @@ int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
 int weft__regions_next_state(LLVMValueRef body, unsigned state,
                              int32_t *only);
 
+/* Step 6, first: in fn, atomic read-modify-writes, loads and stores on
+ * __local memory become plain volatile ones (local_atomics.c). */
+void weft__local_atomics_lower(LLVMValueRef fn);
+
 /* Step 6: in fn, every load, store and atomic through a pointer of a
  * named address space uses the pointer cast to address space 0, and one
- * of __global, __constant or __local memory is in that space's no-alias
- * scope. */
+ * to buffers (__global, __constant) or __local memory is in that
+ * memory's no-alias scope. */
 void weft__address_spaces_flatten(LLVMValueRef fn);
 
 /* Puts inst, an access to Weft's per-work-item memory (what regions keep
