@@ -15,6 +15,8 @@
  * polling. Check mode's and schedule exploration's calls were placed
  * before, at the atomics themselves, and stay.
  */
+#include <stdlib.h>
+
 #include "jit/cpu/passes.h"
 
 /* The address space of OpenCL's __local memory for Weft's CPU target. */
@@ -36,6 +38,12 @@ static void volatile_store(LLVMBuilderRef b, LLVMValueRef v,
   LLVMSetVolatile(LLVMBuildStore(b, v, pointer), 1);
 }
 
+/* old if it compares so with v, else v (max and min). */
+static LLVMValueRef keep_if(LLVMBuilderRef b, LLVMIntPredicate p,
+                            LLVMValueRef old, LLVMValueRef v) {
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, p, old, v, ""), old, v, "");
+}
+
 /* The new value of old OP v, or NULL for an operation not handled here
  * (the atomic then stays). */
 static LLVMValueRef apply(LLVMBuilderRef b, LLVMAtomicRMWBinOp op,
@@ -51,18 +59,10 @@ static LLVMValueRef apply(LLVMBuilderRef b, LLVMAtomicRMWBinOp op,
     return LLVMBuildNot(b, LLVMBuildAnd(b, old, v, ""), "");
   case LLVMAtomicRMWBinOpOr: return LLVMBuildOr(b, old, v, "");
   case LLVMAtomicRMWBinOpXor: return LLVMBuildXor(b, old, v, "");
-  case LLVMAtomicRMWBinOpMax:
-    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, old, v, ""), old,
-                           v, "");
-  case LLVMAtomicRMWBinOpMin:
-    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, old, v, ""), old,
-                           v, "");
-  case LLVMAtomicRMWBinOpUMax:
-    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, old, v, ""), old,
-                           v, "");
-  case LLVMAtomicRMWBinOpUMin:
-    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, old, v, ""), old,
-                           v, "");
+  case LLVMAtomicRMWBinOpMax: return keep_if(b, LLVMIntSGT, old, v);
+  case LLVMAtomicRMWBinOpMin: return keep_if(b, LLVMIntSLT, old, v);
+  case LLVMAtomicRMWBinOpUMax: return keep_if(b, LLVMIntUGT, old, v);
+  case LLVMAtomicRMWBinOpUMin: return keep_if(b, LLVMIntULT, old, v);
   case LLVMAtomicRMWBinOpFAdd: return LLVMBuildFAdd(b, old, v, "");
   case LLVMAtomicRMWBinOpFSub: return LLVMBuildFSub(b, old, v, "");
   default:
@@ -106,31 +106,32 @@ static void lower_cmpxchg(LLVMBuilderRef b, LLVMValueRef inst) {
 
 /* An atomic load or store: the same access, plain and volatile. */
 static void lower_access(LLVMValueRef inst) {
-  if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic) return;
   LLVMSetOrdering(inst, LLVMAtomicOrderingNotAtomic);
   LLVMSetVolatile(inst, 1);
 }
 
-static void lower(LLVMBuilderRef b, LLVMValueRef inst) {
-  if (LLVMIsAAtomicRMWInst(inst)) {
-    if (in_local_memory(LLVMGetOperand(inst, 0))) lower_rmw(b, inst);
-  } else if (LLVMIsAAtomicCmpXchgInst(inst)) {
-    if (in_local_memory(LLVMGetOperand(inst, 0))) lower_cmpxchg(b, inst);
-  } else if (LLVMIsALoadInst(inst)) {
-    if (in_local_memory(LLVMGetOperand(inst, 0))) lower_access(inst);
-  } else if (LLVMIsAStoreInst(inst)) {
-    if (in_local_memory(LLVMGetOperand(inst, 1))) lower_access(inst);
-  }
+/* Whether inst is an atomic access to __local memory. */
+static int is_local_atomic(LLVMValueRef inst, void *unused) {
+  (void)unused;
+  if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
+    return in_local_memory(LLVMGetOperand(inst, 0));
+  if (LLVMIsALoadInst(inst) || LLVMIsAStoreInst(inst))
+    return LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic &&
+           in_local_memory(LLVMGetOperand(inst, LLVMIsALoadInst(inst) ? 0 : 1));
+  return 0;
 }
 
 void weft__local_atomics_lower(LLVMValueRef fn) {
+  unsigned n = 0;
+  LLVMValueRef *found = weft__instructions_where(fn, is_local_atomic, NULL, &n);
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(fn)));
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
-      next = LLVMGetNextInstruction(i);
-      lower(b, i);
-    }
+  for (unsigned i = 0; found && i < n; i++) {
+    LLVMValueRef inst = found[i];
+    if (LLVMIsAAtomicRMWInst(inst)) lower_rmw(b, inst);
+    else if (LLVMIsAAtomicCmpXchgInst(inst)) lower_cmpxchg(b, inst);
+    else lower_access(inst);
+  }
+  free(found);
   LLVMDisposeBuilder(b);
 }
