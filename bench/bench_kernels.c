@@ -183,15 +183,11 @@ static size_t check_output(runtimes *rt, buffer_pair *b, const char *name,
 }
 
 static float *alloc_floats(size_t n) {
-  float *v = malloc(n * sizeof *v);
-  if (!v) bench_die("out of memory for %zu floats", n);
-  return v;
+  return bench_alloc(n * sizeof(float));
 }
 
 static double *alloc_doubles(size_t n) {
-  double *v = malloc(n * sizeof *v);
-  if (!v) bench_die("out of memory for %zu doubles", n);
-  return v;
+  return bench_alloc(n * sizeof(double));
 }
 
 /* An output buffer that starts as NaN, so that elements a kernel fails to
@@ -334,25 +330,6 @@ static int bench_mandelbrot(runtimes *rt, const sizes *s) {
   return report("mandelbrot", bad, weft_ms, pocl_ms);
 }
 
-/* c = a * b in double, with a tolerance per element: a float dot product of
- * length n can be off by about n * FLT_EPSILON / 2 times the sum of the
- * magnitudes of its products, whatever the order of its additions (or
- * fused multiply-adds); twice that is allowed. */
-static void matmul_reference(const float *a, const float *b, size_t n,
-                             double *want, double *tolerance) {
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < n; j++) {
-      double sum = 0.0, magnitude = 0.0;
-      for (size_t k = 0; k < n; k++) {
-        double product = (double)a[i * n + k] * b[k * n + j];
-        sum += product;
-        magnitude += fabs(product);
-      }
-      want[i * n + j] = sum;
-      tolerance[i * n + j] = (double)n * FLT_EPSILON * magnitude;
-    }
-}
-
 static int bench_matmul(runtimes *rt, const sizes *s) {
   size_t n = s->matmul_n, count = n * n;
   float *a = alloc_floats(count), *b = alloc_floats(count);
@@ -372,7 +349,7 @@ static int bench_matmul(runtimes *rt, const sizes *s) {
   double weft_ms, pocl_ms;
   measure(rt, &k, &r, s->reps, &weft_ms, &pocl_ms);
   double *want = alloc_doubles(count), *tolerance = alloc_doubles(count);
-  matmul_reference(a, b, n, want, tolerance);
+  bench_matmul_reference(a, b, n, 0, 1.0, want, tolerance);
   size_t bad = check_output(rt, &cb, "matmul", want, tolerance, 0.0, count);
   free(want);
   free(tolerance);

@@ -236,18 +236,12 @@ static const sizes quick_sizes = {1u << 18, 128, 64, 256, 32, 128, 64, 512,
 
 /* ------------------------------------------------------- host arrays */
 
-static void *alloc_bytes(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) bench_die("out of memory (%zu bytes)", bytes);
-  return p;
-}
-
 static double *alloc_doubles(size_t n) {
-  return alloc_bytes(n * sizeof(double));
+  return bench_alloc(n * sizeof(double));
 }
 
 static float *random_floats(size_t n, unsigned seed, float lo, float hi) {
-  float *v = alloc_bytes(n * sizeof *v);
+  float *v = bench_alloc(n * sizeof *v);
   bench_random_floats(v, n, seed, lo, hi);
   return v;
 }
@@ -261,13 +255,8 @@ static double *random_doubles(size_t n, unsigned seed) {
 }
 
 static uint32_t *random_uints(size_t n, unsigned seed) {
-  uint32_t *v = alloc_bytes(n * sizeof *v), x = seed * 2654435761u + 1;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    v[i] = x;
-  }
+  uint32_t *v = bench_alloc(n * sizeof *v);
+  bench_random_uints(v, n, seed);
   return v;
 }
 
@@ -283,29 +272,6 @@ static void axpy_reference(bench_case *c, double a, const float *x,
     /* A fused multiply-add rounds once, the host twice. */
     c->tol[i] = 2.0 * FLT_EPSILON * (fabs(a * x[i]) + fabs(y[i]));
   }
-}
-
-/* A dot product's error bound in the element's precision: n * eps times
- * the sum of the products' magnitudes, whatever the order. */
-static void matmul_reference(bench_case *c, const void *a, const void *b,
-                             size_t n, int is_double) {
-  c->want = alloc_doubles(n * n);
-  c->tol = alloc_doubles(n * n);
-  double eps = is_double ? DBL_EPSILON : FLT_EPSILON;
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < n; j++) {
-      double sum = 0.0, magnitude = 0.0;
-      for (size_t k = 0; k < n; k++) {
-        double x = is_double ? ((const double *)a)[i * n + k]
-                             : ((const float *)a)[i * n + k];
-        double y = is_double ? ((const double *)b)[k * n + j]
-                             : ((const float *)b)[k * n + j];
-        sum += x * y;
-        magnitude += fabs(x * y);
-      }
-      c->want[i * n + j] = sum;
-      c->tol[i * n + j] = 2.0 * (double)n * eps * magnitude + 1e-30;
-    }
 }
 
 /* ------------------------------------------------------- making a case */
@@ -422,7 +388,9 @@ static bench_case matmul_case(const char *name, const char *kernel,
   add_arg(&c, ARG_OUT, n * n * elem, NULL);
   add_arg(&c, ARG_VALUE, sizeof *side, side);
   set_output(&c, 2, is_double ? ELEM_DOUBLE : ELEM_FLOAT, n * n);
-  matmul_reference(&c, a, b, n, is_double);
+  c.want = alloc_doubles(n * n);
+  c.tol = alloc_doubles(n * n);
+  bench_matmul_reference(a, b, n, is_double, 2.0, c.want, c.tol);
   return c;
 }
 
@@ -553,7 +521,7 @@ static bench_case bitonic_case(const sizes *s) {
   add_arg(&c, ARG_SOURCE, n * sizeof *keys, keys);
   set_output(&c, 0, ELEM_UINT, n);
   c.launch = bitonic_launch;
-  uint32_t *sorted = alloc_bytes(n * sizeof *sorted);
+  uint32_t *sorted = bench_alloc(n * sizeof *sorted);
   memcpy(sorted, keys, n * sizeof *sorted);
   qsort(sorted, n, sizeof *sorted, compare_uints);
   c.want = alloc_doubles(n);
@@ -767,7 +735,7 @@ static double element(const void *v, elem_type type, size_t i) {
  * no more than c->bad_allowed do. */
 static size_t check(side *s, const bench_case *c, const char *runtime) {
   size_t bytes = c->args[c->out].bytes;
-  void *got = alloc_bytes(bytes);
+  void *got = bench_alloc(bytes);
   CL_CHECK(clEnqueueReadBuffer(s->rt->queue, s->buffers[c->out], CL_TRUE, 0,
                                bytes, got, 0, NULL, NULL));
   size_t bad = 0, first = 0;
@@ -820,7 +788,6 @@ static int run_case(bench_case c, bench_cl rts[2], cl_program programs[2],
 }
 
 static int has_double(bench_cl *rt) {
-  if (!rt->device) return 1; /* --alone: the peer is not there */
   cl_device_fp_config fp64 = 0;
   clGetDeviceInfo(rt->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64,
                   NULL);
@@ -839,7 +806,8 @@ static int wanted(const char *name) { return !only || !strcmp(only, name); }
 
 static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
                    const sizes *s) {
-  int failed = 0, doubles = has_double(&rts[0]) && has_double(&rts[1]);
+  int failed = 0;
+  int doubles = has_double(&rts[0]) && (sides == 1 || has_double(&rts[1]));
   failed += RUN("vecadd", vecadd_case(s));
   failed += RUN("saxpy", saxpy_case(s));
   if (doubles) failed += RUN("daxpy", daxpy_case(s));

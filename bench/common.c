@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include <dlfcn.h>
+#include <float.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -123,16 +124,52 @@ void bench_csv_ratio(const char *name, double weft_ms, double pocl_ms) {
 
 /* ---------------------------------------------------------------- checks */
 
+void *bench_alloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) bench_die("out of memory (%zu bytes)", bytes);
+  return p;
+}
+
+/* xorshift32: reproducible everywhere, unlike rand(). */
+static uint32_t xorshift_start(unsigned seed) { return seed * 2654435761u + 1; }
+
+static uint32_t xorshift_next(uint32_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 17;
+  *x ^= *x << 5;
+  return *x;
+}
+
 void bench_random_floats(float *v, size_t n, unsigned seed, float lo,
                          float hi) {
-  /* xorshift32: reproducible everywhere, unlike rand(). */
-  uint32_t x = seed * 2654435761u + 1;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    v[i] = lo + (hi - lo) * (float)(x >> 8) / 16777216.0f;
-  }
+  uint32_t x = xorshift_start(seed);
+  for (size_t i = 0; i < n; i++)
+    v[i] = lo + (hi - lo) * (float)(xorshift_next(&x) >> 8) / 16777216.0f;
+}
+
+void bench_random_uints(uint32_t *v, size_t n, unsigned seed) {
+  uint32_t x = xorshift_start(seed);
+  for (size_t i = 0; i < n; i++) v[i] = xorshift_next(&x);
+}
+
+void bench_matmul_reference(const void *a, const void *b, size_t n,
+                            int is_double, double slack, double *want,
+                            double *tolerance) {
+  double eps = is_double ? DBL_EPSILON : FLT_EPSILON;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      double sum = 0.0, magnitude = 0.0;
+      for (size_t k = 0; k < n; k++) {
+        double x = is_double ? ((const double *)a)[i * n + k]
+                             : ((const float *)a)[i * n + k];
+        double y = is_double ? ((const double *)b)[k * n + j]
+                             : ((const float *)b)[k * n + j];
+        sum += x * y;
+        magnitude += fabs(x * y);
+      }
+      want[i * n + j] = sum;
+      tolerance[i * n + j] = slack * (double)n * eps * magnitude;
+    }
 }
 
 size_t bench_mismatches(const char *what, const float *got, const double *want,

@@ -14,6 +14,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "bench_lib.h"
@@ -135,9 +136,23 @@ void bench_csv_ratio(const char *name, double weft_ms, double pocl_ms);
 
 /* ---------------------------------------------------------------- checks */
 
+/* malloc that stops the program when it fails. */
+void *bench_alloc(size_t bytes);
+
 /* Fills v with n uniform floats in [lo, hi), the same for a given seed. */
 void bench_random_floats(float *v, size_t n, unsigned seed, float lo,
                          float hi);
+/* Fills v with n uniform 32-bit integers, the same for a given seed. */
+void bench_random_uints(uint32_t *v, size_t n, unsigned seed);
+
+/* c = a * b for n x n matrices of float (or of double, is_double), in
+ * double, and a tolerance per element: a dot product of length n can be
+ * off by about n * epsilon / 2 times the sum of its products' magnitudes,
+ * whatever the order of its additions (or fused multiply-adds); slack
+ * times n * epsilon of it is allowed. */
+void bench_matmul_reference(const void *a, const void *b, size_t n,
+                            int is_double, double slack, double *want,
+                            double *tolerance);
 
 /* Counts the elements of got that differ from want by more than
  * tolerance[i] (or tol when tolerance is NULL), reporting the first on

@@ -26,15 +26,14 @@
  * a group's __local memory, and Weft's per-work-item memory. */
 enum { SCOPE_BUFFERS, SCOPE_LOCAL, SCOPE_WEFT_PRIVATE, NUM_SCOPES };
 
-/* The scope of an access through a pointer of address space as (Clang's
- * numbering for Weft's CPU target); -1 for none (private variables,
- * generic pointers). */
+/* The scope of an access through a pointer of address space as; -1 for
+ * none (private variables, generic pointers). */
 static int scope_of_space(unsigned as) {
   switch (as) {
-  case 1: /* __global */
-  case 2: /* __constant */
+  case WEFT_AS_GLOBAL:
+  case WEFT_AS_CONSTANT:
     return SCOPE_BUFFERS;
-  case 3: return SCOPE_LOCAL;
+  case WEFT_AS_LOCAL: return SCOPE_LOCAL;
   default: return -1;
   }
 }

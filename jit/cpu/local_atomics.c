@@ -19,11 +19,8 @@
 
 #include "jit/cpu/passes.h"
 
-/* The address space of OpenCL's __local memory for Weft's CPU target. */
-enum { LOCAL_SPACE = 3 };
-
 static int in_local_memory(LLVMValueRef pointer) {
-  return LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) == LOCAL_SPACE;
+  return LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) == WEFT_AS_LOCAL;
 }
 
 static LLVMValueRef volatile_load(LLVMBuilderRef b, LLVMTypeRef type,

@@ -17,6 +17,7 @@
  * -ffake-address-space-map (compile.c): __global 1, __constant 2, __local
  * 3 (weft_address_space's numbers) and generic 4. */
 #define WEFT_AS_GLOBAL 1
+#define WEFT_AS_CONSTANT 2
 #define WEFT_AS_LOCAL 3
 #define WEFT_AS_GENERIC 4
 

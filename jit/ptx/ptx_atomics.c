@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jit/ir/ir.h"
 #include "jit/ptx/ptx.h"
 
 /* The access's PTX spelling: its ordering, and the width and register
@@ -36,7 +37,8 @@ static int form_of(LLVMValueRef pointer, LLVMTypeRef type,
    * on an H100 a work-group's spin lock of atom.acquire.gpu and
    * st.release.gpu through generic addresses hung (test_atomic_c11's
    * local tests), and the fences work. */
-  if (LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) != 1) return 0;
+  if (LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) != WEFT_AS_GLOBAL)
+    return 0;
   if (LLVMGetTypeKind(type) != LLVMIntegerTypeKind) return 0;
   unsigned bits = LLVMGetIntTypeWidth(type);
   if (bits != 32 && bits != 64) return 0;

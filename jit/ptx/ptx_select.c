@@ -17,6 +17,7 @@
  * system scope on the GPU (sm_70 and newer). */
 #include <string.h>
 
+#include "jit/ir/ir.h"
 #include "jit/ptx/ptx.h"
 
 static int is_acquire(LLVMAtomicOrdering o) {
@@ -31,15 +32,12 @@ static int is_release(LLVMAtomicOrdering o) {
          o == LLVMAtomicOrderingSequentiallyConsistent;
 }
 
-/* Address space 3: NVPTX's shared memory, OpenCL's __local. */
-enum { SHARED_SPACE = 3 };
-
 /* The scope of the fences an ordered access needs: its work-group's for
  * one to __local memory (see the top), the GPU's otherwise. */
 typedef enum fence_scope { SCOPE_GPU, SCOPE_CTA } fence_scope;
 
 static fence_scope scope_of(LLVMValueRef pointer) {
-  return LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) == SHARED_SPACE
+  return LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) == WEFT_AS_LOCAL /* shared */
              ? SCOPE_CTA
              : SCOPE_GPU;
 }
