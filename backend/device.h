@@ -14,6 +14,7 @@
 #define WEFT_BACKEND_DEVICE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/object.h"
 #include "jit/jit.h"
@@ -52,6 +53,8 @@ typedef struct weft_mapping {
  * looks inside. */
 typedef struct weft_backend_device weft_backend_device;
 
+struct weft_image_layout; /* builtins/image_layout.h */
+
 typedef struct weft_device_ops {
   const char *name;
   void (*info)(weft_backend_device *device, weft_device_info *info);
@@ -81,6 +84,17 @@ typedef struct weft_device_ops {
                  weft_mapping *m);
   int (*mem_unmap)(weft_backend_device *device, void *mem, void *host_ptr,
                    const weft_mapping *m);
+  /* Hardware texture objects for reading the image laid out as l
+   * (builtins/image_layout.h), whose storage is this device's memory,
+   * into texture[WEFT_IMAGE_TEXTURES]: each slot 0 where the hardware has
+   * no texture for that class of sampler (the builtins then read the
+   * memory themselves), all of them where it has none for the image.
+   * image_textures_free frees what it made. NULL where the device has no
+   * texture hardware. */
+  void (*image_textures)(weft_backend_device *device,
+                         const struct weft_image_layout *l, uint64_t *texture);
+  void (*image_textures_free)(weft_backend_device *device,
+                              const uint64_t *texture);
 
   /* Compiles OpenCL C for the device; *log is malloc'd in every case. */
   int (*build)(weft_backend_device *device, const char *source, size_t length,

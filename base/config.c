@@ -254,6 +254,14 @@ static void read_memory(void) {
   else warn("WEFT_MEMORY", v, "sc or weak");
 }
 
+static void read_textures(void) {
+  const char *v = getenv("WEFT_TEXTURES");
+  config.textures = 1;
+  if (!v || !strcmp(v, "on")) return;
+  if (!strcmp(v, "off")) config.textures = 0;
+  else warn("WEFT_TEXTURES", v, "on or off");
+}
+
 /* WEFT_CHECK: the checks every build gets (check mode). */
 static void read_check(void) {
   const char *v = getenv("WEFT_CHECK");
@@ -361,6 +369,7 @@ static void read_config(void) {
   read_spin_timeout();
   read_schedule();
   read_memory();
+  read_textures();
   read_check();
   read_timeout();
   read_build_timeout();

@@ -75,6 +75,9 @@ typedef struct weft_config {
   /* WEFT_MEMORY: 1 for "weak" (plain global stores wait in a store buffer
    * per work-group: backend/cpu/weak_memory.c), 0 for "sc", the default. */
   int weak_memory;
+  /* WEFT_TEXTURES: 0 for "off" (a GPU's image reads are the builtins'
+   * own, the CPU's bits, not its texture units'), else 1. */
+  int textures;
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;

@@ -161,6 +161,23 @@ static const char *source =
     "      s += weights[(dy + 2) * 5 + dx + 2] * in[sy * w + sx];\n"
     "    }\n"
     "  out[y * w + x] = s;\n"
+    "}\n"
+    "__kernel void image_copy(__read_only image2d_t src, __global float *out) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  float4 v = read_imagef(src, (int2)(x, y));\n"
+    "  out[y * get_global_size(0) + x] = dot(v, (float4)(0.299f, 0.587f, 0.114f, 0.25f));\n"
+    "}\n"
+    "__kernel void image_blur(__read_only image2d_t src, __global float *out) {\n"
+    "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE |\n"
+    "      CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  float4 sum = 0.0f;\n"
+    "  for (int dy = -1; dy <= 1; dy++)\n"
+    "    for (int dx = -1; dx <= 1; dx++)\n"
+    "      sum += read_imagef(src, s, (float2)(x + 0.75f + 1.5f * dx,\n"
+    "                                          y + 0.25f + 1.5f * dy));\n"
+    "  out[y * get_global_size(0) + x] =\n"
+    "      dot(sum, (float4)(0.299f, 0.587f, 0.114f, 0.0f)) / 9.0f;\n"
     "}\n";
 
 /* ------------------------------------------------------------ the cases */
@@ -172,6 +189,8 @@ typedef enum arg_kind {
   ARG_LOCAL,  /* __local memory of bytes bytes */
   ARG_SOURCE, /* like ARG_IN, but not a kernel argument: the launch
                  copies it into the buffer before it (bitonic) */
+  ARG_IMAGE,  /* a read-only 2D CL_RGBA CL_UNORM_INT8 image of
+                 image_side x image_side holding a copy of data */
 } arg_kind;
 
 typedef struct arg {
@@ -223,16 +242,17 @@ typedef struct sizes {
   unsigned mandel_iterations;
   size_t bodies;        /* n-body */
   unsigned sort_log2;   /* bitonic: 2^sort_log2 keys */
+  size_t picture_n;     /* image_copy, image_blur: pixels a side */
   int reps;             /* the most timed runs per runtime, BLOCKs */
   double budget_s;      /* the time a kernel's runs may take, per runtime */
 } sizes;
 
 static const sizes cpu_sizes = {1u << 24, 512, 256, 2048, 256, 1024, 256,
-                                4096, 20, 12, 1.5};
+                                4096, 20, 1024, 12, 1.5};
 static const sizes gpu_sizes = {1u << 26, 2048, 1024, 8192, 512, 4096, 1024,
-                                32768, 24, 20, 1.5};
+                                32768, 24, 4096, 20, 1.5};
 static const sizes quick_sizes = {1u << 18, 128, 64, 256, 32, 128, 64, 512,
-                                  12, 4, 0.2};
+                                  12, 64, 4, 0.2};
 
 /* ------------------------------------------------------- host arrays */
 
@@ -598,6 +618,77 @@ static bench_case convolve_case(const sizes *s) {
   return c;
 }
 
+/* The side of ARG_IMAGE images (one size per run). */
+static size_t image_side;
+
+/* Channel c of pixel (x, y) of an RGBA UNORM_INT8 picture, clamped to
+ * its edge, as a float. */
+static double texel(const uint8_t *rgba, size_t n, long x, long y, int c) {
+  x = x < 0 ? 0 : x > (long)n - 1 ? (long)n - 1 : x;
+  y = y < 0 ? 0 : y > (long)n - 1 ? (long)n - 1 : y;
+  return rgba[((size_t)y * n + (size_t)x) * 4 + (size_t)c] / 255.0;
+}
+
+/* The luminance weights the image kernels apply (alpha's is image_copy's). */
+static const double luma[4] = {0.299, 0.587, 0.114, 0.25};
+
+static bench_case picture_case(const sizes *s, const char *name) {
+  size_t n = s->picture_n;
+  image_side = n;
+  bench_case c = new_case(name, name, 2, n, n, 1);
+  uint8_t *rgba = (uint8_t *)random_uints(n * n, 19);
+  add_arg(&c, ARG_IMAGE, n * n * 4, rgba);
+  add_arg(&c, ARG_OUT, n * n * sizeof(float), NULL);
+  set_output(&c, 1, ELEM_FLOAT, n * n);
+  c.want = alloc_doubles(n * n);
+  return c;
+}
+
+/* Each pixel read without a sampler, its channels weighed. */
+static bench_case image_copy_case(const sizes *s) {
+  bench_case c = picture_case(s, "image_copy");
+  const uint8_t *rgba = c.args[0].data;
+  size_t n = s->picture_n;
+  for (size_t y = 0; y < n; y++)
+    for (size_t x = 0; x < n; x++) {
+      double v = 0.0;
+      for (int ch = 0; ch < 4; ch++)
+        v += luma[ch] * texel(rgba, n, (long)x, (long)y, ch);
+      c.want[y * n + x] = v;
+    }
+  c.tol_all = 1e-5;
+  return c;
+}
+
+/* Nine bilinear reads around each pixel (unnormalized coordinates, clamp
+ * to edge), their luminance averaged: OpenCL's formulas in double. GPUs
+ * weigh with 8 fractional bits (NVIDIA's driver and Weft's textures), so
+ * each tap may be off by up to 1/256 of its neighbours' difference. */
+static bench_case image_blur_case(const sizes *s) {
+  bench_case c = picture_case(s, "image_blur");
+  const uint8_t *rgba = c.args[0].data;
+  size_t n = s->picture_n;
+  for (size_t y = 0; y < n; y++)
+    for (size_t x = 0; x < n; x++) {
+      double sum = 0.0;
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+          double u = (double)x + 0.75 + 1.5 * dx - 0.5;
+          double v = (double)y + 0.25 + 1.5 * dy - 0.5;
+          long i = (long)floor(u), j = (long)floor(v);
+          double a = u - floor(u), b = v - floor(v);
+          for (int ch = 0; ch < 3; ch++)
+            sum += luma[ch] * ((1 - a) * (1 - b) * texel(rgba, n, i, j, ch) +
+                               a * (1 - b) * texel(rgba, n, i + 1, j, ch) +
+                               (1 - a) * b * texel(rgba, n, i, j + 1, ch) +
+                               a * b * texel(rgba, n, i + 1, j + 1, ch));
+        }
+      c.want[y * n + x] = sum / 9.0;
+    }
+  c.tol_all = 2.0 / 256;
+  return c;
+}
+
 /* One group of 1024 work-items, each with 2 KiB of private memory kept
  * across a barrier (the regions keep it per work-item). */
 static bench_case private_barrier_case(void) {
@@ -645,6 +736,17 @@ static void make_side(side *s, bench_cl *rt, cl_program program,
       unsigned char ones = 0xff;
       CL_CHECK(clEnqueueFillBuffer(rt->queue, s->buffers[i], &ones, 1, 0,
                                    a->bytes, 0, NULL, NULL));
+      break;
+    }
+    case ARG_IMAGE: {
+      cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+      cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
+                            .image_width = image_side,
+                            .image_height = image_side};
+      s->buffers[i] = clCreateImage(rt->context,
+                                    CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                    &format, &desc, (void *)a->data, &rc);
+      bench_cl_check(rc, "clCreateImage");
       break;
     }
     case ARG_VALUE:
@@ -759,7 +861,8 @@ static size_t check(side *s, const bench_case *c, const char *runtime) {
 
 static void free_case(bench_case *c) {
   for (int i = 0; i < c->nargs; i++)
-    if (c->args[i].kind == ARG_IN || c->args[i].kind == ARG_SOURCE)
+    if (c->args[i].kind == ARG_IN || c->args[i].kind == ARG_SOURCE ||
+        c->args[i].kind == ARG_IMAGE)
       if (c->args[i].data != conv_weights) free((void *)c->args[i].data);
   free(c->want);
   free(c->tol);
@@ -830,6 +933,8 @@ static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
   failed += RUN("nbody", nbody_case(s));
   failed += RUN("bitonic_sort", bitonic_case(s));
   failed += RUN("private_barrier", private_barrier_case());
+  failed += RUN("image_copy", image_copy_case(s));
+  failed += RUN("image_blur", image_blur_case(s));
   return failed;
 }
 

@@ -15,6 +15,12 @@
  * colour and writes are dropped: no image access leaves the image's
  * storage. Sampling follows the specification's formulas (OpenCL 3.0,
  * 8.2, "Addressing and filtering rules").
+ *
+ * On the GPU, reads of read-only 1D, 1D buffer and 2D images go through
+ * the texture units where the back end made a texture for the sampler's
+ * class (the layout's texture[], backend/cuda/cuda_texture.c): the same
+ * elements, border and addressing, and linear filtering with the
+ * hardware's 8-bit weights.
  */
 #include "builtins.h"
 #include "image_layout.h"
@@ -358,6 +364,99 @@ static float4 sample_f(layout im, uint smp, float4 c, int axes, int layered) {
 static float4 coords_of(int4 c) { return convert_float4(c); }
 static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
 
+/* ----------------------------------------------------- texture hardware */
+
+#ifdef __NVPTX__
+/* The texture for reads of im with sampler bits smp (0: none), and the
+ * image's channel order, which its reads need. Only images of at most
+ * two axes that are no arrays have textures: callers ask only for those
+ * (their axes and layered are constants where this is inlined). */
+static ulong texture_of(layout im, uint smp, int *order) {
+  *order = im->channel_order;
+  return im->texture[weft_image_texture_slot(smp)];
+}
+
+/* A texture read at float coordinates c and at integer ones: the stored
+ * channels in storage order (the hardware gives 0 for those a format
+ * lacks), as (r, g, b, a) the way the software reads build them. A 1D
+ * image (axes 1) is a texture of one row, read at its middle (y = 0.5,
+ * normalized or not); a 1D buffer image a linear texture, read by index.
+ * (Vector selects in place of to_rgba's switch made a loop of reads
+ * slower.) */
+#define TEXTURE_READS(S, V, RT, PT, RC, ONE)                                 \
+  static V tex_##S(ulong t, int order, float4 c, int axes) {                 \
+    RT r[4];                                                                 \
+    float y = axes == 1 ? 0.5f : c.y;                                        \
+    __asm__("tex.2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"         \
+            : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])         \
+            : "l"(t), "f"(c.x), "f"(y));                                     \
+    return to_rgba(order, r, ONE);                                           \
+  }                                                                          \
+  static V tex_##S##_at(ulong t, int order, int4 at, int buffer) {           \
+    RT r[4];                                                                 \
+    if (buffer)                                                              \
+      __asm__("tex.1d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5}];"           \
+              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "l"(t), "r"(at.x));                                          \
+    else                                                                     \
+      __asm__("tex.2d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"       \
+              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "l"(t), "r"(at.x), "r"(at.y));                               \
+    return to_rgba(order, r, ONE);                                           \
+  }
+#define F_REG(x) "f"(x)
+#define I_REG(x) "r"(x)
+TEXTURE_READS(f, float4, float, "f32", F_REG, 1.0f)
+TEXTURE_READS(i, int4, int, "s32", I_REG, 1)
+
+/* HARDWARE(TEX): where the image may have a texture, TEX's read through
+ * it if it has one; else (and on the CPU) the software read that follows.
+ * (The software read stays inlined: Weft's builds inline every call, and
+ * a call kept out of line on the GPU made a loop of reads slower still.)
+ */
+#define HARDWARE(TEX)                                                        \
+  if (axes <= 2 && !layered) {                                               \
+    int order;                                                               \
+    ulong t = texture_of(im, smp, &order);                                   \
+    if (t) return TEX;                                                       \
+  }
+#else
+#define HARDWARE(TEX)
+#endif
+
+/* Reads with a sampler at float coordinates c, as floats and as
+ * integers. */
+static float4 read_f(layout im, uint smp, float4 c, int axes, int layered) {
+  HARDWARE(tex_f(t, order, c, axes))
+  return sample_f(im, smp, c, axes, layered);
+}
+
+static int4 read_i(layout im, uint smp, float4 c, int axes, int layered) {
+  HARDWARE(tex_i(t, order, c, axes))
+  return load_i(im, nearest_element(im, smp, c, axes, layered));
+}
+
+/* The same at integer coordinates, with a sampler's addressing or
+ * NO_SAMPLER (reads without one, which give the border colour outside the
+ * image; their texture is slot 0's, whose addressing is the border);
+ * buffer: a 1D buffer image. */
+#define NO_SAMPLER 0x80000000u
+
+static float4 read_f_at(layout im, uint smp, int4 at, int axes, int layered,
+                        int buffer) {
+  HARDWARE(tex_f_at(t, order, at, buffer))
+  return smp == NO_SAMPLER ? load_f(im, at)
+                           : sample_f(im, smp, coords_of(at), axes, layered);
+}
+
+static int4 read_i_at(layout im, uint smp, int4 at, int axes, int layered,
+                      int buffer) {
+  HARDWARE(tex_i_at(t, order, at, buffer))
+  return load_i(im, smp == NO_SAMPLER
+                        ? at
+                        : nearest_element(im, smp, coords_of(at), axes, layered));
+}
+
 /* ------------------------------------------------ the overloads, per type */
 
 /* Coordinates of each image type as (x, y, z), an array's layer in z. */
@@ -373,32 +472,43 @@ static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
 /* read_image{f,i,ui} with a sampler, for a read_only image type T. */
 #define SAMPLED_READS(T, IC, FC, AT, FAT, AXES, LAYERED)                     \
   float4 WEFT_OVERLOAD read_imagef(read_only T im, sampler_t s, IC c) {      \
-    return sample_f(LAYOUT(im), int_sampler(bits_of(s)), coords_of(AT(c)),   \
-                    AXES, LAYERED);                                          \
+    return read_f_at(LAYOUT(im), int_sampler(bits_of(s)), AT(c), AXES,       \
+                     LAYERED, 0);                                            \
   }                                                                          \
   float4 WEFT_OVERLOAD read_imagef(read_only T im, sampler_t s, FC c) {      \
-    return sample_f(LAYOUT(im), bits_of(s), FAT(c), AXES, LAYERED);          \
+    return read_f(LAYOUT(im), bits_of(s), FAT(c), AXES, LAYERED);            \
   }                                                                          \
   int4 WEFT_OVERLOAD read_imagei(read_only T im, sampler_t s, IC c) {        \
-    layout l = LAYOUT(im);                                                   \
-    return load_i(l, nearest_element(l, int_sampler(bits_of(s)),             \
-                                     coords_of(AT(c)), AXES, LAYERED));      \
+    return read_i_at(LAYOUT(im), int_sampler(bits_of(s)), AT(c), AXES,       \
+                     LAYERED, 0);                                            \
   }                                                                          \
   int4 WEFT_OVERLOAD read_imagei(read_only T im, sampler_t s, FC c) {        \
-    layout l = LAYOUT(im);                                                   \
-    return load_i(l, nearest_element(l, bits_of(s), FAT(c), AXES, LAYERED)); \
+    return read_i(LAYOUT(im), bits_of(s), FAT(c), AXES, LAYERED);            \
   }                                                                          \
   uint4 WEFT_OVERLOAD read_imageui(read_only T im, sampler_t s, IC c) {      \
-    layout l = LAYOUT(im);                                                   \
-    return load_ui(l, nearest_element(l, int_sampler(bits_of(s)),            \
-                                      coords_of(AT(c)), AXES, LAYERED));     \
+    return as_uint4(read_i_at(LAYOUT(im), int_sampler(bits_of(s)), AT(c),    \
+                              AXES, LAYERED, 0));                            \
   }                                                                          \
   uint4 WEFT_OVERLOAD read_imageui(read_only T im, sampler_t s, FC c) {      \
-    layout l = LAYOUT(im);                                                   \
-    return load_ui(l, nearest_element(l, bits_of(s), FAT(c), AXES, LAYERED));\
+    return as_uint4(read_i(LAYOUT(im), bits_of(s), FAT(c), AXES, LAYERED));  \
   }
 
-/* read_image{f,i,ui} without a sampler, for access A of type T. */
+/* read_image{f,i,ui} without a sampler of a read_only image of type T
+ * (the texture's where there is one); BUF: a 1D buffer image. */
+#define PLAIN_READS_READ_ONLY(T, IC, AT, AXES, LAYERED, BUF)                 \
+  float4 WEFT_OVERLOAD read_imagef(read_only T im, IC c) {                   \
+    return read_f_at(LAYOUT(im), NO_SAMPLER, AT(c), AXES, LAYERED, BUF);     \
+  }                                                                          \
+  int4 WEFT_OVERLOAD read_imagei(read_only T im, IC c) {                     \
+    return read_i_at(LAYOUT(im), NO_SAMPLER, AT(c), AXES, LAYERED, BUF);     \
+  }                                                                          \
+  uint4 WEFT_OVERLOAD read_imageui(read_only T im, IC c) {                   \
+    return as_uint4(read_i_at(LAYOUT(im), NO_SAMPLER, AT(c), AXES, LAYERED,  \
+                              BUF));                                         \
+  }
+
+/* The same of a read_write image: its memory, which the kernel may have
+ * written (a texture's cache would not see that). */
 #define PLAIN_READS(A, T, IC, AT)                                            \
   float4 WEFT_OVERLOAD read_imagef(A T im, IC c) {                           \
     return load_f(LAYOUT(im), AT(c));                                        \
@@ -450,26 +560,26 @@ static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
 /* Every access qualifier's functions of type T. */
 #define EACH_ACCESS(M, T) M(read_only, T) M(write_only, T) M(read_write, T)
 
-#define IMAGE_TYPE(T, IC, AT)                                                \
-  PLAIN_READS(read_only, T, IC, AT)                                          \
+#define IMAGE_TYPE(T, IC, AT, AXES, LAYERED, BUF)                            \
+  PLAIN_READS_READ_ONLY(T, IC, AT, AXES, LAYERED, BUF)                       \
   PLAIN_READS(read_write, T, IC, AT)                                         \
   WRITES(write_only, T, IC, AT)                                              \
   WRITES(read_write, T, IC, AT)                                              \
   EACH_ACCESS(QUERIES, T)
 
 SAMPLED_READS(image1d_t, int, float, AT_1D, FAT_1D, 1, 0)
-IMAGE_TYPE(image1d_t, int, AT_1D)
-IMAGE_TYPE(image1d_buffer_t, int, AT_1D)
+IMAGE_TYPE(image1d_t, int, AT_1D, 1, 0, 0)
+IMAGE_TYPE(image1d_buffer_t, int, AT_1D, 1, 0, 1)
 SAMPLED_READS(image1d_array_t, int2, float2, AT_1DA, FAT_1DA, 1, 1)
-IMAGE_TYPE(image1d_array_t, int2, AT_1DA)
+IMAGE_TYPE(image1d_array_t, int2, AT_1DA, 1, 1, 0)
 EACH_ACCESS(ARRAY, image1d_array_t)
 SAMPLED_READS(image2d_t, int2, float2, AT_2D, FAT_2D, 2, 0)
-IMAGE_TYPE(image2d_t, int2, AT_2D)
+IMAGE_TYPE(image2d_t, int2, AT_2D, 2, 0, 0)
 EACH_ACCESS(HEIGHT, image2d_t)
 SAMPLED_READS(image2d_array_t, int4, float4, AT_3D, FAT_3D, 2, 1)
-IMAGE_TYPE(image2d_array_t, int4, AT_3D)
+IMAGE_TYPE(image2d_array_t, int4, AT_3D, 2, 1, 0)
 EACH_ACCESS(HEIGHT, image2d_array_t)
 EACH_ACCESS(ARRAY, image2d_array_t)
 SAMPLED_READS(image3d_t, int4, float4, AT_3D, FAT_3D, 3, 0)
-IMAGE_TYPE(image3d_t, int4, AT_3D)
+IMAGE_TYPE(image3d_t, int4, AT_3D, 3, 0, 0)
 EACH_ACCESS(DEPTH, image3d_t)

@@ -74,6 +74,9 @@ void weft_buffer_release(weft_buffer *b) {
   if (!weft__object_is(b, WEFT_KIND_BUFFER) || !weft__object_release(&b->object))
     return;
   weft_device *dev = b->context->device;
+  /* Textures read the storage: gone before it goes. */
+  if (b->textures_asked)
+    dev->ops->image_textures_free(dev->state, b->image->texture);
   if (b->parent) weft_buffer_release(b->parent);
   else dev->ops->mem_free(dev->state, b->mem, b->size, b->host_ptr);
   weft__shadow_free(b);

@@ -52,6 +52,8 @@ static const variable variables[] = {
     {"WEFT_LOG", "device,build,cache,launch|all|off",
      "what Weft did and why, a line each on stderr"},
     {"WEFT_LIBCUDA", "FILE", "the CUDA driver library (default libcuda.so.1)"},
+    {"WEFT_TEXTURES", "on|off",
+     "off: GPU image reads without the texture units (the CPU's bits)"},
     {"WEFT_LIBDEVICE", "FILE",
      "libdevice.10.bc for GPU kernels' math (default: found in the CUDA "
      "toolkit)"},

@@ -54,6 +54,9 @@ struct weft_buffer {
    * arguments point to (the image builtins read it on the device). */
   struct weft_image_layout *image;
   void *image_arg;
+  /* Whether the device was asked for the image's textures (the layout's
+   * texture[]), at the first kernel that takes it read-only (object.lock). */
+  int textures_asked;
 };
 
 struct weft_program {

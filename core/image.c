@@ -1,6 +1,8 @@
 /* image.c: images (weft.h): buffers with a layout that kernels' image
  * arguments point to (builtins/image_layout.h), and image and sampler
  * arguments. */
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +323,31 @@ int weft_image_describe(weft_buffer *b, weft_image_desc *out) {
 
 /* ------------------------------------------------------------ arguments */
 
+/* The device's textures for b (a read-only image argument), asked for
+ * once and written into the layout kernels read; where the device makes
+ * none, the layout keeps zeros and reads stay the builtins' own. */
+static int ask_textures(weft_buffer *b) {
+  weft_device *dev = b->context->device;
+  if (!dev->ops->image_textures) return 0;
+  int rc = 0;
+  pthread_mutex_lock(&b->object.lock);
+  if (!b->textures_asked) {
+    weft_image_layout *l = b->image;
+    dev->ops->image_textures(dev->state, l, l->texture);
+    b->textures_asked = 1;
+    rc = dev->ops->mem_write(dev->state, b->image_arg,
+                             offsetof(weft_image_layout, texture),
+                             sizeof l->texture, l->texture);
+    if (rc) {
+      /* Kernels would read no handle, or a stale one: none at all. */
+      dev->ops->image_textures_free(dev->state, l->texture);
+      memset(l->texture, 0, sizeof l->texture);
+    }
+  }
+  pthread_mutex_unlock(&b->object.lock);
+  return rc;
+}
+
 int weft_kernel_set_arg_image(weft_kernel *k, int index, weft_buffer *b) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   const weft_arg_desc *a = NULL;
@@ -344,6 +371,10 @@ int weft_kernel_set_arg_image(weft_kernel *k, int index, weft_buffer *b) {
                       a->type_name, a->name, k->desc->name,
                       b->flags & WEFT_MEM_READ_ONLY ? "read-only"
                                                     : "write-only");
+  if (a->access == WEFT_IMAGE_READ_ONLY && (rc = ask_textures(b)))
+    return weft__fail(&k->object, rc, "argument %d ('%s %s'): cannot write "
+                      "the image's textures to the device", index,
+                      a->type_name, a->name);
   void *layout = b->image_arg;
   memcpy(k->args[index], &layout, sizeof layout);
   k->arg_sizes[index] = sizeof(weft_image_layout);

@@ -47,6 +47,8 @@ static const struct entry {
     ENTRY(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel"),
     ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor,
           "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+    ENTRY(cuTexObjectCreate, "cuTexObjectCreate"),
+    ENTRY(cuTexObjectDestroy, "cuTexObjectDestroy"),
 };
 
 /* Fills the table from the library: 0, or -1 naming the missing one. */

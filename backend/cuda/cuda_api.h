@@ -22,6 +22,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUtexObject;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_OUT_OF_MEMORY 2
@@ -67,6 +68,64 @@ typedef struct CUstream_st *CUstream;
 #define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z 7
 #define CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY 83
 
+#define CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT 14
+#define CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT 51
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH 69
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH 70
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT 71
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH 72
+/* Texture objects (cuTexObjectCreate): CUarray_format, CUresourcetype,
+ * CUaddress_mode, CUfilter_mode and the CU_TRSF_* flags. */
+#define CU_AD_FORMAT_UNSIGNED_INT8 1
+#define CU_AD_FORMAT_UNSIGNED_INT16 2
+#define CU_AD_FORMAT_UNSIGNED_INT32 3
+#define CU_AD_FORMAT_SIGNED_INT8 8
+#define CU_AD_FORMAT_SIGNED_INT16 9
+#define CU_AD_FORMAT_SIGNED_INT32 10
+#define CU_AD_FORMAT_HALF 16
+#define CU_AD_FORMAT_FLOAT 32
+#define CU_RESOURCE_TYPE_LINEAR 2
+#define CU_RESOURCE_TYPE_PITCH2D 3
+#define CU_TR_ADDRESS_MODE_WRAP 0
+#define CU_TR_ADDRESS_MODE_CLAMP 1
+#define CU_TR_ADDRESS_MODE_MIRROR 2
+#define CU_TR_ADDRESS_MODE_BORDER 3
+#define CU_TR_FILTER_MODE_POINT 0
+#define CU_TR_FILTER_MODE_LINEAR 1
+#define CU_TRSF_READ_AS_INTEGER 1
+#define CU_TRSF_NORMALIZED_COORDINATES 2
+/* What a texture reads (cuda.h's CUDA_RESOURCE_DESC, its linear and
+ * pitch2D members; tests/cuda/check_cuda_api.sh compares the layouts). */
+typedef struct CUDA_RESOURCE_DESC {
+  int resType;
+  union {
+    struct {
+      CUdeviceptr devPtr;
+      int format;
+      unsigned numChannels;
+      size_t sizeInBytes;
+    } linear;
+    struct {
+      CUdeviceptr devPtr;
+      int format;
+      unsigned numChannels;
+      size_t width, height, pitchInBytes;
+    } pitch2D;
+    int reserved[32];
+  } res;
+  unsigned flags;
+} CUDA_RESOURCE_DESC;
+/* How it reads (cuda.h's CUDA_TEXTURE_DESC). */
+typedef struct CUDA_TEXTURE_DESC {
+  int addressMode[3];
+  int filterMode;
+  unsigned flags;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  float borderColor[4];
+  int reserved[12];
+} CUDA_TEXTURE_DESC;
 /* cuModuleLoadDataEx options (CUjit_option) */
 #define CU_JIT_INFO_LOG_BUFFER 3
 #define CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
@@ -132,6 +191,11 @@ typedef struct weft_cuda_api {
                                         CUstream stream, void **params);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
       int *blocks, CUfunction f, int block_size, size_t dynamic_shared);
+  CUresult (*cuTexObjectCreate)(CUtexObject *texture,
+                                const CUDA_RESOURCE_DESC *resource,
+                                const CUDA_TEXTURE_DESC *desc,
+                                const void *view);
+  CUresult (*cuTexObjectDestroy)(CUtexObject texture);
 } weft_cuda_api;
 
 /* Loads the driver from path (NULL: libcuda.so.1, as the dynamic loader

@@ -126,6 +126,13 @@ int weft__cuda_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m);
 
 /* The back end's compile_ptx (backends.h), with its JIT. */
+/* Texture objects over an image's storage (cuda_texture.c). */
+void weft__cuda_image_textures(weft_backend_device *device,
+                               const struct weft_image_layout *l,
+                               uint64_t *texture);
+void weft__cuda_image_textures_free(weft_backend_device *device,
+                                    const uint64_t *texture);
+
 int weft__cuda_compile_ptx(const weft_config *config, unsigned sm,
                            const char *source, size_t length,
                            const char *options, char **ptx, char **log);
