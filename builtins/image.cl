@@ -124,11 +124,31 @@ static int4 border_i(layout im) {
   return (int4)(0, 0, 0, has_alpha(im->channel_order) ? 0 : 1);
 }
 
+/* RGBA and BGRA elements of 8-bit normalized or float channels, the
+ * commonest, as one vector load and conversion (the general path below
+ * goes channel by channel, through a switch each). */
+static int four_channels(int order, int type, global const uchar *p,
+                         float4 *out) {
+  float4 v;
+  if (order != WEFT_CL_RGBA && order != WEFT_CL_BGRA) return 0;
+  if (type == WEFT_CL_UNORM_INT8)
+    v = convert_float4(vload4(0, p)) / 255.0f;
+  else if (type == WEFT_CL_FLOAT)
+    v = vload4(0, (global const float *)p);
+  else
+    return 0;
+  *out = order == WEFT_CL_BGRA ? v.zyxw : v;
+  return 1;
+}
+
 /* The element at `at` as floats: normalized formats as [0, 1] or [-1, 1],
  * halfs and floats as they are (integer formats: their values). */
 static float4 load_f(layout im, int4 at) {
   if (!inside(im, at)) return border_f(im);
   global const uchar *p = element(im, at);
+  float4 quick;
+  if (four_channels(im->channel_order, im->channel_type, p, &quick))
+    return quick;
   int n = stored_channels(im->channel_order);
   float c[4] = {0, 0, 0, 0};
   switch (im->channel_type) {
