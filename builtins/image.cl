@@ -401,6 +401,10 @@ static ulong texture_of(layout im, uint smp, int *order) {
  * lacks), as (r, g, b, a) the way the software reads build them. A 1D
  * image (axes 1) is a texture of one row, read at its middle (y = 0.5,
  * normalized or not); a 1D buffer image a linear texture, read by index.
+ * Integer coordinates are read at the element's middle as float ones:
+ * the hardware's integer coordinates take the border colour outside the
+ * image whatever the addressing (the CTS's clamp-to-edge reads caught
+ * it).
  * (Vector selects in place of to_rgba's switch made a loop of reads
  * slower.) */
 #define TEXTURE_READS(S, V, RT, PT, RC, ONE)                                 \
@@ -414,14 +418,10 @@ static ulong texture_of(layout im, uint smp, int *order) {
   }                                                                          \
   static V tex_##S##_at(ulong t, int order, int4 at, int buffer) {           \
     RT r[4];                                                                 \
-    if (buffer)                                                              \
-      __asm__("tex.1d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5}];"           \
-              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
-              : "l"(t), "r"(at.x));                                          \
-    else                                                                     \
-      __asm__("tex.2d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"       \
-              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
-              : "l"(t), "r"(at.x), "r"(at.y));                               \
+    if (!buffer) return tex_##S(t, order, convert_float4(at) + 0.5f, 2);     \
+    __asm__("tex.1d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5}];"             \
+            : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])         \
+            : "l"(t), "r"(at.x));                                            \
     return to_rgba(order, r, ONE);                                           \
   }
 #define F_REG(x) "f"(x)
