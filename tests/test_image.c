@@ -435,8 +435,8 @@ TEST(bilinear_2d) {
  * can address are read through it on a device that has one (the GPU):
  * linear filtering then weighs with 8 fractional bits, as OpenCL allows,
  * where the CPU computes the weight in full. Launches see what earlier
- * ones wrote (no stale texture cache), and a 1D buffer image is read by
- * index. */
+ * ones wrote (no stale texture cache), integer coordinates clamp to the
+ * edge, and a 1D buffer image is read by index. */
 TEST(texture_reads) {
   weft_context *ctx = support_context();
   int hardware = support_device_info().kind == WEFT_DEVICE_GPU;
@@ -444,6 +444,7 @@ TEST(texture_reads) {
    * pitch alignment. */
   float texels[2][32] = {{0}};
   texels[0][1] = texels[1][1] = 256;
+  texels[0][31] = 5;
   weft_buffer *im = image2d(ctx, CL_R, CL_FLOAT, 32, 2, texels);
   weft_image_desc d1 = {CL_MEM_OBJECT_IMAGE1D, CL_R, CL_FLOAT, 32, 0, 0, 0, 0, 0, NULL};
   weft_buffer *im1;
@@ -465,19 +466,22 @@ TEST(texture_reads) {
       "  out[2] = read_imagef(im, n, (float2)(1.5f / 32 + 1, 0.25f)).x;\n"
       "  out[3] = read_imagef(im1, 1).x + read_imagef(imb, 1).x;\n"
       "  out[4] = read_imagef(im, (int2)(3, 0)).x;\n"
+      "  const sampler_t e = CLK_NORMALIZED_COORDS_FALSE |\n"
+      "      CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n"
+      "  out[5] = read_imagef(im, e, (int2)(40, 0)).x;\n"
       "}\n", "k");
   weft_kernel *w = image_kernel(ctx,
       "kernel void w(write_only image2d_t im) {\n"
       "  write_imagef(im, (int2)(get_global_id(0), 0), (float4)(7));\n"
       "}\n", "w");
-  weft_buffer *out = support_buffer(ctx, 5 * sizeof(float), NULL);
+  weft_buffer *out = support_buffer(ctx, 6 * sizeof(float), NULL);
   CHECK_OK(weft_kernel_set_arg_image(k, 0, im), k);
   CHECK_OK(weft_kernel_set_arg_image(k, 1, im1), k);
   CHECK_OK(weft_kernel_set_arg_image(k, 2, imb), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 3, out), k);
   CHECK_OK(weft_kernel_set_arg_image(w, 0, im), w);
   launch(k, 1, 1);
-  float got[5];
+  float got[6];
   CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
   /* Weight 0.5 + 1/1024 of 256: 128.25 in full, 128 in 8 bits. */
   float filtered = hardware ? 128.0f : 128.25f;
@@ -487,6 +491,9 @@ TEST(texture_reads) {
   CHECK_EQ(got[2], 256.0f); /* repeat: x = 1.5/32 + 1 wraps to element 1 */
   CHECK_EQ(got[3], 512.0f);
   CHECK_EQ(got[4], 0.0f);
+  /* Integer coordinates past the edge, clamped to it (the hardware's
+   * integer coordinates would give the border). */
+  CHECK_EQ(got[5], 5.0f);
   launch(w, 32, 1);
   launch(k, 1, 1);
   CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
