@@ -220,9 +220,25 @@ static int4 load_i(layout im, int4 at) {
 
 static uint4 load_ui(layout im, int4 at) { return as_uint4(load_i(im, at)); }
 
+/* The inverse of four_channels: RGBA and BGRA elements of 8-bit
+ * normalized or float channels written as one vector. */
+static int store_four_channels(int order, int type, global uchar *p,
+                               float4 v) {
+  if (order != WEFT_CL_RGBA && order != WEFT_CL_BGRA) return 0;
+  if (order == WEFT_CL_BGRA) v = v.zyxw;
+  if (type == WEFT_CL_UNORM_INT8)
+    vstore4(convert_uchar4_sat_rte(v * 255.0f), 0, p);
+  else if (type == WEFT_CL_FLOAT)
+    vstore4(v, 0, (global float *)p);
+  else
+    return 0;
+  return 1;
+}
+
 static void store_f(layout im, int4 at, float4 v) {
   if (!inside(im, at)) return;
   global uchar *p = element(im, at);
+  if (store_four_channels(im->channel_order, im->channel_type, p, v)) return;
   float c[4];
   from_rgba(im->channel_order, v, c);
   switch (im->channel_type) {
