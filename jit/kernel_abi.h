@@ -62,6 +62,12 @@ typedef struct weft_wg_ctx {
    * buffer's, core/buffer_shadow.c), or NULL where its bytes are not
    * followed (host data, SVM, a write no one followed). */
   unsigned char *const *arg_shadows;
+  /* The work-item at the last yield point of a polling loop (step 3a),
+   * as (z << 42 | y << 21 | x) + 1: increasing in the order a group's
+   * work-items run, so that the back end can tell a group whose
+   * work-items get through their loops one after another from one that
+   * spins (0: none yet). */
+  uint64_t yield_item;
 } weft_wg_ctx;
 
 /* Words at launch_words: three cache lines, one for each word (or pair)

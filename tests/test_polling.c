@@ -106,4 +106,42 @@ TEST(lone_spinner_is_a_deadlock) {
   weft_context_release(ctx);
 }
 
+/* One group whose work-items each go round a polling loop many times,
+ * one after another, takes longer than WEFT_SPIN_TIMEOUT but is no
+ * deadlock: each work-item that reaches the loop after the one before got
+ * out of it is progress (the CTS's c11 compare-exchange tests, a second a
+ * launch here, were reported as deadlocks on a loaded machine). */
+TEST(long_loops_in_one_group_are_no_deadlock) {
+  CPU_ONLY("the CPU device's deadlock watch");
+  setenv("WEFT_SPIN_TIMEOUT", "0.1", 1);
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(
+      ctx,
+      "__kernel void k(__global atomic_int *a, __global int *out) {\n"
+      "  int n = 0, mine = (get_local_id(0) + 1) * 20000;\n"
+      "  for (int i = 0; i < 20000 || atomic_load(&a[0]) < mine; i++, n++)\n"
+      "    atomic_fetch_add(&a[0], 1);\n"
+      "  out[get_local_id(0)] = n;\n"
+      "}\n",
+      "-cl-std=CL2.0");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  enum { N = 256 };
+  weft_buffer *a = support_ints(ctx, 1, 0), *out = support_ints(ctx, N, -1);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, a), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, out), k);
+  size_t global = N, local = N;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int total, n[N];
+  support_read_ints(a, &total, 1);
+  support_read_ints(out, n, N);
+  CHECK_EQ(total, N * 20000);
+  for (int i = 0; i < N; i++) CHECK(n[i] >= 20000);
+  weft_buffer_release(a);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()

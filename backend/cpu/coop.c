@@ -60,6 +60,11 @@ struct coop_slot {
   int spun;                   /* it last stopped at a yield */
   int preempted;              /* it last stopped at a schedule point */
   int polls;                  /* that yield was a poll of word */
+  /* The highest ctx->yield_item its yields have seen, and whether the
+   * last one went past it: a work-item later than any before reached a
+   * polling loop, so one before it got out of its own (progress). */
+  uint64_t yield_high;
+  int advanced;
   volatile uint32_t *word;    /* what it waits on, parked or polling */
   uint32_t expected, what;    /* (expected: the value a poll saw) */
   const void *pc;             /* where its code last yielded, polled or
@@ -233,6 +238,9 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   s->spun = 0;
   s->preempted = 0;
   s->polls = 0;
+  s->yield_high = 0;
+  s->advanced = 0;
+  s->group.ctx.yield_item = 0;
   e->fibers->make(&s->group.main, stack, s->stack.size, slot_main, s);
   link_resident(l, s);
   l->coop->num_resident++;
@@ -307,7 +315,8 @@ static void settle(launch_state *l, coop_slot *s) {
   if (l->pct && s->spun && !s->polls)
     weft__pct_spun(l, &s->group.items[s->group.cur]);
   if (s->spun && !s->polls) l->coop->explore_spinner = s;
-  if (!s->spun) l->coop->events++;
+  if (!s->spun || s->advanced) l->coop->events++;
+  s->advanced = 0;
   switch (s->state) {
   case SLOT_YIELDING:
     push_ready(l, s);
@@ -971,6 +980,10 @@ static void explore_unnamed(coop_slot *s) {
 void weft__cpu_yield(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
   explore_unnamed(s);
+  if (ctx->yield_item > s->yield_high) {
+    s->yield_high = ctx->yield_item;
+    s->advanced = 1;
+  }
   s->pc = __builtin_return_address(0);
   s->state = SLOT_YIELDING;
   switch_to_scheduler(s);

@@ -17,7 +17,11 @@
  * already (the primitives' wait loops).
  *
  * Loops are found by their back edges (cfg.c); a loop's blocks are those
- * that reach its latch without passing its header. */
+ * that reach its latch without passing its header. Before the yield the
+ * loop notes which work-item yields (ctx->yield_item): the back end's spin
+ * timeout takes a group whose loops are got through by one work-item after
+ * another for one that progresses. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +159,22 @@ static int lets_others_run(LLVMBasicBlockRef block) {
   return 0;
 }
 
+/* ctx->yield_item for the work-item running the body (kernel_abi.h). */
+static void note_item(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef ctx) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(ctx)));
+  LLVMValueRef key = LLVMConstInt(i64, 1, 0);
+  static const unsigned shift[3] = {0, 21, 42};
+  for (unsigned d = 0; d < 3; d++) {
+    LLVMValueRef id = LLVMBuildZExtOrBitCast(
+        b, weft__body_param(body, WEFT_BODY_LX + d), i64, "");
+    key = LLVMBuildAdd(b, key,
+                       LLVMBuildShl(b, id, LLVMConstInt(i64, shift[d], 0), ""),
+                       "");
+  }
+  LLVMBuildStore(b, key,
+                 weft__ctx_field(b, ctx, offsetof(weft_wg_ctx, yield_item)));
+}
+
 static void insert_yield(LLVMBasicBlockRef latch, LLVMValueRef body) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMContextRef context = LLVMGetModuleContext(module);
@@ -164,6 +184,7 @@ static void insert_yield(LLVMBasicBlockRef latch, LLVMValueRef body) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(context);
   LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
   LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
+  note_item(b, body, ctx);
   LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &ctx, 1, "");
   LLVMDisposeBuilder(b);
 }
