@@ -632,7 +632,13 @@ static double texel(const uint8_t *rgba, size_t n, long x, long y, int c) {
 /* The luminance weights the image kernels apply (alpha's is image_copy's). */
 static const double luma[4] = {0.299, 0.587, 0.114, 0.25};
 
-static bench_case picture_case(const sizes *s, const char *name) {
+/* What a kernel over an n x n picture gives at pixel (x, y). */
+typedef double (*pixel_fn)(const uint8_t *rgba, size_t n, long x, long y);
+
+/* An image kernel's case: a random picture, and out's pixels as pixel
+ * computes them, within tol. */
+static bench_case picture_case(const sizes *s, const char *name,
+                               pixel_fn pixel, double tol) {
   size_t n = s->picture_n;
   image_side = n;
   bench_case c = new_case(name, name, 2, n, n, 1);
@@ -641,52 +647,49 @@ static bench_case picture_case(const sizes *s, const char *name) {
   add_arg(&c, ARG_OUT, n * n * sizeof(float), NULL);
   set_output(&c, 1, ELEM_FLOAT, n * n);
   c.want = alloc_doubles(n * n);
+  for (size_t y = 0; y < n; y++)
+    for (size_t x = 0; x < n; x++)
+      c.want[y * n + x] = pixel(rgba, n, (long)x, (long)y);
+  c.tol_all = tol;
   return c;
 }
 
-/* Each pixel read without a sampler, its channels weighed. */
+/* image_copy: the pixel read without a sampler, its channels weighed. */
+static double copy_pixel(const uint8_t *rgba, size_t n, long x, long y) {
+  double v = 0.0;
+  for (int ch = 0; ch < 4; ch++) v += luma[ch] * texel(rgba, n, x, y, ch);
+  return v;
+}
+
+/* image_blur: nine bilinear reads around the pixel (unnormalized
+ * coordinates, clamp to edge), their luminance averaged: OpenCL's
+ * formulas in double. */
+static double blur_pixel(const uint8_t *rgba, size_t n, long x, long y) {
+  double sum = 0.0;
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+      double u = (double)x + 0.75 + 1.5 * dx - 0.5;
+      double v = (double)y + 0.25 + 1.5 * dy - 0.5;
+      long i = (long)floor(u), j = (long)floor(v);
+      double a = u - floor(u), b = v - floor(v);
+      for (int ch = 0; ch < 3; ch++)
+        sum += luma[ch] * ((1 - a) * (1 - b) * texel(rgba, n, i, j, ch) +
+                           a * (1 - b) * texel(rgba, n, i + 1, j, ch) +
+                           (1 - a) * b * texel(rgba, n, i, j + 1, ch) +
+                           a * b * texel(rgba, n, i + 1, j + 1, ch));
+    }
+  return sum / 9.0;
+}
+
 static bench_case image_copy_case(const sizes *s) {
-  bench_case c = picture_case(s, "image_copy");
-  const uint8_t *rgba = c.args[0].data;
-  size_t n = s->picture_n;
-  for (size_t y = 0; y < n; y++)
-    for (size_t x = 0; x < n; x++) {
-      double v = 0.0;
-      for (int ch = 0; ch < 4; ch++)
-        v += luma[ch] * texel(rgba, n, (long)x, (long)y, ch);
-      c.want[y * n + x] = v;
-    }
-  c.tol_all = 1e-5;
-  return c;
+  return picture_case(s, "image_copy", copy_pixel, 1e-5);
 }
 
-/* Nine bilinear reads around each pixel (unnormalized coordinates, clamp
- * to edge), their luminance averaged: OpenCL's formulas in double. GPUs
- * weigh with 8 fractional bits (NVIDIA's driver and Weft's textures), so
- * each tap may be off by up to 1/256 of its neighbours' difference. */
+/* GPUs weigh with 8 fractional bits (NVIDIA's driver and Weft's
+ * textures), so each tap may be off by up to 1/256 of its neighbours'
+ * difference. */
 static bench_case image_blur_case(const sizes *s) {
-  bench_case c = picture_case(s, "image_blur");
-  const uint8_t *rgba = c.args[0].data;
-  size_t n = s->picture_n;
-  for (size_t y = 0; y < n; y++)
-    for (size_t x = 0; x < n; x++) {
-      double sum = 0.0;
-      for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-          double u = (double)x + 0.75 + 1.5 * dx - 0.5;
-          double v = (double)y + 0.25 + 1.5 * dy - 0.5;
-          long i = (long)floor(u), j = (long)floor(v);
-          double a = u - floor(u), b = v - floor(v);
-          for (int ch = 0; ch < 3; ch++)
-            sum += luma[ch] * ((1 - a) * (1 - b) * texel(rgba, n, i, j, ch) +
-                               a * (1 - b) * texel(rgba, n, i + 1, j, ch) +
-                               (1 - a) * b * texel(rgba, n, i, j + 1, ch) +
-                               a * b * texel(rgba, n, i + 1, j + 1, ch));
-        }
-      c.want[y * n + x] = sum / 9.0;
-    }
-  c.tol_all = 2.0 / 256;
-  return c;
+  return picture_case(s, "image_blur", blur_pixel, 2.0 / 256);
 }
 
 /* One group of 1024 work-items, each with 2 KiB of private memory kept
