@@ -13,9 +13,10 @@
  * matrix products (naive in float and double, and in __local tiles),
  * __local trees (reduce, scan), atomics (histograms into global or
  * __local bins), stencils (2D 5-point, 3D 7-point), a convolution with
- * __constant weights, a bitonic sort (many small launches), and one
- * group of 1024 work-items keeping 2 KiB of private memory each across a
- * barrier.
+ * __constant weights, a bitonic sort (many small launches), one group
+ * of 1024 work-items keeping 2 KiB of private memory each across a
+ * barrier, and reads of an RGBA image without a sampler (image_copy) and
+ * through a bilinear one (image_blur).
  *
  * Every launch is clEnqueueNDRangeKernel(s) + clFinish, timed on the host.
  * The runtimes take turns (alternating which goes first), each turn one
@@ -189,8 +190,8 @@ typedef enum arg_kind {
   ARG_LOCAL,  /* __local memory of bytes bytes */
   ARG_SOURCE, /* like ARG_IN, but not a kernel argument: the launch
                  copies it into the buffer before it (bitonic) */
-  ARG_IMAGE,  /* a read-only 2D CL_RGBA CL_UNORM_INT8 image of
-                 image_side x image_side holding a copy of data */
+  ARG_IMAGE,  /* a read-only 2D CL_RGBA CL_UNORM_INT8 image holding a
+                 copy of data, a pixel per work-item of the case */
 } arg_kind;
 
 typedef struct arg {
@@ -618,9 +619,6 @@ static bench_case convolve_case(const sizes *s) {
   return c;
 }
 
-/* The side of ARG_IMAGE images (one size per run). */
-static size_t image_side;
-
 /* Channel c of pixel (x, y) of an RGBA UNORM_INT8 picture, clamped to
  * its edge, as a float. */
 static double texel(const uint8_t *rgba, size_t n, long x, long y, int c) {
@@ -640,7 +638,6 @@ typedef double (*pixel_fn)(const uint8_t *rgba, size_t n, long x, long y);
 static bench_case picture_case(const sizes *s, const char *name,
                                pixel_fn pixel, double tol) {
   size_t n = s->picture_n;
-  image_side = n;
   bench_case c = new_case(name, name, 2, n, n, 1);
   uint8_t *rgba = (uint8_t *)random_uints(n * n, 19);
   add_arg(&c, ARG_IMAGE, n * n * 4, rgba);
@@ -744,8 +741,8 @@ static void make_side(side *s, bench_cl *rt, cl_program program,
     case ARG_IMAGE: {
       cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
       cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
-                            .image_width = image_side,
-                            .image_height = image_side};
+                            .image_width = c->global[0],
+                            .image_height = c->global[1]};
       s->buffers[i] = clCreateImage(rt->context,
                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                     &format, &desc, (void *)a->data, &rc);

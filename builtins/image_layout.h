@@ -22,6 +22,12 @@ typedef uint64_t weft_layout_u64;
 typedef int32_t weft_layout_i32;
 #endif
 
+/* Texture slots: one per class of sampler (weft_image_texture_slot). */
+#define WEFT_IMAGE_TEXTURES 16
+#define WEFT_TEXTURE_LINEAR 8
+#define WEFT_TEXTURE_NORMALIZED 4
+#define WEFT_TEXTURE_ADDRESS 3
+
 typedef struct weft_image_layout {
   weft_layout_u64 data;        /* the address of element (0, 0, 0) */
   weft_layout_u64 row_pitch;   /* bytes from one row to the next */
@@ -31,20 +37,19 @@ typedef struct weft_image_layout {
   weft_layout_i32 channel_type;      /* OpenCL's CL_SNORM_INT8 ... CL_FLOAT */
   weft_layout_i32 element_size;      /* bytes */
   weft_layout_i32 image_type;        /* OpenCL's CL_MEM_OBJECT_IMAGE2D ... */
-  weft_layout_u64 texture[16];       /* WEFT_IMAGE_TEXTURES */
+  weft_layout_u64 texture[WEFT_IMAGE_TEXTURES];
 } weft_image_layout;
 
-#define WEFT_IMAGE_TEXTURES 16
-
 /* The texture of a sampler's CLK_* bits (0 for reads without a sampler:
- * unnormalized, nearest, border): bit 3 linear filtering, bit 2
- * normalized coordinates, bits 0-1 the addressing, 0 for none and clamp
- * (the border colour outside), 1 clamp to edge, 2 repeat, 3 mirrored
- * repeat. */
+ * unnormalized, nearest, border): WEFT_TEXTURE_LINEAR for linear
+ * filtering, WEFT_TEXTURE_NORMALIZED for normalized coordinates, and in
+ * WEFT_TEXTURE_ADDRESS the addressing: 0 for none and clamp (the border
+ * colour outside), 1 clamp to edge, 2 repeat, 3 mirrored repeat. */
 static inline int weft_image_texture_slot(unsigned bits) {
   unsigned a = (bits >> 1) & 7u; /* CLK_ADDRESS_* >> 1 */
   int address = a == 1 ? 1 : a == 3 ? 2 : a == 4 ? 3 : 0;
-  return (bits & 0x20u ? 8 : 0) | (bits & 0x1u ? 4 : 0) | address;
+  return (bits & 0x20u ? WEFT_TEXTURE_LINEAR : 0) |
+         (bits & 0x1u ? WEFT_TEXTURE_NORMALIZED : 0) | address;
 }
 
 /* OpenCL's values (cl.h), for the builtins, which cannot include it. */

@@ -90,6 +90,13 @@ static void spin_for_work(void) {
 
 static int add_thread(void);
 
+/* A thread for the run list's first queue: a sleeping one woken, or,
+ * every thread busy, one more if there may be (the caller holds lock). */
+static void thread_for_run_list(void) {
+  if (!idle && threads < MAX_THREADS) add_thread();
+  else pthread_cond_signal(&work);
+}
+
 /* The next queue to serve, or NULL after IDLE_SECONDS without one (the
  * caller holds lock). */
 static weft_queue *next_queue(void) {
@@ -113,10 +120,7 @@ static weft_queue *next_queue(void) {
      * enqueues can both go to this thread (idle counts it until it runs
      * again), and the spinning thread takes the first queue without one:
      * whoever takes a queue passes the rest on. */
-    if (run_head) {
-      if (!idle && threads < MAX_THREADS) add_thread();
-      else pthread_cond_signal(&work);
-    }
+    if (run_head) thread_for_run_list();
   }
   return q;
 }
@@ -175,9 +179,6 @@ void weft__queue_schedule(weft_queue *q) {
    * may wait for each other). Every thread busy: one more, if there may
    * be (the first thread is made at enqueue, weft__queue_threads_ready,
    * so one always runs). */
-  if (!spinning || !was_empty) {
-    if (!idle && threads < MAX_THREADS) add_thread();
-    pthread_cond_signal(&work);
-  }
+  if (!spinning || !was_empty) thread_for_run_list();
   pthread_mutex_unlock(&lock);
 }

@@ -37,6 +37,17 @@ int weft__cuda_gpu_describe(const weft_cuda_api *api, int ordinal,
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &gpu->max_grid[0]},
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &gpu->max_grid[1]},
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &gpu->max_grid[2]},
+      {CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, &gpu->texture_alignment},
+      {CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT,
+       &gpu->texture_pitch_alignment},
+      {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH,
+       &gpu->max_texture_1d_linear},
+      {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH,
+       &gpu->max_texture_2d_linear[0]},
+      {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT,
+       &gpu->max_texture_2d_linear[1]},
+      {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH,
+       &gpu->max_texture_2d_linear[2]},
   };
   for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof ints / sizeof *ints; i++)
     rc = api->cuDeviceGetAttribute(ints[i].out, ints[i].which, gpu->device);

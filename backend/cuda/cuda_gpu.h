@@ -25,6 +25,11 @@ typedef struct weft_cuda_gpu {
   size_t shared_per_block;       /* bytes of shared memory a block gets */
   size_t shared_per_block_optin; /* the most a kernel may ask for */
   size_t l2_cache;
+  /* What a texture over linear memory needs (cuda_texture.c): the base
+   * and row pitch alignments, and the largest 1D width, 2D width,
+   * height and pitch. */
+  int texture_alignment, texture_pitch_alignment;
+  int max_texture_1d_linear, max_texture_2d_linear[3];
 } weft_cuda_gpu;
 
 /* The number of GPUs the loaded driver sees (0 when none). */

@@ -63,30 +63,20 @@ static int format_of(const weft_image_layout *l, unsigned *channels,
   }
 }
 
-static int attribute(cuda_device *gpu, int which) {
-  int value = 0;
-  if (gpu->api->cuDeviceGetAttribute(&value, which, gpu->gpu.device) !=
-      CUDA_SUCCESS)
-    return 0;
-  return value;
-}
-
 static int aligned(uint64_t value, int alignment) {
   return alignment > 0 && value % (uint64_t)alignment == 0;
 }
 
 /* What the textures of l read, or 0 where the hardware cannot read it. */
-static int resource_of(cuda_device *gpu, const weft_image_layout *l,
+static int resource_of(const weft_cuda_gpu *g, const weft_image_layout *l,
                        CUDA_RESOURCE_DESC *r, int *integer) {
   unsigned channels = 0;
   int format = format_of(l, &channels, integer);
-  if (!format || !aligned(l->data, attribute(gpu, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)))
-    return 0;
+  if (!format || !aligned(l->data, g->texture_alignment)) return 0;
   memset(r, 0, sizeof *r);
   size_t width = (size_t)l->width;
   if (l->image_type == WEFT_CL_MEM_OBJECT_IMAGE1D_BUFFER) {
-    if (width > (size_t)attribute(gpu, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH))
-      return 0;
+    if (width > (size_t)g->max_texture_1d_linear) return 0;
     r->resType = CU_RESOURCE_TYPE_LINEAR;
     r->res.linear.devPtr = l->data;
     r->res.linear.format = format;
@@ -98,15 +88,14 @@ static int resource_of(cuda_device *gpu, const weft_image_layout *l,
       l->image_type != WEFT_CL_MEM_OBJECT_IMAGE2D)
     return 0;
   /* One row's pitch is free: nothing reads a second row. */
-  int alignment = attribute(gpu, CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
   uint64_t pitch = l->row_pitch;
-  if (l->height == 1 && alignment > 0)
-    pitch = (pitch + (uint64_t)alignment - 1) / (uint64_t)alignment *
-            (uint64_t)alignment;
-  if (!aligned(pitch, alignment) ||
-      width > (size_t)attribute(gpu, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH) ||
-      l->height > attribute(gpu, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT) ||
-      pitch > (uint64_t)attribute(gpu, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH))
+  uint64_t alignment = (uint64_t)g->texture_pitch_alignment;
+  if (l->height == 1 && alignment)
+    pitch = (pitch + alignment - 1) / alignment * alignment;
+  if (!aligned(pitch, g->texture_pitch_alignment) ||
+      width > (size_t)g->max_texture_2d_linear[0] ||
+      l->height > g->max_texture_2d_linear[1] ||
+      pitch > (uint64_t)g->max_texture_2d_linear[2])
     return 0;
   r->resType = CU_RESOURCE_TYPE_PITCH2D;
   r->res.pitch2D.devPtr = l->data;
@@ -124,7 +113,9 @@ static int sampling_of(int slot, int integer, int linear_resource,
                        CUDA_TEXTURE_DESC *t) {
   static const int address[4] = {CU_TR_ADDRESS_MODE_BORDER, CU_TR_ADDRESS_MODE_CLAMP,
                                  CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_MIRROR};
-  int filtered = slot & 8, normalized = slot & 4, mode = slot & 3;
+  int filtered = slot & WEFT_TEXTURE_LINEAR;
+  int normalized = slot & WEFT_TEXTURE_NORMALIZED;
+  int mode = slot & WEFT_TEXTURE_ADDRESS;
   if (linear_resource && slot) return 0; /* 1D buffers: no sampler */
   if ((filtered && integer) || (!normalized && mode >= 2)) return 0;
   memset(t, 0, sizeof *t);
@@ -143,7 +134,7 @@ void weft__cuda_image_textures(weft_backend_device *device,
   CUDA_RESOURCE_DESC r;
   int integer = 0;
   if (!gpu->config->textures || weft__cuda_enter(gpu, NULL) ||
-      !resource_of(gpu, l, &r, &integer))
+      !resource_of(&gpu->gpu, l, &r, &integer))
     return;
   for (int slot = 0; slot < WEFT_IMAGE_TEXTURES; slot++) {
     CUDA_TEXTURE_DESC t;
