@@ -106,6 +106,17 @@ static int has_atomics(const weft_cfg *g, const unsigned char *body) {
   return 0;
 }
 
+/* How many of v's first operands decide what it gives. A retrying
+ * compare-and-swap's result (the old value and whether it swapped) comes
+ * from memory and the value it expects, never from the one it would
+ * store: a new value loaded from global memory at each turn (the CTS's
+ * c11 compare-exchange tests store oldValues[tid]) makes no poll of the
+ * retry, which waits for no one. */
+static int operands_that_decide(LLVMValueRef v) {
+  if (LLVMIsAAtomicCmpXchgInst(v)) return 2; /* the address, the expected */
+  return LLVMGetNumOperands(v);
+}
+
 /* Whether v, computed inside the loop, depends on a read that polls. A
  * phi depends on its operands and on the branches that choose among them
  * (a && or || in the loop's condition). */
@@ -118,7 +129,7 @@ static int depends_on_poll(poll_walk *w, LLVMValueRef v) {
   if (w->num_seen == sizeof w->seen / sizeof *w->seen) return 0;
   w->seen[w->num_seen++] = v;
   if (reads_shared_memory(w, v)) return 1;
-  for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
+  for (int k = 0, n = operands_that_decide(v); k < n; k++)
     if (depends_on_poll(w, LLVMGetOperand(v, k))) return 1;
   for (unsigned k = 0, n = LLVMIsAPHINode(v) ? LLVMCountIncoming(v) : 0; k < n; k++) {
     LLVMValueRef t = LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(v, k));
