@@ -69,7 +69,6 @@ WEFT_EACH_WIDTH(WEFT_DEF1, float, log, __weft_sleef_log_u35(x))
 WEFT_EACH_WIDTH(WEFT_DEF1, double, log, __weft_sleef_log_u10(x))
 FROM_SLEEF1(log2, _u10)
 FROM_SLEEF1(log10, _u10)
-FROM_SLEEF2(pow, _u10)
 FROM_SLEEF1(sin, _u10)
 FROM_SLEEF1(tan, _u10)
 FROM_SLEEF1(tanh, _u10)
@@ -113,6 +112,23 @@ FROM_SLEEF1(tanh, _u10)
     T r = __weft_sleef_cosh_u10(x);                                          \
     B over = fabs(x) > FP(S, EXP_OVER);                                      \
     if (any_set(over)) r = over ? half_exp_squared(fabs(x)) : r;             \
+    return r;                                                                \
+  }                                                                          \
+  /* pow overflows just below the largest numbers (SLEEF 3.5's         */ \
+  /* pow(DBL_MAX, 1) and pow(2, 1023.9999999) are inf): there, the     */ \
+  /* result is |x|^(y-1) * |x| for |x| > 1, |x|^(y+1) / |x| below 1   */ \
+  /* (y -+ 1 is exact where the result can be so large: y < 2^53),     */ \
+  /* one rounding more than pow's 1 ulp (the bound is 16).              */ \
+  T WEFT_OVERLOAD pow(T x, T y) {                                            \
+    T r = __weft_sleef_pow_u10(x, y);                                        \
+    B over = fabs(r) == FP(S, INF) && fabs(x) < FP(S, INF) &&               \
+             fabs(y) < FP(S, INF) && x != 0;                                 \
+    if (any_set(over)) {                                                     \
+      T ax = fabs(x);                                                        \
+      T near = ax > 1 ? __weft_sleef_pow_u10(ax, y - 1) * ax                 \
+                      : __weft_sleef_pow_u10(ax, y + 1) / ax;                \
+      r = over ? copysign(near, r) : r;                                      \
+    }                                                                        \
     return r;                                                                \
   }                                                                          \
   /* SLEEF's sinpi and cospi are exact at the integers and half-integers */ \
