@@ -366,19 +366,63 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
   }
 }
 
+/* The most work-items a launch of k may have in a group. */
+static size_t kernel_group_limit(cl_kernel k, cl_device_id d) {
+  weft_kernel_attributes attributes;
+  weft_kernel_get_attributes(k->native, &attributes);
+  const size_t *sizes = attributes.reqd_local_size;
+  return sizes[0] ? sizes[0] * sizes[1] * sizes[2] : d->info.max_work_group_size;
+}
+
+/* The work-items of a local size given as input (1 to 3 size_t), or 0
+ * where the input is no such thing. */
+static size_t input_items(size_t in_size, const void *in) {
+  if (!in || !in_size || in_size % sizeof(size_t) ||
+      in_size > 3 * sizeof(size_t))
+    return 0;
+  const size_t *local = in;
+  size_t n = 1;
+  for (size_t i = 0; i < in_size / sizeof(size_t); i++) n *= local[i];
+  return n;
+}
+
+/* Sub-groups are width consecutive work-items of a group (the device's
+ * sub_group_size; builtins/sub_groups.cl), the last one smaller. */
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
     cl_kernel k, cl_device_id d, cl_kernel_sub_group_info param,
     size_t in_size, const void *in, size_t size, void *value, size_t *size_ret) {
-  (void)param;
-  (void)in_size;
-  (void)in;
-  (void)size;
-  (void)value;
-  (void)size_ret;
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (d && d != k->program->context->device) return CL_INVALID_DEVICE;
-  /* No subgroups (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0). */
-  return CL_INVALID_OPERATION;
+  d = k->program->context->device;
+  size_t width = d->info.sub_group_size, limit = kernel_group_limit(k, d);
+  size_t n, local[3] = {0, 0, 0};
+  switch (param) {
+  case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
+  case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
+    if (!(n = input_items(in_size, in))) return CL_INVALID_VALUE;
+    n = param == CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE ? (n + width - 1) / width
+        : n < width ? n : width;
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT:
+    /* Groups of count full sub-groups along x; zeros where none fits. The
+     * answer's size says how many dimensions are asked for. */
+    if (!in || in_size != sizeof(size_t) ||
+        (value && (!size || size % sizeof(size_t) || size > sizeof local)))
+      return CL_INVALID_VALUE;
+    n = *(const size_t *)in * width;
+    local[0] = n && n <= limit ? n : 0;
+    if (local[0]) local[1] = local[2] = 1;
+    return weft__cl_info(local, value ? size : sizeof local, size, value,
+                         size_ret);
+  case CL_KERNEL_MAX_NUM_SUB_GROUPS:
+    n = (limit + width - 1) / width;
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
+    n = 0; /* no attribute sets it */
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  default:
+    return CL_INVALID_VALUE;
+  }
 }
 
 /* ------------------------------------------------------------ launches */

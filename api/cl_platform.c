@@ -270,6 +270,8 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
   case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return SET(u, 1), 1;
   case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+    return SET(u, (cl_uint)((i->max_work_group_size + i->sub_group_size - 1) /
+                            i->sub_group_size)), 1;
   case CL_DEVICE_MAX_PIPE_ARGS:
   case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
   case CL_DEVICE_PIPE_MAX_PACKET_SIZE:

@@ -90,7 +90,9 @@ static size_t WEFT_OVERLOAD group_items(void) {
 /* broadcast: the value of the work-item named, for each. */
 #define BROADCAST(T)                                                         \
   static T WEFT_OVERLOAD broadcast(T x, size_t from) {                       \
-    __local T *s = (__local T *)__weft_wg_scratch();                         \
+    /* The result slot: a work-item's own may be in a sub-group's use  */ \
+    /* (sub_groups.cl) until that sub-group reaches this barrier.       */ \
+    __local T *s = (__local T *)(__weft_wg_scratch() + group_items());       \
     if (get_local_linear_id() == from) s[0] = x;                             \
     barrier(WEFT_FENCE);                                                     \
     T r = s[0];                                                              \

@@ -68,7 +68,13 @@ typedef struct weft_wg_ctx {
    * work-items get through their loops one after another from one that
    * spins (0: none yet). */
   uint64_t yield_item;
+  /* Work-items per sub-group (builtins/sub_groups.cl): consecutive local
+   * linear ids, the last sub-group of a group smaller. */
+  uint32_t sub_group_size;
 } weft_wg_ctx;
+
+/* Work-items per sub-group on the CPU. */
+#define WEFT_CPU_SUB_GROUP_SIZE 16
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
  * that groups update while others poll (builtins/sync.cl). */
@@ -100,6 +106,10 @@ typedef void (*weft_wg_fn)(void *const *args, weft_wg_ctx *ctx,
 #define WEFT_BARRIER_SYMBOL "weft__cpu_barrier"
 typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                                 uint64_t lz, uint32_t flags, uint32_t site);
+/* In a barrier's flags: it waits for the work-item's sub-group only
+ * (sub_group_barrier() and the sub-group functions). Kernels with one
+ * run on fibers from their start (jit/cpu/workitem.c). */
+#define WEFT_BARRIER_SUB_GROUP 0x80000000u
 
 /* Region scheduling. A kernel whose barriers the JIT could cut it at runs
  * as a sequence of regions, each a loop over the group's work-items: state

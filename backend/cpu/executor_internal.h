@@ -74,7 +74,7 @@ typedef struct trace_stretch {
 #define WEFT_STOPPED_MAX 8
 
 /* A work-item's state in an interleaved group (interleave.c). */
-enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_DONE };
+enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_AT_SUB_BARRIER, ITEM_DONE };
 
 typedef struct cpu_item {
   weft_fiber fiber;
@@ -83,6 +83,10 @@ typedef struct cpu_item {
   unsigned site;        /* the barrier it waits at */
   int state;            /* ITEM_..., when interleaved */
   int64_t priority;     /* under pct (pct.c): the highest runs */
+  /* Of a sub-group's first work-item (sub_group.c): how many of the
+   * sub-group wait at its barrier (interleaved: whether any does), which
+   * barrier, and the first of them to return, plus one (0: none). */
+  unsigned sub_arrived, sub_site, sub_gone;
 } cpu_item;
 
 /* A work-group being run. Item 0 runs on the thread's stack (main), or in
@@ -291,6 +295,17 @@ _Noreturn void weft__group_diverged(cpu_group *g, unsigned a,
 void weft__interleave_run_group(cpu_group *g);
 void weft__interleave_returned(cpu_group *g, unsigned k);
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site);
+/* A runnable work-item of an interleaved group other than except
+ * (UINT_MAX: any), as the schedule picks. */
+unsigned weft__interleave_pick(cpu_group *g, unsigned except);
+
+/* Sub-group barriers (sub_group.c): work-item k at one, at site; k
+ * leaving its sub-group's company (at a work-group barrier) or returning;
+ * the state cleared when a group enters fiber mode. */
+void weft__sub_group_barrier(cpu_group *g, unsigned k, unsigned site);
+void weft__sub_group_leaves(cpu_group *g, unsigned k, unsigned site);
+void weft__sub_group_returned(cpu_group *g, unsigned k);
+void weft__sub_group_reset(cpu_group *g);
 void weft__interleave_point(cpu_group *g);
 
 /* WEFT_MEMORY=weak (weak_memory.c): at a schedule point, an entry of g's

@@ -119,6 +119,7 @@ static void fiber_main(void *arg) {
   d->kernel->entry(d->args, &g->ctx, &item->range);
   unsigned k = (unsigned)(item - g->items);
   if (g->interleaved) weft__interleave_returned(g, k); /* does not return */
+  weft__sub_group_returned(g, k);
   if (g->arrived)
     weft__group_diverged(g, 0, g->items[0].site,
                          "returned without reaching it", k, -1);
@@ -147,16 +148,22 @@ void weft__group_enter_fibers(cpu_group *g) {
     fibers->make(&item->fiber, stack, g->item_stacks->size - colour, fiber_main,
                  item);
   }
+  weft__sub_group_reset(g);
   g->ctx.fiber_mode = 1;
 }
 
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site) {
-  (void)flags; /* one thread runs the group: memory is already consistent */
+  /* One thread runs the group: memory is already consistent, whatever
+   * the fences flags asks for; only the sub-group bit counts. */
   cpu_group *g = ctx->group;
   if (g->num_items == 1) return;
   if (g->replay) siglongjmp(g->worker->fault.recover, WEFT_JUMP_SKIP);
   unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  if (flags & WEFT_BARRIER_SUB_GROUP) {
+    weft__sub_group_barrier(g, k, site);
+    return;
+  }
   if (g->interleaved) {
     weft__interleave_barrier(g, k, site);
     return;
@@ -176,6 +183,7 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
     weft__group_diverged(g, k, site, "returned without reaching it", 0, -1);
   if (g->arrived && site != g->items[0].site)
     weft__group_diverged(g, k, site, "waits at", 0, (int)g->items[0].site);
+  weft__sub_group_leaves(g, k, site);
   g->items[k].site = site;
   g->arrived++;
   unsigned next = k + 1;
@@ -257,6 +265,7 @@ void weft__group_run(cpu_group *g, uint64_t index) {
   if (g->ctx.fiber_mode) {
     /* Item 0 has returned: the others resume from their barrier in turn,
      * and the last to return switches back here. */
+    weft__sub_group_returned(g, 0);
     g->done = 1;
     weft__group_switch_item(g, 0, 1);
     g->ctx.fiber_mode = 0;
@@ -398,6 +407,7 @@ int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
     g->ctx.num_groups[k] = l->num_groups[k];
   }
   g->ctx.work_dim = d->dims;
+  g->ctx.sub_group_size = WEFT_CPU_SUB_GROUP_SIZE;
   g->ctx.local_mem = local_mem;
   g->ctx.local_mem_size = d->local_mem_size;
   g->ctx.private_mem = private_mem;

@@ -36,7 +36,7 @@ static unsigned explore_pick(weft_explore *x, const cpu_group *g,
 /* A random runnable work-item other than except (UINT_MAX: any); under
  * PCT, the one with the highest priority; under exhaustive, the one the
  * decision chooses. */
-static unsigned pick(cpu_group *g, unsigned except) {
+unsigned weft__interleave_pick(cpu_group *g, unsigned except) {
   if (g->launch->pct) return weft__pct_best_item(g, except);
   unsigned count = 0;
   for (unsigned k = 0; k < g->num_items; k++)
@@ -67,6 +67,7 @@ void weft__interleave_run_group(cpu_group *g) {
 }
 
 void weft__interleave_returned(cpu_group *g, unsigned k) {
+  weft__sub_group_returned(g, k);
   if (g->arrived)
     weft__group_diverged(g, g->first_arrived,
                          g->items[g->first_arrived].site,
@@ -79,7 +80,7 @@ void weft__interleave_returned(cpu_group *g, unsigned k) {
     return;
   }
   /* Work-item 0 waits here until the last of the others comes back. */
-  weft__group_switch_item(g, k, pick(g, k));
+  weft__group_switch_item(g, k, weft__interleave_pick(g, k));
 }
 
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
@@ -89,6 +90,7 @@ void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
     weft__group_diverged(g, k, site, "returned without reaching it", gone,
                          -1);
   }
+  weft__sub_group_leaves(g, k, site);
   if (g->arrived && site != g->items[g->first_arrived].site)
     weft__group_diverged(g, k, site, "waits at", g->first_arrived,
                          (int)g->items[g->first_arrived].site);
@@ -96,7 +98,7 @@ void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
   g->items[k].site = site;
   g->items[k].state = ITEM_AT_BARRIER;
   if (++g->arrived < g->num_items) {
-    weft__group_switch_item(g, k, pick(g, UINT_MAX));
+    weft__group_switch_item(g, k, weft__interleave_pick(g, UINT_MAX));
     return;
   }
   /* All arrived: all go on, this one first (it is running). */
@@ -106,6 +108,6 @@ void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
 }
 
 void weft__interleave_point(cpu_group *g) {
-  unsigned next = pick(g, UINT_MAX);
+  unsigned next = weft__interleave_pick(g, UINT_MAX);
   if (next != g->cur) weft__group_switch_item(g, g->cur, next);
 }

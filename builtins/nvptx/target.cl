@@ -58,6 +58,24 @@ void __attribute__((convergent)) __weft_barrier(uint flags) {
   __nvvm_bar_sync(0);
 }
 
+/* ----------------------------------------------------------- sub-groups */
+
+/* A sub-group is a warp: CUDA makes warps of consecutive linear thread
+ * ids, x fastest, as get_local_linear_id() counts. */
+uint __weft_sub_group_width(void) { return 32; }
+
+/* bar.warp.sync waits for the warp's threads named in its mask, all of
+ * the warp but in a group's last, smaller one, and orders their memory
+ * accesses as bar.sync does the block's. */
+void __attribute__((convergent)) __weft_sub_group_barrier(uint flags) {
+  (void)flags;
+  uint items = (uint)(SREG(ntid, 0) * SREG(ntid, 1) * SREG(ntid, 2));
+  uint id = (uint)(SREG(tid, 0) +
+                   SREG(ntid, 0) * (SREG(tid, 1) + SREG(ntid, 1) * SREG(tid, 2)));
+  uint left = items - (id & ~31u);
+  __nvvm_bar_warp_sync(left >= 32 ? 0xffffffffu : (1u << left) - 1);
+}
+
 /* ------------------------------------------------- inter-group waiting */
 
 /* On the GPU every started block keeps its multiprocessor, so a waiting

@@ -149,6 +149,9 @@ typedef struct weft_device_info {
    * groups wait for each other (weft_global_barrier above all) needs them
    * all resident. On the CPU, 65536, or WEFT_RESIDENT_GROUPS when set. */
   uint64_t max_resident_groups;
+  /* Work-items per sub-group (consecutive local linear ids; a group's
+   * last sub-group may have fewer): 16 on the CPU, a warp on a GPU. */
+  unsigned sub_group_size;
 } weft_device_info;
 
 /* The number of devices (at least the CPU), or a negative error. */

@@ -89,6 +89,9 @@ int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
 
 /* Step 3 on one body; the barrier sites it holds are appended to sites. */
 int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
+/* Whether a call of the back end's barrier, as weft__workitem_lower made
+ * it, waits for a sub-group only (WEFT_BARRIER_SUB_GROUP). */
+int weft__barrier_is_sub_group(LLVMValueRef call);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */

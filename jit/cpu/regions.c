@@ -225,6 +225,9 @@ static int collect_barriers(region_pass *r) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     LLVMValueRef call = term ? LLVMGetPreviousInstruction(term) : NULL;
     if (!call || !is_barrier_call(call, NULL)) continue;
+    /* A sub-group's barrier lets other sub-groups go elsewhere, which
+     * a region, run by every work-item, cannot: fibers run it. */
+    if (weft__barrier_is_sub_group(call)) return -1;
     barrier_site *grown = realloc(r->barriers,
                                   (r->num_barriers + 1) * sizeof *grown);
     if (!grown) return -1;

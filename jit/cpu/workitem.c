@@ -12,8 +12,8 @@
 typedef enum primitive_kind {
   PRIM_LOCAL_ID,    /* the body's lx, ly, lz parameters */
   PRIM_CTX_SIZE,    /* a uint64_t[3] field of the context, indexed */
-  PRIM_WORK_DIM,    /* the uint32_t work_dim field */
-  PRIM_BARRIER,     /* a call into the back end */
+  PRIM_CTX_U32,     /* a uint32_t field of the context */
+  PRIM_BARRIER,     /* a call into the back end (offset: flags it adds) */
   PRIM_SCRATCH,     /* the group's scratch area for collective functions */
   PRIM_SYNC,        /* yield, wait, wake: a call into the back end with ctx */
   PRIM_CTX_POINTER, /* a pointer field of the context */
@@ -34,8 +34,11 @@ static const struct primitive {
     {"__weft_global_offset", PRIM_CTX_SIZE,
      offsetof(weft_wg_ctx, global_offset)},
     {"__weft_num_groups", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, num_groups)},
-    {"__weft_work_dim", PRIM_WORK_DIM, offsetof(weft_wg_ctx, work_dim)},
+    {"__weft_work_dim", PRIM_CTX_U32, offsetof(weft_wg_ctx, work_dim)},
+    {"__weft_sub_group_width", PRIM_CTX_U32,
+     offsetof(weft_wg_ctx, sub_group_size)},
     {"__weft_barrier", PRIM_BARRIER, 0},
+    {"__weft_sub_group_barrier", PRIM_BARRIER, WEFT_BARRIER_SUB_GROUP},
     {"__weft_wg_scratch", PRIM_SCRATCH, 0},
     {"__weft_yield", PRIM_SYNC, 0},
     {"__weft_wait", PRIM_SYNC, 1},
@@ -170,8 +173,10 @@ static int add_site(weft_sites *sites, LLVMValueRef call, unsigned *index) {
   return 0;
 }
 
-static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef call,
-                            LLVMValueRef body, unsigned site) {
+/* The back end's barrier with these flags, at the source location loc. */
+static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef flags,
+                            LLVMMetadataRef loc, LLVMValueRef body,
+                            unsigned site) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMValueRef fn = barrier_function(module);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
@@ -179,9 +184,9 @@ static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef call,
                          weft__body_param(body, WEFT_BODY_LX),
                          weft__body_param(body, WEFT_BODY_LY),
                          weft__body_param(body, WEFT_BODY_LZ),
-                         LLVMGetOperand(call, 0), LLVMConstInt(i32, site, 0)};
+                         flags, LLVMConstInt(i32, site, 0)};
   LLVMValueRef c = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 6, "");
-  LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  LLVMInstructionSetDebugLoc(c, loc);
   return c;
 }
 
@@ -226,13 +231,19 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   case PRIM_CTX_SIZE:
     value = ctx_size(b, ctx, p->offset, LLVMGetOperand(call, 0));
     break;
-  case PRIM_WORK_DIM:
+  case PRIM_CTX_U32:
     value = LLVMBuildLoad2(b, LLVMTypeOf(call), weft__ctx_field(b, ctx, p->offset), "");
     weft__set_invariant(value);
     break;
   case PRIM_BARRIER:
     if (add_site(sites, call, &site)) return WEFT_ENOMEM;
-    barrier(b, call, body, site);
+    /* offset: the flags' bits the primitive adds (its scope). */
+    barrier(b,
+            LLVMBuildOr(b, LLVMGetOperand(call, 0),
+                        LLVMConstInt(LLVMTypeOf(LLVMGetOperand(call, 0)),
+                                     p->offset, 0),
+                        ""),
+            LLVMInstructionGetDebugLoc(call), body, site);
     break;
   case PRIM_SCRATCH:
     value = scratch(LLVMGetGlobalParent(body));
@@ -301,10 +312,39 @@ static void lower_cast(LLVMBuilderRef b, LLVMValueRef call, int space,
   LLVMInstructionEraseFromParent(call);
 }
 
+int weft__barrier_is_sub_group(LLVMValueRef call) {
+  LLVMValueRef flags = LLVMGetOperand(call, 4);
+  if (LLVMIsAInstruction(flags) && LLVMGetInstructionOpcode(flags) == LLVMOr)
+    flags = LLVMGetOperand(flags, 1); /* the bit added to the user's flags */
+  return LLVMIsAConstantInt(flags) &&
+         (LLVMConstIntGetZExtValue(flags) & WEFT_BARRIER_SUB_GROUP);
+}
+
+/* A kernel with sub-group barriers runs every work-item on a fiber from
+ * its start: a barrier there, which all reach before anything else, puts
+ * the group in fiber mode (backend/cpu/group.c), where a sub-group's
+ * work-items wait for each other while other sub-groups go on or have
+ * returned. Regions (regions.c) leave such a kernel to fibers. The site
+ * is the first sub-group barrier's (loc). */
+static int fibers_from_start(LLVMBuilderRef b, LLVMValueRef body,
+                             LLVMMetadataRef loc, weft_sites *sites) {
+  LLVMValueRef at = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body));
+  while (LLVMIsAAllocaInst(at)) at = LLVMGetNextInstruction(at);
+  LLVMPositionBuilderBefore(b, at);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(body)));
+  LLVMValueRef c = barrier(b, LLVMConstInt(i32, 0, 0), loc, body, 0);
+  unsigned site;
+  if (add_site(sites, c, &site)) return WEFT_ENOMEM;
+  LLVMSetOperand(c, 5, LLVMConstInt(i32, site, 0));
+  return 0;
+}
+
 int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   int rc = 0;
+  int sub_barriers = 0;
+  LLVMMetadataRef loc = NULL; /* the first sub-group barrier's */
   for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(body); block && !rc;
        block = LLVMGetNextBasicBlock(block)) {
     LLVMValueRef i = LLVMGetFirstInstruction(block);
@@ -312,11 +352,17 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
       LLVMValueRef next = LLVMGetNextInstruction(i);
       const struct primitive *p = LLVMIsACallInst(i) ? find_primitive(i) : NULL;
       int space = LLVMIsACallInst(i) ? cast_target(i) : -1;
+      if (p && p->kind == PRIM_BARRIER && (p->offset & WEFT_BARRIER_SUB_GROUP) &&
+          !sub_barriers) {
+        sub_barriers = 1;
+        loc = LLVMInstructionGetDebugLoc(i);
+      }
       if (p) rc = lower_call(b, i, p, body, sites);
       else if (space >= 0) lower_cast(b, i, space, body);
       i = next;
     }
   }
+  if (!rc && sub_barriers) rc = fibers_from_start(b, body, loc, sites);
   LLVMDisposeBuilder(b);
   return rc;
 }

@@ -1,0 +1,221 @@
+/*
+ * Sub-group functions (OpenCL C 3.0, 6.15.19; cl_khr_subgroups and
+ * cl_khr_subgroup_extended_types), over two primitives: the sub-group's
+ * width (__weft_sub_group_width: WEFT_CPU_SUB_GROUP_SIZE work-items on the
+ * CPU, a warp of 32 on the GPU) and a barrier of the sub-group alone
+ * (__weft_sub_group_barrier: on the CPU the JIT makes it a barrier that
+ * only the sub-group's work-items wait at, on fibers; on the GPU
+ * bar.warp.sync). A sub-group is width consecutive local linear ids; the
+ * last of a group may be smaller.
+ *
+ * The collective functions go through the work-group scratch area that
+ * collectives.cl uses, one 8-byte slot per work-item (whatever the type,
+ * so that sub-groups doing different things at once never share a
+ * slot): each work-item stores its value, the first of the sub-group
+ * folds them in order (a float reduction gives the same result on every
+ * run), and after a second barrier each reads its answer. A third
+ * barrier keeps the next function from overwriting a slot not yet read.
+ */
+#include "builtins.h"
+
+__local ulong *__weft_wg_scratch(void) __attribute__((const));
+uint __weft_sub_group_width(void) __attribute__((const));
+void __weft_sub_group_barrier(uint flags) __attribute__((convergent));
+
+#define WEFT_FENCE CLK_LOCAL_MEM_FENCE
+
+/* ------------------------------------------------------------ geometry */
+
+static uint WEFT_OVERLOAD group_items(void) {
+  return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+}
+
+static uint WEFT_OVERLOAD enqueued_items(void) {
+  return (uint)(get_enqueued_local_size(0) * get_enqueued_local_size(1) *
+                get_enqueued_local_size(2));
+}
+
+uint WEFT_OVERLOAD get_sub_group_local_id(void) {
+  return (uint)get_local_linear_id() % __weft_sub_group_width();
+}
+
+uint WEFT_OVERLOAD get_sub_group_id(void) {
+  return (uint)get_local_linear_id() / __weft_sub_group_width();
+}
+
+uint WEFT_OVERLOAD get_sub_group_size(void) {
+  uint w = __weft_sub_group_width();
+  uint left = group_items() - get_sub_group_id() * w;
+  return left < w ? left : w;
+}
+
+uint WEFT_OVERLOAD get_max_sub_group_size(void) {
+  uint w = __weft_sub_group_width(), n = enqueued_items();
+  return n < w ? n : w;
+}
+
+uint WEFT_OVERLOAD get_num_sub_groups(void) {
+  uint w = __weft_sub_group_width();
+  return (group_items() + w - 1) / w;
+}
+
+uint WEFT_OVERLOAD get_enqueued_num_sub_groups(void) {
+  uint w = __weft_sub_group_width();
+  return (enqueued_items() + w - 1) / w;
+}
+
+/* ------------------------------------------------------------- barrier */
+
+void __attribute__((overloadable, convergent))
+sub_group_barrier(cl_mem_fence_flags flags) {
+  __weft_sub_group_barrier(flags);
+}
+
+void __attribute__((overloadable, convergent))
+sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
+  (void)scope; /* a barrier orders the sub-group's accesses in any scope */
+  __weft_sub_group_barrier(flags);
+}
+
+/* ---------------------------------------------------------- collectives */
+
+/* Work-item i's slot, as a T. */
+#define SLOT(T, i) (*(__local T *)(__weft_wg_scratch() + (i)))
+
+/* The linear id of the sub-group's first work-item. */
+static uint WEFT_OVERLOAD sub_group_base(void) {
+  uint id = (uint)get_local_linear_id();
+  return id - id % __weft_sub_group_width();
+}
+
+#define IDENT_add(T) ((T)0)
+#define IDENT_min(T) MAX_OF_##T
+#define IDENT_max(T) MIN_OF_##T
+#define MAX_OF_char CHAR_MAX
+#define MIN_OF_char CHAR_MIN
+#define MAX_OF_uchar UCHAR_MAX
+#define MIN_OF_uchar ((uchar)0)
+#define MAX_OF_short SHRT_MAX
+#define MIN_OF_short SHRT_MIN
+#define MAX_OF_ushort USHRT_MAX
+#define MIN_OF_ushort ((ushort)0)
+#define MAX_OF_int INT_MAX
+#define MIN_OF_int INT_MIN
+#define MAX_OF_uint UINT_MAX
+#define MIN_OF_uint 0u
+#define MAX_OF_long LONG_MAX
+#define MIN_OF_long LONG_MIN
+#define MAX_OF_ulong ULONG_MAX
+#define MIN_OF_ulong 0ul
+#define MAX_OF_float INFINITY
+#define MIN_OF_float (-INFINITY)
+#define MAX_OF_double ((double)INFINITY)
+#define MIN_OF_double (-(double)INFINITY)
+
+#define OP_add(a, b) ((a) + (b))
+#define OP_min(a, b) ((b) < (a) ? (b) : (a))
+#define OP_max(a, b) ((b) > (a) ? (b) : (a))
+
+/* reduce: the fold of the sub-group's values, for each. */
+#define REDUCE(T, op)                                                        \
+  T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
+    uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
+    SLOT(T, id) = x;                                                         \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    if (id == base) {                                                        \
+      T acc = SLOT(T, base);                                                 \
+      for (uint i = 1, n = get_sub_group_size(); i < n; i++)                 \
+        acc = OP_##op(acc, SLOT(T, base + i));                               \
+      SLOT(T, base) = acc;                                                   \
+    }                                                                        \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    T r = SLOT(T, base);                                                     \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    return r;                                                                \
+  }
+
+/* scans: the first work-item turns the values into running folds in
+ * place; inclusive reads its own, exclusive the one before (or the
+ * identity). */
+#define SCAN(T, op)                                                          \
+  static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
+    uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
+    SLOT(T, id) = x;                                                         \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    if (id == base)                                                          \
+      for (uint i = 1, n = get_sub_group_size(); i < n; i++)                 \
+        SLOT(T, base + i) = OP_##op(SLOT(T, base + i - 1), SLOT(T, base + i)); \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    T r = inclusive ? SLOT(T, id) : id > base ? SLOT(T, id - 1) : IDENT_##op(T); \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    return r;                                                                \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_scan_inclusive_##op(T x) {                                   \
+    return scan_##op(x, 1);                                                  \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_scan_exclusive_##op(T x) {                                   \
+    return scan_##op(x, 0);                                                  \
+  }
+
+/* broadcast: the value of the sub-group's work-item named, for each. */
+#define BROADCAST(T)                                                         \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_broadcast(T x, uint from) {                                  \
+    uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
+    SLOT(T, id) = x;                                                         \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    T r = SLOT(T, base + from);                                              \
+    __weft_sub_group_barrier(WEFT_FENCE);                                    \
+    return r;                                                                \
+  }
+
+/* A vector's broadcast: one lane at a time (each a scalar's). */
+#define BROADCAST_VECTOR(V, S, ...)                                             \
+  V __attribute__((overloadable, convergent))                                \
+      sub_group_broadcast(V x, uint from) {                                  \
+    S lanes[sizeof(V) / sizeof(S)];                                          \
+    *(V *)lanes = x;                                                         \
+    for (uint i = 0; i < vec_step(V); i++)                                   \
+      lanes[i] = sub_group_broadcast(lanes[i], from);                        \
+    return *(V *)lanes;                                                      \
+  }
+
+#define ALL_OF(T)                                                            \
+  REDUCE(T, add) REDUCE(T, min) REDUCE(T, max)                               \
+  SCAN(T, add) SCAN(T, min) SCAN(T, max) BROADCAST(T)
+
+/* cl_khr_subgroups: 32- and 64-bit types. */
+ALL_OF(int)
+ALL_OF(uint)
+ALL_OF(long)
+ALL_OF(ulong)
+ALL_OF(float)
+ALL_OF(double)
+
+/* cl_khr_subgroup_extended_types: 8- and 16-bit types too, and
+ * broadcasts of vectors. */
+ALL_OF(char)
+ALL_OF(uchar)
+ALL_OF(short)
+ALL_OF(ushort)
+
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, char)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, uchar)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, short)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, ushort)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, int)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, uint)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, long)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, ulong)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, float)
+WEFT_EACH_VECTOR(BROADCAST_VECTOR, double)
+
+int __attribute__((overloadable, convergent)) sub_group_any(int p) {
+  return sub_group_reduce_max(p != 0 ? 1 : 0);
+}
+
+int __attribute__((overloadable, convergent)) sub_group_all(int p) {
+  return sub_group_reduce_min(p != 0 ? 1 : 0);
+}

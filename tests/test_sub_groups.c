@@ -1,0 +1,314 @@
+/* test_sub_groups.c: sub-groups (OpenCL C 3.0's __opencl_c_subgroups and
+ * cl_khr_subgroup_extended_types): the work-item functions, every
+ * collective function at every type against the host, vectors'
+ * broadcasts, sub-groups that take different paths in one group, a
+ * sub-group barrier ordering __local memory, under random schedules too,
+ * and a sub-group whose work-items part ways, reported. */
+#include <math.h>
+
+#include "support.h"
+
+/* in[i] is long(i * 7919 % 1000) - 500: both signs, no order. */
+static long value_of(size_t i) { return (long)(i * 7919 % 1000) - 500; }
+
+static unsigned width(void) { return support_device_info().sub_group_size; }
+
+/* Builds "k" (args: __global T *in, __global T *out with outs results per
+ * work-item), runs it over global items in groups of local (dims 1 to 3)
+ * and reads out back. */
+static void run(const char *source, size_t type_size, unsigned dims,
+                const size_t *global, const size_t *local, size_t outs,
+                const void *in, void *out) {
+  size_t n = global[0] * (dims > 1 ? global[1] : 1) * (dims > 2 ? global[2] : 1);
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *bin = support_buffer(ctx, n * type_size, (void *)in);
+  weft_buffer *bout = support_buffer(ctx, outs * n * type_size, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
+  CHECK_OK(weft_kernel_launch(k, dims, NULL, global, local), k);
+  CHECK_OK(weft_buffer_read(bout, 0, outs * n * type_size, out), bout);
+  weft_buffer_release(bin);
+  weft_buffer_release(bout);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* The work-item functions in 3 dimensions, groups of 5 x 3 x 2 (the last
+ * sub-group of each is partial at a width of 16 or 32). */
+TEST(work_item_functions) {
+  static const char *source =
+      "__kernel void k(__global const uint *in, __global uint *out) {\n"
+      "  __global uint *o = out + 6 * get_global_linear_id();\n"
+      "  o[0] = get_sub_group_size();\n"
+      "  o[1] = get_max_sub_group_size();\n"
+      "  o[2] = get_num_sub_groups();\n"
+      "  o[3] = get_enqueued_num_sub_groups();\n"
+      "  o[4] = get_sub_group_id();\n"
+      "  o[5] = get_sub_group_local_id();\n"
+      "}\n";
+  size_t gx = 10, global[3] = {10, 3, 2}, local[3] = {5, 3, 2};
+  unsigned w = width(), out[6 * 60], in[60] = {0};
+  CHECK(w >= 8);
+  run(source, sizeof(unsigned), 3, global, local, 6, in, out);
+  for (size_t z = 0; z < 2; z++)
+    for (size_t y = 0; y < 3; y++)
+      for (size_t x = 0; x < gx; x++) {
+        const unsigned *o = out + 6 * ((z * 3 + y) * gx + x);
+        size_t lx = x % 5, sx = 5;
+        unsigned items = (unsigned)(sx * 3 * 2), enqueued = 30;
+        unsigned lin = (unsigned)((z * 3 + y) * sx + lx);
+        unsigned id = lin / w, left = items - id * w;
+        CHECK_EQ(o[0], left < w ? left : w);
+        CHECK_EQ(o[1], enqueued < w ? enqueued : w);
+        CHECK_EQ(o[2], (items + w - 1) / w);
+        CHECK_EQ(o[3], (enqueued + w - 1) / w);
+        CHECK_EQ(o[4], id);
+        CHECK_EQ(o[5], lin % w);
+      }
+}
+
+#define OUTS 9
+#define KERNEL(T)                                                            \
+  "__kernel void k(__global const " T " *in, __global " T " *out) {\n"       \
+  "  size_t i = get_global_id(0);\n"                                         \
+  "  " T " x = in[i];\n"                                                     \
+  "  __global " T " *o = out + 9 * i;\n"                                     \
+  "  o[0] = sub_group_reduce_add(x);\n"                                      \
+  "  o[1] = sub_group_reduce_min(x);\n"                                      \
+  "  o[2] = sub_group_reduce_max(x);\n"                                      \
+  "  o[3] = sub_group_scan_inclusive_add(x);\n"                              \
+  "  o[4] = sub_group_scan_exclusive_add(x);\n"                              \
+  "  o[5] = sub_group_scan_inclusive_min(x);\n"                              \
+  "  o[6] = sub_group_scan_exclusive_max(x);\n"                              \
+  "  o[7] = sub_group_broadcast(x, (get_sub_group_size() - 1) / 2);\n"       \
+  "  o[8] = sub_group_any(x == in[0]) + 2 * sub_group_all(x != in[1]);\n"    \
+  "}\n"
+
+/* The results of one type against the host's, which folds in the same
+ * order (float sums are exact too) and wraps 8- and 16-bit sums as the
+ * device does. */
+#define CHECK_TYPE(T, NAME, MIN, MAX)                                        \
+  static void check_##NAME(size_t global, size_t local) {                    \
+    T *in = malloc(global * sizeof(T)), *out = malloc(OUTS * global * sizeof(T)); \
+    for (size_t i = 0; i < global; i++) in[i] = (T)(value_of(i) % 100);      \
+    run(KERNEL(#T), sizeof(T), 1, &global, &local, OUTS, in, out);           \
+    size_t w = width();                                                      \
+    for (size_t g = 0; g < global; g += local)                               \
+      for (size_t s = g; s < g + local; s += w) {                            \
+        size_t n = g + local - s < w ? g + local - s : w;                    \
+        T sum = 0, mn = MAX, mx = MIN;                                       \
+        int any = 0, all = 1;                                                \
+        for (size_t l = 0; l < n; l++) {                                     \
+          sum = (T)(sum + in[s + l]);                                        \
+          if (in[s + l] < mn) mn = in[s + l];                                \
+          if (in[s + l] > mx) mx = in[s + l];                                \
+          any |= in[s + l] == in[0];                                         \
+          all &= in[s + l] != in[1];                                         \
+        }                                                                    \
+        T run_sum = 0, run_min = MAX, run_max = MIN;                         \
+        for (size_t l = 0; l < n; l++) {                                     \
+          const T *o = out + OUTS * (s + l);                                 \
+          CHECK(o[0] == sum && o[1] == mn && o[2] == mx);                    \
+          CHECK(o[4] == run_sum && o[6] == run_max);                         \
+          run_sum = (T)(run_sum + in[s + l]);                                \
+          if (in[s + l] < run_min) run_min = in[s + l];                      \
+          if (in[s + l] > run_max) run_max = in[s + l];                      \
+          CHECK(o[3] == run_sum && o[5] == run_min);                         \
+          CHECK(o[7] == in[s + (n - 1) / 2]);                                \
+          CHECK(o[8] == (T)(any + 2 * all));                                 \
+        }                                                                    \
+      }                                                                      \
+    free(in);                                                                \
+    free(out);                                                               \
+  }
+
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+CHECK_TYPE(int, int, INT32_MIN, INT32_MAX)
+CHECK_TYPE(uint, uint, 0, UINT32_MAX)
+CHECK_TYPE(long, long, INT64_MIN, INT64_MAX)
+CHECK_TYPE(ulong, ulong, 0, UINT64_MAX)
+CHECK_TYPE(float, float, -INFINITY, INFINITY)
+CHECK_TYPE(double, double, -INFINITY, INFINITY)
+CHECK_TYPE(char, char, INT8_MIN, INT8_MAX)
+CHECK_TYPE(uchar, uchar, 0, UINT8_MAX)
+CHECK_TYPE(short, short, INT16_MIN, INT16_MAX)
+CHECK_TYPE(ushort, ushort, 0, UINT16_MAX)
+
+/* Groups of one work-item, smaller than a sub-group, a whole number of
+ * sub-groups (at 16 and 32), and not. */
+static const size_t sizes[][2] = {{3, 1}, {14, 7}, {128, 64}, {200, 40},
+                                  {1024, 1024}};
+
+#define EACH_SIZE(call)                                                      \
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)                  \
+  call(sizes[i][0], sizes[i][1])
+
+TEST(int_types) {
+  EACH_SIZE(check_int);
+  EACH_SIZE(check_uint);
+}
+
+TEST(long_types) {
+  EACH_SIZE(check_long);
+  EACH_SIZE(check_ulong);
+}
+
+TEST(float_types) {
+  EACH_SIZE(check_float);
+  EACH_SIZE(check_double);
+}
+
+TEST(extended_types) {
+  EACH_SIZE(check_char);
+  EACH_SIZE(check_uchar);
+  EACH_SIZE(check_short);
+  EACH_SIZE(check_ushort);
+}
+
+/* Broadcasts of vectors (cl_khr_subgroup_extended_types), lane by lane. */
+TEST(vector_broadcasts) {
+  static const char *source =
+      "__kernel void k(__global const int *in, __global int *out) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  float4 f = (float4)(in[i], 2 * in[i], 3 * in[i], 4 * in[i]);\n"
+      "  char3 c = (char3)(in[i], in[i] + 1, in[i] + 2);\n"
+      "  long16 l = (long16)(in[i]) * 1000000007L;\n"
+      "  float4 bf = sub_group_broadcast(f, 2);\n"
+      "  char3 bc = sub_group_broadcast(c, 1);\n"
+      "  long16 bl = sub_group_broadcast(l, 0);\n"
+      "  __global int *o = out + 4 * i;\n"
+      "  o[0] = (int)bf.w;\n"
+      "  o[1] = bc.z;\n"
+      "  o[2] = (int)(bl.sf / 1000000007L);\n"
+      "  o[3] = (int)bf.y;\n"
+      "}\n";
+  size_t global = 64, local = 64, w = width();
+  int in[64], out[4 * 64];
+  for (int i = 0; i < 64; i++) in[i] = i;
+  run(source, sizeof(int), 1, &global, &local, 4, in, out);
+  for (size_t i = 0; i < 64; i++) {
+    int base = (int)(i - i % w);
+    CHECK_EQ(out[4 * i + 0], 4 * (base + 2));
+    CHECK_EQ(out[4 * i + 1], base + 1 + 2);
+    CHECK_EQ(out[4 * i + 2], base);
+    CHECK_EQ(out[4 * i + 3], 2 * (base + 2));
+  }
+}
+
+/* Sub-groups of one group on different paths: the second reduces, the
+ * third scans, waits at a sub-group barrier and broadcasts, the others
+ * do none of it; around them, work-group barriers and __local memory. */
+static const char *paths_source =
+    "__kernel void k(__global const int *in, __global int *out) {\n"
+    "  __local int tmp[256];\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+    "  tmp[l] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  int v = tmp[(l + 1) % n];\n"
+    "  if (get_sub_group_id() == 1) {\n"
+    "    v = sub_group_reduce_add(v);\n"
+    "  } else if (get_sub_group_id() == 2) {\n"
+    "    v = sub_group_scan_inclusive_add(v);\n"
+    "    tmp[l] = v;\n"
+    "    sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    v += tmp[l - get_sub_group_local_id()];\n" /* the first's scan */
+    "    v += sub_group_broadcast(v, get_sub_group_size() - 1);\n"
+    "  }\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = v;\n"
+    "}\n";
+
+static void check_paths(void) {
+  size_t w = width(), local = 2 * w + w / 2, global = 2 * local;
+  int *in = malloc(global * sizeof(int)), *out = malloc(global * sizeof(int));
+  for (size_t i = 0; i < global; i++) in[i] = (int)value_of(i);
+  run(paths_source, sizeof(int), 1, &global, &local, 1, in, out);
+  for (size_t g = 0; g < global; g += local) {
+    int next[256], sum1 = 0;
+    for (size_t l = 0; l < local; l++) next[l] = in[g + (l + 1) % local];
+    for (size_t l = w; l < 2 * w; l++) sum1 += next[l];
+    int scan[256] = {0}, run_sum = 0, first = next[2 * w];
+    for (size_t l = 2 * w; l < local; l++) scan[l] = run_sum += next[l];
+    int last = scan[local - 1] + first;
+    for (size_t l = 0; l < local; l++) {
+      int want = l < w ? next[l] : l < 2 * w ? sum1 : scan[l] + first + last;
+      CHECK_EQ(out[g + l], want);
+    }
+  }
+  free(in);
+  free(out);
+}
+
+TEST(sub_groups_on_different_paths) { check_paths(); }
+
+/* The same under random and PCT schedules: the work-items of a group
+ * interleave, and each sub-group's still wait for each other. */
+TEST(sub_groups_on_different_paths_random) {
+  CPU_ONLY("schedules are the CPU device's");
+  setenv("WEFT_SCHEDULE", "random:3", 1);
+  check_paths();
+}
+
+TEST(sub_groups_on_different_paths_pct) {
+  CPU_ONLY("schedules are the CPU device's");
+  setenv("WEFT_SCHEDULE", "pct:5", 1);
+  check_paths();
+}
+
+/* A sub-group function that some work-items of a sub-group skip is a
+ * divergence, reported with both work-items; so is a sub-group barrier
+ * that one work-item passes by for a work-group barrier. */
+static void check_parted(const char *body, const char *schedule,
+                         const char *message) {
+  if (schedule) setenv("WEFT_SCHEDULE", schedule, 1);
+  char source[512];
+  snprintf(source, sizeof source,
+           "__kernel void k(__global const int *in, __global int *out) {\n"
+           "  int v = in[get_global_id(0)];\n"
+           "%s\n"
+           "  out[get_global_id(0)] = v;\n"
+           "}\n",
+           body);
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_buffer(ctx, 64 * sizeof(int), NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, b), k);
+  size_t global = 64, local = 64;
+  CHECK_FAILS(weft_kernel_launch(k, 1, NULL, &global, &local), WEFT_EBARRIER, k,
+              message);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(parted_sub_group_reported) {
+  CPU_ONLY("barrier divergence is not detected on the GPU");
+  check_parted("  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);",
+               NULL, "returned without reaching it");
+}
+
+TEST(parted_sub_group_reported_random) {
+  CPU_ONLY("barrier divergence is not detected on the GPU");
+  check_parted("  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);",
+               "random:11", "returned without reaching it");
+}
+
+TEST(sub_group_barrier_against_group_barrier_reported) {
+  CPU_ONLY("barrier divergence is not detected on the GPU");
+  check_parted("  if (get_sub_group_local_id() == 1) barrier(CLK_LOCAL_MEM_FENCE);\n"
+               "  else sub_group_barrier(CLK_LOCAL_MEM_FENCE);",
+               NULL, "waits at");
+}
+
+TEST_MAIN()
