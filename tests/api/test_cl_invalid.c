@@ -809,15 +809,67 @@ TEST(native_kernels_unsupported) {
   free_objects(&o);
 }
 
-TEST(subgroups_unsupported) {
+/* Sub-group queries: the answers for the device's sub-group width, and
+ * CL_INVALID_VALUE for a missing or malformed input. */
+TEST(sub_group_info) {
   objects o = make_objects();
-  size_t size = 99;
-  CL_CHECK_ERR(clGetKernelSubGroupInfo(o.kernel, o.device, CL_KERNEL_MAX_NUM_SUB_GROUPS,
-                                       0, NULL, sizeof size, &size, NULL),
-               CL_INVALID_OPERATION);
-  CL_CHECK_ERR(clGetKernelSubGroupInfo(o.kernel, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0,
-                                       NULL, sizeof size, &size, NULL),
-               CL_INVALID_OPERATION);
+  cl_uint most;
+  CL_CHECK(clGetDeviceInfo(o.device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof most,
+                           &most, NULL));
+  size_t max_group, n = 0, width = 0, local[2] = {100, 3}, got[3];
+  CL_CHECK(clGetKernelWorkGroupInfo(o.kernel, o.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                    sizeof max_group, &max_group, NULL));
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, o.device,
+                                   CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof local, local, sizeof width, &width, NULL));
+  CHECK(width == 16 || width == 32);
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                   CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                   sizeof local, local, sizeof n, &n, NULL));
+  CHECK_EQ(n, (300 + width - 1) / width);
+  local[0] = 5;
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                   CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof(size_t), local, sizeof n, &n, NULL));
+  CHECK_EQ(n, 5);
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS,
+                                   0, NULL, sizeof n, &n, NULL));
+  CHECK_EQ(n, (max_group + width - 1) / width);
+  CHECK_EQ(n, most);
+  size_t count = 3;
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                   CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                   sizeof count, &count, sizeof got, got, NULL));
+  CHECK(got[0] == 3 * width && got[1] == 1 && got[2] == 1);
+  count = most + 1; /* no group holds that many */
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                   CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                   sizeof count, &count, 2 * sizeof(size_t), got,
+                                   NULL));
+  CHECK(got[0] == 0 && got[1] == 0);
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL, CL_KERNEL_COMPILE_NUM_SUB_GROUPS,
+                                   0, NULL, sizeof n, &n, NULL));
+  CHECK_EQ(n, 0);
+  /* No local size, one of four dimensions, a count of the wrong size. */
+  CL_CHECK_ERR(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                       CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, 0,
+                                       NULL, sizeof n, &n, NULL),
+               CL_INVALID_VALUE);
+  size_t four[4] = {1, 1, 1, 1};
+  CL_CHECK_ERR(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                       CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                       sizeof four, four, sizeof n, &n, NULL),
+               CL_INVALID_VALUE);
+  CL_CHECK_ERR(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                       CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                       sizeof(int), &count, sizeof got, got, NULL),
+               CL_INVALID_VALUE);
+  CL_CHECK_ERR(clGetKernelSubGroupInfo(o.kernel, NULL, 0x7777, 0, NULL,
+                                       sizeof n, &n, NULL),
+               CL_INVALID_VALUE);
+  CL_CHECK_ERR(clGetKernelSubGroupInfo(NULL, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS,
+                                       0, NULL, sizeof n, &n, NULL),
+               CL_INVALID_KERNEL);
   free_objects(&o);
 }
 
