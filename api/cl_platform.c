@@ -297,7 +297,6 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
     return SET(b, CL_TRUE), 1;
   case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
   case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
-  case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
   case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
   case CL_DEVICE_PIPE_SUPPORT: return SET(b, CL_FALSE), 1;
   case CL_DEVICE_HOST_UNIFIED_MEMORY:
@@ -306,7 +305,10 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_COMPILER_AVAILABLE:
   case CL_DEVICE_LINKER_AVAILABLE:
   case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
-  case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return SET(b, CL_TRUE), 1;
+  case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
+  /* Warps on the GPU; on the CPU, sub-groups that poll take turns
+   * (backend/cpu/sub_group.c). */
+  case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return SET(b, CL_TRUE), 1;
   case CL_DEVICE_SINGLE_FP_CONFIG: return SET(bits, fp_config(0)), 1;
   case CL_DEVICE_DOUBLE_FP_CONFIG: return SET(bits, fp_config(1)), 1;
   case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: return SET(u, CL_READ_WRITE_CACHE), 1;

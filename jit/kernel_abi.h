@@ -320,6 +320,10 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * marked in, the buffers' shadows (check mode, uninit): a launch gives
  * ctx->arg_shadows. */
 #define WEFT_KERNEL_ARG_SHADOWS 128u
+/* It has sub-group barriers (WEFT_BARRIER_SUB_GROUP): its groups run on
+ * fibers from the start; if it is cooperative too, interleaved, so that
+ * a sub-group that polls lets the others of its group run. */
+#define WEFT_KERNEL_SUB_GROUPS 256u
 
 typedef struct weft_kernel_desc {
   char *name;

@@ -262,6 +262,45 @@ TEST(sub_groups_on_different_paths_pct) {
   check_paths();
 }
 
+/* Sub-groups make independent forward progress (cl_khr_subgroups): the
+ * first sub-group's first work-item waits for a flag that the last
+ * sub-group sets, in __local memory, then each reduces; on the CPU the
+ * waiting one lets the others of its group run. */
+static void check_progress(void) {
+  static const char *source =
+      "__kernel void k(__global const int *in, __global int *out) {\n"
+      "  __local atomic_int flag;\n"
+      "  if (get_local_id(0) == 0) atomic_init(&flag, 0);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  uint sg = get_sub_group_id(), last = get_num_sub_groups() - 1;\n"
+      "  int v = in[get_global_id(0)];\n"
+      "  if (sg == 0 && get_sub_group_local_id() == 0)\n"
+      "    while (atomic_load(&flag) != 7) {}\n"
+      "  if (sg == last && get_sub_group_local_id() == 0)\n"
+      "    atomic_store(&flag, 7);\n"
+      "  out[get_global_id(0)] = sub_group_reduce_add(v);\n"
+      "}\n";
+  size_t w = width(), local = 3 * w, global = 2 * local;
+  int *in = malloc(global * sizeof(int)), *out = malloc(global * sizeof(int));
+  for (size_t i = 0; i < global; i++) in[i] = (int)value_of(i);
+  run(source, sizeof(int), 1, &global, &local, 1, in, out);
+  for (size_t s = 0; s < global; s += w) {
+    int sum = 0;
+    for (size_t l = 0; l < w; l++) sum += in[s + l];
+    for (size_t l = 0; l < w; l++) CHECK_EQ(out[s + l], sum);
+  }
+  free(in);
+  free(out);
+}
+
+TEST(sub_groups_progress_independently) { check_progress(); }
+
+TEST(sub_groups_progress_independently_random) {
+  CPU_ONLY("schedules are the CPU device's");
+  setenv("WEFT_SCHEDULE", "random:4", 1);
+  check_progress();
+}
+
 /* A sub-group function that some work-items of a sub-group skip is a
  * divergence, reported with both work-items; so is a sub-group barrier
  * that one work-item passes by for a work-group barrier. */

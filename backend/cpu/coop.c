@@ -979,6 +979,13 @@ static void explore_unnamed(coop_slot *s) {
 
 void weft__cpu_yield(weft_wg_ctx *ctx) {
   coop_slot *s = slot_of(ctx);
+  /* A group whose sub-groups progress by themselves (sub_group.c) lets
+   * its next work-item run; going round, it yields first, then that one
+   * runs. */
+  unsigned then = UINT_MAX;
+  if (s->group.interleaved && !s->group.launch->random &&
+      weft__sub_group_yield(&s->group, &then))
+    return;
   explore_unnamed(s);
   if (ctx->yield_item > s->yield_high) {
     s->yield_high = ctx->yield_item;
@@ -987,6 +994,7 @@ void weft__cpu_yield(weft_wg_ctx *ctx) {
   s->pc = __builtin_return_address(0);
   s->state = SLOT_YIELDING;
   switch_to_scheduler(s);
+  if (then != UINT_MAX) weft__group_switch_item(&s->group, s->group.cur, then);
 }
 
 void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,

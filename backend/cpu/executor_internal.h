@@ -296,8 +296,17 @@ void weft__interleave_run_group(cpu_group *g);
 void weft__interleave_returned(cpu_group *g, unsigned k);
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site);
 /* A runnable work-item of an interleaved group other than except
- * (UINT_MAX: any), as the schedule picks. */
+ * (UINT_MAX: any), as the schedule picks (in turn without one). */
 unsigned weft__interleave_pick(cpu_group *g, unsigned except);
+/* The first runnable work-item after the running one, going round, other
+ * than except; UINT_MAX: none. */
+unsigned weft__interleave_next(const cpu_group *g, unsigned except);
+/* Whether g's work-items run interleaved without a random schedule, for
+ * its sub-groups' forward progress (sub_group.c), and the yield of work-item
+ * k of such a group, in a loop that polls: 1 when another sub-group has
+ * run and k goes on, 0 when the group itself should yield first. */
+int weft__sub_group_interleaves(const launch_state *l);
+int weft__sub_group_yield(cpu_group *g, unsigned *then);
 
 /* Sub-group barriers (sub_group.c): work-item k at one, at site; k
  * leaving its sub-group's company (at a work-group barrier) or returning;

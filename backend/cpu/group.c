@@ -256,7 +256,7 @@ void weft__group_run(cpu_group *g, uint64_t index) {
   g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
   g->interleaved = 0;
-  if (l->random && n > 1) {
+  if ((l->random || weft__sub_group_interleaves(l)) && n > 1) {
     weft__interleave_run_group(g);
     weft__weak_drain_group(g);
     return;

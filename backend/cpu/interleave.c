@@ -36,7 +36,24 @@ static unsigned explore_pick(weft_explore *x, const cpu_group *g,
 /* A random runnable work-item other than except (UINT_MAX: any); under
  * PCT, the one with the highest priority; under exhaustive, the one the
  * decision chooses. */
+/* The first runnable work-item after the running one, going round,
+ * other than except; UINT_MAX: none. */
+unsigned weft__interleave_next(const cpu_group *g, unsigned except) {
+  for (unsigned i = 1; i <= g->num_items; i++) {
+    unsigned k = (g->cur + i) % g->num_items;
+    if (g->items[k].state == ITEM_RUNNABLE && k != except) return k;
+  }
+  return UINT_MAX;
+}
+
 unsigned weft__interleave_pick(cpu_group *g, unsigned except) {
+  /* Without a random schedule (sub-groups' forward progress, sub_group.c):
+   * in turn. */
+  if (!g->launch->random) {
+    unsigned k = weft__interleave_next(g, except);
+    assert(k != UINT_MAX);
+    return k;
+  }
   if (g->launch->pct) return weft__pct_best_item(g, except);
   unsigned count = 0;
   for (unsigned k = 0; k < g->num_items; k++)

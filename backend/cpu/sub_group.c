@@ -11,7 +11,8 @@
  * done. The sub-group's state is kept in its first work-item's record
  * (lead). Work-items of one sub-group that part ways (one at a sub-group
  * barrier, another at a work-group barrier, at another sub-group barrier
- * or returned) are reported as a divergence. */
+ * or returned) are reported as a divergence. A cooperative kernel's
+ * groups run interleaved instead (below). */
 #include <assert.h>
 #include <limits.h>
 
@@ -122,4 +123,28 @@ void weft__sub_group_returned(cpu_group *g, unsigned k) {
   check_none_waiting(g, k, "returned without reaching it", -1);
   cpu_item *lead = &g->items[first_of(g, k)];
   if (!lead->sub_gone) lead->sub_gone = k + 1;
+}
+
+/* -------------------------------------------------- forward progress */
+
+/* Sub-groups make independent forward progress: one that polls memory
+ * (a yield point, jit/cpu/yield_points.c) lets the group's others run.
+ * A cooperative kernel's groups with sub-group barriers run interleaved
+ * (interleave.c), their work-items in turn; at a yield the next runnable
+ * one runs, and going round the group yields to the other groups first. */
+int weft__sub_group_interleaves(const launch_state *l) {
+  const unsigned both = WEFT_KERNEL_SUB_GROUPS | WEFT_KERNEL_COOPERATIVE;
+  return (l->desc->kernel->flags & both) == both;
+}
+
+int weft__sub_group_yield(cpu_group *g, unsigned *then) {
+  unsigned next = weft__interleave_next(g, g->cur);
+  *then = UINT_MAX;
+  if (next == UINT_MAX) return 0;
+  if (next > g->cur) {
+    weft__group_switch_item(g, g->cur, next);
+    return 1;
+  }
+  *then = next;
+  return 0;
 }

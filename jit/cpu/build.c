@@ -188,9 +188,12 @@ static int lower_kernels(build *b) {
   }
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);
-  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
+    if (weft__has_sub_group_barrier(b->bodies[i]))
+      b->s.kernels[i].flags |= WEFT_KERNEL_SUB_GROUPS;
+  }
   if (!rc) rc = insert_checks(b);
   for (unsigned i = 0; i < b->s.num_kernels && !rc && b->jit->codegen.weak_memory;
        i++)

@@ -320,6 +320,20 @@ int weft__barrier_is_sub_group(LLVMValueRef call) {
          (LLVMConstIntGetZExtValue(flags) & WEFT_BARRIER_SUB_GROUP);
 }
 
+static int is_sub_group_barrier(LLVMValueRef i, void *data) {
+  (void)data;
+  return weft__is_call_to(i, WEFT_BARRIER_SYMBOL) &&
+         weft__barrier_is_sub_group(i);
+}
+
+int weft__has_sub_group_barrier(LLVMValueRef body) {
+  unsigned n = 0;
+  LLVMValueRef *calls =
+      weft__instructions_where(body, is_sub_group_barrier, NULL, &n);
+  free(calls);
+  return n > 0;
+}
+
 /* A kernel with sub-group barriers runs every work-item on a fiber from
  * its start: a barrier there, which all reach before anything else, puts
  * the group in fiber mode (backend/cpu/group.c), where a sub-group's

@@ -18,11 +18,10 @@
 /* What kernels may use: exactly what the builtin library implements, and
  * cl_khr_image2d_from_buffer, an extension of the host API (api/) that
  * kernels may test for all the same. The device's extension list
- * (CL_DEVICE_EXTENSIONS) is made from this one. Sub-groups are OpenCL
- * 3.0's optional feature, not cl_khr_subgroups, which requires them to
- * make independent forward progress (CTS ifp_ext): on the CPU a group's
- * sub-groups take turns at their barriers only (backend/cpu/sub_group.c),
- * so one that spins for another of its group spins for ever. */
+ * (CL_DEVICE_EXTENSIONS) is made from this one. Sub-groups make
+ * independent forward progress, which cl_khr_subgroups requires: warps on
+ * the GPU, on the CPU a group's sub-groups take turns where one polls
+ * (backend/cpu/sub_group.c). */
 #define WEFT_CL_FEATURES                                                     \
   "cl_khr_fp64,__opencl_c_fp64,__opencl_c_int64,"                            \
   "cl_khr_global_int32_base_atomics,cl_khr_global_int32_extended_atomics,"   \
@@ -36,7 +35,7 @@
   "__opencl_c_images,__opencl_c_read_write_images,"                         \
   "__opencl_c_3d_image_writes,cl_khr_3d_image_writes,"                     \
   "cl_khr_image2d_from_buffer,"                                              \
-  "__opencl_c_subgroups,cl_khr_subgroup_extended_types"
+  "cl_khr_subgroups,__opencl_c_subgroups,cl_khr_subgroup_extended_types"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {

@@ -612,12 +612,12 @@ TEST(device_absent_features) {
   CHECK_EQ(device_uint(d, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_MAX_ON_DEVICE_QUEUES), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_MAX_ON_DEVICE_EVENTS), 0);
-  /* Sub-groups of 16 work-items on the CPU, warps on a GPU; without
-   * independent forward progress (so no cl_khr_subgroups, below). */
+  /* Sub-groups of 16 work-items on the CPU, warps on a GPU, with
+   * independent forward progress (cl_khr_subgroups). */
   size_t max_group = device_size(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   cl_uint sub_groups = device_uint(d, CL_DEVICE_MAX_NUM_SUB_GROUPS);
   CHECK(sub_groups == (max_group + 15) / 16 || sub_groups == (max_group + 31) / 32);
-  CHECK(device_uint(d, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS) == CL_FALSE);
+  CHECK(device_uint(d, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS) == CL_TRUE);
   /* No IL and no built-in kernels: empty strings and empty lists. */
   char *il = device_string(d, CL_DEVICE_IL_VERSION);
   CHECK(!strcmp(il, ""));
@@ -639,13 +639,16 @@ TEST(device_absent_features) {
   CHECK_EQ(device_ulong(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN), 0);
   char *extensions = device_string(d, CL_DEVICE_EXTENSIONS);
   static const char *const absent[] = {
-      "cl_khr_subgroups", "cl_khr_il_program", "cl_khr_depth_images",
+      "cl_khr_il_program", "cl_khr_depth_images",
       "cl_khr_fp16"};
   for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
     if (has_word(extensions, absent[i])) FAIL("%s is listed", absent[i]);
   /* 3D image writes and 2D images from buffers come with the images. */
   CHECK(has_word(extensions, "cl_khr_3d_image_writes"));
   CHECK(has_word(extensions, "cl_khr_image2d_from_buffer"));
+  /* Sub-groups: the extension, its extended types, OpenCL C's feature. */
+  CHECK(has_word(extensions, "cl_khr_subgroups"));
+  CHECK(has_word(extensions, "cl_khr_subgroup_extended_types"));
   free(il), free(builtins), free(extensions);
 }
 
