@@ -16,13 +16,7 @@
  * run), and after a second barrier each reads its answer. A third
  * barrier keeps the next function from overwriting a slot not yet read.
  */
-#include "builtins.h"
-
-__local ulong *__weft_wg_scratch(void) __attribute__((const));
-uint __weft_sub_group_width(void) __attribute__((const));
-void __weft_sub_group_barrier(uint flags) __attribute__((convergent));
-
-#define WEFT_FENCE CLK_LOCAL_MEM_FENCE
+#include "sub_groups.h"
 
 /* ------------------------------------------------------------ geometry */
 
@@ -78,43 +72,6 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
 }
 
 /* ---------------------------------------------------------- collectives */
-
-/* Work-item i's slot, as a T. */
-#define SLOT(T, i) (*(__local T *)(__weft_wg_scratch() + (i)))
-
-/* The linear id of the sub-group's first work-item. */
-static uint WEFT_OVERLOAD sub_group_base(void) {
-  uint id = (uint)get_local_linear_id();
-  return id - id % __weft_sub_group_width();
-}
-
-#define IDENT_add(T) ((T)0)
-#define IDENT_min(T) MAX_OF_##T
-#define IDENT_max(T) MIN_OF_##T
-#define MAX_OF_char CHAR_MAX
-#define MIN_OF_char CHAR_MIN
-#define MAX_OF_uchar UCHAR_MAX
-#define MIN_OF_uchar ((uchar)0)
-#define MAX_OF_short SHRT_MAX
-#define MIN_OF_short SHRT_MIN
-#define MAX_OF_ushort USHRT_MAX
-#define MIN_OF_ushort ((ushort)0)
-#define MAX_OF_int INT_MAX
-#define MIN_OF_int INT_MIN
-#define MAX_OF_uint UINT_MAX
-#define MIN_OF_uint 0u
-#define MAX_OF_long LONG_MAX
-#define MIN_OF_long LONG_MIN
-#define MAX_OF_ulong ULONG_MAX
-#define MIN_OF_ulong 0ul
-#define MAX_OF_float INFINITY
-#define MIN_OF_float (-INFINITY)
-#define MAX_OF_double ((double)INFINITY)
-#define MIN_OF_double (-(double)INFINITY)
-
-#define OP_add(a, b) ((a) + (b))
-#define OP_min(a, b) ((b) < (a) ? (b) : (a))
-#define OP_max(a, b) ((b) > (a) ? (b) : (a))
 
 /* reduce: the fold of the sub-group's values, for each. */
 #define REDUCE(T, op)                                                        \

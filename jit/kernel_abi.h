@@ -111,6 +111,13 @@ typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
  * run on fibers from their start (jit/cpu/workitem.c). */
 #define WEFT_BARRIER_SUB_GROUP 0x80000000u
 
+/* A sub-group's converge point (the non-uniform sub-group functions):
+ * returns the mask of the sub-group's work-items that met there, a bit
+ * per sub-group local id (backend/cpu/sub_group.c). */
+#define WEFT_CONVERGE_SYMBOL "weft__cpu_sub_group_converge"
+typedef uint32_t (*weft_converge_fn)(weft_wg_ctx *ctx, uint64_t lx,
+                                     uint64_t ly, uint64_t lz, uint32_t site);
+
 /* Region scheduling. A kernel whose barriers the JIT could cut it at runs
  * as a sequence of regions, each a loop over the group's work-items: state
  * 0 starts the kernel, state s > 0 resumes after barrier s, and each

@@ -301,6 +301,85 @@ TEST(sub_groups_progress_independently_random) {
   check_progress();
 }
 
+/* The non-uniform functions (the cl_khr_subgroup_* extensions): in a
+ * branch a third of each sub-group takes, only those lanes take part; in
+ * a loop whose trip count differs by lane, those still in it at each turn;
+ * after the loop all again. Ballots, shuffles, clustered reductions and
+ * rotations over the whole sub-group. */
+static void check_non_uniform(void) {
+  static const char *source =
+      "__kernel void k(__global const int *in, __global int *out) {\n"
+      "  size_t g = get_global_id(0);\n"
+      "  uint lane = get_sub_group_local_id(), n = get_sub_group_size();\n"
+      "  int v = in[g];\n"
+      "  __global int *o = out + 12 * g;\n"
+      "  o[0] = o[1] = o[2] = -7;\n"
+      "  if (lane % 3 == 1) {\n"
+      "    o[0] = sub_group_non_uniform_reduce_add(v);\n"
+      "    o[1] = sub_group_elect();\n"
+      "    o[2] = sub_group_non_uniform_scan_inclusive_max(v);\n"
+      "  }\n"
+      "  o[3] = (int)sub_group_ballot(v > 0).x;\n"
+      "  o[4] = sub_group_shuffle(v, (lane + 3) % n);\n"
+      "  o[5] = sub_group_shuffle_xor(v, 1);\n"
+      "  o[6] = sub_group_clustered_reduce_add(v, 4);\n"
+      "  o[7] = sub_group_rotate(v, 2);\n"
+      "  int turns = 0;\n"
+      "  for (uint i = 0; i <= lane % 4; i++)\n"
+      "    turns += sub_group_non_uniform_reduce_add(1);\n"
+      "  o[8] = turns;\n"
+      "  o[9] = sub_group_non_uniform_reduce_add(1);\n"
+      "  o[10] = sub_group_non_uniform_all_equal(v) + 2 * sub_group_non_uniform_any(v == in[0]);\n"
+      "  o[11] = sub_group_broadcast_first(v);\n"
+      "}\n";
+  size_t w = width(), local = 64, global = 128;
+  int in[128], out[12 * 128];
+  for (size_t i = 0; i < global; i++) in[i] = (int)value_of(i);
+  run(source, sizeof(int), 1, &global, &local, 12, in, out);
+  for (size_t s = 0; s < global; s += w) {
+    int sum = 0, first = -1;
+    unsigned ballot = 0;
+    for (size_t l = 0; l < w; l++) {
+      if (l % 3 == 1) sum += in[s + l];
+      if (l % 3 == 1 && first < 0) first = (int)l;
+      if (in[s + l] > 0) ballot |= 1u << l;
+    }
+    int run_max = INT32_MIN;
+    for (size_t l = 0; l < w; l++) {
+      const int *o = out + 12 * (s + l);
+      if (l % 3 == 1) {
+        if (in[s + l] > run_max) run_max = in[s + l];
+        CHECK_EQ(o[0], sum);
+        CHECK_EQ(o[1], (int)l == first);
+        CHECK_EQ(o[2], run_max);
+      } else {
+        CHECK(o[0] == -7 && o[1] == -7 && o[2] == -7);
+      }
+      CHECK_EQ((unsigned)o[3], ballot);
+      CHECK_EQ(o[4], in[s + (l + 3) % w]);
+      CHECK_EQ(o[5], in[s + (l ^ 1)]);
+      size_t c = l & ~(size_t)3;
+      CHECK_EQ(o[6], in[s + c] + in[s + c + 1] + in[s + c + 2] + in[s + c + 3]);
+      CHECK_EQ(o[7], in[s + (l + 2) % w]);
+      int turns = 0;
+      for (size_t i = 0; i <= l % 4; i++) /* lanes still in the loop */
+        for (size_t m = 0; m < w; m++) turns += m % 4 >= i;
+      CHECK_EQ(o[8], turns);
+      CHECK_EQ(o[9], (int)w);
+      CHECK_EQ(o[10], 0 + 2 * (s == 0));
+      CHECK_EQ(o[11], in[s]);
+    }
+  }
+}
+
+TEST(non_uniform_functions) { check_non_uniform(); }
+
+TEST(non_uniform_functions_random) {
+  CPU_ONLY("schedules are the CPU device's");
+  setenv("WEFT_SCHEDULE", "random:9", 1);
+  check_non_uniform();
+}
+
 /* A sub-group function that some work-items of a sub-group skip is a
  * divergence, reported with both work-items; so is a sub-group barrier
  * that one work-item passes by for a work-group barrier. */

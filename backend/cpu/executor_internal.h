@@ -74,7 +74,8 @@ typedef struct trace_stretch {
 #define WEFT_STOPPED_MAX 8
 
 /* A work-item's state in an interleaved group (interleave.c). */
-enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_AT_SUB_BARRIER, ITEM_DONE };
+enum { ITEM_RUNNABLE, ITEM_AT_BARRIER, ITEM_AT_SUB_BARRIER, ITEM_AT_CONVERGE,
+       ITEM_DONE };
 
 typedef struct cpu_item {
   weft_fiber fiber;
@@ -83,10 +84,9 @@ typedef struct cpu_item {
   unsigned site;        /* the barrier it waits at */
   int state;            /* ITEM_..., when interleaved */
   int64_t priority;     /* under pct (pct.c): the highest runs */
-  /* Of a sub-group's first work-item (sub_group.c): how many of the
-   * sub-group wait at its barrier (interleaved: whether any does), which
-   * barrier, and the first of them to return, plus one (0: none). */
-  unsigned sub_arrived, sub_site, sub_gone;
+  /* The sub-group's members that met it at its last converge point, a
+   * bit per member (sub_group.c). */
+  uint32_t sub_mask;
 } cpu_item;
 
 /* A work-group being run. Item 0 runs on the thread's stack (main), or in
@@ -301,20 +301,19 @@ unsigned weft__interleave_pick(cpu_group *g, unsigned except);
 /* The first runnable work-item after the running one, going round, other
  * than except; UINT_MAX: none. */
 unsigned weft__interleave_next(const cpu_group *g, unsigned except);
-/* Whether g's work-items run interleaved without a random schedule, for
- * its sub-groups' forward progress (sub_group.c), and the yield of work-item
- * k of such a group, in a loop that polls: 1 when another sub-group has
- * run and k goes on, 0 when the group itself should yield first. */
+/* Whether a launch's groups run interleaved for their sub-groups
+ * (sub_group.c), and the yield of the running work-item of such a group
+ * in a loop that polls: 1 when another work-item has run and this one
+ * goes on, 0 when the group itself should yield first (then: the
+ * work-item to run after, UINT_MAX: this one). */
 int weft__sub_group_interleaves(const launch_state *l);
 int weft__sub_group_yield(cpu_group *g, unsigned *then);
 
-/* Sub-group barriers (sub_group.c): work-item k at one, at site; k
- * leaving its sub-group's company (at a work-group barrier) or returning;
- * the state cleared when a group enters fiber mode. */
+/* Sub-groups (sub_group.c), in interleaved groups: work-item k at a
+ * sub-group barrier at site; k stopped at a work-group barrier or
+ * returned, which may let its sub-group go on. */
 void weft__sub_group_barrier(cpu_group *g, unsigned k, unsigned site);
-void weft__sub_group_leaves(cpu_group *g, unsigned k, unsigned site);
-void weft__sub_group_returned(cpu_group *g, unsigned k);
-void weft__sub_group_reset(cpu_group *g);
+void weft__sub_group_stopped(cpu_group *g, unsigned k);
 void weft__interleave_point(cpu_group *g);
 
 /* WEFT_MEMORY=weak (weak_memory.c): at a schedule point, an entry of g's

@@ -119,7 +119,6 @@ static void fiber_main(void *arg) {
   d->kernel->entry(d->args, &g->ctx, &item->range);
   unsigned k = (unsigned)(item - g->items);
   if (g->interleaved) weft__interleave_returned(g, k); /* does not return */
-  weft__sub_group_returned(g, k);
   if (g->arrived)
     weft__group_diverged(g, 0, g->items[0].site,
                          "returned without reaching it", k, -1);
@@ -148,7 +147,6 @@ void weft__group_enter_fibers(cpu_group *g) {
     fibers->make(&item->fiber, stack, g->item_stacks->size - colour, fiber_main,
                  item);
   }
-  weft__sub_group_reset(g);
   g->ctx.fiber_mode = 1;
 }
 
@@ -183,7 +181,6 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
     weft__group_diverged(g, k, site, "returned without reaching it", 0, -1);
   if (g->arrived && site != g->items[0].site)
     weft__group_diverged(g, k, site, "waits at", 0, (int)g->items[0].site);
-  weft__sub_group_leaves(g, k, site);
   g->items[k].site = site;
   g->arrived++;
   unsigned next = k + 1;
@@ -265,7 +262,6 @@ void weft__group_run(cpu_group *g, uint64_t index) {
   if (g->ctx.fiber_mode) {
     /* Item 0 has returned: the others resume from their barrier in turn,
      * and the last to return switches back here. */
-    weft__sub_group_returned(g, 0);
     g->done = 1;
     weft__group_switch_item(g, 0, 1);
     g->ctx.fiber_mode = 0;
@@ -387,7 +383,8 @@ int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
   const weft_launch_desc *d = l->desc;
   const weft_fiber_ops *fibers = w->executor->fibers;
   unsigned items = (unsigned)(d->local[0] * d->local[1] * d->local[2]);
-  int fibers_needed = (d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) || l->random;
+  int fibers_needed = (d->kernel->flags & WEFT_KERNEL_HAS_BARRIER) ||
+                      l->random || weft__sub_group_interleaves(l);
   if (fibers_needed && items > g->capacity) {
     cpu_item *grown = realloc(g->items, items * sizeof *grown);
     if (!grown) return WEFT_ENOMEM;

@@ -84,13 +84,13 @@ void weft__interleave_run_group(cpu_group *g) {
 }
 
 void weft__interleave_returned(cpu_group *g, unsigned k) {
-  weft__sub_group_returned(g, k);
   if (g->arrived)
     weft__group_diverged(g, g->first_arrived,
                          g->items[g->first_arrived].site,
                          "returned without reaching it", k, -1);
   g->items[k].state = ITEM_DONE;
   g->done++;
+  weft__sub_group_stopped(g, k);
   if (g->done == g->num_items) {
     /* Work-item 0 runs on the group's own stack: it returns last. */
     if (k) weft__group_switch_item(g, k, 0);
@@ -107,13 +107,13 @@ void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site) {
     weft__group_diverged(g, k, site, "returned without reaching it", gone,
                          -1);
   }
-  weft__sub_group_leaves(g, k, site);
   if (g->arrived && site != g->items[g->first_arrived].site)
     weft__group_diverged(g, k, site, "waits at", g->first_arrived,
                          (int)g->items[g->first_arrived].site);
   if (!g->arrived) g->first_arrived = k;
   g->items[k].site = site;
   g->items[k].state = ITEM_AT_BARRIER;
+  weft__sub_group_stopped(g, k);
   if (++g->arrived < g->num_items) {
     weft__group_switch_item(g, k, weft__interleave_pick(g, UINT_MAX));
     return;

@@ -77,4 +77,10 @@ _Noreturn void weft__cpu_assert_failed(weft_wg_ctx *ctx, uint64_t lx,
 void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                        uint64_t lz, uint32_t flags, uint32_t site);
 
+/* A sub-group's converge point (kernel_abi.h: WEFT_CONVERGE_SYMBOL;
+ * sub_group.c). */
+uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
+                                      uint64_t ly, uint64_t lz,
+                                      uint32_t site);
+
 #endif /* WEFT_BACKEND_CPU_KERNEL_CALLS_H */

@@ -1,22 +1,30 @@
-/* sub_group.c: barriers of a sub-group (sub_group_barrier() and the
- * sub-group functions of builtins/sub_groups.cl), on the group runner's
- * fibers (group.c) and interleaved (interleave.c).
+/* sub_group.c: where a sub-group's work-items meet (sub_group_barrier(),
+ * the sub-group functions of builtins/sub_groups.cl), on the group
+ * runner's interleaved fibers (interleave.c).
  *
  * A sub-group is WEFT_CPU_SUB_GROUP_SIZE work-items of consecutive local
- * linear ids (ctx.sub_group_size). A kernel that has sub-group barriers
- * runs on fibers from its start (jit/cpu/workitem.c), work-items in
- * order: at a sub-group barrier a work-item hands over to the next of its
- * sub-group, and the last to arrive releases them from the first, while
- * the other sub-groups are ahead at a work-group barrier, behind, or
- * done. The sub-group's state is kept in its first work-item's record
- * (lead). Work-items of one sub-group that part ways (one at a sub-group
- * barrier, another at a work-group barrier, at another sub-group barrier
- * or returned) are reported as a divergence. A cooperative kernel's
- * groups run interleaved instead (below). */
+ * linear ids (ctx.sub_group_size). A kernel that has sub-group functions
+ * runs its groups interleaved: every work-item on a fiber, switching where
+ * it stops (a barrier, a meeting point, its end), in turn without a
+ * random schedule. Two kinds of meeting:
+ *  - a sub-group barrier (the uniform functions) waits for every
+ *    work-item of the sub-group that has not returned; members that part
+ *    ways (one returned or at a work-group barrier while others wait, or
+ *    two at different ones) are reported as a divergence;
+ *  - a converge point (the non-uniform functions) is met by whichever
+ *    members come: once none of the sub-group runs, those stopped at the
+ *    earliest converge site (sites are numbered in program order: a loop's
+ *    body before what follows it) go on together, knowing who came (the
+ *    active mask), while the others stay where they stopped. So members
+ *    that took different branches meet again after them, as a GPU's
+ *    threads reconverge.
+ * The sub-group settles (settle()) each time one of its members stops. */
 #include <assert.h>
 #include <limits.h>
+#include <setjmp.h>
 
 #include "backend/cpu/executor_internal.h"
+#include "backend/cpu/kernel_calls.h"
 
 /* The first work-item of k's sub-group, and one past its last. */
 static unsigned first_of(const cpu_group *g, unsigned k) {
@@ -28,113 +36,95 @@ static unsigned end_of(const cpu_group *g, unsigned k) {
   return end < g->num_items ? end : g->num_items;
 }
 
-void weft__sub_group_reset(cpu_group *g) {
-  for (unsigned k = 0; k < g->num_items; k++) {
-    g->items[k].sub_arrived = 0;
-    g->items[k].sub_gone = 0;
+/* The members stopped at the earliest converge site go on; their mask. */
+static int release_converged(cpu_group *g, unsigned first, unsigned end) {
+  unsigned site = UINT_MAX;
+  for (unsigned i = first; i < end; i++)
+    if (g->items[i].state == ITEM_AT_CONVERGE && g->items[i].site < site)
+      site = g->items[i].site;
+  if (site == UINT_MAX) return 0;
+  uint32_t mask = 0;
+  for (unsigned i = first; i < end; i++)
+    if (g->items[i].state == ITEM_AT_CONVERGE && g->items[i].site == site)
+      mask |= 1u << (i - first);
+  for (unsigned i = first; i < end; i++)
+    if (mask >> (i - first) & 1) {
+      g->items[i].state = ITEM_RUNNABLE;
+      g->items[i].sub_mask = mask;
+    }
+  return 1;
+}
+
+/* Members at a sub-group barrier go on once every member that has not
+ * returned waits there; any that returned or waits elsewhere is a
+ * divergence. */
+static void release_barrier(cpu_group *g, unsigned first, unsigned end) {
+  unsigned at = UINT_MAX;
+  for (unsigned i = first; i < end; i++)
+    if (g->items[i].state == ITEM_AT_SUB_BARRIER) {
+      if (at == UINT_MAX) at = i;
+      else if (g->items[i].site != g->items[at].site)
+        weft__group_diverged(g, i, g->items[i].site, "waits at", at,
+                             (int)g->items[at].site);
+    }
+  if (at == UINT_MAX) return;
+  for (unsigned i = first; i < end; i++) {
+    if (g->items[i].state == ITEM_DONE)
+      weft__group_diverged(g, at, g->items[at].site,
+                           "returned without reaching it", i, -1);
+    if (g->items[i].state == ITEM_AT_BARRIER)
+      weft__group_diverged(g, at, g->items[at].site, "waits at", i,
+                           (int)g->items[i].site);
   }
-}
-
-/* Work-item k came to a sub-group barrier at site: a member of its
- * sub-group that returned makes it a divergence. */
-static void check_none_gone(cpu_group *g, unsigned k, unsigned site) {
-  const cpu_item *lead = &g->items[first_of(g, k)];
-  if (lead->sub_gone)
-    weft__group_diverged(g, k, site, "returned without reaching it",
-                         lead->sub_gone - 1, -1);
-}
-
-/* Work-item k left its sub-group's company (what: "returned without
- * reaching it", or "waits at" a work-group barrier at site): members
- * waiting at a sub-group barrier make it a divergence. */
-static void check_none_waiting(cpu_group *g, unsigned k, const char *what,
-                               int site) {
-  unsigned first = first_of(g, k);
-  const cpu_item *lead = &g->items[first];
-  if (lead->sub_arrived)
-    weft__group_diverged(g, first, lead->sub_site, what, k, site);
-}
-
-/* Interleaved: k's sub-group's members at a sub-group barrier. */
-static unsigned waiting_members(cpu_group *g, unsigned k, unsigned site) {
-  unsigned n = 0;
-  for (unsigned i = first_of(g, k), end = end_of(g, k); i < end; i++) {
-    const cpu_item *m = &g->items[i];
-    if (m->state == ITEM_AT_BARRIER)
-      weft__group_diverged(g, k, site, "waits at", i, (int)m->site);
-    if (m->state == ITEM_AT_SUB_BARRIER && m->site != site)
-      weft__group_diverged(g, k, site, "waits at", i, (int)m->site);
-    n += m->state == ITEM_AT_SUB_BARRIER;
-  }
-  return n;
-}
-
-static void interleaved_barrier(cpu_group *g, unsigned k, unsigned site) {
-  check_none_gone(g, k, site);
-  unsigned first = first_of(g, k), end = end_of(g, k);
-  unsigned waiting = waiting_members(g, k, site);
-  g->items[k].site = site;
-  if (waiting + 1 < end - first) {
-    g->items[k].state = ITEM_AT_SUB_BARRIER;
-    g->items[first].sub_arrived = 1;
-    g->items[first].sub_site = site;
-    weft__group_switch_item(g, k, weft__interleave_pick(g, UINT_MAX));
-    return;
-  }
-  /* All arrived: all go on, this one first (it is running). */
-  g->items[first].sub_arrived = 0;
   for (unsigned i = first; i < end; i++) g->items[i].state = ITEM_RUNNABLE;
 }
 
-void weft__sub_group_barrier(cpu_group *g, unsigned k, unsigned site) {
+/* Once none of k's sub-group runs: a converge point's members go on, or
+ * else a sub-group barrier's. */
+static void settle(cpu_group *g, unsigned k) {
   unsigned first = first_of(g, k), end = end_of(g, k);
-  if (end - first == 1) return;
-  if (g->interleaved) {
-    interleaved_barrier(g, k, site);
-    return;
-  }
-  /* The kernel's first barrier, at its start, put the group on fibers. */
-  assert(g->ctx.fiber_mode);
-  check_none_gone(g, k, site);
-  cpu_item *lead = &g->items[first];
-  /* In order: the members before k wait here. */
-  if (lead->sub_arrived != k - first)
-    weft__group_diverged(g, k, site, "waits at", first,
-                         (int)g->items[first].site);
-  if (lead->sub_arrived && site != lead->sub_site)
-    weft__group_diverged(g, k, site, "waits at", first, (int)lead->sub_site);
-  lead->sub_site = site;
+  for (unsigned i = first; i < end; i++)
+    if (g->items[i].state == ITEM_RUNNABLE) return;
+  if (!release_converged(g, first, end)) release_barrier(g, first, end);
+}
+
+/* Work-item k stopped at site (state): what runs next. */
+static void stop(cpu_group *g, unsigned k, int state, unsigned site) {
+  assert(g->interleaved);
+  g->items[k].state = state;
   g->items[k].site = site;
-  if (++lead->sub_arrived < end - first) {
-    weft__group_switch_item(g, k, k + 1);
-    return;
-  }
-  lead->sub_arrived = 0; /* all arrived: release them, in order */
-  weft__group_switch_item(g, k, first);
+  settle(g, k);
+  if (g->items[k].state == ITEM_RUNNABLE) return; /* it goes on first */
+  weft__group_switch_item(g, k, weft__interleave_pick(g, UINT_MAX));
 }
 
-void weft__sub_group_leaves(cpu_group *g, unsigned k, unsigned site) {
-  if (g->num_items == 1) return;
-  check_none_waiting(g, k, "waits at", (int)site);
+void weft__sub_group_barrier(cpu_group *g, unsigned k, unsigned site) {
+  stop(g, k, ITEM_AT_SUB_BARRIER, site);
 }
 
-void weft__sub_group_returned(cpu_group *g, unsigned k) {
-  if (g->num_items == 1) return;
-  check_none_waiting(g, k, "returned without reaching it", -1);
-  cpu_item *lead = &g->items[first_of(g, k)];
-  if (!lead->sub_gone) lead->sub_gone = k + 1;
+uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
+                                      uint64_t ly, uint64_t lz,
+                                      uint32_t site) {
+  cpu_group *g = ctx->group;
+  if (g->num_items == 1) return 1;
+  if (g->replay) siglongjmp(g->worker->fault.recover, WEFT_JUMP_SKIP);
+  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  stop(g, k, ITEM_AT_CONVERGE, site);
+  return g->items[k].sub_mask;
+}
+
+void weft__sub_group_stopped(cpu_group *g, unsigned k) {
+  if (g->ctx.sub_group_size && g->num_items > 1) settle(g, k);
 }
 
 /* -------------------------------------------------- forward progress */
 
 /* Sub-groups make independent forward progress: one that polls memory
  * (a yield point, jit/cpu/yield_points.c) lets the group's others run.
- * A cooperative kernel's groups with sub-group barriers run interleaved
- * (interleave.c), their work-items in turn; at a yield the next runnable
- * one runs, and going round the group yields to the other groups first. */
+ * At a yield the next runnable work-item runs; going round, the group
+ * yields to the other groups first. */
 int weft__sub_group_interleaves(const launch_state *l) {
-  const unsigned both = WEFT_KERNEL_SUB_GROUPS | WEFT_KERNEL_COOPERATIVE;
-  return (l->desc->kernel->flags & both) == both;
+  return (l->desc->kernel->flags & WEFT_KERNEL_SUB_GROUPS) != 0;
 }
 
 int weft__sub_group_yield(cpu_group *g, unsigned *then) {

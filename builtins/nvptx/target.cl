@@ -76,6 +76,14 @@ void __attribute__((convergent)) __weft_sub_group_barrier(uint flags) {
   __nvvm_bar_warp_sync(left >= 32 ? 0xffffffffu : (1u << left) - 1);
 }
 
+/* A converge point: the threads of the warp that execute it together
+ * (activemask), which wait for each other there. */
+uint __attribute__((convergent)) __weft_sub_group_converge(void) {
+  uint mask = __nvvm_activemask();
+  __nvvm_bar_warp_sync(mask);
+  return mask;
+}
+
 /* ------------------------------------------------- inter-group waiting */
 
 /* On the GPU every started block keeps its multiprocessor, so a waiting

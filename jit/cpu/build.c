@@ -191,7 +191,7 @@ static int lower_kernels(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
-    if (weft__has_sub_group_barrier(b->bodies[i]))
+    if (weft__has_sub_groups(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_SUB_GROUPS;
   }
   if (!rc) rc = insert_checks(b);

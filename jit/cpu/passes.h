@@ -92,8 +92,9 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
 /* Whether a call of the back end's barrier, as weft__workitem_lower made
  * it, waits for a sub-group only (WEFT_BARRIER_SUB_GROUP). */
 int weft__barrier_is_sub_group(LLVMValueRef call);
-/* Whether a lowered body has such a barrier. */
-int weft__has_sub_group_barrier(LLVMValueRef body);
+/* Whether a lowered body has such a barrier or a sub-group's converge
+ * point (the kernel's groups then run interleaved). */
+int weft__has_sub_groups(LLVMValueRef body);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */

@@ -225,9 +225,6 @@ static int collect_barriers(region_pass *r) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     LLVMValueRef call = term ? LLVMGetPreviousInstruction(term) : NULL;
     if (!call || !is_barrier_call(call, NULL)) continue;
-    /* A sub-group's barrier lets other sub-groups go elsewhere, which
-     * a region, run by every work-item, cannot: fibers run it. */
-    if (weft__barrier_is_sub_group(call)) return -1;
     barrier_site *grown = realloc(r->barriers,
                                   (r->num_barriers + 1) * sizeof *grown);
     if (!grown) return -1;
@@ -550,6 +547,9 @@ static unsigned site_of(LLVMValueRef call) {
 
 int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
                        size_t max_private, weft_kernel_desc *desc) {
+  /* Sub-groups meet where the group's others may be elsewhere, which a
+   * region, run by every work-item, cannot have: fibers run them. */
+  if (weft__has_sub_groups(body)) return 0;
   region_pass r = {.body = body,
                    .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
   if (collect_fields(&r, layout) || collect_barriers(&r) || !r.num_barriers ||

@@ -17,7 +17,8 @@ typedef enum primitive_kind {
   PRIM_SCRATCH,     /* the group's scratch area for collective functions */
   PRIM_SYNC,        /* yield, wait, wake: a call into the back end with ctx */
   PRIM_CTX_POINTER, /* a pointer field of the context */
-  PRIM_ASSERT       /* weft_assert's failure: a call with the work-item */
+  PRIM_ASSERT,      /* weft_assert's failure: a call with the work-item */
+  PRIM_CONVERGE     /* a sub-group's converge point: the back end's mask */
 } primitive_kind;
 
 static const struct primitive {
@@ -47,6 +48,7 @@ static const struct primitive {
     {"__weft_launch_words", PRIM_CTX_POINTER,
      offsetof(weft_wg_ctx, launch_words)},
     {"__weft_assert_failed", PRIM_ASSERT, 0},
+    {"__weft_sub_group_converge", PRIM_CONVERGE, 0},
 };
 
 /* The back end's function for a sync primitive (offset: 0 yield, 1 wait,
@@ -190,6 +192,28 @@ static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef flags,
   return c;
 }
 
+/* __weft_sub_group_converge() becomes the back end's, with the
+ * work-item and the site (convergent, as barriers are). */
+static LLVMValueRef converge(LLVMBuilderRef b, LLVMValueRef call,
+                             LLVMValueRef body, unsigned site) {
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef params[] = {LLVMPointerTypeInContext(context, 0), i64, i64, i64,
+                          i32};
+  LLVMValueRef fn = weft__runtime_function(module, WEFT_CONVERGE_SYMBOL, i32,
+                                           params, 5, "convergent");
+  LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
+                         weft__body_param(body, WEFT_BODY_LX),
+                         weft__body_param(body, WEFT_BODY_LY),
+                         weft__body_param(body, WEFT_BODY_LZ),
+                         LLVMConstInt(i32, site, 0)};
+  LLVMValueRef c = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 5, "");
+  LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  return c;
+}
+
 /* __weft_assert_failed(text) becomes the back end's call with the
  * work-item and the site of its line. */
 static void assert_failed(LLVMBuilderRef b, LLVMValueRef call,
@@ -254,6 +278,10 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   case PRIM_ASSERT:
     if (add_site(sites, call, &site)) return WEFT_ENOMEM;
     assert_failed(b, call, body, site);
+    break;
+  case PRIM_CONVERGE:
+    if (add_site(sites, call, &site)) return WEFT_ENOMEM;
+    value = converge(b, call, body, site);
     break;
   case PRIM_CTX_POINTER:
     value = LLVMBuildLoad2(b, LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(ctx)), 0),
@@ -320,26 +348,27 @@ int weft__barrier_is_sub_group(LLVMValueRef call) {
          (LLVMConstIntGetZExtValue(flags) & WEFT_BARRIER_SUB_GROUP);
 }
 
-static int is_sub_group_barrier(LLVMValueRef i, void *data) {
+static int is_sub_group_call(LLVMValueRef i, void *data) {
   (void)data;
-  return weft__is_call_to(i, WEFT_BARRIER_SYMBOL) &&
-         weft__barrier_is_sub_group(i);
+  return (weft__is_call_to(i, WEFT_BARRIER_SYMBOL) &&
+          weft__barrier_is_sub_group(i)) ||
+         weft__is_call_to(i, WEFT_CONVERGE_SYMBOL);
 }
 
-int weft__has_sub_group_barrier(LLVMValueRef body) {
+int weft__has_sub_groups(LLVMValueRef body) {
   unsigned n = 0;
   LLVMValueRef *calls =
-      weft__instructions_where(body, is_sub_group_barrier, NULL, &n);
+      weft__instructions_where(body, is_sub_group_call, NULL, &n);
   free(calls);
   return n > 0;
 }
 
-/* A kernel with sub-group barriers runs every work-item on a fiber from
- * its start: a barrier there, which all reach before anything else, puts
- * the group in fiber mode (backend/cpu/group.c), where a sub-group's
- * work-items wait for each other while other sub-groups go on or have
- * returned. Regions (regions.c) leave such a kernel to fibers. The site
- * is the first sub-group barrier's (loc). */
+/* A kernel where sub-groups meet (barriers and converge points) runs its
+ * groups interleaved (backend/cpu/sub_group.c), every work-item on a
+ * fiber: a barrier at its start, which all reach before anything else,
+ * marks it as one with barriers (fibers need stacks) and is harmless.
+ * Regions (regions.c) leave such a kernel to fibers. The site is the
+ * first meeting's (loc). */
 static int fibers_from_start(LLVMBuilderRef b, LLVMValueRef body,
                              LLVMMetadataRef loc, weft_sites *sites) {
   LLVMValueRef at = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body));
@@ -366,8 +395,10 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
       LLVMValueRef next = LLVMGetNextInstruction(i);
       const struct primitive *p = LLVMIsACallInst(i) ? find_primitive(i) : NULL;
       int space = LLVMIsACallInst(i) ? cast_target(i) : -1;
-      if (p && p->kind == PRIM_BARRIER && (p->offset & WEFT_BARRIER_SUB_GROUP) &&
-          !sub_barriers) {
+      int meets = p && ((p->kind == PRIM_BARRIER &&
+                         (p->offset & WEFT_BARRIER_SUB_GROUP)) ||
+                        p->kind == PRIM_CONVERGE);
+      if (meets && !sub_barriers) {
         sub_barriers = 1;
         loc = LLVMInstructionGetDebugLoc(i);
       }

@@ -35,7 +35,11 @@
   "__opencl_c_images,__opencl_c_read_write_images,"                         \
   "__opencl_c_3d_image_writes,cl_khr_3d_image_writes,"                     \
   "cl_khr_image2d_from_buffer,"                                              \
-  "cl_khr_subgroups,__opencl_c_subgroups,cl_khr_subgroup_extended_types"
+  "cl_khr_subgroups,__opencl_c_subgroups,cl_khr_subgroup_extended_types,"    \
+  "cl_khr_subgroup_non_uniform_vote,cl_khr_subgroup_ballot,"                  \
+  "cl_khr_subgroup_non_uniform_arithmetic,cl_khr_subgroup_shuffle,"         \
+  "cl_khr_subgroup_shuffle_relative,cl_khr_subgroup_clustered_reduce,"      \
+  "cl_khr_subgroup_rotate"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {

@@ -1,0 +1,76 @@
+/*
+ * sub_groups.h: what the sub-group functions (sub_groups.cl, the uniform
+ * ones; sub_groups_non_uniform.cl, those of the cl_khr_subgroup_*
+ * extensions) share: the primitives, each work-item's slot, identities
+ * and operations.
+ */
+#ifndef WEFT_SUB_GROUPS_H
+#define WEFT_SUB_GROUPS_H
+
+#include "builtins.h"
+
+/* The group's scratch area (collectives.cl's), the sub-group's width, its
+ * barrier, and its converge point: the mask of the sub-group's work-items
+ * that met there, a bit per sub-group local id (the JIT and
+ * backend/cpu/sub_group.c on the CPU; activemask on the GPU). */
+__local ulong *__weft_wg_scratch(void) __attribute__((const));
+uint __weft_sub_group_width(void) __attribute__((const));
+void __weft_sub_group_barrier(uint flags) __attribute__((convergent));
+uint __weft_sub_group_converge(void) __attribute__((convergent));
+
+#define WEFT_FENCE CLK_LOCAL_MEM_FENCE
+
+/* Work-item i's slot (local linear id), as a T: 8 bytes whatever the
+ * type, so that sub-groups doing different things at once never share
+ * one. */
+#define SLOT(T, i) (*(__local T *)(__weft_wg_scratch() + (i)))
+
+/* The linear id of the sub-group's first work-item. */
+static inline uint sub_group_base(void) {
+  uint id = (uint)get_local_linear_id();
+  return id - id % __weft_sub_group_width();
+}
+
+#define IDENT_add(T) ((T)0)
+#define IDENT_mul(T) ((T)1)
+#define IDENT_and(T) ((T)~(T)0)
+#define IDENT_or(T) ((T)0)
+#define IDENT_xor(T) ((T)0)
+#define IDENT_logical_and(T) 1
+#define IDENT_logical_or(T) 0
+#define IDENT_logical_xor(T) 0
+#define IDENT_min(T) MAX_OF_##T
+#define IDENT_max(T) MIN_OF_##T
+#define MAX_OF_char CHAR_MAX
+#define MIN_OF_char CHAR_MIN
+#define MAX_OF_uchar UCHAR_MAX
+#define MIN_OF_uchar ((uchar)0)
+#define MAX_OF_short SHRT_MAX
+#define MIN_OF_short SHRT_MIN
+#define MAX_OF_ushort USHRT_MAX
+#define MIN_OF_ushort ((ushort)0)
+#define MAX_OF_int INT_MAX
+#define MIN_OF_int INT_MIN
+#define MAX_OF_uint UINT_MAX
+#define MIN_OF_uint 0u
+#define MAX_OF_long LONG_MAX
+#define MIN_OF_long LONG_MIN
+#define MAX_OF_ulong ULONG_MAX
+#define MIN_OF_ulong 0ul
+#define MAX_OF_float INFINITY
+#define MIN_OF_float (-INFINITY)
+#define MAX_OF_double ((double)INFINITY)
+#define MIN_OF_double (-(double)INFINITY)
+
+#define OP_add(a, b) ((a) + (b))
+#define OP_mul(a, b) ((a) * (b))
+#define OP_and(a, b) ((a) & (b))
+#define OP_or(a, b) ((a) | (b))
+#define OP_xor(a, b) ((a) ^ (b))
+#define OP_logical_and(a, b) ((a) && (b))
+#define OP_logical_or(a, b) ((a) || (b))
+#define OP_logical_xor(a, b) (!(a) != !(b))
+#define OP_min(a, b) ((b) < (a) ? (b) : (a))
+#define OP_max(a, b) ((b) > (a) ? (b) : (a))
+
+#endif /* WEFT_SUB_GROUPS_H */

@@ -1,0 +1,281 @@
+/*
+ * The sub-group functions of the cl_khr_subgroup_* extensions, which may
+ * be called where a sub-group's work-items have parted ways: only those
+ * that meet take part (non_uniform_vote, non_uniform_arithmetic, ballot,
+ * shuffle, shuffle_relative, clustered_reduce, rotate).
+ *
+ * Each work-item stores its value in its slot and waits at the sub-group's
+ * converge point (sub_groups.h), which answers with the mask of those that
+ * met there; each then reads what it needs from the others' slots (a fold
+ * in lane order, so that a float reduction is the same on every run), and
+ * they meet again before any of them may store its next value. A lane
+ * outside the mask gives an undefined value (here: its slot's last one).
+ */
+#include "sub_groups.h"
+
+/* A sub-group's lanes are its local ids. */
+static inline uint lane(void) {
+  return (uint)get_local_linear_id() % __weft_sub_group_width();
+}
+
+static inline uint sub_group_width(void) {
+  uint w = __weft_sub_group_width();
+  uint left = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2)) -
+              sub_group_base();
+  return left < w ? left : w;
+}
+
+/* The lanes of mask below n. */
+static inline uint below(uint mask, uint n) {
+  return n >= 32 ? mask : mask & ((1u << n) - 1);
+}
+
+/* ---------------------------------------------------------------- vote */
+
+int __attribute__((overloadable, convergent)) sub_group_elect(void) {
+  uint mask = __weft_sub_group_converge();
+  return lane() == ctz(mask);
+}
+
+/* Each lane's value in its slot; the mask of those that met. */
+#define SHARE(T, x) (SLOT(T, get_local_linear_id()) = (x), __weft_sub_group_converge())
+/* After reading the others' slots: none may store before all have read. */
+#define DONE_READING() __weft_sub_group_converge()
+
+#define FOLD_MASK(T, op, mask, out)                                          \
+  do {                                                                       \
+    uint m_ = (mask), base_ = sub_group_base();                              \
+    T acc_ = SLOT(T, base_ + ctz(m_));                                       \
+    for (m_ &= m_ - 1; m_; m_ &= m_ - 1)                                     \
+      acc_ = OP_##op(acc_, SLOT(T, base_ + ctz(m_)));                        \
+    out = acc_;                                                              \
+  } while (0)
+
+int __attribute__((overloadable, convergent)) sub_group_non_uniform_all(int p) {
+  uint mask = SHARE(int, p != 0);
+  int r;
+  FOLD_MASK(int, logical_and, mask, r);
+  DONE_READING();
+  return r;
+}
+
+int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
+  uint mask = SHARE(int, p != 0);
+  int r;
+  FOLD_MASK(int, logical_or, mask, r);
+  DONE_READING();
+  return r;
+}
+
+#define ALL_EQUAL(T)                                                         \
+  int __attribute__((overloadable, convergent))                              \
+      sub_group_non_uniform_all_equal(T x) {                                 \
+    uint mask = SHARE(T, x), base = sub_group_base();                        \
+    int r = 1;                                                               \
+    for (uint m = mask; m; m &= m - 1) r &= SLOT(T, base + ctz(m)) == x;     \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }
+
+/* ---------------------------------------------------------- arithmetic */
+
+/* What a lane shares for an operation: its value, or for the logical
+ * ones whether it is true (a lone lane's 5 reduces to 1). */
+#define PREP_add(x) (x)
+#define PREP_mul(x) (x)
+#define PREP_min(x) (x)
+#define PREP_max(x) (x)
+#define PREP_and(x) (x)
+#define PREP_or(x) (x)
+#define PREP_xor(x) (x)
+#define PREP_logical_and(x) ((x) != 0)
+#define PREP_logical_or(x) ((x) != 0)
+#define PREP_logical_xor(x) ((x) != 0)
+
+/* reduce: the fold of the lanes that met; scans: of those up to this one
+ * (inclusive) or before it (exclusive: the identity for the first). */
+#define NON_UNIFORM(T, op)                                                   \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_non_uniform_reduce_##op(T x) {                               \
+    uint mask = SHARE(T, PREP_##op(x));                                   \
+    T r;                                                                     \
+    FOLD_MASK(T, op, mask, r);                                               \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_non_uniform_scan_inclusive_##op(T x) {                       \
+    uint mask = SHARE(T, PREP_##op(x));                                   \
+    T r;                                                                     \
+    FOLD_MASK(T, op, below(mask, lane() + 1), r);                            \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_non_uniform_scan_exclusive_##op(T x) {                       \
+    uint mask = below(SHARE(T, PREP_##op(x)), lane());                    \
+    T r = IDENT_##op(T);                                                     \
+    if (mask) FOLD_MASK(T, op, mask, r);                                     \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }
+
+/* clustered reduce: the fold of the lanes of this one's cluster (of
+ * clustersize, a power of two) that met. */
+#define CLUSTERED(T, op)                                                     \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_clustered_reduce_##op(T x, uint clustersize) {               \
+    uint mask = SHARE(T, PREP_##op(x)),                                   \
+         first = lane() & ~(clustersize - 1);                                \
+    uint cluster = below(mask >> first, clustersize) << first;               \
+    T r;                                                                     \
+    FOLD_MASK(T, op, cluster, r);                                            \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }
+
+#define ARITHMETIC(T)                                                        \
+  NON_UNIFORM(T, add) NON_UNIFORM(T, mul) NON_UNIFORM(T, min)                \
+  NON_UNIFORM(T, max) CLUSTERED(T, add) CLUSTERED(T, mul)                    \
+  CLUSTERED(T, min) CLUSTERED(T, max) ALL_EQUAL(T)
+#define BITWISE(T)                                                           \
+  NON_UNIFORM(T, and) NON_UNIFORM(T, or) NON_UNIFORM(T, xor)                 \
+  CLUSTERED(T, and) CLUSTERED(T, or) CLUSTERED(T, xor)
+
+/* ------------------------------------------------------ shuffles, rotate */
+
+/* The value of lane from (of the sub-group), undefined where it did not
+ * meet or is out of range. */
+#define FROM_LANE(T, name, params, from)                                     \
+  T __attribute__((overloadable, convergent)) name params {                  \
+    SHARE(T, x);                                                             \
+    uint src = (from);                                                       \
+    T r = src < __weft_sub_group_width() ? SLOT(T, sub_group_base() + src) : x; \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }
+
+#define SHUFFLES(T)                                                          \
+  FROM_LANE(T, sub_group_shuffle, (T x, uint id), id)                        \
+  FROM_LANE(T, sub_group_shuffle_xor, (T x, uint mask), lane() ^ mask)       \
+  FROM_LANE(T, sub_group_shuffle_up, (T x, uint delta), lane() - delta)      \
+  FROM_LANE(T, sub_group_shuffle_down, (T x, uint delta), lane() + delta)    \
+  FROM_LANE(T, sub_group_rotate, (T x, int delta),                           \
+            (lane() + (uint)delta) % sub_group_width())                      \
+  FROM_LANE(T, sub_group_clustered_rotate, (T x, int delta, uint size),      \
+            (lane() & ~(size - 1)) + ((lane() + (uint)delta) & (size - 1)))
+
+/* ---------------------------------------------------------------- ballot */
+
+#define BROADCASTS(T)                                                        \
+  FROM_LANE(T, sub_group_non_uniform_broadcast, (T x, uint id), id)          \
+  T __attribute__((overloadable, convergent)) sub_group_broadcast_first(T x) { \
+    uint mask = SHARE(T, x);                                                 \
+    T r = SLOT(T, sub_group_base() + ctz(mask));                             \
+    DONE_READING();                                                          \
+    return r;                                                                \
+  }
+
+/* A vector's non-uniform broadcast: lane by lane of it. */
+#define VECTOR_BROADCAST(V, S, ...)                                          \
+  V __attribute__((overloadable, convergent))                                \
+      sub_group_non_uniform_broadcast(V x, uint id) {                        \
+    S lanes[sizeof(V) / sizeof(S)];                                         \
+    *(V *)lanes = x;                                                         \
+    for (uint i = 0; i < vec_step(V); i++)                                   \
+      lanes[i] = sub_group_non_uniform_broadcast(lanes[i], id);              \
+    return *(V *)lanes;                                                      \
+  }
+
+/* Ballots: a bit per lane in .x (sub-groups have at most 32 lanes). */
+uint4 __attribute__((overloadable, convergent)) sub_group_ballot(int p) {
+  uint mask = SHARE(int, p != 0), base = sub_group_base(), bits = 0;
+  for (uint m = mask; m; m &= m - 1)
+    bits |= (uint)SLOT(int, base + ctz(m)) << ctz(m);
+  DONE_READING();
+  return (uint4)(bits, 0, 0, 0);
+}
+
+int __attribute__((overloadable, convergent)) sub_group_inverse_ballot(uint4 v) {
+  return (v.x >> lane()) & 1;
+}
+
+int __attribute__((overloadable)) sub_group_ballot_bit_extract(uint4 v,
+                                                               uint index) {
+  return index < 32 && (v.x >> index) & 1;
+}
+
+uint __attribute__((overloadable)) sub_group_ballot_bit_count(uint4 v) {
+  return popcount(below(v.x, sub_group_width()));
+}
+
+uint __attribute__((overloadable)) sub_group_ballot_inclusive_scan(uint4 v) {
+  return popcount(below(v.x, lane() + 1));
+}
+
+uint __attribute__((overloadable)) sub_group_ballot_exclusive_scan(uint4 v) {
+  return popcount(below(v.x, lane()));
+}
+
+uint __attribute__((overloadable)) sub_group_ballot_find_lsb(uint4 v) {
+  return ctz(below(v.x, sub_group_width()));
+}
+
+uint __attribute__((overloadable)) sub_group_ballot_find_msb(uint4 v) {
+  return 31 - clz(below(v.x, sub_group_width()));
+}
+
+uint4 __attribute__((overloadable)) get_sub_group_eq_mask(void) {
+  return (uint4)(1u << lane(), 0, 0, 0);
+}
+
+uint4 __attribute__((overloadable)) get_sub_group_ge_mask(void) {
+  return (uint4)(below(~0u, sub_group_width()) & ~below(~0u, lane()), 0, 0, 0);
+}
+
+uint4 __attribute__((overloadable)) get_sub_group_gt_mask(void) {
+  return (uint4)(below(~0u, sub_group_width()) & ~below(~0u, lane() + 1), 0, 0, 0);
+}
+
+uint4 __attribute__((overloadable)) get_sub_group_le_mask(void) {
+  return (uint4)(below(~0u, lane() + 1), 0, 0, 0);
+}
+
+uint4 __attribute__((overloadable)) get_sub_group_lt_mask(void) {
+  return (uint4)(below(~0u, lane()), 0, 0, 0);
+}
+
+/* ----------------------------------------------------------------- types */
+
+#define INTEGER(T) ARITHMETIC(T) BITWISE(T) SHUFFLES(T) BROADCASTS(T)
+#define FLOATING(T) ARITHMETIC(T) SHUFFLES(T) BROADCASTS(T)
+
+INTEGER(char)
+INTEGER(uchar)
+INTEGER(short)
+INTEGER(ushort)
+INTEGER(int)
+INTEGER(uint)
+INTEGER(long)
+INTEGER(ulong)
+FLOATING(float)
+FLOATING(double)
+
+/* Predicates: logical and, or and xor of ints. */
+NON_UNIFORM(int, logical_and)
+NON_UNIFORM(int, logical_or)
+NON_UNIFORM(int, logical_xor)
+CLUSTERED(int, logical_and)
+CLUSTERED(int, logical_or)
+CLUSTERED(int, logical_xor)
+
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, char)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, uchar)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, short)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, ushort)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, int)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, uint)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, long)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, ulong)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, float)
+WEFT_EACH_VECTOR(VECTOR_BROADCAST, double)
