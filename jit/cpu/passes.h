@@ -95,6 +95,13 @@ int weft__barrier_is_sub_group(LLVMValueRef call);
 /* Whether a lowered body has such a barrier or a sub-group's converge
  * point (the kernel's groups then run interleaved). */
 int weft__has_sub_groups(LLVMValueRef body);
+/* sub_group_cuts.c, after yield points: where every work-item passes each
+ * of a body's sub-group meetings once and nothing polls, they become
+ * work-group barriers; otherwise the body gets weft__fibers_from_start
+ * (workitem.c: a barrier at its start, at the site of meeting). */
+int weft__sub_groups_place(LLVMValueRef body, weft_sites *sites);
+int weft__fibers_from_start(LLVMValueRef body, LLVMValueRef meeting,
+                            weft_sites *sites);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */

@@ -363,19 +363,24 @@ int weft__has_sub_groups(LLVMValueRef body) {
   return n > 0;
 }
 
-/* A kernel where sub-groups meet (barriers and converge points) runs its
+/* A kernel where sub-groups meet (barriers and converge points) that
+ * sub_group_cuts.c could not turn into work-group barriers runs its
  * groups interleaved (backend/cpu/sub_group.c), every work-item on a
  * fiber: a barrier at its start, which all reach before anything else,
  * marks it as one with barriers (fibers need stacks) and is harmless.
  * Regions (regions.c) leave such a kernel to fibers. The site is the
- * first meeting's (loc). */
-static int fibers_from_start(LLVMBuilderRef b, LLVMValueRef body,
-                             LLVMMetadataRef loc, weft_sites *sites) {
+ * first meeting's. */
+int weft__fibers_from_start(LLVMValueRef body, LLVMValueRef meeting,
+                            weft_sites *sites) {
+  LLVMBuilderRef b =
+      LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   LLVMValueRef at = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body));
   while (LLVMIsAAllocaInst(at)) at = LLVMGetNextInstruction(at);
   LLVMPositionBuilderBefore(b, at);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(body)));
-  LLVMValueRef c = barrier(b, LLVMConstInt(i32, 0, 0), loc, body, 0);
+  LLVMValueRef c = barrier(b, LLVMConstInt(i32, 0, 0),
+                           LLVMInstructionGetDebugLoc(meeting), body, 0);
+  LLVMDisposeBuilder(b);
   unsigned site;
   if (add_site(sites, c, &site)) return WEFT_ENOMEM;
   LLVMSetOperand(c, 5, LLVMConstInt(i32, site, 0));
@@ -386,8 +391,6 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   int rc = 0;
-  int sub_barriers = 0;
-  LLVMMetadataRef loc = NULL; /* the first sub-group barrier's */
   for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(body); block && !rc;
        block = LLVMGetNextBasicBlock(block)) {
     LLVMValueRef i = LLVMGetFirstInstruction(block);
@@ -395,19 +398,11 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
       LLVMValueRef next = LLVMGetNextInstruction(i);
       const struct primitive *p = LLVMIsACallInst(i) ? find_primitive(i) : NULL;
       int space = LLVMIsACallInst(i) ? cast_target(i) : -1;
-      int meets = p && ((p->kind == PRIM_BARRIER &&
-                         (p->offset & WEFT_BARRIER_SUB_GROUP)) ||
-                        p->kind == PRIM_CONVERGE);
-      if (meets && !sub_barriers) {
-        sub_barriers = 1;
-        loc = LLVMInstructionGetDebugLoc(i);
-      }
       if (p) rc = lower_call(b, i, p, body, sites);
       else if (space >= 0) lower_cast(b, i, space, body);
       i = next;
     }
   }
-  if (!rc && sub_barriers) rc = fibers_from_start(b, body, loc, sites);
   LLVMDisposeBuilder(b);
   return rc;
 }

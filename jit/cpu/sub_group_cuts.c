@@ -1,0 +1,170 @@
+/* sub_group_cuts.c: part of step 3 of passes.h: sub-groups that meet
+ * where the whole group passes, as work-group barriers.
+ *
+ * A sub-group's meetings (its barriers and converge points, workitem.c)
+ * need fibers in general: the group's other sub-groups may be elsewhere,
+ * and only some lanes may come (backend/cpu/sub_group.c). Where every
+ * meeting is in a block that every work-item passes exactly once (in no
+ * loop, on every path from the start to a return), every work-item of
+ * the group reaches the same meetings in the same order: a work-group
+ * barrier there is a meeting of every sub-group at once, and every lane
+ * comes to each converge point. Then each sub-group barrier becomes a
+ * work-group barrier, each converge point a work-group barrier and the
+ * sub-group's whole mask (weft__cpu_sub_group_mask), and the kernel runs
+ * as regions, a loop over work-items between barriers that LLVM can
+ * vectorize, instead of a fiber switch per work-item at each meeting.
+ * Not where a loop polls memory: a sub-group may wait there for another
+ * of its group (independent forward progress), which only fibers give. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/DebugInfo.h>
+
+#include "jit/cpu/passes.h"
+#include "weft/weft.h"
+
+static int is_meeting(LLVMValueRef i, void *data) {
+  (void)data;
+  return (weft__is_call_to(i, WEFT_BARRIER_SYMBOL) &&
+          weft__barrier_is_sub_group(i)) ||
+         weft__is_call_to(i, WEFT_CONVERGE_SYMBOL);
+}
+
+/* Marks the blocks of every loop (those that reach a back edge's latch
+ * without passing its header). */
+static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
+                     void *data) {
+  unsigned char *in_loop = data;
+  unsigned *work = malloc((g->count + 1) * sizeof *work), top = 0;
+  unsigned char *seen = calloc(g->count + 1, 1);
+  if (!work || !seen) {
+    free(work);
+    free(seen);
+    return WEFT_ENOMEM;
+  }
+  seen[header] = in_loop[header] = 1;
+  if (!seen[latch]) seen[latch] = 1, work[top++] = latch;
+  while (top) {
+    unsigned b = work[--top];
+    in_loop[b] = 1;
+    for (unsigned k = 0; k < g->num_preds[b]; k++)
+      if (!seen[g->preds[b][k]]) {
+        seen[g->preds[b][k]] = 1;
+        work[top++] = g->preds[b][k];
+      }
+  }
+  free(work);
+  free(seen);
+  return 0;
+}
+
+/* Whether a return can be reached from the entry without passing block
+ * avoid. */
+static int avoidable(const weft_cfg *g, unsigned avoid, unsigned char *seen,
+                     unsigned *work) {
+  memset(seen, 0, g->count + 1);
+  unsigned top = 0;
+  if (avoid == 0) return 0;
+  seen[0] = 1;
+  work[top++] = 0;
+  while (top) {
+    unsigned b = work[--top];
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+    if (t && LLVMIsAReturnInst(t)) return 1;
+    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
+      unsigned s = weft__cfg_index(g, LLVMGetSuccessor(t, k));
+      if (s < g->count && s != avoid && !seen[s]) {
+        seen[s] = 1;
+        work[top++] = s;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Whether every meeting is in a block every work-item passes once. */
+static int all_pass_once(LLVMValueRef body, LLVMValueRef *meetings,
+                         unsigned n, int *rc) {
+  weft_cfg g;
+  if ((*rc = weft__cfg_make(body, &g))) return 0;
+  unsigned char *in_loop = calloc(g.count + 1, 1);
+  unsigned char *seen = calloc(g.count + 1, 1);
+  unsigned *work = calloc(g.count + 1, sizeof *work);
+  int once = in_loop && seen && work;
+  if (!once) *rc = WEFT_ENOMEM;
+  if (once) *rc = weft__cfg_back_edges(&g, mark_loop, in_loop);
+  once = once && !*rc;
+  for (unsigned i = 0; once && i < n; i++) {
+    unsigned b = weft__cfg_index(&g, LLVMGetInstructionParent(meetings[i]));
+    once = b < g.count && !in_loop[b] && !avoidable(&g, b, seen, work);
+  }
+  free(in_loop);
+  free(seen);
+  free(work);
+  weft__cfg_free(&g);
+  return once;
+}
+
+/* A sub-group barrier's flags without the sub-group bit: the user's. */
+static void widen_barrier(LLVMValueRef call) {
+  LLVMValueRef flags = LLVMGetOperand(call, 4);
+  if (LLVMIsAInstruction(flags) && LLVMGetInstructionOpcode(flags) == LLVMOr) {
+    LLVMSetOperand(call, 4, LLVMGetOperand(flags, 0));
+    return;
+  }
+  unsigned long long bits = LLVMConstIntGetZExtValue(flags);
+  LLVMSetOperand(call, 4, LLVMConstInt(LLVMTypeOf(flags),
+                                       bits & ~(unsigned long long)WEFT_BARRIER_SUB_GROUP, 0));
+}
+
+/* A converge point: a work-group barrier at its site, then the mask of
+ * the work-item's whole sub-group. */
+static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
+  LLVMModuleRef module = LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
+  LLVMTypeRef barrier_params[] = {ptr, i64, i64, i64, i32, i32};
+  LLVMValueRef barrier = weft__runtime_function(
+      module, WEFT_BARRIER_SYMBOL, NULL, barrier_params, 6, "convergent");
+  LLVMTypeRef mask_params[] = {ptr, i64, i64, i64};
+  LLVMValueRef mask = weft__runtime_function(module, WEFT_SUB_GROUP_MASK_SYMBOL,
+                                             i32, mask_params, 4, NULL);
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef args[6];
+  for (unsigned i = 0; i < 4; i++) args[i] = LLVMGetOperand(call, i);
+  args[4] = LLVMConstInt(i32, 0, 0);
+  args[5] = LLVMGetOperand(call, 4); /* the site */
+  LLVMValueRef cut = LLVMBuildCall2(b, LLVMGlobalGetValueType(barrier), barrier,
+                                    args, 6, "");
+  LLVMInstructionSetDebugLoc(cut, LLVMInstructionGetDebugLoc(call));
+  LLVMValueRef m = LLVMBuildCall2(b, LLVMGlobalGetValueType(mask), mask, args,
+                                  4, "");
+  LLVMReplaceAllUsesWith(call, m);
+  LLVMInstructionEraseFromParent(call);
+}
+
+int weft__sub_groups_place(LLVMValueRef body, weft_sites *sites) {
+  unsigned n = 0;
+  LLVMValueRef *meetings = weft__instructions_where(body, is_meeting, NULL, &n);
+  int rc = 0;
+  /* A loop that polls (a yield point) may wait for another sub-group of
+   * the group, which only fibers let run meanwhile. */
+  if (n && !weft__calls_sync(body) && all_pass_once(body, meetings, n, &rc)) {
+    LLVMBuilderRef b =
+        LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
+    for (unsigned i = 0; i < n; i++) {
+      if (weft__is_call_to(meetings[i], WEFT_CONVERGE_SYMBOL))
+        widen_converge(b, meetings[i]);
+      else
+        widen_barrier(meetings[i]);
+    }
+    LLVMDisposeBuilder(b);
+  } else if (n && !rc) {
+    rc = weft__fibers_from_start(body, meetings[0], sites);
+  }
+  free(meetings);
+  return rc;
+}
