@@ -1,7 +1,9 @@
 /*
  * interleave.c: under a random schedule (WEFT_SCHEDULE=random...), the
  * work-items of a cooperative work-group run as fibers that switch at
- * random at the schedule's points, instead of one after another.
+ * random at the schedule's points, instead of one after another; so do,
+ * in turn where they stop, those of a kernel whose sub-groups meet on
+ * fibers (sub_group.c).
  *
  * OpenCL promises the work-items of a group no forward progress toward
  * each other outside barriers, and a GPU running them in lockstep gives
@@ -33,9 +35,6 @@ static unsigned explore_pick(weft_explore *x, const cpu_group *g,
   return weft__explore_choose(x, count, ids, 0);
 }
 
-/* A random runnable work-item other than except (UINT_MAX: any); under
- * PCT, the one with the highest priority; under exhaustive, the one the
- * decision chooses. */
 /* The first runnable work-item after the running one, going round,
  * other than except; UINT_MAX: none. */
 unsigned weft__interleave_next(const cpu_group *g, unsigned except) {
@@ -46,9 +45,11 @@ unsigned weft__interleave_next(const cpu_group *g, unsigned except) {
   return UINT_MAX;
 }
 
+/* A random runnable work-item other than except (UINT_MAX: any); under
+ * PCT, the one with the highest priority; under exhaustive, the one the
+ * decision chooses; without a random schedule (a kernel whose sub-groups
+ * meet, sub_group.c), the next in turn. */
 unsigned weft__interleave_pick(cpu_group *g, unsigned except) {
-  /* Without a random schedule (sub-groups' forward progress, sub_group.c):
-   * in turn. */
   if (!g->launch->random) {
     unsigned k = weft__interleave_next(g, except);
     assert(k != UINT_MAX);

@@ -16,7 +16,10 @@
  *     the local id parameters or loads from the context, and barrier() a
  *     call into the back end that names its source location.
  *  3a. weft__yield_points_insert (yield_points.c): loops that poll memory
- *     yield the thread at each turn.
+ *     yield the thread at each turn. Then weft__sub_groups_place
+ *     (sub_group_cuts.c): sub-group meetings that every work-item passes
+ *     once, in a kernel that does not poll, become work-group barriers;
+ *     other kernels with meetings run interleaved on fibers.
  *  3b. weft__sched_points_insert (sched_points.c), for schedule
  *     exploration only: a schedule point before each atomic and barrier
  *     (and, deep, each global load and store; under pct, each __local one
@@ -93,7 +96,7 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
  * it, waits for a sub-group only (WEFT_BARRIER_SUB_GROUP). */
 int weft__barrier_is_sub_group(LLVMValueRef call);
 /* Whether a lowered body has such a barrier or a sub-group's converge
- * point (the kernel's groups then run interleaved). */
+ * point (the kernel's groups then run interleaved; sub_group_cuts.c). */
 int weft__has_sub_groups(LLVMValueRef body);
 /* sub_group_cuts.c, after yield points: where every work-item passes each
  * of a body's sub-group meetings once and nothing polls, they become

@@ -30,6 +30,13 @@ static int is_meeting(LLVMValueRef i, void *data) {
          weft__is_call_to(i, WEFT_CONVERGE_SYMBOL);
 }
 
+int weft__has_sub_groups(LLVMValueRef body) {
+  unsigned n = 0;
+  LLVMValueRef *calls = weft__instructions_where(body, is_meeting, NULL, &n);
+  free(calls);
+  return n > 0;
+}
+
 /* Marks the blocks of every loop (those that reach a back edge's latch
  * without passing its header). */
 static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,

@@ -348,21 +348,6 @@ int weft__barrier_is_sub_group(LLVMValueRef call) {
          (LLVMConstIntGetZExtValue(flags) & WEFT_BARRIER_SUB_GROUP);
 }
 
-static int is_sub_group_call(LLVMValueRef i, void *data) {
-  (void)data;
-  return (weft__is_call_to(i, WEFT_BARRIER_SYMBOL) &&
-          weft__barrier_is_sub_group(i)) ||
-         weft__is_call_to(i, WEFT_CONVERGE_SYMBOL);
-}
-
-int weft__has_sub_groups(LLVMValueRef body) {
-  unsigned n = 0;
-  LLVMValueRef *calls =
-      weft__instructions_where(body, is_sub_group_call, NULL, &n);
-  free(calls);
-  return n > 0;
-}
-
 /* A kernel where sub-groups meet (barriers and converge points) that
  * sub_group_cuts.c could not turn into work-group barriers runs its
  * groups interleaved (backend/cpu/sub_group.c), every work-item on a
