@@ -14,7 +14,7 @@ results=$build/bench-results
 mkdir -p "$results" || exit 1
 
 status=0
-for name in kernels peers switch build api math check; do
+for name in kernels peers switch build api math check sub_groups; do
   program=$build/bench/bench_$name
   if [ ! -x "$program" ]; then
     echo "run.sh: $program is missing: build the project first" >&2
@@ -51,5 +51,8 @@ for csv in "$results"/kernels.csv "$results"/switch.csv "$results"/build.csv \
   cat "$csv"
 done
 [ -f "$results/probe.txt" ] && cat "$results/probe.txt"
+# Sub-groups: ratios within Weft, no plot.
+[ -f "$results/sub_groups.csv" ] && echo "== $results/sub_groups.csv" &&
+  cat "$results/sub_groups.csv"
 echo "== plots in $results"
 exit $status

@@ -1,0 +1,191 @@
+/*
+ * bench_sub_groups.c: sub-group functions on Weft's first device (the CPU,
+ * or the GPU that WEFT_DEVICE=cuda puts first), each kernel beside the
+ * one it should beat, in one process.
+ *
+ *   compact_atomic   keep the positive ints of 16M (half of them), a slot
+ *                    each from atomic_inc on one counter
+ *   compact_ballot   the same, aggregated by hand (NVIDIA's "warp-
+ *                    aggregated atomics"): a ballot, one atomic_add per
+ *                    sub-group by its elected lane, a broadcast, each
+ *                    lane's slot from the ballot's exclusive scan
+ *   reduce_tree      16M ints summed in groups of 256 through a __local
+ *                    tree (a barrier per level)
+ *   reduce_group     the same with work_group_reduce_add
+ *   reduce_sub_group the same with sub_group_reduce_add, one partial sum
+ *                    per sub-group
+ *
+ * Each runs once untimed, then reps times; the median is reported. Every
+ * result is checked against the host (the compacted values as a multiset
+ * through their sum and count; the sums exactly).
+ *
+ * CSV: benchmark,device,ms,over_baseline (the compactions over
+ * compact_atomic, the reductions over reduce_tree; below 1: faster).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const char *source =
+    "__kernel void compact_atomic(__global const int *in, __global int *out,\n"
+    "                             __global int *count) {\n"
+    "  int v = in[get_global_id(0)];\n"
+    "  if (v > 0) out[atomic_inc(count)] = v;\n"
+    "}\n"
+    "__kernel void compact_ballot(__global const int *in, __global int *out,\n"
+    "                             __global int *count) {\n"
+    "  int v = in[get_global_id(0)];\n"
+    "  uint4 keep = sub_group_ballot(v > 0);\n"
+    "  int base = 0;\n"
+    "  if (sub_group_elect())\n"
+    "    base = atomic_add(count, (int)sub_group_ballot_bit_count(keep));\n"
+    "  base = sub_group_non_uniform_broadcast(base, sub_group_ballot_find_lsb(\n"
+    "      sub_group_ballot(1)));\n"
+    "  if (v > 0) out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+    "}\n"
+    "__kernel void reduce_tree(__global const int *in, __global int *out) {\n"
+    "  __local int t[256];\n"
+    "  size_t l = get_local_id(0);\n"
+    "  t[l] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t s = 128; s > 0; s >>= 1) {\n"
+    "    if (l < s) t[l] += t[l + s];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (l == 0) out[get_group_id(0)] = t[0];\n"
+    "}\n"
+    "__kernel void reduce_group(__global const int *in, __global int *out) {\n"
+    "  int s = work_group_reduce_add(in[get_global_id(0)]);\n"
+    "  if (get_local_id(0) == 0) out[get_group_id(0)] = s;\n"
+    "}\n"
+    "__kernel void reduce_sub_group(__global const int *in, __global int *out) {\n"
+    "  int s = sub_group_reduce_add(in[get_global_id(0)]);\n"
+    "  if (get_sub_group_local_id() == 0)\n"
+    "    out[get_group_id(0) * get_num_sub_groups() + get_sub_group_id()] = s;\n"
+    "}\n";
+
+enum { GROUP = 256 };
+
+typedef struct bench {
+  weft_context *ctx;
+  const char *device;
+  size_t n;
+  int reps;
+  int32_t *in;
+  weft_buffer *bin, *bout, *bcount;
+} bench;
+
+static double launch_ms(bench *b, weft_kernel *k, int with_count) {
+  size_t global = b->n, local = GROUP;
+  if (with_count) {
+    int32_t zero = 0;
+    WEFT_CHECK(weft_buffer_write(b->bcount, 0, sizeof zero, &zero), b->bcount);
+  }
+  double start = bench_now_ms();
+  WEFT_CHECK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  return bench_now_ms() - start;
+}
+
+/* The median of reps timed launches after one untimed. */
+static double time_kernel(bench *b, const char *name, int with_count) {
+  weft_kernel *k = bench_weft_kernel(b->ctx, source, "-cl-std=CL3.0", name);
+  WEFT_CHECK(weft_kernel_set_arg_buffer(k, 0, b->bin), k);
+  WEFT_CHECK(weft_kernel_set_arg_buffer(k, 1, b->bout), k);
+  if (with_count) WEFT_CHECK(weft_kernel_set_arg_buffer(k, 2, b->bcount), k);
+  launch_ms(b, k, with_count);
+  double *t = bench_alloc((size_t)b->reps * sizeof *t);
+  for (int r = 0; r < b->reps; r++) t[r] = launch_ms(b, k, with_count);
+  double ms = bench_median(t, b->reps);
+  free(t);
+  weft_kernel_release(k);
+  return ms;
+}
+
+/* The compaction kept every positive value once: their count and sum. */
+static void check_compaction(bench *b, const char *name) {
+  int32_t count;
+  WEFT_CHECK(weft_buffer_read(b->bcount, 0, sizeof count, &count), b->bcount);
+  int32_t *out = bench_alloc((size_t)count * sizeof *out);
+  WEFT_CHECK(weft_buffer_read(b->bout, 0, (size_t)count * sizeof *out, out),
+             b->bout);
+  int64_t want_sum = 0, got_sum = 0;
+  size_t want_count = 0;
+  for (size_t i = 0; i < b->n; i++)
+    if (b->in[i] > 0) want_sum += b->in[i], want_count++;
+  for (int32_t i = 0; i < count; i++) got_sum += out[i];
+  if ((size_t)count != want_count || got_sum != want_sum)
+    bench_die("%s: kept %d values summing to %lld, want %zu summing to %lld",
+              name, count, (long long)got_sum, want_count,
+              (long long)want_sum);
+  free(out);
+}
+
+/* The partial sums add up to the input's sum. */
+static void check_sums(bench *b, const char *name, size_t partials) {
+  int32_t *out = bench_alloc(partials * sizeof *out);
+  WEFT_CHECK(weft_buffer_read(b->bout, 0, partials * sizeof *out, out), b->bout);
+  int64_t got = 0, want = 0;
+  for (size_t i = 0; i < partials; i++) got += out[i];
+  for (size_t i = 0; i < b->n; i++) want += b->in[i];
+  if (got != want)
+    bench_die("%s: the partial sums add up to %lld, want %lld", name,
+              (long long)got, (long long)want);
+  free(out);
+}
+
+static void row(bench *b, const char *name, double ms, double baseline) {
+  bench_csv_line("%s,%s,%.3f,%.3f", name, b->device, ms, ms / baseline);
+}
+
+int main(int argc, char **argv) {
+  bench_options options;
+  bench_parse_options(argc, argv, &options);
+  bench_set_name("bench_sub_groups");
+  bench b = {.ctx = bench_weft_context(),
+             .n = options.quick ? (size_t)1 << 20 : (size_t)1 << 24,
+             .reps = options.quick ? 3 : 9};
+  weft_device_info info;
+  weft_device *device = weft_context_device(b.ctx);
+  WEFT_CHECK(weft_device_info_get(device, &info), device);
+  b.device = info.kind == WEFT_DEVICE_GPU ? "gpu" : "cpu";
+  b.in = bench_alloc(b.n * sizeof *b.in);
+  bench_random_uints((uint32_t *)b.in, b.n, 7);
+  for (size_t i = 0; i < b.n; i++) b.in[i] = b.in[i] % 2001 - 1000;
+  WEFT_CHECK(weft_buffer_create(b.ctx, b.n * sizeof *b.in, WEFT_MEM_COPY_HOST_PTR,
+                                b.in, &b.bin),
+             b.ctx);
+  WEFT_CHECK(weft_buffer_create(b.ctx, b.n * sizeof *b.in, 0, NULL, &b.bout),
+             b.ctx);
+  WEFT_CHECK(weft_buffer_create(b.ctx, sizeof(int32_t), 0, NULL, &b.bcount),
+             b.ctx);
+  bench_csv_open(options.csv_path, "benchmark,device,ms,over_baseline", 1);
+
+  double atomic = time_kernel(&b, "compact_atomic", 1);
+  check_compaction(&b, "compact_atomic");
+  double ballot = time_kernel(&b, "compact_ballot", 1);
+  check_compaction(&b, "compact_ballot");
+  row(&b, "compact_atomic", atomic, atomic);
+  row(&b, "compact_ballot", ballot, atomic);
+
+  size_t groups = b.n / GROUP;
+  size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;
+  double tree = time_kernel(&b, "reduce_tree", 0);
+  check_sums(&b, "reduce_tree", groups);
+  double group = time_kernel(&b, "reduce_group", 0);
+  check_sums(&b, "reduce_group", groups);
+  double sub = time_kernel(&b, "reduce_sub_group", 0);
+  check_sums(&b, "reduce_sub_group", groups * per_group);
+  row(&b, "reduce_tree", tree, tree);
+  row(&b, "reduce_group", group, tree);
+  row(&b, "reduce_sub_group", sub, tree);
+
+  bench_csv_close();
+  weft_buffer_release(b.bin);
+  weft_buffer_release(b.bout);
+  weft_buffer_release(b.bcount);
+  weft_context_release(b.ctx);
+  free(b.in);
+  return 0;
+}
