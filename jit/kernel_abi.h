@@ -117,11 +117,6 @@ typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 #define WEFT_CONVERGE_SYMBOL "weft__cpu_sub_group_converge"
 typedef uint32_t (*weft_converge_fn)(weft_wg_ctx *ctx, uint64_t lx,
                                      uint64_t ly, uint64_t lz, uint32_t site);
-/* The mask of a work-item's whole sub-group: a converge point that every
- * lane reaches (jit/cpu/sub_group_cuts.c). */
-#define WEFT_SUB_GROUP_MASK_SYMBOL "weft__cpu_sub_group_mask"
-typedef uint32_t (*weft_sub_group_mask_fn)(weft_wg_ctx *ctx, uint64_t lx,
-                                           uint64_t ly, uint64_t lz);
 
 /* Region scheduling. A kernel whose barriers the JIT could cut it at runs
  * as a sequence of regions, each a loop over the group's work-items: state

@@ -82,9 +82,5 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
                                       uint64_t ly, uint64_t lz,
                                       uint32_t site);
-/* The mask of a work-item's whole sub-group (kernel_abi.h:
- * WEFT_SUB_GROUP_MASK_SYMBOL; sub_group.c). */
-uint32_t weft__cpu_sub_group_mask(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
-                                  uint64_t lz);
 
 #endif /* WEFT_BACKEND_CPU_KERNEL_CALLS_H */

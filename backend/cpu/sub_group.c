@@ -113,14 +113,6 @@ uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
   return g->items[k].sub_mask;
 }
 
-uint32_t weft__cpu_sub_group_mask(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
-                                  uint64_t lz) {
-  cpu_group *g = ctx->group;
-  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
-  unsigned n = end_of(g, k) - first_of(g, k);
-  return n >= 32 ? ~0u : (1u << n) - 1;
-}
-
 void weft__sub_group_stopped(cpu_group *g, unsigned k) {
   if (g->ctx.sub_group_size && g->num_items > 1) settle(g, k);
 }

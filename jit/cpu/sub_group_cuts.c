@@ -10,11 +10,12 @@
  * barrier there is a meeting of every sub-group at once, and every lane
  * comes to each converge point. Then each sub-group barrier becomes a
  * work-group barrier, each converge point a work-group barrier and the
- * sub-group's whole mask (weft__cpu_sub_group_mask), and the kernel runs
+ * sub-group's whole mask (computed in place), and the kernel runs
  * as regions, a loop over work-items between barriers that LLVM can
  * vectorize, instead of a fiber switch per work-item at each meeting.
  * Not where a loop polls memory: a sub-group may wait there for another
  * of its group (independent forward progress), which only fibers give. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,46 @@ static void widen_barrier(LLVMValueRef call) {
                                        bits & ~(unsigned long long)WEFT_BARRIER_SUB_GROUP, 0));
 }
 
+/* A load of a field of the context that stays the same in the call. */
+static LLVMValueRef ctx_load(LLVMBuilderRef b, LLVMTypeRef type,
+                             LLVMValueRef ctx, size_t offset) {
+  LLVMValueRef v = LLVMBuildLoad2(b, type, weft__ctx_field(b, ctx, offset), "");
+  weft__set_invariant(v);
+  return v;
+}
+
+/* The mask of the whole sub-group of the work-item (lx, ly, lz): a bit
+ * per lane, fewer in a group's last, smaller sub-group. */
+static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
+                               LLVMValueRef const *lid) {
+  LLVMTypeRef i64 = LLVMTypeOf(lid[0]);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(i64));
+  size_t at = offsetof(weft_wg_ctx, local_size);
+  LLVMValueRef size[3];
+  for (unsigned d = 0; d < 3; d++) size[d] = ctx_load(b, i64, ctx, at + 8 * d);
+  LLVMValueRef linear = LLVMBuildAdd(
+      b, lid[0],
+      LLVMBuildMul(b, size[0],
+                   LLVMBuildAdd(b, lid[1], LLVMBuildMul(b, size[1], lid[2], ""),
+                                ""),
+                   ""),
+      "");
+  LLVMValueRef items =
+      LLVMBuildMul(b, LLVMBuildMul(b, size[0], size[1], ""), size[2], "");
+  LLVMValueRef width = LLVMBuildZExt(
+      b, ctx_load(b, i32, ctx, offsetof(weft_wg_ctx, sub_group_size)), i64, "");
+  LLVMValueRef first =
+      LLVMBuildSub(b, linear, LLVMBuildURem(b, linear, width, ""), "");
+  LLVMValueRef left = LLVMBuildSub(b, items, first, "");
+  LLVMValueRef lanes = LLVMBuildSelect(
+      b, LLVMBuildICmp(b, LLVMIntULT, left, width, ""), left, width, "");
+  /* lanes <= 32: (1 << lanes) - 1 fits in 64 bits, its low 32 the mask. */
+  LLVMValueRef bits = LLVMBuildSub(
+      b, LLVMBuildShl(b, LLVMConstInt(i64, 1, 0), lanes, ""),
+      LLVMConstInt(i64, 1, 0), "");
+  return LLVMBuildTrunc(b, bits, i32, "sub_group_mask");
+}
+
 /* A converge point: a work-group barrier at its site, then the mask of
  * the work-item's whole sub-group. */
 static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
@@ -136,9 +177,6 @@ static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
   LLVMTypeRef barrier_params[] = {ptr, i64, i64, i64, i32, i32};
   LLVMValueRef barrier = weft__runtime_function(
       module, WEFT_BARRIER_SYMBOL, NULL, barrier_params, 6, "convergent");
-  LLVMTypeRef mask_params[] = {ptr, i64, i64, i64};
-  LLVMValueRef mask = weft__runtime_function(module, WEFT_SUB_GROUP_MASK_SYMBOL,
-                                             i32, mask_params, 4, NULL);
   LLVMPositionBuilderBefore(b, call);
   LLVMValueRef args[6];
   for (unsigned i = 0; i < 4; i++) args[i] = LLVMGetOperand(call, i);
@@ -147,9 +185,7 @@ static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
   LLVMValueRef cut = LLVMBuildCall2(b, LLVMGlobalGetValueType(barrier), barrier,
                                     args, 6, "");
   LLVMInstructionSetDebugLoc(cut, LLVMInstructionGetDebugLoc(call));
-  LLVMValueRef m = LLVMBuildCall2(b, LLVMGlobalGetValueType(mask), mask, args,
-                                  4, "");
-  LLVMReplaceAllUsesWith(call, m);
+  LLVMReplaceAllUsesWith(call, whole_mask(b, args[0], args + 1));
   LLVMInstructionEraseFromParent(call);
 }
 
