@@ -175,6 +175,14 @@ static int add_site(weft_sites *sites, LLVMValueRef call, unsigned *index) {
   return 0;
 }
 
+/* The first arguments of the back end's calls about a work-item: the
+ * context and the local id. */
+static void item_args(LLVMValueRef body, LLVMValueRef *args) {
+  args[0] = weft__body_param(body, WEFT_BODY_CTX);
+  for (unsigned d = 0; d < 3; d++)
+    args[1 + d] = weft__body_param(body, WEFT_BODY_LX + d);
+}
+
 /* The back end's barrier with these flags, at the source location loc. */
 static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef flags,
                             LLVMMetadataRef loc, LLVMValueRef body,
@@ -182,11 +190,10 @@ static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef flags,
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMValueRef fn = barrier_function(module);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
-  LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
-                         weft__body_param(body, WEFT_BODY_LX),
-                         weft__body_param(body, WEFT_BODY_LY),
-                         weft__body_param(body, WEFT_BODY_LZ),
-                         flags, LLVMConstInt(i32, site, 0)};
+  LLVMValueRef args[6];
+  item_args(body, args);
+  args[4] = flags;
+  args[5] = LLVMConstInt(i32, site, 0);
   LLVMValueRef c = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 6, "");
   LLVMInstructionSetDebugLoc(c, loc);
   return c;
@@ -204,11 +211,9 @@ static LLVMValueRef converge(LLVMBuilderRef b, LLVMValueRef call,
                           i32};
   LLVMValueRef fn = weft__runtime_function(module, WEFT_CONVERGE_SYMBOL, i32,
                                            params, 5, "convergent");
-  LLVMValueRef args[] = {weft__body_param(body, WEFT_BODY_CTX),
-                         weft__body_param(body, WEFT_BODY_LX),
-                         weft__body_param(body, WEFT_BODY_LY),
-                         weft__body_param(body, WEFT_BODY_LZ),
-                         LLVMConstInt(i32, site, 0)};
+  LLVMValueRef args[5];
+  item_args(body, args);
+  args[4] = LLVMConstInt(i32, site, 0);
   LLVMValueRef c = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 5, "");
   LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
   return c;
@@ -226,13 +231,10 @@ static void assert_failed(LLVMBuilderRef b, LLVMValueRef call,
   LLVMTypeRef params[] = {ptr, i64, i64, i64, ptr, i32};
   LLVMValueRef fn = weft__runtime_function(module, WEFT_ASSERT_SYMBOL, NULL,
                                            params, 6, NULL);
-  LLVMValueRef args[] = {
-      weft__body_param(body, WEFT_BODY_CTX),
-      weft__body_param(body, WEFT_BODY_LX),
-      weft__body_param(body, WEFT_BODY_LY),
-      weft__body_param(body, WEFT_BODY_LZ),
-      LLVMBuildAddrSpaceCast(b, LLVMGetOperand(call, 0), ptr, ""),
-      LLVMConstInt(i32, site, 0)};
+  LLVMValueRef args[6];
+  item_args(body, args);
+  args[4] = LLVMBuildAddrSpaceCast(b, LLVMGetOperand(call, 0), ptr, "");
+  args[5] = LLVMConstInt(i32, site, 0);
   LLVMValueRef c =
       LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 6, "");
   LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
