@@ -144,6 +144,13 @@ int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
 
 /* ------------------------------------------------------ shuffles, rotate */
 
+/* The lane delta after this one, going round the sub-group (delta may be
+ * negative, and the sub-group's size not a power of two). */
+static inline uint rotated(int delta) {
+  int n = (int)sub_group_width();
+  return (uint)(((int)lane() + delta % n + n) % n);
+}
+
 /* The value of lane from (of the sub-group), undefined where it did not
  * meet or is out of range. */
 #define FROM_LANE(T, name, params, from)                                     \
@@ -160,8 +167,7 @@ int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
   FROM_LANE(T, sub_group_shuffle_xor, (T x, uint mask), lane() ^ mask)       \
   FROM_LANE(T, sub_group_shuffle_up, (T x, uint delta), lane() - delta)      \
   FROM_LANE(T, sub_group_shuffle_down, (T x, uint delta), lane() + delta)    \
-  FROM_LANE(T, sub_group_rotate, (T x, int delta),                           \
-            (lane() + (uint)delta) % sub_group_width())                      \
+  FROM_LANE(T, sub_group_rotate, (T x, int delta), rotated(delta))          \
   FROM_LANE(T, sub_group_clustered_rotate, (T x, int delta, uint size),      \
             (lane() & ~(size - 1)) + ((lane() + (uint)delta) & (size - 1)))
 

@@ -380,6 +380,28 @@ TEST(non_uniform_functions_random) {
   check_non_uniform();
 }
 
+/* Rotations go round the sub-group either way, also a group's last,
+ * smaller one (groups of 26: 16 and 10 at a width of 16, 26 at 32). */
+TEST(rotations_go_round_partial_sub_groups) {
+  static const char *source =
+      "__kernel void k(__global const int *in, __global int *out) {\n"
+      "  int l = (int)get_sub_group_local_id();\n"
+      "  out[2 * get_global_id(0)] = sub_group_rotate(in[get_global_id(0)], -3);\n"
+      "  out[2 * get_global_id(0) + 1] = sub_group_rotate(l, 5);\n"
+      "}\n";
+  size_t global = 52, local = 26, w = width();
+  int in[52], out[2 * 52];
+  for (int i = 0; i < 52; i++) in[i] = 100 + i;
+  run(source, sizeof(int), 1, &global, &local, 2, in, out);
+  for (size_t i = 0; i < 52; i++) {
+    size_t l = i % local, first = i - l + l / w * w;
+    int n = (int)(local - l / w * w < w ? local - l / w * w : w);
+    int lane = (int)(i - first);
+    CHECK_EQ(out[2 * i], in[first + (size_t)((lane - 3 + n) % n)]);
+    CHECK_EQ(out[2 * i + 1], (lane + 5) % n);
+  }
+}
+
 /* A sub-group function that some work-items of a sub-group skip is a
  * divergence, reported with both work-items; so is a sub-group barrier
  * that one work-item passes by for a work-group barrier. */
