@@ -189,13 +189,19 @@ static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
   LLVMInstructionEraseFromParent(call);
 }
 
+/* Each cut is a region, and the regions' loops each inline the body:
+ * past a dozen, the build costs more than fibers would (27 meetings took
+ * 1.3 s to build on the EPYC). */
+#define MOST_CUTS 12
+
 int weft__sub_groups_place(LLVMValueRef body, weft_sites *sites) {
   unsigned n = 0;
   LLVMValueRef *meetings = weft__instructions_where(body, is_meeting, NULL, &n);
   int rc = 0;
   /* A loop that polls (a yield point) may wait for another sub-group of
    * the group, which only fibers let run meanwhile. */
-  if (n && !weft__calls_sync(body) && all_pass_once(body, meetings, n, &rc)) {
+  if (n && n <= MOST_CUTS && !weft__calls_sync(body) &&
+      all_pass_once(body, meetings, n, &rc)) {
     LLVMBuilderRef b =
         LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
     for (unsigned i = 0; i < n; i++) {
