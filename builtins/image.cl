@@ -200,8 +200,6 @@ static float4 load_f(layout im, int4 at) {
   return to_rgba(im->channel_order, c, 1.0f);
 }
 
-/* The element as integers (integer formats; others: undefined, their raw
- * bits' low channels). */
 /* RGBA elements of integer channels as one vector load (four_channels'
  * counterpart for read_image{i,ui}). */
 static int four_integers(int order, int type, global const uchar *p,
@@ -229,6 +227,8 @@ static int four_integers(int order, int type, global const uchar *p,
   }
 }
 
+/* The element as integers (integer formats; others: undefined, their raw
+ * bits' low channels). */
 static int4 load_i(layout im, int4 at) {
   if (!inside(im, at)) return border_i(im);
   global const uchar *p = element(im, at);

@@ -129,15 +129,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
   }
 
 /* A vector's broadcast: one lane at a time (each a scalar's). */
-#define BROADCAST_VECTOR(V, S, ...)                                             \
-  V __attribute__((overloadable, convergent))                                \
-      sub_group_broadcast(V x, uint from) {                                  \
-    S lanes[sizeof(V) / sizeof(S)];                                          \
-    *(V *)lanes = x;                                                         \
-    for (uint i = 0; i < vec_step(V); i++)                                   \
-      lanes[i] = sub_group_broadcast(lanes[i], from);                        \
-    return *(V *)lanes;                                                      \
-  }
+#define BROADCAST_VECTOR(V, S, ...) WEFT_LANE_BY_LANE(V, S, sub_group_broadcast)
 
 #define ALL_OF(T)                                                            \
   REDUCE(T, add) REDUCE(T, min) REDUCE(T, max)                               \

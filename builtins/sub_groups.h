@@ -31,6 +31,16 @@ static inline uint sub_group_base(void) {
   return id - id % __weft_sub_group_width();
 }
 
+/* fn(V x, uint from) for a vector V of S: fn of each of x's lanes (the
+ * vector broadcasts, over the scalar ones). */
+#define WEFT_LANE_BY_LANE(V, S, fn)                                          \
+  V __attribute__((overloadable, convergent)) fn(V x, uint from) {           \
+    S lanes[sizeof(V) / sizeof(S)];                                          \
+    *(V *)lanes = x;                                                         \
+    for (uint i = 0; i < vec_step(V); i++) lanes[i] = fn(lanes[i], from);    \
+    return *(V *)lanes;                                                      \
+  }
+
 #define IDENT_add(T) ((T)0)
 #define IDENT_mul(T) ((T)1)
 #define IDENT_and(T) ((T)~(T)0)

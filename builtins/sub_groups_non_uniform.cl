@@ -13,18 +13,6 @@
  */
 #include "sub_groups.h"
 
-/* A sub-group's lanes are its local ids. */
-static inline uint lane(void) {
-  return (uint)get_local_linear_id() % __weft_sub_group_width();
-}
-
-static inline uint sub_group_width(void) {
-  uint w = __weft_sub_group_width();
-  uint left = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2)) -
-              sub_group_base();
-  return left < w ? left : w;
-}
-
 /* The lanes of mask below n. */
 static inline uint below(uint mask, uint n) {
   return n >= 32 ? mask : mask & ((1u << n) - 1);
@@ -34,7 +22,7 @@ static inline uint below(uint mask, uint n) {
 
 int __attribute__((overloadable, convergent)) sub_group_elect(void) {
   uint mask = __weft_sub_group_converge();
-  return lane() == ctz(mask);
+  return get_sub_group_local_id() == ctz(mask);
 }
 
 /* Each lane's value in its slot; the mask of those that met. */
@@ -50,22 +38,6 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
       acc_ = OP_##op(acc_, SLOT(T, base_ + ctz(m_)));                        \
     out = acc_;                                                              \
   } while (0)
-
-int __attribute__((overloadable, convergent)) sub_group_non_uniform_all(int p) {
-  uint mask = SHARE(int, p != 0);
-  int r;
-  FOLD_MASK(int, logical_and, mask, r);
-  DONE_READING();
-  return r;
-}
-
-int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
-  uint mask = SHARE(int, p != 0);
-  int r;
-  FOLD_MASK(int, logical_or, mask, r);
-  DONE_READING();
-  return r;
-}
 
 #define ALL_EQUAL(T)                                                         \
   int __attribute__((overloadable, convergent))                              \
@@ -107,13 +79,13 @@ int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
       sub_group_non_uniform_scan_inclusive_##op(T x) {                       \
     uint mask = SHARE(T, PREP_##op(x));                                   \
     T r;                                                                     \
-    FOLD_MASK(T, op, below(mask, lane() + 1), r);                            \
+    FOLD_MASK(T, op, below(mask, get_sub_group_local_id() + 1), r);         \
     DONE_READING();                                                          \
     return r;                                                                \
   }                                                                          \
   T __attribute__((overloadable, convergent))                                \
       sub_group_non_uniform_scan_exclusive_##op(T x) {                       \
-    uint mask = below(SHARE(T, PREP_##op(x)), lane());                    \
+    uint mask = below(SHARE(T, PREP_##op(x)), get_sub_group_local_id());    \
     T r = IDENT_##op(T);                                                     \
     if (mask) FOLD_MASK(T, op, mask, r);                                     \
     DONE_READING();                                                          \
@@ -126,7 +98,7 @@ int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
   T __attribute__((overloadable, convergent))                                \
       sub_group_clustered_reduce_##op(T x, uint clustersize) {               \
     uint mask = SHARE(T, PREP_##op(x)),                                   \
-         first = lane() & ~(clustersize - 1);                                \
+         first = get_sub_group_local_id() & ~(clustersize - 1);              \
     uint cluster = below(mask >> first, clustersize) << first;               \
     T r;                                                                     \
     FOLD_MASK(T, op, cluster, r);                                            \
@@ -147,16 +119,16 @@ int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
 /* The lane delta after this one, going round the sub-group (delta may be
  * negative, and the sub-group's size not a power of two). */
 static inline uint rotated(int delta) {
-  int n = (int)sub_group_width();
-  return (uint)(((int)lane() + delta % n + n) % n);
+  int n = (int)get_sub_group_size();
+  return (uint)(((int)get_sub_group_local_id() + delta % n + n) % n);
 }
 
 /* The value of lane from (of the sub-group), undefined where it did not
- * meet or is out of range. */
+ * meet or is out of range; from may use me, this one's lane. */
 #define FROM_LANE(T, name, params, from)                                     \
   T __attribute__((overloadable, convergent)) name params {                  \
     SHARE(T, x);                                                             \
-    uint src = (from);                                                       \
+    uint me = get_sub_group_local_id(), src = (from);                        \
     T r = src < __weft_sub_group_width() ? SLOT(T, sub_group_base() + src) : x; \
     DONE_READING();                                                          \
     return r;                                                                \
@@ -164,12 +136,12 @@ static inline uint rotated(int delta) {
 
 #define SHUFFLES(T)                                                          \
   FROM_LANE(T, sub_group_shuffle, (T x, uint id), id)                        \
-  FROM_LANE(T, sub_group_shuffle_xor, (T x, uint mask), lane() ^ mask)       \
-  FROM_LANE(T, sub_group_shuffle_up, (T x, uint delta), lane() - delta)      \
-  FROM_LANE(T, sub_group_shuffle_down, (T x, uint delta), lane() + delta)    \
-  FROM_LANE(T, sub_group_rotate, (T x, int delta), rotated(delta))          \
+  FROM_LANE(T, sub_group_shuffle_xor, (T x, uint mask), me ^ mask)           \
+  FROM_LANE(T, sub_group_shuffle_up, (T x, uint delta), me - delta)          \
+  FROM_LANE(T, sub_group_shuffle_down, (T x, uint delta), me + delta)        \
+  FROM_LANE(T, sub_group_rotate, (T x, int delta), rotated(delta))           \
   FROM_LANE(T, sub_group_clustered_rotate, (T x, int delta, uint size),      \
-            (lane() & ~(size - 1)) + ((lane() + (uint)delta) & (size - 1)))
+            (me & ~(size - 1)) + ((me + (uint)delta) & (size - 1)))
 
 /* ---------------------------------------------------------------- ballot */
 
@@ -184,14 +156,7 @@ static inline uint rotated(int delta) {
 
 /* A vector's non-uniform broadcast: lane by lane of it. */
 #define VECTOR_BROADCAST(V, S, ...)                                          \
-  V __attribute__((overloadable, convergent))                                \
-      sub_group_non_uniform_broadcast(V x, uint id) {                        \
-    S lanes[sizeof(V) / sizeof(S)];                                         \
-    *(V *)lanes = x;                                                         \
-    for (uint i = 0; i < vec_step(V); i++)                                   \
-      lanes[i] = sub_group_non_uniform_broadcast(lanes[i], id);              \
-    return *(V *)lanes;                                                      \
-  }
+  WEFT_LANE_BY_LANE(V, S, sub_group_non_uniform_broadcast)
 
 /* Ballots: a bit per lane in .x (sub-groups have at most 32 lanes). */
 uint4 __attribute__((overloadable, convergent)) sub_group_ballot(int p) {
@@ -203,7 +168,7 @@ uint4 __attribute__((overloadable, convergent)) sub_group_ballot(int p) {
 }
 
 int __attribute__((overloadable, convergent)) sub_group_inverse_ballot(uint4 v) {
-  return (v.x >> lane()) & 1;
+  return (v.x >> get_sub_group_local_id()) & 1;
 }
 
 int __attribute__((overloadable)) sub_group_ballot_bit_extract(uint4 v,
@@ -212,43 +177,46 @@ int __attribute__((overloadable)) sub_group_ballot_bit_extract(uint4 v,
 }
 
 uint __attribute__((overloadable)) sub_group_ballot_bit_count(uint4 v) {
-  return popcount(below(v.x, sub_group_width()));
+  return popcount(below(v.x, get_sub_group_size()));
 }
 
 uint __attribute__((overloadable)) sub_group_ballot_inclusive_scan(uint4 v) {
-  return popcount(below(v.x, lane() + 1));
+  return popcount(below(v.x, get_sub_group_local_id() + 1));
 }
 
 uint __attribute__((overloadable)) sub_group_ballot_exclusive_scan(uint4 v) {
-  return popcount(below(v.x, lane()));
+  return popcount(below(v.x, get_sub_group_local_id()));
 }
 
 uint __attribute__((overloadable)) sub_group_ballot_find_lsb(uint4 v) {
-  return ctz(below(v.x, sub_group_width()));
+  return ctz(below(v.x, get_sub_group_size()));
 }
 
 uint __attribute__((overloadable)) sub_group_ballot_find_msb(uint4 v) {
-  return 31 - clz(below(v.x, sub_group_width()));
+  return 31 - clz(below(v.x, get_sub_group_size()));
 }
 
 uint4 __attribute__((overloadable)) get_sub_group_eq_mask(void) {
-  return (uint4)(1u << lane(), 0, 0, 0);
+  return (uint4)(1u << get_sub_group_local_id(), 0, 0, 0);
 }
 
 uint4 __attribute__((overloadable)) get_sub_group_ge_mask(void) {
-  return (uint4)(below(~0u, sub_group_width()) & ~below(~0u, lane()), 0, 0, 0);
+  uint me = get_sub_group_local_id();
+  return (uint4)(below(~0u, get_sub_group_size()) & ~below(~0u, me), 0, 0, 0);
 }
 
 uint4 __attribute__((overloadable)) get_sub_group_gt_mask(void) {
-  return (uint4)(below(~0u, sub_group_width()) & ~below(~0u, lane() + 1), 0, 0, 0);
+  uint me = get_sub_group_local_id();
+  return (uint4)(below(~0u, get_sub_group_size()) & ~below(~0u, me + 1), 0, 0,
+                 0);
 }
 
 uint4 __attribute__((overloadable)) get_sub_group_le_mask(void) {
-  return (uint4)(below(~0u, lane() + 1), 0, 0, 0);
+  return (uint4)(below(~0u, get_sub_group_local_id() + 1), 0, 0, 0);
 }
 
 uint4 __attribute__((overloadable)) get_sub_group_lt_mask(void) {
-  return (uint4)(below(~0u, lane()), 0, 0, 0);
+  return (uint4)(below(~0u, get_sub_group_local_id()), 0, 0, 0);
 }
 
 /* ----------------------------------------------------------------- types */
@@ -267,10 +235,19 @@ INTEGER(ulong)
 FLOATING(float)
 FLOATING(double)
 
-/* Predicates: logical and, or and xor of ints. */
+/* Predicates: logical and, or and xor of ints; all and any are the first
+ * two's reductions. */
 NON_UNIFORM(int, logical_and)
 NON_UNIFORM(int, logical_or)
 NON_UNIFORM(int, logical_xor)
+
+int __attribute__((overloadable, convergent)) sub_group_non_uniform_all(int p) {
+  return sub_group_non_uniform_reduce_logical_and(p);
+}
+
+int __attribute__((overloadable, convergent)) sub_group_non_uniform_any(int p) {
+  return sub_group_non_uniform_reduce_logical_or(p);
+}
 CLUSTERED(int, logical_and)
 CLUSTERED(int, logical_or)
 CLUSTERED(int, logical_xor)

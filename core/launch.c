@@ -169,6 +169,8 @@ static const char *how_it_runs(const weft_kernel_desc *kd) {
     return "cooperative, every group resident (weft_global_barrier)";
   if (kd->flags & WEFT_KERNEL_COOPERATIVE)
     return "cooperative (its groups may wait for each other)";
+  if (kd->flags & WEFT_KERNEL_SUB_GROUPS)
+    return "sub-groups on fibers (a stack per work-item, taking turns)";
   if (kd->flags & WEFT_KERNEL_REGIONS)
     return "barriers as regions (a loop over work-items between them)";
   if (kd->flags & WEFT_KERNEL_HAS_BARRIER)

@@ -68,12 +68,11 @@ typedef struct weft_wg_ctx {
    * work-items get through their loops one after another from one that
    * spins (0: none yet). */
   uint64_t yield_item;
-  /* Work-items per sub-group (builtins/sub_groups.cl): consecutive local
-   * linear ids, the last sub-group of a group smaller. */
-  uint32_t sub_group_size;
 } weft_wg_ctx;
 
-/* Work-items per sub-group on the CPU. */
+/* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
+ * consecutive local linear ids, a group's last sub-group smaller. The JIT
+ * gives it to the builtins as a constant (__weft_sub_group_width). */
 #define WEFT_CPU_SUB_GROUP_SIZE 16
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
@@ -108,7 +107,7 @@ typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                                 uint64_t lz, uint32_t flags, uint32_t site);
 /* In a barrier's flags: it waits for the work-item's sub-group only
  * (sub_group_barrier() and the sub-group functions). Kernels with one
- * run on fibers from their start (jit/cpu/workitem.c). */
+ * that jit/cpu/sub_group_cuts.c leaves are WEFT_KERNEL_SUB_GROUPS. */
 #define WEFT_BARRIER_SUB_GROUP 0x80000000u
 
 /* A sub-group's converge point (the non-uniform sub-group functions):
@@ -327,9 +326,9 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * marked in, the buffers' shadows (check mode, uninit): a launch gives
  * ctx->arg_shadows. */
 #define WEFT_KERNEL_ARG_SHADOWS 128u
-/* It has sub-group barriers (WEFT_BARRIER_SUB_GROUP): its groups run on
- * fibers from the start; if it is cooperative too, interleaved, so that
- * a sub-group that polls lets the others of its group run. */
+/* Its sub-groups meet (WEFT_BARRIER_SUB_GROUP barriers, converge points)
+ * where not every work-item of the group passes: its groups run
+ * interleaved, every work-item on a fiber (backend/cpu/sub_group.c). */
 #define WEFT_KERNEL_SUB_GROUPS 256u
 
 typedef struct weft_kernel_desc {

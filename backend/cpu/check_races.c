@@ -382,7 +382,7 @@ static void report_race(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                         uint64_t lz, uint32_t site, int64_t offset,
                         uint64_t size, race_records *r, const race_access *m,
                         const race_slot *other) {
-  uint64_t k = lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz);
+  uint64_t k = weft__item_index(ctx, lx, ly, lz);
   weft_race_other o = {.item = other->item,
                        .site = other->site == NO_SITE ? -1 : other->site,
                        .same_group = same_group(r, m, other->item)};

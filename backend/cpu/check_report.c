@@ -65,7 +65,7 @@ void weft__check_record(cpu_group *g, unsigned k, uint32_t site,
 void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
                             uint64_t lz, uint32_t site, int64_t offset,
                             uint64_t size) {
-  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  unsigned k = weft__item_index(ctx, lx, ly, lz);
   weft__check_record(ctx->group, k, site, offset, size, NULL);
 }
 

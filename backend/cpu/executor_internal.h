@@ -89,6 +89,14 @@ typedef struct cpu_item {
   uint32_t sub_mask;
 } cpu_item;
 
+/* The index in its group of the work-item with local id (lx, ly, lz), as
+ * generated code names it in its calls: x fastest, the group's own sizes
+ * (get_local_linear_id). */
+static inline unsigned weft__item_index(const weft_wg_ctx *ctx, uint64_t lx,
+                                        uint64_t ly, uint64_t lz) {
+  return (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+}
+
 /* A work-group being run. Item 0 runs on the thread's stack (main), or in
  * a cooperative launch on the group's own fiber; in fiber mode the other
  * work-items run on fibers of their own. */

@@ -40,8 +40,7 @@ _Noreturn void weft__cpu_assert_failed(weft_wg_ctx *ctx, uint64_t lx,
                                        const char *condition, uint32_t site) {
   cpu_group *g = ctx->group;
   const weft_binary *bin = g->launch->desc->binary;
-  unsigned k = (unsigned)(lx + ctx->local_size[0] *
-                                   (ly + ctx->local_size[1] * lz));
+  unsigned k = weft__item_index(ctx, lx, ly, lz);
   char item[256], where[64] = "";
   weft__launch_describe_item(g, k, item, sizeof item);
   if (site < bin->num_sites && bin->sites[site].line)
@@ -157,7 +156,7 @@ void weft__cpu_barrier(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
   cpu_group *g = ctx->group;
   if (g->num_items == 1) return;
   if (g->replay) siglongjmp(g->worker->fault.recover, WEFT_JUMP_SKIP);
-  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  unsigned k = weft__item_index(ctx, lx, ly, lz);
   if (flags & WEFT_BARRIER_SUB_GROUP) {
     weft__sub_group_barrier(g, k, site);
     return;
@@ -404,7 +403,6 @@ int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
     g->ctx.num_groups[k] = l->num_groups[k];
   }
   g->ctx.work_dim = d->dims;
-  g->ctx.sub_group_size = WEFT_CPU_SUB_GROUP_SIZE;
   g->ctx.local_mem = local_mem;
   g->ctx.local_mem_size = d->local_mem_size;
   g->ctx.private_mem = private_mem;

@@ -3,8 +3,9 @@
  * runner's interleaved fibers (interleave.c).
  *
  * A sub-group is WEFT_CPU_SUB_GROUP_SIZE work-items of consecutive local
- * linear ids (ctx.sub_group_size). A kernel that has sub-group functions
- * runs its groups interleaved: every work-item on a fiber, switching where
+ * linear ids. A kernel whose sub-groups meet where not every work-item
+ * passes (jit/cpu/sub_group_cuts.c leaves the others to regions) runs its
+ * groups interleaved: every work-item on a fiber, switching where
  * it stops (a barrier, a meeting point, its end), in turn without a
  * random schedule. Two kinds of meeting:
  *  - a sub-group barrier (the uniform functions) waits for every
@@ -27,12 +28,12 @@
 #include "backend/cpu/kernel_calls.h"
 
 /* The first work-item of k's sub-group, and one past its last. */
-static unsigned first_of(const cpu_group *g, unsigned k) {
-  return k - k % g->ctx.sub_group_size;
+static unsigned first_of(unsigned k) {
+  return k - k % WEFT_CPU_SUB_GROUP_SIZE;
 }
 
 static unsigned end_of(const cpu_group *g, unsigned k) {
-  unsigned end = first_of(g, k) + g->ctx.sub_group_size;
+  unsigned end = first_of(k) + WEFT_CPU_SUB_GROUP_SIZE;
   return end < g->num_items ? end : g->num_items;
 }
 
@@ -82,7 +83,7 @@ static void release_barrier(cpu_group *g, unsigned first, unsigned end) {
 /* Once none of k's sub-group runs: a converge point's members go on, or
  * else a sub-group barrier's. */
 static void settle(cpu_group *g, unsigned k) {
-  unsigned first = first_of(g, k), end = end_of(g, k);
+  unsigned first = first_of(k), end = end_of(g, k);
   for (unsigned i = first; i < end; i++)
     if (g->items[i].state == ITEM_RUNNABLE) return;
   if (!release_converged(g, first, end)) release_barrier(g, first, end);
@@ -108,13 +109,15 @@ uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
   cpu_group *g = ctx->group;
   if (g->num_items == 1) return 1;
   if (g->replay) siglongjmp(g->worker->fault.recover, WEFT_JUMP_SKIP);
-  unsigned k = (unsigned)(lx + ctx->local_size[0] * (ly + ctx->local_size[1] * lz));
+  unsigned k = weft__item_index(ctx, lx, ly, lz);
   stop(g, k, ITEM_AT_CONVERGE, site);
   return g->items[k].sub_mask;
 }
 
 void weft__sub_group_stopped(cpu_group *g, unsigned k) {
-  if (g->ctx.sub_group_size && g->num_items > 1) settle(g, k);
+  /* Other kernels interleave under random schedules, without meetings. */
+  if (weft__sub_group_interleaves(g->launch) && g->num_items > 1)
+    settle(g, k);
 }
 
 /* -------------------------------------------------- forward progress */

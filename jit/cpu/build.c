@@ -183,7 +183,7 @@ static int lower_kernels(build *b) {
     rc = weft__workitem_lower(b->bodies[i], &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
-    if (!rc) rc = weft__sub_groups_place(b->bodies[i], &b->sites);
+    if (!rc) rc = weft__sub_group_cuts(b->bodies[i]);
     if (!rc && b->jit->codegen.schedule_points)
       rc = weft__sched_points_insert(b->bodies[i], b->jit->codegen.schedule_points);
   }

@@ -16,7 +16,7 @@
  *     the local id parameters or loads from the context, and barrier() a
  *     call into the back end that names its source location.
  *  3a. weft__yield_points_insert (yield_points.c): loops that poll memory
- *     yield the thread at each turn. Then weft__sub_groups_place
+ *     yield the thread at each turn. Then weft__sub_group_cuts
  *     (sub_group_cuts.c): sub-group meetings that every work-item passes
  *     once, in a kernel that does not poll, become work-group barriers;
  *     other kernels with meetings run interleaved on fibers.
@@ -98,13 +98,12 @@ int weft__barrier_is_sub_group(LLVMValueRef call);
 /* Whether a lowered body has such a barrier or a sub-group's converge
  * point (the kernel's groups then run interleaved; sub_group_cuts.c). */
 int weft__has_sub_groups(LLVMValueRef body);
+/* The back end's barrier function (workitem.c), declared on first use. */
+LLVMValueRef weft__barrier_function(LLVMModuleRef module);
 /* sub_group_cuts.c, after yield points: where every work-item passes each
  * of a body's sub-group meetings once and nothing polls, they become
- * work-group barriers; otherwise the body gets weft__fibers_from_start
- * (workitem.c: a barrier at its start, at the site of meeting). */
-int weft__sub_groups_place(LLVMValueRef body, weft_sites *sites);
-int weft__fibers_from_start(LLVMValueRef body, LLVMValueRef meeting,
-                            weft_sites *sites);
+ * work-group barriers (the others make the kernel WEFT_KERNEL_SUB_GROUPS). */
+int weft__sub_group_cuts(LLVMValueRef body);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */

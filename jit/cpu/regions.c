@@ -549,7 +549,7 @@ int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
                        size_t max_private, weft_kernel_desc *desc) {
   /* Sub-groups meet where the group's others may be elsewhere, which a
    * region, run by every work-item, cannot have: fibers run them. */
-  if (weft__has_sub_groups(body)) return 0;
+  if (desc->flags & WEFT_KERNEL_SUB_GROUPS) return 0;
   region_pass r = {.body = body,
                    .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
   if (collect_fields(&r, layout) || collect_barriers(&r) || !r.num_barriers ||

@@ -38,31 +38,17 @@ int weft__has_sub_groups(LLVMValueRef body) {
   return n > 0;
 }
 
-/* Marks the blocks of every loop (those that reach a back edge's latch
- * without passing its header). */
+/* Marks in in_loop the blocks of every loop. */
+typedef struct loops {
+  unsigned char *in_loop, *body;
+  unsigned *work;
+} loops;
+
 static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
                      void *data) {
-  unsigned char *in_loop = data;
-  unsigned *work = malloc((g->count + 1) * sizeof *work), top = 0;
-  unsigned char *seen = calloc(g->count + 1, 1);
-  if (!work || !seen) {
-    free(work);
-    free(seen);
-    return WEFT_ENOMEM;
-  }
-  seen[header] = in_loop[header] = 1;
-  if (!seen[latch]) seen[latch] = 1, work[top++] = latch;
-  while (top) {
-    unsigned b = work[--top];
-    in_loop[b] = 1;
-    for (unsigned k = 0; k < g->num_preds[b]; k++)
-      if (!seen[g->preds[b][k]]) {
-        seen[g->preds[b][k]] = 1;
-        work[top++] = g->preds[b][k];
-      }
-  }
-  free(work);
-  free(seen);
+  loops *l = data;
+  weft__cfg_loop_blocks(g, header, latch, l->body, l->work);
+  for (unsigned i = 0; i < g->count; i++) l->in_loop[i] |= l->body[i];
   return 0;
 }
 
@@ -95,20 +81,20 @@ static int all_pass_once(LLVMValueRef body, LLVMValueRef *meetings,
                          unsigned n, int *rc) {
   weft_cfg g;
   if ((*rc = weft__cfg_make(body, &g))) return 0;
-  unsigned char *in_loop = calloc(g.count + 1, 1);
-  unsigned char *seen = calloc(g.count + 1, 1);
-  unsigned *work = calloc(g.count + 1, sizeof *work);
-  int once = in_loop && seen && work;
+  loops l = {calloc(g.count + 1, 1), calloc(g.count + 1, 1),
+             calloc(g.count + 1, sizeof *l.work)};
+  int once = l.in_loop && l.body && l.work;
   if (!once) *rc = WEFT_ENOMEM;
-  if (once) *rc = weft__cfg_back_edges(&g, mark_loop, in_loop);
+  if (once) *rc = weft__cfg_back_edges(&g, mark_loop, &l);
   once = once && !*rc;
+  /* l.body and l.work serve avoidable() too, once the loops are known. */
   for (unsigned i = 0; once && i < n; i++) {
     unsigned b = weft__cfg_index(&g, LLVMGetInstructionParent(meetings[i]));
-    once = b < g.count && !in_loop[b] && !avoidable(&g, b, seen, work);
+    once = b < g.count && !l.in_loop[b] && !avoidable(&g, b, l.body, l.work);
   }
-  free(in_loop);
-  free(seen);
-  free(work);
+  free(l.in_loop);
+  free(l.body);
+  free(l.work);
   weft__cfg_free(&g);
   return once;
 }
@@ -151,8 +137,7 @@ static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
       "");
   LLVMValueRef items =
       LLVMBuildMul(b, LLVMBuildMul(b, size[0], size[1], ""), size[2], "");
-  LLVMValueRef width = LLVMBuildZExt(
-      b, ctx_load(b, i32, ctx, offsetof(weft_wg_ctx, sub_group_size)), i64, "");
+  LLVMValueRef width = LLVMConstInt(i64, WEFT_CPU_SUB_GROUP_SIZE, 0);
   LLVMValueRef first =
       LLVMBuildSub(b, linear, LLVMBuildURem(b, linear, width, ""), "");
   LLVMValueRef left = LLVMBuildSub(b, items, first, "");
@@ -168,19 +153,12 @@ static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
 /* A converge point: a work-group barrier at its site, then the mask of
  * the work-item's whole sub-group. */
 static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
-  LLVMModuleRef module = LLVMGetGlobalParent(
-      LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
-  LLVMContextRef context = LLVMGetModuleContext(module);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(context, 0);
-  LLVMTypeRef barrier_params[] = {ptr, i64, i64, i64, i32, i32};
-  LLVMValueRef barrier = weft__runtime_function(
-      module, WEFT_BARRIER_SYMBOL, NULL, barrier_params, 6, "convergent");
+  LLVMValueRef barrier = weft__barrier_function(LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(call))));
   LLVMPositionBuilderBefore(b, call);
   LLVMValueRef args[6];
   for (unsigned i = 0; i < 4; i++) args[i] = LLVMGetOperand(call, i);
-  args[4] = LLVMConstInt(i32, 0, 0);
+  args[4] = LLVMConstInt(LLVMTypeOf(LLVMGetOperand(call, 4)), 0, 0);
   args[5] = LLVMGetOperand(call, 4); /* the site */
   LLVMValueRef cut = LLVMBuildCall2(b, LLVMGlobalGetValueType(barrier), barrier,
                                     args, 6, "");
@@ -194,7 +172,7 @@ static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
  * 1.3 s to build on the EPYC). */
 #define MOST_CUTS 12
 
-int weft__sub_groups_place(LLVMValueRef body, weft_sites *sites) {
+int weft__sub_group_cuts(LLVMValueRef body) {
   unsigned n = 0;
   LLVMValueRef *meetings = weft__instructions_where(body, is_meeting, NULL, &n);
   int rc = 0;
@@ -211,8 +189,6 @@ int weft__sub_groups_place(LLVMValueRef body, weft_sites *sites) {
         widen_barrier(meetings[i]);
     }
     LLVMDisposeBuilder(b);
-  } else if (n && !rc) {
-    rc = weft__fibers_from_start(body, meetings[0], sites);
   }
   free(meetings);
   return rc;

@@ -13,6 +13,7 @@ typedef enum primitive_kind {
   PRIM_LOCAL_ID,    /* the body's lx, ly, lz parameters */
   PRIM_CTX_SIZE,    /* a uint64_t[3] field of the context, indexed */
   PRIM_CTX_U32,     /* a uint32_t field of the context */
+  PRIM_CONSTANT,    /* offset: the value, the same in every group */
   PRIM_BARRIER,     /* a call into the back end (offset: flags it adds) */
   PRIM_SCRATCH,     /* the group's scratch area for collective functions */
   PRIM_SYNC,        /* yield, wait, wake: a call into the back end with ctx */
@@ -36,8 +37,7 @@ static const struct primitive {
      offsetof(weft_wg_ctx, global_offset)},
     {"__weft_num_groups", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, num_groups)},
     {"__weft_work_dim", PRIM_CTX_U32, offsetof(weft_wg_ctx, work_dim)},
-    {"__weft_sub_group_width", PRIM_CTX_U32,
-     offsetof(weft_wg_ctx, sub_group_size)},
+    {"__weft_sub_group_width", PRIM_CONSTANT, WEFT_CPU_SUB_GROUP_SIZE},
     {"__weft_barrier", PRIM_BARRIER, 0},
     {"__weft_sub_group_barrier", PRIM_BARRIER, WEFT_BARRIER_SUB_GROUP},
     {"__weft_wg_scratch", PRIM_SCRATCH, 0},
@@ -148,7 +148,7 @@ static LLVMValueRef ctx_size(LLVMBuilderRef b, LLVMValueRef ctx,
   return load;
 }
 
-static LLVMValueRef barrier_function(LLVMModuleRef module) {
+LLVMValueRef weft__barrier_function(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
@@ -188,7 +188,7 @@ static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef flags,
                             LLVMMetadataRef loc, LLVMValueRef body,
                             unsigned site) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
-  LLVMValueRef fn = barrier_function(module);
+  LLVMValueRef fn = weft__barrier_function(module);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
   LLVMValueRef args[6];
   item_args(body, args);
@@ -260,6 +260,9 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
   case PRIM_CTX_U32:
     value = LLVMBuildLoad2(b, LLVMTypeOf(call), weft__ctx_field(b, ctx, p->offset), "");
     weft__set_invariant(value);
+    break;
+  case PRIM_CONSTANT:
+    value = LLVMConstInt(LLVMTypeOf(call), p->offset, 0);
     break;
   case PRIM_BARRIER:
     if (add_site(sites, call, &site)) return WEFT_ENOMEM;
@@ -348,30 +351,6 @@ int weft__barrier_is_sub_group(LLVMValueRef call) {
     flags = LLVMGetOperand(flags, 1); /* the bit added to the user's flags */
   return LLVMIsAConstantInt(flags) &&
          (LLVMConstIntGetZExtValue(flags) & WEFT_BARRIER_SUB_GROUP);
-}
-
-/* A kernel where sub-groups meet (barriers and converge points) that
- * sub_group_cuts.c could not turn into work-group barriers runs its
- * groups interleaved (backend/cpu/sub_group.c), every work-item on a
- * fiber: a barrier at its start, which all reach before anything else,
- * marks it as one with barriers (fibers need stacks) and is harmless.
- * Regions (regions.c) leave such a kernel to fibers. The site is the
- * first meeting's. */
-int weft__fibers_from_start(LLVMValueRef body, LLVMValueRef meeting,
-                            weft_sites *sites) {
-  LLVMBuilderRef b =
-      LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
-  LLVMValueRef at = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body));
-  while (LLVMIsAAllocaInst(at)) at = LLVMGetNextInstruction(at);
-  LLVMPositionBuilderBefore(b, at);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(body)));
-  LLVMValueRef c = barrier(b, LLVMConstInt(i32, 0, 0),
-                           LLVMInstructionGetDebugLoc(meeting), body, 0);
-  LLVMDisposeBuilder(b);
-  unsigned site;
-  if (add_site(sites, c, &site)) return WEFT_ENOMEM;
-  LLVMSetOperand(c, 5, LLVMConstInt(i32, site, 0));
-  return 0;
 }
 
 int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {

@@ -28,28 +28,6 @@
 #include "jit/cpu/passes.h"
 #include "weft/weft.h"
 
-/* Marks in body[] the blocks of the loop with this header and latch. */
-static void loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
-                        unsigned char *body, unsigned *work) {
-  memset(body, 0, g->count);
-  body[header] = 1;
-  unsigned top = 0;
-  if (!body[latch]) {
-    body[latch] = 1;
-    work[top++] = latch;
-  }
-  while (top) {
-    unsigned b = work[--top];
-    for (unsigned k = 0; k < g->num_preds[b]; k++) {
-      unsigned p = g->preds[b][k];
-      if (!body[p]) {
-        body[p] = 1;
-        work[top++] = p;
-      }
-    }
-  }
-}
-
 static int is_atomic(LLVMValueRef v) {
   if (LLVMIsALoadInst(v) || LLVMIsAStoreInst(v))
     return LLVMGetVolatile(v) || LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic;
@@ -211,7 +189,7 @@ typedef struct yield_walk {
 static int back_edge(const weft_cfg *g, unsigned header, unsigned latch,
                      void *data) {
   yield_walk *w = data;
-  loop_blocks(g, header, latch, w->loop, w->work);
+  weft__cfg_loop_blocks(g, header, latch, w->loop, w->work);
   if (!lets_others_run(g->blocks[latch]) && is_polling(g, w->loop))
     w->yields[latch] = 1;
   return 0;

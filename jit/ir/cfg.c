@@ -79,3 +79,24 @@ int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
   free(next_succ);
   return rc;
 }
+
+void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
+                           unsigned char *body, unsigned *work) {
+  memset(body, 0, g->count);
+  body[header] = 1;
+  unsigned top = 0;
+  if (!body[latch]) {
+    body[latch] = 1;
+    work[top++] = latch;
+  }
+  while (top) {
+    unsigned b = work[--top];
+    for (unsigned k = 0; k < g->num_preds[b]; k++) {
+      unsigned p = g->preds[b][k];
+      if (!body[p]) {
+        body[p] = 1;
+        work[top++] = p;
+      }
+    }
+  }
+}

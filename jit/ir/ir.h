@@ -80,6 +80,11 @@ typedef int (*weft_back_edge_fn)(const weft_cfg *g, unsigned header,
                                  unsigned latch, void *data);
 int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
                          void *data);
+/* Marks in body[] (g->count bytes) the blocks of the loop with this header
+ * and latch: those that reach the latch without passing the header. work
+ * is room for g->count indices. */
+void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
+                           unsigned char *body, unsigned *work);
 
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
