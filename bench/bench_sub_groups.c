@@ -4,7 +4,10 @@
  * one it should beat, in one process.
  *
  *   compact_atomic   keep the positive ints of 16M (half of them), a slot
- *                    each from atomic_inc on one counter
+ *                    each from atomic_inc on one counter, built with
+ *                    -cl-weft-no-aggregate
+ *   compact_auto     the same kernel as Weft builds it by default: on the
+ *                    CPU, one atomic per work-group (aggregate_atomics.c)
  *   compact_ballot   the same, aggregated by hand (NVIDIA's "warp-
  *                    aggregated atomics"): a ballot, one atomic_add per
  *                    sub-group by its elected lane, a broadcast, each
@@ -67,6 +70,8 @@ static const char *source =
     "}\n";
 
 enum { GROUP = 256 };
+#define DEFAULT "-cl-std=CL3.0"
+#define PLAIN DEFAULT " -cl-weft-no-aggregate"
 
 typedef struct bench {
   weft_context *ctx;
@@ -89,8 +94,9 @@ static double launch_ms(bench *b, weft_kernel *k, int with_count) {
 }
 
 /* The median of reps timed launches after one untimed. */
-static double time_kernel(bench *b, const char *name, int with_count) {
-  weft_kernel *k = bench_weft_kernel(b->ctx, source, "-cl-std=CL3.0", name);
+static double time_kernel(bench *b, const char *name, const char *options,
+                          int with_count) {
+  weft_kernel *k = bench_weft_kernel(b->ctx, source, options, name);
   WEFT_CHECK(weft_kernel_set_arg_buffer(k, 0, b->bin), k);
   WEFT_CHECK(weft_kernel_set_arg_buffer(k, 1, b->bout), k);
   if (with_count) WEFT_CHECK(weft_kernel_set_arg_buffer(k, 2, b->bcount), k);
@@ -162,20 +168,23 @@ int main(int argc, char **argv) {
              b.ctx);
   bench_csv_open(options.csv_path, "benchmark,device,ms,over_baseline", 1);
 
-  double atomic = time_kernel(&b, "compact_atomic", 1);
+  double atomic = time_kernel(&b, "compact_atomic", PLAIN, 1);
   check_compaction(&b, "compact_atomic");
-  double ballot = time_kernel(&b, "compact_ballot", 1);
+  double automatic = time_kernel(&b, "compact_atomic", DEFAULT, 1);
+  check_compaction(&b, "compact_auto");
+  double ballot = time_kernel(&b, "compact_ballot", PLAIN, 1);
   check_compaction(&b, "compact_ballot");
   row(&b, "compact_atomic", atomic, atomic);
+  row(&b, "compact_auto", automatic, atomic);
   row(&b, "compact_ballot", ballot, atomic);
 
   size_t groups = b.n / GROUP;
   size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;
-  double tree = time_kernel(&b, "reduce_tree", 0);
+  double tree = time_kernel(&b, "reduce_tree", DEFAULT, 0);
   check_sums(&b, "reduce_tree", groups);
-  double group = time_kernel(&b, "reduce_group", 0);
+  double group = time_kernel(&b, "reduce_group", DEFAULT, 0);
   check_sums(&b, "reduce_group", groups);
-  double sub = time_kernel(&b, "reduce_sub_group", 0);
+  double sub = time_kernel(&b, "reduce_sub_group", DEFAULT, 0);
   check_sums(&b, "reduce_sub_group", groups * per_group);
   row(&b, "reduce_tree", tree, tree);
   row(&b, "reduce_group", group, tree);

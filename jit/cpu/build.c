@@ -166,6 +166,15 @@ static void internalize(build *b) {
                                 b->s.num_kernels);
 }
 
+/* Whether atomics on a counter the group shares are aggregated: in
+ * optimized builds, unless -cl-weft-no-aggregate; not where a check or
+ * the schedule's exploration should see each work-item's own atomic. */
+static int aggregating(const build *b) {
+  const weft_jit_codegen *g = &b->jit->codegen;
+  return b->s.options.optimize && !b->s.options.no_aggregate &&
+         !checks_asked(b) && !g->schedule_points && !g->weak_memory;
+}
+
 /* Steps 2 to 5 of passes.h, then optimization. */
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
@@ -184,6 +193,7 @@ static int lower_kernels(build *b) {
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
     if (!rc) rc = weft__sub_group_cuts(b->bodies[i]);
+    if (!rc && aggregating(b)) rc = weft__aggregate_atomics(b->bodies[i], &b->sites);
     if (!rc && b->jit->codegen.schedule_points)
       rc = weft__sched_points_insert(b->bodies[i], b->jit->codegen.schedule_points);
   }

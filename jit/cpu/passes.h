@@ -19,7 +19,9 @@
  *     yield the thread at each turn. Then weft__sub_group_cuts
  *     (sub_group_cuts.c): sub-group meetings that every work-item passes
  *     once, in a kernel that does not poll, become work-group barriers;
- *     other kernels with meetings run interleaved on fibers.
+ *     other kernels with meetings run interleaved on fibers. Then
+ *     weft__aggregate_atomics (aggregate_atomics.c): an atomic add on a
+ *     counter the group shares becomes one atomic per work-group.
  *  3b. weft__sched_points_insert (sched_points.c), for schedule
  *     exploration only: a schedule point before each atomic and barrier
  *     (and, deep, each global load and store; under pct, each __local one
@@ -67,15 +69,16 @@ enum { WEFT_BODY_CTX, WEFT_BODY_LX, WEFT_BODY_LY, WEFT_BODY_LZ, WEFT_BODY_STATE,
 LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,
                              size_t offset);
 
-/* Extra parameter p (WEFT_BODY_*) of a body. */
-LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);
-
 /* Barrier call sites found so far in a program. */
 typedef struct weft_sites {
   weft_source_loc *locs;
   unsigned count;
   unsigned capacity;
 } weft_sites;
+
+/* Extra parameter p (WEFT_BODY_*) of a body. */
+LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);
+
 
 /* Check mode's instrumented accesses found so far in a program. */
 typedef struct weft_check_sites {
@@ -100,10 +103,24 @@ int weft__barrier_is_sub_group(LLVMValueRef call);
 int weft__has_sub_groups(LLVMValueRef body);
 /* The back end's barrier function (workitem.c), declared on first use. */
 LLVMValueRef weft__barrier_function(LLVMModuleRef module);
+/* A call of it with these flags at the builder, at source location loc,
+ * naming the barrier site site of body's work-item. */
+LLVMValueRef weft__barrier_build(LLVMBuilderRef b, LLVMValueRef flags,
+                                 LLVMMetadataRef loc, LLVMValueRef body,
+                                 unsigned site);
+/* Appends a site at call's source line to sites, its index in *index:
+ * 0, or WEFT_ENOMEM. */
+int weft__site_add(weft_sites *sites, LLVMValueRef call, unsigned *index);
 /* sub_group_cuts.c, after yield points: where every work-item passes each
  * of a body's sub-group meetings once and nothing polls, they become
  * work-group barriers (the others make the kernel WEFT_KERNEL_SUB_GROUPS). */
 int weft__sub_group_cuts(LLVMValueRef body);
+/* aggregate_atomics.c, after the sub-group cuts, in optimized builds
+ * without checks or schedule exploration: an atomic add or subtract that
+ * every work-item may pass once, on an address the group shares, becomes
+ * one atomic per work-group at a cut of three barriers (sites appended).
+ * Kernels that poll or that another kernel calls are left as they are. */
+int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */

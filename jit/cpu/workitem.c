@@ -160,7 +160,7 @@ LLVMValueRef weft__barrier_function(LLVMModuleRef module) {
                                 "convergent");
 }
 
-static int add_site(weft_sites *sites, LLVMValueRef call, unsigned *index) {
+int weft__site_add(weft_sites *sites, LLVMValueRef call, unsigned *index) {
   if (sites->count == sites->capacity) {
     unsigned capacity = sites->capacity ? 2 * sites->capacity : 8;
     weft_source_loc *grown =
@@ -183,10 +183,9 @@ static void item_args(LLVMValueRef body, LLVMValueRef *args) {
     args[1 + d] = weft__body_param(body, WEFT_BODY_LX + d);
 }
 
-/* The back end's barrier with these flags, at the source location loc. */
-static LLVMValueRef barrier(LLVMBuilderRef b, LLVMValueRef flags,
-                            LLVMMetadataRef loc, LLVMValueRef body,
-                            unsigned site) {
+LLVMValueRef weft__barrier_build(LLVMBuilderRef b, LLVMValueRef flags,
+                                 LLVMMetadataRef loc, LLVMValueRef body,
+                                 unsigned site) {
   LLVMModuleRef module = LLVMGetGlobalParent(body);
   LLVMValueRef fn = weft__barrier_function(module);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
@@ -265,9 +264,9 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
     value = LLVMConstInt(LLVMTypeOf(call), p->offset, 0);
     break;
   case PRIM_BARRIER:
-    if (add_site(sites, call, &site)) return WEFT_ENOMEM;
+    if (weft__site_add(sites, call, &site)) return WEFT_ENOMEM;
     /* offset: the flags' bits the primitive adds (its scope). */
-    barrier(b,
+    weft__barrier_build(b,
             LLVMBuildOr(b, LLVMGetOperand(call, 0),
                         LLVMConstInt(LLVMTypeOf(LLVMGetOperand(call, 0)),
                                      p->offset, 0),
@@ -281,11 +280,11 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
     sync_call(b, call, p->offset, body);
     break;
   case PRIM_ASSERT:
-    if (add_site(sites, call, &site)) return WEFT_ENOMEM;
+    if (weft__site_add(sites, call, &site)) return WEFT_ENOMEM;
     assert_failed(b, call, body, site);
     break;
   case PRIM_CONVERGE:
-    if (add_site(sites, call, &site)) return WEFT_ENOMEM;
+    if (weft__site_add(sites, call, &site)) return WEFT_ENOMEM;
     value = converge(b, call, body, site);
     break;
   case PRIM_CTX_POINTER:

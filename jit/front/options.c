@@ -28,8 +28,9 @@ static const char *const passthrough[] = {
 
 /* Hints the specification lets a device ignore, and that x86-64 code
  * generation does not act upon (Clang's own driver drops them too);
- * -cl-no-subgroup-ifp (OpenCL 3.0) speaks of sub-groups, which Weft does
- * not have yet, and cc1 does not know it. */
+ * -cl-no-subgroup-ifp (OpenCL 3.0) lets a device drop the sub-groups'
+ * independent forward progress, which Weft keeps anyway, and cc1 does
+ * not know it. */
 static const char *const ignored[] = {
     "-cl-denorms-are-zero",
     "-cl-no-subgroup-ifp",
@@ -134,6 +135,10 @@ static int parse_word(weft_build_options *o, const char *word,
   }
   if (!strcmp(word, "-cl-weft-assert")) {
     o->assertions = 1;
+    return 0;
+  }
+  if (!strcmp(word, "-cl-weft-no-aggregate")) {
+    o->no_aggregate = 1;
     return 0;
   }
   /* Argument names are always kept; the OpenCL layer decides what to show. */

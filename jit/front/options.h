@@ -13,6 +13,7 @@ typedef struct weft_build_options {
   int debug;          /* -g: full debug information */
   unsigned check;     /* -cl-weft-check=...: WEFT_CHECK_* (kernel_abi.h) */
   int assertions;     /* -cl-weft-assert: weft_assert checks */
+  int no_aggregate;   /* -cl-weft-no-aggregate: each atomic its own */
 } weft_build_options;
 
 /* Defines __WEFT_ASSERT__ for the kernel header (weft_assert's checks) in
