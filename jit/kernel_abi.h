@@ -19,6 +19,9 @@
 
 /* The state of one work-group, read by the generated code. The JIT emits
  * loads at offsetof() these fields, so only this struct defines the layout. */
+/* The most atomics a kernel has made one per group (weft_wg_ctx). */
+#define WEFT_AGGREGATE_SITES 4
+
 typedef struct weft_wg_ctx {
   uint64_t group_id[3];
   uint64_t local_size[3];          /* of this group (smaller at the edge) */
@@ -68,6 +71,12 @@ typedef struct weft_wg_ctx {
    * work-items get through their loops one after another from one that
    * spins (0: none yet). */
   uint64_t yield_item;
+  /* The group's words for the atomics that jit/cpu/aggregate_atomics.c
+   * makes one per group: for each such site, the count the group's
+   * work-items add up, the atomic's old value and its address; the back
+   * end zeroes the counts before a group of a WEFT_KERNEL_AGGREGATES
+   * kernel starts. Not __local memory: the kernel may use all of that. */
+  uint64_t aggregate[WEFT_AGGREGATE_SITES][3];
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
@@ -330,6 +339,9 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * where not every work-item of the group passes: its groups run
  * interleaved, every work-item on a fiber (backend/cpu/sub_group.c). */
 #define WEFT_KERNEL_SUB_GROUPS 256u
+/* Some atomics are one per group (jit/cpu/aggregate_atomics.c), counted
+ * in weft_wg_ctx's aggregate words. */
+#define WEFT_KERNEL_AGGREGATES 512u
 
 typedef struct weft_kernel_desc {
   char *name;

@@ -247,6 +247,8 @@ void weft__group_run(cpu_group *g, uint64_t index) {
   if (g->ctx.local_races)
     memset(g->ctx.local_mem + g->ctx.local_races, 0,
            weft__check_races_local_bytes(d->local_mem_size));
+  if (d->kernel->flags & WEFT_KERNEL_AGGREGATES)
+    for (int k = 0; k < WEFT_AGGREGATE_SITES; k++) g->ctx.aggregate[k][0] = 0;
   g->ctx.region_state = 0;
   weft__weak_reset(g);
   g->cur = g->arrived = g->done = 0;

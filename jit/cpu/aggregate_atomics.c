@@ -36,6 +36,8 @@
  * work-group barriers, so the kernel runs as regions: the loops before
  * and after it vectorize as before, and the cut's own are a few scalar
  * instructions a work-item. */
+#include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,12 +46,13 @@
 #include "jit/cpu/passes.h"
 #include "weft/weft.h"
 
-/* Each site adds three barriers and four regions to its kernel. */
-#define MOST_SITES 4
+/* Each site adds three barriers and four regions to its kernel; its
+ * words are in the group's context (kernel_abi.h). */
+#define MOST_SITES WEFT_AGGREGATE_SITES
 /* How deep an address's computation is followed to find it uniform. */
 #define MOST_DEPTH 24
 
-/* The group's slots of one site, in __local memory. */
+/* The group's words of one site (weft_wg_ctx's aggregate). */
 enum { SLOT_COUNT, SLOT_BASE, SLOT_POINTER, SLOTS };
 
 /* Whether v is the same for every work-item of a group: made from
@@ -231,6 +234,7 @@ typedef struct cut {
   unsigned *target_of;         /* an exit's index in targets */
   unsigned num_exits, num_targets;
   LLVMValueRef tag;            /* the cut's phi: 0 for the atomic, 1 + target */
+  unsigned site;               /* which of the context's words */
 } cut;
 
 /* Whether block is one of the cut's exit blocks. */
@@ -351,24 +355,25 @@ static int fix_target_phis(cut *c, LLVMBasicBlockRef cut_block) {
   return 0;
 }
 
-/* The group's slots of this site, a __local variable of the module. */
-static LLVMValueRef slots(cut *c) {
-  LLVMModuleRef module = LLVMGetGlobalParent(c->body);
-  LLVMTypeRef type = LLVMArrayType2(LLVMInt64TypeInContext(c->context), SLOTS);
-  LLVMValueRef g = LLVMAddGlobalInAddressSpace(module, type, "weft.aggregate",
-                                               WEFT_AS_LOCAL);
-  LLVMSetInitializer(g, LLVMGetUndef(type));
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetAlignment(g, 8);
-  return g;
+/* Word k of this site's in the group's context, at the builder: in a
+ * no-alias scope of its own, so that LLVM knows the kernel's buffers
+ * apart from it. */
+static LLVMValueRef slot(cut *c, unsigned k) {
+  assert(c->site < WEFT_AGGREGATE_SITES && k < SLOTS);
+  return weft__ctx_field(c->b, weft__body_param(c->body, WEFT_BODY_CTX),
+                         offsetof(weft_wg_ctx, aggregate) +
+                             sizeof(uint64_t) * (SLOTS * c->site + k));
 }
 
-/* Slot k of g, at the builder (an instruction: step 5 replaces g's
- * instruction uses). */
-static LLVMValueRef slot(cut *c, LLVMValueRef g, unsigned k) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
-  LLVMValueRef index[] = {LLVMConstInt(i64, 0, 0), LLVMConstInt(i64, k, 0)};
-  return LLVMBuildInBoundsGEP2(c->b, LLVMGlobalGetValueType(g), g, index, 2, "");
+static LLVMValueRef slot_load(cut *c, LLVMTypeRef type, unsigned k,
+                              const char *name) {
+  LLVMValueRef v = LLVMBuildLoad2(c->b, type, slot(c, k), name);
+  weft__mark_private_access(v);
+  return v;
+}
+
+static void slot_store(cut *c, LLVMValueRef v, unsigned k) {
+  weft__mark_private_access(LLVMBuildStore(c->b, v, slot(c, k)));
 }
 
 /* A work-group barrier of the cut, at the atomic's line. */
@@ -396,14 +401,8 @@ static LLVMBasicBlockRef next_block(cut *c, LLVMBasicBlockRef after,
 static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
                             LLVMValueRef amount, LLVMValueRef address,
                             weft_sites *sites, int *rc) {
-  LLVMValueRef g = slots(c);
   LLVMTypeRef type = LLVMTypeOf(amount), ptr_type = LLVMTypeOf(address);
-  /* Every work-item zeroes the counter at its start: all have, before
-   * any passes the cut's first barrier. */
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(c->body);
-  LLVMPositionBuilderBefore(c->b, LLVMGetFirstInstruction(entry));
-  LLVMBuildStore(c->b, LLVMConstNull(type), slot(c, g, SLOT_COUNT));
-
+  /* The count starts at 0: the back end zeroes it for each group. */
   LLVMPositionBuilderAtEnd(c->b, cut_block);
   LLVMValueRef reached = LLVMBuildICmp(
       c->b, LLVMIntEQ, c->tag, LLVMConstInt(LLVMTypeOf(c->tag), 0, 0), "");
@@ -414,9 +413,9 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
   LLVMBuildCondBr(c->b, reached, count, ranked);
   /* A group's work-items run one at a time between calls: no atomics. */
   LLVMPositionBuilderAtEnd(c->b, count);
-  LLVMValueRef rank = LLVMBuildLoad2(c->b, type, slot(c, g, SLOT_COUNT), "rank");
-  LLVMBuildStore(c->b, LLVMBuildAdd(c->b, rank, amount, ""), slot(c, g, SLOT_COUNT));
-  LLVMBuildStore(c->b, address, slot(c, g, SLOT_POINTER));
+  LLVMValueRef rank = slot_load(c, type, SLOT_COUNT, "rank");
+  slot_store(c, LLVMBuildAdd(c->b, rank, amount, ""), SLOT_COUNT);
+  slot_store(c, address, SLOT_POINTER);
   LLVMBuildBr(c->b, ranked);
 
   LLVMPositionBuilderAtEnd(c->b, ranked);
@@ -430,7 +429,7 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
       LLVMBuildOr(c->b, weft__body_param(c->body, WEFT_BODY_LY),
                   weft__body_param(c->body, WEFT_BODY_LZ), ""),
       "");
-  LLVMValueRef total = LLVMBuildLoad2(c->b, type, slot(c, g, SLOT_COUNT), "total");
+  LLVMValueRef total = slot_load(c, type, SLOT_COUNT, "total");
   LLVMValueRef lead = LLVMBuildAnd(
       c->b, LLVMBuildICmp(c->b, LLVMIntEQ, lid, LLVMConstNull(LLVMTypeOf(lid)), ""),
       LLVMBuildICmp(c->b, LLVMIntNE, total, zero, ""), "");
@@ -441,18 +440,17 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
 
   /* The one atomic: the original, on the group's total. */
   LLVMPositionBuilderAtEnd(c->b, leader);
-  LLVMValueRef target =
-      LLVMBuildLoad2(c->b, ptr_type, slot(c, g, SLOT_POINTER), "");
+  LLVMValueRef target = slot_load(c, ptr_type, SLOT_POINTER, "");
   LLVMValueRef one = LLVMInstructionClone(c->rmw);
   LLVMInsertIntoBuilder(c->b, one);
   LLVMSetOperand(one, 0, target);
   LLVMSetOperand(one, 1, total);
-  LLVMBuildStore(c->b, one, slot(c, g, SLOT_BASE));
+  slot_store(c, one, SLOT_BASE);
   LLVMBuildBr(c->b, done);
 
   LLVMPositionBuilderAtEnd(c->b, done);
   if ((*rc = cut_barrier(c, sites))) return NULL;
-  LLVMValueRef base = LLVMBuildLoad2(c->b, type, slot(c, g, SLOT_BASE), "base");
+  LLVMValueRef base = slot_load(c, type, SLOT_BASE, "base");
   return LLVMGetAtomicRMWBinOp(c->rmw) == LLVMAtomicRMWBinOpAdd
              ? LLVMBuildAdd(c->b, base, my_rank, "aggregate.old")
              : LLVMBuildSub(c->b, base, my_rank, "aggregate.old");
@@ -516,9 +514,9 @@ static void demote_all(cut *c) {
 
 /* The cut for one atomic. */
 static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
-                  weft_sites *sites) {
+                  unsigned site, weft_sites *sites) {
   cut c = {.b = b, .context = LLVMGetModuleContext(LLVMGetGlobalParent(body)),
-           .body = body, .rmw = rmw};
+           .body = body, .rmw = rmw, .site = site};
   LLVMValueRef address = LLVMGetOperand(rmw, 0), amount = LLVMGetOperand(rmw, 1);
   c.head = weft__block_split_before(rmw, "aggregate.before");
   c.rest = LLVMGetInstructionParent(rmw);
@@ -584,7 +582,9 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
   return rc;
 }
 
-int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites) {
+int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
+                            unsigned *cuts) {
+  *cuts = 0;
   /* A kernel another calls may be called where only some work-items are:
    * its cut would be a barrier they do not all reach. */
   if (LLVMGetFirstUse(body) || weft__calls_sync(body) ||
@@ -596,13 +596,12 @@ int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites) {
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   int rc = 0;
-  for (unsigned i = 0, done = 0; i < n && done < MOST_SITES && !rc; i++) {
+  for (unsigned i = 0; i < n && *cuts < MOST_SITES && !rc; i++) {
     LLVMBasicBlockRef block = LLVMGetInstructionParent(rmws[i]);
     if (in_loop(body, block, &rc) || rc || one_item_reaches(body, block, &rc) ||
         rc)
       continue;
-    rc = cut_at(b, body, rmws[i], sites);
-    done++;
+    rc = cut_at(b, body, rmws[i], (*cuts)++, sites);
   }
   LLVMDisposeBuilder(b);
   free(rmws);

@@ -118,9 +118,11 @@ int weft__sub_group_cuts(LLVMValueRef body);
 /* aggregate_atomics.c, after the sub-group cuts, in optimized builds
  * without checks or schedule exploration: an atomic add or subtract that
  * every work-item may pass once, on an address the group shares, becomes
- * one atomic per work-group at a cut of three barriers (sites appended).
- * Kernels that poll or that another kernel calls are left as they are. */
-int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites);
+ * one atomic per work-group at a cut of three barriers (sites appended;
+ * how many in *cuts, then WEFT_KERNEL_AGGREGATES). Kernels that poll or
+ * that another kernel calls are left as they are. */
+int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
+                            unsigned *cuts);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */
