@@ -8,10 +8,10 @@
  * bar.warp.sync). A sub-group is width consecutive local linear ids; the
  * last of a group may be smaller.
  *
- * The collective functions go through the work-group scratch area that
- * collectives.cl uses, one 8-byte slot per work-item (whatever the type,
- * so that sub-groups doing different things at once never share a
- * slot): each work-item stores its value, the first of the sub-group
+ * On the CPU the collective functions go through the work-group scratch
+ * area that collectives.cl uses, one 8-byte slot per work-item (whatever
+ * the type, so that sub-groups doing different things at once never
+ * share a slot): each work-item stores its value, the first of the sub-group
  * folds them in order (a float reduction gives the same result on every
  * run), and after a second barrier each reads its answer. A third
  * barrier keeps the next function from overwriting a slot not yet read.
@@ -73,6 +73,41 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
 
 /* ---------------------------------------------------------- collectives */
 
+#ifdef __NVPTX__
+/* On the GPU, shuffles within the warp (sub_groups.h): an inclusive scan
+ * is a step up the lanes per power of two; a reduction, the last lane's
+ * scan; a broadcast, one shuffle. */
+#define SCAN_STEPS(T, op)                                                    \
+  static T WEFT_OVERLOAD warp_scan_##op(T x) {                               \
+    uint lane = get_sub_group_local_id(), m = __weft_sub_group_mask();       \
+    for (uint d = 1; d < 32; d <<= 1) {                                      \
+      T y = warp_up(x, d, m);                                                \
+      if (lane >= d) x = OP_##op(y, x);                                      \
+    }                                                                        \
+    return x;                                                                \
+  }
+#define REDUCE(T, op)                                                        \
+  T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
+    return warp_idx(warp_scan_##op(x), get_sub_group_size() - 1,             \
+                    __weft_sub_group_mask());                                \
+  }
+#define SCAN(T, op)                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_scan_inclusive_##op(T x) {                                   \
+    return warp_scan_##op(x);                                                \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_scan_exclusive_##op(T x) {                                   \
+    T before = warp_up(warp_scan_##op(x), 1, __weft_sub_group_mask());       \
+    return get_sub_group_local_id() ? before : IDENT_##op(T);               \
+  }
+#define BROADCAST(T)                                                         \
+  T __attribute__((overloadable, convergent))                                \
+      sub_group_broadcast(T x, uint from) {                                  \
+    return warp_idx(x, from, __weft_sub_group_mask());                      \
+  }
+#define PREPARE(T) SCAN_STEPS(T, add) SCAN_STEPS(T, min) SCAN_STEPS(T, max)
+#else
 /* reduce: the fold of the sub-group's values, for each. */
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
@@ -128,11 +163,14 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
     return r;                                                                \
   }
 
+#define PREPARE(T)
+#endif
+
 /* A vector's broadcast: one lane at a time (each a scalar's). */
 #define BROADCAST_VECTOR(V, S, ...) WEFT_LANE_BY_LANE(V, S, sub_group_broadcast)
 
 #define ALL_OF(T)                                                            \
-  REDUCE(T, add) REDUCE(T, min) REDUCE(T, max)                               \
+  PREPARE(T) REDUCE(T, add) REDUCE(T, min) REDUCE(T, max)                   \
   SCAN(T, add) SCAN(T, min) SCAN(T, max) BROADCAST(T)
 
 /* cl_khr_subgroups: 32- and 64-bit types. */

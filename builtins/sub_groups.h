@@ -20,6 +20,29 @@ uint __weft_sub_group_converge(void) __attribute__((convergent));
 
 #define WEFT_FENCE CLK_LOCAL_MEM_FENCE
 
+#ifdef __NVPTX__
+/* On the GPU a sub-group is a warp, and its functions move values between
+ * lanes by shfl.sync instead of through the slots: warp_idx(x, lane, m)
+ * is lane's x, warp_up(x, d, m) the x of d lanes below (its own below
+ * lane 0), m the lanes taking part. __weft_sub_group_mask: the whole
+ * sub-group's (nvptx/target.cl). */
+uint __weft_sub_group_mask(void) __attribute__((const));
+
+#define WARP_SHUFFLES_4(T)                                                     static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {              return as_##T(__nvvm_shfl_sync_idx_i32(m, as_int(x), (int)lane, 31));      }                                                                            static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {                  return as_##T(__nvvm_shfl_sync_up_i32(m, as_int(x), (int)d, 0));          }
+#define WARP_SHUFFLES_8(T)                                                     static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {              int2 v = as_int2(x);                                                         v.x = __nvvm_shfl_sync_idx_i32(m, v.x, (int)lane, 31);                       v.y = __nvvm_shfl_sync_idx_i32(m, v.y, (int)lane, 31);                       return as_##T(v);                                                          }                                                                            static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {                  int2 v = as_int2(x);                                                         v.x = __nvvm_shfl_sync_up_i32(m, v.x, (int)d, 0);                            v.y = __nvvm_shfl_sync_up_i32(m, v.y, (int)d, 0);                            return as_##T(v);                                                          }
+#define WARP_SHUFFLES_SMALL(T)                                                 static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {              return (T)__nvvm_shfl_sync_idx_i32(m, (int)x, (int)lane, 31);              }                                                                            static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {                  return (T)__nvvm_shfl_sync_up_i32(m, (int)x, (int)d, 0);                   }
+WARP_SHUFFLES_SMALL(char)
+WARP_SHUFFLES_SMALL(uchar)
+WARP_SHUFFLES_SMALL(short)
+WARP_SHUFFLES_SMALL(ushort)
+WARP_SHUFFLES_4(int)
+WARP_SHUFFLES_4(uint)
+WARP_SHUFFLES_4(float)
+WARP_SHUFFLES_8(long)
+WARP_SHUFFLES_8(ulong)
+WARP_SHUFFLES_8(double)
+#endif
+
 /* Work-item i's slot (local linear id), as a T: 8 bytes whatever the
  * type, so that sub-groups doing different things at once never share
  * one. */

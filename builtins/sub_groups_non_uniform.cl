@@ -123,6 +123,18 @@ static inline uint rotated(int delta) {
   return (uint)(((int)get_sub_group_local_id() + delta % n + n) % n);
 }
 
+#ifdef __NVPTX__
+/* The value of lane from (of the sub-group), undefined where it did not
+ * meet or is out of range; from may use me, this one's lane. On the GPU
+ * one shuffle among the lanes that met. */
+#define FROM_LANE(T, name, params, from)                                     \
+  T __attribute__((overloadable, convergent)) name params {                  \
+    uint met = __weft_sub_group_converge();                                  \
+    uint me = get_sub_group_local_id(), src = (from);                        \
+    T r = warp_idx(x, src & 31, met);                                        \
+    return src < __weft_sub_group_width() ? r : x;                           \
+  }
+#else
 /* The value of lane from (of the sub-group), undefined where it did not
  * meet or is out of range; from may use me, this one's lane. */
 #define FROM_LANE(T, name, params, from)                                     \
@@ -133,6 +145,8 @@ static inline uint rotated(int delta) {
     DONE_READING();                                                          \
     return r;                                                                \
   }
+
+#endif
 
 #define SHUFFLES(T)                                                          \
   FROM_LANE(T, sub_group_shuffle, (T x, uint id), id)                        \
@@ -145,26 +159,42 @@ static inline uint rotated(int delta) {
 
 /* ---------------------------------------------------------------- ballot */
 
+/* The x of the lowest lane that met. */
+#ifdef __NVPTX__
+#define FIRST_LANE(T, x)                                                     \
+  uint mask = __weft_sub_group_converge();                                   \
+  return warp_idx(x, ctz(mask), mask)
+#else
+#define FIRST_LANE(T, x)                                                     \
+  uint mask = SHARE(T, x);                                                   \
+  T r = SLOT(T, sub_group_base() + ctz(mask));                               \
+  DONE_READING();                                                            \
+  return r
+#endif
+
 #define BROADCASTS(T)                                                        \
   FROM_LANE(T, sub_group_non_uniform_broadcast, (T x, uint id), id)          \
   T __attribute__((overloadable, convergent)) sub_group_broadcast_first(T x) { \
-    uint mask = SHARE(T, x);                                                 \
-    T r = SLOT(T, sub_group_base() + ctz(mask));                             \
-    DONE_READING();                                                          \
-    return r;                                                                \
+    FIRST_LANE(T, x);                                                        \
   }
 
 /* A vector's non-uniform broadcast: lane by lane of it. */
 #define VECTOR_BROADCAST(V, S, ...)                                          \
   WEFT_LANE_BY_LANE(V, S, sub_group_non_uniform_broadcast)
 
-/* Ballots: a bit per lane in .x (sub-groups have at most 32 lanes). */
+/* Ballots: a bit per lane in .x (sub-groups have at most 32 lanes); on
+ * the GPU, vote.ballot.sync. */
 uint4 __attribute__((overloadable, convergent)) sub_group_ballot(int p) {
+#ifdef __NVPTX__
+  return (uint4)(__nvvm_vote_ballot_sync(__weft_sub_group_converge(), p != 0),
+                 0, 0, 0);
+#else
   uint mask = SHARE(int, p != 0), base = sub_group_base(), bits = 0;
   for (uint m = mask; m; m &= m - 1)
     bits |= (uint)SLOT(int, base + ctz(m)) << ctz(m);
   DONE_READING();
   return (uint4)(bits, 0, 0, 0);
+#endif
 }
 
 int __attribute__((overloadable, convergent)) sub_group_inverse_ballot(uint4 v) {

@@ -67,13 +67,17 @@ uint __weft_sub_group_width(void) { return 32; }
 /* bar.warp.sync waits for the warp's threads named in its mask, all of
  * the warp but in a group's last, smaller one, and orders their memory
  * accesses as bar.sync does the block's. */
-void __attribute__((convergent)) __weft_sub_group_barrier(uint flags) {
-  (void)flags;
+uint __weft_sub_group_mask(void) {
   uint items = (uint)(SREG(ntid, 0) * SREG(ntid, 1) * SREG(ntid, 2));
   uint id = (uint)(SREG(tid, 0) +
                    SREG(ntid, 0) * (SREG(tid, 1) + SREG(ntid, 1) * SREG(tid, 2)));
   uint left = items - (id & ~31u);
-  __nvvm_bar_warp_sync(left >= 32 ? 0xffffffffu : (1u << left) - 1);
+  return left >= 32 ? 0xffffffffu : (1u << left) - 1;
+}
+
+void __attribute__((convergent)) __weft_sub_group_barrier(uint flags) {
+  (void)flags;
+  __nvvm_bar_warp_sync(__weft_sub_group_mask());
 }
 
 /* A converge point: the threads of the warp that execute it together
