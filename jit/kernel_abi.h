@@ -72,11 +72,12 @@ typedef struct weft_wg_ctx {
    * spins (0: none yet). */
   uint64_t yield_item;
   /* The group's words for the atomics that jit/cpu/aggregate_atomics.c
-   * makes one per group: for each such site, the count the group's
-   * work-items add up, the atomic's old value and its address; the back
-   * end zeroes the counts before a group of a WEFT_KERNEL_AGGREGATES
-   * kernel starts. Not __local memory: the kernel may use all of that. */
-  uint64_t aggregate[WEFT_AGGREGATE_SITES][3];
+   * makes one per group: for each such site, the amount the group's
+   * work-items add up, how many have come, how many of them reached the
+   * atomic, and its old value; the back end zeroes them before a group of a
+   * WEFT_KERNEL_AGGREGATES kernel starts. Not __local memory: the kernel
+   * may use all of that. */
+  uint64_t aggregate[WEFT_AGGREGATE_SITES][4];
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):

@@ -198,12 +198,14 @@ TEST(work_items_and_values_go_around_the_cut) {
 
 /* Subtractions of varying amounts on a 32-bit counter and additions on a
  * 64-bit one: sorted by old value, each work-item's range starts where
- * the one before ended, as one atomic at a time would leave them. */
+ * the one before ended, as one atomic at a time would leave them; adds
+ * of 0 read the counter. */
 TEST(old_values_of_varying_amounts_tile_the_counter) {
   static const char *source =
       "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
       "__kernel void k(__global const int *in, __global long *old,\n"
-      "                __global int *down, __global long *up) {\n"
+      "                __global int *down, __global long *up,\n"
+      "                __global int *same) {\n"
       "  size_t i = get_global_id(0);\n"
       "  int x = in[i];\n"
       "  long a = -1, b = -1;\n"
@@ -211,20 +213,26 @@ TEST(old_values_of_varying_amounts_tile_the_counter) {
       "  if (x > 100) b = atom_add(up, (long)((x & 15) + 1) << 33);\n"
       "  old[2 * i] = a;\n"
       "  old[2 * i + 1] = b;\n"
+      "  if (x & 1) same[i] = atomic_add(&same[N], 0);\n"
       "}\n";
   enum { N = 4096 };
   size_t global = N, local = 256;
   int *in = inputs(N), start = 1 << 20, down;
+  int *same = calloc(N + 1, sizeof *same);
   long *old = malloc(2 * N * sizeof *old), up = 5;
   long (*d)[2] = malloc(N * sizeof *d), (*u)[2] = malloc(N * sizeof *u);
-  CHECK(old && d && u);
+  CHECK(old && d && u && same);
+  same[N] = 42;
   run r;
-  run_start(&r, source, NULL);
+  run_start(&r, source, "-cl-std=CL3.0 -DN=4096");
   run_buffer(&r, N * sizeof *in, in);
   run_buffer(&r, 2 * N * sizeof *old, NULL);
   run_buffer(&r, sizeof start, &start);
   run_buffer(&r, sizeof up, &up);
+  run_buffer(&r, (N + 1) * sizeof *same, same);
   run_launch(&r, 1, &global, &local);
+  run_read(&r, 4, (N + 1) * sizeof *same, same);
+  for (size_t i = 0; i <= N; i++) CHECK_EQ(same[i], i == N || (in[i] & 1) ? 42 : 0);
   run_read(&r, 1, 2 * N * sizeof *old, old);
   run_read(&r, 2, sizeof down, &down);
   run_read(&r, 3, sizeof up, &up);
@@ -247,6 +255,7 @@ TEST(old_values_of_varying_amounts_tile_the_counter) {
   CHECK_EQ(up, u[nu - 1][0] + u[nu - 1][1]);
   free(d);
   free(u);
+  free(same);
   free(old);
   free(in);
   run_end(&r);

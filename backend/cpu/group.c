@@ -248,7 +248,7 @@ void weft__group_run(cpu_group *g, uint64_t index) {
     memset(g->ctx.local_mem + g->ctx.local_races, 0,
            weft__check_races_local_bytes(d->local_mem_size));
   if (d->kernel->flags & WEFT_KERNEL_AGGREGATES)
-    for (int k = 0; k < WEFT_AGGREGATE_SITES; k++) g->ctx.aggregate[k][0] = 0;
+    memset(g->ctx.aggregate, 0, sizeof g->ctx.aggregate);
   g->ctx.region_state = 0;
   weft__weak_reset(g);
   g->cur = g->arrived = g->done = 0;

@@ -10,8 +10,8 @@
  * pointer of a named space goes through the same pointer cast to address
  * space 0, and the OpenCL fact that the spaces are disjoint is kept as
  * scoped no-alias metadata: an access to buffers (__global, __constant),
- * __local memory or Weft's own per-work-item memory (regions' saved
- * values and states) is in its scope and declared not to alias the
+ * __local memory, Weft's own per-work-item memory (regions' saved
+ * values and states) or its words of a group is in its scope and declared not to alias the
  * others, so no check is needed between them at all. Accesses through generic pointers, and
  * to a kernel's private variables, get no scope: they may alias anything.
  */
@@ -23,8 +23,10 @@
 
 /* The scopes: buffers (__global and __constant memory, one scope: a
  * buffer may be bound to a __global and a __constant argument at once),
- * a group's __local memory, and Weft's per-work-item memory. */
-enum { SCOPE_BUFFERS, SCOPE_LOCAL, SCOPE_WEFT_PRIVATE, NUM_SCOPES };
+ * a group's __local memory, Weft's per-work-item memory, and Weft's words
+ * of the group in its context (aggregated atomics' counts). */
+enum { SCOPE_BUFFERS, SCOPE_LOCAL, SCOPE_WEFT_PRIVATE, SCOPE_WEFT_GROUP,
+       NUM_SCOPES };
 
 /* The scope of an access through a pointer of address space as; -1 for
  * none (private variables, generic pointers). */
@@ -42,7 +44,7 @@ static int scope_of_space(unsigned as) {
  * every function of the module: !{!"weft.local", !{!"weft.spaces"}}. */
 static LLVMMetadataRef scope_node(LLVMContextRef c, int scope) {
   static const char *const names[NUM_SCOPES] = {"weft.buffers", "weft.local",
-                                                "weft.private"};
+                                                "weft.private", "weft.group"};
   LLVMMetadataRef domain_name = LLVMMDStringInContext2(c, "weft.spaces", 11);
   LLVMMetadataRef domain = LLVMMDNodeInContext2(c, &domain_name, 1);
   LLVMMetadataRef ops[2] = {
@@ -80,6 +82,10 @@ static void set_scope(LLVMValueRef inst, int scope) {
 
 void weft__mark_private_access(LLVMValueRef inst) {
   set_scope(inst, SCOPE_WEFT_PRIVATE);
+}
+
+void weft__mark_group_word_access(LLVMValueRef inst) {
+  set_scope(inst, SCOPE_WEFT_GROUP);
 }
 
 /* The operand index of inst's pointer, or -1 if inst is no memory access

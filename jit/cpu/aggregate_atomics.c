@@ -6,11 +6,12 @@
  * v;`, every work-item of every group on one word. On the CPU each such
  * atomic is a locked add whose cache line moves between the cores at
  * nearly every call. Here the group's work-items meet at a cut instead:
- * each adds its amount to a group counter in __local memory and keeps
- * the counter's value before its add (its rank), one work-item adds the
- * group's total to the counter in memory with the original atomic, and
- * each work-item's old value is what that atomic returned plus (minus,
- * for a subtraction) its rank.
+ * each adds its amount to a count of the group in its context (0 if it
+ * does not reach the atomic) and keeps the count before its add (its
+ * rank); the last of the group to arrive adds the group's total to the
+ * counter in memory with the original atomic; after a barrier, each
+ * work-item's old value is what that atomic returned plus (minus, for a
+ * subtraction) its rank.
  *
  * That is an interleaving the work-items could have had: each runs up to
  * its atomic, then the group's atomics happen one after another in rank
@@ -22,9 +23,11 @@
  * or sync calls, no sub-group interleaving) and where every work-item can
  * pass the cut once: the atomic's block is in no loop, and the address is
  * the same for the whole group (computed from the kernel's arguments, the
- * context's invariant fields and constants only). Not where only one
- * work-item of a group gets to the atomic (past `if (get_local_id(0) ==
- * 0)`, a reduction's last step): that is one atomic a group already.
+ * context's invariant fields and constants only, so the last work-item
+ * can make it again even if it did not reach the atomic). Not where only
+ * one work-item of a group gets to the atomic (past `if
+ * (get_local_id(0) == 0)`, a reduction's last step): that is one atomic
+ * a group already.
  *
  * The cut: the blocks that can reach the atomic ("before") run as they
  * did; every edge from them to a block that cannot (a work-item that
@@ -32,10 +35,10 @@
  * work-items on to where they were going (a switch on the edge they came
  * by), and the work-items that reach the atomic to the rest of its
  * block. Values made before the cut and used after it go through memory
- * (SROA makes them values again, with the right phis). The cut is three
- * work-group barriers, so the kernel runs as regions: the loops before
- * and after it vectorize as before, and the cut's own are a few scalar
- * instructions a work-item. */
+ * (SROA makes them values again, with the right phis). The cut is one
+ * work-group barrier, so the kernel runs as two regions on either side
+ * of it (or on fibers, where it would anyway), and the counting is a few
+ * scalar instructions a work-item. */
 #include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -46,14 +49,14 @@
 #include "jit/cpu/passes.h"
 #include "weft/weft.h"
 
-/* Each site adds three barriers and four regions to its kernel; its
- * words are in the group's context (kernel_abi.h). */
+/* Each site adds a barrier and a region to its kernel; its words are in
+ * the group's context (kernel_abi.h). */
 #define MOST_SITES WEFT_AGGREGATE_SITES
 /* How deep an address's computation is followed to find it uniform. */
 #define MOST_DEPTH 24
 
 /* The group's words of one site (weft_wg_ctx's aggregate). */
-enum { SLOT_COUNT, SLOT_BASE, SLOT_POINTER, SLOTS };
+enum { SLOT_COUNT, SLOT_ARRIVED, SLOT_REACHERS, SLOT_BASE, SLOTS };
 
 /* Whether v is the same for every work-item of a group: made from
  * constants, the kernel's arguments and the context's invariant fields
@@ -86,6 +89,19 @@ static int uniform(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
   for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
     if (!uniform(body, LLVMGetOperand(v, i), depth - 1)) return 0;
   return 1;
+}
+
+/* v, which uniform() accepted, made again at the builder: its leaves are
+ * constants and the body's arguments, and its instructions have no side
+ * effects (the context's invariant loads included), so a copy computes
+ * the same value anywhere, where the original may not have run. */
+static LLVMValueRef remake(LLVMBuilderRef b, LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v)) return v;
+  LLVMValueRef copy = LLVMInstructionClone(v);
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    LLVMSetOperand(copy, (unsigned)i, remake(b, LLVMGetOperand(v, i)));
+  LLVMInsertIntoBuilder(b, copy);
+  return copy;
 }
 
 /* An integer add or subtract on __global (or generic) memory at an
@@ -368,12 +384,12 @@ static LLVMValueRef slot(cut *c, unsigned k) {
 static LLVMValueRef slot_load(cut *c, LLVMTypeRef type, unsigned k,
                               const char *name) {
   LLVMValueRef v = LLVMBuildLoad2(c->b, type, slot(c, k), name);
-  weft__mark_private_access(v);
+  weft__mark_group_word_access(v);
   return v;
 }
 
 static void slot_store(cut *c, LLVMValueRef v, unsigned k) {
-  weft__mark_private_access(LLVMBuildStore(c->b, v, slot(c, k)));
+  weft__mark_group_word_access(LLVMBuildStore(c->b, v, slot(c, k)));
 }
 
 /* A work-group barrier of the cut, at the atomic's line. */
@@ -396,54 +412,56 @@ static LLVMBasicBlockRef next_block(cut *c, LLVMBasicBlockRef after,
   return block;
 }
 
-/* The cut's work: ranks in the group's counter, the one atomic, each
- * work-item's old value; returns it, the builder in the last block. */
+/* The cut's work, before its one barrier: each work-item takes its rank
+ * from the group's count and adds its amount (0 where it does not reach
+ * the atomic); the last of the group to get there (a group's
+ * work-items run one at a time between calls, so plain words do) makes
+ * the one atomic on the total, at the address made again there, if any
+ * of them reached the atomic. After the barrier each work-item's old
+ * value is the atomic's result plus (or minus) its rank. Returns the old
+ * value, the builder in the last block. */
 static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
-                            LLVMValueRef amount, LLVMValueRef address,
-                            weft_sites *sites, int *rc) {
-  LLVMTypeRef type = LLVMTypeOf(amount), ptr_type = LLVMTypeOf(address);
-  /* The count starts at 0: the back end zeroes it for each group. */
+                            LLVMValueRef amount, weft_sites *sites, int *rc) {
+  LLVMTypeRef type = LLVMTypeOf(amount);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
+  LLVMValueRef one64 = LLVMConstInt(i64, 1, 0);
+  /* The words start at 0 for each group (the back end). */
   LLVMPositionBuilderAtEnd(c->b, cut_block);
   LLVMValueRef reached = LLVMBuildICmp(
       c->b, LLVMIntEQ, c->tag, LLVMConstInt(LLVMTypeOf(c->tag), 0, 0), "");
-  if ((*rc = cut_barrier(c, sites))) return NULL;
-  LLVMBasicBlockRef count = next_block(c, cut_block, "aggregate.count");
-  LLVMBasicBlockRef ranked = next_block(c, count, "aggregate.ranked");
-  LLVMPositionBuilderAtEnd(c->b, cut_block);
-  LLVMBuildCondBr(c->b, reached, count, ranked);
-  /* A group's work-items run one at a time between calls: no atomics. */
-  LLVMPositionBuilderAtEnd(c->b, count);
-  LLVMValueRef rank = slot_load(c, type, SLOT_COUNT, "rank");
-  slot_store(c, LLVMBuildAdd(c->b, rank, amount, ""), SLOT_COUNT);
-  slot_store(c, address, SLOT_POINTER);
-  LLVMBuildBr(c->b, ranked);
-
-  LLVMPositionBuilderAtEnd(c->b, ranked);
-  LLVMValueRef my_rank = LLVMBuildPhi(c->b, type, "aggregate.rank");
-  LLVMValueRef zero = LLVMConstNull(type);
-  LLVMAddIncoming(my_rank, &rank, &count, 1);
-  LLVMAddIncoming(my_rank, &zero, &cut_block, 1);
-  if ((*rc = cut_barrier(c, sites))) return NULL;
-  LLVMValueRef lid = LLVMBuildOr(
-      c->b, weft__body_param(c->body, WEFT_BODY_LX),
-      LLVMBuildOr(c->b, weft__body_param(c->body, WEFT_BODY_LY),
-                  weft__body_param(c->body, WEFT_BODY_LZ), ""),
-      "");
-  LLVMValueRef total = slot_load(c, type, SLOT_COUNT, "total");
+  LLVMValueRef rank = slot_load(c, type, SLOT_COUNT, "aggregate.rank");
+  LLVMValueRef total = LLVMBuildAdd(c->b, rank, amount, "");
+  slot_store(c, total, SLOT_COUNT);
+  LLVMValueRef arrived =
+      LLVMBuildAdd(c->b, slot_load(c, i64, SLOT_ARRIVED, ""), one64, "");
+  slot_store(c, arrived, SLOT_ARRIVED);
+  LLVMValueRef reachers = LLVMBuildAdd(
+      c->b, slot_load(c, i64, SLOT_REACHERS, ""),
+      LLVMBuildZExt(c->b, reached, i64, ""), "");
+  slot_store(c, reachers, SLOT_REACHERS);
+  LLVMValueRef ctx = weft__body_param(c->body, WEFT_BODY_CTX);
+  LLVMValueRef items = NULL;
+  for (unsigned d = 0; d < 3; d++) {
+    LLVMValueRef size = LLVMBuildLoad2(
+        c->b, i64,
+        weft__ctx_field(c->b, ctx, offsetof(weft_wg_ctx, local_size) + 8 * d), "");
+    weft__set_invariant(size);
+    items = items ? LLVMBuildMul(c->b, items, size, "") : size;
+  }
   LLVMValueRef lead = LLVMBuildAnd(
-      c->b, LLVMBuildICmp(c->b, LLVMIntEQ, lid, LLVMConstNull(LLVMTypeOf(lid)), ""),
-      LLVMBuildICmp(c->b, LLVMIntNE, total, zero, ""), "");
-  LLVMBasicBlockRef leader = next_block(c, ranked, "aggregate.leader");
+      c->b, LLVMBuildICmp(c->b, LLVMIntEQ, arrived, items, ""),
+      LLVMBuildICmp(c->b, LLVMIntNE, reachers, LLVMConstNull(i64), ""), "");
+  LLVMBasicBlockRef leader = next_block(c, cut_block, "aggregate.leader");
   LLVMBasicBlockRef done = next_block(c, leader, "aggregate.done");
-  LLVMPositionBuilderAtEnd(c->b, ranked);
+  LLVMPositionBuilderAtEnd(c->b, cut_block);
   LLVMBuildCondBr(c->b, lead, leader, done);
 
   /* The one atomic: the original, on the group's total. */
   LLVMPositionBuilderAtEnd(c->b, leader);
-  LLVMValueRef target = slot_load(c, ptr_type, SLOT_POINTER, "");
+  LLVMValueRef address = remake(c->b, LLVMGetOperand(c->rmw, 0));
   LLVMValueRef one = LLVMInstructionClone(c->rmw);
   LLVMInsertIntoBuilder(c->b, one);
-  LLVMSetOperand(one, 0, target);
+  LLVMSetOperand(one, 0, address);
   LLVMSetOperand(one, 1, total);
   slot_store(c, one, SLOT_BASE);
   LLVMBuildBr(c->b, done);
@@ -452,8 +470,8 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
   if ((*rc = cut_barrier(c, sites))) return NULL;
   LLVMValueRef base = slot_load(c, type, SLOT_BASE, "base");
   return LLVMGetAtomicRMWBinOp(c->rmw) == LLVMAtomicRMWBinOpAdd
-             ? LLVMBuildAdd(c->b, base, my_rank, "aggregate.old")
-             : LLVMBuildSub(c->b, base, my_rank, "aggregate.old");
+             ? LLVMBuildAdd(c->b, base, rank, "aggregate.old")
+             : LLVMBuildSub(c->b, base, rank, "aggregate.old");
 }
 
 /* A value made before the cut, used after it: through a stack slot. */
@@ -517,7 +535,7 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
                   unsigned site, weft_sites *sites) {
   cut c = {.b = b, .context = LLVMGetModuleContext(LLVMGetGlobalParent(body)),
            .body = body, .rmw = rmw, .site = site};
-  LLVMValueRef address = LLVMGetOperand(rmw, 0), amount = LLVMGetOperand(rmw, 1);
+  LLVMValueRef amount = LLVMGetOperand(rmw, 1);
   c.head = weft__block_split_before(rmw, "aggregate.before");
   c.rest = LLVMGetInstructionParent(rmw);
   LLVMPositionBuilderAtEnd(b, c.head);
@@ -550,16 +568,24 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
     if (!rc) {
       c.tag = cut_phi(&c, cut_block, i32, LLVMConstInt(i32, 0, 0), tags,
                       "aggregate.tag");
-      amount = cut_phi(&c, cut_block, LLVMTypeOf(amount), amount, zeros,
-                       "aggregate.amount");
-      address = cut_phi(&c, cut_block, LLVMTypeOf(address), address, NULL,
-                        "aggregate.address");
+      /* A constant amount is the tag's to know: no value to keep. */
+      amount = LLVMIsAConstant(amount)
+                   ? NULL
+                   : cut_phi(&c, cut_block, LLVMTypeOf(amount), amount, zeros,
+                             "aggregate.amount");
     }
     free(tags);
     free(zeros);
   }
   LLVMValueRef old = NULL;
-  if (!rc) old = combine(&c, cut_block, amount, address, sites, &rc);
+  if (!rc && !amount) {
+    LLVMValueRef given = LLVMGetOperand(rmw, 1);
+    LLVMPositionBuilderAtEnd(b, cut_block);
+    amount = LLVMBuildSelect(
+        b, LLVMBuildICmp(b, LLVMIntEQ, c.tag, LLVMConstInt(LLVMTypeOf(c.tag), 0, 0), ""),
+        given, LLVMConstNull(LLVMTypeOf(given)), "aggregate.amount");
+  }
+  if (!rc) old = combine(&c, cut_block, amount, sites, &rc);
   if (!rc) {
     /* The builder is at the end of the cut's last block: the dispatch. */
     c.dispatch = LLVMGetInsertBlock(b);

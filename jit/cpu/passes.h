@@ -118,7 +118,7 @@ int weft__sub_group_cuts(LLVMValueRef body);
 /* aggregate_atomics.c, after the sub-group cuts, in optimized builds
  * without checks or schedule exploration: an atomic add or subtract that
  * every work-item may pass once, on an address the group shares, becomes
- * one atomic per work-group at a cut of three barriers (sites appended;
+ * one atomic per work-group at a cut, a barrier (its site appended;
  * how many in *cuts, then WEFT_KERNEL_AGGREGATES). Kernels that poll or
  * that another kernel calls are left as they are. */
 int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
@@ -224,5 +224,8 @@ void weft__address_spaces_flatten(LLVMValueRef fn);
 /* Puts inst, an access to Weft's per-work-item memory (what regions keep
  * across barriers), in its own no-alias scope (address_spaces.c). */
 void weft__mark_private_access(LLVMValueRef inst);
+/* And inst, an access to Weft's words of a group in its context
+ * (weft_wg_ctx's aggregate), in another. */
+void weft__mark_group_word_access(LLVMValueRef inst);
 
 #endif
