@@ -359,6 +359,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
   case CL_KERNEL_PRIVATE_MEM_SIZE:
     bytes = d->info.stack_size;
     return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);
+  case CL_KERNEL_SPILL_MEM_SIZE_INTEL:
+    /* cl_intel_required_subgroup_size: private memory beyond registers.
+     * Weft's work-items keep theirs on their stack (the private size
+     * above), never in a separate spill area. */
+    bytes = 0;
+    return weft__cl_info(&bytes, sizeof bytes, size, value, size_ret);
   case CL_KERNEL_GLOBAL_WORK_SIZE:
     return CL_INVALID_VALUE; /* only for custom devices and built-in kernels */
   default:
@@ -386,15 +392,20 @@ static size_t input_items(size_t in_size, const void *in) {
   return n;
 }
 
-/* Sub-groups are width consecutive work-items of a group (the device's
- * sub_group_size; builtins/sub_groups.cl), the last one smaller. */
+/* Sub-groups are width consecutive work-items of a group (the kernel's
+ * intel_reqd_sub_group_size, else the device's sub_group_size;
+ * builtins/sub_groups.cl), the last one smaller. */
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
     cl_kernel k, cl_device_id d, cl_kernel_sub_group_info param,
     size_t in_size, const void *in, size_t size, void *value, size_t *size_ret) {
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (d && d != k->program->context->device) return CL_INVALID_DEVICE;
   d = k->program->context->device;
-  size_t width = d->info.sub_group_size, limit = kernel_group_limit(k, d);
+  weft_kernel_attributes attributes;
+  weft_kernel_get_attributes(k->native, &attributes);
+  size_t width = attributes.sub_group_size ? attributes.sub_group_size
+                                           : d->info.sub_group_size;
+  size_t limit = kernel_group_limit(k, d);
   size_t n, local[3] = {0, 0, 0};
   switch (param) {
   case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
@@ -419,6 +430,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
     return weft__cl_info(&n, sizeof n, size, value, size_ret);
   case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
     n = 0; /* no attribute sets it */
+    return weft__cl_info(&n, sizeof n, size, value, size_ret);
+  case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL:
+    n = attributes.sub_group_size;
     return weft__cl_info(&n, sizeof n, size, value, size_ret);
   default:
     return CL_INVALID_VALUE;

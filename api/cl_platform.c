@@ -175,6 +175,7 @@ typedef struct device_value {
     cl_platform_id platform;
     cl_device_id device;
     size_t sizes[3];
+    size_t widths[32]; /* sub-group sizes, a bit each in the device's mask */
     cl_version version;
   } v;
   char text[2048];
@@ -269,9 +270,12 @@ static int number_value(cl_device_id d, cl_device_info p, device_value *dv) {
    * number of pixels apart, the memory aligned to a pixel (cl_image.c). */
   case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
   case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return SET(u, 1), 1;
-  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-    return SET(u, (cl_uint)((i->max_work_group_size + i->sub_group_size - 1) /
-                            i->sub_group_size)), 1;
+  case CL_DEVICE_MAX_NUM_SUB_GROUPS: {
+    /* As many as the smallest sub-groups a kernel may ask for make. */
+    unsigned least = i->sub_group_sizes & -i->sub_group_sizes;
+    if (!least || least > i->sub_group_size) least = i->sub_group_size;
+    return SET(u, (cl_uint)((i->max_work_group_size + least - 1) / least)), 1;
+  }
   case CL_DEVICE_MAX_PIPE_ARGS:
   case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
   case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
@@ -341,6 +345,14 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
     dv->data = dv->v.sizes;
     dv->size = sizeof dv->v.sizes;
     return 1;
+  case CL_DEVICE_SUB_GROUP_SIZES_INTEL: {
+    size_t n = 0;
+    for (unsigned bit = 0; bit < 32; bit++)
+      if (d->info.sub_group_sizes >> bit & 1) dv->v.widths[n++] = (size_t)1 << bit;
+    dv->data = dv->v.widths;
+    dv->size = n * sizeof *dv->v.widths;
+    return 1;
+  }
   case CL_DEVICE_PARTITION_PROPERTIES:
   case CL_DEVICE_PARTITION_TYPE:
     /* No partitions: an empty list ends with 0 (here: no entries at all

@@ -154,6 +154,7 @@ int weft_kernel_get_attributes(weft_kernel *k, weft_kernel_attributes *out) {
   memcpy(out->local_size_hint, k->desc->local_size_hint,
          sizeof out->local_size_hint);
   memcpy(out->vec_type_hint, k->desc->vec_type_hint, sizeof out->vec_type_hint);
+  out->sub_group_size = k->desc->reqd_sub_group_size;
   return 0;
 }
 

@@ -82,8 +82,14 @@ typedef struct weft_wg_ctx {
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
  * consecutive local linear ids, a group's last sub-group smaller. The JIT
- * gives it to the builtins as a constant (__weft_sub_group_width). */
+ * gives it to the builtins as a constant (__weft_sub_group_width). A
+ * kernel may ask for another of WEFT_CPU_SUB_GROUP_SIZES with
+ * __attribute__((intel_reqd_sub_group_size(n))) (the sizes are powers of
+ * two, so a mask of them has a bit each; at most 32, a mask's bits). */
 #define WEFT_CPU_SUB_GROUP_SIZE 16
+#define WEFT_CPU_SUB_GROUP_SIZES (4u | 8u | 16u | 32u)
+/* A GPU's: a warp. */
+#define WEFT_GPU_SUB_GROUP_SIZES 32u
 
 /* Words at launch_words: three cache lines, one for each word (or pair)
  * that groups update while others poll (builtins/sync.cl). */
@@ -357,6 +363,8 @@ typedef struct weft_kernel_desc {
   /* __attribute__((vec_type_hint(T))): "float4", "uchar16"...; "" where
    * the kernel has none. */
   char vec_type_hint[16];
+  /* __attribute__((intel_reqd_sub_group_size(n))): n; 0 where none. */
+  unsigned reqd_sub_group_size;
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */
@@ -380,6 +388,12 @@ typedef struct weft_binary {
   int from_cache;         /* 0: built; 1: shared with an earlier build in
                            * this process; 2: loaded from the disk cache */
 } weft_binary;
+
+/* The width of k's sub-groups on the CPU. */
+static inline unsigned weft_cpu_sub_group_width(const weft_kernel_desc *k) {
+  return k->reqd_sub_group_size ? k->reqd_sub_group_size
+                                : WEFT_CPU_SUB_GROUP_SIZE;
+}
 
 /* Local memory is handed out in blocks this aligned (the widest vector). */
 #define WEFT_LOCAL_ALIGN 128

@@ -432,6 +432,69 @@ static void check_parted(const char *body, const char *schedule,
   weft_context_release(ctx);
 }
 
+/* intel_reqd_sub_group_size(n) for every n the device has: groups of 60
+ * (the last sub-group partial), the work-item functions, a reduction, an
+ * exclusive scan, a broadcast, and a non-uniform reduction of the odd
+ * values (the lanes that take a branch), against the host. */
+#define REQUIRED_OUTS 9
+static void check_required_size(unsigned w) {
+  char source[2048];
+  snprintf(source, sizeof source,
+           "__attribute__((intel_reqd_sub_group_size(%u)))\n"
+           "__kernel void k(__global const uint *in, __global uint *out) {\n"
+           "  size_t i = get_global_id(0);\n"
+           "  uint x = in[i];\n"
+           "  __global uint *o = out + %d * i;\n"
+           "  o[0] = get_sub_group_size();\n"
+           "  o[1] = get_max_sub_group_size();\n"
+           "  o[2] = get_num_sub_groups();\n"
+           "  o[3] = get_sub_group_id();\n"
+           "  o[4] = get_sub_group_local_id();\n"
+           "  o[5] = sub_group_reduce_add(x);\n"
+           "  o[6] = sub_group_scan_exclusive_add(x);\n"
+           "  o[7] = sub_group_broadcast(x, 1);\n"
+           "  o[8] = 0;\n"
+           "  if (x & 1) o[8] = sub_group_non_uniform_reduce_add(x);\n"
+           "}\n",
+           w, REQUIRED_OUTS);
+  enum { GROUP = 60, N = 240 };
+  size_t global = N, local = GROUP;
+  unsigned in[N], out[REQUIRED_OUTS * N];
+  for (unsigned i = 0; i < N; i++) in[i] = (unsigned)value_of(i) + 1000;
+  run(source, sizeof(unsigned), 1, &global, &local, REQUIRED_OUTS, in, out);
+  for (unsigned i = 0; i < N; i++) {
+    unsigned lid = i % GROUP, id = lid / w, lane = lid % w;
+    unsigned first = i - lane, left = GROUP - id * w, size = left < w ? left : w;
+    unsigned sum = 0, before = 0, odd = 0;
+    for (unsigned j = 0; j < size; j++) {
+      sum += in[first + j];
+      if (j < lane) before += in[first + j];
+      if (in[first + j] & 1) odd += in[first + j];
+    }
+    const unsigned *o = out + REQUIRED_OUTS * i;
+    CHECK_EQ(o[0], size);
+    CHECK_EQ(o[1], w);
+    CHECK_EQ(o[2], (GROUP + w - 1) / w);
+    CHECK_EQ(o[3], id);
+    CHECK_EQ(o[4], lane);
+    CHECK_EQ(o[5], sum);
+    CHECK_EQ(o[6], before);
+    CHECK_EQ(o[7], in[first + 1]);
+    CHECK_EQ(o[8], in[i] & 1 ? odd : 0u);
+  }
+}
+
+TEST(required_sub_group_sizes) {
+  unsigned sizes = support_device_info().sub_group_sizes, tried = 0;
+  for (unsigned w = 1; w && w <= 32; w <<= 1)
+    if (sizes & w) {
+      check_required_size(w);
+      tried++;
+    }
+  CHECK(tried >= 1);
+  CHECK(sizes & width());
+}
+
 TEST(parted_sub_group_reported) {
   CPU_ONLY("barrier divergence is not detected on the GPU");
   check_parted("  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);",

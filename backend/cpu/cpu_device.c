@@ -100,6 +100,7 @@ static void cpu_info(weft_backend_device *device, weft_device_info *info) {
   info->compute_units = weft__executor_threads(cpu->executor);
   info->max_work_group_size = WEFT_CPU_MAX_WORK_GROUP_SIZE;
   info->sub_group_size = WEFT_CPU_SUB_GROUP_SIZE;
+  info->sub_group_sizes = WEFT_CPU_SUB_GROUP_SIZES;
   for (int d = 0; d < 3; d++)
     info->max_work_item_sizes[d] = WEFT_CPU_MAX_WORK_GROUP_SIZE;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

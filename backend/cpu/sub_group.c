@@ -3,7 +3,7 @@
  * runner's interleaved fibers (interleave.c).
  *
  * A sub-group is WEFT_CPU_SUB_GROUP_SIZE work-items of consecutive local
- * linear ids. A kernel whose sub-groups meet where not every work-item
+ * linear ids (or the kernel's intel_reqd_sub_group_size). A kernel whose sub-groups meet where not every work-item
  * passes (jit/cpu/sub_group_cuts.c leaves the others to regions) runs its
  * groups interleaved: every work-item on a fiber, switching where
  * it stops (a barrier, a meeting point, its end), in turn without a
@@ -27,13 +27,18 @@
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/kernel_calls.h"
 
+/* The kernel's sub-group width (intel_reqd_sub_group_size, or 16). */
+static unsigned width_of(const cpu_group *g) {
+  return weft_cpu_sub_group_width(g->launch->desc->kernel);
+}
+
 /* The first work-item of k's sub-group, and one past its last. */
-static unsigned first_of(unsigned k) {
-  return k - k % WEFT_CPU_SUB_GROUP_SIZE;
+static unsigned first_of(const cpu_group *g, unsigned k) {
+  return k - k % width_of(g);
 }
 
 static unsigned end_of(const cpu_group *g, unsigned k) {
-  unsigned end = first_of(k) + WEFT_CPU_SUB_GROUP_SIZE;
+  unsigned end = first_of(g, k) + width_of(g);
   return end < g->num_items ? end : g->num_items;
 }
 
@@ -83,7 +88,7 @@ static void release_barrier(cpu_group *g, unsigned first, unsigned end) {
 /* Once none of k's sub-group runs: a converge point's members go on, or
  * else a sub-group barrier's. */
 static void settle(cpu_group *g, unsigned k) {
-  unsigned first = first_of(k), end = end_of(g, k);
+  unsigned first = first_of(g, k), end = end_of(g, k);
   for (unsigned i = first; i < end; i++)
     if (g->items[i].state == ITEM_RUNNABLE) return;
   if (!release_converged(g, first, end)) release_barrier(g, first, end);

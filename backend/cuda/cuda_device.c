@@ -73,6 +73,7 @@ static void cuda_info(weft_backend_device *device, weft_device_info *info) {
   info->compute_units = (unsigned)g->multiprocessors;
   info->max_work_group_size = (size_t)g->max_threads_per_block;
   info->sub_group_size = 32; /* a warp (builtins/nvptx/target.cl) */
+  info->sub_group_sizes = WEFT_GPU_SUB_GROUP_SIZES;
   for (int d = 0; d < 3; d++) info->max_work_item_sizes[d] = (size_t)g->max_block[d];
   info->global_mem_size = g->memory;
   info->max_alloc_size = g->memory;

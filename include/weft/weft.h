@@ -152,6 +152,10 @@ typedef struct weft_device_info {
   /* Work-items per sub-group (consecutive local linear ids; a group's
    * last sub-group may have fewer): 16 on the CPU, a warp on a GPU. */
   unsigned sub_group_size;
+  /* The sizes a kernel may ask for instead with
+   * __attribute__((intel_reqd_sub_group_size(n))), powers of two, each
+   * its own bit: 4 | 8 | 16 | 32 on the CPU, 32 on a GPU. */
+  unsigned sub_group_sizes;
 } weft_device_info;
 
 /* The number of devices (at least the CPU), or a negative error. */
@@ -504,6 +508,9 @@ typedef struct weft_kernel_attributes {
   size_t local_size_hint[3];
   /* __attribute__((vec_type_hint(T))): T's name ("float4"), or "". */
   char vec_type_hint[16];
+  /* __attribute__((intel_reqd_sub_group_size(n))): n, the width of its
+   * sub-groups; 0 where it has none (the device's sub_group_size). */
+  unsigned sub_group_size;
 } weft_kernel_attributes;
 
 WEFT_EXPORT int weft_kernel_get_attributes(weft_kernel *kernel,

@@ -189,10 +189,11 @@ static int lower_kernels(build *b) {
     if (weft__uses_launch_words(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
-    rc = weft__workitem_lower(b->bodies[i], &b->sites);
+    unsigned width = weft_cpu_sub_group_width(&b->s.kernels[i]);
+    rc = weft__workitem_lower(b->bodies[i], width, &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
-    if (!rc) rc = weft__sub_group_cuts(b->bodies[i]);
+    if (!rc) rc = weft__sub_group_cuts(b->bodies[i], width);
     unsigned cuts = 0;
     if (!rc && aggregating(b))
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &cuts);
@@ -294,6 +295,10 @@ static int finish(build *b, const char *log, weft_binary **out) {
     rc = weft__kernel_info_collect(b->s.module, b->s.layout, &b->s.kernels,
                                    &b->s.num_kernels, &b->s.error);
   }
+  if (!rc)
+    rc = weft__kernel_info_check_sub_groups(b->s.kernels, b->s.num_kernels,
+                                            WEFT_CPU_SUB_GROUP_SIZES,
+                                            "the CPU", &b->s.error);
   if (!rc)
     weft__div_guard_insert(b->s.module, checks_asked(b) != 0);
   if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, 0, &b->s.error);

@@ -93,8 +93,9 @@ typedef struct weft_check_sites {
 int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
                            unsigned count);
 
-/* Step 3 on one body; the barrier sites it holds are appended to sites. */
-int weft__workitem_lower(LLVMValueRef body, weft_sites *sites);
+/* Step 3 on one body, whose sub-groups are width work-items; the barrier
+ * sites it holds are appended to sites. */
+int weft__workitem_lower(LLVMValueRef body, unsigned width, weft_sites *sites);
 /* Whether a call of the back end's barrier, as weft__workitem_lower made
  * it, waits for a sub-group only (WEFT_BARRIER_SUB_GROUP). */
 int weft__barrier_is_sub_group(LLVMValueRef call);
@@ -114,7 +115,7 @@ int weft__site_add(weft_sites *sites, LLVMValueRef call, unsigned *index);
 /* sub_group_cuts.c, after yield points: where every work-item passes each
  * of a body's sub-group meetings once and nothing polls, they become
  * work-group barriers (the others make the kernel WEFT_KERNEL_SUB_GROUPS). */
-int weft__sub_group_cuts(LLVMValueRef body);
+int weft__sub_group_cuts(LLVMValueRef body, unsigned width);
 /* aggregate_atomics.c, after the sub-group cuts, in optimized builds
  * without checks or schedule exploration: an atomic add or subtract that
  * every work-item may pass once, on an address the group shares, becomes

@@ -122,7 +122,7 @@ static LLVMValueRef ctx_load(LLVMBuilderRef b, LLVMTypeRef type,
 /* The mask of the whole sub-group of the work-item (lx, ly, lz): a bit
  * per lane, fewer in a group's last, smaller sub-group. */
 static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
-                               LLVMValueRef const *lid) {
+                               LLVMValueRef const *lid, unsigned lanes_most) {
   LLVMTypeRef i64 = LLVMTypeOf(lid[0]);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(i64));
   size_t at = offsetof(weft_wg_ctx, local_size);
@@ -137,7 +137,7 @@ static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
       "");
   LLVMValueRef items =
       LLVMBuildMul(b, LLVMBuildMul(b, size[0], size[1], ""), size[2], "");
-  LLVMValueRef width = LLVMConstInt(i64, WEFT_CPU_SUB_GROUP_SIZE, 0);
+  LLVMValueRef width = LLVMConstInt(i64, lanes_most, 0);
   LLVMValueRef first =
       LLVMBuildSub(b, linear, LLVMBuildURem(b, linear, width, ""), "");
   LLVMValueRef left = LLVMBuildSub(b, items, first, "");
@@ -152,7 +152,8 @@ static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
 
 /* A converge point: a work-group barrier at its site, then the mask of
  * the work-item's whole sub-group. */
-static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
+static void widen_converge(LLVMBuilderRef b, LLVMValueRef call,
+                           unsigned width) {
   LLVMValueRef barrier = weft__barrier_function(LLVMGetGlobalParent(
       LLVMGetBasicBlockParent(LLVMGetInstructionParent(call))));
   LLVMPositionBuilderBefore(b, call);
@@ -163,7 +164,7 @@ static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
   LLVMValueRef cut = LLVMBuildCall2(b, LLVMGlobalGetValueType(barrier), barrier,
                                     args, 6, "");
   LLVMInstructionSetDebugLoc(cut, LLVMInstructionGetDebugLoc(call));
-  LLVMReplaceAllUsesWith(call, whole_mask(b, args[0], args + 1));
+  LLVMReplaceAllUsesWith(call, whole_mask(b, args[0], args + 1, width));
   LLVMInstructionEraseFromParent(call);
 }
 
@@ -172,7 +173,7 @@ static void widen_converge(LLVMBuilderRef b, LLVMValueRef call) {
  * 1.3 s to build on the EPYC). */
 #define MOST_CUTS 12
 
-int weft__sub_group_cuts(LLVMValueRef body) {
+int weft__sub_group_cuts(LLVMValueRef body, unsigned width) {
   unsigned n = 0;
   LLVMValueRef *meetings = weft__instructions_where(body, is_meeting, NULL, &n);
   int rc = 0;
@@ -184,7 +185,7 @@ int weft__sub_group_cuts(LLVMValueRef body) {
         LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
     for (unsigned i = 0; i < n; i++) {
       if (weft__is_call_to(meetings[i], WEFT_CONVERGE_SYMBOL))
-        widen_converge(b, meetings[i]);
+        widen_converge(b, meetings[i], width);
       else
         widen_barrier(meetings[i]);
     }

@@ -13,7 +13,7 @@ typedef enum primitive_kind {
   PRIM_LOCAL_ID,    /* the body's lx, ly, lz parameters */
   PRIM_CTX_SIZE,    /* a uint64_t[3] field of the context, indexed */
   PRIM_CTX_U32,     /* a uint32_t field of the context */
-  PRIM_CONSTANT,    /* offset: the value, the same in every group */
+  PRIM_SUB_GROUP_WIDTH, /* the kernel's, the same in every group */
   PRIM_BARRIER,     /* a call into the back end (offset: flags it adds) */
   PRIM_SCRATCH,     /* the group's scratch area for collective functions */
   PRIM_SYNC,        /* yield, wait, wake: a call into the back end with ctx */
@@ -37,7 +37,7 @@ static const struct primitive {
      offsetof(weft_wg_ctx, global_offset)},
     {"__weft_num_groups", PRIM_CTX_SIZE, offsetof(weft_wg_ctx, num_groups)},
     {"__weft_work_dim", PRIM_CTX_U32, offsetof(weft_wg_ctx, work_dim)},
-    {"__weft_sub_group_width", PRIM_CONSTANT, WEFT_CPU_SUB_GROUP_SIZE},
+    {"__weft_sub_group_width", PRIM_SUB_GROUP_WIDTH, 0},
     {"__weft_barrier", PRIM_BARRIER, 0},
     {"__weft_sub_group_barrier", PRIM_BARRIER, WEFT_BARRIER_SUB_GROUP},
     {"__weft_wg_scratch", PRIM_SCRATCH, 0},
@@ -241,7 +241,7 @@ static void assert_failed(LLVMBuilderRef b, LLVMValueRef call,
 
 static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
                       const struct primitive *p, LLVMValueRef body,
-                      weft_sites *sites) {
+                      unsigned width, weft_sites *sites) {
   LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
   LLVMValueRef lid[3] = {weft__body_param(body, WEFT_BODY_LX),
                          weft__body_param(body, WEFT_BODY_LY),
@@ -260,8 +260,8 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
     value = LLVMBuildLoad2(b, LLVMTypeOf(call), weft__ctx_field(b, ctx, p->offset), "");
     weft__set_invariant(value);
     break;
-  case PRIM_CONSTANT:
-    value = LLVMConstInt(LLVMTypeOf(call), p->offset, 0);
+  case PRIM_SUB_GROUP_WIDTH:
+    value = LLVMConstInt(LLVMTypeOf(call), width, 0);
     break;
   case PRIM_BARRIER:
     if (weft__site_add(sites, call, &site)) return WEFT_ENOMEM;
@@ -352,7 +352,7 @@ int weft__barrier_is_sub_group(LLVMValueRef call) {
          (LLVMConstIntGetZExtValue(flags) & WEFT_BARRIER_SUB_GROUP);
 }
 
-int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
+int weft__workitem_lower(LLVMValueRef body, unsigned width, weft_sites *sites) {
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   int rc = 0;
@@ -363,7 +363,7 @@ int weft__workitem_lower(LLVMValueRef body, weft_sites *sites) {
       LLVMValueRef next = LLVMGetNextInstruction(i);
       const struct primitive *p = LLVMIsACallInst(i) ? find_primitive(i) : NULL;
       int space = LLVMIsACallInst(i) ? cast_target(i) : -1;
-      if (p) rc = lower_call(b, i, p, body, sites);
+      if (p) rc = lower_call(b, i, p, body, width, sites);
       else if (space >= 0) lower_cast(b, i, space, body);
       i = next;
     }

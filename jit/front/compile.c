@@ -39,7 +39,7 @@
   "cl_khr_subgroup_non_uniform_vote,cl_khr_subgroup_ballot,"                  \
   "cl_khr_subgroup_non_uniform_arithmetic,cl_khr_subgroup_shuffle,"         \
   "cl_khr_subgroup_shuffle_relative,cl_khr_subgroup_clustered_reduce,"      \
-  "cl_khr_subgroup_rotate"
+  "cl_khr_subgroup_rotate,cl_intel_required_subgroup_size"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {

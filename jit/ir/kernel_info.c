@@ -225,6 +225,12 @@ static int describe_kernel(LLVMValueRef fn, LLVMTargetDataRef layout,
   read_sizes(fn, "reqd_work_group_size", k->reqd_local_size);
   read_sizes(fn, "work_group_size_hint", k->local_size_hint);
   read_type_hint(fn, k->vec_type_hint, sizeof k->vec_type_hint);
+  unsigned n = 0;
+  LLVMValueRef *width = arg_metadata(fn, "intel_reqd_sub_group_size", &n);
+  k->reqd_sub_group_size =
+      width && n == 1 && LLVMIsAConstantInt(width[0])
+          ? (unsigned)LLVMConstIntGetZExtValue(width[0]) : 0;
+  free(width);
   return rc;
 }
 
@@ -282,4 +288,28 @@ void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count) {
     free(descs[i].state_sites);
   }
   free(descs);
+}
+
+int weft__kernel_info_check_sub_groups(const weft_kernel_desc *kernels,
+                                       unsigned count, unsigned sizes,
+                                       const char *device, char **error) {
+  for (unsigned i = 0; i < count; i++) {
+    unsigned n = kernels[i].reqd_sub_group_size;
+    if (!n || ((n & (n - 1)) == 0 && (n & sizes))) continue;
+    char list[64] = "";
+    for (unsigned s = 1, left = sizes; s && left; s <<= 1) {
+      if (!(left & s)) continue;
+      left &= ~s;
+      size_t used = strlen(list);
+      snprintf(list + used, sizeof list - used, "%s%u",
+               !used ? "" : left ? ", " : " and ", s);
+    }
+    if (asprintf(error,
+                 "kernel '%s': intel_reqd_sub_group_size(%u) is not a "
+                 "sub-group size of %s (%s)",
+                 kernels[i].name, n, device, list) < 0)
+      *error = NULL;
+    return WEFT_EBUILD;
+  }
+  return 0;
 }

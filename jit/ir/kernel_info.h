@@ -27,6 +27,13 @@ int weft__kernel_info_collect(LLVMModuleRef module, LLVMTargetDataRef layout,
 
 void weft__kernel_descs_free(weft_kernel_desc *descs, unsigned count);
 
+/* That every kernel's intel_reqd_sub_group_size is one of sizes (a mask
+ * of powers of two) of the device named: 0, or WEFT_EBUILD and a
+ * malloc'd message naming the kernel and the sizes there are. */
+int weft__kernel_info_check_sub_groups(const weft_kernel_desc *kernels,
+                                       unsigned count, unsigned sizes,
+                                       const char *device, char **error);
+
 /* The bytes of the program-scope variables in the __global address space
  * that module defines (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE): taken
  * before the builtins are linked, so only the program's own count. */

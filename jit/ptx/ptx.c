@@ -188,6 +188,10 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__kernel_info_collect(b->module, b->layout, &b->kernels,
                                    &b->num_kernels, &b->error);
   }
+  if (!rc)
+    rc = weft__kernel_info_check_sub_groups(b->kernels, b->num_kernels,
+                                            WEFT_GPU_SUB_GROUP_SIZES,
+                                            "a GPU", &b->error);
   if (!rc) weft__div_guard_insert(b->module, 0);
   if (!rc) rc = weft__inline_callees(b->module, b->machine, 1, &b->error);
   if (!rc)

@@ -835,7 +835,7 @@ TEST(sub_group_info) {
   CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS,
                                    0, NULL, sizeof n, &n, NULL));
   CHECK_EQ(n, (max_group + width - 1) / width);
-  CHECK_EQ(n, most);
+  CHECK(n <= most); /* most: with the smallest sub-groups a kernel may ask for */
   size_t count = 3;
   CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
                                    CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
@@ -870,6 +870,79 @@ TEST(sub_group_info) {
   CL_CHECK_ERR(clGetKernelSubGroupInfo(NULL, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS,
                                        0, NULL, sizeof n, &n, NULL),
                CL_INVALID_KERNEL);
+  free_objects(&o);
+}
+
+/* cl_intel_required_subgroup_size: the device's sizes, and a kernel that
+ * asks for each has sub-groups of it in every query; one it lacks does
+ * not build, saying why. */
+TEST(required_sub_group_size_info) {
+  objects o = make_objects();
+  char extensions[4096];
+  CL_CHECK(clGetDeviceInfo(o.device, CL_DEVICE_EXTENSIONS, sizeof extensions,
+                           extensions, NULL));
+  CHECK(strstr(extensions, "cl_intel_required_subgroup_size"));
+  size_t sizes[32], bytes;
+  CL_CHECK(clGetDeviceInfo(o.device, CL_DEVICE_SUB_GROUP_SIZES_INTEL,
+                           sizeof sizes, sizes, &bytes));
+  size_t count = bytes / sizeof *sizes, default_width = 0;
+  CHECK(count >= 1 && bytes % sizeof *sizes == 0);
+  cl_uint most;
+  CL_CHECK(clGetDeviceInfo(o.device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof most,
+                           &most, NULL));
+  size_t local[1] = {256}, n;
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                   CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof local, local, sizeof default_width,
+                                   &default_width, NULL));
+  for (size_t i = 0; i < count; i++) {
+    CHECK(sizes[i] && (sizes[i] & (sizes[i] - 1)) == 0);
+    CHECK(i == 0 || sizes[i] > sizes[i - 1]);
+    char text[256];
+    snprintf(text, sizeof text,
+             "__attribute__((intel_reqd_sub_group_size(%zu)))\n"
+             "__kernel void w(__global int *a) { a[0] = get_sub_group_size(); }\n",
+             sizes[i]);
+    cl_kernel w = cl_kernel_from(o.ctx, text, "w");
+    CL_CHECK(clGetKernelSubGroupInfo(w, NULL, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL,
+                                     0, NULL, sizeof n, &n, NULL));
+    CHECK_EQ(n, sizes[i]);
+    CL_CHECK(clGetKernelSubGroupInfo(w, NULL, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                     sizeof local, local, sizeof n, &n, NULL));
+    CHECK_EQ(n, sizes[i]);
+    CL_CHECK(clGetKernelSubGroupInfo(w, NULL, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                     sizeof local, local, sizeof n, &n, NULL));
+    CHECK_EQ(n, 256 / sizes[i]);
+    CL_CHECK(clGetKernelSubGroupInfo(w, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0,
+                                     NULL, sizeof n, &n, NULL));
+    CHECK(n <= most);
+    if (i == 0) CHECK(n == most || sizes[0] > default_width);
+    cl_ulong spill = 1;
+    CL_CHECK(clGetKernelWorkGroupInfo(w, o.device, CL_KERNEL_SPILL_MEM_SIZE_INTEL,
+                                      sizeof spill, &spill, NULL));
+    CHECK_EQ(spill, 0);
+    CL_CHECK(clReleaseKernel(w));
+  }
+  /* Without the attribute: 0. */
+  CL_CHECK(clGetKernelSubGroupInfo(o.kernel, NULL,
+                                   CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL,
+                                   sizeof n, &n, NULL));
+  CHECK_EQ(n, 0);
+  /* A size the device lacks (64 is none's): the build fails, naming it. */
+  const char *too_wide =
+      "__attribute__((intel_reqd_sub_group_size(64)))\n"
+      "__kernel void w(__global int *a) { a[0] = 1; }\n";
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(o.ctx, 1, &too_wide, NULL, &err);
+  CL_CHECK(err);
+  CL_CHECK_ERR(clBuildProgram(p, 1, &o.device, "", NULL, NULL),
+               CL_BUILD_PROGRAM_FAILURE);
+  char log[1024];
+  CL_CHECK(clGetProgramBuildInfo(p, o.device, CL_PROGRAM_BUILD_LOG, sizeof log,
+                                 log, NULL));
+  CHECK_STR_CONTAINS(log, "kernel 'w': intel_reqd_sub_group_size(64) is not a "
+                          "sub-group size of");
+  CL_CHECK(clReleaseProgram(p));
   free_objects(&o);
 }
 
