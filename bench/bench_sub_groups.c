@@ -17,13 +17,20 @@
  *   reduce_group     the same with work_group_reduce_add
  *   reduce_sub_group the same with sub_group_reduce_add, one partial sum
  *                    per sub-group
+ *   scan_tree        16M ints scanned (inclusive sums) in groups of 256
+ *                    through a __local tree (Hillis and Steele, a
+ *                    barrier a step)
+ *   scan_group       the same with work_group_scan_inclusive_add
+ *   scan_sub_group   the same from sub_group_scan_inclusive_add, each
+ *                    sub-group's total through __local memory
  *
  * Each runs once untimed, then reps times; the median is reported. Every
  * result is checked against the host (the compacted values as a multiset
  * through their sum and count; the sums exactly).
  *
  * CSV: benchmark,device,ms,over_baseline (the compactions over
- * compact_atomic, the reductions over reduce_tree; below 1: faster).
+ * compact_atomic, the reductions over reduce_tree, the scans over
+ * scan_tree; below 1: faster).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +74,31 @@ static const char *source =
     "  int s = sub_group_reduce_add(in[get_global_id(0)]);\n"
     "  if (get_sub_group_local_id() == 0)\n"
     "    out[get_group_id(0) * get_num_sub_groups() + get_sub_group_id()] = s;\n"
+    "}\n"
+    "__kernel void scan_tree(__global const int *in, __global int *out) {\n"
+    "  __local int t[2][256];\n"
+    "  size_t l = get_local_id(0);\n"
+    "  int from = 0;\n"
+    "  t[0][l] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t d = 1; d < 256; d <<= 1) {\n"
+    "    t[1 - from][l] = l >= d ? t[from][l] + t[from][l - d] : t[from][l];\n"
+    "    from = 1 - from;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  out[get_global_id(0)] = t[from][l];\n"
+    "}\n"
+    "__kernel void scan_group(__global const int *in, __global int *out) {\n"
+    "  out[get_global_id(0)] = work_group_scan_inclusive_add(in[get_global_id(0)]);\n"
+    "}\n"
+    "__kernel void scan_sub_group(__global const int *in, __global int *out) {\n"
+    "  __local int total[64];\n"
+    "  int s = sub_group_scan_inclusive_add(in[get_global_id(0)]);\n"
+    "  uint id = get_sub_group_id();\n"
+    "  if (get_sub_group_local_id() == get_sub_group_size() - 1) total[id] = s;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (uint k = 0; k < id; k++) s += total[k];\n"
+    "  out[get_global_id(0)] = s;\n"
     "}\n";
 
 enum { GROUP = 256 };
@@ -125,6 +157,19 @@ static void check_compaction(bench *b, const char *name) {
     bench_die("%s: kept %d values summing to %lld, want %zu summing to %lld",
               name, count, (long long)got_sum, want_count,
               (long long)want_sum);
+  free(out);
+}
+
+/* Each group's inclusive sums. */
+static void check_scan(bench *b, const char *name) {
+  int32_t *out = bench_alloc(b->n * sizeof *out);
+  WEFT_CHECK(weft_buffer_read(b->bout, 0, b->n * sizeof *out, out), b->bout);
+  int32_t sum = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    sum = (i % GROUP ? sum : 0) + b->in[i];
+    if (out[i] != sum)
+      bench_die("%s: item %zu has %d, want %d", name, i, out[i], sum);
+  }
   free(out);
 }
 
@@ -189,6 +234,16 @@ int main(int argc, char **argv) {
   row(&b, "reduce_tree", tree, tree);
   row(&b, "reduce_group", group, tree);
   row(&b, "reduce_sub_group", sub, tree);
+
+  double scan_tree = time_kernel(&b, "scan_tree", DEFAULT, 0);
+  check_scan(&b, "scan_tree");
+  double scan_group = time_kernel(&b, "scan_group", DEFAULT, 0);
+  check_scan(&b, "scan_group");
+  double scan_sub = time_kernel(&b, "scan_sub_group", DEFAULT, 0);
+  check_scan(&b, "scan_sub_group");
+  row(&b, "scan_tree", scan_tree, scan_tree);
+  row(&b, "scan_group", scan_group, scan_tree);
+  row(&b, "scan_sub_group", scan_sub, scan_tree);
 
   bench_csv_close();
   weft_buffer_release(b.bin);
