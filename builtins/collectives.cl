@@ -8,7 +8,8 @@
  * each stores its value, the first work-item folds them in order (so a
  * float reduction gives the same result on every run), and after a second
  * barrier each reads its answer. A third barrier keeps the next collective
- * from overwriting the scratch before every work-item has read it.
+ * from overwriting the scratch before every work-item has read it. On the
+ * GPU the reductions and scans go by warps instead (below).
  */
 #include "builtins.h"
 
@@ -44,6 +45,49 @@ static size_t WEFT_OVERLOAD group_items(void) {
 #define OP_min(a, b) ((b) < (a) ? (b) : (a))
 #define OP_max(a, b) ((b) > (a) ? (b) : (a))
 
+#ifdef __NVPTX__
+/* On the GPU each warp folds its values by shuffles (its sub-group's
+ * functions, sub_groups.cl), leaves its total in the scratch, and after a
+ * barrier every thread folds the warps' totals (at most 32, read from
+ * shared memory at once by the whole warp), in warp order; a second
+ * barrier keeps the next collective from overwriting them. */
+#define REDUCE(T, op)                                                        \
+  T __attribute__((overloadable, convergent)) work_group_reduce_##op(T x) { \
+    __local T *s = (__local T *)__weft_wg_scratch();                         \
+    T part = sub_group_reduce_##op(x);                                       \
+    if (get_sub_group_local_id() == 0) s[get_sub_group_id()] = part;         \
+    barrier(WEFT_FENCE);                                                     \
+    T acc = s[0];                                                            \
+    for (uint i = 1, n = get_num_sub_groups(); i < n; i++)                   \
+      acc = OP_##op(acc, s[i]);                                              \
+    barrier(WEFT_FENCE);                                                     \
+    return acc;                                                              \
+  }
+
+/* scans: the warp's own scan after the fold of the warps before it. */
+#define SCAN(T, op)                                                          \
+  static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
+    __local T *s = (__local T *)__weft_wg_scratch();                         \
+    uint w = get_sub_group_id();                                             \
+    T mine = inclusive ? sub_group_scan_inclusive_##op(x)                    \
+                       : sub_group_scan_exclusive_##op(x);                   \
+    if (get_sub_group_local_id() == get_sub_group_size() - 1)                \
+      s[w] = inclusive ? mine : OP_##op(mine, x);                            \
+    barrier(WEFT_FENCE);                                                     \
+    T before = IDENT_##T##_##op;                                             \
+    for (uint i = 0; i < w; i++) before = OP_##op(before, s[i]);             \
+    barrier(WEFT_FENCE);                                                     \
+    return OP_##op(before, mine);                                            \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      work_group_scan_inclusive_##op(T x) {                                  \
+    return scan_##op(x, 1);                                                  \
+  }                                                                          \
+  T __attribute__((overloadable, convergent))                                \
+      work_group_scan_exclusive_##op(T x) {                                  \
+    return scan_##op(x, 0);                                                  \
+  }
+#else
 /* reduce: the fold of every work-item's value, for each. */
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) work_group_reduce_##op(T x) { \
@@ -86,6 +130,8 @@ static size_t WEFT_OVERLOAD group_items(void) {
       work_group_scan_exclusive_##op(T x) {                                  \
     return scan_##op(x, 0);                                                  \
   }
+
+#endif
 
 /* broadcast: the value of the work-item named, for each. */
 #define BROADCAST(T)                                                         \
