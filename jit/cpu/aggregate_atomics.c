@@ -57,6 +57,9 @@
 
 /* The group's words of one site (weft_wg_ctx's aggregate). */
 enum { SLOT_COUNT, SLOT_ARRIVED, SLOT_REACHERS, SLOT_BASE, SLOTS };
+_Static_assert(sizeof ((weft_wg_ctx *)0)->aggregate ==
+                   WEFT_AGGREGATE_SITES * SLOTS * sizeof(uint64_t),
+               "a site's words in the context");
 
 /* Whether v is the same for every work-item of a group: made from
  * constants, the kernel's arguments and the context's invariant fields
@@ -316,8 +319,8 @@ static LLVMBasicBlockRef exit_source(const cut *c, unsigned e) {
   return NULL;
 }
 
-/* A phi at the cut: value from the atomic's side, per exit from exit_value
- * (or poison). */
+/* A phi at the cut: from_head from the atomic's side, per_exit[e] from
+ * exit e (poison where per_exit or its entry is NULL). */
 static LLVMValueRef cut_phi(cut *c, LLVMBasicBlockRef cut_block,
                             LLVMTypeRef type, LLVMValueRef from_head,
                             LLVMValueRef *per_exit, const char *name) {
@@ -371,9 +374,9 @@ static int fix_target_phis(cut *c, LLVMBasicBlockRef cut_block) {
   return 0;
 }
 
-/* Word k of this site's in the group's context, at the builder: in a
- * no-alias scope of its own, so that LLVM knows the kernel's buffers
- * apart from it. */
+/* This site's word k in the group's context, at the builder; loads and
+ * stores of it are in a no-alias scope of their own, so that LLVM knows
+ * the kernel's buffers apart from it. */
 static LLVMValueRef slot(cut *c, unsigned k) {
   assert(c->site < WEFT_AGGREGATE_SITES && k < SLOTS);
   return weft__ctx_field(c->b, weft__body_param(c->body, WEFT_BODY_CTX),
