@@ -160,8 +160,9 @@ static void check_compaction(bench *b, const char *name) {
   free(out);
 }
 
-/* Each group's inclusive sums. */
-static void check_scan(bench *b, const char *name) {
+/* Each group's inclusive sums (outputs: unused, one per item). */
+static void check_scan(bench *b, const char *name, size_t outputs) {
+  (void)outputs;
   int32_t *out = bench_alloc(b->n * sizeof *out);
   WEFT_CHECK(weft_buffer_read(b->bout, 0, b->n * sizeof *out, out), b->bout);
   int32_t sum = 0;
@@ -188,6 +189,19 @@ static void check_sums(bench *b, const char *name, size_t partials) {
 
 static void row(bench *b, const char *name, double ms, double baseline) {
   bench_csv_line("%s,%s,%.3f,%.3f", name, b->device, ms, ms / baseline);
+}
+
+/* Three kernels that do one thing (the first the baseline), each checked
+ * by check with its count of outputs, then their rows. */
+typedef void (*checker)(bench *b, const char *name, size_t outputs);
+static void three_rows(bench *b, const char *const names[3], checker check,
+                       const size_t outputs[3]) {
+  double ms[3];
+  for (int k = 0; k < 3; k++) {
+    ms[k] = time_kernel(b, names[k], DEFAULT, 0);
+    check(b, names[k], outputs[k]);
+  }
+  for (int k = 0; k < 3; k++) row(b, names[k], ms[k], ms[0]);
 }
 
 int main(int argc, char **argv) {
@@ -225,25 +239,13 @@ int main(int argc, char **argv) {
 
   size_t groups = b.n / GROUP;
   size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;
-  double tree = time_kernel(&b, "reduce_tree", DEFAULT, 0);
-  check_sums(&b, "reduce_tree", groups);
-  double group = time_kernel(&b, "reduce_group", DEFAULT, 0);
-  check_sums(&b, "reduce_group", groups);
-  double sub = time_kernel(&b, "reduce_sub_group", DEFAULT, 0);
-  check_sums(&b, "reduce_sub_group", groups * per_group);
-  row(&b, "reduce_tree", tree, tree);
-  row(&b, "reduce_group", group, tree);
-  row(&b, "reduce_sub_group", sub, tree);
-
-  double scan_tree = time_kernel(&b, "scan_tree", DEFAULT, 0);
-  check_scan(&b, "scan_tree");
-  double scan_group = time_kernel(&b, "scan_group", DEFAULT, 0);
-  check_scan(&b, "scan_group");
-  double scan_sub = time_kernel(&b, "scan_sub_group", DEFAULT, 0);
-  check_scan(&b, "scan_sub_group");
-  row(&b, "scan_tree", scan_tree, scan_tree);
-  row(&b, "scan_group", scan_group, scan_tree);
-  row(&b, "scan_sub_group", scan_sub, scan_tree);
+  static const char *const reduce[3] = {"reduce_tree", "reduce_group",
+                                        "reduce_sub_group"};
+  static const char *const scan[3] = {"scan_tree", "scan_group",
+                                      "scan_sub_group"};
+  three_rows(&b, reduce, check_sums,
+             (const size_t[3]){groups, groups, groups * per_group});
+  three_rows(&b, scan, check_scan, (const size_t[3]){0, 0, 0});
 
   bench_csv_close();
   weft_buffer_release(b.bin);

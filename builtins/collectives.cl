@@ -65,7 +65,7 @@ static size_t WEFT_OVERLOAD group_items(void) {
   }
 
 /* scans: the warp's own scan after the fold of the warps before it. */
-#define SCAN(T, op)                                                          \
+#define SCAN_BODY(T, op)                                                     \
   static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
     __local T *s = (__local T *)__weft_wg_scratch();                         \
     uint w = get_sub_group_id();                                             \
@@ -78,14 +78,6 @@ static size_t WEFT_OVERLOAD group_items(void) {
     for (uint i = 0; i < w; i++) before = OP_##op(before, s[i]);             \
     barrier(WEFT_FENCE);                                                     \
     return OP_##op(before, mine);                                            \
-  }                                                                          \
-  T __attribute__((overloadable, convergent))                                \
-      work_group_scan_inclusive_##op(T x) {                                  \
-    return scan_##op(x, 1);                                                  \
-  }                                                                          \
-  T __attribute__((overloadable, convergent))                                \
-      work_group_scan_exclusive_##op(T x) {                                  \
-    return scan_##op(x, 0);                                                  \
   }
 #else
 /* reduce: the fold of every work-item's value, for each. */
@@ -109,7 +101,7 @@ static size_t WEFT_OVERLOAD group_items(void) {
 /* scans: the first work-item turns the values into running folds in
  * place; inclusive reads its own, exclusive the one before (or the
  * identity). */
-#define SCAN(T, op)                                                          \
+#define SCAN_BODY(T, op)                                                     \
   static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
     __local T *s = (__local T *)__weft_wg_scratch();                         \
     size_t id = get_local_linear_id(), n = group_items();                    \
@@ -121,7 +113,13 @@ static size_t WEFT_OVERLOAD group_items(void) {
     T r = inclusive ? s[id] : id ? s[id - 1] : (T)IDENT_##T##_##op;          \
     barrier(WEFT_FENCE);                                                     \
     return r;                                                                \
-  }                                                                          \
+  }
+
+#endif
+
+/* The scans of either kind, over scan_op. */
+#define SCAN(T, op)                                                          \
+  SCAN_BODY(T, op)                                                           \
   T __attribute__((overloadable, convergent))                                \
       work_group_scan_inclusive_##op(T x) {                                  \
     return scan_##op(x, 1);                                                  \
@@ -130,8 +128,6 @@ static size_t WEFT_OVERLOAD group_items(void) {
       work_group_scan_exclusive_##op(T x) {                                  \
     return scan_##op(x, 0);                                                  \
   }
-
-#endif
 
 /* broadcast: the value of the work-item named, for each. */
 #define BROADCAST(T)                                                         \

@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
@@ -133,4 +134,15 @@ static int remove_entry(const char *path, const struct stat *st, int type,
 void support_remove_tree(const char *dir) {
   /* FTW_DEPTH visits a folder after its files, so it is empty by then. */
   nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int support_dumped_ir_lines(const char *dir, int n, const char *text) {
+  char path[512], line[4096];
+  snprintf(path, sizeof path, "%s/program-%d.ll", dir, n);
+  FILE *f = fopen(path, "r");
+  CHECK(f);
+  int count = 0;
+  while (fgets(line, sizeof line, f)) count += strstr(line, text) != NULL;
+  fclose(f);
+  return count;
 }

@@ -66,6 +66,10 @@ char *support_nested_loops(int depth);
 void support_stderr_begin(void);
 const char *support_stderr_end(void);
 
+/* The lines of the CPU's IR that WEFT_DUMP_IR=dir dumped for the n-th
+ * program built (program-N.ll) that contain text. */
+int support_dumped_ir_lines(const char *dir, int n, const char *text);
+
 /* Removes a scratch folder a test made and everything in it (the kernel
  * cache may have written there), so tests leave nothing in /tmp. */
 void support_remove_tree(const char *dir);

@@ -304,14 +304,7 @@ TEST(two_counters_beside_barriers_and_local_memory) {
 /* Whether the CPU's IR dumped for program n holds aggregate_atomics.c's
  * cut (its values keep their names). */
 static int aggregated_in(const char *dir, int n) {
-  char path[96], line[1024];
-  snprintf(path, sizeof path, "%s/program-%d.ll", dir, n);
-  FILE *f = fopen(path, "r");
-  CHECK(f);
-  int found = 0;
-  while (fgets(line, sizeof line, f)) found |= strstr(line, "%aggregate.") != NULL;
-  fclose(f);
-  return found;
+  return support_dumped_ir_lines(dir, n, "%aggregate.") > 0;
 }
 
 /* Builds source into the dump folder as program n, runs it over 4096

@@ -158,14 +158,7 @@ TEST(one_work_item_by_zero) {
 
 /* The freeze instructions of the guard in the dumped IR of program n. */
 static int freezes_in(const char *dir, int n) {
-  char path[96], line[512];
-  snprintf(path, sizeof path, "%s/program-%d.ll", dir, n);
-  FILE *f = fopen(path, "r");
-  CHECK(f);
-  int count = 0;
-  while (fgets(line, sizeof line, f)) count += strstr(line, " freeze ") != NULL;
-  fclose(f);
-  return count;
+  return support_dumped_ir_lines(dir, n, " freeze ");
 }
 
 /* A division by a constant keeps LLVM's cheap form: the guard adds
