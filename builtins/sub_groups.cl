@@ -13,8 +13,8 @@
  * the type, so that sub-groups doing different things at once never
  * share a slot): each work-item stores its value, the first of the sub-group
  * folds them in order (a float reduction gives the same result on every
- * run), and after a second barrier each reads its answer. A third
- * barrier keeps the next function from overwriting a slot not yet read.
+ * run) into a slot no lane writes next, and after a second barrier each
+ * reads its answer.
  */
 #include "sub_groups.h"
 
@@ -108,7 +108,16 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
   }
 #define PREPARE(T) SCAN_STEPS(T, add) SCAN_STEPS(T, min) SCAN_STEPS(T, max)
 #else
-/* reduce: the fold of the sub-group's values, for each. */
+/* The sub-group's result slot: after the group's slots and the
+ * work-group broadcast's (the JIT's scratch has one per sub-group of the
+ * smallest width). Its lanes read it before any of them can reach the
+ * next function's first barrier, after which its first lane may write
+ * it again: two barriers a function, not three. */
+#define RESULT(T)                                                            \
+  (*(__local T *)(__weft_wg_scratch() + group_items() + 1 + get_sub_group_id()))
+
+/* reduce: the fold of the sub-group's values, in lane order (a float
+ * reduction gives the same result on every run), for each. */
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
@@ -118,29 +127,32 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
       T acc = SLOT(T, base);                                                 \
       for (uint i = 1, n = get_sub_group_size(); i < n; i++)                 \
         acc = OP_##op(acc, SLOT(T, base + i));                               \
-      SLOT(T, base) = acc;                                                   \
+      RESULT(T) = acc;                                                       \
     }                                                                        \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
-    T r = SLOT(T, base);                                                     \
-    __weft_sub_group_barrier(WEFT_FENCE);                                    \
-    return r;                                                                \
+    return RESULT(T);                                                        \
   }
 
-/* scans: the first work-item turns the values into running folds in
- * place; inclusive reads its own, exclusive the one before (or the
- * identity). */
+/* scans: the first work-item turns the slots into running folds in
+ * place, each lane's own (up to it, or before it: the identity for the
+ * first), so that each lane reads only its own slot, which no other lane
+ * writes next. */
 #define SCAN(T, op)                                                          \
   static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
-    if (id == base)                                                          \
-      for (uint i = 1, n = get_sub_group_size(); i < n; i++)                 \
-        SLOT(T, base + i) = OP_##op(SLOT(T, base + i - 1), SLOT(T, base + i)); \
+    if (id == base) {                                                        \
+      T acc = IDENT_##op(T);                                                 \
+      for (uint i = base, end = base + get_sub_group_size(); i < end; i++) { \
+        T value = SLOT(T, i);                                                \
+        T next = OP_##op(acc, value);                                        \
+        SLOT(T, i) = inclusive ? next : acc;                                 \
+        acc = next;                                                          \
+      }                                                                      \
+    }                                                                        \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
-    T r = inclusive ? SLOT(T, id) : id > base ? SLOT(T, id - 1) : IDENT_##op(T); \
-    __weft_sub_group_barrier(WEFT_FENCE);                                    \
-    return r;                                                                \
+    return SLOT(T, id);                                                      \
   }                                                                          \
   T __attribute__((overloadable, convergent))                                \
       sub_group_scan_inclusive_##op(T x) {                                   \

@@ -84,8 +84,10 @@ static void sync_call(LLVMBuilderRef b, LLVMValueRef call, size_t which,
 }
 
 /* Slots of the scratch area: one per work-item of the largest group, one
- * for a result; 8 bytes each, the widest scalar. */
-#define SCRATCH_SLOTS (4096 + 1)
+ * for a work-group result, one per sub-group of the smallest width for
+ * its result (builtins/sub_groups.cl); 8 bytes each, the widest scalar. */
+#define SCRATCH_SLOTS                                                        \
+  (WEFT_CPU_MAX_WORK_GROUP_SIZE + 1 + WEFT_CPU_MAX_WORK_GROUP_SIZE / 4)
 
 /* The scratch area is a __local variable of the module, so that step 5
  * places it in group memory like the kernel's own (only kernels that use
