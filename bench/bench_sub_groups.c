@@ -8,6 +8,10 @@
  *                    -cl-weft-no-aggregate
  *   compact_auto     the same kernel as Weft builds it by default: on the
  *                    CPU, one atomic per work-group (aggregate_atomics.c)
+ *   histogram16_atomic  the 16M ints counted in 16 bins (v & 15), an
+ *                    atomic_inc each, built with -cl-weft-no-aggregate
+ *   histogram16_auto the same as Weft builds it by default: on the CPU,
+ *                    one atomic per work-group and bin
  *   compact_ballot   the same, aggregated by hand (NVIDIA's "warp-
  *                    aggregated atomics"): a ballot, one atomic_add per
  *                    sub-group by its elected lane, a broadcast, each
@@ -29,7 +33,7 @@
  * through their sum and count; the sums exactly).
  *
  * CSV: benchmark,device,ms,over_baseline (the compactions over
- * compact_atomic, the reductions over reduce_tree, the scans over
+ * compact_atomic, the histograms over histogram16_atomic, the reductions over reduce_tree, the scans over
  * scan_tree; below 1: faster).
  */
 #include <stdint.h>
@@ -54,6 +58,10 @@ static const char *source =
     "  base = sub_group_non_uniform_broadcast(base, sub_group_ballot_find_lsb(\n"
     "      sub_group_ballot(1)));\n"
     "  if (v > 0) out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+    "}\n"
+    "__kernel void histogram16(__global const int *in, __global int *out,\n"
+    "                          __global int *bins) {\n"
+    "  atomic_inc(&bins[in[get_global_id(0)] & 15]);\n"
     "}\n"
     "__kernel void reduce_tree(__global const int *in, __global int *out) {\n"
     "  __local int t[256];\n"
@@ -111,14 +119,19 @@ typedef struct bench {
   size_t n;
   int reps;
   int32_t *in;
-  weft_buffer *bin, *bout, *bcount;
+  weft_buffer *bin, *bout, *bcount, *bbins;
 } bench;
 
+/* with_count: the kernel's third argument is the count (1) or the bins
+ * (2), zeroed before each launch. */
 static double launch_ms(bench *b, weft_kernel *k, int with_count) {
   size_t global = b->n, local = GROUP;
   if (with_count) {
-    int32_t zero = 0;
-    WEFT_CHECK(weft_buffer_write(b->bcount, 0, sizeof zero, &zero), b->bcount);
+    int32_t zero[16] = {0};
+    weft_buffer *c = with_count == 2 ? b->bbins : b->bcount;
+    WEFT_CHECK(weft_buffer_write(c, 0, with_count == 2 ? sizeof zero : sizeof *zero,
+                                 zero),
+               c);
   }
   double start = bench_now_ms();
   WEFT_CHECK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
@@ -131,7 +144,10 @@ static double time_kernel(bench *b, const char *name, const char *options,
   weft_kernel *k = bench_weft_kernel(b->ctx, source, options, name);
   WEFT_CHECK(weft_kernel_set_arg_buffer(k, 0, b->bin), k);
   WEFT_CHECK(weft_kernel_set_arg_buffer(k, 1, b->bout), k);
-  if (with_count) WEFT_CHECK(weft_kernel_set_arg_buffer(k, 2, b->bcount), k);
+  if (with_count)
+    WEFT_CHECK(weft_kernel_set_arg_buffer(k, 2, with_count == 2 ? b->bbins
+                                                                : b->bcount),
+               k);
   launch_ms(b, k, with_count);
   double *t = bench_alloc((size_t)b->reps * sizeof *t);
   for (int r = 0; r < b->reps; r++) t[r] = launch_ms(b, k, with_count);
@@ -172,6 +188,16 @@ static void check_scan(bench *b, const char *name, size_t outputs) {
       bench_die("%s: item %zu has %d, want %d", name, i, out[i], sum);
   }
   free(out);
+}
+
+/* The 16 bins hold each value's count. */
+static void check_histogram(bench *b, const char *name) {
+  int32_t got[16], want[16] = {0};
+  WEFT_CHECK(weft_buffer_read(b->bbins, 0, sizeof got, got), b->bbins);
+  for (size_t i = 0; i < b->n; i++) want[b->in[i] & 15]++;
+  for (int k = 0; k < 16; k++)
+    if (got[k] != want[k])
+      bench_die("%s: bin %d holds %d, want %d", name, k, got[k], want[k]);
 }
 
 /* The partial sums add up to the input's sum. */
@@ -225,6 +251,8 @@ int main(int argc, char **argv) {
              b.ctx);
   WEFT_CHECK(weft_buffer_create(b.ctx, sizeof(int32_t), 0, NULL, &b.bcount),
              b.ctx);
+  WEFT_CHECK(weft_buffer_create(b.ctx, 16 * sizeof(int32_t), 0, NULL, &b.bbins),
+             b.ctx);
   bench_csv_open(options.csv_path, "benchmark,device,ms,over_baseline", 1);
 
   double atomic = time_kernel(&b, "compact_atomic", PLAIN, 1);
@@ -236,6 +264,13 @@ int main(int argc, char **argv) {
   row(&b, "compact_atomic", atomic, atomic);
   row(&b, "compact_auto", automatic, atomic);
   row(&b, "compact_ballot", ballot, atomic);
+
+  double histogram = time_kernel(&b, "histogram16", PLAIN, 2);
+  check_histogram(&b, "histogram16_atomic");
+  double histogram_auto = time_kernel(&b, "histogram16", DEFAULT, 2);
+  check_histogram(&b, "histogram16_auto");
+  row(&b, "histogram16_atomic", histogram, histogram);
+  row(&b, "histogram16_auto", histogram_auto, histogram);
 
   size_t groups = b.n / GROUP;
   size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;
@@ -251,6 +286,7 @@ int main(int argc, char **argv) {
   weft_buffer_release(b.bin);
   weft_buffer_release(b.bout);
   weft_buffer_release(b.bcount);
+  weft_buffer_release(b.bbins);
   weft_context_release(b.ctx);
   free(b.in);
   return 0;

@@ -19,8 +19,10 @@
 
 /* The state of one work-group, read by the generated code. The JIT emits
  * loads at offsetof() these fields, so only this struct defines the layout. */
-/* The most atomics a kernel has made one per group (weft_wg_ctx). */
+/* The most atomics a kernel has made one per group, and the context's
+ * words for them (weft_wg_ctx; aggregate_atomics.c lays them out). */
 #define WEFT_AGGREGATE_SITES 4
+#define WEFT_AGGREGATE_WORDS 136
 
 typedef struct weft_wg_ctx {
   uint64_t group_id[3];
@@ -72,12 +74,11 @@ typedef struct weft_wg_ctx {
    * spins (0: none yet). */
   uint64_t yield_item;
   /* The group's words for the atomics that jit/cpu/aggregate_atomics.c
-   * makes one per group: for each such site, the amount the group's
-   * work-items add up, how many have come, how many of them reached the
-   * atomic, and its old value; the back end zeroes them before a group of a
-   * WEFT_KERNEL_AGGREGATES kernel starts. Not __local memory: the kernel
-   * may use all of that. */
-  uint64_t aggregate[WEFT_AGGREGATE_SITES][4];
+   * makes one per group and counter: per such site, counts, old values,
+   * which counters were reached, how many work-items have come; the back
+   * end zeroes the kernel's aggregate_words of them before each of its
+   * groups starts. Not __local memory: the kernel may use all of that. */
+  uint64_t aggregate[WEFT_AGGREGATE_WORDS];
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
@@ -347,7 +348,7 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * interleaved, every work-item on a fiber (backend/cpu/sub_group.c). */
 #define WEFT_KERNEL_SUB_GROUPS 256u
 /* Some atomics are one per group (jit/cpu/aggregate_atomics.c), counted
- * in weft_wg_ctx's aggregate words. */
+ * in the first aggregate_words of weft_wg_ctx's aggregate. */
 #define WEFT_KERNEL_AGGREGATES 512u
 
 typedef struct weft_kernel_desc {
@@ -365,6 +366,9 @@ typedef struct weft_kernel_desc {
   char vec_type_hint[16];
   /* __attribute__((intel_reqd_sub_group_size(n))): n; 0 where none. */
   unsigned reqd_sub_group_size;
+  /* With WEFT_KERNEL_AGGREGATES: the words of weft_wg_ctx's aggregate it
+   * uses, zeroed for each group. */
+  unsigned aggregate_words;
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */

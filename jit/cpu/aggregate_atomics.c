@@ -1,17 +1,19 @@
 /* aggregate_atomics.c: part of step 3 of passes.h: one atomic per
- * work-group where every work-item adds to (or subtracts from) one
- * counter, the CPU's form of warp-aggregated atomics.
+ * work-group and counter where every work-item adds to (or subtracts
+ * from) one counter, or one of a small table of them (reduce by key:
+ * `atomic_inc(&bins[v & 15])`), the CPU's form of warp-aggregated
+ * atomics.
  *
  * The pattern is stream compaction: `if (keep) out[atomic_inc(count)] =
  * v;`, every work-item of every group on one word. On the CPU each such
  * atomic is a locked add whose cache line moves between the cores at
  * nearly every call. Here the group's work-items meet at a cut instead:
- * each adds its amount to a count of the group in its context (0 if it
- * does not reach the atomic) and keeps the count before its add (its
- * rank); the last of the group to arrive adds the group's total to the
- * counter in memory with the original atomic; after a barrier, each
- * work-item's old value is what that atomic returned plus (minus, for a
- * subtraction) its rank.
+ * each adds its amount to its counter's count of the group in its
+ * context (0 if it does not reach the atomic) and keeps the count before
+ * its add (its rank); the last of the group to arrive adds each reached
+ * counter's total to the counter in memory with the original atomic;
+ * after a barrier, each work-item's old value is what its counter's
+ * atomic returned plus (minus, for a subtraction) its rank.
  *
  * That is an interleaving the work-items could have had: each runs up to
  * its atomic, then the group's atomics happen one after another in rank
@@ -22,9 +24,11 @@
  * rely on its work-items' independent progress (nothing polls: no yield
  * or sync calls, no sub-group interleaving) and where every work-item can
  * pass the cut once: the atomic's block is in no loop, and the address is
- * the same for the whole group (computed from the kernel's arguments, the
- * context's invariant fields and constants only, so the last work-item
- * can make it again even if it did not reach the atomic). Not where only
+ * one of at most WEFT_AGGREGATE_KEYS the whole group shares
+ * (aggregate_address.c: computed from the kernel's arguments, the
+ * context's invariant fields and constants only, but for a last index of
+ * a small known range, so the last work-item can make each again even
+ * if it did not reach the atomic). Not where only
  * one work-item of a group gets to the atomic (past `if
  * (get_local_id(0) == 0)`, a reduction's last step): that is one atomic
  * a group already.
@@ -46,78 +50,36 @@
 
 #include <llvm-c/DebugInfo.h>
 
+#include "jit/cpu/aggregate_address.h"
 #include "jit/cpu/passes.h"
 #include "weft/weft.h"
 
 /* Each site adds a barrier and a region to its kernel; its words are in
  * the group's context (kernel_abi.h). */
 #define MOST_SITES WEFT_AGGREGATE_SITES
-/* How deep an address's computation is followed to find it uniform. */
+/* How deep a branch's condition is followed to the local id. */
 #define MOST_DEPTH 24
+/* The group's words of one site with keys counters, in weft_wg_ctx's
+ * aggregate: each counter's count (what its work-items add up), then
+ * each one's old value (its atomic's result), then a mask of the
+ * counters some work-item reached, then how many work-items came. */
+static unsigned words_of(unsigned keys) { return 2 * keys + 2; }
+_Static_assert(WEFT_AGGREGATE_WORDS >=
+                   WEFT_AGGREGATE_SITES * (2 * WEFT_AGGREGATE_KEYS + 2),
+               "the context holds every site's words");
 
-/* The group's words of one site (weft_wg_ctx's aggregate). */
-enum { SLOT_COUNT, SLOT_ARRIVED, SLOT_REACHERS, SLOT_BASE, SLOTS };
-_Static_assert(sizeof ((weft_wg_ctx *)0)->aggregate ==
-                   WEFT_AGGREGATE_SITES * SLOTS * sizeof(uint64_t),
-               "a site's words in the context");
-
-/* Whether v is the same for every work-item of a group: made from
- * constants, the kernel's arguments and the context's invariant fields
- * by instructions without side effects or control dependence. */
-static int uniform(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
-  if (LLVMIsAConstant(v)) return 1;
-  if (LLVMIsAArgument(v)) {
-    unsigned n = LLVMCountParams(body), k = 0;
-    while (k < n && LLVMGetParam(body, k) != v) k++;
-    return k < n - WEFT_BODY_EXTRA_PARAMS ||
-           k == n - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_CTX;
-  }
-  if (!LLVMIsAInstruction(v) || !depth) return 0;
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMLoad: {
-    unsigned kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)),
-                                             "invariant.load", 14);
-    if (!LLVMGetMetadata(v, kind)) return 0;
-    break;
-  }
-  case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast:
-  case LLVMIntToPtr: case LLVMPtrToInt: case LLVMTrunc: case LLVMZExt:
-  case LLVMSExt: case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl:
-  case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
-  case LLVMICmp: case LLVMSelect: case LLVMFreeze:
-    break;
-  default:
-    return 0;
-  }
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    if (!uniform(body, LLVMGetOperand(v, i), depth - 1)) return 0;
-  return 1;
-}
-
-/* v, which uniform() accepted, made again at the builder: its leaves are
- * constants and the body's arguments, and its instructions have no side
- * effects (the context's invariant loads included), so a copy computes
- * the same value anywhere, where the original may not have run. */
-static LLVMValueRef remake(LLVMBuilderRef b, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return v;
-  LLVMValueRef copy = LLVMInstructionClone(v);
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    LLVMSetOperand(copy, (unsigned)i, remake(b, LLVMGetOperand(v, i)));
-  LLVMInsertIntoBuilder(b, copy);
-  return copy;
-}
-
-/* An integer add or subtract on __global (or generic) memory at an
- * address the group shares. */
+/* An integer add or subtract on __global (or generic) memory at one of
+ * a few counters the group shares. */
 static int is_candidate(LLVMValueRef i, void *data) {
   LLVMValueRef body = data;
   if (!LLVMIsAAtomicRMWInst(i)) return 0;
   LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(i);
   LLVMValueRef ptr = LLVMGetOperand(i, 0);
   unsigned space = LLVMGetPointerAddressSpace(LLVMTypeOf(ptr));
+  weft_counters counters;
   return (op == LLVMAtomicRMWBinOpAdd || op == LLVMAtomicRMWBinOpSub) &&
          (space == WEFT_AS_GLOBAL || space == WEFT_AS_GENERIC) &&
-         !LLVMIsAtomicSingleThread(i) && uniform(body, ptr, MOST_DEPTH);
+         !LLVMIsAtomicSingleThread(i) && weft__counters_of(body, ptr, &counters);
 }
 
 /* Marks in seen[] the blocks reached from block from, forwards (up) or
@@ -253,7 +215,8 @@ typedef struct cut {
   unsigned *target_of;         /* an exit's index in targets */
   unsigned num_exits, num_targets;
   LLVMValueRef tag;            /* the cut's phi: 0 for the atomic, 1 + target */
-  unsigned site;               /* which of the context's words */
+  weft_counters counters;      /* what the atomic adds to */
+  unsigned words;              /* the first of the site's context words */
 } cut;
 
 /* Whether block is one of the cut's exit blocks. */
@@ -374,25 +337,28 @@ static int fix_target_phis(cut *c, LLVMBasicBlockRef cut_block) {
   return 0;
 }
 
-/* This site's word k in the group's context, at the builder; loads and
- * stores of it are in a no-alias scope of their own, so that LLVM knows
- * the kernel's buffers apart from it. */
-static LLVMValueRef slot(cut *c, unsigned k) {
-  assert(c->site < WEFT_AGGREGATE_SITES && k < SLOTS);
-  return weft__ctx_field(c->b, weft__body_param(c->body, WEFT_BODY_CTX),
-                         offsetof(weft_wg_ctx, aggregate) +
-                             sizeof(uint64_t) * (SLOTS * c->site + k));
+/* This site's word k + index (an i64, or NULL for 0) in the group's
+ * context, at the builder; loads and stores of it are in a no-alias scope
+ * of their own, so that LLVM knows the kernel's buffers apart from it. */
+static LLVMValueRef word(cut *c, unsigned k, LLVMValueRef index) {
+  assert(c->words + k < WEFT_AGGREGATE_WORDS);
+  LLVMValueRef ctx = weft__body_param(c->body, WEFT_BODY_CTX);
+  LLVMValueRef at = weft__ctx_field(
+      c->b, ctx, offsetof(weft_wg_ctx, aggregate) + 8 * (c->words + k));
+  if (!index) return at;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
+  return LLVMBuildInBoundsGEP2(c->b, i64, at, &index, 1, "");
 }
 
-static LLVMValueRef slot_load(cut *c, LLVMTypeRef type, unsigned k,
-                              const char *name) {
-  LLVMValueRef v = LLVMBuildLoad2(c->b, type, slot(c, k), name);
+static LLVMValueRef word_load(cut *c, LLVMTypeRef type, unsigned k,
+                              LLVMValueRef index, const char *name) {
+  LLVMValueRef v = LLVMBuildLoad2(c->b, type, word(c, k, index), name);
   weft__mark_group_word_access(v);
   return v;
 }
 
-static void slot_store(cut *c, LLVMValueRef v, unsigned k) {
-  weft__mark_group_word_access(LLVMBuildStore(c->b, v, slot(c, k)));
+static void word_store(cut *c, LLVMValueRef v, unsigned k, LLVMValueRef index) {
+  weft__mark_group_word_access(LLVMBuildStore(c->b, v, word(c, k, index)));
 }
 
 /* A work-group barrier of the cut, at the atomic's line. */
@@ -415,35 +381,10 @@ static LLVMBasicBlockRef next_block(cut *c, LLVMBasicBlockRef after,
   return block;
 }
 
-/* The cut's work, before its one barrier: each work-item takes its rank
- * from the group's count and adds its amount (0 where it does not reach
- * the atomic); the last of the group to get there (a group's
- * work-items run one at a time between calls, so plain words do) makes
- * the one atomic on the total, at the address made again there, if any
- * of them reached the atomic. After the barrier each work-item's old
- * value is the atomic's result plus (or minus) its rank. Returns the old
- * value, the builder in the last block. */
-static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
-                            LLVMValueRef amount, weft_sites *sites, int *rc) {
-  LLVMTypeRef type = LLVMTypeOf(amount);
+/* The group's work-items in the context's sizes. */
+static LLVMValueRef group_items(cut *c) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
-  LLVMValueRef one64 = LLVMConstInt(i64, 1, 0);
-  /* The words start at 0 for each group (the back end). */
-  LLVMPositionBuilderAtEnd(c->b, cut_block);
-  LLVMValueRef reached = LLVMBuildICmp(
-      c->b, LLVMIntEQ, c->tag, LLVMConstInt(LLVMTypeOf(c->tag), 0, 0), "");
-  LLVMValueRef rank = slot_load(c, type, SLOT_COUNT, "aggregate.rank");
-  LLVMValueRef total = LLVMBuildAdd(c->b, rank, amount, "");
-  slot_store(c, total, SLOT_COUNT);
-  LLVMValueRef arrived =
-      LLVMBuildAdd(c->b, slot_load(c, i64, SLOT_ARRIVED, ""), one64, "");
-  slot_store(c, arrived, SLOT_ARRIVED);
-  LLVMValueRef reachers = LLVMBuildAdd(
-      c->b, slot_load(c, i64, SLOT_REACHERS, ""),
-      LLVMBuildZExt(c->b, reached, i64, ""), "");
-  slot_store(c, reachers, SLOT_REACHERS);
-  LLVMValueRef ctx = weft__body_param(c->body, WEFT_BODY_CTX);
-  LLVMValueRef items = NULL;
+  LLVMValueRef ctx = weft__body_param(c->body, WEFT_BODY_CTX), items = NULL;
   for (unsigned d = 0; d < 3; d++) {
     LLVMValueRef size = LLVMBuildLoad2(
         c->b, i64,
@@ -451,27 +392,87 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
     weft__set_invariant(size);
     items = items ? LLVMBuildMul(c->b, items, size, "") : size;
   }
-  LLVMValueRef lead = LLVMBuildAnd(
-      c->b, LLVMBuildICmp(c->b, LLVMIntEQ, arrived, items, ""),
-      LLVMBuildICmp(c->b, LLVMIntNE, reachers, LLVMConstNull(i64), ""), "");
+  return items;
+}
+
+/* The last work-item to arrive: for each counter some work-item reached,
+ * the original atomic on its count, at its address made again; the
+ * results in the site's words. Ends at done. */
+static void lead(cut *c, LLVMValueRef mask, LLVMBasicBlockRef leader,
+                 LLVMBasicBlockRef done) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
+  LLVMTypeRef type = LLVMTypeOf(LLVMGetOperand(c->rmw, 1));
+  unsigned keys = c->counters.keys;
+  LLVMBasicBlockRef loop = next_block(c, leader, "aggregate.counter");
+  LLVMBasicBlockRef add = next_block(c, loop, "aggregate.add");
+  LLVMBasicBlockRef next = next_block(c, add, "aggregate.next");
+  LLVMPositionBuilderAtEnd(c->b, leader);
+  LLVMBuildBr(c->b, loop);
+  LLVMPositionBuilderAtEnd(c->b, loop);
+  LLVMValueRef k = LLVMBuildPhi(c->b, i64, "aggregate.key");
+  LLVMValueRef zero = LLVMConstNull(i64), one = LLVMConstInt(i64, 1, 0);
+  LLVMAddIncoming(k, &zero, &leader, 1);
+  LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, mask, k, ""), one, "");
+  LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, bit, zero, ""), add, next);
+
+  LLVMPositionBuilderAtEnd(c->b, add);
+  LLVMValueRef address = weft__counter_address(
+      c->b, LLVMGetOperand(c->rmw, 0), &c->counters, k);
+  LLVMValueRef total = word_load(c, type, 0, k, "total");
+  LLVMValueRef one_atomic = LLVMInstructionClone(c->rmw);
+  LLVMInsertIntoBuilder(c->b, one_atomic);
+  LLVMSetOperand(one_atomic, 0, address);
+  LLVMSetOperand(one_atomic, 1, total);
+  word_store(c, one_atomic, keys, k);
+  LLVMBuildBr(c->b, next);
+
+  LLVMPositionBuilderAtEnd(c->b, next);
+  LLVMValueRef k1 = LLVMBuildAdd(c->b, k, one, "");
+  LLVMAddIncoming(k, &k1, &next, 1);
+  LLVMBuildCondBr(c->b,
+                  LLVMBuildICmp(c->b, LLVMIntULT, k1, LLVMConstInt(i64, keys, 0), ""),
+                  loop, done);
+}
+
+/* The cut's work, before its one barrier: each work-item takes its rank
+ * from its counter's count in the group and adds its amount (0 where it
+ * does not reach the atomic); the last of the group to get there (a
+ * group's work-items run one at a time between calls, so plain words do)
+ * makes one atomic per counter that work-items reached, on their total
+ * (lead). After the barrier each work-item's old value is its counter's
+ * atomic's result plus (or minus) its rank. key: the work-item's counter
+ * (an i64). Returns the old value, the builder in the last block. */
+static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
+                            LLVMValueRef amount, LLVMValueRef key,
+                            weft_sites *sites, int *rc) {
+  LLVMTypeRef type = LLVMTypeOf(amount);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
+  unsigned keys = c->counters.keys;
+  /* The words start at 0 for each group (the back end). */
+  LLVMPositionBuilderAtEnd(c->b, cut_block);
+  LLVMValueRef reached = LLVMBuildICmp(
+      c->b, LLVMIntEQ, c->tag, LLVMConstInt(LLVMTypeOf(c->tag), 0, 0), "");
+  LLVMValueRef rank = word_load(c, type, 0, key, "aggregate.rank");
+  word_store(c, LLVMBuildAdd(c->b, rank, amount, ""), 0, key);
+  LLVMValueRef mask = LLVMBuildOr(
+      c->b, word_load(c, i64, 2 * keys, NULL, ""),
+      LLVMBuildShl(c->b, LLVMBuildZExt(c->b, reached, i64, ""), key, ""), "");
+  word_store(c, mask, 2 * keys, NULL);
+  LLVMValueRef arrived = LLVMBuildAdd(
+      c->b, word_load(c, i64, 2 * keys + 1, NULL, ""), LLVMConstInt(i64, 1, 0), "");
+  word_store(c, arrived, 2 * keys + 1, NULL);
+  LLVMValueRef last = LLVMBuildAnd(
+      c->b, LLVMBuildICmp(c->b, LLVMIntEQ, arrived, group_items(c), ""),
+      LLVMBuildICmp(c->b, LLVMIntNE, mask, LLVMConstNull(i64), ""), "");
   LLVMBasicBlockRef leader = next_block(c, cut_block, "aggregate.leader");
   LLVMBasicBlockRef done = next_block(c, leader, "aggregate.done");
   LLVMPositionBuilderAtEnd(c->b, cut_block);
-  LLVMBuildCondBr(c->b, lead, leader, done);
-
-  /* The one atomic: the original, on the group's total. */
-  LLVMPositionBuilderAtEnd(c->b, leader);
-  LLVMValueRef address = remake(c->b, LLVMGetOperand(c->rmw, 0));
-  LLVMValueRef one = LLVMInstructionClone(c->rmw);
-  LLVMInsertIntoBuilder(c->b, one);
-  LLVMSetOperand(one, 0, address);
-  LLVMSetOperand(one, 1, total);
-  slot_store(c, one, SLOT_BASE);
-  LLVMBuildBr(c->b, done);
+  LLVMBuildCondBr(c->b, last, leader, done);
+  lead(c, mask, leader, done);
 
   LLVMPositionBuilderAtEnd(c->b, done);
   if ((*rc = cut_barrier(c, sites))) return NULL;
-  LLVMValueRef base = slot_load(c, type, SLOT_BASE, "base");
+  LLVMValueRef base = word_load(c, type, keys, key, "base");
   return LLVMGetAtomicRMWBinOp(c->rmw) == LLVMAtomicRMWBinOpAdd
              ? LLVMBuildAdd(c->b, base, rank, "aggregate.old")
              : LLVMBuildSub(c->b, base, rank, "aggregate.old");
@@ -535,9 +536,11 @@ static void demote_all(cut *c) {
 
 /* The cut for one atomic. */
 static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
-                  unsigned site, weft_sites *sites) {
+                  const weft_counters *counters, unsigned words,
+                  weft_sites *sites) {
   cut c = {.b = b, .context = LLVMGetModuleContext(LLVMGetGlobalParent(body)),
-           .body = body, .rmw = rmw, .site = site};
+           .body = body, .rmw = rmw, .counters = *counters, .words = words};
+  LLVMValueRef key = counters->key;
   LLVMValueRef amount = LLVMGetOperand(rmw, 1);
   c.head = weft__block_split_before(rmw, "aggregate.before");
   c.rest = LLVMGetInstructionParent(rmw);
@@ -576,6 +579,13 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
                    ? NULL
                    : cut_phi(&c, cut_block, LLVMTypeOf(amount), amount, zeros,
                              "aggregate.amount");
+      /* Counter 0 for work-items that do not reach the atomic. */
+      if (key) {
+        for (unsigned e = 0; e < c.num_exits; e++)
+          zeros[e] = LLVMConstNull(LLVMTypeOf(key));
+        key = cut_phi(&c, cut_block, LLVMTypeOf(key), key, zeros,
+                      "aggregate.counter");
+      }
     }
     free(tags);
     free(zeros);
@@ -588,7 +598,12 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
         b, LLVMBuildICmp(b, LLVMIntEQ, c.tag, LLVMConstInt(LLVMTypeOf(c.tag), 0, 0), ""),
         given, LLVMConstNull(LLVMTypeOf(given)), "aggregate.amount");
   }
-  if (!rc) old = combine(&c, cut_block, amount, sites, &rc);
+  if (!rc) {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(c.context);
+    LLVMPositionBuilderAtEnd(b, cut_block);
+    key = key ? LLVMBuildIntCast2(b, key, i64, 0, "") : LLVMConstNull(i64);
+    old = combine(&c, cut_block, amount, key, sites, &rc);
+  }
   if (!rc) {
     /* The builder is at the end of the cut's last block: the dispatch. */
     c.dispatch = LLVMGetInsertBlock(b);
@@ -612,8 +627,8 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
 }
 
 int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
-                            unsigned *cuts) {
-  *cuts = 0;
+                            unsigned *words) {
+  *words = 0;
   /* A kernel another calls may be called where only some work-items are:
    * its cut would be a barrier they do not all reach. */
   if (LLVMGetFirstUse(body) || weft__calls_sync(body) ||
@@ -625,12 +640,16 @@ int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
   LLVMBuilderRef b =
       LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(body)));
   int rc = 0;
-  for (unsigned i = 0; i < n && *cuts < MOST_SITES && !rc; i++) {
+  for (unsigned i = 0, cuts = 0; i < n && cuts < MOST_SITES && !rc; i++) {
     LLVMBasicBlockRef block = LLVMGetInstructionParent(rmws[i]);
     if (in_loop(body, block, &rc) || rc || one_item_reaches(body, block, &rc) ||
         rc)
       continue;
-    rc = cut_at(b, body, rmws[i], (*cuts)++, sites);
+    weft_counters counters;
+    weft__counters_of(body, LLVMGetOperand(rmws[i], 0), &counters);
+    rc = cut_at(b, body, rmws[i], &counters, *words, sites);
+    *words += words_of(counters.keys);
+    cuts++;
   }
   LLVMDisposeBuilder(b);
   free(rmws);

@@ -194,10 +194,11 @@ static int lower_kernels(build *b) {
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
     if (!rc) rc = weft__sub_group_cuts(b->bodies[i], width);
-    unsigned cuts = 0;
+    unsigned words = 0;
     if (!rc && aggregating(b))
-      rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &cuts);
-    if (cuts) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
+      rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
+    if (words) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
+    b->s.kernels[i].aggregate_words = words;
     if (!rc && b->jit->codegen.schedule_points)
       rc = weft__sched_points_insert(b->bodies[i], b->jit->codegen.schedule_points);
   }

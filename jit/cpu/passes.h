@@ -118,12 +118,13 @@ int weft__site_add(weft_sites *sites, LLVMValueRef call, unsigned *index);
 int weft__sub_group_cuts(LLVMValueRef body, unsigned width);
 /* aggregate_atomics.c, after the sub-group cuts, in optimized builds
  * without checks or schedule exploration: an atomic add or subtract that
- * every work-item may pass once, on an address the group shares, becomes
- * one atomic per work-group at a cut, a barrier (its site appended;
- * how many in *cuts, then WEFT_KERNEL_AGGREGATES). Kernels that poll or
+ * every work-item may pass once, on one of a few counters the group
+ * shares (aggregate_address.h), becomes one atomic per work-group and
+ * counter at a cut, a barrier (its site appended; the context's words
+ * used in *words, then WEFT_KERNEL_AGGREGATES). Kernels that poll or
  * that another kernel calls are left as they are. */
 int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
-                            unsigned *cuts);
+                            unsigned *words);
 
 /* Step 3, too (printf.c): printf calls become calls into the back end with
  * a described block of their arguments. */
