@@ -16,9 +16,10 @@
  * atomic returned plus (minus, for a subtraction) its rank.
  *
  * That is an interleaving the work-items could have had: each runs up to
- * its atomic, then the group's atomics happen one after another in rank
- * order, each atomically and none from elsewhere between them (the one
- * add covers them all), then each goes on. So it holds for every memory
+ * its atomic, then the group's atomics happen one after another in
+ * counter and rank order, each atomically and none from elsewhere
+ * between those on one counter (its one add covers them all), then each
+ * goes on. So it holds for every memory
  * order: the returned values are distinct and a prefix of the counter's
  * new range, as one-by-one atomics give. It takes a kernel that does not
  * rely on its work-items' independent progress (nothing polls: no yield
@@ -28,10 +29,9 @@
  * (aggregate_address.c: computed from the kernel's arguments, the
  * context's invariant fields and constants only, but for a last index of
  * a small known range, so the last work-item can make each again even
- * if it did not reach the atomic). Not where only
- * one work-item of a group gets to the atomic (past `if
- * (get_local_id(0) == 0)`, a reduction's last step): that is one atomic
- * a group already.
+ * if it did not reach the atomic). Not where only one work-item of a
+ * group gets to the atomic (past `if (get_local_id(0) == 0)`, a
+ * reduction's last step): that is one atomic a group already.
  *
  * The cut: the blocks that can reach the atomic ("before") run as they
  * did; every edge from them to a block that cannot (a work-item that
