@@ -28,9 +28,33 @@ uint __weft_sub_group_converge(void) __attribute__((convergent));
  * sub-group's (nvptx/target.cl). */
 uint __weft_sub_group_mask(void) __attribute__((const));
 
-#define WARP_SHUFFLES_4(T)                                                     static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {              return as_##T(__nvvm_shfl_sync_idx_i32(m, as_int(x), (int)lane, 31));      }                                                                            static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {                  return as_##T(__nvvm_shfl_sync_up_i32(m, as_int(x), (int)d, 0));          }
-#define WARP_SHUFFLES_8(T)                                                     static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {              int2 v = as_int2(x);                                                         v.x = __nvvm_shfl_sync_idx_i32(m, v.x, (int)lane, 31);                       v.y = __nvvm_shfl_sync_idx_i32(m, v.y, (int)lane, 31);                       return as_##T(v);                                                          }                                                                            static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {                  int2 v = as_int2(x);                                                         v.x = __nvvm_shfl_sync_up_i32(m, v.x, (int)d, 0);                            v.y = __nvvm_shfl_sync_up_i32(m, v.y, (int)d, 0);                            return as_##T(v);                                                          }
-#define WARP_SHUFFLES_SMALL(T)                                                 static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {              return (T)__nvvm_shfl_sync_idx_i32(m, (int)x, (int)lane, 31);              }                                                                            static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {                  return (T)__nvvm_shfl_sync_up_i32(m, (int)x, (int)d, 0);                   }
+#define WARP_SHUFFLES_4(T)                                                   \
+  static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {           \
+    return as_##T(__nvvm_shfl_sync_idx_i32(m, as_int(x), (int)lane, 31));    \
+  }                                                                          \
+  static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {               \
+    return as_##T(__nvvm_shfl_sync_up_i32(m, as_int(x), (int)d, 0));         \
+  }
+#define WARP_SHUFFLES_8(T)                                                   \
+  static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {           \
+    int2 v = as_int2(x);                                                     \
+    v.x = __nvvm_shfl_sync_idx_i32(m, v.x, (int)lane, 31);                   \
+    v.y = __nvvm_shfl_sync_idx_i32(m, v.y, (int)lane, 31);                   \
+    return as_##T(v);                                                        \
+  }                                                                          \
+  static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {               \
+    int2 v = as_int2(x);                                                     \
+    v.x = __nvvm_shfl_sync_up_i32(m, v.x, (int)d, 0);                        \
+    v.y = __nvvm_shfl_sync_up_i32(m, v.y, (int)d, 0);                        \
+    return as_##T(v);                                                        \
+  }
+#define WARP_SHUFFLES_SMALL(T)                                               \
+  static inline T WEFT_OVERLOAD warp_idx(T x, uint lane, uint m) {           \
+    return (T)__nvvm_shfl_sync_idx_i32(m, (int)x, (int)lane, 31);            \
+  }                                                                          \
+  static inline T WEFT_OVERLOAD warp_up(T x, uint d, uint m) {               \
+    return (T)__nvvm_shfl_sync_up_i32(m, (int)x, (int)d, 0);                 \
+  }
 WARP_SHUFFLES_SMALL(char)
 WARP_SHUFFLES_SMALL(uchar)
 WARP_SHUFFLES_SMALL(short)

@@ -17,12 +17,13 @@
 #include "weft/kernel.h"
 #include "weft/weft.h"
 
-/* The state of one work-group, read by the generated code. The JIT emits
- * loads at offsetof() these fields, so only this struct defines the layout. */
 /* The most atomics a kernel has made one per group, and the context's
  * words for them (weft_wg_ctx; aggregate_atomics.c lays them out). */
 #define WEFT_AGGREGATE_SITES 4
 #define WEFT_AGGREGATE_WORDS 136
+
+/* The state of one work-group, read by the generated code. The JIT emits
+ * loads at offsetof() these fields, so only this struct defines the layout. */
 
 typedef struct weft_wg_ctx {
   uint64_t group_id[3];

@@ -3,8 +3,9 @@
  * runner's interleaved fibers (interleave.c).
  *
  * A sub-group is WEFT_CPU_SUB_GROUP_SIZE work-items of consecutive local
- * linear ids (or the kernel's intel_reqd_sub_group_size). A kernel whose sub-groups meet where not every work-item
- * passes (jit/cpu/sub_group_cuts.c leaves the others to regions) runs its
+ * linear ids (or the kernel's intel_reqd_sub_group_size). A kernel whose
+ * sub-groups meet where not every work-item passes
+ * (jit/cpu/sub_group_cuts.c leaves the others to regions) runs its
  * groups interleaved: every work-item on a fiber, switching where
  * it stops (a barrier, a meeting point, its end), in turn without a
  * random schedule. Two kinds of meeting:

@@ -11,9 +11,10 @@
  * space 0, and the OpenCL fact that the spaces are disjoint is kept as
  * scoped no-alias metadata: an access to buffers (__global, __constant),
  * __local memory, Weft's own per-work-item memory (regions' saved
- * values and states) or its words of a group is in its scope and declared not to alias the
- * others, so no check is needed between them at all. Accesses through generic pointers, and
- * to a kernel's private variables, get no scope: they may alias anything.
+ * values and states) or its words of a group is in its scope and
+ * declared not to alias the others, so no check is needed between them
+ * at all. Accesses through generic pointers, and to a kernel's private
+ * variables, get no scope: they may alias anything.
  */
 #include <assert.h>
 #include <stdlib.h>
