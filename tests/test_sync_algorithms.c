@@ -552,7 +552,11 @@ TEST(build_option_semaphore) {
     CHECK_OK(launch(k, 50, 2), k);
     int got[4];
     read_ints(c, got, 3);
-    CHECK_EQ(got[1], 2);
+    /* Two inside at once at most; exactly two only where the groups take
+     * turns on one thread (on more, one may be through before another
+     * starts: 1 in 40 runs on 8 threads, as check_semaphore knows). */
+    CHECK(got[1] >= 1 && got[1] <= 2);
+    if (one_thread()) CHECK_EQ(got[1], 2);
     CHECK_EQ(got[2], 200);
     read_ints(s, got, 4);
     CHECK_EQ(got[0], 202);
