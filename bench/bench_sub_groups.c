@@ -217,6 +217,24 @@ static void row(bench *b, const char *name, double ms, double baseline) {
   bench_csv_line("%s,%s,%.3f,%.3f", name, b->device, ms, ms / baseline);
 }
 
+/* A kernel as some options build it, and its row's name. */
+typedef struct variant {
+  const char *kernel, *options, *name;
+} variant;
+
+/* n variants (at most 4, the first the baseline), each checked by check
+ * after its launches (with_count as time_kernel's), then their rows. */
+static void variant_rows(bench *b, const variant *v, int n,
+                         void (*check)(bench *b, const char *name),
+                         int with_count) {
+  double ms[4];
+  for (int k = 0; k < n && k < 4; k++) {
+    ms[k] = time_kernel(b, v[k].kernel, v[k].options, with_count);
+    check(b, v[k].name);
+  }
+  for (int k = 0; k < n && k < 4; k++) row(b, v[k].name, ms[k], ms[0]);
+}
+
 /* Three kernels that do one thing (the first the baseline), each checked
  * by check with its count of outputs, then their rows. */
 typedef void (*checker)(bench *b, const char *name, size_t outputs);
@@ -255,22 +273,15 @@ int main(int argc, char **argv) {
              b.ctx);
   bench_csv_open(options.csv_path, "benchmark,device,ms,over_baseline", 1);
 
-  double atomic = time_kernel(&b, "compact_atomic", PLAIN, 1);
-  check_compaction(&b, "compact_atomic");
-  double automatic = time_kernel(&b, "compact_atomic", DEFAULT, 1);
-  check_compaction(&b, "compact_auto");
-  double ballot = time_kernel(&b, "compact_ballot", PLAIN, 1);
-  check_compaction(&b, "compact_ballot");
-  row(&b, "compact_atomic", atomic, atomic);
-  row(&b, "compact_auto", automatic, atomic);
-  row(&b, "compact_ballot", ballot, atomic);
-
-  double histogram = time_kernel(&b, "histogram16", PLAIN, 2);
-  check_histogram(&b, "histogram16_atomic");
-  double histogram_auto = time_kernel(&b, "histogram16", DEFAULT, 2);
-  check_histogram(&b, "histogram16_auto");
-  row(&b, "histogram16_atomic", histogram, histogram);
-  row(&b, "histogram16_auto", histogram_auto, histogram);
+  static const variant compactions[] = {
+      {"compact_atomic", PLAIN, "compact_atomic"},
+      {"compact_atomic", DEFAULT, "compact_auto"},
+      {"compact_ballot", PLAIN, "compact_ballot"}};
+  static const variant histograms[] = {
+      {"histogram16", PLAIN, "histogram16_atomic"},
+      {"histogram16", DEFAULT, "histogram16_auto"}};
+  variant_rows(&b, compactions, 3, check_compaction, 1);
+  variant_rows(&b, histograms, 2, check_histogram, 2);
 
   size_t groups = b.n / GROUP;
   size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;

@@ -57,6 +57,18 @@ static void run_launch(run *r, unsigned dims, const size_t *global,
   CHECK_OK(weft_kernel_launch(r->k, dims, NULL, global, local), r->k);
 }
 
+/* Runs "k" of source over global items in groups of local with three
+ * buffer arguments: n ints from in, out_bytes and third_bytes zeroed. */
+static void run_three(run *r, const char *source, const int *in, size_t n,
+                      size_t out_bytes, size_t third_bytes, size_t global,
+                      size_t local) {
+  run_start(r, source, NULL);
+  run_buffer(r, n * sizeof *in, in);
+  run_buffer(r, out_bytes, NULL);
+  run_buffer(r, third_bytes, NULL);
+  run_launch(r, 1, &global, &local);
+}
+
 static void run_read(run *r, unsigned arg, size_t size, void *out) {
   CHECK_OK(weft_buffer_read(r->b[arg], 0, size, out), r->b[arg]);
 }
@@ -282,11 +294,8 @@ TEST(two_counters_beside_barriers_and_local_memory) {
   int *in = inputs(N), *out = calloc(2 * N, sizeof *out), counts[2];
   CHECK(out);
   run r;
-  run_start(&r, source, NULL);
-  run_buffer(&r, N * sizeof *in, in);
-  run_buffer(&r, 2 * N * sizeof *out, NULL);
-  run_buffer(&r, sizeof counts, NULL);
-  run_launch(&r, 1, &global, &local);
+  run_three(&r, source, in, N, 2 * N * sizeof *out, sizeof counts, global,
+            local);
   run_read(&r, 2, sizeof counts, counts);
   run_read(&r, 1, 2 * N * sizeof *out, out);
   check_kept(in, N, out, counts[0]);
@@ -318,11 +327,8 @@ TEST(counters_of_a_small_table_each_give_distinct_slots) {
   int *in = inputs(N), *old = malloc(2 * N * sizeof *old), bins[BINS];
   CHECK(old);
   run r;
-  run_start(&r, source, NULL);
-  run_buffer(&r, N * sizeof *in, in);
-  run_buffer(&r, 2 * N * sizeof *old, NULL);
-  run_buffer(&r, sizeof bins, NULL);
-  run_launch(&r, 1, &global, &local);
+  run_three(&r, source, in, N, 2 * N * sizeof *old, sizeof bins, global,
+            local);
   run_read(&r, 1, 2 * N * sizeof *old, old);
   run_read(&r, 2, sizeof bins, bins);
   int want[BINS] = {0};
