@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "jit/cpu/passes.h"
+#include "jit/ir/ir.h"
 
 /* How deep an address's computation is followed. */
 #define MOST_DEPTH 24
@@ -48,50 +49,6 @@ static int uniform(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
   return 1;
 }
 
-/* A constant's value, if it is a small non-negative integer. */
-static int small_constant(LLVMValueRef v, uint64_t *out) {
-  if (!LLVMIsAConstantInt(v) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64)
-    return 0;
-  *out = LLVMConstIntGetZExtValue(v);
-  return *out < (1u << 20);
-}
-
-/* Whether integer v is always in [0, *hi] (unsigned), by how it is made. */
-static int bounded(LLVMValueRef v, uint64_t *hi, unsigned depth) {
-  uint64_t a, b;
-  if (small_constant(v, hi)) return 1;
-  if (!LLVMIsAInstruction(v) || !depth) return 0;
-  LLVMValueRef x = LLVMGetOperand(v, 0);
-  LLVMValueRef y = LLVMGetNumOperands(v) > 1 ? LLVMGetOperand(v, 1) : NULL;
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAnd:
-    if (small_constant(y, hi) || small_constant(x, hi)) return 1;
-    return 0;
-  case LLVMURem:
-    return small_constant(y, &a) && a > 0 && (*hi = a - 1, 1);
-  case LLVMZExt:
-    return bounded(x, hi, depth - 1);
-  case LLVMSExt:
-  case LLVMTrunc: {
-    unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(
-        LLVMGetInstructionOpcode(v) == LLVMSExt ? x : v));
-    return bounded(x, hi, depth - 1) && bits > 1 && *hi < (1ull << (bits - 1));
-  }
-  case LLVMSelect:
-    if (!bounded(LLVMGetOperand(v, 1), &a, depth - 1) ||
-        !bounded(LLVMGetOperand(v, 2), &b, depth - 1))
-      return 0;
-    *hi = a > b ? a : b;
-    return 1;
-  case LLVMAdd:
-    if (!bounded(x, &a, depth - 1) || !bounded(y, &b, depth - 1)) return 0;
-    *hi = a + b;
-    return LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 32 || *hi < (1ull << 31);
-  default:
-    return 0;
-  }
-}
-
 int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out) {
   if (uniform(body, ptr, MOST_DEPTH)) {
     *out = (weft_counters){1, NULL};
@@ -103,7 +60,7 @@ int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out) {
     if (!uniform(body, LLVMGetOperand(ptr, i), MOST_DEPTH)) return 0;
   LLVMValueRef key = LLVMGetOperand(ptr, (unsigned)(n - 1));
   uint64_t hi;
-  if (n < 2 || !bounded(key, &hi, MOST_DEPTH) || hi >= WEFT_AGGREGATE_KEYS)
+  if (n < 2 || !weft__value_bound(key, &hi) || hi >= WEFT_AGGREGATE_KEYS)
     return 0;
   *out = (weft_counters){(unsigned)hi + 1, key};
   return 1;

@@ -86,6 +86,11 @@ int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
 void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
                            unsigned char *body, unsigned *work);
 
+/* Whether integer v is always in [0, *hi] (unsigned) by how it is made
+ * (value_range.c): a constant, `x & C`, `x % C` (unsigned), widenings and
+ * narrowings that keep it, a select of such, a sum of such. */
+int weft__value_bound(LLVMValueRef v, uint64_t *hi);
+
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
 

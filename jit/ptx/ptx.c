@@ -198,6 +198,8 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__ptx_make_kernels(b->module, b->layout, b->kernels,
                                 b->num_kernels);
   if (!rc) rc = weft__ptx_printf_lower(b->module, &b->error);
+  if (!rc && b->options.optimize && !b->options.no_aggregate)
+    rc = weft__ptx_aggregate_atomics(b->module);
   if (!rc) weft__ptx_orderings_lower(b->module);
   if (!rc) {
     LLVMStripModuleDebugInfo(b->module);

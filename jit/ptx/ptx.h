@@ -45,6 +45,12 @@ int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
  * process) and makes read-modify-writes relaxed. */
 void weft__ptx_orderings_lower(LLVMModuleRef module);
 
+/* ptx_aggregate.c, before the orderings are lowered, in optimized builds
+ * unless -cl-weft-no-aggregate: an atomic add or subtract of a constant
+ * on one of a small table of __global counters becomes one atomic per
+ * warp and counter (match.any.sync, shfl.sync). 0, or WEFT_ENOMEM. */
+int weft__ptx_aggregate_atomics(LLVMModuleRef module);
+
 /* One step of it: an ordered integer load, store or read-modify-write in
  * global memory becomes the PTX instruction with that
  * ordering (ld.acquire, st.release, atom.acq_rel..., seq_cst with a

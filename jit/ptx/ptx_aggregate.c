@@ -1,0 +1,152 @@
+/* ptx_aggregate.c: warp-aggregated atomics on a small table of counters
+ * (see ptx.h). ptxas already makes one atomic per warp where every lane
+ * adds to one address (bench_sub_groups' compaction: CUDA's hand-written
+ * aggregation gains nothing over its plain atomicAdd), but not where the
+ * lanes add to a few addresses, as a histogram's `atomic_inc(&bins[v &
+ * 15])` does: 16 hot words take each lane's atomic in turn. Here the
+ * lanes that reach such an atomic together find their peers on the same
+ * address (match.any.sync), the lowest of each makes one atomic of the
+ * peers' amounts, and each gets its old value from it (shfl.sync) plus
+ * its rank among its peers (NVIDIA's "reduce by key" with
+ * __match_any_sync).
+ *
+ * The amount must be a constant (the peers' total is then a count times
+ * it), the counter __global memory, and its GEP's last index bounded to
+ * at most 16 values by how it is made (ir.h's weft__value_bound): where
+ * the addresses are many, matches find few peers and cost more than they
+ * save. It is an interleaving the lanes could have had, their atomics one
+ * after another in rank order with none from elsewhere between them (the
+ * leader's one atomic): bar.warp.sync, which orders the memory accesses
+ * of the lanes it names, stands on either side of it, so that each
+ * peer's earlier accesses come before the atomic made for it and its
+ * later ones after, for every memory order. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/ir/ir.h"
+#include "jit/ptx/ptx.h"
+#include "weft/weft.h"
+
+/* A table of at most this many counters is aggregated. */
+#define MOST_KEYS 16
+
+/* An integer add or subtract of a constant on __global memory, through a
+ * GEP whose last index has at most MOST_KEYS values. */
+static int is_candidate(LLVMValueRef i, void *data) {
+  (void)data;
+  if (!LLVMIsAAtomicRMWInst(i)) return 0;
+  LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(i);
+  LLVMValueRef ptr = LLVMGetOperand(i, 0);
+  uint64_t hi;
+  return (op == LLVMAtomicRMWBinOpAdd || op == LLVMAtomicRMWBinOpSub) &&
+         LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) == WEFT_AS_GLOBAL &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMIsAGetElementPtrInst(ptr) && LLVMGetNumOperands(ptr) >= 2 &&
+         weft__value_bound(LLVMGetOperand(ptr, (unsigned)LLVMGetNumOperands(ptr) - 1),
+                           &hi) &&
+         hi > 0 && hi < MOST_KEYS;
+}
+
+/* A call of the intrinsic name (overloaded on types, or not). */
+static LLVMValueRef intrinsic(LLVMBuilderRef b, LLVMModuleRef m,
+                              const char *name, LLVMTypeRef *types,
+                              unsigned num_types, LLVMValueRef *args,
+                              unsigned num_args) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, types, num_types);
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, num_args, "");
+}
+
+/* The leader's value, for every peer: shfl.sync by 32-bit halves. */
+static LLVMValueRef from_leader(LLVMBuilderRef b, LLVMModuleRef m,
+                                LLVMValueRef v, LLVMValueRef peers,
+                                LLVMValueRef leader) {
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(c), type = LLVMTypeOf(v);
+  unsigned bits = LLVMGetIntTypeWidth(type);
+  LLVMValueRef result = LLVMConstNull(type);
+  for (unsigned at = 0; at < bits; at += 32) {
+    LLVMValueRef part = LLVMBuildTrunc(
+        b, at ? LLVMBuildLShr(b, v, LLVMConstInt(type, at, 0), "") : v, i32, "");
+    LLVMValueRef args[] = {peers, part, leader, LLVMConstInt(i32, 31, 0)};
+    part = intrinsic(b, m, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4);
+    part = LLVMBuildZExt(b, part, type, "");
+    if (at) part = LLVMBuildShl(b, part, LLVMConstInt(type, at, 0), "");
+    result = LLVMBuildOr(b, result, part, "");
+  }
+  return result;
+}
+
+/* The atomic rmw, one per warp and address. */
+static void aggregate(LLVMBuilderRef b, LLVMValueRef rmw) {
+  LLVMBasicBlockRef rest = LLVMGetInstructionParent(rmw);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(rest);
+  LLVMModuleRef m = LLVMGetGlobalParent(fn);
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(c), i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef ptr = LLVMGetOperand(rmw, 0), amount = LLVMGetOperand(rmw, 1);
+  LLVMTypeRef type = LLVMTypeOf(amount);
+
+  /* Before it: the peers, ranks and leaders, and the first warp barrier. */
+  LLVMBasicBlockRef head = weft__block_split_before(rmw, "aggregate.match");
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef active = intrinsic(b, m, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+  LLVMValueRef match_args[] = {active, LLVMBuildPtrToInt(b, ptr, i64, "")};
+  LLVMValueRef peers =
+      intrinsic(b, m, "llvm.nvvm.match.any.sync.i64", NULL, 0, match_args, 2);
+  LLVMValueRef lane =
+      intrinsic(b, m, "llvm.nvvm.read.ptx.sreg.laneid", NULL, 0, NULL, 0);
+  LLVMValueRef below =
+      intrinsic(b, m, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, 0, NULL, 0);
+  LLVMValueRef rank_args[] = {LLVMBuildAnd(b, peers, below, "")};
+  LLVMValueRef rank = intrinsic(b, m, "llvm.ctpop", &i32, 1, rank_args, 1);
+  LLVMValueRef count = intrinsic(b, m, "llvm.ctpop", &i32, 1, &peers, 1);
+  LLVMValueRef tz_args[] = {peers, LLVMConstInt(LLVMInt1TypeInContext(c), 1, 0)};
+  LLVMValueRef leader = intrinsic(b, m, "llvm.cttz", &i32, 1, tz_args, 2);
+  intrinsic(b, m, "llvm.nvvm.bar.warp.sync", NULL, 0, &peers, 1);
+  LLVMBasicBlockRef lead =
+      LLVMInsertBasicBlockInContext(c, rest, "aggregate.lead");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lane, leader, ""), lead, rest);
+
+  /* The leader's one atomic, on the peers' total. */
+  LLVMPositionBuilderAtEnd(b, lead);
+  LLVMValueRef total =
+      LLVMBuildMul(b, amount, LLVMBuildZExt(b, count, type, ""), "");
+  LLVMValueRef one = LLVMInstructionClone(rmw);
+  LLVMInsertIntoBuilder(b, one);
+  LLVMSetOperand(one, 1, total);
+  LLVMBuildBr(b, rest);
+
+  /* After it: the leader's result, the second warp barrier, the rank. */
+  LLVMPositionBuilderBefore(b, rmw);
+  LLVMValueRef got = LLVMBuildPhi(b, type, "");
+  LLVMValueRef none = LLVMGetPoison(type);
+  LLVMAddIncoming(got, &one, &lead, 1);
+  LLVMAddIncoming(got, &none, &head, 1);
+  LLVMValueRef base = from_leader(b, m, got, peers, leader);
+  intrinsic(b, m, "llvm.nvvm.bar.warp.sync", NULL, 0, &peers, 1);
+  LLVMValueRef mine =
+      LLVMBuildMul(b, amount, LLVMBuildZExt(b, rank, type, ""), "");
+  LLVMValueRef old = LLVMGetAtomicRMWBinOp(rmw) == LLVMAtomicRMWBinOpAdd
+                         ? LLVMBuildAdd(b, base, mine, "aggregate.old")
+                         : LLVMBuildSub(b, base, mine, "aggregate.old");
+  LLVMReplaceAllUsesWith(rmw, old);
+  LLVMInstructionEraseFromParent(rmw);
+}
+
+int weft__ptx_aggregate_atomics(LLVMModuleRef module) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
+  int rc = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn && !rc;
+       fn = LLVMGetNextFunction(fn)) {
+    if (!LLVMGetFirstBasicBlock(fn)) continue;
+    unsigned n = 0;
+    LLVMValueRef *rmws = weft__instructions_where(fn, is_candidate, NULL, &n);
+    if (!rmws && n) rc = WEFT_ENOMEM;
+    for (unsigned i = 0; i < n && rmws; i++) aggregate(b, rmws[i]);
+    free(rmws);
+  }
+  LLVMDisposeBuilder(b);
+  return rc;
+}
