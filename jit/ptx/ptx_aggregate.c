@@ -11,10 +11,10 @@
  * __match_any_sync).
  *
  * The amount must be a constant (the peers' total is then a count times
- * it), the counter __global memory, and its GEP's last index bounded to
- * at most 16 values by how it is made (ir.h's weft__value_bound): where
- * the addresses are many, matches find few peers and cost more than they
- * save. It is an interleaving the lanes could have had, their atomics one
+ * it), the counter __global memory, its GEP from a kernel argument with
+ * constant indices but the last, and that bounded to at most 16 values by
+ * how it is made (ir.h's weft__value_bound): where the addresses are
+ * many, matches find few peers and cost more than they save. It is an interleaving the lanes could have had, their atomics one
  * after another in rank order with none from elsewhere between them (the
  * leader's one atomic): bar.warp.sync, which orders the memory accesses
  * of the lanes it names, stands on either side of it, so that each
@@ -31,21 +31,48 @@
 /* A table of at most this many counters is aggregated. */
 #define MOST_KEYS 16
 
-/* An integer add or subtract of a constant on __global memory, through a
- * GEP whose last index has at most MOST_KEYS values. */
+/* Whether v is a kernel argument: itself, or loaded from the stack slot
+ * Clang keeps it in (nothing but the argument stored there; this runs
+ * before the optimizer promotes the slot). */
+static int is_argument(LLVMValueRef v) {
+  if (LLVMIsAArgument(v)) return 1;
+  if (!LLVMIsALoadInst(v) || !LLVMIsAAllocaInst(LLVMGetOperand(v, 0)))
+    return 0;
+  LLVMValueRef slot = LLVMGetOperand(v, 0);
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user)) continue;
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot ||
+        !LLVMIsAArgument(LLVMGetOperand(user, 0)))
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether ptr is a GEP from a kernel argument (or a constant) whose
+ * other indices are constants and whose last has at most MOST_KEYS
+ * values: one of a few addresses, the same few for every lane. */
+static int few_addresses(LLVMValueRef ptr) {
+  if (!LLVMIsAGetElementPtrInst(ptr)) return 0;
+  unsigned n = (unsigned)LLVMGetNumOperands(ptr);
+  LLVMValueRef base = LLVMGetOperand(ptr, 0);
+  if (n < 2 || !(is_argument(base) || LLVMIsAConstant(base))) return 0;
+  for (unsigned k = 1; k + 1 < n; k++)
+    if (!LLVMIsAConstant(LLVMGetOperand(ptr, k))) return 0;
+  uint64_t hi;
+  return weft__value_bound(LLVMGetOperand(ptr, n - 1), &hi) && hi > 0 &&
+         hi < MOST_KEYS;
+}
+
+/* An integer add or subtract of a constant on a few __global addresses. */
 static int is_candidate(LLVMValueRef i, void *data) {
   (void)data;
   if (!LLVMIsAAtomicRMWInst(i)) return 0;
   LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(i);
   LLVMValueRef ptr = LLVMGetOperand(i, 0);
-  uint64_t hi;
   return (op == LLVMAtomicRMWBinOpAdd || op == LLVMAtomicRMWBinOpSub) &&
          LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) == WEFT_AS_GLOBAL &&
-         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
-         LLVMIsAGetElementPtrInst(ptr) && LLVMGetNumOperands(ptr) >= 2 &&
-         weft__value_bound(LLVMGetOperand(ptr, (unsigned)LLVMGetNumOperands(ptr) - 1),
-                           &hi) &&
-         hi > 0 && hi < MOST_KEYS;
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && few_addresses(ptr);
 }
 
 /* A call of the intrinsic name (overloaded on types, or not). */
