@@ -14,8 +14,10 @@
  * it), the counter __global memory, its GEP from a kernel argument with
  * constant indices but the last, and that bounded to at most 16 values by
  * how it is made (ir.h's weft__value_bound): where the addresses are
- * many, matches find few peers and cost more than they save. It is an interleaving the lanes could have had, their atomics one
- * after another in rank order with none from elsewhere between them (the
+ * many, matches find few peers and cost more than they save.
+ *
+ * It is an interleaving the lanes could have had, their atomics one after
+ * another in rank order with none from elsewhere between them (the
  * leader's one atomic): bar.warp.sync, which orders the memory accesses
  * of the lanes it names, stands on either side of it, so that each
  * peer's earlier accesses come before the atomic made for it and its
