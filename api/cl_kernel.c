@@ -372,11 +372,11 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(
   }
 }
 
-/* The most work-items a launch of k may have in a group. */
-static size_t kernel_group_limit(cl_kernel k, cl_device_id d) {
-  weft_kernel_attributes attributes;
-  weft_kernel_get_attributes(k->native, &attributes);
-  const size_t *sizes = attributes.reqd_local_size;
+/* The most work-items a launch of a kernel with these attributes may
+ * have in a group on d. */
+static size_t kernel_group_limit(const weft_kernel_attributes *attributes,
+                                 cl_device_id d) {
+  const size_t *sizes = attributes->reqd_local_size;
   return sizes[0] ? sizes[0] * sizes[1] * sizes[2] : d->info.max_work_group_size;
 }
 
@@ -405,7 +405,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(
   weft_kernel_get_attributes(k->native, &attributes);
   size_t width = attributes.sub_group_size ? attributes.sub_group_size
                                            : d->info.sub_group_size;
-  size_t limit = kernel_group_limit(k, d);
+  size_t limit = kernel_group_limit(&attributes, d);
   size_t n, local[3] = {0, 0, 0};
   switch (param) {
   case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:

@@ -36,6 +36,7 @@
  * compact_atomic, the histograms over histogram16_atomic, the reductions over reduce_tree, the scans over
  * scan_tree; below 1: faster).
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,16 +123,15 @@ typedef struct bench {
   weft_buffer *bin, *bout, *bcount, *bbins;
 } bench;
 
-/* with_count: the kernel's third argument is the count (1) or the bins
- * (2), zeroed before each launch. */
-static double launch_ms(bench *b, weft_kernel *k, int with_count) {
+/* counter: the kernel's third argument (the count, the bins), zeroed
+ * before each launch; NULL for none. */
+static double launch_ms(bench *b, weft_kernel *k, weft_buffer *counter) {
   size_t global = b->n, local = GROUP;
-  if (with_count) {
+  if (counter) {
     int32_t zero[16] = {0};
-    weft_buffer *c = with_count == 2 ? b->bbins : b->bcount;
-    WEFT_CHECK(weft_buffer_write(c, 0, with_count == 2 ? sizeof zero : sizeof *zero,
-                                 zero),
-               c);
+    assert(weft_buffer_size(counter) <= sizeof zero);
+    WEFT_CHECK(weft_buffer_write(counter, 0, weft_buffer_size(counter), zero),
+               counter);
   }
   double start = bench_now_ms();
   WEFT_CHECK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
@@ -140,17 +140,14 @@ static double launch_ms(bench *b, weft_kernel *k, int with_count) {
 
 /* The median of reps timed launches after one untimed. */
 static double time_kernel(bench *b, const char *name, const char *options,
-                          int with_count) {
+                          weft_buffer *counter) {
   weft_kernel *k = bench_weft_kernel(b->ctx, source, options, name);
   WEFT_CHECK(weft_kernel_set_arg_buffer(k, 0, b->bin), k);
   WEFT_CHECK(weft_kernel_set_arg_buffer(k, 1, b->bout), k);
-  if (with_count)
-    WEFT_CHECK(weft_kernel_set_arg_buffer(k, 2, with_count == 2 ? b->bbins
-                                                                : b->bcount),
-               k);
-  launch_ms(b, k, with_count);
+  if (counter) WEFT_CHECK(weft_kernel_set_arg_buffer(k, 2, counter), k);
+  launch_ms(b, k, counter);
   double *t = bench_alloc((size_t)b->reps * sizeof *t);
-  for (int r = 0; r < b->reps; r++) t[r] = launch_ms(b, k, with_count);
+  for (int r = 0; r < b->reps; r++) t[r] = launch_ms(b, k, counter);
   double ms = bench_median(t, b->reps);
   free(t);
   weft_kernel_release(k);
@@ -223,13 +220,13 @@ typedef struct variant {
 } variant;
 
 /* n variants (at most 4, the first the baseline), each checked by check
- * after its launches (with_count as time_kernel's), then their rows. */
+ * after its launches (counter as time_kernel's), then their rows. */
 static void variant_rows(bench *b, const variant *v, int n,
                          void (*check)(bench *b, const char *name),
-                         int with_count) {
+                         weft_buffer *counter) {
   double ms[4];
   for (int k = 0; k < n && k < 4; k++) {
-    ms[k] = time_kernel(b, v[k].kernel, v[k].options, with_count);
+    ms[k] = time_kernel(b, v[k].kernel, v[k].options, counter);
     check(b, v[k].name);
   }
   for (int k = 0; k < n && k < 4; k++) row(b, v[k].name, ms[k], ms[0]);
@@ -242,7 +239,7 @@ static void three_rows(bench *b, const char *const names[3], checker check,
                        const size_t outputs[3]) {
   double ms[3];
   for (int k = 0; k < 3; k++) {
-    ms[k] = time_kernel(b, names[k], DEFAULT, 0);
+    ms[k] = time_kernel(b, names[k], DEFAULT, NULL);
     check(b, names[k], outputs[k]);
   }
   for (int k = 0; k < 3; k++) row(b, names[k], ms[k], ms[0]);
@@ -280,8 +277,8 @@ int main(int argc, char **argv) {
   static const variant histograms[] = {
       {"histogram16", PLAIN, "histogram16_atomic"},
       {"histogram16", DEFAULT, "histogram16_auto"}};
-  variant_rows(&b, compactions, 3, check_compaction, 1);
-  variant_rows(&b, histograms, 2, check_histogram, 2);
+  variant_rows(&b, compactions, 3, check_compaction, b.bcount);
+  variant_rows(&b, histograms, 2, check_histogram, b.bbins);
 
   size_t groups = b.n / GROUP;
   size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;

@@ -386,10 +386,8 @@ static LLVMValueRef group_items(cut *c) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
   LLVMValueRef ctx = weft__body_param(c->body, WEFT_BODY_CTX), items = NULL;
   for (unsigned d = 0; d < 3; d++) {
-    LLVMValueRef size = LLVMBuildLoad2(
-        c->b, i64,
-        weft__ctx_field(c->b, ctx, offsetof(weft_wg_ctx, local_size) + 8 * d), "");
-    weft__set_invariant(size);
+    LLVMValueRef size = weft__ctx_invariant(
+        c->b, i64, ctx, offsetof(weft_wg_ctx, local_size) + 8 * d);
     items = items ? LLVMBuildMul(c->b, items, size, "") : size;
   }
   return items;

@@ -167,10 +167,9 @@ LLVMValueRef weft__arg_extent(LLVMBuilderRef b, LLVMValueRef body, int arg) {
   LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
   LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
-  LLVMValueRef sizes = LLVMBuildLoad2(
-      b, LLVMPointerTypeInContext(context, 0),
-      weft__ctx_field(b, ctx, offsetof(weft_wg_ctx, arg_sizes)), "");
-  weft__set_invariant(sizes);
+  LLVMValueRef sizes = weft__ctx_invariant(
+      b, LLVMPointerTypeInContext(context, 0), ctx,
+      offsetof(weft_wg_ctx, arg_sizes));
   LLVMValueRef index = LLVMConstInt(i64, (unsigned)arg, 0);
   LLVMValueRef size = LLVMBuildLoad2(
       b, i64, LLVMBuildInBoundsGEP2(b, i64, sizes, &index, 1, ""), "extent");

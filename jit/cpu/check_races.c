@@ -258,12 +258,10 @@ static void shortcut(racer *r, LLVMValueRef inst, LLVMValueRef cell,
   LLVMBasicBlockRef probe = LLVMInsertBasicBlockInContext(r->context, rest, "race.probe");
   LLVMBasicBlockRef call = LLVMInsertBasicBlockInContext(r->context, rest, "race.tell");
   LLVMValueRef ctx = weft__body_param(r->body, WEFT_BODY_CTX);
-  LLVMValueRef races = LLVMBuildLoad2(
-      r->b, r->i64, weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, local_races)), "");
-  weft__set_invariant(races);
-  LLVMValueRef size = LLVMBuildLoad2(
-      r->b, r->i64, weft__ctx_field(r->b, ctx, offsetof(weft_wg_ctx, local_mem_size)), "");
-  weft__set_invariant(size);
+  LLVMValueRef races = weft__ctx_invariant(r->b, r->i64, ctx,
+                                           offsetof(weft_wg_ctx, local_races));
+  LLVMValueRef size = weft__ctx_invariant(r->b, r->i64, ctx,
+                                          offsetof(weft_wg_ctx, local_mem_size));
   LLVMValueRef zero = LLVMConstInt(r->i64, 0, 0);
   LLVMValueRef kept = LLVMBuildAnd(
       r->b, LLVMBuildICmp(r->b, LLVMIntNE, races, zero, ""),

@@ -64,6 +64,12 @@
 enum { WEFT_BODY_CTX, WEFT_BODY_LX, WEFT_BODY_LY, WEFT_BODY_LZ, WEFT_BODY_STATE,
        WEFT_BODY_PRIVATE };
 
+/* A load of the type at offset in the work-group context ctx that stays
+ * the same while the group runs (its sizes, ids, pointers), marked
+ * invariant so that LLVM hoists it out of the work-item loops. */
+LLVMValueRef weft__ctx_invariant(LLVMBuilderRef builder, LLVMTypeRef type,
+                                 LLVMValueRef ctx, size_t offset);
+
 /* A pointer to the field at offset in the work-group context ctx, built at
  * the builder's position. */
 LLVMValueRef weft__ctx_field(LLVMBuilderRef builder, LLVMValueRef ctx,

@@ -111,14 +111,6 @@ static void widen_barrier(LLVMValueRef call) {
                                        bits & ~(unsigned long long)WEFT_BARRIER_SUB_GROUP, 0));
 }
 
-/* A load of a field of the context that stays the same in the call. */
-static LLVMValueRef ctx_load(LLVMBuilderRef b, LLVMTypeRef type,
-                             LLVMValueRef ctx, size_t offset) {
-  LLVMValueRef v = LLVMBuildLoad2(b, type, weft__ctx_field(b, ctx, offset), "");
-  weft__set_invariant(v);
-  return v;
-}
-
 /* The mask of the whole sub-group of the work-item (lx, ly, lz): a bit
  * per lane, fewer in a group's last, smaller sub-group. */
 static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
@@ -127,7 +119,7 @@ static LLVMValueRef whole_mask(LLVMBuilderRef b, LLVMValueRef ctx,
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(i64));
   size_t at = offsetof(weft_wg_ctx, local_size);
   LLVMValueRef size[3];
-  for (unsigned d = 0; d < 3; d++) size[d] = ctx_load(b, i64, ctx, at + 8 * d);
+  for (unsigned d = 0; d < 3; d++) size[d] = weft__ctx_invariant(b, i64, ctx, at + 8 * d);
   LLVMValueRef linear = LLVMBuildAdd(
       b, lid[0],
       LLVMBuildMul(b, size[0],

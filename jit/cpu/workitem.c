@@ -150,6 +150,13 @@ static LLVMValueRef ctx_size(LLVMBuilderRef b, LLVMValueRef ctx,
   return load;
 }
 
+LLVMValueRef weft__ctx_invariant(LLVMBuilderRef b, LLVMTypeRef type,
+                                 LLVMValueRef ctx, size_t offset) {
+  LLVMValueRef v = LLVMBuildLoad2(b, type, weft__ctx_field(b, ctx, offset), "");
+  weft__set_invariant(v);
+  return v;
+}
+
 LLVMValueRef weft__barrier_function(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
@@ -259,8 +266,7 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
     value = ctx_size(b, ctx, p->offset, LLVMGetOperand(call, 0));
     break;
   case PRIM_CTX_U32:
-    value = LLVMBuildLoad2(b, LLVMTypeOf(call), weft__ctx_field(b, ctx, p->offset), "");
-    weft__set_invariant(value);
+    value = weft__ctx_invariant(b, LLVMTypeOf(call), ctx, p->offset);
     break;
   case PRIM_SUB_GROUP_WIDTH:
     value = LLVMConstInt(LLVMTypeOf(call), width, 0);
@@ -290,9 +296,9 @@ static int lower_call(LLVMBuilderRef b, LLVMValueRef call,
     value = converge(b, call, body, site);
     break;
   case PRIM_CTX_POINTER:
-    value = LLVMBuildLoad2(b, LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(ctx)), 0),
-                           weft__ctx_field(b, ctx, p->offset), "");
-    weft__set_invariant(value);
+    value = weft__ctx_invariant(
+        b, LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(ctx)), 0), ctx,
+        p->offset);
     value = LLVMBuildAddrSpaceCast(b, value, LLVMTypeOf(call), "");
     break;
   }
