@@ -12,52 +12,30 @@
 #include "jit/cpu/passes.h"
 #include "jit/ir/ir.h"
 
-/* How deep an address's computation is followed. */
-#define MOST_DEPTH 24
+/* How many instructions of an address's computation are followed. */
+#define MOST_NODES 24
 
-static int is_invariant_load(LLVMValueRef v) {
-  unsigned kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)),
-                                           "invariant.load", 14);
-  return LLVMGetMetadata(v, kind) != NULL;
-}
-
-/* Whether v is the same for every work-item of a group. */
-static int uniform(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
-  if (LLVMIsAConstant(v)) return 1;
-  if (LLVMIsAArgument(v)) {
-    unsigned n = LLVMCountParams(body), k = 0;
-    while (k < n && LLVMGetParam(body, k) != v) k++;
-    return k < n - WEFT_BODY_EXTRA_PARAMS ||
-           k == n - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_CTX;
-  }
-  if (!LLVMIsAInstruction(v) || !depth) return 0;
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMLoad:
-    if (!is_invariant_load(v)) return 0;
-    break;
-  case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast:
-  case LLVMIntToPtr: case LLVMPtrToInt: case LLVMTrunc: case LLVMZExt:
-  case LLVMSExt: case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl:
-  case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
-  case LLVMICmp: case LLVMSelect: case LLVMFreeze:
-    break;
-  default:
-    return 0;
-  }
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    if (!uniform(body, LLVMGetOperand(v, i), depth - 1)) return 0;
-  return 1;
+/* Whether v is the same for every work-item of a group: made again from
+ * the kernel's arguments, the context and its invariant fields, never
+ * the local id, the region state or the private memory. */
+static int uniform(LLVMValueRef body, LLVMValueRef v) {
+  unsigned budget = MOST_NODES;
+  return weft__remakeable(body, v,
+                          1u << WEFT_BODY_LX | 1u << WEFT_BODY_LY |
+                              1u << WEFT_BODY_LZ | 1u << WEFT_BODY_STATE |
+                              1u << WEFT_BODY_PRIVATE,
+                          &budget);
 }
 
 int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out) {
-  if (uniform(body, ptr, MOST_DEPTH)) {
+  if (uniform(body, ptr)) {
     *out = (weft_counters){1, NULL};
     return 1;
   }
   if (!LLVMIsAGetElementPtrInst(ptr)) return 0;
   int n = LLVMGetNumOperands(ptr);
   for (int i = 0; i < n - 1; i++)
-    if (!uniform(body, LLVMGetOperand(ptr, i), MOST_DEPTH)) return 0;
+    if (!uniform(body, LLVMGetOperand(ptr, i))) return 0;
   LLVMValueRef key = LLVMGetOperand(ptr, (unsigned)(n - 1));
   uint64_t hi;
   if (n < 2 || !weft__value_bound(key, &hi) || hi >= WEFT_AGGREGATE_KEYS)
@@ -66,25 +44,15 @@ int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out) {
   return 1;
 }
 
-/* v, which uniform() accepted, made again at the builder. */
-static LLVMValueRef remake(LLVMBuilderRef b, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return v;
-  LLVMValueRef copy = LLVMInstructionClone(v);
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    LLVMSetOperand(copy, (unsigned)i, remake(b, LLVMGetOperand(v, i)));
-  LLVMInsertIntoBuilder(b, copy);
-  return copy;
-}
-
 LLVMValueRef weft__counter_address(LLVMBuilderRef b, LLVMValueRef ptr,
                                    const weft_counters *counters,
                                    LLVMValueRef key) {
   /* The key's own computation is never made again: it may read memory. */
-  if (!counters->key) return remake(b, ptr);
+  if (!counters->key) return weft__remake(b, ptr);
   LLVMValueRef copy = LLVMInstructionClone(ptr);
   int n = LLVMGetNumOperands(ptr);
   for (int i = 0; i < n - 1; i++)
-    LLVMSetOperand(copy, (unsigned)i, remake(b, LLVMGetOperand(ptr, i)));
+    LLVMSetOperand(copy, (unsigned)i, weft__remake(b, LLVMGetOperand(ptr, i)));
   LLVMTypeRef index = LLVMTypeOf(counters->key);
   LLVMSetOperand(copy, (unsigned)(n - 1),
                  LLVMBuildIntCast2(b, key, index, 0, ""));

@@ -82,6 +82,18 @@ typedef struct weft_sites {
   unsigned capacity;
 } weft_sites;
 
+/* remake.c: whether v can be computed again anywhere in body from what a
+ * work-item has at hand: constants, the kernel's arguments, the body's
+ * extra parameters but those in excluded (a bit per WEFT_BODY_*), loads
+ * of memory that does not change (the context's invariant fields),
+ * through at most *budget instructions without side effects (arithmetic,
+ * casts, compares, GEPs, selects; not freezes, which may give another
+ * value each time). And v made again at the
+ * builder, once weft__remakeable accepted it. */
+int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
+                     unsigned *budget);
+LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v);
+
 /* Extra parameter p (WEFT_BODY_*) of a body. */
 LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);
 

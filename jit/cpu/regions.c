@@ -63,7 +63,7 @@ typedef struct field {
   size_t size;
   int memory_object;     /* relocated for good, rather than saved */
   LLVMValueRef remat;    /* a value slot's one value, computed again on
-                            resuming instead of saved (see remat_ok) */
+                            resuming instead of saved (weft__remakeable) */
 } field;
 
 typedef struct barrier_site {
@@ -113,36 +113,14 @@ static int is_value_slot(LLVMValueRef a) {
 /* At most this many instructions are made again for one value. */
 #define REMAT_NODES 12
 
-/* Whether v can be computed again anywhere in the body from what a
- * work-item has at hand whatever region runs: constants, the body's
- * parameters but the state (the local id among them), loads of memory
- * that does not change (the context's sizes and ids), through
- * instructions without side effects. The local ids and what is computed
- * from them (get_global_id, a row index) are such values: saved across a
- * barrier, they would come back as loads from private memory, which the
- * vectorizer cannot see through (a tiled matrix product's loop after its
- * barrier gathered its __local tiles). */
-static int remat_ok(LLVMValueRef body, LLVMValueRef v, unsigned *budget) {
-  if (LLVMIsAConstant(v)) return 1;
-  if (LLVMIsAArgument(v)) return v != weft__body_param(body, WEFT_BODY_STATE);
-  if (!LLVMIsAInstruction(v) || !*budget) return 0;
-  --*budget;
-  if (LLVMIsALoadInst(v)) {
-    unsigned kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)),
-                                             "invariant.load", 14);
-    if (!LLVMGetMetadata(v, kind) || LLVMGetVolatile(v)) return 0;
-  } else if (!LLVMIsABinaryOperator(v) && !LLVMIsACastInst(v) &&
-             !LLVMIsAICmpInst(v) && !LLVMIsAGetElementPtrInst(v) &&
-             !LLVMIsASelectInst(v)) {
-    return 0;
-  }
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    if (!remat_ok(body, LLVMGetOperand(v, (unsigned)i), budget)) return 0;
-  return 1;
-}
-
-/* The value a slot holds, if it is stored once with a value remat_ok
- * accepts; else NULL. */
+/* A value is made again after a barrier (weft__remakeable, with every
+ * parameter but the state: the local id among them) rather than saved:
+ * the local ids and what is computed from them (get_global_id, a row
+ * index), saved across a barrier, would come back as loads from private
+ * memory, which the vectorizer cannot see through (a tiled matrix
+ * product's loop after its barrier gathered its __local tiles). */
+/* The value a slot holds, if it is stored once with a value that can be
+ * made again; else NULL. */
 static LLVMValueRef remat_value(LLVMValueRef body, LLVMValueRef slot) {
   LLVMValueRef value = NULL;
   for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
@@ -152,18 +130,9 @@ static LLVMValueRef remat_value(LLVMValueRef body, LLVMValueRef slot) {
     value = LLVMGetOperand(user, 0);
   }
   unsigned budget = REMAT_NODES;
-  return value && remat_ok(body, value, &budget) ? value : NULL;
-}
-
-/* v computed again at the builder's position. */
-static LLVMValueRef remat_build(LLVMBuilderRef b, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return v;
-  LLVMValueRef copy = LLVMInstructionClone(v);
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    LLVMSetOperand(copy, (unsigned)i,
-                   remat_build(b, LLVMGetOperand(v, (unsigned)i)));
-  LLVMInsertIntoBuilder(b, copy);
-  return copy;
+  return value && weft__remakeable(body, value, 1u << WEFT_BODY_STATE, &budget)
+             ? value
+             : NULL;
 }
 
 static int field_index(const region_pass *r, LLVMValueRef a) {
@@ -445,7 +414,7 @@ static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private,
     if (to_private && !dirty_at_end(r, from, i)) continue;
     if (f->remat) {
       if (!to_private)
-        LLVMBuildStore(r->b, remat_build(r->b, f->remat), f->alloca_inst);
+        LLVMBuildStore(r->b, weft__remake(r->b, f->remat), f->alloca_inst);
       continue;
     }
     LLVMValueRef slot = field_address(r, f);
