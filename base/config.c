@@ -131,6 +131,13 @@ static void read_resident(void) {
   else config.resident_limit = (unsigned)n;
 }
 
+static void read_resize(void) {
+  const char *v = getenv("WEFT_RESIZE");
+  if (!v) return;
+  if (!strcmp(v, "churn")) config.resize = WEFT_RESIZE_CHURN;
+  else if (strcmp(v, "threads")) warn("WEFT_RESIZE", v, "threads or churn");
+}
+
 /* Seconds, a plain number above 0 (or 0 too, with zero_ok) up to hi. */
 static int parse_seconds(const char *s, int zero_ok, double hi, double *out) {
   char *end;
@@ -366,6 +373,7 @@ static void read_config(void) {
   config.cuda_path = non_empty(getenv("CUDA_PATH"));
   read_device();
   read_resident();
+  read_resize();
   read_spin_timeout();
   read_schedule();
   read_memory();

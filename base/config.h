@@ -53,6 +53,11 @@ typedef struct weft_config {
    * groups wait for each other) held at once, a limit below
    * WEFT_MAX_RESIDENT_GROUPS that emulates a GPU's occupancy (0: none). */
   unsigned resident_limit;
+  /* WEFT_RESIZE: when a cooperative kernel's groups are killed and
+   * forked (backend/cpu/resize.c): WEFT_RESIZE_THREADS, the default (as
+   * many groups as the device has threads for), or WEFT_RESIZE_CHURN (at
+   * every point that allows it: a kernel's test). */
+  int resize;
   /* WEFT_SPIN_TIMEOUT: seconds that work-groups may only spin (poll
    * memory), with nothing else happening, before it is a deadlock. */
   double spin_timeout;
@@ -98,6 +103,9 @@ typedef struct weft_config {
   int perf_map;   /* WEFT_PERF=map: perf's map of JIT code */
   int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump (code, lines) */
 } weft_config;
+
+#define WEFT_RESIZE_THREADS 0
+#define WEFT_RESIZE_CHURN 1
 
 /* Check mode's time limit on a launch when WEFT_TIMEOUT is unset. */
 #define WEFT_CHECK_TIMEOUT 120.0

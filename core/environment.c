@@ -30,6 +30,9 @@ static const variable variables[] = {
      "write each program's optimized LLVM IR there (bypasses the cache)"},
     {"WEFT_RESIDENT_GROUPS", "1..65536",
      "most work-groups of a cooperative launch resident at once"},
+    {"WEFT_RESIZE", "threads|churn",
+     "when a cooperative kernel's groups are killed and forked (default: "
+     "as many as there are threads)"},
     {"WEFT_SPIN_TIMEOUT", "SECONDS",
      "time work-groups may only spin before it is a deadlock (default 10)"},
     {"WEFT_SCHEDULE",

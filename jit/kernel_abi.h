@@ -80,6 +80,17 @@ typedef struct weft_wg_ctx {
    * end zeroes the kernel's aggregate_words of them before each of its
    * groups starts. Not __local memory: the kernel may use all of that. */
   uint64_t aggregate[WEFT_AGGREGATE_WORDS];
+  /* Cooperative kernels (WEFT_KERNEL_RESIZABLE; backend/cpu/resize.c):
+   * the groups running now (get_num_groups(0)), the launch's; this
+   * group's work-items' transmit records (transmit_size bytes each, by
+   * local linear id), which its fork points fill and a forked group
+   * starts with; where it starts (0: the kernel's start; s: after fork
+   * point s); and whether it ends at the fork point its work-items are
+   * at, which the back end says at the point. */
+  const volatile uint64_t *live_groups;
+  unsigned char *transmit;
+  uint32_t resume_site;
+  volatile uint32_t coop_exit;
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
@@ -207,6 +218,19 @@ typedef void (*weft_wake_fn)(weft_wg_ctx *ctx, volatile uint32_t *word,
 #define WEFT_SCHED_WRITE (1u << 31)
 typedef void (*weft_sched_point_fn)(weft_wg_ctx *ctx, const void *p,
                                     uint32_t info);
+
+/* A cooperative kernel's point (jit/ir/fork_points.c): one work-item of
+ * the group calls it once all have reached the point, with the point's
+ * kind (weft/kernel.h's WEFT__POINT_*) and its resume site (its number
+ * among the kernel's fork points, from 1; 0 for offer_kill); the back
+ * end sets ctx->coop_exit when the group ends there, and for request_fork
+ * and the resizing barrier copies the group's transmit records to the
+ * groups it forks. query_kill(ctx): the groups it would take back now. */
+#define WEFT_COOP_POINT_SYMBOL "weft__cpu_coop_point"
+#define WEFT_QUERY_KILL_SYMBOL "weft__cpu_query_kill"
+typedef void (*weft_coop_point_fn)(weft_wg_ctx *ctx, uint32_t kind,
+                                   uint32_t site);
+typedef uint32_t (*weft_query_kill_fn)(weft_wg_ctx *ctx);
 
 /* The kinds the builtins pass are weft/kernel.h's (one place for both). */
 #define WEFT_WAIT_MUTEX WEFT__WAIT_MUTEX
@@ -351,6 +375,10 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
 /* Some atomics are one per group (jit/cpu/aggregate_atomics.c), counted
  * in the first aggregate_words of weft_wg_ctx's aggregate. */
 #define WEFT_KERNEL_AGGREGATES 512u
+/* It is a cooperative kernel (cl_weft_cooperative_kernels: it has fork
+ * points, jit/ir/fork_points.c): its groups are killed and forked as it
+ * runs; each work-item's transmit variables take transmit_size bytes. */
+#define WEFT_KERNEL_RESIZABLE 1024u
 
 typedef struct weft_kernel_desc {
   char *name;
@@ -370,6 +398,8 @@ typedef struct weft_kernel_desc {
   /* With WEFT_KERNEL_AGGREGATES: the words of weft_wg_ctx's aggregate it
    * uses, zeroed for each group. */
   unsigned aggregate_words;
+  /* With WEFT_KERNEL_RESIZABLE: bytes of a work-item's transmit record. */
+  size_t transmit_size;
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */

@@ -38,6 +38,7 @@
 #include "backend/cpu/coop_state.h"
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/reserve.h"
+#include "backend/cpu/resize.h"
 #include "backend/cpu/scheduler.h"
 
 typedef enum slot_state {
@@ -56,6 +57,8 @@ struct coop_slot {
   weft_stacks item_stacks;    /* its work-items' fibers, in fiber mode */
   char *local_mem, *private_mem;
   size_t local_capacity, private_capacity;
+  char *transmit;             /* a cooperative kernel's records (resize.c) */
+  size_t transmit_capacity;
   slot_state state;
   int spun;                   /* it last stopped at a yield */
   int preempted;              /* it last stopped at a schedule point */
@@ -108,6 +111,7 @@ static void free_slot(coop_slot *s, const weft_fiber_ops *fibers) {
   weft__stacks_fini(&s->item_stacks);
   free(s->local_mem);
   free(s->private_mem);
+  free(s->transmit);
   free(s);
 }
 
@@ -216,6 +220,8 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
   if (!stack ||
       weft__reserve_heap(&s->local_mem, &s->local_capacity,
                    weft__group_local_bytes(d)) ||
+      weft__reserve_heap(&s->transmit, &s->transmit_capacity,
+                         d->kernel->transmit_size * items) ||
       ((d->kernel->flags & WEFT_KERNEL_REGIONS) &&
        weft__reserve_heap(&s->private_mem, &s->private_capacity,
                     d->kernel->private_size * items)) ||
@@ -231,7 +237,8 @@ static coop_slot *start_group(cpu_worker *w, launch_state *l, uint64_t index) {
                         l->coop->num_resident);
     return NULL;
   }
-  s->group.index = index;
+  s->group.ctx.transmit = (unsigned char *)s->transmit;
+  weft__resize_start_group(l, &s->group, index, &s->group.index);
   s->group.cur = 0;
   s->group.own_stack = &s->stack;
   if (l->pct) weft__pct_start_group(&s->group);
@@ -344,6 +351,8 @@ static void describe_wait(const launch_state *l, const coop_slot *s, char *out,
   const volatile uint32_t *w = s->word;
   if (w >= l->launch_words && w < l->launch_words + WEFT_LAUNCH_WORDS)
     snprintf(out, size, "weft_global_barrier()");
+  else if (weft__resize_is_barrier_word(l, w))
+    snprintf(out, size, "resizing_global_barrier()");
   else
     snprintf(out, size, "%s at %p", weft__wait_name(s->what), (const void *)w);
 }
@@ -392,7 +401,7 @@ static void report_deadlock(launch_state *l) {
                              place, wait);
     if (used >= sizeof text) break;
   }
-  uint64_t unstarted = l->total - l->coop->next_group;
+  uint64_t unstarted = l->coop->starts - l->coop->next_group;
   const char *why =
       !unstarted ? ""
       : l->executor->config->resident_limit
@@ -433,7 +442,7 @@ static int spun_out(launch_state *l) {
 
 /* Whether the next group may start: there is one, and room for it. */
 static int can_start_group(const launch_state *l) {
-  return l->coop->next_group < l->total &&
+  return l->coop->next_group < l->coop->starts &&
          l->coop->num_resident < l->coop->limit;
 }
 
@@ -628,7 +637,7 @@ static coop_slot *pick_explore(launch_state *l, int can_start, int *start) {
    * point announced. One that starts touches nothing others see (its
    * first access comes with a schedule point), but when fewer groups fit
    * than the launch has, a start waits for a group's end. */
-  if (t.slot ? !t.slot->preempted : l->total > l->coop->limit)
+  if (t.slot ? !t.slot->preempted : l->coop->starts > l->coop->limit)
     weft__explore_opaque(l->executor->explore);
   if (!t.slot) {
     *start = 1;
@@ -770,7 +779,8 @@ static void coop_run(cpu_worker *w, launch_state *l) {
   weft__lock(&l->coop->coop_lock);
   unsigned idle = 0; /* looks in a row that found nothing to run */
   for (;;) {
-    if (atomic_load(&l->failed) || l->coop->finished == l->total) break;
+    if (atomic_load(&l->failed) || l->coop->finished == l->coop->starts)
+      break;
     /* A group that only spins waits for another: start new groups before
      * running it again (the one it waits for may not have started). */
     int can_start = can_start_group(l);
@@ -864,6 +874,7 @@ static void coop_begin(launch_state *l) {
   l->coop->waiting_end = &l->coop->waiting;
   l->coop->waiting_on = NULL;
   l->coop->next_group = l->coop->finished = 0;
+  l->coop->starts = l->total;
   l->coop->running = l->coop->num_resident = 0;
   l->coop->limit = e->max_resident;
   l->random = e->schedule != WEFT_SCHEDULE_FIFO;
@@ -881,6 +892,7 @@ static void coop_begin(launch_state *l) {
   l->coop->events = 1;
   l->coop->spin_events = 0;
   l->coop->running_spinners = 0;
+  weft__resize_begin(l);
   /* A global barrier needs every group resident at once: the launch's
    * checks (core/launch.c) refuse more. */
   assert(!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER) ||
@@ -921,6 +933,7 @@ static void coop_end(launch_state *l) {
     *link = s->next;
     free_slot(s, e->fibers);
   }
+  weft__resize_end(l);
   pthread_cond_destroy(&l->coop->coop_changed);
   weft__lock_destroy(&l->coop->coop_lock);
   l->coop = NULL;
@@ -1029,8 +1042,8 @@ static int worth_spinning(launch_state *l) {
   unsigned running = __atomic_load_n(&l->coop->running, __ATOMIC_RELAXED);
   unsigned threads = l->executor->num_workers;
   unsigned idle = threads > running ? threads - running : 0;
-  uint64_t unstarted = l->total - __atomic_load_n(&l->coop->next_group,
-                                                  __ATOMIC_RELAXED);
+  uint64_t unstarted = __atomic_load_n(&l->coop->starts, __ATOMIC_RELAXED) -
+                       __atomic_load_n(&l->coop->next_group, __ATOMIC_RELAXED);
   unsigned room = l->coop->limit - __atomic_load_n(&l->coop->num_resident,
                                              __ATOMIC_RELAXED);
   uint64_t pending = __atomic_load_n(&l->coop->num_ready, __ATOMIC_RELAXED) +

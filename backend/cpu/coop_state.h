@@ -2,7 +2,8 @@
  * coop_state.h: a cooperative launch's state (scheduler.h's cooperative
  * scheduler), owned by coop.c, which makes it when the launch begins and
  * frees it when it ends, and read by pct.c, the PCT schedule mode's part
- * of the scheduler. No other file includes it.
+ * of the scheduler, and resize.c, the part that kills and forks a
+ * cooperative kernel's groups. No other file includes it.
  */
 #ifndef WEFT_BACKEND_CPU_COOP_STATE_H
 #define WEFT_BACKEND_CPU_COOP_STATE_H
@@ -12,6 +13,35 @@
 
 #include "backend/cpu/executor_internal.h"
 #include "base/lock.h"
+
+/* A forked group that has not started yet (resize.c): its id, the fork
+ * point it resumes after, and its work-items' transmit records (heap;
+ * NULL: the kernel has none). */
+typedef struct resize_start {
+  uint64_t id;
+  uint32_t site;
+  unsigned char *records;
+} resize_start;
+
+/* A cooperative kernel's changing groups (WEFT_KERNEL_RESIZABLE;
+ * resize.c), guarded by coop_lock; live is also read by the kernel's
+ * get_num_groups(0), at any time. */
+typedef struct coop_resize {
+  int on;
+  _Alignas(8) uint64_t live; /* groups running: ids 0 to live - 1 */
+  uint64_t max;              /* the most it may have at once */
+  uint64_t initial;          /* the groups it starts with */
+  resize_start *pending;     /* forks to start, the oldest at head */
+  size_t head, count, capacity;
+  size_t record_bytes;       /* a group's transmit records */
+  /* The resizing barrier: groups arrived, the word they wait on, group
+   * 0's records and site once it arrived. */
+  uint64_t arrived;
+  uint32_t generation;
+  uint64_t target;           /* the groups that go on past the last one */
+  const unsigned char *records0;
+  uint32_t site0;
+} coop_resize;
 
 struct coop_launch {
   /* All guarded by coop_lock, on a cache line of its own. Waiting groups
@@ -30,6 +60,9 @@ struct coop_launch {
   const volatile uint32_t *waiting_on;
   coop_slot *resident;         /* every started, unfinished group */
   uint64_t next_group;         /* the next group index to start */
+  /* The groups the launch starts in all: its own, or, for a cooperative
+   * kernel, the first ones and every fork so far. */
+  uint64_t starts;
   uint64_t finished;
   unsigned running, num_resident, limit;
   unsigned running_spinners;   /* running, and last stopped spinning */
@@ -58,6 +91,7 @@ struct coop_launch {
   coop_slot *explore_target;
   unsigned explore_target_item;
   coop_slot *explore_spinner;
+  coop_resize resize;
 };
 
 #endif /* WEFT_BACKEND_CPU_COOP_STATE_H */

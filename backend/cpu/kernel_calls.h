@@ -36,6 +36,12 @@ void weft__cpu_poll(weft_wg_ctx *ctx, volatile uint32_t *word, uint32_t seen,
                     uint32_t what);
 void weft__cpu_sched_point(weft_wg_ctx *ctx, const void *p, uint32_t info);
 
+/* A cooperative kernel's point and query_kill() in generated code
+ * (kernel_abi.h: WEFT_COOP_POINT_SYMBOL, WEFT_QUERY_KILL_SYMBOL;
+ * resize.c). */
+void weft__cpu_coop_point(weft_wg_ctx *ctx, uint32_t kind, uint32_t site);
+uint32_t weft__cpu_query_kill(weft_wg_ctx *ctx);
+
 /* An access that failed its check, in generated code (kernel_abi.h:
  * WEFT_CHECK_FAILED_SYMBOL; check_report.c). */
 void weft__cpu_check_failed(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,

@@ -125,6 +125,12 @@
  * runtime's WEFT_POLL_REACH). */
 #define WEFT__POLL_REACH 0x80000000u
 
+/* The points of a cooperative kernel (cl_weft_cooperative_kernels below)
+ * that the JIT expands (jit/ir/fork_points.c): private to the library. */
+#define WEFT__POINT_OFFER_KILL 1u
+#define WEFT__POINT_REQUEST_FORK 2u
+#define WEFT__POINT_RESIZING_BARRIER 3u
+
 /* Bytes of a barrier of the given algorithm for that many groups. */
 #define WEFT_BARRIER_SIZE(algorithm, groups)                                 \
   ((algorithm) == WEFT_BARRIER_XIAO_FENG ? 16 + 8 * (groups) : 16)
@@ -208,6 +214,51 @@ typedef struct weft_barrier {
  * asks for it (the Xiao-Feng one would need per-group storage that a
  * launch does not have: that option gets the native one here). */
 #define weft_global_barrier() weft__global_barrier(WEFT_GLOBAL_BARRIER_IMPL)
+
+/* cl_weft_cooperative_kernels: Sorensen, Evrard and Donaldson's
+ * "Cooperative Kernels: GPU Multitasking for Blocking Algorithms" (FSE
+ * 2017). A long-running kernel whose groups wait for each other gives
+ * work-groups back to the device at points where that is safe and takes
+ * them again when they are free. While it runs, its groups are numbered
+ * 0 to get_num_groups(0) - 1 with no gap, and get_num_groups(0) (and
+ * get_global_size(0)) say how many run now, which changes only at the
+ * points below; the launch's own group count is the most it may have. Such
+ * a kernel is one-dimensional and its global size a multiple of its local
+ * size. Every work-item of a group calls each of these functions, as with
+ * barrier() (they are work-group barriers too):
+ *   offer_kill()               the group may end here, as if every one of
+ *                              its work-items returned: only the group
+ *                              with the highest id, never group 0.
+ *   request_fork()             new groups may start here, numbered on from
+ *                              the highest, each running from this call
+ *                              on with the transmit variables of the
+ *                              work-item of its local id in this group
+ *                              (its other private variables undefined,
+ *                              its __local memory new).
+ *   resizing_global_barrier()  a barrier over every group running; past
+ *                              it the number of groups may have changed:
+ *                              those numbered past the new count end
+ *                              there, new ones start from it with group
+ *                              0's transmit variables.
+ *   query_kill()               how many groups the device would take back
+ *                              now (0: none), for a kernel to decide
+ *                              whether to pass through a resizing barrier;
+ *                              any work-item may call it.
+ * transmit (or weft_transmit, if the program defines WEFT_NO_TRANSMIT to
+ * keep the name for itself) qualifies a private variable of the kernel
+ * whose value a forked group's work-items start with. The CPU starts a
+ * launch with as many groups as it has threads (at most the launch's),
+ * and WEFT_RESIZE sets when it kills and forks (README); under a
+ * WEFT_SCHEDULE mode it kills and forks at random. */
+#define cl_weft_cooperative_kernels 1
+#define weft_transmit __attribute__((annotate("weft.transmit")))
+#ifndef WEFT_NO_TRANSMIT
+#define transmit weft_transmit
+#endif
+void __attribute__((convergent)) offer_kill(void);
+void __attribute__((convergent)) request_fork(void);
+void __attribute__((convergent)) resizing_global_barrier(void);
+uint query_kill(void);
 
 /* cl_weft_schedule: schedule exploration (README); its kernel side is
  * weft_assert. */

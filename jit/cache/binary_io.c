@@ -21,6 +21,7 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
   weft__bytes_put_str(w, k->vec_type_hint);
   weft__bytes_put_u64(w, k->reqd_sub_group_size);
   weft__bytes_put_u64(w, k->aggregate_words);
+  weft__bytes_put_u64(w, k->transmit_size);
   weft__bytes_put_u64(w, k->private_size);
   weft__bytes_put_u64(w, k->num_states);
   for (unsigned s = 0; s < k->num_states; s++) weft__bytes_put_u64(w, k->state_sites[s]);
@@ -84,6 +85,7 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
   free(hint);
   k->reqd_sub_group_size = (unsigned)weft__bytes_get_u64(r);
   k->aggregate_words = (unsigned)weft__bytes_get_u64(r);
+  k->transmit_size = weft__bytes_get_u64(r);
   k->private_size = weft__bytes_get_u64(r);
   k->num_states = weft__bytes_get_count(r, sizeof(uint64_t));
   k->state_sites = calloc(k->num_states + 1, sizeof *k->state_sites);

@@ -190,12 +190,14 @@ static int lower_kernels(build *b) {
       b->s.kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     unsigned width = weft_cpu_sub_group_width(&b->s.kernels[i]);
-    rc = weft__workitem_lower(b->bodies[i], width, &b->sites);
+    int resizable = (b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE) != 0;
+    rc = weft__resize_calls_lower(b->bodies[i], resizable);
+    if (!rc) rc = weft__workitem_lower(b->bodies[i], width, &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
     if (!rc) rc = weft__sub_group_cuts(b->bodies[i], width);
     unsigned words = 0;
-    if (!rc && aggregating(b))
+    if (!rc && aggregating(b) && !resizable)
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
     if (words) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
     b->s.kernels[i].aggregate_words = words;
@@ -205,7 +207,8 @@ static int lower_kernels(build *b) {
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
-    if (weft__calls_sync(b->bodies[i]))
+    if (weft__calls_sync(b->bodies[i]) ||
+        (b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
     if (weft__has_sub_groups(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_SUB_GROUPS;
@@ -303,6 +306,9 @@ static int finish(build *b, const char *log, weft_binary **out) {
   if (!rc)
     weft__div_guard_insert(b->s.module, checks_asked(b) != 0);
   if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, 0, &b->s.error);
+  if (!rc)
+    rc = weft__fork_points_lower(b->s.module, b->s.machine, b->s.layout,
+                                 b->s.kernels, b->s.num_kernels, &b->s.error);
   if (!rc) rc = lower_kernels(b);
   if (!rc) rc = emit_and_load(b, log, out);
   return rc;

@@ -7,12 +7,16 @@
  *     traps.
  *  1. weft__inline_callees (ir/inline.c): every non-kernel function is inlined into the
  *     kernels (OpenCL C has no recursion, so this always succeeds), leaving
- *     work-item builtins and barriers directly in kernel code.
+ *     work-item builtins and barriers directly in kernel code. Then
+ *     weft__fork_points_lower (ir/fork_points.c): the points of
+ *     cooperative kernels become barriers around a call into the back
+ *     end, returns where groups are killed, and resume sites.
  *  2. weft__kernel_body_make: each kernel becomes a "body" function with the
  *     work-group context, the local id (x, y, z), a region state and the
  *     work-items' private memory as extra parameters; it returns the state
  *     it stopped at (WEFT_STATE_RETURN when it returns).
- *  3. weft__workitem_lower: inside a body, the work-item primitives become
+ *  3. weft__resize_calls_lower (resize_calls.c), then weft__workitem_lower:
+ *     inside a body, the work-item primitives become
  *     the local id parameters or loads from the context, and barrier() a
  *     call into the back end that names its source location.
  *  3a. weft__yield_points_insert (yield_points.c): loops that poll memory
@@ -110,6 +114,12 @@ typedef struct weft_check_sites {
  * afterwards; calls from one kernel to another call its body. */
 int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
                            unsigned count);
+
+/* Step 3, first (resize_calls.c): in a body, the primitives of
+ * cooperative kernels' points (jit/ir/fork_points.c) become the context's
+ * fields and calls into the back end; in a resizable one, get_num_groups(0)
+ * and get_global_size(0) read the number of groups running now. */
+int weft__resize_calls_lower(LLVMValueRef body, int resizable);
 
 /* Step 3 on one body, whose sub-groups are width work-items; the barrier
  * sites it holds are appended to sites. */

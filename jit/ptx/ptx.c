@@ -192,6 +192,7 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__kernel_info_check_sub_groups(b->kernels, b->num_kernels,
                                             WEFT_GPU_SUB_GROUP_SIZES,
                                             "a GPU", &b->error);
+  if (!rc) rc = weft__fork_points_refuse(b->module, "a GPU", &b->error);
   if (!rc) weft__div_guard_insert(b->module, 0);
   if (!rc) rc = weft__inline_callees(b->module, b->machine, 1, &b->error);
   if (!rc)

@@ -1,0 +1,222 @@
+/* test_cooperative_kernels.c: cl_weft_cooperative_kernels (weft/kernel.h)
+ * on the CPU: groups killed at offer_kill, forked at request_fork with
+ * their transmit variables, resized at resizing_global_barrier, ids dense
+ * and get_num_groups(0) what runs; under the default policy, under
+ * WEFT_RESIZE=churn (every transition at every point) and under random
+ * schedules; the paper's kinds of applications (a work-stealing task
+ * system, a BFS over a resizing barrier) against host references. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync_support.h"
+
+static const char *source =
+    "/* Work items claimed a group's worth at a time from *next until n:\n"
+    " * each done once by whichever groups are alive. stats: the most\n"
+    " * groups seen, the highest id, chunks, ids past the count. */\n"
+    "__kernel void claim(__global int *next, __global int *out, int n,\n"
+    "                    __global int *stats) {\n"
+    "  __local int base;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    request_fork();\n"
+    "    if (get_local_id(0) == 0)\n"
+    "      base = atomic_add(next, (int)get_local_size(0));\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    int b = base;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (b >= n) break;\n"
+    "    int i = b + (int)get_local_id(0);\n"
+    "    if (i < n) atomic_inc(&out[i]);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      atomic_max(&stats[0], (int)get_num_groups(0));\n"
+    "      atomic_max(&stats[1], (int)get_group_id(0));\n"
+    "      atomic_inc(&stats[2]);\n"
+    "      if (get_group_id(0) >= get_num_groups(0)) atomic_inc(&stats[3]);\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "/* A forked group's work-items start with the transmit variables of\n"
+    " * the forking group's work-item of their local id. bad[0]: a wrong\n"
+    " * value; bad[1]: rounds run, by all groups. */\n"
+    "__kernel void transmitted(__global int *bad, int rounds) {\n"
+    "  transmit int round = 0;\n"
+    "  transmit int seed = 7 * (int)get_local_id(0) + 1;\n"
+    "  transmit float part = 0.5f * (float)get_local_id(0);\n"
+    "  while (round < rounds) {\n"
+    "    request_fork();\n"
+    "    int lid = (int)get_local_id(0);\n"
+    "    if (seed != 7 * lid + 1 + round || part != 0.5f * lid + round)\n"
+    "      atomic_inc(&bad[0]);\n"
+    "    if (lid == 0) atomic_inc(&bad[1]);\n"
+    "    seed++;\n"
+    "    part += 1.0f;\n"
+    "    round++;\n"
+    "    offer_kill();\n"
+    "  }\n"
+    "}\n"
+    "/* Phase p's w slots, each counted once by the groups running in that\n"
+    " * phase, whatever their number: it changes only at the barrier. */\n"
+    "__kernel void phases(__global int *slots, int w, int phases,\n"
+    "                     __global int *seen) {\n"
+    "  transmit int p = 0;\n"
+    "  while (p < phases) {\n"
+    "    int stride = (int)get_global_size(0);\n"
+    "    if (stride != (int)(get_num_groups(0) * get_local_size(0)))\n"
+    "      atomic_inc(&seen[1]);\n"
+    "    for (int i = (int)get_global_id(0); i < w; i += stride)\n"
+    "      atomic_inc(&slots[p * w + i]);\n"
+    "    if (get_global_id(0) == 0) atomic_max(&seen[0], (int)get_num_groups(0));\n"
+    "    resizing_global_barrier();\n"
+    "    p++;\n"
+    "  }\n"
+    "}\n";
+
+static fixture setup(void) { return setup_program(source, "-cl-std=CL3.0"); }
+
+/* Runs claim over n items with groups of local, at most max groups, and
+ * checks every item done once; stats out. */
+static void run_claim(fixture *f, int n, size_t max, size_t local,
+                      int stats[4]) {
+  weft_kernel *k = kernel(f, "claim");
+  weft_buffer *next = ints(f, 1, NULL), *out = ints(f, (size_t)n, NULL),
+              *s = ints(f, 4, NULL);
+  args(k, "BBIB", next, out, n, s);
+  CHECK_OK(launch(k, max, local), k);
+  int *got = malloc((size_t)n * sizeof *got);
+  read_ints(out, got, (size_t)n);
+  for (int i = 0; i < n; i++)
+    if (got[i] != 1) FAIL("item %d done %d times", i, got[i]);
+  free(got);
+  read_ints(s, stats, 4);
+  CHECK_EQ(stats[3], 0);       /* every id below the count */
+  CHECK(stats[0] <= (int)max); /* never more than the launch's */
+  CHECK(stats[1] < (int)max);
+  release_buffers(next, out, s);
+  weft_kernel_release(k);
+}
+
+/* By default a launch runs as many groups as there are threads: the
+ * work is done whatever the count. */
+TEST(claim_default) {
+  fixture f = setup();
+  int stats[4];
+  run_claim(&f, 5000, 16, 8, stats);
+  CHECK(stats[0] >= 1);
+  teardown(&f);
+}
+
+/* WEFT_RESIZE=churn: every offer by the highest group kills it, every
+ * request forks up to the launch's count: ids reach the top and the work
+ * is still done once. */
+TEST(claim_churn) {
+  setenv("WEFT_RESIZE", "churn", 1);
+  fixture f = setup();
+  int stats[4];
+  run_claim(&f, 5000, 16, 8, stats);
+  CHECK_EQ(stats[0], 16);
+  CHECK_EQ(stats[1], 15);
+  teardown(&f);
+}
+
+/* A random schedule's seed for the tests that follow (set before the
+ * first device starts). */
+static void random_schedule(void) { setenv("WEFT_SCHEDULE", "random:1", 1); }
+
+/* Random schedules kill and fork at random, on one thread. */
+TEST(claim_random) {
+  random_schedule();
+  fixture f = setup();
+  for (unsigned seed = 1; seed <= 12; seed++) {
+    weft_schedule_seed(seed);
+    int stats[4];
+    run_claim(&f, 700, 6, 4, stats);
+  }
+  teardown(&f);
+}
+
+static void run_transmitted(fixture *f, size_t groups, size_t local,
+                            int rounds, int *runs) {
+  weft_kernel *k = kernel(f, "transmitted");
+  weft_buffer *bad = ints(f, 2, NULL);
+  args(k, "BI", bad, rounds);
+  CHECK_OK(launch(k, groups, local), k);
+  int got[2];
+  read_ints(bad, got, 2);
+  CHECK_EQ(got[0], 0);
+  *runs = got[1];
+  release_buffers(bad);
+  weft_kernel_release(k);
+}
+
+/* Under churn every round forks and kills: more rounds run than the
+ * groups started with could run, each with the right values. */
+TEST(transmit_churn) {
+  setenv("WEFT_RESIZE", "churn", 1);
+  fixture f = setup();
+  int runs;
+  run_transmitted(&f, 8, 16, 20, &runs);
+  CHECK(runs > 20 * 2);
+  teardown(&f);
+}
+
+TEST(transmit_random) {
+  random_schedule();
+  fixture f = setup();
+  for (unsigned seed = 1; seed <= 10; seed++) {
+    weft_schedule_seed(seed);
+    int runs;
+    run_transmitted(&f, 5, 3, 6, &runs);
+    CHECK(runs >= 6);
+  }
+  teardown(&f);
+}
+
+static void run_phases(fixture *f, size_t groups, size_t local, int *most) {
+  enum { W = 300, PHASES = 12 };
+  weft_kernel *k = kernel(f, "phases");
+  weft_buffer *slots = ints(f, W * PHASES, NULL), *seen = ints(f, 2, NULL);
+  args(k, "BIIB", slots, W, PHASES, seen);
+  CHECK_OK(launch(k, groups, local), k);
+  int got[W * PHASES];
+  read_ints(slots, got, W * PHASES);
+  for (int i = 0; i < W * PHASES; i++)
+    if (got[i] != 1) FAIL("phase %d slot %d counted %d times", i / W, i % W, got[i]);
+  int s[2];
+  read_ints(seen, s, 2);
+  CHECK_EQ(s[1], 0);
+  *most = s[0];
+  release_buffers(slots, seen);
+  weft_kernel_release(k);
+}
+
+/* The barrier alternates between one group and all under churn. */
+TEST(resizing_barrier_churn) {
+  setenv("WEFT_RESIZE", "churn", 1);
+  fixture f = setup();
+  int most;
+  run_phases(&f, 9, 8, &most);
+  CHECK_EQ(most, 9);
+  teardown(&f);
+}
+
+TEST(resizing_barrier_default) {
+  fixture f = setup();
+  int most;
+  run_phases(&f, 9, 8, &most);
+  CHECK(most >= 1 && most <= 9);
+  teardown(&f);
+}
+
+TEST(resizing_barrier_random) {
+  random_schedule();
+  fixture f = setup();
+  for (unsigned seed = 1; seed <= 10; seed++) {
+    weft_schedule_seed(seed);
+    int most;
+    run_phases(&f, 7, 4, &most);
+  }
+  teardown(&f);
+}
+
+TEST_MAIN()
