@@ -17,10 +17,18 @@
  * Weft parks a waiting group and runs another on its thread, so any number
  * of groups works. The host checks every vertex's level against its own
  * search.
+ *
+ * With --cooperative the barrier is resizing_global_barrier() of a
+ * cooperative kernel (cl_weft_cooperative_kernels): the launch's groups
+ * are the most it may have, it starts with as many as Weft has threads
+ * for, and at each level the number of groups may change; the level
+ * travels to new groups as a transmit variable, and each level reads the
+ * number of work-items anew.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "weft/weft.h"
@@ -58,6 +66,33 @@ static const char *source =
     "    weft_global_barrier();\n"
     "  }\n"
     "  if (me == 0) *levels = depth;\n"
+    "}\n"
+    "\n"
+    "__kernel void bfs_cooperative(__global const uint *offsets,\n"
+    "                  __global const uint *edges, __global atomic_int *level,\n"
+    "                  __global uint *frontiers, __global atomic_uint *counts,\n"
+    "                  uint vertices, __global uint *levels) {\n"
+    "  transmit uint depth = 0;\n"
+    "  for (;; depth++) {\n"
+    "    uint me = get_global_id(0), items = get_global_size(0);\n"
+    "    uint count = atomic_load(&counts[depth % 3]);\n"
+    "    if (count == 0) break;\n"
+    "    if (me == 0) atomic_store(&counts[(depth + 2) % 3], 0);\n"
+    "    __global const uint *now = frontiers + (depth & 1) * vertices;\n"
+    "    __global uint *next = frontiers + ((depth + 1) & 1) * vertices;\n"
+    "    for (uint i = me; i < count; i += items) {\n"
+    "      uint u = now[i];\n"
+    "      for (uint e = offsets[u]; e < offsets[u + 1]; e++) {\n"
+    "        uint v = edges[e];\n"
+    "        int unvisited = -1;\n"
+    "        if (atomic_compare_exchange_strong(&level[v], &unvisited,\n"
+    "                                           (int)depth + 1))\n"
+    "          next[atomic_fetch_add(&counts[(depth + 1) % 3], 1)] = v;\n"
+    "      }\n"
+    "    }\n"
+    "    resizing_global_barrier();\n"
+    "  }\n"
+    "  if (get_global_id(0) == 0) *levels = depth;\n"
     "}\n";
 
 #define CHECK(call, object) check((call), (object), #call)
@@ -135,7 +170,8 @@ static weft_buffer *buffer(weft_context *ctx, size_t size, const void *data) {
   return b;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  int cooperative = argc > 1 && !strcmp(argv[1], "--cooperative");
   graph *g = malloc(sizeof *g);
   int32_t *want = malloc(VERTICES * 4), *got = malloc(VERTICES * 4);
   uint32_t *queue = malloc(VERTICES * 4);
@@ -148,6 +184,10 @@ int main(void) {
   weft_device_info info;
   CHECK(weft_device_get(0, &device), NULL);
   CHECK(weft_device_info_get(device, &info), device);
+  if (cooperative && info.kind != WEFT_DEVICE_CPU) {
+    printf("bfs: cooperative kernels run on the CPU only; skipped\n");
+    return 77;
+  }
   CHECK(weft_context_create(device, &ctx), device);
   uint32_t groups = 4 * info.compute_units;
 
@@ -158,7 +198,8 @@ int main(void) {
     return EXIT_FAILURE;
   }
   weft_kernel *kernel;
-  CHECK(weft_kernel_create(program, "bfs", &kernel), program);
+  CHECK(weft_kernel_create(program, cooperative ? "bfs_cooperative" : "bfs",
+                           &kernel), program);
   weft_program_release(program);
 
   /* Level 0 is the corner alone: its level 0, the others -1. */
@@ -190,11 +231,13 @@ int main(void) {
     reached += want[u] >= 0;
     if (got[u] != want[u] && !wrong++) first_wrong = u;
   }
-  printf("bfs: a %dx%d grid (%u edges) from a corner on %u groups of %d "
-         "(%u thread%s), %.1f ms\n", SIDE, SIDE, g->num_edges, groups, GROUP,
+  printf("bfs: a %dx%d grid (%u edges) from a corner on %s%u groups of %d "
+         "(%u thread%s), %.1f ms\n", SIDE, SIDE, g->num_edges,
+         cooperative ? "a cooperative kernel of at most " : "", groups, GROUP,
          info.compute_units, info.compute_units == 1 ? "" : "s", ms);
-  printf("  %u levels, one global barrier each (%.1f us per level); "
-         "%u vertices reached\n", got_levels, ms * 1e3 / got_levels, reached);
+  printf("  %u levels, one %s barrier each (%.1f us per level); "
+         "%u vertices reached\n", got_levels,
+         cooperative ? "resizing" : "global", ms * 1e3 / got_levels, reached);
   int ok = !wrong && got_levels == want_levels;
   if (wrong)
     fprintf(stderr, "bfs: %u vertices at the wrong level, the first %u at "

@@ -15,14 +15,21 @@ failed=""
 # An absolute path: the loader reads the folder named by OCL_ICD_VENDORS.
 if [ -d "$build" ]; then build=$(cd "$build" && pwd); fi
 
+# run NAME DESCRIPTION... [-- ARGUMENTS...]
 run() {
   name=$1
   shift
-  echo "== $name: $*"
+  what=""
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    what="$what $1"
+    shift
+  done
+  [ $# -gt 0 ] && shift
+  echo "== $name:$what"
   if [ ! -x "$build/examples/$name" ]; then
     echo "demo: $build/examples/$name is missing; build first" >&2
     failed="$failed $name"
-  elif ! OCL_ICD_VENDORS="$build/icd" "$build/examples/$name"; then
+  elif ! OCL_ICD_VENDORS="$build/icd" "$build/examples/$name" "$@"; then
     failed="$failed $name"
   fi
 }
@@ -35,6 +42,8 @@ run work_stealing "irregular work shared out by stealing between work-groups:" \
   "per-group queues behind weft_mutex, idle groups asleep on a weft_semaphore"
 run bfs "a breadth-first search of a thousand levels in one launch," \
   "with weft_global_barrier() between levels"
+run bfs "the same as a cooperative kernel: groups killed and forked at" \
+  "resizing_global_barrier()" -- --cooperative
 run cl_histogram "a byte histogram through the OpenCL API: __local bins," \
   "atomics and barrier()"
 

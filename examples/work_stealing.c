@@ -21,10 +21,18 @@
  * for work), so this needs more than OpenCL promises: on a CPU, Weft parks
  * a waiting group and runs another on its thread, whatever the number of
  * groups. The host checks the sum against its own.
+ *
+ * With --cooperative the same job runs as a cooperative kernel
+ * (cl_weft_cooperative_kernels): the launch's groups are the most it may
+ * have, it starts with as many as Weft has threads for, and at the top of
+ * its loop a group may be killed (offer_kill) and group 0 asks for more
+ * (request_fork). A queue outlives its group: thieves look at every
+ * queue, and a new group of the same id takes it over.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "weft/weft.h"
@@ -134,6 +142,57 @@ static const char *source =
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE); /* t is rewritten next turn */\n"
     "  }\n"
+    "}\n"
+    "\n"
+    "/* The same as a cooperative kernel, over queues queues. What a group\n"
+    " * computed before a point is undefined in the groups forked there: the\n"
+    " * ids are read after them. */\n"
+    "__kernel void steal_cooperative(__global weft_mutex *locks,\n"
+    "                    __global deque *queues,\n"
+    "                    __global weft_semaphore *queued,\n"
+    "                    __global atomic_uint *state, __global uint *runs,\n"
+    "                    __global uint *steals, uint grain, uint all) {\n"
+    "  __local task t;\n"
+    "  __local int leave;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    if (get_group_id(0) == 0) request_fork();\n"
+    "    uint me = get_group_id(0), lid = get_local_id(0);\n"
+    "    weft_semaphore_wait_group(queued);\n"
+    "    if (lid == 0) {\n"
+    "      leave = atomic_load(&state[1]);\n"
+    "      if (!leave) do t = take(locks, queues, me, all, steals);\n"
+    "                  while (t.hi == 0);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (leave) return;\n"
+    "    while (t.hi - t.lo > grain) {\n"
+    "      barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "      if (lid == 0) {\n"
+    "        task rest = {t.lo + (t.hi - t.lo) / 2, t.hi};\n"
+    "        atomic_fetch_add(&state[0], 1);\n"
+    "        weft_mutex_lock(&locks[me]);\n"
+    "        push(&queues[me], rest);\n"
+    "        weft_mutex_unlock(&locks[me]);\n"
+    "        weft_semaphore_post(queued);\n"
+    "        t.hi = rest.lo;\n"
+    "      }\n"
+    "      barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    uint steps = 0;\n"
+    "    for (uint n = t.lo + lid; n < t.hi; n += get_local_size(0))\n"
+    "      steps += collatz_steps(n);\n"
+    "    steps = work_group_reduce_add(steps);\n"
+    "    if (lid == 0) {\n"
+    "      atomic_fetch_add(&state[2], steps);\n"
+    "      runs[me]++;\n"
+    "      if (atomic_fetch_sub(&state[0], 1) == 1) {\n"
+    "        atomic_store(&state[1], 1);\n"
+    "        for (uint i = 0; i < all; i++) weft_semaphore_post(queued);\n"
+    "      }\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
     "}\n";
 
 #define CHECK(call, object) check((call), (object), #call)
@@ -164,14 +223,20 @@ static weft_buffer *zeroed(weft_context *ctx, size_t size) {
   return b;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  int cooperative = argc > 1 && !strcmp(argv[1], "--cooperative");
   weft_device *device;
   weft_context *ctx;
   weft_device_info info;
   CHECK(weft_device_get(0, &device), NULL);
   CHECK(weft_device_info_get(device, &info), device);
+  if (cooperative && info.kind != WEFT_DEVICE_CPU) {
+    printf("work_stealing: cooperative kernels run on the CPU only; skipped\n");
+    return 77;
+  }
   CHECK(weft_context_create(device, &ctx), device);
-  /* Four groups per thread: most groups wait at any time. */
+  /* Four groups per thread: most groups wait at any time (a cooperative
+   * kernel's most: it runs as many as there are threads). */
   uint32_t groups = 4 * info.compute_units;
 
   weft_program *program;
@@ -183,7 +248,8 @@ int main(void) {
   }
   weft_kernel *setup, *steal;
   CHECK(weft_kernel_create(program, "setup", &setup), program);
-  CHECK(weft_kernel_create(program, "steal", &steal), program);
+  CHECK(weft_kernel_create(program, cooperative ? "steal_cooperative" : "steal",
+                           &steal), program);
   weft_program_release(program);
 
   /* sizeof(deque) in the kernel: two uints and QUEUE tasks of two. */
@@ -209,6 +275,8 @@ int main(void) {
   for (unsigned i = 0; i < 6; i++)
     CHECK(weft_kernel_set_arg_buffer(steal, i, args[i]), steal);
   CHECK(weft_kernel_set_arg_value(steal, 6, &grain, sizeof grain), steal);
+  if (cooperative)
+    CHECK(weft_kernel_set_arg_value(steal, 7, &groups, sizeof groups), steal);
   global = (size_t)groups * GROUP;
   local = GROUP;
   double start = now_ms();
@@ -228,8 +296,9 @@ int main(void) {
     if (ran[g] < fewest) fewest = ran[g];
     if (ran[g] > most) most = ran[g];
   }
-  printf("work_stealing: Collatz steps of 1..%d on %u groups of %d "
-         "(%u thread%s), %.1f ms\n", NUMBERS - 1, groups, GROUP,
+  printf("work_stealing: Collatz steps of 1..%d on %s%u groups of %d "
+         "(%u thread%s), %.1f ms\n", NUMBERS - 1,
+         cooperative ? "a cooperative kernel of at most " : "", groups, GROUP,
          info.compute_units, info.compute_units == 1 ? "" : "s", ms);
   printf("  %u tasks of at most %d numbers, %u of them stolen; "
          "%u to %u tasks per group\n", tasks, GRAIN, thefts, fewest, most);

@@ -203,8 +203,11 @@ static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
   while (__atomic_load_n(&r->generation, __ATOMIC_ACQUIRE) == generation)
     weft__cpu_wait(&g->ctx, &r->generation, generation, WEFT_WAIT_BARRIER);
-  /* The next opening needs this group again: target stays until then. */
-  g->ctx.coop_exit = id >= r->target;
+  /* A later opening than the one that let it go, before it even looked,
+   * went without it: that one killed it (and set another target). */
+  weft__lock(&l->coop->coop_lock);
+  g->ctx.coop_exit = r->generation != generation + 1 || id >= r->target;
+  weft__unlock(&l->coop->coop_lock);
 }
 
 void weft__cpu_coop_point(weft_wg_ctx *ctx, uint32_t kind, uint32_t site) {
