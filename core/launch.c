@@ -133,21 +133,13 @@ static int check_residency(weft_kernel *k, unsigned dims, const size_t *global,
 }
 
 /* A cooperative kernel (cl_weft_cooperative_kernels) numbers its groups
- * along one dimension, each of the launch's local size. */
-static int check_resizable(weft_kernel *k, unsigned dims, const size_t *global,
-                           const size_t *local) {
-  if (!(k->desc->flags & WEFT_KERNEL_RESIZABLE)) return 0;
-  if (dims != 1)
-    return weft__fail(&k->object, WEFT_EINVAL, "kernel '%s' is a cooperative "
-                      "kernel (offer_kill, request_fork, "
-                      "resizing_global_barrier): it runs in one dimension, "
-                      "not %u", k->desc->name, dims);
-  if (global[0] % local[0])
-    return weft__fail(&k->object, WEFT_EGROUPSIZE, "kernel '%s' is a "
-                      "cooperative kernel: its global size (%zu) must be a "
-                      "multiple of its local size (%zu)", k->desc->name,
-                      global[0], local[0]);
-  return 0;
+ * along one dimension. */
+static int check_resizable(weft_kernel *k, unsigned dims) {
+  if (!(k->desc->flags & WEFT_KERNEL_RESIZABLE) || dims == 1) return 0;
+  return weft__fail(&k->object, WEFT_EINVAL, "kernel '%s' is a cooperative "
+                    "kernel (offer_kill, request_fork, "
+                    "resizing_global_barrier): it runs in one dimension, "
+                    "not %u", k->desc->name, dims);
 }
 
 /* Everything a launch checks; places the __local arguments too, and
@@ -168,7 +160,7 @@ static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                              dims, global, used);
   }
   if (!rc) rc = check_residency(k, dims, global, used);
-  if (!rc) rc = check_resizable(k, dims, global, used);
+  if (!rc) rc = check_resizable(k, dims);
   if (!rc) rc = check_args_set(k);
   if (!rc) rc = place_local_args(k, local_mem);
   return rc;

@@ -70,6 +70,17 @@ static const char *source =
     "    resizing_global_barrier();\n"
     "    p++;\n"
     "  }\n"
+    "}\n"
+    "/* Group 1 never reaches the barrier: the others wait for ever. */\n"
+    "__kernel void skips(__global int *out) {\n"
+    "  while (get_group_id(0) == 1) offer_kill();\n"
+    "  resizing_global_barrier();\n"
+    "  out[get_group_id(0)] = 1;\n"
+    "}\n"
+    "/* What query_kill says, and that every work-item may call it. */\n"
+    "__kernel void query(__global int *out) {\n"
+    "  request_fork();\n"
+    "  out[get_global_id(0)] = 1 + (int)query_kill();\n"
     "}\n";
 
 static fixture setup(void) { return setup_program(source, "-cl-std=CL3.0"); }
@@ -217,6 +228,117 @@ TEST(resizing_barrier_random) {
     run_phases(&f, 7, 4, &most);
   }
   teardown(&f);
+}
+
+/* A group that never arrives: the deadlock report names the resizing
+ * barrier, and the device goes on. */
+TEST(resizing_barrier_deadlock) {
+  setenv("WEFT_SPIN_TIMEOUT", "1", 1);
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "skips");
+  weft_buffer *out = ints(&f, 8, NULL);
+  args(k, "B", out);
+  CHECK_FAILS(launch(k, 4, 2), WEFT_EDEADLOCK, k,
+              "waits on resizing_global_barrier()");
+  support_check_device_goes_on(f.ctx, out, 8, 2, 5);
+  release_buffers(out);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* query_kill() in 4 groups of 2, 1 added; 0 where no group ran. */
+static void run_query(int got[8]) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "query");
+  weft_buffer *out = ints(&f, 8, NULL);
+  args(k, "B", out);
+  CHECK_OK(launch(k, 4, 2), k);
+  read_ints(out, got, 8);
+  release_buffers(out);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* By default no group is wanted back: the groups that ran (as many as
+ * there are threads) say 0. */
+TEST(query_kill_default) {
+  int got[8];
+  run_query(got);
+  CHECK_EQ(got[0], 1);
+  for (int i = 0; i < 8; i++) CHECK(got[i] == 0 || got[i] == 1);
+}
+
+/* Under churn every group runs (forked up to the launch's 4), and all
+ * but one are wanted back. */
+TEST(query_kill_churn) {
+  setenv("WEFT_RESIZE", "churn", 1);
+  int got[8];
+  run_query(got);
+  for (int i = 0; i < 8; i++) CHECK_EQ(got[i], 4);
+}
+
+/* One dimension: other launches fail with a message. */
+TEST(launch_errors) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "claim");
+  weft_buffer *next = ints(&f, 1, NULL), *out = ints(&f, 4, NULL),
+              *s = ints(&f, 4, NULL);
+  args(k, "BBIB", next, out, 4, s);
+  size_t global[2] = {8, 2}, local[2] = {4, 1};
+  CHECK_FAILS(weft_kernel_launch(k, 2, NULL, global, local), WEFT_EINVAL, k,
+              "runs in one dimension, not 2");
+  release_buffers(next, out, s);
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* The points belong to the kernel: one that another kernel calls is
+ * refused, at the call. */
+TEST(called_kernel_refused) {
+  weft_context *ctx = support_context();
+  weft_program *p;
+  CHECK_OK(weft_program_create(ctx,
+                               "__kernel void inner(__global int *o) {\n"
+                               "  offer_kill();\n"
+                               "  o[0] = 1;\n"
+                               "}\n"
+                               "__kernel void outer(__global int *o) {\n"
+                               "  inner(o);\n"
+                               "}\n", 0, &p), ctx);
+  CHECK_EQ(weft_program_build(p, ""), WEFT_EBUILD);
+  CHECK_STR_CONTAINS(weft_program_build_log(p), "kernel 'inner' has "
+                     "cooperative kernels' points");
+  CHECK_STR_CONTAINS(weft_program_build_log(p), "program.cl:2:");
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* A GPU's build says they run on the CPU only (no GPU needed). */
+TEST(gpu_build_refused) {
+  char *ptx = NULL, *log = NULL;
+  const char *src = "__kernel void k(__global int *o) {\n"
+                    "  transmit int n = 1;\n"
+                    "  request_fork();\n"
+                    "  o[0] = n;\n"
+                    "}\n";
+  CHECK_EQ(weft_compile_ptx(src, 0, "", 90, &ptx, &log), WEFT_EBUILD);
+  CHECK(!ptx);
+  CHECK_STR_CONTAINS(log, "request_fork() (cl_weft_cooperative_kernels) is "
+                     "not supported on a GPU yet");
+  CHECK_STR_CONTAINS(log, ":3:");
+  free(log);
+}
+
+/* A program may keep the name transmit for itself. */
+TEST(transmit_name_kept) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx,
+                                  "__kernel void k(__global int *transmit) {\n"
+                                  "  weft_transmit int n = 2;\n"
+                                  "  transmit[0] = n;\n"
+                                  "}\n", "-DWEFT_NO_TRANSMIT");
+  weft_program_release(p);
+  weft_context_release(ctx);
 }
 
 TEST_MAIN()

@@ -223,9 +223,9 @@ typedef struct weft_barrier {
  * 0 to get_num_groups(0) - 1 with no gap, and get_num_groups(0) (and
  * get_global_size(0)) say how many run now, which changes only at the
  * points below; the launch's own group count is the most it may have. Such
- * a kernel is one-dimensional and its global size a multiple of its local
- * size. Every work-item of a group calls each of these functions, as with
- * barrier() (they are work-group barriers too):
+ * a kernel is launched in one dimension. Every work-item of a group calls
+ * each of these functions, as with barrier() (they are work-group
+ * barriers too), and a group holds no lock across them:
  *   offer_kill()               the group may end here, as if every one of
  *                              its work-items returned: only the group
  *                              with the highest id, never group 0.
