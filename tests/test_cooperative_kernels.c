@@ -5,8 +5,10 @@
  * WEFT_RESIZE=churn (every transition at every point) and under random
  * schedules; the paper's kinds of applications (a work-stealing task
  * system, a BFS over a resizing barrier) against host references. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sync_support.h"
 
@@ -77,6 +79,27 @@ static const char *source =
     "  if (get_group_id(0) == 1) return;\n"
     "  resizing_global_barrier();\n"
     "  out[get_group_id(0)] = 1;\n"
+    "}\n"
+    "/* Runs until another launch sets *flag: without threads given back\n"
+    " * by its groups that launch could never run. stats: the most groups,\n"
+    " * turns. */\n"
+    "__kernel void persist(__global atomic_int *flag, __global int *stats) {\n"
+    "  __local int stop;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    request_fork();\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      stop = atomic_load(flag);\n"
+    "      atomic_max(&stats[0], (int)get_num_groups(0));\n"
+    "      atomic_inc(&stats[1]);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (stop) break;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void signal(__global atomic_int *flag) {\n"
+    "  atomic_store(flag, 1);\n"
     "}\n"
     "/* What query_kill says, and that every work-item may call it. */\n"
     "__kernel void query(__global int *out) {\n"
@@ -246,6 +269,45 @@ TEST(resizing_barrier_deadlock) {
   support_check_device_goes_on(f.ctx, out, 8, 2, 5);
   release_buffers(out);
   weft_kernel_release(k);
+  teardown(&f);
+}
+
+typedef struct persisting {
+  weft_kernel *k;
+  int rc;
+} persisting;
+
+static void *persist_main(void *arg) {
+  persisting *p = arg;
+  p->rc = launch(p->k, 8, 4);
+  return NULL;
+}
+
+/* A launch from another thread while a cooperative kernel holds every
+ * thread: the kernel gives threads back at its offers, the launch runs
+ * (and ends the kernel, which waited for it). */
+TEST(shares_threads_with_another_launch) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "persist"), *s = kernel(&f, "signal");
+  weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 2, NULL);
+  args(k, "BB", flag, stats);
+  args(s, "B", flag);
+  persisting p = {k, -1};
+  pthread_t thread;
+  CHECK_EQ(pthread_create(&thread, NULL, persist_main, &p), 0);
+  /* Until it has started (its turns count). */
+  int got[2] = {0, 0};
+  for (int i = 0; i < 2000 && got[1] < 10; i++) {
+    usleep(1000);
+    read_ints(stats, got, 2);
+  }
+  CHECK(got[1] >= 10);
+  CHECK_OK(launch(s, 1, 1), s);
+  CHECK_EQ(pthread_join(thread, NULL), 0);
+  CHECK_EQ(p.rc, WEFT_OK);
+  release_buffers(flag, stats);
+  weft_kernel_release(k);
+  weft_kernel_release(s);
   teardown(&f);
 }
 

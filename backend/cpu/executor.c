@@ -15,6 +15,7 @@
 #include "backend/cpu/guarded.h"
 #include "backend/cpu/reserve.h"
 #include "backend/cpu/scheduler.h"
+#include "backend/cpu/share.h"
 
 /* One worker's share of a launch, on whatever thread and stack it has. */
 static void run_worker(cpu_worker *const w, launch_state *const l) {
@@ -72,6 +73,9 @@ static void run_on_own_stack(cpu_worker *w, launch_state *l) {
 static void worker_job(void *arg, unsigned index) {
   launch_state *l = arg;
   cpu_worker *w = &l->executor->workers[index];
+  /* Now that it holds the pool, a cooperative kernel shares it. */
+  if (index == 0 && (l->desc->kernel->flags & WEFT_KERNEL_RESIZABLE))
+    weft__share_hold(l->executor, l);
   if (index == 0) run_on_own_stack(w, l);
   else run_worker(w, l);
 }
@@ -150,6 +154,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
   e->timeout = config->timeout;
   pthread_mutex_init(&e->races_lock, NULL);
   pthread_mutex_init(&e->history_lock, NULL);
+  weft__share_init(e);
   for (unsigned i = 0; i < e->num_workers; i++) {
     e->workers[i].executor = e;
     weft__stacks_init(&e->workers[i].stacks, config->stack_size);
@@ -177,6 +182,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
 void weft__executor_destroy(weft_executor *e) {
   if (!e) return;
   weft__pool_destroy(e->pool);
+  weft__share_fini(e);
   weft__watchdog_destroy(e);
   weft__coop_free_slots(e);
   weft__check_races_free(e);
@@ -219,6 +225,8 @@ unsigned weft__executor_threads(const weft_executor *e) {
 
 int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
                        weft_msg *msg) {
+  int shared;
+  if (weft__share_run_guest(e, d, msg, &shared)) return shared;
   launch_state l = {.executor = e, .desc = d, .total = 1, .msg = msg};
   for (int k = 0; k < 3; k++) {
     l.num_groups[k] = (d->global[k] + d->local[k] - 1) / d->local[k];
@@ -233,6 +241,7 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   weft__check_races_begin(&l); /* before any group is prepared */
   weft__watchdog_begin(&l);
   weft__pool_run(e->pool, worker_job, &l, l.scheduler->threads(&l));
+  if (d->kernel->flags & WEFT_KERNEL_RESIZABLE) weft__share_release(e, &l);
   weft__watchdog_end(&l);
   weft__watchdog_report(&l);
   l.scheduler->end(&l);

@@ -180,6 +180,16 @@ struct weft_executor {
    * (schedule_trace.c). */
   pthread_mutex_t history_lock;
   char history[WEFT_HISTORY_MAX];
+  /* Sharing the threads with a cooperative kernel (share.c): the launch
+   * of one that holds the pool, the threads other launches ask of it,
+   * the pool they run on meanwhile, and whether this executor is that
+   * pool. */
+  pthread_mutex_t share_lock;
+  pthread_cond_t share_changed;
+  launch_state *holder;
+  unsigned demand;
+  weft_executor *guest;
+  int is_guest;
 };
 
 struct launch_state {

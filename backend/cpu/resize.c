@@ -24,12 +24,17 @@
 #include "backend/cpu/coop_state.h"
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/resize.h"
+#include "backend/cpu/share.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* The groups the device has threads for. */
+/* The groups the device has threads for: its own, less what other
+ * launches ask for meanwhile (share.c), one at least. */
 static uint64_t wanted(const launch_state *l) {
-  return min_u64(l->coop->resize.max, l->executor->num_workers);
+  unsigned threads = l->executor->num_workers,
+           demand = weft__share_demand(l->executor);
+  uint64_t left = demand < threads ? threads - demand : 1;
+  return min_u64(l->coop->resize.max, left);
 }
 
 static int churn(const launch_state *l) {
@@ -179,6 +184,7 @@ static void offer_kill(launch_state *l, cpu_group *g) {
   }
   weft__unlock(&l->coop->coop_lock);
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
+  if (g->ctx.coop_exit) weft__share_given_back(l->executor);
 }
 
 static void request_fork(launch_state *l, cpu_group *g, uint32_t site) {
@@ -208,6 +214,7 @@ static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {
   weft__lock(&l->coop->coop_lock);
   g->ctx.coop_exit = r->generation != generation + 1 || id >= r->target;
   weft__unlock(&l->coop->coop_lock);
+  if (g->ctx.coop_exit) weft__share_given_back(l->executor);
 }
 
 void weft__cpu_coop_point(weft_wg_ctx *ctx, uint32_t kind, uint32_t site) {
@@ -240,6 +247,11 @@ uint32_t weft__cpu_query_kill(weft_wg_ctx *ctx) {
   if (l->random) keep = weft__schedule_random(l) % 2 ? 1 : live;
   weft__unlock(&l->coop->coop_lock);
   return live > keep ? (uint32_t)min_u64(live - keep, UINT32_MAX) : 0;
+}
+
+int weft__resize_gathered(const launch_state *l) {
+  if (!l->coop || !l->coop->resize.on) return 1;
+  return __atomic_load_n(&l->coop->resize.live, __ATOMIC_RELAXED) <= wanted(l);
 }
 
 int weft__resize_is_barrier_word(const launch_state *l,

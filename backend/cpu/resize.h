@@ -25,6 +25,11 @@ void weft__resize_end(launch_state *l);
 void weft__resize_start_group(launch_state *l, cpu_group *g, uint64_t index,
                               uint64_t *id);
 
+/* Whether launch l, holding the pool, runs no more groups than it has
+ * threads for now (share.c's demand taken): yes when it is not a
+ * cooperative kernel's. Called under the executor's share_lock. */
+int weft__resize_gathered(const launch_state *l);
+
 /* Whether a group waiting on word waits in a resizing barrier. */
 int weft__resize_is_barrier_word(const launch_state *l,
                                  const volatile uint32_t *word);

@@ -1,0 +1,127 @@
+/* share.c: the CPU's threads shared between a cooperative kernel
+ * (cl_weft_cooperative_kernels) that holds the pool and the launches that
+ * come from other threads meanwhile (share.h).
+ *
+ * Without it, a launch waits for the pool until the launch before it ends,
+ * which for a persistent kernel may be never. Instead, a launch that finds
+ * a cooperative kernel holding the pool asks for the threads it would use
+ * (its demand, at most all but one); the kernel then wants that many fewer
+ * groups (resize.c), so its highest groups end at their next offer_kill,
+ * or all at once at its next resizing barrier, and their threads fall
+ * idle. The launch waits until the kernel has given them back, or for
+ * GATHER_BOUND at most (a kernel that seldom offers must not hold the
+ * others back for long), then runs on a second set of worker threads, the
+ * guest pool, made on first need. When it ends its demand goes, and the
+ * kernel's next request_fork takes the threads back. The fairness rule:
+ * a waiting or running launch is always served before the kernel grows
+ * again, and the kernel always keeps one group. */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "backend/cpu/executor.h"
+#include "backend/cpu/executor_internal.h"
+#include "backend/cpu/resize.h"
+#include "backend/cpu/share.h"
+#include "base/log.h"
+
+/* The longest a launch waits for a cooperative kernel's threads. */
+#define GATHER_BOUND 0.02
+
+void weft__share_init(weft_executor *e) {
+  pthread_mutex_init(&e->share_lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&e->share_changed, &attr);
+  pthread_condattr_destroy(&attr);
+}
+
+void weft__share_fini(weft_executor *e) {
+  weft__executor_destroy(e->guest);
+  pthread_cond_destroy(&e->share_changed);
+  pthread_mutex_destroy(&e->share_lock);
+}
+
+void weft__share_hold(weft_executor *e, launch_state *l) {
+  pthread_mutex_lock(&e->share_lock);
+  e->holder = l;
+  pthread_mutex_unlock(&e->share_lock);
+}
+
+void weft__share_release(weft_executor *e, launch_state *l) {
+  pthread_mutex_lock(&e->share_lock);
+  if (e->holder == l) e->holder = NULL;
+  pthread_cond_broadcast(&e->share_changed);
+  pthread_mutex_unlock(&e->share_lock);
+}
+
+unsigned weft__share_demand(const weft_executor *e) {
+  return __atomic_load_n(&e->demand, __ATOMIC_RELAXED);
+}
+
+void weft__share_given_back(weft_executor *e) {
+  if (!weft__share_demand(e)) return;
+  pthread_mutex_lock(&e->share_lock);
+  pthread_cond_broadcast(&e->share_changed);
+  pthread_mutex_unlock(&e->share_lock);
+}
+
+/* The threads launch d would use: one per group, up to the pool's. */
+static unsigned need_of(const weft_executor *e, const weft_launch_desc *d) {
+  uint64_t groups = 1;
+  for (unsigned k = 0; k < d->dims; k++)
+    groups *= (d->global[k] + d->local[k] - 1) / d->local[k];
+  return groups < e->num_workers ? (unsigned)groups : e->num_workers;
+}
+
+/* Waits (share_lock held) until the holder has given back what the
+ * demand asks, ends, or GATHER_BOUND has passed; the seconds waited. */
+static double gather(weft_executor *e) {
+  struct timespec start, deadline;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  deadline = start;
+  deadline.tv_nsec += (long)(GATHER_BOUND * 1e9);
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  while (e->holder && !weft__resize_gathered(e->holder))
+    if (pthread_cond_timedwait(&e->share_changed, &e->share_lock, &deadline) ==
+        ETIMEDOUT)
+      break;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - start.tv_sec) +
+         (double)(now.tv_nsec - start.tv_nsec) * 1e-9;
+}
+
+int weft__share_run_guest(weft_executor *e, const weft_launch_desc *d,
+                          weft_msg *msg, int *rc) {
+  if (e->is_guest) return 0;
+  pthread_mutex_lock(&e->share_lock);
+  if (!e->holder) {
+    pthread_mutex_unlock(&e->share_lock);
+    return 0;
+  }
+  if (!e->guest) {
+    int made = weft__executor_create(e->config, &e->guest);
+    if (made) {
+      /* No second pool: the launch takes its turn on the first. */
+      pthread_mutex_unlock(&e->share_lock);
+      return 0;
+    }
+    e->guest->is_guest = 1;
+  }
+  unsigned need = need_of(e, d);
+  if (need >= e->num_workers) need = e->num_workers > 1 ? e->num_workers - 1 : 1;
+  __atomic_fetch_add(&e->demand, need, __ATOMIC_RELAXED);
+  double waited = gather(e);
+  pthread_mutex_unlock(&e->share_lock);
+  weft__log(WEFT_LOG_LAUNCH, "kernel '%s' waited %.3f ms for a cooperative "
+            "kernel to give %u thread%s back", d->kernel->name, waited * 1e3,
+            need, need == 1 ? "" : "s");
+  *rc = weft__executor_run(e->guest, d, msg);
+  __atomic_fetch_sub(&e->demand, need, __ATOMIC_RELAXED);
+  return 1;
+}
