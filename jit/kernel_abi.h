@@ -80,14 +80,14 @@ typedef struct weft_wg_ctx {
    * end zeroes the kernel's aggregate_words of them before each of its
    * groups starts. Not __local memory: the kernel may use all of that. */
   uint64_t aggregate[WEFT_AGGREGATE_WORDS];
-  /* Cooperative kernels (WEFT_KERNEL_RESIZABLE; backend/cpu/resize.c):
-   * the groups running now (get_num_groups(0)), the launch's; this
-   * group's work-items' transmit records (transmit_size bytes each, by
-   * local linear id), which its fork points fill and a forked group
-   * starts with; where it starts (0: the kernel's start; s: after fork
-   * point s); and whether it ends at the fork point its work-items are
-   * at, which the back end says at the point. */
-  const volatile uint64_t *live_groups;
+  /* Cooperative kernels (WEFT_KERNEL_RESIZABLE; backend/cpu/resize.c),
+   * whose num_groups[0] and global_size[0] say how many groups ran at the
+   * group's last point (the back end sets them there): this group's
+   * work-items' transmit records (transmit_size bytes each, by local
+   * linear id), which its fork points fill and a forked group starts
+   * with; where it starts (0: the kernel's start; s: after fork point s);
+   * and whether it ends at the point its work-items are at, which the
+   * back end says at the point. */
   unsigned char *transmit;
   uint32_t resume_site;
   volatile uint32_t coop_exit;

@@ -24,8 +24,8 @@ typedef struct resize_start {
 } resize_start;
 
 /* A cooperative kernel's changing groups (WEFT_KERNEL_RESIZABLE;
- * resize.c), guarded by coop_lock; live is also read by the kernel's
- * get_num_groups(0), at any time. */
+ * resize.c), guarded by coop_lock; live is also read without it by the
+ * launches that wait for its threads (share.c). */
 typedef struct coop_resize {
   int on;
   _Alignas(8) uint64_t live; /* groups running: ids 0 to live - 1 */
@@ -38,7 +38,9 @@ typedef struct coop_resize {
    * 0's records and site once it arrived. */
   uint64_t arrived;
   uint32_t generation;
-  uint64_t target;           /* the groups that go on past the last one */
+  /* The groups that go on past an opening, by its new generation's
+   * parity: a group late to look reads its own opening's. */
+  uint64_t target[2];
   const unsigned char *records0;
   uint32_t site0;
 } coop_resize;

@@ -135,15 +135,23 @@ static void fork_groups(launch_state *l, uint64_t n, uint32_t site,
   if (l->coop->sleepers) pthread_cond_broadcast(&l->coop->coop_changed);
 }
 
+/* The count g's kernel sees until its next point (coop_lock held). */
+static void note_count(const launch_state *l, cpu_group *g) {
+  uint64_t live = l->coop->resize.live;
+  g->ctx.num_groups[0] = live;
+  g->ctx.global_size[0] = live * g->ctx.enqueued_local_size[0];
+}
+
 void weft__resize_start_group(launch_state *l, cpu_group *g, uint64_t index,
                               uint64_t *id) {
   coop_resize *r = &l->coop->resize;
   assert(weft__lock_held(&l->coop->coop_lock));
-  g->ctx.live_groups = &r->live;
   g->ctx.resume_site = 0;
   g->ctx.coop_exit = 0;
   *id = index;
-  if (!r->on || index < r->initial) return;
+  if (!r->on) return;
+  note_count(l, g);
+  if (index < r->initial) return;
   /* The launch's own groups first, then the forks in the order made. */
   assert(r->count && index - r->initial < l->coop->starts);
   resize_start *s = &r->pending[r->head++];
@@ -163,10 +171,11 @@ static int open_barrier(launch_state *l) {
   uint64_t target = barrier_target(l);
   if (target > r->live) fork_groups(l, target - r->live, r->site0, r->records0);
   else set_live(r, target);
-  r->target = r->live;
+  uint32_t opened_as = r->generation + 1;
+  __atomic_store_n(&r->target[opened_as & 1], r->live, __ATOMIC_RELAXED);
   r->arrived = 0;
   r->records0 = NULL;
-  __atomic_store_n(&r->generation, r->generation + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&r->generation, opened_as, __ATOMIC_RELEASE);
   return 1;
 }
 
@@ -182,6 +191,7 @@ static void offer_kill(launch_state *l, cpu_group *g) {
     /* The groups at a resizing barrier no longer wait for this one. */
     opened = open_barrier(l);
   }
+  note_count(l, g);
   weft__unlock(&l->coop->coop_lock);
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
   if (g->ctx.coop_exit) weft__share_given_back(l->executor);
@@ -191,6 +201,7 @@ static void request_fork(launch_state *l, cpu_group *g, uint32_t site) {
   weft__lock(&l->coop->coop_lock);
   uint64_t n = forks_now(l);
   if (n) fork_groups(l, n, site, g->ctx.transmit);
+  note_count(l, g);
   weft__unlock(&l->coop->coop_lock);
 }
 
@@ -209,11 +220,18 @@ static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
   while (__atomic_load_n(&r->generation, __ATOMIC_ACQUIRE) == generation)
     weft__cpu_wait(&g->ctx, &r->generation, generation, WEFT_WAIT_BARRIER);
-  /* A later opening than the one that let it go, before it even looked,
-   * went without it: that one killed it (and set another target). */
-  weft__lock(&l->coop->coop_lock);
-  g->ctx.coop_exit = r->generation != generation + 1 || id >= r->target;
-  weft__unlock(&l->coop->coop_lock);
+  /* The opening that let it go set its target in its slot before the
+   * generation; a later opening than that one, before this group even
+   * looked, went without it: that one killed it. The one after uses the
+   * other slot, so the target read is this opening's unless a later one
+   * is seen. */
+  uint32_t opened_as = generation + 1;
+  uint64_t target = __atomic_load_n(&r->target[opened_as & 1], __ATOMIC_RELAXED);
+  uint64_t live = __atomic_load_n(&r->live, __ATOMIC_RELAXED);
+  int later = __atomic_load_n(&r->generation, __ATOMIC_ACQUIRE) != opened_as;
+  g->ctx.coop_exit = later || id >= target;
+  g->ctx.num_groups[0] = later ? live : target;
+  g->ctx.global_size[0] = g->ctx.num_groups[0] * g->ctx.enqueued_local_size[0];
   if (g->ctx.coop_exit) weft__share_given_back(l->executor);
 }
 

@@ -221,8 +221,9 @@ typedef struct weft_barrier {
  * work-groups back to the device at points where that is safe and takes
  * them again when they are free. While it runs, its groups are numbered
  * 0 to get_num_groups(0) - 1 with no gap, and get_num_groups(0) (and
- * get_global_size(0)) say how many run now, which changes only at the
- * points below; the launch's own group count is the most it may have. Such
+ * get_global_size(0)) say how many ran as of the group's last point below
+ * (or its start): between two of its points a group sees one count. The
+ * launch's own group count is the most it may have. Such
  * a kernel is launched in one dimension. Every work-item of a group calls
  * each of these functions, as with barrier() (they are work-group
  * barriers too), and a group holds no lock across them:

@@ -118,7 +118,8 @@ int weft__kernel_body_make(LLVMModuleRef module, LLVMValueRef *bodies,
 /* Step 3, first (resize_calls.c): in a body, the primitives of
  * cooperative kernels' points (jit/ir/fork_points.c) become the context's
  * fields and calls into the back end; in a resizable one, get_num_groups(0)
- * and get_global_size(0) read the number of groups running now. */
+ * and get_global_size(0) read the number of groups running as of the
+ * group's last point (the context's fields, no longer invariant). */
 int weft__resize_calls_lower(LLVMValueRef body, int resizable);
 
 /* Step 3 on one body, whose sub-groups are width work-items; the barrier

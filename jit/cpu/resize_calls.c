@@ -2,8 +2,9 @@
  * whose points jit/ir/fork_points.c expanded): the primitives of those
  * points become the context's fields and calls into the back end
  * (kernel_abi.h), and get_num_groups(0) and get_global_size(0) read the
- * number of groups running now, which changes as groups are killed and
- * forked. Runs before weft__workitem_lower, which lowers the rest. */
+ * number of groups running as of the group's last point, which changes as
+ * groups are killed and forked. Runs before weft__workitem_lower, which
+ * lowers the rest. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,8 @@ typedef enum resize_primitive {
   RESIZE_EXIT,          /* ctx->coop_exit, as the back end left it */
   RESIZE_SITE,          /* ctx->resume_site */
   RESIZE_QUERY,         /* the back end's query_kill(ctx) */
-  RESIZE_NUM_GROUPS,    /* get_num_groups(d): live in dimension 0 */
-  RESIZE_GLOBAL_SIZE,   /* get_global_size(d): live groups' in dimension 0 */
+  RESIZE_NUM_GROUPS,    /* get_num_groups(d): as of the last point in 0 */
+  RESIZE_GLOBAL_SIZE,   /* get_global_size(d): the same groups' items */
 } resize_primitive;
 
 static resize_primitive which(LLVMValueRef inst) {
@@ -77,37 +78,24 @@ static LLVMValueRef runtime_call(LLVMBuilderRef b, LLVMValueRef call,
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
-/* The groups running now: an atomic read of the launch's count (another
- * group's kill or fork changes it at any time). */
-static LLVMValueRef live_groups(LLVMBuilderRef b, LLVMValueRef ctx) {
-  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(ctx));
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  LLVMValueRef count = weft__ctx_invariant(b, LLVMPointerTypeInContext(c, 0), ctx,
-                                           offsetof(weft_wg_ctx, live_groups));
-  LLVMValueRef v = LLVMBuildLoad2(b, i64, count, "live");
-  LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
-  LLVMSetAlignment(v, 8);
-  return v;
-}
-
-/* get_num_groups(d) or get_global_size(d) (kind): the count running now
- * in dimension 0, else the call as it was, for weft__workitem_lower. */
+/* get_num_groups(d) or get_global_size(d) (kind): in dimension 0 a plain
+ * load of the context's field, which the back end sets at each of the
+ * group's points (not invariant: it changes there), else the call as it
+ * was, for weft__workitem_lower. */
 static LLVMValueRef dynamic_size(LLVMBuilderRef b, LLVMValueRef call,
                                  LLVMValueRef body, resize_primitive kind) {
   LLVMValueRef ctx = weft__body_param(body, WEFT_BODY_CTX);
   LLVMValueRef d = LLVMGetOperand(call, 0);
-  LLVMValueRef live = live_groups(b, ctx);
-  if (kind == RESIZE_GLOBAL_SIZE) {
-    LLVMValueRef local = weft__ctx_invariant(
-        b, LLVMTypeOf(call), ctx, offsetof(weft_wg_ctx, enqueued_local_size));
-    live = LLVMBuildMul(b, live, local, "");
-  }
+  size_t offset = kind == RESIZE_GLOBAL_SIZE ? offsetof(weft_wg_ctx, global_size)
+                                             : offsetof(weft_wg_ctx, num_groups);
+  LLVMValueRef now = LLVMBuildLoad2(b, LLVMTypeOf(call),
+                                    weft__ctx_field(b, ctx, offset), "");
   LLVMValueRef fn = LLVMGetCalledValue(call);
   LLVMValueRef again =
       LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &d, 1, "");
   LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, d,
                                      LLVMConstInt(LLVMTypeOf(d), 0, 0), "");
-  return LLVMBuildSelect(b, first, live, again, "");
+  return LLVMBuildSelect(b, first, now, again, "");
 }
 
 static LLVMValueRef lower(LLVMBuilderRef b, LLVMValueRef call,

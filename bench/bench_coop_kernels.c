@@ -1,0 +1,515 @@
+/*
+ * bench_coop_kernels.c: cooperative kernels (cl_weft_cooperative_kernels)
+ * on Weft's CPU device, as the Cooperative Kernels paper (Sorensen,
+ * Evrard and Donaldson, FSE 2017) measures them:
+ *
+ *   overhead_queue   a work queue (chunks of Collatz numbers claimed with
+ *                    an atomic) with offer_kill and request_fork at each
+ *                    claim, over the same kernel without them; as many
+ *                    groups as threads
+ *   overhead_levels  300 levels of a 1-D relaxation with a
+ *                    resizing_global_barrier between levels, over the same
+ *                    with weft_global_barrier
+ *   gather_offer     a persistent kernel that offers a group at each turn
+ *                    while another thread launches a one-group kernel now
+ *                    and then: that launch's latency less its latency
+ *                    alone (the time to get a thread), median, 90th
+ *                    percentile and worst
+ *   gather_barrier   the same with a resizing barrier at each turn
+ *   periodic_*       the paper's multitasking: a kernel every 10 ms (its
+ *                    work a tenth, a third or two thirds of the period on
+ *                    every thread: light, medium, heavy) while the work
+ *                    queue runs: the queue's slowdown over its time alone,
+ *                    the periods whose kernel ended in time, and the same
+ *                    for the queue without its points (which holds every
+ *                    thread until it ends, so the periodic kernel waits)
+ *
+ * Every result is checked against the host (the queue's sum, every
+ * relaxation value).
+ *
+ * CSV: row,value,unit (ratios: below 1, the cooperative form is faster).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char *source =
+    "uint collatz(uint n) {\n"
+    "  uint steps = 0;\n"
+    "  for (ulong x = n; x > 1; steps++) x = (x & 1) ? 3 * x + 1 : x / 2;\n"
+    "  return steps;\n"
+    "}\n"
+    "/* One chunk of chunk numbers per turn, claimed from *next, until\n"
+    " * chunks; the steps summed into *sum. */\n"
+    "#define QUEUE_BODY(POINTS)                                              \\\n"
+    "  __local int c;                                                        \\\n"
+    "  for (;;) {                                                            \\\n"
+    "    POINTS                                                              \\\n"
+    "    if (get_local_id(0) == 0) c = atomic_fetch_add(next, 1);            \\\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);                                       \\\n"
+    "    int mine = c;                                                       \\\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);                                       \\\n"
+    "    if (mine >= chunks) break;                                          \\\n"
+    "    uint steps = 0, base = (uint)mine * chunk + 1;                      \\\n"
+    "    for (uint i = get_local_id(0); i < chunk; i += get_local_size(0))   \\\n"
+    "      steps += collatz(base + i);                                       \\\n"
+    "    steps = work_group_reduce_add(steps);                               \\\n"
+    "    if (get_local_id(0) == 0) atomic_fetch_add(sum, steps);             \\\n"
+    "  }\n"
+    "__kernel void queue_plain(__global atomic_int *next,\n"
+    "                          __global atomic_uint *sum, int chunks,\n"
+    "                          uint chunk) {\n"
+    "  QUEUE_BODY()\n"
+    "}\n"
+    "__kernel void queue_coop(__global atomic_int *next,\n"
+    "                         __global atomic_uint *sum, int chunks,\n"
+    "                         uint chunk) {\n"
+    "  QUEUE_BODY(offer_kill(); request_fork();)\n"
+    "}\n"
+    "/* steps levels of b[i] = (a[i-1] + a[i] + a[i+1]) / 3, ends held. */\n"
+    "#define RELAX(a, b, n)                                                  \\\n"
+    "  for (int i = (int)get_global_id(0); i < n; i += (int)get_global_size(0)) \\\n"
+    "    b[i] = i == 0 || i == n - 1 ? a[i] : (a[i - 1] + a[i] + a[i + 1]) / 3;\n"
+    "__kernel void levels_plain(__global float *a, __global float *b, int n,\n"
+    "                           int steps) {\n"
+    "  for (int s = 0; s < steps; s++) {\n"
+    "    __global float *from = s & 1 ? b : a, *to = s & 1 ? a : b;\n"
+    "    RELAX(from, to, n)\n"
+    "    weft_global_barrier();\n"
+    "  }\n"
+    "}\n"
+    "__kernel void levels_coop(__global float *a, __global float *b, int n,\n"
+    "                          int steps) {\n"
+    "  transmit int s = 0;\n"
+    "  for (; s < steps; s++) {\n"
+    "    __global float *from = s & 1 ? b : a, *to = s & 1 ? a : b;\n"
+    "    RELAX(from, to, n)\n"
+    "    resizing_global_barrier();\n"
+    "  }\n"
+    "}\n"
+    "/* Turns of chunk numbers' work until sum[0] is set (by the stop\n"
+    " * kernel), each turn with a point; sum[1] counts the steps. */\n"
+    "uint turn_work(uint chunk) {\n"
+    "  uint steps = 0;\n"
+    "  for (uint i = get_local_id(0); i < chunk; i += get_local_size(0))\n"
+    "    steps += collatz(i + 1 + get_group_id(0));\n"
+    "  return work_group_reduce_add(steps);\n"
+    "}\n"
+    "__kernel void persist_offer(__global atomic_uint *sum, uint chunk) {\n"
+    "  __local int done;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    request_fork();\n"
+    "    uint steps = turn_work(chunk);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      atomic_fetch_add(&sum[1], steps);\n"
+    "      done = atomic_load(&sum[0]);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (done) break;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "}\n"
+    "/* The same with a resizing barrier a turn. Every group must leave at\n"
+    " * the same turn: group 0 sees the stop and names the turn after the\n"
+    " * next barrier (sum[2]); the turn travels to new groups. */\n"
+    "__kernel void persist_barrier(__global atomic_uint *sum, uint chunk) {\n"
+    "  __local int done;\n"
+    "  transmit uint turn = 1;\n"
+    "  for (;; turn++) {\n"
+    "    resizing_global_barrier();\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      uint end = atomic_load(&sum[2]);\n"
+    "      done = end && turn >= end;\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (done) break;\n"
+    "    uint steps = turn_work(chunk);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      atomic_fetch_add(&sum[1], steps);\n"
+    "      if (get_group_id(0) == 0 && atomic_load(&sum[0]) &&\n"
+    "          !atomic_load(&sum[2]))\n"
+    "        atomic_store(&sum[2], turn + 1);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void ping(__global uint *out) { out[get_global_id(0)] = 1; }\n"
+    "__kernel void stop(__global atomic_uint *sum) { atomic_store(&sum[0], 1); }\n"
+    "/* The periodic kernel: Collatz steps of its work-items' numbers. */\n"
+    "__kernel void periodic(__global atomic_uint *sum, uint numbers) {\n"
+    "  uint steps = 0;\n"
+    "  for (uint i = get_global_id(0); i < numbers; i += get_global_size(0))\n"
+    "    steps += collatz(i + 1);\n"
+    "  atomic_fetch_add(sum, steps);\n"
+    "}\n";
+
+enum { GROUP = 64 };
+
+typedef struct bench {
+  weft_context *ctx;
+  weft_program *program;
+  unsigned threads;
+  int quick;
+} bench;
+
+static weft_kernel *kernel(bench *b, const char *name) {
+  weft_kernel *k;
+  bench_weft_check(weft_kernel_create(b->program, name, &k), b->program,
+                   "weft_kernel_create");
+  return k;
+}
+
+static weft_buffer *buffer(bench *b, size_t bytes) {
+  weft_buffer *buf;
+  bench_weft_check(weft_buffer_create(b->ctx, bytes, WEFT_MEM_READ_WRITE, NULL,
+                                      &buf), b->ctx, "weft_buffer_create");
+  bench_weft_check(weft_buffer_fill(buf, &(uint8_t){0}, 1, 0, bytes), buf,
+                   "weft_buffer_fill");
+  return buf;
+}
+
+static void set_buffer(weft_kernel *k, unsigned i, weft_buffer *buf) {
+  bench_weft_check(weft_kernel_set_arg_buffer(k, i, buf), k, "set_arg_buffer");
+}
+
+static void set_int(weft_kernel *k, unsigned i, uint32_t v) {
+  bench_weft_check(weft_kernel_set_arg_value(k, i, &v, sizeof v), k,
+                   "set_arg_value");
+}
+
+static void run(weft_kernel *k, size_t groups, size_t local) {
+  size_t global = groups * local;
+  bench_weft_check(weft_kernel_launch(k, 1, NULL, &global, &local), k,
+                   "weft_kernel_launch");
+}
+
+static uint32_t read_u32(weft_buffer *buf, size_t index) {
+  uint32_t v;
+  bench_weft_check(weft_buffer_read(buf, index * 4, 4, &v), buf,
+                   "weft_buffer_read");
+  return v;
+}
+
+static uint32_t host_collatz(uint32_t n) {
+  uint32_t steps = 0;
+  for (uint64_t x = n; x > 1; steps++) x = (x & 1) ? 3 * x + 1 : x / 2;
+  return steps;
+}
+
+/* ------------------------------------------------------------ the queue */
+
+typedef struct queue {
+  weft_kernel *k;
+  weft_buffer *next, *sum;
+  int chunks;
+  uint32_t chunk, want;
+} queue;
+
+static void queue_make(bench *b, queue *q, const char *name, int chunks) {
+  q->k = kernel(b, name);
+  q->next = buffer(b, 4);
+  q->sum = buffer(b, 4);
+  q->chunks = chunks;
+  q->chunk = 4096;
+  /* The host's sum, once per size (the periodic rows run many queues). */
+  static int known_chunks = -1;
+  static uint32_t known;
+  if (known_chunks != chunks) {
+    known = 0;
+    for (uint32_t n = 1; n <= (uint32_t)chunks * q->chunk; n++)
+      known += host_collatz(n);
+    known_chunks = chunks;
+  }
+  q->want = known;
+  set_buffer(q->k, 0, q->next);
+  set_buffer(q->k, 1, q->sum);
+  set_int(q->k, 2, (uint32_t)chunks);
+  set_int(q->k, 3, q->chunk);
+}
+
+/* One run of the queue on threads groups: its milliseconds, checked. */
+static double queue_run(bench *b, queue *q) {
+  bench_weft_check(weft_buffer_fill(q->next, &(uint8_t){0}, 1, 0, 4), q->next,
+                   "fill");
+  bench_weft_check(weft_buffer_fill(q->sum, &(uint8_t){0}, 1, 0, 4), q->sum,
+                   "fill");
+  double t0 = bench_now_ms();
+  run(q->k, b->threads, GROUP);
+  double ms = bench_now_ms() - t0;
+  uint32_t got = read_u32(q->sum, 0);
+  if (got != q->want)
+    bench_die("%s: sum %u, host %u", "queue", got, q->want);
+  return ms;
+}
+
+static void queue_free(queue *q) {
+  weft_kernel_release(q->k);
+  weft_buffer_release(q->next);
+  weft_buffer_release(q->sum);
+}
+
+/* The two forms alternated, reps times each; the medians' ratio. */
+static void overhead_queue(bench *b) {
+  int reps = b->quick ? 3 : 15, chunks = b->quick ? 64 : 512;
+  queue plain, coop;
+  queue_make(b, &plain, "queue_plain", chunks);
+  queue_make(b, &coop, "queue_coop", chunks);
+  double tp[16], tc[16];
+  queue_run(b, &plain);
+  queue_run(b, &coop);
+  for (int r = 0; r < reps; r++) {
+    tp[r] = queue_run(b, &plain);
+    tc[r] = queue_run(b, &coop);
+  }
+  double mp = bench_median(tp, reps), mc = bench_median(tc, reps);
+  bench_note("queue: plain %.2f ms, cooperative %.2f ms", mp, mc);
+  bench_csv_line("overhead_queue,%.3f,ratio", mc / mp);
+  queue_free(&plain);
+  queue_free(&coop);
+}
+
+/* ------------------------------------------------------------ the levels */
+
+static double levels_run(bench *b, weft_kernel *k, weft_buffer *a,
+                         weft_buffer *c, const float *init, int n,
+                         const float *want, int steps) {
+  bench_weft_check(weft_buffer_write(a, 0, (size_t)n * 4, init), a, "write");
+  bench_weft_check(weft_buffer_write(c, 0, (size_t)n * 4, init), c, "write");
+  double t0 = bench_now_ms();
+  run(k, b->threads, GROUP);
+  double ms = bench_now_ms() - t0;
+  float *got = bench_alloc((size_t)n * 4);
+  /* After an even number of levels the result is back in a. */
+  bench_weft_check(weft_buffer_read(steps & 1 ? c : a, 0, (size_t)n * 4, got),
+                   a, "read");
+  for (int i = 0; i < n; i++)
+    if (fabsf(got[i] - want[i]) > 1e-4f * (1 + fabsf(want[i])))
+      bench_die("levels: value %d is %g, host %g", i, got[i], want[i]);
+  free(got);
+  return ms;
+}
+
+static void overhead_levels(bench *b) {
+  int n = b->quick ? 4096 : 65536, steps = b->quick ? 60 : 300;
+  int reps = b->quick ? 3 : 11;
+  float *init = bench_alloc((size_t)n * 4), *want = bench_alloc((size_t)n * 4),
+        *tmp = bench_alloc((size_t)n * 4);
+  for (int i = 0; i < n; i++) init[i] = want[i] = (float)((i * 7919) % 1000);
+  for (int s = 0; s < steps; s++) {
+    for (int i = 0; i < n; i++)
+      tmp[i] = i == 0 || i == n - 1
+                   ? want[i]
+                   : (want[i - 1] + want[i] + want[i + 1]) / 3;
+    memcpy(want, tmp, (size_t)n * 4);
+  }
+  weft_buffer *a = buffer(b, (size_t)n * 4), *c = buffer(b, (size_t)n * 4);
+  weft_kernel *k[2] = {kernel(b, "levels_plain"), kernel(b, "levels_coop")};
+  for (int i = 0; i < 2; i++) {
+    set_buffer(k[i], 0, a);
+    set_buffer(k[i], 1, c);
+    set_int(k[i], 2, (uint32_t)n);
+    set_int(k[i], 3, (uint32_t)steps);
+  }
+  double t[2][16];
+  for (int i = 0; i < 2; i++) levels_run(b, k[i], a, c, init, n, want, steps);
+  for (int r = 0; r < reps; r++)
+    for (int i = 0; i < 2; i++)
+      t[i][r] = levels_run(b, k[i], a, c, init, n, want, steps);
+  double mp = bench_median(t[0], reps), mc = bench_median(t[1], reps);
+  bench_note("levels: global barrier %.2f ms, resizing barrier %.2f ms", mp, mc);
+  bench_csv_line("overhead_levels,%.3f,ratio", mc / mp);
+  for (int i = 0; i < 2; i++) weft_kernel_release(k[i]);
+  weft_buffer_release(a);
+  weft_buffer_release(c);
+  free(init);
+  free(want);
+  free(tmp);
+}
+
+/* ---------------------------------------------------- a second launcher */
+
+typedef struct background {
+  bench *b;
+  weft_kernel *k;
+  size_t groups;
+  double ms;
+  int done;
+} background;
+
+static void *background_main(void *arg) {
+  background *g = arg;
+  double t0 = bench_now_ms();
+  run(g->k, g->groups, GROUP);
+  g->ms = bench_now_ms() - t0;
+  __atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void start(background *g, pthread_t *thread) {
+  if (pthread_create(thread, NULL, background_main, g))
+    bench_die("pthread_create failed");
+}
+
+static void sleep_ms(double ms) {
+  struct timespec t = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+  nanosleep(&t, NULL);
+}
+
+/* ------------------------------------------------------------- gather */
+
+static double ping_ms(weft_kernel *ping) {
+  double t0 = bench_now_ms();
+  run(ping, 1, 1);
+  return bench_now_ms() - t0;
+}
+
+static void gather(bench *b, const char *name, const char *row) {
+  int pings = b->quick ? 10 : 100;
+  weft_buffer *sum = buffer(b, 12), *out = buffer(b, 4);
+  weft_kernel *persist = kernel(b, name), *ping = kernel(b, "ping"),
+              *stop = kernel(b, "stop");
+  set_buffer(persist, 0, sum);
+  set_int(persist, 1, 2048);
+  set_buffer(ping, 0, out);
+  set_buffer(stop, 0, sum);
+  double alone[128], with[128];
+  for (int i = 0; i < pings; i++) alone[i] = ping_ms(ping);
+  double solo = bench_median(alone, pings);
+  background g = {b, persist, b->threads, 0, 0};
+  pthread_t thread;
+  start(&g, &thread);
+  while (read_u32(sum, 1) == 0) sleep_ms(0.2); /* it runs */
+  unsigned seed = 1;
+  for (int i = 0; i < pings; i++) {
+    sleep_ms(1 + rand_r(&seed) % 4);
+    with[i] = ping_ms(ping) - solo;
+  }
+  run(stop, 1, 1);
+  pthread_join(thread, NULL);
+  bench_note("%s: a ping alone %.3f ms; beside the kernel %.3f ms more "
+             "(median)", row, solo, bench_median(with, pings));
+  bench_csv_line("%s_p50,%.3f,ms", row, bench_median(with, pings));
+  bench_csv_line("%s_p90,%.3f,ms", row, bench_percentile(with, pings, 90));
+  bench_csv_line("%s_max,%.3f,ms", row, bench_percentile(with, pings, 100));
+  weft_kernel_release(persist);
+  weft_kernel_release(ping);
+  weft_kernel_release(stop);
+  weft_buffer_release(sum);
+  weft_buffer_release(out);
+}
+
+/* ----------------------------------------------------------- periodic */
+
+/* The periodic kernel's numbers for about ms of work on every thread. */
+static uint32_t numbers_for(bench *b, weft_kernel *k, double ms) {
+  uint32_t numbers = 1 << 14;
+  for (;;) {
+    set_int(k, 1, numbers);
+    double t0 = bench_now_ms();
+    run(k, b->threads, GROUP);
+    double took = bench_now_ms() - t0;
+    if (took >= ms / 2 || numbers >= 1u << 30)
+      return (uint32_t)(numbers * (ms / (took > 1e-3 ? took : 1e-3)));
+    numbers *= 2;
+  }
+}
+
+/* The queue (name) run while a periodic kernel of load ms comes every
+ * period: its time, and the periods met (the kernel ended before the
+ * next was due). */
+static void periodic_run(bench *b, const char *name, weft_kernel *periodic,
+                         double period, int chunks, double *queue_ms,
+                         double *met) {
+  queue q;
+  queue_make(b, &q, name, chunks);
+  bench_weft_check(weft_buffer_fill(q.next, &(uint8_t){0}, 1, 0, 4), q.next,
+                   "fill");
+  bench_weft_check(weft_buffer_fill(q.sum, &(uint8_t){0}, 1, 0, 4), q.sum,
+                   "fill");
+  background g = {b, q.k, b->threads, 0, 0};
+  pthread_t thread;
+  double t0 = bench_now_ms();
+  start(&g, &thread);
+  int due = 0, kept = 0;
+  while (!__atomic_load_n(&g.done, __ATOMIC_ACQUIRE)) {
+    double at = t0 + period * ++due;
+    double now = bench_now_ms();
+    if (at > now) sleep_ms(at - now);
+    if (__atomic_load_n(&g.done, __ATOMIC_ACQUIRE)) {
+      due--;
+      break;
+    }
+    run(periodic, b->threads, GROUP);
+    kept += bench_now_ms() <= at + period;
+  }
+  pthread_join(thread, NULL);
+  if (read_u32(q.sum, 0) != q.want) bench_die("periodic: the queue's sum");
+  *queue_ms = g.ms;
+  *met = due ? (double)kept / due : 1;
+  queue_free(&q);
+}
+
+static void periodic(bench *b) {
+  static const struct { const char *name; double share; } loads[] = {
+      {"light", 0.1}, {"medium", 1.0 / 3}, {"heavy", 2.0 / 3}};
+  double period = 10;
+  int chunks = b->quick ? 256 : 2048;
+  weft_buffer *sum = buffer(b, 4);
+  weft_kernel *k = kernel(b, "periodic");
+  set_buffer(k, 0, sum);
+  queue alone_q;
+  queue_make(b, &alone_q, "queue_coop", chunks);
+  double alone = queue_run(b, &alone_q);
+  queue_free(&alone_q);
+  for (size_t i = 0; i < sizeof loads / sizeof *loads; i++) {
+    uint32_t numbers = numbers_for(b, k, period * loads[i].share);
+    set_int(k, 1, numbers);
+    double coop_ms, coop_met, plain_ms, plain_met;
+    periodic_run(b, "queue_coop", k, period, chunks, &coop_ms, &coop_met);
+    periodic_run(b, "queue_plain", k, period, chunks, &plain_ms, &plain_met);
+    bench_note("periodic %s: the queue alone %.1f ms, beside %.1f ms; "
+               "periods met %.0f%% (plain queue: %.0f%%)", loads[i].name,
+               alone, coop_ms, 100 * coop_met, 100 * plain_met);
+    bench_csv_line("periodic_%s_slowdown,%.3f,ratio", loads[i].name,
+                   coop_ms / alone);
+    bench_csv_line("periodic_%s_met,%.3f,fraction", loads[i].name, coop_met);
+    bench_csv_line("periodic_%s_met_plain,%.3f,fraction", loads[i].name,
+                   plain_met);
+  }
+  weft_kernel_release(k);
+  weft_buffer_release(sum);
+}
+
+int main(int argc, char **argv) {
+  bench_options options;
+  bench_parse_options(argc, argv, &options);
+  bench b = {.quick = options.quick};
+  b.ctx = bench_weft_context();
+  weft_device *device;
+  weft_device_info info;
+  bench_weft_check(weft_device_get(0, &device), NULL, "weft_device_get");
+  bench_weft_check(weft_device_info_get(device, &info), device, "info");
+  if (info.kind != WEFT_DEVICE_CPU) bench_die("cooperative kernels run on the CPU");
+  b.threads = info.compute_units;
+  bench_weft_check(weft_program_create(b.ctx, source, 0, &b.program), b.ctx,
+                   "weft_program_create");
+  if (weft_program_build(b.program, "-cl-std=CL3.0"))
+    bench_die("build failed:\n%s", weft_program_build_log(b.program));
+  bench_csv_open(options.csv_path, "row,value,unit", 1);
+  overhead_queue(&b);
+  overhead_levels(&b);
+  gather(&b, "persist_offer", "gather_offer");
+  gather(&b, "persist_barrier", "gather_barrier");
+  periodic(&b);
+  bench_csv_close();
+  weft_program_release(b.program);
+  weft_context_release(b.ctx);
+  return 0;
+}
