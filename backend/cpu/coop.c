@@ -425,6 +425,10 @@ static void report_deadlock(launch_state *l) {
  * count: a barrier's groups make events all the time, and a read at each
  * one took 5% of a 128-group global barrier's time on 2 threads. */
 static int spun_out(launch_state *l) {
+  /* A launch beside a cooperative kernel (share.c) may be the one that
+   * changes what its groups poll: while one waits or runs, nothing is
+   * stuck yet. */
+  if (weft__share_demand(l->executor)) l->coop->events++;
   if (l->coop->events != l->coop->spin_events) {
     l->coop->spin_events = l->coop->events;
     l->coop->spin_settles = 0;

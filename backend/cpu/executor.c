@@ -16,6 +16,7 @@
 #include "backend/cpu/reserve.h"
 #include "backend/cpu/scheduler.h"
 #include "backend/cpu/share.h"
+#include "base/log.h"
 
 /* One worker's share of a launch, on whatever thread and stack it has. */
 static void run_worker(cpu_worker *const w, launch_state *const l) {
@@ -182,6 +183,7 @@ int weft__executor_create(const weft_config *config, weft_executor **out) {
 void weft__executor_destroy(weft_executor *e) {
   if (!e) return;
   weft__pool_destroy(e->pool);
+  weft__executor_destroy(e->guest);
   weft__share_fini(e);
   weft__watchdog_destroy(e);
   weft__coop_free_slots(e);
@@ -223,10 +225,44 @@ unsigned weft__executor_threads(const weft_executor *e) {
   return e->num_workers;
 }
 
+/* The threads launch d would use: one per group, up to the pool's, and
+ * all but one at most (a cooperative kernel keeps its group 0). */
+static unsigned threads_needed(const weft_executor *e,
+                               const weft_launch_desc *d) {
+  uint64_t groups = 1;
+  for (unsigned k = 0; k < d->dims; k++)
+    groups *= (d->global[k] + d->local[k] - 1) / d->local[k];
+  unsigned most = e->num_workers > 1 ? e->num_workers - 1 : 1;
+  return groups < most ? (unsigned)groups : most;
+}
+
+/* While a cooperative kernel holds the pool (share.c), launch d waits a
+ * bounded time for it to give threads back, then runs on the guest pool,
+ * made on first need: 1 with its status in *rc. 0 when d takes its turn
+ * on the pool (nothing holds it, e is a guest pool itself, or no guest
+ * pool could be made). */
+static int run_as_guest(weft_executor *e, const weft_launch_desc *d,
+                        weft_msg *msg, int *rc) {
+  if (e->is_guest || !__atomic_load_n(&e->holder, __ATOMIC_RELAXED)) return 0;
+  pthread_mutex_lock(&e->share_lock);
+  if (!e->guest && !weft__executor_create(e->config, &e->guest))
+    e->guest->is_guest = 1;
+  pthread_mutex_unlock(&e->share_lock);
+  unsigned need = threads_needed(e, d);
+  double waited;
+  if (!e->guest || !weft__share_ask(e, need, &waited)) return 0;
+  weft__log(WEFT_LOG_LAUNCH, "kernel '%s' waited %.3f ms for a cooperative "
+            "kernel to give %u thread%s back", d->kernel->name, waited * 1e3,
+            need, need == 1 ? "" : "s");
+  *rc = weft__executor_run(e->guest, d, msg);
+  weft__share_done(e, need);
+  return 1;
+}
+
 int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
                        weft_msg *msg) {
   int shared;
-  if (weft__share_run_guest(e, d, msg, &shared)) return shared;
+  if (run_as_guest(e, d, msg, &shared)) return shared;
   launch_state l = {.executor = e, .desc = d, .total = 1, .msg = msg};
   for (int k = 0; k < 3; k++) {
     l.num_groups[k] = (d->global[k] + d->local[k] - 1) / d->local[k];

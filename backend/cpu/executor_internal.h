@@ -462,6 +462,12 @@ double weft__launch_now(void);
 /* Ends group g's run now: back to its worker's recovery point. */
 _Noreturn void weft__group_abort(cpu_group *g);
 
+/* While a cooperative kernel holds the pool (share.c): the threads that
+ * other launches ask of it now (read at any time), and its note that it
+ * ended a group, for the launches that wait for its threads. */
+unsigned weft__share_demand(const weft_executor *e);
+void weft__share_given_back(weft_executor *e);
+
 /* Frees the slots kept across launches. */
 void weft__coop_free_slots(weft_executor *e);
 

@@ -24,7 +24,6 @@
 #include "backend/cpu/coop_state.h"
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/resize.h"
-#include "backend/cpu/share.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 

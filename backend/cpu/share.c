@@ -19,11 +19,9 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "backend/cpu/executor.h"
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/resize.h"
 #include "backend/cpu/share.h"
-#include "base/log.h"
 
 /* The longest a launch waits for a cooperative kernel's threads. */
 #define GATHER_BOUND 0.02
@@ -38,7 +36,6 @@ void weft__share_init(weft_executor *e) {
 }
 
 void weft__share_fini(weft_executor *e) {
-  weft__executor_destroy(e->guest);
   pthread_cond_destroy(&e->share_changed);
   pthread_mutex_destroy(&e->share_lock);
 }
@@ -67,18 +64,14 @@ void weft__share_given_back(weft_executor *e) {
   pthread_mutex_unlock(&e->share_lock);
 }
 
-/* The threads launch d would use: one per group, up to the pool's. */
-static unsigned need_of(const weft_executor *e, const weft_launch_desc *d) {
-  uint64_t groups = 1;
-  for (unsigned k = 0; k < d->dims; k++)
-    groups *= (d->global[k] + d->local[k] - 1) / d->local[k];
-  return groups < e->num_workers ? (unsigned)groups : e->num_workers;
-}
-
-/* Waits (share_lock held) until the holder has given back what the
- * demand asks, ends, or GATHER_BOUND has passed; the seconds waited. */
-static double gather(weft_executor *e) {
+int weft__share_ask(weft_executor *e, unsigned need, double *waited) {
   struct timespec start, deadline;
+  pthread_mutex_lock(&e->share_lock);
+  if (!e->holder) {
+    pthread_mutex_unlock(&e->share_lock);
+    return 0;
+  }
+  __atomic_fetch_add(&e->demand, need, __ATOMIC_RELAXED);
   clock_gettime(CLOCK_MONOTONIC, &start);
   deadline = start;
   deadline.tv_nsec += (long)(GATHER_BOUND * 1e9);
@@ -90,38 +83,14 @@ static double gather(weft_executor *e) {
     if (pthread_cond_timedwait(&e->share_changed, &e->share_lock, &deadline) ==
         ETIMEDOUT)
       break;
+  pthread_mutex_unlock(&e->share_lock);
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)(now.tv_sec - start.tv_sec) +
-         (double)(now.tv_nsec - start.tv_nsec) * 1e-9;
+  *waited = (double)(now.tv_sec - start.tv_sec) +
+            (double)(now.tv_nsec - start.tv_nsec) * 1e-9;
+  return 1;
 }
 
-int weft__share_run_guest(weft_executor *e, const weft_launch_desc *d,
-                          weft_msg *msg, int *rc) {
-  if (e->is_guest) return 0;
-  pthread_mutex_lock(&e->share_lock);
-  if (!e->holder) {
-    pthread_mutex_unlock(&e->share_lock);
-    return 0;
-  }
-  if (!e->guest) {
-    int made = weft__executor_create(e->config, &e->guest);
-    if (made) {
-      /* No second pool: the launch takes its turn on the first. */
-      pthread_mutex_unlock(&e->share_lock);
-      return 0;
-    }
-    e->guest->is_guest = 1;
-  }
-  unsigned need = need_of(e, d);
-  if (need >= e->num_workers) need = e->num_workers > 1 ? e->num_workers - 1 : 1;
-  __atomic_fetch_add(&e->demand, need, __ATOMIC_RELAXED);
-  double waited = gather(e);
-  pthread_mutex_unlock(&e->share_lock);
-  weft__log(WEFT_LOG_LAUNCH, "kernel '%s' waited %.3f ms for a cooperative "
-            "kernel to give %u thread%s back", d->kernel->name, waited * 1e3,
-            need, need == 1 ? "" : "s");
-  *rc = weft__executor_run(e->guest, d, msg);
+void weft__share_done(weft_executor *e, unsigned need) {
   __atomic_fetch_sub(&e->demand, need, __ATOMIC_RELAXED);
-  return 1;
 }
