@@ -154,9 +154,9 @@ TEST(claim_churn) {
   teardown(&f);
 }
 
-/* A random schedule's seed for the tests that follow (set before the
- * first device starts). */
-static void random_schedule(void) { setenv("WEFT_SCHEDULE", "random:1", 1); }
+/* A random schedule for the tests that follow (set before the first
+ * device starts), unless the test's variant names another. */
+static void random_schedule(void) { setenv("WEFT_SCHEDULE", "random:1", 0); }
 
 /* Random schedules kill and fork at random, on one thread. */
 TEST(claim_random) {
