@@ -57,6 +57,31 @@ static const char *source =
     "    offer_kill();\n"
     "  }\n"
     "}\n"
+    "/* Arrays, structs and two fork sites, one in a helper function: a\n"
+    " * forked group resumes at the site that forked it with its values. */\n"
+    "typedef struct { int a; float b; } pair;\n"
+    "void fork_here(void) { request_fork(); }\n"
+    "__kernel void shapes(__global int *bad, __global int *sites) {\n"
+    "  transmit int v[4] = {1, 2, 3, 4};\n"
+    "  transmit pair p = {10, 0.25f};\n"
+    "  transmit int site = 0;\n"
+    "  for (int i = 0; i < 4; i++) v[i] += (int)get_local_id(0);\n"
+    "  site = 1;\n"
+    "  request_fork();\n"
+    "  int lid = (int)get_local_id(0);\n"
+    "  if (site == 1) {\n"
+    "    if (get_local_id(0) == 0) atomic_inc(&sites[0]);\n"
+    "    for (int i = 0; i < 4; i++) v[i] *= 2;\n"
+    "    p.a += 5;\n"
+    "    site = 2;\n"
+    "    fork_here();\n"
+    "  }\n"
+    "  lid = (int)get_local_id(0);\n"
+    "  if (get_local_id(0) == 0) atomic_inc(&sites[site]);\n"
+    "  for (int i = 0; i < 4; i++)\n"
+    "    if (v[i] != 2 * (i + 1 + lid)) atomic_inc(bad);\n"
+    "  if (p.a != 15 || p.b != 0.25f || site != 2) atomic_inc(bad);\n"
+    "}\n"
     "/* Phase p's w slots, each counted once by the groups running in that\n"
     " * phase, whatever their number: it changes only at the barrier. */\n"
     "__kernel void phases(__global int *slots, int w, int phases,\n"
@@ -204,6 +229,25 @@ TEST(transmit_random) {
     run_transmitted(&f, 5, 3, 6, &runs);
     CHECK(runs >= 6);
   }
+  teardown(&f);
+}
+
+/* Under churn the first site forks the launch's other groups, which
+ * skip the second (they are at site 1's resume with site 1); all check
+ * their values after it. */
+TEST(transmit_shapes) {
+  setenv("WEFT_RESIZE", "churn", 1);
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "shapes");
+  weft_buffer *bad = ints(&f, 1, NULL), *sites = ints(&f, 3, NULL);
+  args(k, "BB", bad, sites);
+  CHECK_OK(launch(k, 6, 8), k);
+  int got[3];
+  read_ints(bad, got, 1);
+  CHECK_EQ(got[0], 0);
+  read_ints(sites, got, 3);
+  CHECK_EQ(got[2], 6); /* every group passed the end once */
+  CHECK(got[0] >= 1 && got[0] <= 6);
   teardown(&f);
 }
 
