@@ -15,7 +15,12 @@
  *                    and then: that launch's latency less its latency
  *                    alone (the time to get a thread), median, 90th
  *                    percentile and worst
- *   gather_barrier   the same with a resizing barrier at each turn
+ *   gather_offer_long  the same with turns 32 times as long (an offer
+ *                    interval of a few milliseconds)
+ *   gather_offer_query the long turns, each work-item asking query_kill
+ *                    every 16 numbers and cutting its share short once a
+ *                    group is wanted back (the paper's query)
+ *   gather_barrier   the short turns with a resizing barrier at each
  *   periodic_*       the paper's multitasking: a kernel every 10 ms (its
  *                    work a tenth, a third or two thirds of the period on
  *                    every thread: light, medium, heavy) while the work
@@ -95,18 +100,23 @@ static const char *source =
     "}\n"
     "/* Turns of chunk numbers' work until sum[0] is set (by the stop\n"
     " * kernel), each turn with a point; sum[1] counts the steps. */\n"
-    "uint turn_work(uint chunk) {\n"
-    "  uint steps = 0;\n"
-    "  for (uint i = get_local_id(0); i < chunk; i += get_local_size(0))\n"
+    "/* With ask, a work-item stops its share early once the device wants\n"
+    " * groups back (query_kill), for the group to reach its offer sooner. */\n"
+    "uint turn_work(uint chunk, int ask) {\n"
+    "  uint steps = 0, k = 0;\n"
+    "  for (uint i = get_local_id(0); i < chunk; i += get_local_size(0)) {\n"
+    "    if (ask && ++k % 16 == 0 && query_kill()) break;\n"
     "    steps += collatz(i + 1 + get_group_id(0));\n"
+    "  }\n"
     "  return work_group_reduce_add(steps);\n"
     "}\n"
-    "__kernel void persist_offer(__global atomic_uint *sum, uint chunk) {\n"
+    "__kernel void persist_offer(__global atomic_uint *sum, uint chunk,\n"
+    "                            int ask) {\n"
     "  __local int done;\n"
     "  for (;;) {\n"
     "    offer_kill();\n"
     "    request_fork();\n"
-    "    uint steps = turn_work(chunk);\n"
+    "    uint steps = turn_work(chunk, ask);\n"
     "    if (get_local_id(0) == 0) {\n"
     "      atomic_fetch_add(&sum[1], steps);\n"
     "      done = atomic_load(&sum[0]);\n"
@@ -130,7 +140,7 @@ static const char *source =
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    if (done) break;\n"
-    "    uint steps = turn_work(chunk);\n"
+    "    uint steps = turn_work(chunk, 0);\n"
     "    if (get_local_id(0) == 0) {\n"
     "      atomic_fetch_add(&sum[1], steps);\n"
     "      if (get_group_id(0) == 0 && atomic_load(&sum[0]) &&\n"
@@ -370,13 +380,18 @@ static double ping_ms(weft_kernel *ping) {
   return bench_now_ms() - t0;
 }
 
-static void gather(bench *b, const char *name, const char *row) {
+/* A persistent kernel (name) of turns of chunk numbers per group, which
+ * asks query_kill within a turn with ask (persist_offer's), beside pings
+ * from this thread: the ping's latency over its latency alone. */
+static void gather(bench *b, const char *name, const char *row,
+                   uint32_t chunk, int ask) {
   int pings = b->quick ? 10 : 100;
   weft_buffer *sum = buffer(b, 12), *out = buffer(b, 4);
   weft_kernel *persist = kernel(b, name), *ping = kernel(b, "ping"),
               *stop = kernel(b, "stop");
   set_buffer(persist, 0, sum);
-  set_int(persist, 1, 2048);
+  set_int(persist, 1, chunk);
+  if (!strcmp(name, "persist_offer")) set_int(persist, 2, (uint32_t)ask);
   set_buffer(ping, 0, out);
   set_buffer(stop, 0, sum);
   double alone[128], with[128];
@@ -505,8 +520,10 @@ int main(int argc, char **argv) {
   bench_csv_open(options.csv_path, "row,value,unit", 1);
   overhead_queue(&b);
   overhead_levels(&b);
-  gather(&b, "persist_offer", "gather_offer");
-  gather(&b, "persist_barrier", "gather_barrier");
+  gather(&b, "persist_offer", "gather_offer", 2048, 0);
+  gather(&b, "persist_offer", "gather_offer_long", 65536, 0);
+  gather(&b, "persist_offer", "gather_offer_query", 65536, 1);
+  gather(&b, "persist_barrier", "gather_barrier", 2048, 0);
   periodic(&b);
   bench_csv_close();
   weft_program_release(b.program);

@@ -254,15 +254,16 @@ void weft__cpu_coop_point(weft_wg_ctx *ctx, uint32_t kind, uint32_t site) {
   }
 }
 
+/* Without the lock: a kernel may ask in its inner loops, and the answer
+ * is a hint that the next point acts on (a random schedule's one thread
+ * draws from its sequence without it too). */
 uint32_t weft__cpu_query_kill(weft_wg_ctx *ctx) {
   cpu_group *g = ctx->group;
   launch_state *l = g->launch;
   if (!l->coop || !l->coop->resize.on) return 0;
-  coop_resize *r = &l->coop->resize;
-  weft__lock(&l->coop->coop_lock);
-  uint64_t live = r->live, keep = churn(l) ? 1 : wanted(l);
+  uint64_t live = __atomic_load_n(&l->coop->resize.live, __ATOMIC_RELAXED);
+  uint64_t keep = churn(l) ? 1 : wanted(l);
   if (l->random) keep = weft__schedule_random(l) % 2 ? 1 : live;
-  weft__unlock(&l->coop->coop_lock);
   return live > keep ? (uint32_t)min_u64(live - keep, UINT32_MAX) : 0;
 }
 
