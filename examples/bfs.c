@@ -184,10 +184,6 @@ int main(int argc, char **argv) {
   weft_device_info info;
   CHECK(weft_device_get(0, &device), NULL);
   CHECK(weft_device_info_get(device, &info), device);
-  if (cooperative && info.kind != WEFT_DEVICE_CPU) {
-    printf("bfs: cooperative kernels run on the CPU only; skipped\n");
-    return 77;
-  }
   CHECK(weft_context_create(device, &ctx), device);
   uint32_t groups = 4 * info.compute_units;
 

@@ -220,10 +220,6 @@ int main(int argc, char **argv) {
   weft_device_info info;
   CHECK(weft_device_get(0, &device), NULL);
   CHECK(weft_device_info_get(device, &info), device);
-  if (cooperative && info.kind != WEFT_DEVICE_CPU) {
-    printf("work_stealing: cooperative kernels run on the CPU only; skipped\n");
-    return 77;
-  }
   CHECK(weft_context_create(device, &ctx), device);
   /* Four groups per thread: most groups wait at any time (a cooperative
    * kernel's most: it runs as many as there are threads). */

@@ -145,6 +145,10 @@ int weft__jit_build_ptx_bitcode(const weft_jit *gpus, unsigned sm,
 #define WEFT_PTX_LAUNCH_BLOCK "weft__launch_block"
 /* weft_global_barrier()'s words (WEFT_LAUNCH_WORDS uint32), to zero */
 #define WEFT_PTX_LAUNCH_WORDS "weft__launch_words"
+/* a cooperative kernel's pool (builtins/nvptx/coop.cl's words, uint64 x
+ * WEFT_PTX_COOP_WORDS), written before each launch of one */
+#define WEFT_PTX_COOP_STATE "weft__coop_state"
+#define WEFT_PTX_COOP_WORDS 32
 /* the bank of __constant pointer arguments, in constant memory: such an
  * argument is passed as a uint64 offset into it, where the runtime has
  * copied the buffer's bytes. */

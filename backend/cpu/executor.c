@@ -74,9 +74,6 @@ static void run_on_own_stack(cpu_worker *w, launch_state *l) {
 static void worker_job(void *arg, unsigned index) {
   launch_state *l = arg;
   cpu_worker *w = &l->executor->workers[index];
-  /* Now that it holds the pool, a cooperative kernel shares it. */
-  if (index == 0 && (l->desc->kernel->flags & WEFT_KERNEL_RESIZABLE))
-    weft__share_hold(l->executor, l);
   if (index == 0) run_on_own_stack(w, l);
   else run_worker(w, l);
 }
@@ -276,8 +273,13 @@ int weft__executor_run(weft_executor *e, const weft_launch_desc *d,
   l.scheduler->begin(&l);
   weft__check_races_begin(&l); /* before any group is prepared */
   weft__watchdog_begin(&l);
+  /* A cooperative kernel shares the pool from before it has it: a launch
+   * that comes once its groups run, while the launching thread has yet
+   * to join them, must not queue behind it for ever. */
+  int shares = (d->kernel->flags & WEFT_KERNEL_RESIZABLE) != 0;
+  if (shares) weft__share_hold(e, &l);
   weft__pool_run(e->pool, worker_job, &l, l.scheduler->threads(&l));
-  if (d->kernel->flags & WEFT_KERNEL_RESIZABLE) weft__share_release(e, &l);
+  if (shares) weft__share_release(e, &l);
   weft__watchdog_end(&l);
   weft__watchdog_report(&l);
   l.scheduler->end(&l);

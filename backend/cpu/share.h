@@ -14,8 +14,8 @@
 void weft__share_init(weft_executor *e);
 void weft__share_fini(weft_executor *e);
 
-/* Launch l, a cooperative kernel's, holds e's pool from now on, until
- * release (after its workers return). */
+/* Launch l, a cooperative kernel's, holds e's pool from just before it
+ * runs on it, until release (after its workers return). */
 void weft__share_hold(weft_executor *e, launch_state *l);
 void weft__share_release(weft_executor *e, launch_state *l);
 

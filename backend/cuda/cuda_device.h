@@ -54,6 +54,7 @@ typedef struct cuda_program {
   uint64_t launch_block_holds[4]; /* what it holds (zeros when loaded) */
   CUdeviceptr launch_words;       /* WEFT_PTX_LAUNCH_WORDS */
   CUdeviceptr constant_bank;      /* WEFT_PTX_CONSTANT_BANK */
+  CUdeviceptr coop_state;         /* WEFT_PTX_COOP_STATE */
   CUdeviceptr watchdog;           /* WEFT_PTX_WATCHDOG */
   size_t constant_bank_size;
 } cuda_program;
@@ -100,7 +101,7 @@ size_t weft__cuda_pages_piece(const void *p, size_t size);
 void weft__cuda_watchdog_start(cuda_device *gpu);
 CUdeviceptr weft__cuda_watchdog_arm(cuda_device *gpu, CUmodule module);
 int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
-                              CUdeviceptr launch_words,
+                              CUdeviceptr launch_words, CUdeviceptr coop_state,
                               const weft_launch_desc *desc, weft_msg *msg);
 
 /* The operations, by file. */

@@ -102,6 +102,30 @@ static int place_local_args(gpu_launch *l, weft_msg *msg) {
               l->gpu->gpu.shared_per_block_optin);
 }
 
+/* The most blocks of the kernel resident at once on the GPU. */
+static unsigned long long resident_blocks(gpu_launch *l) {
+  int per_sm = 0;
+  unsigned threads = l->threads[0] * l->threads[1] * l->threads[2];
+  l->gpu->api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, l->kernel->function, (int)threads, l->shared);
+  return (unsigned long long)per_sm * l->gpu->gpu.multiprocessors;
+}
+
+/* A cooperative kernel (cl_weft_cooperative_kernels) runs on a pool of
+ * resident blocks (builtins/nvptx/coop.cl): as many as fit, at most its
+ * groups, launched cooperatively. */
+static int size_pool(gpu_launch *l, weft_msg *msg) {
+  if (!(l->desc->kernel->flags & WEFT_KERNEL_RESIZABLE)) return 0;
+  if (!l->gpu->gpu.cooperative_launch)
+    return fail(l, WEFT_ELAUNCH, msg, "is a cooperative kernel, and the GPU "
+                "has no cooperative launch");
+  unsigned long long most = resident_blocks(l);
+  if (!most)
+    return fail(l, WEFT_EGROUPSIZE, msg, "no block of it fits on the GPU");
+  if (l->blocks[0] > most) l->blocks[0] = (unsigned)most;
+  return 0;
+}
+
 /* All groups of a global-barrier kernel must fit on the GPU at once. */
 static int check_residency(gpu_launch *l, weft_msg *msg) {
   if (!(l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER)) return 0;
@@ -109,11 +133,7 @@ static int check_residency(gpu_launch *l, weft_msg *msg) {
   if (!g->cooperative_launch)
     return fail(l, WEFT_ELAUNCH, msg, "uses weft_global_barrier, and the "
                 "GPU has no cooperative launch");
-  int per_sm = 0;
-  unsigned threads = l->threads[0] * l->threads[1] * l->threads[2];
-  l->gpu->api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, l->kernel->function, (int)threads, l->shared);
-  unsigned long long most = (unsigned long long)per_sm * g->multiprocessors;
+  unsigned long long most = resident_blocks(l);
   unsigned long long groups =
       (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
   if (groups <= most) return 0;
@@ -169,12 +189,40 @@ static int write_globals(gpu_launch *l, weft_msg *msg) {
                          WEFT_ELAUNCH, msg);
 }
 
+_Static_assert(WEFT__COOP_DONE < WEFT_PTX_COOP_WORDS,
+              "the pool's words fit the program's global");
+
+/* The pool's state (coop.cl's words, in its order) and its transmit
+ * records and ring, in memory of the launch's (*records, freed after). */
+static int write_pool(gpu_launch *l, CUdeviceptr *records, weft_msg *msg) {
+  const weft_kernel_desc *k = l->desc->kernel;
+  if (!(k->flags & WEFT_KERNEL_RESIZABLE)) return 0;
+  const weft_cuda_api *api = l->gpu->api;
+  uint64_t blocks = l->blocks[0], items = l->threads[0];
+  size_t bytes = (size_t)(2 * blocks * items * k->transmit_size + 8 * blocks);
+  CUresult r = api->cuMemAlloc(records, bytes);
+  uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
+  words[WEFT__COOP_LIVE] = words[WEFT__COOP_RUNNING] = blocks;
+  words[WEFT__COOP_MAX] = words[WEFT__COOP_INITIAL] = blocks;
+  words[WEFT__COOP_POLICY] =
+      l->gpu->config->resize == WEFT_RESIZE_CHURN ? WEFT__COOP_CHURN : 0;
+  words[WEFT__COOP_RECORDS] = *records;
+  words[WEFT__COOP_RING] = *records + 2 * blocks * items * k->transmit_size;
+  words[WEFT__COOP_TRANSMIT] = k->transmit_size;
+  words[WEFT__COOP_ITEMS] = items;
+  if (r == CUDA_SUCCESS && l->program->coop_state)
+    r = api->cuMemcpyHtoD(l->program->coop_state, words, sizeof words);
+  return weft__cuda_fail(l->gpu, r, "setting a cooperative kernel's pool up",
+                         WEFT_ELAUNCH, msg);
+}
+
 static int run(gpu_launch *l, void **params, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   CUfunction f = l->kernel->function;
   const unsigned *g = l->blocks, *t = l->threads;
   CUresult r;
-  if (l->desc->kernel->flags & WEFT_KERNEL_GLOBAL_BARRIER)
+  if (l->desc->kernel->flags &
+      (WEFT_KERNEL_GLOBAL_BARRIER | WEFT_KERNEL_RESIZABLE))
     r = api->cuLaunchCooperativeKernel(f, g[0], g[1], g[2], t[0], t[1], t[2],
                                        (unsigned)l->shared, NULL, params);
   else
@@ -183,7 +231,8 @@ static int run(gpu_launch *l, void **params, weft_msg *msg) {
   if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
   if (r == CUDA_SUCCESS)
     return weft__cuda_watchdog_check(l->gpu, l->program->watchdog,
-                                     l->program->launch_words, l->desc, msg);
+                                     l->program->launch_words,
+                                     l->program->coop_state, l->desc, msg);
   char what[WEFT_MSG_MAX];
   snprintf(what, sizeof what, "kernel '%s' on the GPU", l->desc->kernel->name);
   return weft__cuda_fail(l->gpu, r, what, WEFT_ELAUNCH, msg);
@@ -209,11 +258,15 @@ int weft__cuda_launch(weft_backend_device *device, const weft_launch_desc *desc,
   if (!rc) rc = check_threads(l, msg);
   if (!rc) rc = place_local_args(l, msg);
   if (!rc) rc = check_residency(l, msg);
+  if (!rc) rc = size_pool(l, msg);
   if (!rc) {
+    CUdeviceptr records = 0;
     pthread_mutex_lock(&l->gpu->launch_lock);
     rc = fill_constant_bank(l, msg);
     if (!rc) rc = write_globals(l, msg);
+    if (!rc) rc = write_pool(l, &records, msg);
     if (!rc) rc = run(l, params, msg);
+    if (records) l->gpu->api->cuMemFree(records);
     pthread_mutex_unlock(&l->gpu->launch_lock);
   }
   free(l);

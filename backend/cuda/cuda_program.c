@@ -112,6 +112,7 @@ static int bind(cuda_device *gpu, CUmodule module, const char *ptx,
       module_global(api, module, ptx, WEFT_PTX_LAUNCH_WORDS, NULL);
   p->constant_bank = module_global(api, module, ptx, WEFT_PTX_CONSTANT_BANK,
                                    &p->constant_bank_size);
+  p->coop_state = module_global(api, module, ptx, WEFT_PTX_COOP_STATE, NULL);
   if (declares(ptx, WEFT_PTX_WATCHDOG))
     p->watchdog = weft__cuda_watchdog_arm(gpu, module);
   return 0;

@@ -75,7 +75,7 @@ static void format_ids(char *out, size_t size, unsigned dims,
 }
 
 int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
-                              CUdeviceptr launch_words,
+                              CUdeviceptr launch_words, CUdeviceptr coop_state,
                               const weft_launch_desc *desc, weft_msg *msg) {
   volatile weft_gpu_watchdog_record *r = gpu->watchdog;
   if (!global || !r || !r->tripped) return 0;
@@ -87,6 +87,9 @@ int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
   if (launch_words && word >= launch_words &&
       word < launch_words + WEFT_LAUNCH_WORDS * sizeof(uint32_t))
     snprintf(what, sizeof what, "weft_global_barrier()");
+  else if (coop_state && word >= coop_state &&
+           word < coop_state + WEFT_PTX_COOP_WORDS * sizeof(uint64_t))
+    snprintf(what, sizeof what, "resizing_global_barrier()");
   else
     snprintf(what, sizeof what, "%s at 0x%" PRIx64, weft__wait_name(r->what),
              word);

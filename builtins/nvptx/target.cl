@@ -151,6 +151,10 @@ give_up(volatile __global uint *word, uint what, ulong waited_ns) {
   __builtin_unreachable();
 }
 
+int __weft_gpu_gave_up(void) {
+  return __atomic_load_n(&__weft_watchdog()->elected, __ATOMIC_RELAXED) != 0;
+}
+
 /* The GPU's clock in ns. (Clang 19's __nvvm_read_ptx_sreg_globaltimer
  * makes a broken module.) */
 static ulong globaltimer_ns(void) {

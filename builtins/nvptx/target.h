@@ -20,4 +20,8 @@ typedef struct gpu_watch {
 void __weft_gpu_sleep(gpu_watch *watch, volatile __global uint *word,
                       uint what, uint ns);
 
+/* Whether a wait of the launch has timed out (its work-items stop): a
+ * loop that waits for them without a watch of its own leaves too. */
+int __weft_gpu_gave_up(void);
+
 #endif

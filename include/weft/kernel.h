@@ -131,6 +131,26 @@
 #define WEFT__POINT_REQUEST_FORK 2u
 #define WEFT__POINT_RESIZING_BARRIER 3u
 
+/* A GPU's cooperative kernel runs on a pool of resident blocks whose
+ * state is uint64 words in global memory (builtins/nvptx/coop.cl), which
+ * the runtime writes before the launch (backend/cuda/cuda_launch.c): the
+ * lock; the groups running (live; forks not started yet included in
+ * running); the pool's blocks (max); the groups it starts with; the
+ * policy (1: WEFT_RESIZE=churn); the ring of forks [head, tail); the
+ * resizing barrier's arrivals, generation, targets by its parity, and
+ * group 0's site and block; the transmit records (a block's, then a ring
+ * entry's, each items * transmit bytes) and the ring; whether all is
+ * done. Private to the library and the runtime. */
+enum {
+  WEFT__COOP_LOCK, WEFT__COOP_LIVE, WEFT__COOP_RUNNING, WEFT__COOP_MAX,
+  WEFT__COOP_INITIAL, WEFT__COOP_POLICY, WEFT__COOP_HEAD, WEFT__COOP_TAIL,
+  WEFT__COOP_ARRIVED, WEFT__COOP_GENERATION, WEFT__COOP_TARGET0,
+  WEFT__COOP_TARGET1, WEFT__COOP_SITE0, WEFT__COOP_BLOCK0,
+  WEFT__COOP_RECORDS, WEFT__COOP_RING, WEFT__COOP_TRANSMIT,
+  WEFT__COOP_ITEMS, WEFT__COOP_DONE
+};
+#define WEFT__COOP_CHURN 1u
+
 /* Bytes of a barrier of the given algorithm for that many groups. */
 #define WEFT_BARRIER_SIZE(algorithm, groups)                                 \
   ((algorithm) == WEFT_BARRIER_XIAO_FENG ? 16 + 8 * (groups) : 16)

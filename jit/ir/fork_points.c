@@ -320,21 +320,3 @@ int weft__fork_points_lower(LLVMModuleRef module, LLVMTargetMachineRef machine,
   free(k);
   return rc;
 }
-
-int weft__fork_points_refuse(LLVMModuleRef module, const char *target,
-                             char **error) {
-  static const char *const names[] = {"offer_kill", "request_fork",
-                                      "resizing_global_barrier", "query_kill"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    LLVMValueRef fn = LLVMGetNamedFunction(module, names[i]);
-    for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u)) {
-      LLVMValueRef call = LLVMGetUser(u);
-      if (!LLVMIsACallInst(call)) continue;
-      char text[160];
-      snprintf(text, sizeof text, "%%s() (cl_weft_cooperative_kernels) is not "
-               "supported on %s yet: cooperative kernels run on the CPU", target);
-      return fail(error, call, text, names[i]);
-    }
-  }
-  return 0;
-}

@@ -38,7 +38,7 @@ void weft__div_guard_insert(LLVMModuleRef module, int report);
 int weft__inline_callees(LLVMModuleRef module, LLVMTargetMachineRef machine,
                          int allow_asm, char **error);
 
-/* Step 1a (fork_points.c), for the CPU: the points of cooperative kernels
+/* Step 1a (fork_points.c): the points of cooperative kernels
  * (offer_kill, request_fork, resizing_global_barrier) in count kernels
  * (described in kernels, which it marks WEFT_KERNEL_RESIZABLE with their
  * transmit records' size) become barriers around a call into the back
@@ -50,11 +50,6 @@ int weft__fork_points_lower(LLVMModuleRef module, LLVMTargetMachineRef machine,
                             LLVMTargetDataRef layout,
                             struct weft_kernel_desc *kernels, unsigned count,
                             char **error);
-
-/* For a target without them (the GPU's PTX): fails with a message at the
- * first call of a cooperative kernel's function. */
-int weft__fork_points_refuse(LLVMModuleRef module, const char *target,
-                             char **error);
 
 /* The format of a printf call when it is a literal (a constant string),
  * else NULL. For the CPU's printf (cpu/printf.c) and the GPU's (ptx_printf.c). */

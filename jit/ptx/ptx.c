@@ -175,6 +175,12 @@ static int keep(ptx_build *b, const char *text, const char *log,
                   out, ptx);
 }
 
+static int any_resizable(const weft_build_state *b) {
+  for (unsigned i = 0; i < b->num_kernels; i++)
+    if (b->kernels[i].flags & WEFT_KERNEL_RESIZABLE) return 1;
+  return 0;
+}
+
 /* The back half, from the front end's module to PTX. */
 static int finish(ptx_build *pb, const char *log, weft_binary **out,
                   char **ptx) {
@@ -192,12 +198,20 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__kernel_info_check_sub_groups(b->kernels, b->num_kernels,
                                             WEFT_GPU_SUB_GROUP_SIZES,
                                             "a GPU", &b->error);
-  if (!rc) rc = weft__fork_points_refuse(b->module, "a GPU", &b->error);
   if (!rc) weft__div_guard_insert(b->module, 0);
   if (!rc) rc = weft__inline_callees(b->module, b->machine, 1, &b->error);
   if (!rc)
+    rc = weft__fork_points_lower(b->module, b->machine, b->layout, b->kernels,
+                                 b->num_kernels, &b->error);
+  if (!rc)
     rc = weft__ptx_make_kernels(b->module, b->layout, b->kernels,
                                 b->num_kernels);
+  /* Cooperative kernels call the pool's functions and the primitives
+   * their points expanded into: a second link brings them. */
+  if (!rc && any_resizable(b)) {
+    rc = weft__builtins_link(b->module, WEFT_BUILTINS_NVPTX, &b->error);
+    if (!rc) weft__ptx_primitives_lower(b->module);
+  }
   if (!rc) rc = weft__ptx_printf_lower(b->module, &b->error);
   if (!rc && b->options.optimize && !b->options.no_aggregate)
     rc = weft__ptx_aggregate_atomics(b->module);

@@ -30,12 +30,18 @@ void weft__ptx_libdevice_find(weft_libdevice *l,
 int weft__ptx_libdevice_link(weft_libdevice *l, LLVMModuleRef module,
                              char **error);
 
+/* The primitives' globals in place of their calls (again after a second
+ * link of the builtins brought more of them): part of make_kernels. */
+void weft__ptx_primitives_lower(LLVMModuleRef module);
+
 /* After every callee is inlined into the kernels (the count of kernels,
  * in module order, described in kernels): the primitives' globals
  * (WEFT_PTX_* in jit.h) replace the calls the nvptx builtins leave, a
  * kernel using weft_global_barrier() is flagged, and each kernel becomes
  * an internal body behind a CUDA entry of the kernel's name that takes
- * its arguments as jit.h says. */
+ * its arguments as jit.h says; a cooperative kernel's entry runs its body
+ * for each group its block takes (builtins/nvptx/coop.cl), and in it
+ * get_group_id(0) and get_num_groups(0) are its group's. */
 int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
                            weft_kernel_desc *kernels, unsigned count);
 

@@ -37,7 +37,9 @@ static LLVMValueRef add_global(LLVMModuleRef module, const char *name,
  * makes the rest internal). */
 static LLVMValueRef runtime_global(LLVMModuleRef module, const char *name,
                                    LLVMTypeRef type, unsigned space) {
-  LLVMValueRef g = add_global(module, name, type, space, 128);
+  LLVMValueRef g = LLVMGetNamedGlobal(module, name);
+  if (g) return g; /* a second round (weft__ptx_primitives_lower) */
+  g = add_global(module, name, type, space, 128);
   LLVMSetInitializer(g, LLVMConstNull(type));
   LLVMSetLinkage(g, LLVMExternalLinkage);
   LLVMSetExternallyInitialized(g, 1);
@@ -73,7 +75,19 @@ static unsigned long long constant_bytes(LLVMModuleRef module,
  * constant memory, the barrier's words and the watchdog in global memory,
  * the scratch of the collectives in shared memory. Each exists only where
  * called. */
-static void lower_primitives(LLVMModuleRef module) {
+/* Shared memory of the module's, undefined at a block's start, made once
+ * (internal: the build may rename nothing it has to find). */
+static LLVMValueRef shared_global(LLVMModuleRef module, const char *name,
+                                  LLVMTypeRef type, unsigned align) {
+  LLVMValueRef g = LLVMGetNamedGlobal(module, name);
+  if (g) return g;
+  g = add_global(module, name, type, AS_SHARED, align);
+  LLVMSetInitializer(g, LLVMGetUndef(type));
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  return g;
+}
+
+void weft__ptx_primitives_lower(LLVMModuleRef module) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(context);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(context);
@@ -88,15 +102,19 @@ static void lower_primitives(LLVMModuleRef module) {
   if ((fn = LLVMGetNamedFunction(module, "__weft_watchdog")))
     replace_calls(fn, runtime_global(module, WEFT_PTX_WATCHDOG,
                                      LLVMArrayType2(i64, 3), AS_GLOBAL));
-  if ((fn = LLVMGetNamedFunction(module, "__weft_wg_scratch"))) {
+  if ((fn = LLVMGetNamedFunction(module, "__weft_wg_scratch")))
     /* One slot per work-item, and one for the result (collectives.cl). */
-    LLVMTypeRef type = LLVMArrayType2(i64, MAX_GROUP_ITEMS + 1);
-    LLVMValueRef g = add_global(module, "weft_wg_scratch", type, AS_SHARED, 16);
-    /* Shared memory has no initial value. */
-    LLVMSetInitializer(g, LLVMGetUndef(type));
-    LLVMSetLinkage(g, LLVMInternalLinkage);
-    replace_calls(fn, g);
-  }
+    replace_calls(fn, shared_global(module, "weft_wg_scratch",
+                                    LLVMArrayType2(i64, MAX_GROUP_ITEMS + 1),
+                                    16));
+  if ((fn = LLVMGetNamedFunction(module, "__weft_coop_state")))
+    replace_calls(fn, runtime_global(module, WEFT_PTX_COOP_STATE,
+                                     LLVMArrayType2(i64, WEFT_PTX_COOP_WORDS),
+                                     AS_GLOBAL));
+  if ((fn = LLVMGetNamedFunction(module, "__weft_coop_block")))
+    /* The block's group (builtins/nvptx/coop.cl). */
+    replace_calls(fn, shared_global(module, "weft_coop_block",
+                                    LLVMArrayType2(i32, 8), 16));
 }
 
 /* What a kernel's parameters become in its CUDA entry. */
@@ -172,6 +190,65 @@ static void take_place(LLVMValueRef kernel, LLVMValueRef entry) {
   }
 }
 
+/* A call of the pool's function name (builtins/nvptx/coop.cl), declared
+ * for the second link of the builtins to define: i32 (), or void with
+ * no result. */
+static LLVMValueRef coop_call(LLVMBuilderRef b, LLVMModuleRef module,
+                              const char *name, int result) {
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMTypeRef type = result ? LLVMInt32TypeInContext(context)
+                            : LLVMVoidTypeInContext(context);
+  LLVMValueRef fn = weft__runtime_function(module, name, result ? type : NULL,
+                                           NULL, 0, "convergent");
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, NULL, 0, "");
+}
+
+/* In a cooperative kernel's body, the block's x index and the grid's x
+ * size become its group's id and count (get_group_id(0),
+ * get_num_groups(0) and get_global_size(0) are made of them). */
+static void group_of_block(LLVMValueRef body) {
+  static const char *const from[] = {"llvm.nvvm.read.ptx.sreg.ctaid.x",
+                                     "llvm.nvvm.read.ptx.sreg.nctaid.x"};
+  static const char *const to[] = {"__weft_coop_group_id",
+                                   "__weft_coop_num_groups"};
+  LLVMModuleRef module = LLVMGetGlobalParent(body);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+      next = LLVMGetNextInstruction(i);
+      for (unsigned w = 0; w < 2; w++) {
+        if (!weft__is_call_to(i, from[w])) continue;
+        LLVMPositionBuilderBefore(b, i);
+        LLVMReplaceAllUsesWith(i, coop_call(b, module, to[w], 1));
+        LLVMInstructionEraseFromParent(i);
+        break;
+      }
+    }
+  LLVMDisposeBuilder(b);
+}
+
+/* The entry's code around the call of a cooperative kernel's body: each
+ * group the block takes runs it, until the pool is done. Leaves the
+ * builder where the call goes; returns the block to go on to after it. */
+static LLVMBasicBlockRef pool_loop(LLVMBuilderRef b, LLVMModuleRef module,
+                                   LLVMValueRef entry) {
+  LLVMContextRef context = LLVMGetModuleContext(module);
+  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(context, entry, "run");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(context, entry, "next");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(context, entry, "done");
+  LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(context), 0, 0);
+  LLVMValueRef go = coop_call(b, module, "__weft_coop_first", 1);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, go, zero, ""), run, done);
+  LLVMPositionBuilderAtEnd(b, next);
+  go = coop_call(b, module, "__weft_coop_next", 1);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, go, zero, ""), run, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMPositionBuilderAtEnd(b, run);
+  return next;
+}
+
 /* The CUDA entry of one kernel, named as the kernel, calling its body. */
 static void make_entry(LLVMModuleRef module, LLVMValueRef kernel,
                        const weft_kernel_desc *k, const entry_args *e) {
@@ -189,10 +266,23 @@ static void make_entry(LLVMModuleRef module, LLVMValueRef kernel,
   LLVMValueRef args[n + 1];
   for (unsigned i = 0; i < n; i++)
     args[i] = body_arg(b, kernel, k, i, LLVMGetParam(entry, i), e);
+  int pool = (k->flags & WEFT_KERNEL_RESIZABLE) != 0;
+  LLVMBasicBlockRef next = pool ? pool_loop(b, module, entry) : NULL;
+  /* Each group starts with the arguments' own bytes, whatever the one
+   * before did to its copy. */
+  for (unsigned i = 0; pool && i < n; i++)
+    if (args[i] != LLVMGetParam(entry, i) && LLVMIsAAllocaInst(args[i]))
+      LLVMBuildStore(b, LLVMGetParam(entry, i), args[i]);
   LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(kernel), kernel,
                                      args, n, "");
   LLVMSetInstructionCallConv(call, LLVMCCallConv);
-  LLVMBuildRetVoid(b);
+  if (pool) {
+    coop_call(b, module, "__weft_coop_leave", 0);
+    LLVMBuildBr(b, next);
+    group_of_block(kernel);
+  } else {
+    LLVMBuildRetVoid(b);
+  }
   LLVMDisposeBuilder(b);
 }
 
@@ -237,7 +327,7 @@ int weft__ptx_make_kernels(LLVMModuleRef module, LLVMTargetDataRef layout,
   for (unsigned i = 0; i < count; i++)
     if (weft__uses_launch_words(found[i]))
       kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
-  lower_primitives(module);
+  weft__ptx_primitives_lower(module);
   entry_args e = make_entry_globals(module, layout, kernels, count);
   for (unsigned i = 0; i < count; i++)
     make_entry(module, found[i], &kernels[i], &e);
