@@ -100,14 +100,18 @@ static int churn(volatile __global ulong *s) {
 /* When every group running has arrived (lock held): how many go on, the
  * forks, the opening. */
 static void open_barrier(volatile __global ulong *s) {
-  if (!s[ARRIVED] || s[ARRIVED] < s[LIVE]) return;
+  ulong arrived = __atomic_load_n((volatile __global ulong *)&s[ARRIVED],
+                                  __ATOMIC_ACQUIRE);
+  if (!arrived || arrived < s[LIVE]) return;
   ulong live = s[LIVE], max = s[MAX];
   ulong target = churn(s) ? (live > 1 ? 1 : max) : max;
   if (target > live) fork_groups(s, target - live, (uint)s[SITE0], s[BLOCK0]);
   else s[LIVE] = target;
   ulong opened = s[GENERATION] + 1;
   s[TARGET0 + (opened & 1)] = s[LIVE];
-  s[ARRIVED] = 0;
+  /* Every group running has arrived and waits: none adds to it now. */
+  __atomic_store_n((volatile __global ulong *)&s[ARRIVED], 0ul,
+                   __ATOMIC_RELAXED);
   __atomic_store_n((volatile __global uint *)&s[GENERATION], (uint)opened,
                    __ATOMIC_RELEASE);
 }
@@ -129,6 +133,13 @@ static int take_start(volatile __global ulong *s, __local uint *b) {
 static uint wait_start(volatile __global ulong *s, __local uint *b) {
   uint ns = 64;
   for (;;) {
+    /* A look without the lock first: an idle pool polling under it held
+     * up the groups that run (every point takes it). */
+    if (s[HEAD] == s[TAIL] && !s[DONE] && !__weft_gpu_gave_up()) {
+      __nvvm_nanosleep(ns);
+      if (ns < 8192) ns *= 2;
+      continue;
+    }
     lock(s);
     uint go = take_start(s, b);
     int done = !go && s[DONE];
@@ -136,8 +147,6 @@ static uint wait_start(volatile __global ulong *s, __local uint *b) {
     unlock(s);
     /* A deadlocked launch's waits stop; so does the pool. */
     if (go || done || __weft_gpu_gave_up()) return go;
-    __nvvm_nanosleep(ns);
-    if (ns < 8192) ns *= 2;
   }
 }
 
@@ -161,11 +170,14 @@ uint __attribute__((convergent)) __weft_coop_first(void) {
   return b[B_GO];
 }
 
+/* After a wait of the launch gave up, its work-item 0 may have stopped
+ * (PTX exit) while the others went on: they leave too, rather than run
+ * the group again on what it left in shared memory. */
 uint __attribute__((convergent)) __weft_coop_next(void) {
   __local uint *b = __weft_coop_block();
   if (first_item()) b[B_GO] = wait_start(state(), b);
   __nvvm_bar_sync(0);
-  return b[B_GO];
+  return b[B_GO] && !__weft_gpu_gave_up();
 }
 
 /* The group ended (killed, or done): once nothing runs and no fork waits,
@@ -200,19 +212,26 @@ uint __weft_query_kill(void) {
   return live > keep ? (uint)(live - keep) : 0;
 }
 
-/* The resizing barrier, work-item 0 (lock held on entry, not on return). */
+/* The resizing barrier, work-item 0. An arrival is an atomic count; only
+ * the one that may complete it (or a kill: a group fewer to wait for)
+ * takes the lock, to open it: 500 groups taking it in turn cost a
+ * millisecond a barrier. Group 0 names its site and block first. */
 static void resizing_barrier(volatile __global ulong *s, __local uint *b,
                              uint site) {
   uint id = b[B_ID];
-  uint generation = (uint)s[GENERATION];
-  s[ARRIVED] += 1;
+  volatile __global uint *word = (volatile __global uint *)&s[GENERATION];
+  uint generation = __atomic_load_n(word, __ATOMIC_ACQUIRE);
   if (!id) {
     s[SITE0] = site;
     s[BLOCK0] = block_index();
   }
-  open_barrier(s);
-  unlock(s);
-  volatile __global uint *word = (volatile __global uint *)&s[GENERATION];
+  ulong arrived = __atomic_add_fetch((volatile __global ulong *)&s[ARRIVED],
+                                     1ul, __ATOMIC_ACQ_REL);
+  if (arrived >= s[LIVE]) {
+    lock(s);
+    open_barrier(s);
+    unlock(s);
+  }
   __weft_wait(word, generation, WEFT__WAIT_BARRIER);
   /* As on the CPU: a later opening than this group's went without it. */
   uint opened = generation + 1;
@@ -227,11 +246,11 @@ void __weft_coop_point(uint kind, uint site) {
   __local uint *b = __weft_coop_block();
   uint id = b[B_ID];
   b[B_EXIT] = 0;
-  lock(s);
   if (kind == WEFT__POINT_RESIZING_BARRIER) {
     resizing_barrier(s, b, site);
     return;
   }
+  lock(s);
   if (kind == WEFT__POINT_OFFER_KILL) {
     if (id && id + 1 == s[LIVE] && (churn(s) || s[LIVE] > s[MAX])) {
       s[LIVE] = id;
