@@ -270,7 +270,8 @@ typedef struct weft_barrier {
  * whose value a forked group's work-items start with. The CPU starts a
  * launch with as many groups as it has threads (at most the launch's),
  * and WEFT_RESIZE sets when it kills and forks (README); under a
- * WEFT_SCHEDULE mode it kills and forks at random. */
+ * WEFT_SCHEDULE mode it kills and forks at random. A GPU runs the groups
+ * on a pool of resident blocks (as many as fit, at most the launch's). */
 #define cl_weft_cooperative_kernels 1
 #define weft_transmit __attribute__((annotate("weft.transmit")))
 #ifndef WEFT_NO_TRANSMIT
