@@ -36,8 +36,10 @@ enum {
   ITEMS = WEFT__COOP_ITEMS, DONE = WEFT__COOP_DONE
 };
 /* The block's words in shared memory: its group's id, resume site, count
- * as of its last point, whether it ends at the point, whether it runs. */
-enum { B_ID, B_SITE, B_GROUPS, B_EXIT, B_GO };
+ * as of its last point, whether it ends at the point, whether it runs,
+ * and the launch's policy (read once: global reads cost most of a
+ * point). */
+enum { B_ID, B_SITE, B_GROUPS, B_EXIT, B_GO, B_CHURN };
 
 __global ulong *__weft_coop_state(void) __attribute__((const));
 __local uint *__weft_coop_block(void) __attribute__((const));
@@ -155,6 +157,7 @@ uint __attribute__((convergent)) __weft_coop_first(void) {
   if (first_item()) {
     volatile __global ulong *s = state();
     uint slot = block_index();
+    b[B_CHURN] = churn(s);
     if (slot < s[INITIAL]) {
       b[B_ID] = slot;
       b[B_SITE] = 0;
@@ -250,8 +253,11 @@ void __weft_coop_point(uint kind, uint site) {
     resizing_barrier(s, b, site);
     return;
   }
-  /* Nothing to do, as a look without the lock sees it: most points of a
-   * kernel that runs alone, which the lock would cost a third more. */
+  /* Under "threads" every block of the pool is wanted, none is ever
+   * killed, so none is ever to fork: the points are no-ops (a GPU's pool
+   * gives no blocks to other launches yet). */
+  if (!b[B_CHURN]) return;
+  /* Nothing to do, as a look without the lock sees it. */
   ulong live = s[LIVE];
   int may = kind == WEFT__POINT_OFFER_KILL
                 ? id && id + 1 == live && (churn(s) || live > s[MAX])
