@@ -55,6 +55,11 @@ typedef struct cuda_program {
   CUdeviceptr launch_words;       /* WEFT_PTX_LAUNCH_WORDS */
   CUdeviceptr constant_bank;      /* WEFT_PTX_CONSTANT_BANK */
   CUdeviceptr coop_state;         /* WEFT_PTX_COOP_STATE */
+  /* A cooperative kernel's pool's transmit records and ring, kept from
+   * one launch to the next (cudaMalloc and free cost more than a launch):
+   * the program's launches take turns (the device's launch_lock). */
+  CUdeviceptr coop_records;
+  size_t coop_records_size;
   CUdeviceptr watchdog;           /* WEFT_PTX_WATCHDOG */
   size_t constant_bank_size;
 } cuda_program;

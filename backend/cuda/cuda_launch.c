@@ -192,22 +192,36 @@ static int write_globals(gpu_launch *l, weft_msg *msg) {
 _Static_assert(WEFT__COOP_DONE < WEFT_PTX_COOP_WORDS,
               "the pool's words fit the program's global");
 
-/* The pool's state (coop.cl's words, in its order) and its transmit
- * records and ring, in memory of the launch's (*records, freed after). */
-static int write_pool(gpu_launch *l, CUdeviceptr *records, weft_msg *msg) {
+/* Room for the pool's transmit records and ring: the program's buffer,
+ * grown when a launch needs more. */
+static CUresult pool_records(gpu_launch *l, size_t bytes) {
+  cuda_program *p = l->program;
+  if (bytes <= p->coop_records_size) return CUDA_SUCCESS;
+  const weft_cuda_api *api = l->gpu->api;
+  if (p->coop_records) api->cuMemFree(p->coop_records);
+  p->coop_records = 0;
+  p->coop_records_size = 0;
+  CUresult r = api->cuMemAlloc(&p->coop_records, bytes);
+  if (r == CUDA_SUCCESS) p->coop_records_size = bytes;
+  return r;
+}
+
+/* The pool's state (coop.cl's words, weft/kernel.h's order) before a
+ * cooperative kernel's launch. */
+static int write_pool(gpu_launch *l, weft_msg *msg) {
   const weft_kernel_desc *k = l->desc->kernel;
   if (!(k->flags & WEFT_KERNEL_RESIZABLE)) return 0;
   const weft_cuda_api *api = l->gpu->api;
   uint64_t blocks = l->blocks[0], items = l->threads[0];
-  size_t bytes = (size_t)(2 * blocks * items * k->transmit_size + 8 * blocks);
-  CUresult r = api->cuMemAlloc(records, bytes);
+  uint64_t records = 2 * blocks * items * k->transmit_size;
+  CUresult r = pool_records(l, (size_t)(records + 8 * blocks));
   uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
   words[WEFT__COOP_LIVE] = words[WEFT__COOP_RUNNING] = blocks;
   words[WEFT__COOP_MAX] = words[WEFT__COOP_INITIAL] = blocks;
   words[WEFT__COOP_POLICY] =
       l->gpu->config->resize == WEFT_RESIZE_CHURN ? WEFT__COOP_CHURN : 0;
-  words[WEFT__COOP_RECORDS] = *records;
-  words[WEFT__COOP_RING] = *records + 2 * blocks * items * k->transmit_size;
+  words[WEFT__COOP_RECORDS] = l->program->coop_records;
+  words[WEFT__COOP_RING] = l->program->coop_records + records;
   words[WEFT__COOP_TRANSMIT] = k->transmit_size;
   words[WEFT__COOP_ITEMS] = items;
   if (r == CUDA_SUCCESS && l->program->coop_state)
@@ -260,13 +274,11 @@ int weft__cuda_launch(weft_backend_device *device, const weft_launch_desc *desc,
   if (!rc) rc = check_residency(l, msg);
   if (!rc) rc = size_pool(l, msg);
   if (!rc) {
-    CUdeviceptr records = 0;
     pthread_mutex_lock(&l->gpu->launch_lock);
     rc = fill_constant_bank(l, msg);
     if (!rc) rc = write_globals(l, msg);
-    if (!rc) rc = write_pool(l, &records, msg);
+    if (!rc) rc = write_pool(l, msg);
     if (!rc) rc = run(l, params, msg);
-    if (records) l->gpu->api->cuMemFree(records);
     pthread_mutex_unlock(&l->gpu->launch_lock);
   }
   free(l);

@@ -212,7 +212,10 @@ void weft__cuda_binary_free(weft_backend_device *device, weft_binary *binary) {
   cuda_program *p = binary->impl;
   if (p) {
     cuda_device *gpu = weft__cuda_of(device);
-    if (!weft__cuda_enter(gpu, NULL)) gpu->api->cuModuleUnload(p->module);
+    if (!weft__cuda_enter(gpu, NULL)) {
+      if (p->coop_records) gpu->api->cuMemFree(p->coop_records);
+      gpu->api->cuModuleUnload(p->module);
+    }
     free(p->kernels);
     free(p);
     binary->impl = NULL;
