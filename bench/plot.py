@@ -12,6 +12,8 @@ against threads. The switch
 CSV (bench_switch) becomes ns per switch for each switch, on a log scale,
 with the project's goal of 20 ns drawn in. The CSVs of `weft bench sync`
 and `weft bench probe` become rates against work-groups (plot_sync.py).
+bench_coop_kernels' CSV (row,value,unit) becomes three panels: the
+points' overhead, the wait for a thread, the periodic load.
 
 Run it with Debian's Python (/usr/bin/python3), which has matplotlib.
 """
@@ -168,6 +170,55 @@ def plot_switch(rows, title, out):
     plt.close(fig)
 
 
+def plot_coop(rows, title, out):
+    """bench_coop_kernels: the points' overhead (with the goals of 1.05 on
+    average and 1.15 at worst), the wait for a thread beside a persistent
+    kernel (median, 90th percentile, worst; log scale), and the queue's
+    slowdown beside a periodic kernel with the periods met."""
+    value = {r["row"]: number(r["value"]) for r in rows}
+    fig, (over, wait, load) = plt.subplots(1, 3, figsize=(13, 4.2))
+    names = [n for n in ("overhead_queue", "overhead_levels") if n in value]
+    bars = over.bar([n.split("_", 1)[1] for n in names],
+                    [value[n] for n in names], color=WEFT_COLOUR)
+    over.bar_label(bars, labels=[f"{value[n]:.3f}" for n in names],
+                   fontsize=8)
+    over.axhline(1.05, color="#a33", linestyle="--", linewidth=1,
+                 label="goal: 1.05 on average")
+    over.axhline(1.15, color="#a33", linestyle=":", linewidth=1,
+                 label="goal: 1.15 at worst")
+    over.set_ylabel("cooperative form's time / plain form's")
+    over.set_title("overhead of the points", fontsize=10)
+    over.legend(fontsize=7)
+    forms = [f for f in ("gather_offer", "gather_offer_long",
+                         "gather_offer_query", "gather_barrier")
+             if f + "_p50" in value]
+    for i, stat in enumerate(("p50", "p90", "max")):
+        heights = [max(value[f + "_" + stat], 1e-4) for f in forms]
+        wait.bar([x + 0.27 * i for x in range(len(forms))], heights,
+                 width=0.27, label=stat)
+    wait.set_xticks([x + 0.27 for x in range(len(forms))],
+                    [f.replace("gather_", "") for f in forms], fontsize=8)
+    wait.set_yscale("log")
+    wait.set_ylabel("ms a launch waits for a thread")
+    wait.set_title("gather time", fontsize=10)
+    wait.legend(fontsize=7)
+    loads = [n for n in ("light", "medium", "heavy")
+             if f"periodic_{n}_slowdown" in value]
+    bars = load.bar(loads, [value[f"periodic_{n}_slowdown"] for n in loads],
+                    color=WEFT_COLOUR)
+    load.bar_label(bars, labels=[
+        f"{value[f'periodic_{n}_slowdown']:.2f}x\n"
+        f"{100 * value[f'periodic_{n}_met']:.0f}% met" for n in loads],
+        fontsize=8)
+    load.set_ylabel("the queue's slowdown beside a 10 ms periodic kernel")
+    load.set_title("multitasking", fontsize=10)
+    load.margins(y=0.25)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def plot_file(path):
     rows = read_rows(path)
     if not rows:
@@ -184,6 +235,8 @@ def plot_file(path):
         plot_switch(rows, f"{title}: cost of one work-item switch", out)
     elif "ops_per_s" in rows[0]:
         plot_sync.plot_sync(rows, f"{title}: weft bench sync", out)
+    elif "row" in rows[0] and "unit" in rows[0]:
+        plot_coop(rows, f"{title}: cooperative kernels", out)
     elif "accesses_per_s" in rows[0]:
         plot_sync.plot_probe(rows, f"{title}: weft bench probe, memory "
                              "system", out)

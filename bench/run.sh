@@ -14,7 +14,8 @@ results=$build/bench-results
 mkdir -p "$results" || exit 1
 
 status=0
-for name in kernels peers switch build api math check sub_groups; do
+for name in kernels peers switch build api math check sub_groups \
+            coop_kernels; do
   program=$build/bench/bench_$name
   if [ ! -x "$program" ]; then
     echo "run.sh: $program is missing: build the project first" >&2
@@ -44,7 +45,7 @@ fi
 # Debian's Python has matplotlib; a python3 earlier in PATH may not.
 for csv in "$results"/kernels.csv "$results"/switch.csv "$results"/build.csv \
            "$results"/api.csv "$results"/math.csv "$results"/sync.csv \
-           "$results"/probe.csv; do
+           "$results"/probe.csv "$results"/coop_kernels.csv; do
   [ -f "$csv" ] || continue
   /usr/bin/python3 "$here/plot.py" "$csv" >/dev/null || status=1
   echo "== $csv"
