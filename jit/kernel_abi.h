@@ -90,7 +90,7 @@ typedef struct weft_wg_ctx {
    * back end says at the point. */
   unsigned char *transmit;
   uint32_t resume_site;
-  volatile uint32_t coop_exit;
+  uint32_t coop_exit;
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):

@@ -986,6 +986,24 @@ void weft__cpu_sched_point(weft_wg_ctx *ctx, const void *p, uint32_t info) {
   switch_to_scheduler(s);
 }
 
+void weft__coop_offer_thread(cpu_group *g) {
+  coop_slot *s = (coop_slot *)g; /* the group is the slot's first member */
+  launch_state *l = g->launch;
+  /* A random schedule switches at its own points, on its one thread. */
+  if (l->random) return;
+  if (!__atomic_load_n(&l->coop->num_ready, __ATOMIC_RELAXED) &&
+      __atomic_load_n(&l->coop->next_group, __ATOMIC_RELAXED) ==
+          __atomic_load_n(&l->coop->starts, __ATOMIC_RELAXED))
+    return;
+  /* As a yield, so that the scheduler starts the forks before it runs
+   * this group again, but one that counts as progress (no spin: a
+   * kernel that only passes its points for a long time is no deadlock). */
+  s->advanced = 1;
+  s->pc = __builtin_return_address(0);
+  s->state = SLOT_YIELDING;
+  switch_to_scheduler(s);
+}
+
 /* Under exhaustive exploration: the step under way waits, wakes or looks
  * at a word, which no schedule point named (explore.c keeps every step
  * that does apart from every other). */

@@ -96,4 +96,10 @@ struct coop_launch {
   coop_resize resize;
 };
 
+/* coop.c's, for resize.c: at a cooperative kernel's point, group g lets
+ * a group that waits to run or to start have its thread (a yield that
+ * counts as progress); with none, it goes on. Without it, groups forked
+ * past the threads would wait for the forking group's end. */
+void weft__coop_offer_thread(cpu_group *g);
+
 #endif /* WEFT_BACKEND_CPU_COOP_STATE_H */

@@ -194,6 +194,7 @@ static void offer_kill(launch_state *l, cpu_group *g) {
   weft__unlock(&l->coop->coop_lock);
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
   if (g->ctx.coop_exit) weft__share_given_back(l->executor);
+  else weft__coop_offer_thread(g);
 }
 
 static void request_fork(launch_state *l, cpu_group *g, uint32_t site) {
@@ -202,6 +203,7 @@ static void request_fork(launch_state *l, cpu_group *g, uint32_t site) {
   if (n) fork_groups(l, n, site, g->ctx.transmit);
   note_count(l, g);
   weft__unlock(&l->coop->coop_lock);
+  weft__coop_offer_thread(g);
 }
 
 static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {

@@ -114,12 +114,12 @@ static LLVMValueRef lower(LLVMBuilderRef b, LLVMValueRef call,
     return runtime_call(b, call, body, WEFT_COOP_POINT_SYMBOL);
   case RESIZE_QUERY:
     return runtime_call(b, call, body, WEFT_QUERY_KILL_SYMBOL);
-  case RESIZE_EXIT: {
-    LLVMValueRef v = LLVMBuildLoad2(
+  case RESIZE_EXIT:
+    /* A plain load: the back end set it in the call (or the barrier's)
+     * before, which the compiler cannot see through. Volatile, it made
+     * the kernel's loop a polling loop that yielded at every turn. */
+    return LLVMBuildLoad2(
         b, i32, weft__ctx_field(b, ctx, offsetof(weft_wg_ctx, coop_exit)), "");
-    LLVMSetVolatile(v, 1);
-    return v;
-  }
   case RESIZE_SITE:
     return weft__ctx_invariant(b, i32, ctx, offsetof(weft_wg_ctx, resume_site));
   case RESIZE_NUM_GROUPS:
