@@ -9,7 +9,8 @@
 #define PLATFORM_NAME "Weft"
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
-#define PLATFORM_EXTENSIONS "cl_khr_icd cl_weft_sync cl_weft_schedule"
+#define PLATFORM_EXTENSIONS \
+  "cl_khr_icd cl_weft_sync cl_weft_schedule cl_weft_cooperative_kernels"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
 #define OPENCL_C_VERSION "OpenCL C 1.2 Weft"
@@ -150,7 +151,8 @@ static void feature_list(const cl_device_id d, const char *prefix, char *out,
                          size_t size, int with_own) {
   size_t used = 0;
   out[0] = 0;
-  /* Weft's own: the ICD, and the synchronization objects of kernel.h. */
+  /* Weft's own: the ICD, and kernel.h's synchronization objects,
+   * schedule exploration and cooperative kernels. */
   if (with_own) used += (size_t)snprintf(out, size, "%s", PLATFORM_EXTENSIONS);
   for (const char *p = d->info.features; *p;) {
     size_t len = strcspn(p, ",");
