@@ -123,6 +123,22 @@ static const char *source =
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  }\n"
     "}\n"
+    "/* The same, with a point only at its end: it never gives a thread\n"
+    " * back while it polls. */\n"
+    "__kernel void persist_closed(__global atomic_int *flag,\n"
+    "                             __global int *stats) {\n"
+    "  __local int stop;\n"
+    "  for (;;) {\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      stop = atomic_load(flag);\n"
+    "      atomic_inc(&stats[1]);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (stop) break;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  offer_kill();\n"
+    "}\n"
     "__kernel void signal(__global atomic_int *flag) {\n"
     "  atomic_store(flag, 1);\n"
     "}\n"
@@ -330,16 +346,15 @@ static void *persist_main(void *arg) {
   return NULL;
 }
 
-/* A launch from another thread while a cooperative kernel holds every
- * thread: the kernel gives threads back at its offers, the launch runs
- * (and ends the kernel, which waited for it). */
-TEST(shares_threads_with_another_launch) {
+/* Runs kernel name (persist or persist_closed) on another thread until
+ * a launch of signal from this one ends it. */
+static void persist_until_signalled(const char *name) {
   CPU_ONLY("a GPU's pool does not give blocks to other streams yet");
   /* The kernel only polls until the host's launch comes, which a loaded
    * machine may hold back for seconds: not a deadlock here. */
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
   fixture f = setup();
-  weft_kernel *k = kernel(&f, "persist"), *s = kernel(&f, "signal");
+  weft_kernel *k = kernel(&f, name), *s = kernel(&f, "signal");
   weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 2, NULL);
   args(k, "BB", flag, stats);
   args(s, "B", flag);
@@ -360,6 +375,17 @@ TEST(shares_threads_with_another_launch) {
   weft_kernel_release(k);
   weft_kernel_release(s);
   teardown(&f);
+}
+
+/* A launch from another thread while a cooperative kernel holds every
+ * thread: the kernel gives threads back at its offers, the launch runs
+ * (and ends the kernel, which waited for it). */
+TEST(shares_threads_with_another_launch) { persist_until_signalled("persist"); }
+
+/* The same beside a kernel that offers nothing while it polls: the launch
+ * waits the gather bound (20 ms), then runs beside it all the same. */
+TEST(launch_beside_a_closed_kernel) {
+  persist_until_signalled("persist_closed");
 }
 
 /* query_kill() in 4 groups of 2, 1 added; 0 where no group ran. */
