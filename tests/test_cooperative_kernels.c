@@ -202,17 +202,24 @@ static void random_schedule(void) {
   setenv("WEFT_SCHEDULE", "random:1", 0);
 }
 
-/* Random schedules kill and fork at random, on one thread. */
-TEST(claim_random) {
+/* run(f) under random schedules of seeds 1 to seeds, which kill and fork
+ * at random, on one thread. */
+static void sweep_seeds(unsigned seeds, void (*run)(fixture *f)) {
   random_schedule();
   fixture f = setup();
-  for (unsigned seed = 1; seed <= 12; seed++) {
+  for (unsigned seed = 1; seed <= seeds; seed++) {
     weft_schedule_seed(seed);
-    int stats[4];
-    run_claim(&f, 700, 6, 4, stats);
+    run(&f);
   }
   teardown(&f);
 }
+
+static void claim_small(fixture *f) {
+  int stats[4];
+  run_claim(f, 700, 6, 4, stats);
+}
+
+TEST(claim_random) { sweep_seeds(12, claim_small); }
 
 static void run_transmitted(fixture *f, size_t groups, size_t local,
                             int rounds, int *runs) {
@@ -239,17 +246,13 @@ TEST(transmit_churn) {
   teardown(&f);
 }
 
-TEST(transmit_random) {
-  random_schedule();
-  fixture f = setup();
-  for (unsigned seed = 1; seed <= 10; seed++) {
-    weft_schedule_seed(seed);
-    int runs;
-    run_transmitted(&f, 5, 3, 6, &runs);
-    CHECK(runs >= 6);
-  }
-  teardown(&f);
+static void transmitted_small(fixture *f) {
+  int runs;
+  run_transmitted(f, 5, 3, 6, &runs);
+  CHECK(runs >= 6);
 }
+
+TEST(transmit_random) { sweep_seeds(10, transmitted_small); }
 
 /* Under churn the first site forks the launch's other groups, which
  * skip the second (they are at site 1's resume with site 1); all check
@@ -306,16 +309,12 @@ TEST(resizing_barrier_default) {
   teardown(&f);
 }
 
-TEST(resizing_barrier_random) {
-  random_schedule();
-  fixture f = setup();
-  for (unsigned seed = 1; seed <= 10; seed++) {
-    weft_schedule_seed(seed);
-    int most;
-    run_phases(&f, 7, 4, &most);
-  }
-  teardown(&f);
+static void phases_small(fixture *f) {
+  int most;
+  run_phases(f, 7, 4, &most);
 }
+
+TEST(resizing_barrier_random) { sweep_seeds(10, phases_small); }
 
 /* A group that returns without arriving (churn forks it, whatever the
  * threads): it still counts, so the deadlock report names the resizing
@@ -380,7 +379,9 @@ static void persist_until_signalled(const char *name) {
 /* A launch from another thread while a cooperative kernel holds every
  * thread: the kernel gives threads back at its offers, the launch runs
  * (and ends the kernel, which waited for it). */
-TEST(shares_threads_with_another_launch) { persist_until_signalled("persist"); }
+TEST(shares_threads_with_another_launch) {
+  persist_until_signalled("persist");
+}
 
 /* The same beside a kernel that offers nothing while it polls: the launch
  * waits the gather bound (20 ms), then runs beside it all the same. */

@@ -134,11 +134,10 @@ static void fork_groups(launch_state *l, uint64_t n, uint32_t site,
   if (l->coop->sleepers) pthread_cond_broadcast(&l->coop->coop_changed);
 }
 
-/* The count g's kernel sees until its next point (coop_lock held). */
-static void note_count(const launch_state *l, cpu_group *g) {
-  uint64_t live = l->coop->resize.live;
-  g->ctx.num_groups[0] = live;
-  g->ctx.global_size[0] = live * g->ctx.enqueued_local_size[0];
+/* The count of groups g's kernel sees until its next point. */
+static void note_count(cpu_group *g, uint64_t groups) {
+  g->ctx.num_groups[0] = groups;
+  g->ctx.global_size[0] = groups * g->ctx.enqueued_local_size[0];
 }
 
 void weft__resize_start_group(launch_state *l, cpu_group *g, uint64_t index,
@@ -149,7 +148,7 @@ void weft__resize_start_group(launch_state *l, cpu_group *g, uint64_t index,
   g->ctx.coop_exit = 0;
   *id = index;
   if (!r->on) return;
-  note_count(l, g);
+  note_count(g, r->live);
   if (index < r->initial) return;
   /* The launch's own groups first, then the forks in the order made. */
   assert(r->count && index - r->initial < l->coop->starts);
@@ -190,7 +189,7 @@ static void offer_kill(launch_state *l, cpu_group *g) {
     /* The groups at a resizing barrier no longer wait for this one. */
     opened = open_barrier(l);
   }
-  note_count(l, g);
+  note_count(g, r->live);
   weft__unlock(&l->coop->coop_lock);
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
   if (g->ctx.coop_exit) weft__share_given_back(l->executor);
@@ -201,7 +200,7 @@ static void request_fork(launch_state *l, cpu_group *g, uint32_t site) {
   weft__lock(&l->coop->coop_lock);
   uint64_t n = forks_now(l);
   if (n) fork_groups(l, n, site, g->ctx.transmit);
-  note_count(l, g);
+  note_count(g, l->coop->resize.live);
   weft__unlock(&l->coop->coop_lock);
   weft__coop_offer_thread(g);
 }
@@ -231,8 +230,7 @@ static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {
   uint64_t live = __atomic_load_n(&r->live, __ATOMIC_RELAXED);
   int later = __atomic_load_n(&r->generation, __ATOMIC_ACQUIRE) != opened_as;
   g->ctx.coop_exit = later || id >= target;
-  g->ctx.num_groups[0] = later ? live : target;
-  g->ctx.global_size[0] = g->ctx.num_groups[0] * g->ctx.enqueued_local_size[0];
+  note_count(g, later ? live : target);
   if (g->ctx.coop_exit) weft__share_given_back(l->executor);
 }
 

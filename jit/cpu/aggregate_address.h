@@ -7,8 +7,7 @@
 
 #include <llvm-c/Core.h>
 
-/* The most counters one atomic may address (a bit each in a word). */
-#define WEFT_AGGREGATE_KEYS 16
+#include "jit/ir/ir.h" /* WEFT_AGGREGATE_KEYS */
 
 typedef struct weft_counters {
   unsigned keys;    /* how many: 1 for one address */

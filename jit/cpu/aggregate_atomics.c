@@ -82,9 +82,11 @@ static int is_candidate(LLVMValueRef i, void *data) {
          !LLVMIsAtomicSingleThread(i) && weft__counters_of(body, ptr, &counters);
 }
 
-/* Marks in seen[] the blocks reached from block from, forwards (up) or
- * backwards; work has room for g->count indices. */
+/* Marks in seen[] the blocks reached from block from, forwards or
+ * backwards, not taking the edge skip_from -> skip_to (NULL: none);
+ * work has room for g->count indices. */
 static void reach(const weft_cfg *g, unsigned from, int backwards,
+                  LLVMBasicBlockRef skip_from, LLVMBasicBlockRef skip_to,
                   unsigned char *seen, unsigned *work) {
   unsigned top = 0;
   work[top++] = from;
@@ -98,8 +100,11 @@ static void reach(const weft_cfg *g, unsigned from, int backwards,
     }
     LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
     for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
-      unsigned s = weft__cfg_index(g, LLVMGetSuccessor(t, k));
-      if (s < g->count && !seen[s]) seen[work[top++] = s] = 1;
+      LLVMBasicBlockRef next = LLVMGetSuccessor(t, k);
+      unsigned s = weft__cfg_index(g, next);
+      if (s < g->count && !seen[s] &&
+          !(g->blocks[b] == skip_from && next == skip_to))
+        seen[work[top++] = s] = 1;
     }
   }
 }
@@ -116,7 +121,7 @@ static int in_loop(LLVMValueRef body, LLVMBasicBlockRef block, int *rc) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(block);
   for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; !*rc && k < n; k++) {
     unsigned s = weft__cfg_index(&g, LLVMGetSuccessor(t, k));
-    if (s < g.count && !seen[s]) reach(&g, s, 0, seen, work);
+    if (s < g.count && !seen[s]) reach(&g, s, 0, NULL, NULL, seen, work);
   }
   if (!*rc) loops = b == g.count || seen[b];
   free(seen);
@@ -156,29 +161,6 @@ static LLVMBasicBlockRef narrow_way(LLVMValueRef body, LLVMBasicBlockRef b) {
   return LLVMGetSuccessor(t, p == LLVMIntEQ ? 0 : 1);
 }
 
-/* Whether block target can be reached from the entry without taking the
- * edge from -> to; seen and work have room for g->count. */
-static int reachable_without(const weft_cfg *g, unsigned target, unsigned from,
-                             LLVMBasicBlockRef to, unsigned char *seen,
-                             unsigned *work) {
-  memset(seen, 0, g->count + 1);
-  unsigned top = 0;
-  seen[0] = 1;
-  work[top++] = 0;
-  while (top) {
-    unsigned b = work[--top];
-    if (b == target) return 1;
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
-    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
-      LLVMBasicBlockRef next = LLVMGetSuccessor(t, k);
-      unsigned s = weft__cfg_index(g, next);
-      if (s < g->count && !seen[s] && !(b == from && next == to))
-        seen[work[top++] = s] = 1;
-    }
-  }
-  return 0;
-}
-
 /* Whether only the work-items of one local id can reach block (it lies
  * past an `if (lid == c)`): the usual last step of a reduction, one
  * atomic a group already, where a cut would only cost. */
@@ -193,7 +175,11 @@ static int one_item_reaches(LLVMValueRef body, LLVMBasicBlockRef block,
   int one = 0;
   for (unsigned i = 0; !*rc && !one && i < g.count; i++) {
     LLVMBasicBlockRef narrow = narrow_way(body, g.blocks[i]);
-    one = narrow && !reachable_without(&g, target, i, narrow, seen, work);
+    if (!narrow) continue;
+    /* Not reached from the entry without taking the narrow way. */
+    memset(seen, 0, g.count + 1);
+    reach(&g, 0, 0, g.blocks[i], narrow, seen, work);
+    one = !seen[target];
   }
   free(seen);
   free(work);
@@ -211,6 +197,7 @@ typedef struct cut {
   LLVMBasicBlockRef head, rest; /* the atomic's block, cut before it */
   LLVMBasicBlockRef entry, dispatch;
   LLVMBasicBlockRef *exits;    /* a block per (from, to) edge pair */
+  LLVMBasicBlockRef *sources;  /* each exit's from */
   LLVMBasicBlockRef *targets;  /* where each exit leads */
   unsigned *target_of;         /* an exit's index in targets */
   unsigned num_exits, num_targets;
@@ -247,9 +234,11 @@ static int make_exits(cut *c, LLVMBasicBlockRef cut_block) {
     most += t ? LLVMGetNumSuccessors(t) : 0;
   }
   c->exits = calloc(most + 1, sizeof *c->exits);
+  c->sources = calloc(most + 1, sizeof *c->sources);
   c->targets = calloc(most + 1, sizeof *c->targets);
   c->target_of = calloc(most + 1, sizeof *c->target_of);
-  if (!c->exits || !c->targets || !c->target_of) return WEFT_ENOMEM;
+  if (!c->exits || !c->sources || !c->targets || !c->target_of)
+    return WEFT_ENOMEM;
   for (unsigned i = 0; i < c->g.count; i++) {
     LLVMBasicBlockRef from = c->g.blocks[i];
     LLVMValueRef t = LLVMGetBasicBlockTerminator(from);
@@ -265,21 +254,12 @@ static int make_exits(cut *c, LLVMBasicBlockRef cut_block) {
       for (unsigned m = k; m < n; m++)
         if (LLVMGetSuccessor(t, m) == to) LLVMSetSuccessor(t, m, exit);
       c->target_of[c->num_exits] = target_index(c, to);
+      c->sources[c->num_exits] = from;
       c->exits[c->num_exits++] = exit;
       /* Phis of to still name from: fix_target_phis mends them. */
     }
   }
   return 0;
-}
-
-/* The block an exit was made for: its only predecessor's index. */
-static LLVMBasicBlockRef exit_source(const cut *c, unsigned e) {
-  for (unsigned i = 0; i < c->g.count; i++) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(c->g.blocks[i]);
-    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++)
-      if (LLVMGetSuccessor(t, k) == c->exits[e]) return c->g.blocks[i];
-  }
-  return NULL;
 }
 
 /* A phi at the cut: from_head from the atomic's side, per_exit[e] from
@@ -312,7 +292,7 @@ static int fix_target_phis(cut *c, LLVMBasicBlockRef cut_block) {
       for (unsigned e = 0; e < c->num_exits; e++) {
         per_exit[e] = NULL;
         if (c->target_of[e] != t) continue;
-        LLVMBasicBlockRef from = exit_source(c, e);
+        LLVMBasicBlockRef from = c->sources[e];
         for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
           if (LLVMGetIncomingBlock(phi, k) == from)
             per_exit[e] = LLVMGetIncomingValue(phi, k);
@@ -548,7 +528,8 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
   c.before = calloc(c.g.count + 1, 1);
   unsigned *work = calloc(c.g.count + 1, sizeof *work);
   if (!rc && (!c.before || !work)) rc = WEFT_ENOMEM;
-  if (!rc) reach(&c.g, weft__cfg_index(&c.g, c.head), 1, c.before, work);
+  if (!rc)
+    reach(&c.g, weft__cfg_index(&c.g, c.head), 1, NULL, NULL, c.before, work);
   free(work);
   c.entry = LLVMGetEntryBasicBlock(body);
   LLVMBasicBlockRef cut_block = NULL;
@@ -618,6 +599,7 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
   }
   free(c.before);
   free(c.exits);
+  free(c.sources);
   free(c.targets);
   free(c.target_of);
   weft__cfg_free(&c.g);

@@ -190,14 +190,14 @@ static int lower_kernels(build *b) {
       b->s.kernels[i].flags |= WEFT_KERNEL_GLOBAL_BARRIER;
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     unsigned width = weft_cpu_sub_group_width(&b->s.kernels[i]);
-    int resizable = (b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE) != 0;
-    rc = weft__resize_calls_lower(b->bodies[i], resizable);
+    rc = weft__resize_calls_lower(
+        b->bodies[i], (b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE) != 0);
     if (!rc) rc = weft__workitem_lower(b->bodies[i], width, &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
     if (!rc) rc = weft__sub_group_cuts(b->bodies[i], width);
     unsigned words = 0;
-    if (!rc && aggregating(b) && !resizable)
+    if (!rc && aggregating(b))
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
     if (words) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
     b->s.kernels[i].aggregate_words = words;
@@ -207,8 +207,7 @@ static int lower_kernels(build *b) {
   /* A kernel that calls another takes in its body (and barriers) first. */
   if (!rc) rc = weft__run_passes(b->s.module, b->s.machine, "always-inline", &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
-    if (weft__calls_sync(b->bodies[i]) ||
-        (b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE))
+    if (weft__calls_sync(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_COOPERATIVE;
     if (weft__has_sub_groups(b->bodies[i]))
       b->s.kernels[i].flags |= WEFT_KERNEL_SUB_GROUPS;

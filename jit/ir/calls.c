@@ -32,7 +32,8 @@ int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count) {
 int weft__calls_sync(LLVMValueRef fn) {
   static const char *const names[] = {WEFT_YIELD_SYMBOL, WEFT_WAIT_SYMBOL,
                                       WEFT_WAKE_SYMBOL, WEFT_POLL_SYMBOL,
-                                      WEFT_SCHED_POINT_SYMBOL};
+                                      WEFT_SCHED_POINT_SYMBOL,
+                                      WEFT_COOP_POINT_SYMBOL};
   return weft__calls_any(fn, names, sizeof names / sizeof *names);
 }
 

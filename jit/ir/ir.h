@@ -104,6 +104,11 @@ void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
  * narrowings that keep it, a select of such, a sum of such. */
 int weft__value_bound(LLVMValueRef v, uint64_t *hi);
 
+/* The most counters of a table an atomic is aggregated over, by key (the
+ * CPU's cpu/aggregate_atomics.c, the GPU's ptx/ptx_aggregate.c): a bit
+ * each in a word. */
+#define WEFT_AGGREGATE_KEYS 16
+
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
 
@@ -113,8 +118,9 @@ int weft__is_call_to(LLVMValueRef inst, const char *name);
 /* Whether fn calls any of the count functions named. */
 int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count);
 
-/* Whether fn calls the back end's yield, wait, wake or poll, or has
- * schedule points (steps 3a, 3b): such a kernel runs cooperatively. */
+/* Whether fn calls the back end's yield, wait, wake or poll, has
+ * schedule points (steps 3a, 3b) or a cooperative kernel's points (whose
+ * groups wait at a resizing barrier): such a kernel runs cooperatively. */
 int weft__calls_sync(LLVMValueRef fn);
 
 /* Whether fn (before step 3) uses the launch's words (weft_global_barrier). */

@@ -30,9 +30,6 @@
 #include "jit/ptx/ptx.h"
 #include "weft/weft.h"
 
-/* A table of at most this many counters is aggregated. */
-#define MOST_KEYS 16
-
 /* Whether v is a kernel argument: itself, or loaded from the stack slot
  * Clang keeps it in (nothing but the argument stored there; this runs
  * before the optimizer promotes the slot). */
@@ -52,8 +49,9 @@ static int is_argument(LLVMValueRef v) {
 }
 
 /* Whether ptr is a GEP from a kernel argument (or a constant) whose
- * other indices are constants and whose last has at most MOST_KEYS
- * values: one of a few addresses, the same few for every lane. */
+ * other indices are constants and whose last has at most
+ * WEFT_AGGREGATE_KEYS values: one of a few addresses, the same few for
+ * every lane. */
 static int few_addresses(LLVMValueRef ptr) {
   if (!LLVMIsAGetElementPtrInst(ptr)) return 0;
   unsigned n = (unsigned)LLVMGetNumOperands(ptr);
@@ -63,7 +61,7 @@ static int few_addresses(LLVMValueRef ptr) {
     if (!LLVMIsAConstant(LLVMGetOperand(ptr, k))) return 0;
   uint64_t hi;
   return weft__value_bound(LLVMGetOperand(ptr, n - 1), &hi) && hi > 0 &&
-         hi < MOST_KEYS;
+         hi < WEFT_AGGREGATE_KEYS;
 }
 
 /* An integer add or subtract of a constant on a few __global addresses. */
