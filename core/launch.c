@@ -188,6 +188,10 @@ static const char *how_it_runs(const weft_kernel_desc *kd) {
     return "barriers as regions (a loop over work-items between them)";
   if (kd->flags & WEFT_KERNEL_HAS_BARRIER)
     return "barriers on fibers (a stack per work-item)";
+  /* Jammed: so many a turn (WEFT_CPU_JAM_WIDTH). */
+  _Static_assert(WEFT_CPU_JAM_WIDTH == 8, "the line below says 8");
+  if (kd->flags & WEFT_KERNEL_JAMMED)
+    return "a loop over work-items, 8 side by side (jammed)";
   return "a loop over work-items";
 }
 

@@ -379,6 +379,10 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * points, jit/ir/fork_points.c): its groups are killed and forked as it
  * runs; each work-item's transmit variables take transmit_size bytes. */
 #define WEFT_KERNEL_RESIZABLE 1024u
+/* Its work-item loop runs WEFT_CPU_JAM_WIDTH work-items a turn, side by
+ * side (jit/cpu/jam.c). */
+#define WEFT_KERNEL_JAMMED 2048u
+#define WEFT_CPU_JAM_WIDTH 8
 
 typedef struct weft_kernel_desc {
   char *name;

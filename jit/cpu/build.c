@@ -80,6 +80,7 @@ typedef struct build {
   weft_build_state s;
   weft_cache_key key;
   LLVMValueRef *bodies;
+  LLVMValueRef *jams;         /* step 4's jammed bodies (NULL: none) */
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
@@ -175,6 +176,60 @@ static int aggregating(const build *b) {
          !checks_asked(b) && !g->schedule_points && !g->weak_memory;
 }
 
+/* How many work-items a jammed body runs (jam.c), or 0 for no jamming:
+ * optimized builds that run kernels as they are written (no checks, no
+ * schedule exploration, whose points would stop it anyway), unless
+ * -cl-weft-no-jam. */
+static unsigned jam_width(const build *b) {
+  const weft_jit_codegen *g = &b->jit->codegen;
+  if (!b->s.options.optimize || b->s.options.no_jam || checks_asked(b) ||
+      g->schedule_points || g->weak_memory)
+    return 0;
+  return WEFT_CPU_JAM_WIDTH;
+}
+
+/* Whether kernel i runs as one plain loop over its work-items. */
+static int runs_plain(const build *b, unsigned i) {
+  return !(b->s.kernels[i].flags &
+           (WEFT_KERNEL_COOPERATIVE | WEFT_KERNEL_SUB_GROUPS |
+            WEFT_KERNEL_AGGREGATES | WEFT_KERNEL_RESIZABLE)) &&
+         !weft__calls_barrier(b->bodies[i]);
+}
+
+/* Step 4's jammed bodies, where they apply, made while the bodies' values
+ * are still registers (schedule_regions's reg2mem puts every function's
+ * in memory). */
+static int make_jams(build *b) {
+  unsigned width = jam_width(b);
+  if (width < 2) return 0;
+  b->jams = calloc(b->s.num_kernels + 1, sizeof *b->jams);
+  if (!b->jams) return WEFT_ENOMEM;
+  for (unsigned i = 0; i < b->s.num_kernels; i++) {
+    if (!runs_plain(b, i)) continue;
+    char name[strlen(b->entry_names[i]) + sizeof ".jam"];
+    snprintf(name, sizeof name, "%s.jam", b->entry_names[i]);
+    b->jams[i] = weft__jam_make(b->bodies[i], b->s.layout, width, name);
+  }
+  return 0;
+}
+
+/* Step 4: the work-group functions. */
+static void make_entries(build *b, LLVMValueRef *entries) {
+  unsigned width = jam_width(b);
+  for (unsigned i = 0; i < b->s.num_kernels; i++) {
+    weft_kernel_desc *k = &b->s.kernels[i];
+    if (k->flags & WEFT_KERNEL_REGIONS)
+      entries[i] = weft__workgroup_make_regions(b->s.module, b->bodies[i], k,
+                                                b->entry_names[i]);
+    else
+      entries[i] = weft__workgroup_make(b->s.module, b->bodies[i],
+                                        b->jams ? b->jams[i] : NULL, width, k,
+                                        b->entry_names[i]);
+    if (b->jams && b->jams[i]) k->flags |= WEFT_KERNEL_JAMMED;
+    LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
+  }
+}
+
 /* Steps 2 to 5 of passes.h, then optimization. */
 static int lower_kernels(build *b) {
   int rc = make_entry_names(b);
@@ -216,18 +271,11 @@ static int lower_kernels(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc && b->jit->codegen.weak_memory;
        i++)
     rc = weft__weak_memory_insert(b->bodies[i], b->s.layout);
+  if (!rc) rc = make_jams(b);
   if (!rc) rc = schedule_regions(b);
-  LLVMValueRef entries[b->s.num_kernels + 1];
-  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
-    entries[i] = b->s.kernels[i].flags & WEFT_KERNEL_REGIONS
-                     ? weft__workgroup_make_regions(b->s.module, b->bodies[i],
-                                                    &b->s.kernels[i],
-                                                    b->entry_names[i])
-                     : weft__workgroup_make(b->s.module, b->bodies[i],
-                                            &b->s.kernels[i], b->entry_names[i]);
-    LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
-  }
   if (rc) return rc;
+  LLVMValueRef entries[b->s.num_kernels + 1];
+  make_entries(b, entries);
   /* The line tables stay (with -g, all of Clang's debug information): a
    * fault's report names its line, and gdb and perf see lines. */
   /* The ids' variables only where the work-items' loop stays a loop:
@@ -331,6 +379,7 @@ static int end(build *b, int rc, char **log) {
     free(b->entry_names[i]);
   free(b->entry_names);
   free(b->bodies);
+  free(b->jams);
   free(b->sites.locs);
   weft__check_sites_free(b->checks.sites, b->checks.count);
   free(b->stamps);

@@ -42,7 +42,10 @@
  *     memory. Between the two, the pipeline runs reg2mem.
  *  4. weft__workgroup_make: the work-group function loops over a range of
  *     local ids and calls the body, which is then inlined into the loop, so
- *     LLVM can vectorize across work-items. For a region body it makes one
+ *     LLVM can vectorize across work-items. A body with loops of its own
+ *     and the same control flow for every work-item is first jammed
+ *     (jam.c): one call runs several work-items side by side, which
+ *     LLVM's SLP vectorizer makes vector code. For a region body it makes one
  *     such loop per region (weft__workgroup_make_regions).
  *  5. weft__local_mem_lower: kernel-scope __local variables become slices
  *     of the group's local memory.
@@ -221,8 +224,21 @@ void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
                             const LLVMValueRef *bodies, unsigned count,
                             int ids);
 
-/* Step 4: the work-group function, named name, for one body. */
+/* Step 4 (jam.c): a function named name, with body's parameters, that
+ * runs the width work-items x, x+1, ... of body's x local id parameter
+ * side by side, instruction by instruction, so that LLVM vectorizes
+ * across them; or NULL where that does not apply (no loop in body, a
+ * branch that may differ between work-items, atomics or calls into the
+ * runtime, too large). Needs body's variables in registers (SROA). */
+LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
+                           unsigned width, const char *name);
+
+
+/* Step 4: the work-group function, named name, for one body. With
+ * jammed (weft__jam_make's, of width work-items; NULL for none), its x
+ * loop runs jammed while width work-items are left, then body. */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
+                                  LLVMValueRef jammed, unsigned width,
                                   const weft_kernel_desc *desc,
                                   const char *name);
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,

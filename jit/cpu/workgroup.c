@@ -31,6 +31,7 @@
  * rotated form (test at the bottom, one guard at the top), as LLVM's loop
  * passes want them.
  */
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -141,33 +142,44 @@ static LLVMValueRef range_is_empty(wg_builder *w) {
   return empty;
 }
 
-/* Loops over the range, calling each for every work-item; afterwards the
- * builder is at done, which an empty range also reaches. */
-static void emit_item_loops(wg_builder *w, item_emitter each, void *data,
-                            LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
+/* Loops over the range, calling each for every work-item (for every
+ * (y, z), iv[0] NULL, when each loops over x itself: x_inside);
+ * afterwards the builder is at done, which an empty range also reaches. */
+static void emit_loops(wg_builder *w, item_emitter each, void *data,
+                       int x_inside, LLVMBasicBlockRef done,
+                       LLVMBasicBlockRef exit) {
   LLVMBasicBlockRef headers[3] = {block(w, "x"), block(w, "y"), block(w, "z")};
   /* One guard: an empty range in any dimension runs nothing. */
   LLVMBasicBlockRef start = block(w, "start");
   LLVMBuildCondBr(w->b, range_is_empty(w), done, start);
   LLVMPositionBuilderAtEnd(w->b, start);
 
-  LLVMValueRef iv[3];
+  LLVMValueRef iv[3] = {NULL};
   LLVMBasicBlockRef from = start;
-  for (int d = 2; d >= 0; d--) {
+  int first = x_inside ? 1 : 0;
+  for (int d = 2; d >= first; d--) {
     iv[d] = loop_begin(w, from, w->lo[d], headers[d]);
     from = headers[d];
   }
+  if (x_inside) LLVMDeleteBasicBlock(headers[0]);
   each(w, iv, exit, data);
-  LLVMBasicBlockRef after[3] = {block(w, "x.end"), block(w, "y.end"), done};
-  for (int d = 0; d < 3; d++) {
+  LLVMBasicBlockRef after[3] = {NULL, block(w, "y.end"), done};
+  if (!x_inside) after[0] = block(w, "x.end");
+  for (int d = first; d < 3; d++) {
     loop_end(w, iv[d], w->hi[d], headers[d], after[d]);
     if (d < 2) LLVMPositionBuilderAtEnd(w->b, after[d]);
   }
   LLVMPositionBuilderAtEnd(w->b, done);
 }
 
-static LLVMValueRef call_body(wg_builder *w, LLVMValueRef iv[3],
-                              LLVMValueRef state, LLVMValueRef private_mem) {
+static void emit_item_loops(wg_builder *w, item_emitter each, void *data,
+                            LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
+  emit_loops(w, each, data, 0, done, exit);
+}
+
+static LLVMValueRef call_function(wg_builder *w, LLVMValueRef fn,
+                                  LLVMValueRef iv[3], LLVMValueRef state,
+                                  LLVMValueRef private_mem) {
   unsigned n = w->num_args;
   w->call_args[n + WEFT_BODY_CTX] = LLVMGetParam(w->fn, 1);
   w->call_args[n + WEFT_BODY_LX] = iv[0];
@@ -175,8 +187,13 @@ static LLVMValueRef call_body(wg_builder *w, LLVMValueRef iv[3],
   w->call_args[n + WEFT_BODY_LZ] = iv[2];
   w->call_args[n + WEFT_BODY_STATE] = state;
   w->call_args[n + WEFT_BODY_PRIVATE] = private_mem;
-  return LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->body), w->body,
-                        w->call_args, n + WEFT_BODY_EXTRA_PARAMS, "");
+  return LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, w->call_args,
+                        n + WEFT_BODY_EXTRA_PARAMS, "");
+}
+
+static LLVMValueRef call_body(wg_builder *w, LLVMValueRef iv[3],
+                              LLVMValueRef state, LLVMValueRef private_mem) {
+  return call_function(w, w->body, iv, state, private_mem);
 }
 
 /* A kernel without regions: run the body; after a barrier, the other
@@ -232,7 +249,65 @@ static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
   }
 }
 
+/* A jammed body and how many work-items a call of it runs. */
+typedef struct jammed_body {
+  LLVMValueRef fn;
+  unsigned width;
+} jammed_body;
+
+/* The x loop of a jammed body, at y and z (iv[0] unused): width work-items a call while
+ * that many are left, then one at a time (also what a replay of single
+ * work-items after a fault runs).
+ *
+ *   for (x = lo; x + width <= hi; x += width) jammed(x);
+ *   for (; x < hi; x++) body(x);
+ */
+static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
+                         LLVMBasicBlockRef exit, void *data) {
+  (void)exit;
+  const jammed_body *jam = data;
+  LLVMValueRef width = LLVMConstInt(w->i64, jam->width, 0);
+  LLVMValueRef zero = LLVMConstInt(w->i32, 0, 0);
+  LLVMValueRef none = LLVMConstNull(LLVMPointerTypeInContext(w->context, 0));
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
+  LLVMBasicBlockRef wide = block(w, "x.jam"), rest = block(w, "x.rest"),
+                    one = block(w, "x.one"), done = block(w, "x.done");
+  LLVMValueRef fits = LLVMBuildICmp(
+      w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, w->lo[0], width, ""), w->hi[0], "");
+  LLVMBuildCondBr(w->b, fits, wide, rest);
+
+  LLVMPositionBuilderAtEnd(w->b, wide);
+  LLVMValueRef x = LLVMBuildPhi(w->b, w->i64, "");
+  LLVMValueRef at[3] = {x, iv[1], iv[2]};
+  call_function(w, jam->fn, at, zero, none);
+  LLVMValueRef next = LLVMBuildNUWAdd(w->b, x, width, "");
+  LLVMValueRef again = LLVMBuildICmp(
+      w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, next, width, ""), w->hi[0], "");
+  LLVMBuildCondBr(w->b, again, wide, rest);
+  LLVMAddIncoming(x, &w->lo[0], &from, 1);
+  LLVMAddIncoming(x, &next, &wide, 1);
+
+  LLVMPositionBuilderAtEnd(w->b, rest);
+  LLVMValueRef left = LLVMBuildPhi(w->b, w->i64, "");
+  LLVMAddIncoming(left, &w->lo[0], &from, 1);
+  LLVMAddIncoming(left, &next, &wide, 1);
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, left, w->hi[0], ""),
+                  one, done);
+
+  LLVMPositionBuilderAtEnd(w->b, one);
+  LLVMValueRef y = LLVMBuildPhi(w->b, w->i64, "");
+  at[0] = y;
+  call_body(w, at, zero, none);
+  LLVMValueRef after = LLVMBuildNUWAdd(w->b, y, LLVMConstInt(w->i64, 1, 0), "");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, after, w->hi[0], ""),
+                  one, done);
+  LLVMAddIncoming(y, &left, &rest, 1);
+  LLVMAddIncoming(y, &after, &one, 1);
+  LLVMPositionBuilderAtEnd(w->b, done);
+}
+
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
+                                  LLVMValueRef jammed, unsigned width,
                                   const weft_kernel_desc *desc,
                                   const char *name) {
   wg_builder w = {0};
@@ -240,7 +315,12 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
   begin(&w, module, body, desc, name, call_args);
   LLVMBasicBlockRef exit = block(&w, "exit");
   int has_barrier = weft__calls_barrier(body);
-  emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
+  jammed_body jam = {jammed, width};
+  assert(!jammed || (width >= 2 && !has_barrier));
+  if (jammed)
+    emit_loops(&w, jammed_items, &jam, 1, exit, exit);
+  else
+    emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
   LLVMBuildRetVoid(w.b);
   LLVMDisposeBuilder(w.b);
   return w.fn;

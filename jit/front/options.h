@@ -14,6 +14,7 @@ typedef struct weft_build_options {
   unsigned check;     /* -cl-weft-check=...: WEFT_CHECK_* (kernel_abi.h) */
   int assertions;     /* -cl-weft-assert: weft_assert checks */
   int no_aggregate;   /* -cl-weft-no-aggregate: each atomic its own */
+  int no_jam;         /* -cl-weft-no-jam: the CPU's work-items one by one */
 } weft_build_options;
 
 /* Defines __WEFT_ASSERT__ for the kernel header (weft_assert's checks) in

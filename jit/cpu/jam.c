@@ -1,0 +1,402 @@
+/* jam.c: step 4's jammed bodies: one call runs `width` consecutive
+ * work-items (x, x+1, ...) of a body whose control flow is the same for
+ * all of them, instruction by instruction.
+ *
+ * LLVM vectorizes only innermost loops, so the work-item loop of a kernel
+ * with a loop of its own (a matrix product's k, n-body's j, clpeak's
+ * chains) stays scalar: one work-item's dependent chain after another.
+ * When every branch of the body depends only on values the work-items
+ * share (the arguments, the group's sizes and ids, what is computed from
+ * them alone), all of them take the same path, and the body can be
+ * "unrolled and jammed" over the work-items: each instruction whose value
+ * may differ between work-items is cloned once per work-item, side by
+ * side, each clone reading its own work-item's operands; the rest is
+ * emitted once. LLVM's SLP vectorizer then makes the side-by-side clones
+ * one vector operation (consecutive loads and stores, FMA chains), and
+ * where it cannot, the clones still give the core `width` independent
+ * chains instead of one.
+ *
+ * Why running the work-items instruction by instruction is allowed: in
+ * OpenCL, work-items of a group that exchange data through memory must
+ * meet at a barrier (or use atomics); without either, a write by one and
+ * an access by another to the same place is a data race, whose result is
+ * undefined. A jammed body has no barrier and no atomic (it is refused
+ * otherwise), and each work-item's own accesses keep their order, so any
+ * program without a race sees what the one-after-another order gives.
+ *
+ * Refused (the caller keeps the plain loop): a body with no loop (the
+ * loop vectorizer does better there), a branch on a value that differs
+ * between work-items, atomics, fences, calls into the runtime or any
+ * function that is not an LLVM intrinsic or free of memory effects, a
+ * by-value struct parameter, or a body too large once multiplied.
+ */
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/cpu/passes.h"
+
+/* Instructions of the body, times width, at most (code size). */
+#define JAM_MOST_INSTRUCTIONS 24000
+/* Bytes of private variables of the body, times width, at most: a
+ * jammed call's stack frame holds every work-item's. */
+#define JAM_MOST_PRIVATE_BYTES 32768
+
+typedef struct jam {
+  LLVMValueRef body, fn;
+  LLVMContextRef context;
+  unsigned width;
+  /* Every parameter, block and instruction of the body gets an index. */
+  LLVMValueRef *keys; /* open addressing, capacity a power of 2 */
+  unsigned *slots;
+  unsigned capacity, count;
+  LLVMValueRef *olds;        /* by index: the body's value */
+  unsigned char *varying;    /* by index: may differ between work-items */
+  LLVMValueRef *copies;      /* by index * width + work-item */
+} jam;
+
+static unsigned hash(LLVMValueRef v, unsigned capacity) {
+  uintptr_t p = (uintptr_t)v;
+  return (unsigned)((p >> 4) * 2654435761u) & (capacity - 1);
+}
+
+/* The index of v, or count when v is none of the body's (a constant, a
+ * global, metadata). */
+static unsigned index_of(const jam *j, LLVMValueRef v) {
+  for (unsigned h = hash(v, j->capacity);; h = (h + 1) & (j->capacity - 1)) {
+    if (j->keys[h] == v) return j->slots[h];
+    if (!j->keys[h]) return j->count;
+  }
+}
+
+static void add(jam *j, LLVMValueRef v) {
+  unsigned h = hash(v, j->capacity);
+  while (j->keys[h]) h = (h + 1) & (j->capacity - 1);
+  j->keys[h] = v;
+  j->slots[h] = j->count;
+  j->olds[j->count++] = v;
+}
+
+static unsigned count_values(LLVMValueRef body) {
+  unsigned n = LLVMCountParams(body);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    n++;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      n++;
+  }
+  return n;
+}
+
+static int index_all(jam *j, unsigned n) {
+  j->capacity = 16;
+  while (j->capacity < 2 * n) j->capacity *= 2;
+  j->keys = calloc(j->capacity, sizeof *j->keys);
+  j->slots = calloc(j->capacity, sizeof *j->slots);
+  j->olds = calloc(n, sizeof *j->olds);
+  j->varying = calloc(n, 1);
+  j->copies = calloc((size_t)n * j->width, sizeof *j->copies);
+  if (!j->keys || !j->slots || !j->olds || !j->varying || !j->copies) return 0;
+  for (unsigned p = 0; p < LLVMCountParams(j->body); p++)
+    add(j, LLVMGetParam(j->body, p));
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(j->body); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    add(j, LLVMBasicBlockAsValue(bb));
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      add(j, i);
+  }
+  return 1;
+}
+
+static void jam_free(jam *j) {
+  free(j->keys);
+  free(j->slots);
+  free(j->olds);
+  free(j->varying);
+  free(j->copies);
+}
+
+/* ------------------------------------------------------------ what may */
+
+static int is_intrinsic_call(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  return LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee) != 0;
+}
+
+static int is_debug_intrinsic(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst) || !is_intrinsic_call(inst)) return 0;
+  size_t length;
+  const char *name = LLVMGetValueName2(LLVMGetCalledValue(inst), &length);
+  return length > 9 && !strncmp(name, "llvm.dbg.", 9);
+}
+
+/* Whether a call reads and writes no memory (its callee says so). */
+static int call_is_pure(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee)) return 0;
+  unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
+  LLVMAttributeRef a =
+      LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
+  if (!a) a = LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, kind);
+  return a && LLVMGetEnumAttributeValue(a) == 0; /* memory(none) */
+}
+
+/* Whether the body may be jammed at all, instruction by instruction. */
+static int allowed(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+  case LLVMFence:
+  case LLVMVAArg:
+  case LLVMInvoke:
+  case LLVMCallBr:
+  case LLVMIndirectBr:
+  case LLVMResume:
+  case LLVMLandingPad:
+    return 0;
+  case LLVMLoad:
+  case LLVMStore:
+    return !LLVMGetVolatile(inst) && LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic;
+  case LLVMCall:
+    return !LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) &&
+           (is_intrinsic_call(inst) || call_is_pure(inst));
+  default:
+    return 1;
+  }
+}
+
+/* Whether inst's value is its own for each work-item even when its
+ * operands are shared: it reads or writes memory, or is memory (an
+ * alloca: each work-item's private variables). */
+static int own_per_item(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMAlloca:
+  case LLVMStore:
+    return 1;
+  case LLVMLoad:
+    /* The group's invariant context fields are the same for all. */
+    return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14));
+  case LLVMCall:
+    return !call_is_pure(inst);
+  default:
+    return 0;
+  }
+}
+
+/* Marks what may differ between work-items: the x local id, what is
+ * their own, and what is computed from either, to a fixed point (phis
+ * of loops see their latch's value on a later round). */
+static void mark_varying(jam *j, unsigned lx) {
+  j->varying[lx] = 1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (unsigned k = 0; k < j->count; k++) {
+      LLVMValueRef v = j->olds[k];
+      if (j->varying[k] || !LLVMIsAInstruction(v)) continue;
+      int differs = own_per_item(v);
+      unsigned n = LLVMIsAPHINode(v) ? LLVMCountIncoming(v) : (unsigned)LLVMGetNumOperands(v);
+      for (unsigned o = 0; o < n && !differs; o++) {
+        LLVMValueRef op = LLVMIsAPHINode(v) ? LLVMGetIncomingValue(v, o)
+                                            : LLVMGetOperand(v, o);
+        unsigned i = index_of(j, op);
+        differs = i < j->count && j->varying[i];
+      }
+      if (differs) j->varying[k] = changed = 1;
+    }
+  }
+}
+
+/* Whether every branch is on a shared value and every instruction is
+ * allowed. */
+static int jammable(const jam *j) {
+  for (unsigned k = 0; k < j->count; k++) {
+    LLVMValueRef v = j->olds[k];
+    if (!LLVMIsAInstruction(v)) continue;
+    if (!allowed(v)) return 0;
+    if (!LLVMIsATerminatorInst(v) || LLVMIsAReturnInst(v) ||
+        LLVMIsAUnreachableInst(v))
+      continue;
+    LLVMValueRef condition;
+    if (LLVMIsABranchInst(v)) {
+      if (!LLVMIsConditional(v)) continue;
+      condition = LLVMGetCondition(v);
+    } else if (LLVMIsASwitchInst(v)) {
+      condition = LLVMGetOperand(v, 0);
+    } else {
+      return 0;
+    }
+    unsigned i = index_of(j, condition);
+    if (i < j->count && j->varying[i]) return 0;
+  }
+  return 1;
+}
+
+static int found_loop(const weft_cfg *g, unsigned header, unsigned latch,
+                      void *data) {
+  (void)g, (void)header, (void)latch, (void)data;
+  return 1;
+}
+
+static int has_loop(LLVMValueRef body) {
+  weft_cfg g;
+  if (weft__cfg_make(body, &g)) return 0;
+  int loop = weft__cfg_back_edges(&g, found_loop, NULL) == 1;
+  weft__cfg_free(&g);
+  return loop;
+}
+
+/* The bytes of the body's fixed-size private variables, or SIZE_MAX when
+ * one has a size known only at run time. */
+static size_t private_bytes(LLVMValueRef body, LLVMTargetDataRef layout) {
+  size_t bytes = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsAAllocaInst(i)) continue;
+      LLVMValueRef count = LLVMGetOperand(i, 0);
+      if (!LLVMIsAConstantInt(count)) return SIZE_MAX;
+      bytes += LLVMABISizeOfType(layout, LLVMGetAllocatedType(i)) *
+               LLVMConstIntGetZExtValue(count);
+    }
+  return bytes;
+}
+
+static int has_byval_param(LLVMValueRef body) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  for (unsigned p = 0; p < LLVMCountParams(body); p++)
+    if (LLVMGetEnumAttributeAtIndex(body, p + 1, kind)) return 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ building */
+
+static LLVMValueRef copy_of(const jam *j, LLVMValueRef v, unsigned item) {
+  unsigned i = index_of(j, v);
+  if (i == j->count) return v;
+  return j->copies[(size_t)i * j->width + (j->varying[i] ? item : 0)];
+}
+
+static void copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index) {
+  unsigned n = LLVMGetAttributeCountAtIndex(from, index);
+  if (!n) return;
+  LLVMAttributeRef attributes[n];
+  LLVMGetAttributesAtIndex(from, index, attributes);
+  for (unsigned a = 0; a < n; a++) LLVMAddAttributeAtIndex(to, index, attributes[a]);
+}
+
+/* The jammed function: the body's parameters, no result. */
+static void declare(jam *j, const char *name) {
+  LLVMModuleRef module = LLVMGetGlobalParent(j->body);
+  unsigned n = LLVMCountParams(j->body);
+  LLVMTypeRef params[n ? n : 1];
+  for (unsigned p = 0; p < n; p++) params[p] = LLVMTypeOf(LLVMGetParam(j->body, p));
+  j->fn = LLVMAddFunction(
+      module, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(j->context), params, n, 0));
+  LLVMSetLinkage(j->fn, LLVMInternalLinkage);
+  copy_attributes(j->body, j->fn, LLVMAttributeFunctionIndex);
+  for (unsigned p = 0; p < n; p++) copy_attributes(j->body, j->fn, p + 1);
+  /* No subprogram of its own: its lines are the body's, and it is
+   * inlined where the body would be (debug_info.c). */
+}
+
+/* Places the clones of inst (once, or once per work-item) at the
+ * builder; operands are set afterwards (remap), when all exist. */
+static void clone_instruction(jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
+  unsigned i = index_of(j, inst);
+  /* A terminator is shared: its condition is (jammable). */
+  unsigned n = j->varying[i] && !LLVMIsATerminatorInst(inst) ? j->width : 1;
+  for (unsigned item = 0; item < n; item++) {
+    LLVMValueRef c;
+    if (LLVMIsAPHINode(inst)) {
+      c = LLVMBuildPhi(b, LLVMTypeOf(inst), "");
+    } else if (LLVMIsAReturnInst(inst)) {
+      c = LLVMBuildRetVoid(b);
+    } else {
+      c = LLVMInstructionClone(inst);
+      LLVMInsertIntoBuilder(b, c);
+    }
+    j->copies[(size_t)i * j->width + item] = c;
+  }
+}
+
+/* The clones' operands: each work-item's clone takes its own work-item's
+ * operands; blocks become the jammed function's. */
+static void remap(jam *j) {
+  for (unsigned k = 0; k < j->count; k++) {
+    LLVMValueRef old = j->olds[k];
+    if (!LLVMIsAInstruction(old) || LLVMIsAReturnInst(old) ||
+        is_debug_intrinsic(old))
+      continue;
+    unsigned n = j->varying[k] && !LLVMIsATerminatorInst(old) ? j->width : 1;
+    for (unsigned item = 0; item < n; item++) {
+      LLVMValueRef c = j->copies[(size_t)k * j->width + item];
+      if (LLVMIsAPHINode(old)) {
+        for (unsigned e = 0; e < LLVMCountIncoming(old); e++) {
+          LLVMValueRef value = copy_of(j, LLVMGetIncomingValue(old, e), item);
+          LLVMBasicBlockRef from = LLVMValueAsBasicBlock(copy_of(
+              j, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(old, e)), 0));
+          LLVMAddIncoming(c, &value, &from, 1);
+        }
+        continue;
+      }
+      for (int o = 0; o < LLVMGetNumOperands(old); o++)
+        LLVMSetOperand(c, (unsigned)o, copy_of(j, LLVMGetOperand(old, o), item));
+    }
+  }
+}
+
+static void build(jam *j, unsigned lx) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(j->context);
+  for (unsigned p = 0; p < LLVMCountParams(j->body); p++)
+    j->copies[(size_t)p * j->width] = LLVMGetParam(j->fn, p);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(j->body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    j->copies[(size_t)index_of(j, LLVMBasicBlockAsValue(bb)) * j->width] =
+        LLVMBasicBlockAsValue(LLVMAppendBasicBlockInContext(j->context, j->fn, ""));
+  /* Work-item k of the call is x + k. */
+  LLVMPositionBuilderAtEnd(b, LLVMGetEntryBasicBlock(j->fn));
+  LLVMValueRef x = LLVMGetParam(j->fn, lx);
+  for (unsigned item = 0; item < j->width; item++)
+    j->copies[(size_t)lx * j->width + item] =
+        item ? LLVMBuildNUWAdd(b, x, LLVMConstInt(LLVMTypeOf(x), item, 0), "")
+             : x;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(j->body); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMPositionBuilderAtEnd(b, LLVMValueAsBasicBlock(copy_of(j, LLVMBasicBlockAsValue(bb), 0)));
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (!is_debug_intrinsic(i)) clone_instruction(j, b, i);
+  }
+  remap(j);
+  LLVMDisposeBuilder(b);
+}
+
+LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
+                           unsigned width, const char *name) {
+  assert(width >= 2);
+  unsigned n = count_values(body);
+  size_t bytes = private_bytes(body, layout);
+  if ((size_t)n * width > JAM_MOST_INSTRUCTIONS ||
+      bytes > JAM_MOST_PRIVATE_BYTES / width || has_byval_param(body) ||
+      !has_loop(body))
+    return NULL;
+  jam j = {.body = body, .width = width,
+           .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
+  LLVMValueRef result = NULL;
+  unsigned lx = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
+  if (index_all(&j, n)) {
+    mark_varying(&j, lx);
+    if (jammable(&j)) {
+      declare(&j, name);
+      build(&j, lx);
+      result = j.fn;
+    }
+  }
+  jam_free(&j);
+  return result;
+}

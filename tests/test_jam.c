@@ -1,0 +1,304 @@
+/* test_jam.c: kernels with loops whose control flow is the same for every
+ * work-item run several work-items side by side (jit/cpu/jam.c): the
+ * results are each work-item's own in every group shape (groups that are
+ * a multiple of the width, those with some left over, single work-items,
+ * 2D and 3D, global offsets), with private arrays, memory a work-item
+ * reads back in its loop, shared branches and switches; the launch log
+ * says which kernels are jammed (not those whose branches differ between
+ * work-items, nor under -cl-weft-no-jam); and a fault in a jammed kernel
+ * still names its work-item. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+/* c[row][col] = sum over k of a[row][k] * b[k][col], in uints as the
+ * benchmarks' matrix product is written (32-bit indices). */
+static const char *product =
+    "__kernel void k(__global const int *a, __global const int *b,\n"
+    "                __global int *c, uint depth) {\n"
+    "  uint col = get_global_id(0), row = get_global_id(1);\n"
+    "  uint width = get_global_size(0) + get_global_offset(0);\n"
+    "  int sum = 0;\n"
+    "  for (uint k = 0; k < depth; k++)\n"
+    "    sum += a[row * depth + k] * b[k * width + col];\n"
+    "  c[row * width + col] = sum;\n"
+    "}\n";
+
+enum { WIDTH = 39, HEIGHT = 6, DEPTH = 29 };
+
+static int a_at(int i) { return (i * 37) % 23 - 11; }
+static int b_at(int i) { return (i * 53) % 19 - 9; }
+
+/* The product over the whole matrix, from offset (x, y) on, with groups
+ * of local (NULL: Weft's choice); options for the build. */
+static void check_product(const char *options, const size_t offset[2],
+                          const size_t *local) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, product, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  int a[HEIGHT * DEPTH], b[DEPTH * WIDTH], c[HEIGHT * WIDTH];
+  for (int i = 0; i < HEIGHT * DEPTH; i++) a[i] = a_at(i);
+  for (int i = 0; i < DEPTH * WIDTH; i++) b[i] = b_at(i);
+  memset(c, 0, sizeof c);
+  weft_buffer *ba = support_buffer(ctx, sizeof a, a);
+  weft_buffer *bb = support_buffer(ctx, sizeof b, b);
+  weft_buffer *bc = support_buffer(ctx, sizeof c, c);
+  unsigned depth = DEPTH;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, ba), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bb), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bc), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 3, &depth, sizeof depth), k);
+  size_t global[2] = {WIDTH - offset[0], HEIGHT - offset[1]};
+  CHECK_OK(weft_kernel_launch(k, 2, offset, global, local), k);
+  CHECK_OK(weft_buffer_read(bc, 0, sizeof c, c), bc);
+  for (size_t row = 0; row < HEIGHT; row++)
+    for (size_t col = 0; col < WIDTH; col++) {
+      int want = 0;
+      if (row >= offset[1] && col >= offset[0])
+        for (int i = 0; i < DEPTH; i++)
+          want += a[row * DEPTH + i] * b[i * WIDTH + col];
+      CHECK_EQ(c[row * WIDTH + col], want);
+    }
+  weft_buffer_release(ba);
+  weft_buffer_release(bb);
+  weft_buffer_release(bc);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(product_in_every_group_shape) {
+  static const size_t none[2] = {0, 0};
+  static const size_t shapes[][2] = {{13, 3}, {39, 1}, {3, 2}, {1, 1},
+                                     {13, 6}, {39, 6}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    size_t local[2] = {shapes[s][0], shapes[s][1]};
+    /* 13 and 39 are no multiples of 8: some work-items go one by one. */
+    check_product(NULL, none, local);
+    check_product("-cl-weft-no-jam", none, local);
+  }
+  check_product(NULL, none, NULL);
+}
+
+TEST(product_with_global_offset) {
+  static const size_t offset[2] = {5, 1};
+  size_t local[2] = {17, 5};
+  check_product(NULL, offset, local);
+  check_product(NULL, offset, NULL);
+}
+
+/* Runs "k" (an int buffer of n, then an int argument) over n items in
+ * groups of local, the buffer first holding i * 3 - 100, and checks each
+ * element against want(i, value). */
+static void check_each(const char *source, const char *options, size_t n,
+                       size_t local, int value, int (*want)(int, int)) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  int *data = malloc(n * sizeof *data);
+  CHECK(data);
+  for (size_t i = 0; i < n; i++) data[i] = (int)i * 3 - 100;
+  weft_buffer *b = support_buffer(ctx, n * sizeof *data, data);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &value, sizeof value), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &n, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *data, data), b);
+  for (size_t i = 0; i < n; i++) CHECK_EQ(data[i], want((int)i, value));
+  free(data);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+/* Each work-item fills a private array of its own, then reads it back in
+ * another order. */
+static const char *private_array =
+    "__kernel void k(__global int *a, int v) {\n"
+    "  int i = get_global_id(0), p[16], s = 0;\n"
+    "  for (int j = 0; j < 16; j++) p[j] = i * j + v;\n"
+    "  for (int j = 0; j < 16; j++) s += p[(j * 7) & 15] * (j + 1);\n"
+    "  a[i] = s;\n"
+    "}\n";
+
+static int private_array_want(int i, int v) {
+  int p[16], s = 0;
+  for (int j = 0; j < 16; j++) p[j] = i * j + v;
+  for (int j = 0; j < 16; j++) s += p[(j * 7) & 15] * (j + 1);
+  return s;
+}
+
+TEST(private_arrays_are_each_work_items) {
+  check_each(private_array, NULL, 203, 29, 5, private_array_want);
+  check_each(private_array, NULL, 64, 16, -3, private_array_want);
+}
+
+/* A work-item reads back, in its loop, what it wrote there. */
+static const char *own_memory =
+    "__kernel void k(__global int *a, int n) {\n"
+    "  int i = get_global_id(0);\n"
+    "  for (int j = 0; j < n; j++) a[i] = a[i] * 3 + j;\n"
+    "}\n";
+
+static int own_memory_want(int i, int n) {
+  unsigned x = (unsigned)(i * 3 - 100);
+  for (int j = 0; j < n; j++) x = x * 3 + (unsigned)j;
+  return (int)x;
+}
+
+TEST(own_memory_read_back_in_a_loop) {
+  check_each(own_memory, NULL, 100, 25, 7, own_memory_want);
+}
+
+/* Branches and a switch on what every work-item shares, with values of
+ * their own on each side. */
+static const char *shared_branches =
+    "__kernel void k(__global int *a, int mode) {\n"
+    "  int i = get_global_id(0), s = a[i];\n"
+    "  for (int j = 0; j < 12; j++) {\n"
+    "    switch (j % 3) {\n"
+    "    case 0: s += i; break;\n"
+    "    case 1: s ^= i * j; break;\n"
+    "    default: s -= j;\n"
+    "    }\n"
+    "    if (mode > 0) s = s * 2 + 1; else s = s / 2;\n"
+    "  }\n"
+    "  a[i] = s;\n"
+    "}\n";
+
+static int shared_branches_want(int i, int mode) {
+  int s = i * 3 - 100;
+  for (int j = 0; j < 12; j++) {
+    switch (j % 3) {
+    case 0: s += i; break;
+    case 1: s ^= i * j; break;
+    default: s -= j;
+    }
+    s = mode > 0 ? (int)((unsigned)s * 2 + 1) : s / 2;
+  }
+  return s;
+}
+
+TEST(shared_branches_and_switch) {
+  check_each(shared_branches, NULL, 90, 30, 1, shared_branches_want);
+  check_each(shared_branches, NULL, 90, 9, -1, shared_branches_want);
+}
+
+/* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
+TEST(three_dimensions) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(
+      ctx,
+      "__kernel void k(__global float *a) {\n"
+      "  size_t x = get_global_id(0), y = get_global_id(1),\n"
+      "         z = get_global_id(2);\n"
+      "  float s = 0.0f;\n"
+      "  for (int j = 0; j < 10; j++) s += (float)(x + 2 * y + 3 * z + j);\n"
+      "  a[(z * 3 + y) * 20 + x] = s;\n"
+      "}\n",
+      "k");
+  weft_buffer *b = support_buffer(ctx, 20 * 3 * 4 * sizeof(float), NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t global[3] = {20, 3, 4}, local[3] = {10, 3, 2};
+  CHECK_OK(weft_kernel_launch(k, 3, NULL, global, local), k);
+  float out[20 * 3 * 4];
+  CHECK_OK(weft_buffer_read(b, 0, sizeof out, out), b);
+  for (int z = 0; z < 4; z++)
+    for (int y = 0; y < 3; y++)
+      for (int x = 0; x < 20; x++) {
+        float want = 0.0f;
+        for (int j = 0; j < 10; j++) want += (float)(x + 2 * y + 3 * z + j);
+        CHECK(fabsf(out[(z * 3 + y) * 20 + x] - want) <= 1e-3f * want);
+      }
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* The launch line of one run of source (a buffer of 64 ints, an int). */
+static int launch_says_jammed(const char *source, const char *options) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_ints(ctx, 64, 1);
+  int value = 3;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &value, sizeof value), k);
+  size_t global = 64, local = 16;
+  support_stderr_begin();
+  int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
+  const char *log = support_stderr_end();
+  CHECK_OK(rc, k);
+  CHECK_STR_CONTAINS(log, "weft[launch]: kernel 'k'");
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  return strstr(log, "8 side by side (jammed)") != NULL;
+}
+
+TEST(launch_log_says_which_kernels_are_jammed) {
+  CPU_ONLY("jamming is the CPU's");
+  setenv("WEFT_LOG", "launch", 1);
+  CHECK(launch_says_jammed(own_memory, NULL));
+  CHECK(launch_says_jammed(shared_branches, NULL));
+  CHECK(!launch_says_jammed(own_memory, "-cl-weft-no-jam"));
+  CHECK(!launch_says_jammed(own_memory, "-cl-opt-disable"));
+  /* No loop: the loop vectorizer has the work-item loop. */
+  CHECK(!launch_says_jammed(
+      "__kernel void k(__global int *a, int v) { a[get_global_id(0)] += v; }\n",
+      NULL));
+  /* Each work-item's own number of turns. */
+  CHECK(!launch_says_jammed(
+      "__kernel void k(__global int *a, int v) {\n"
+      "  int i = get_global_id(0);\n"
+      "  for (int j = 0; j < i; j++) a[i] += v;\n"
+      "}\n",
+      NULL));
+  /* Atomics keep the one-by-one order. */
+  CHECK(!launch_says_jammed(
+      "__kernel void k(__global int *a, int v) {\n"
+      "  for (int j = 0; j < v; j++) atomic_add(&a[j], 1);\n"
+      "}\n",
+      NULL));
+}
+
+/* A crash in a jammed kernel is found by running the group's work-items
+ * one at a time, which the plain loop after the jammed one does. */
+TEST(fault_in_jammed_kernel_names_work_item) {
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
+  setenv("WEFT_LOG", "launch", 1);
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(
+      ctx,
+      "__kernel void k(__global int *a) {\n"
+      "  int s = 0;\n"
+      "  for (int j = 0; j < 4; j++) s += j * (int)get_global_id(0);\n"
+      "  /* NULL for work-item 37, without a branch: */\n"
+      "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
+      "  p[get_global_id(0)] = s;\n"
+      "}\n",
+      "k");
+  weft_buffer *b = support_buffer(ctx, 64 * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t global = 64, local = 16;
+  support_stderr_begin();
+  int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
+  CHECK_STR_CONTAINS(support_stderr_end(), "(jammed)");
+  CHECK_FAILS(rc, WEFT_EKERNELFAULT, k, "kernel 'k'");
+  CHECK_STR_CONTAINS(weft_errmsg(k), "segmentation fault");
+  CHECK_STR_CONTAINS(weft_errmsg(k),
+                     "work-item (37) [local (5) in work-group (2)] at "
+                     "program.cl:6:");
+  support_check_device_goes_on(ctx, b, global, local, 9);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+TEST_MAIN()
