@@ -188,10 +188,6 @@ static const char *how_it_runs(const weft_kernel_desc *kd) {
     return "barriers as regions (a loop over work-items between them)";
   if (kd->flags & WEFT_KERNEL_HAS_BARRIER)
     return "barriers on fibers (a stack per work-item)";
-  /* Jammed: so many a turn (WEFT_CPU_JAM_WIDTH). */
-  _Static_assert(WEFT_CPU_JAM_WIDTH == 8, "the line below says 8");
-  if (kd->flags & WEFT_KERNEL_JAMMED)
-    return "a loop over work-items, 8 side by side (jammed)";
   return "a loop over work-items";
 }
 
@@ -210,11 +206,17 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
   for (unsigned i = 0; i < d->dims && n < (int)sizeof sizes; i++)
     n += snprintf(sizes + n, sizeof sizes - (size_t)n, "%s%zu", i ? "x" : "",
                   d->local[i]);
+  char how[96];
+  if (k->desc->flags & WEFT_KERNEL_JAMMED)
+    snprintf(how, sizeof how, "a loop over work-items, %u side by side (jammed)",
+             k->desc->jam_width);
+  else
+    snprintf(how, sizeof how, "%s", how_it_runs(k->desc));
   weft__log(WEFT_LOG_LAUNCH, "kernel '%s' on %s: %s (%zu groups), %s, "
             "%s%s after %.3f ms", k->desc->name,
             weft__device_info(k->program->context->device)->name, sizes,
-            groups, how_it_runs(k->desc), rc ? "failed: " : "done",
-            rc ? error : "", seconds * 1e3);
+            groups, how, rc ? "failed: " : "done", rc ? error : "",
+            seconds * 1e3);
 }
 
 int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,

@@ -379,10 +379,9 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * points, jit/ir/fork_points.c): its groups are killed and forked as it
  * runs; each work-item's transmit variables take transmit_size bytes. */
 #define WEFT_KERNEL_RESIZABLE 1024u
-/* Its work-item loop runs WEFT_CPU_JAM_WIDTH work-items a turn, side by
- * side (jit/cpu/jam.c). */
+/* Its work-item loop runs jam_width work-items a turn, side by side
+ * (jit/cpu/jam.c). */
 #define WEFT_KERNEL_JAMMED 2048u
-#define WEFT_CPU_JAM_WIDTH 8
 
 typedef struct weft_kernel_desc {
   char *name;
@@ -404,6 +403,9 @@ typedef struct weft_kernel_desc {
   unsigned aggregate_words;
   /* With WEFT_KERNEL_RESIZABLE: bytes of a work-item's transmit record. */
   size_t transmit_size;
+  /* With WEFT_KERNEL_JAMMED: the work-items a turn of its widest jammed
+   * loop runs (8 more at a time, then one, run what is left). */
+  unsigned jam_width;
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */

@@ -80,7 +80,8 @@ typedef struct build {
   weft_build_state s;
   weft_cache_key key;
   LLVMValueRef *bodies;
-  LLVMValueRef *jams;         /* step 4's jammed bodies (NULL: none) */
+  /* Step 4's jammed bodies, WEFT_JAM_TIERS + 1 a kernel (NULL: none). */
+  weft_jammed *jams;
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
@@ -176,16 +177,13 @@ static int aggregating(const build *b) {
          !checks_asked(b) && !g->schedule_points && !g->weak_memory;
 }
 
-/* How many work-items a jammed body runs (jam.c), or 0 for no jamming:
- * optimized builds that run kernels as they are written (no checks, no
- * schedule exploration, whose points would stop it anyway), unless
- * -cl-weft-no-jam. */
-static unsigned jam_width(const build *b) {
+/* Whether jamming (jam.c) applies: optimized builds that run kernels as
+ * they are written (no checks, no schedule exploration, whose points
+ * would stop it anyway), unless -cl-weft-no-jam. */
+static int jamming(const build *b) {
   const weft_jit_codegen *g = &b->jit->codegen;
-  if (!b->s.options.optimize || b->s.options.no_jam || checks_asked(b) ||
-      g->schedule_points || g->weak_memory)
-    return 0;
-  return WEFT_CPU_JAM_WIDTH;
+  return b->s.options.optimize && !b->s.options.no_jam && !checks_asked(b) &&
+         !g->schedule_points && !g->weak_memory;
 }
 
 /* Whether kernel i runs as one plain loop over its work-items. */
@@ -196,36 +194,51 @@ static int runs_plain(const build *b, unsigned i) {
          !weft__calls_barrier(b->bodies[i]);
 }
 
+/* Kernel i's jammed functions: its width, then 8 (for groups narrower
+ * than the widest, and what they leave). */
+static void make_tiers(build *b, unsigned i, weft_jammed *tiers) {
+  unsigned bits = weft__target_vector_bits(b->s.machine);
+  unsigned widths[WEFT_JAM_TIERS] = {weft__jam_width(b->bodies[i], bits), 8};
+  unsigned n = 0;
+  for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {
+    if (n && widths[t] >= tiers[n - 1].width) break;
+    char name[strlen(b->entry_names[i]) + 32];
+    snprintf(name, sizeof name, "%s.jam%u", b->entry_names[i], widths[t]);
+    /* NULL: not this body, or too large at this width. */
+    LLVMValueRef fn =
+        weft__jam_make(b->bodies[i], b->s.layout, widths[t], bits, name);
+    if (fn) tiers[n++] = (weft_jammed){fn, widths[t]};
+  }
+  if (!n) return;
+  b->s.kernels[i].flags |= WEFT_KERNEL_JAMMED;
+  b->s.kernels[i].jam_width = tiers[0].width;
+}
+
 /* Step 4's jammed bodies, where they apply, made while the bodies' values
  * are still registers (schedule_regions's reg2mem puts every function's
  * in memory). */
 static int make_jams(build *b) {
-  unsigned width = jam_width(b);
-  if (width < 2) return 0;
-  b->jams = calloc(b->s.num_kernels + 1, sizeof *b->jams);
+  if (!jamming(b)) return 0;
+  b->jams = calloc((size_t)b->s.num_kernels * (WEFT_JAM_TIERS + 1) + 1,
+                   sizeof *b->jams);
   if (!b->jams) return WEFT_ENOMEM;
-  for (unsigned i = 0; i < b->s.num_kernels; i++) {
-    if (!runs_plain(b, i)) continue;
-    char name[strlen(b->entry_names[i]) + sizeof ".jam"];
-    snprintf(name, sizeof name, "%s.jam", b->entry_names[i]);
-    b->jams[i] = weft__jam_make(b->bodies[i], b->s.layout, width, name);
-  }
+  for (unsigned i = 0; i < b->s.num_kernels; i++)
+    if (runs_plain(b, i)) make_tiers(b, i, &b->jams[i * (WEFT_JAM_TIERS + 1)]);
   return 0;
 }
 
 /* Step 4: the work-group functions. */
 static void make_entries(build *b, LLVMValueRef *entries) {
-  unsigned width = jam_width(b);
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     weft_kernel_desc *k = &b->s.kernels[i];
     if (k->flags & WEFT_KERNEL_REGIONS)
       entries[i] = weft__workgroup_make_regions(b->s.module, b->bodies[i], k,
                                                 b->entry_names[i]);
     else
-      entries[i] = weft__workgroup_make(b->s.module, b->bodies[i],
-                                        b->jams ? b->jams[i] : NULL, width, k,
-                                        b->entry_names[i]);
-    if (b->jams && b->jams[i]) k->flags |= WEFT_KERNEL_JAMMED;
+      entries[i] = weft__workgroup_make(
+          b->s.module, b->bodies[i],
+          b->jams ? &b->jams[i * (WEFT_JAM_TIERS + 1)] : NULL, k,
+          b->entry_names[i]);
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
 }

@@ -231,14 +231,25 @@ void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
  * branch that may differ between work-items, atomics or calls into the
  * runtime, too large). Needs body's variables in registers (SROA). */
 LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
-                           unsigned width, const char *name);
+                           unsigned width, unsigned vector_bits,
+                           const char *name);
+/* How many work-items body's jammed function should run (at least 2) on
+ * a machine of vector_bits wide registers (weft__target_vector_bits). */
+unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits);
 
+/* A body's jammed functions, widest first: at most WEFT_JAM_TIERS (the
+ * widest, then 8 work-items), a NULL fn after the last. */
+#define WEFT_JAM_TIERS 2
+typedef struct weft_jammed {
+  LLVMValueRef fn;
+  unsigned width;
+} weft_jammed;
 
 /* Step 4: the work-group function, named name, for one body. With
- * jammed (weft__jam_make's, of width work-items; NULL for none), its x
- * loop runs jammed while width work-items are left, then body. */
+ * jammed functions (NULL or an empty list: none), its x loop runs each
+ * while as many work-items are left, widest first, then body. */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
-                                  LLVMValueRef jammed, unsigned width,
+                                  const weft_jammed *jammed,
                                   const weft_kernel_desc *desc,
                                   const char *name);
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,

@@ -249,65 +249,70 @@ static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
   }
 }
 
-/* A jammed body and how many work-items a call of it runs. */
-typedef struct jammed_body {
-  LLVMValueRef fn;
-  unsigned width;
-} jammed_body;
-
-/* The x loop of a jammed body, at y and z (iv[0] unused): width work-items a call while
- * that many are left, then one at a time (also what a replay of single
- * work-items after a fault runs).
+/* One jammed loop of the x loop at y and z, from start on: width
+ * work-items a call while that many are left. Returns where it stopped;
+ * the builder is after it.
  *
- *   for (x = lo; x + width <= hi; x += width) jammed(x);
- *   for (; x < hi; x++) body(x);
+ *   for (x = start; x + width <= hi; x += width) jammed(x);
  */
-static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
-                         LLVMBasicBlockRef exit, void *data) {
-  (void)exit;
-  const jammed_body *jam = data;
+static LLVMValueRef jammed_loop(wg_builder *w, LLVMValueRef iv[3],
+                                const weft_jammed *jam, LLVMValueRef start) {
   LLVMValueRef width = LLVMConstInt(w->i64, jam->width, 0);
-  LLVMValueRef zero = LLVMConstInt(w->i32, 0, 0);
-  LLVMValueRef none = LLVMConstNull(LLVMPointerTypeInContext(w->context, 0));
   LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
-  LLVMBasicBlockRef wide = block(w, "x.jam"), rest = block(w, "x.rest"),
-                    one = block(w, "x.one"), done = block(w, "x.done");
+  LLVMBasicBlockRef wide = block(w, "x.jam"), rest = block(w, "x.rest");
   LLVMValueRef fits = LLVMBuildICmp(
-      w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, w->lo[0], width, ""), w->hi[0], "");
+      w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, start, width, ""), w->hi[0], "");
   LLVMBuildCondBr(w->b, fits, wide, rest);
 
   LLVMPositionBuilderAtEnd(w->b, wide);
   LLVMValueRef x = LLVMBuildPhi(w->b, w->i64, "");
   LLVMValueRef at[3] = {x, iv[1], iv[2]};
-  call_function(w, jam->fn, at, zero, none);
+  call_function(w, jam->fn, at, LLVMConstInt(w->i32, 0, 0),
+                LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
   LLVMValueRef next = LLVMBuildNUWAdd(w->b, x, width, "");
   LLVMValueRef again = LLVMBuildICmp(
       w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, next, width, ""), w->hi[0], "");
   LLVMBuildCondBr(w->b, again, wide, rest);
-  LLVMAddIncoming(x, &w->lo[0], &from, 1);
+  LLVMAddIncoming(x, &start, &from, 1);
   LLVMAddIncoming(x, &next, &wide, 1);
 
   LLVMPositionBuilderAtEnd(w->b, rest);
   LLVMValueRef left = LLVMBuildPhi(w->b, w->i64, "");
-  LLVMAddIncoming(left, &w->lo[0], &from, 1);
+  LLVMAddIncoming(left, &start, &from, 1);
   LLVMAddIncoming(left, &next, &wide, 1);
+  return left;
+}
+
+/* The x loop of a jammed body, at y and z (iv[0] unused): each jammed
+ * function while its width of work-items is left, then one at a time
+ * (also what a replay of single work-items after a fault runs). */
+static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
+                         LLVMBasicBlockRef exit, void *data) {
+  (void)exit;
+  const weft_jammed *jammed = data;
+  LLVMValueRef left = w->lo[0];
+  for (unsigned t = 0; t < WEFT_JAM_TIERS && jammed[t].fn; t++)
+    left = jammed_loop(w, iv, &jammed[t], left);
+
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
+  LLVMBasicBlockRef one = block(w, "x.one"), done = block(w, "x.done");
   LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, left, w->hi[0], ""),
                   one, done);
-
   LLVMPositionBuilderAtEnd(w->b, one);
-  LLVMValueRef y = LLVMBuildPhi(w->b, w->i64, "");
-  at[0] = y;
-  call_body(w, at, zero, none);
-  LLVMValueRef after = LLVMBuildNUWAdd(w->b, y, LLVMConstInt(w->i64, 1, 0), "");
+  LLVMValueRef x = LLVMBuildPhi(w->b, w->i64, "");
+  LLVMValueRef at[3] = {x, iv[1], iv[2]};
+  call_body(w, at, LLVMConstInt(w->i32, 0, 0),
+            LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
+  LLVMValueRef after = LLVMBuildNUWAdd(w->b, x, LLVMConstInt(w->i64, 1, 0), "");
   LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, after, w->hi[0], ""),
                   one, done);
-  LLVMAddIncoming(y, &left, &rest, 1);
-  LLVMAddIncoming(y, &after, &one, 1);
+  LLVMAddIncoming(x, &left, &from, 1);
+  LLVMAddIncoming(x, &after, &one, 1);
   LLVMPositionBuilderAtEnd(w->b, done);
 }
 
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
-                                  LLVMValueRef jammed, unsigned width,
+                                  const weft_jammed *jammed,
                                   const weft_kernel_desc *desc,
                                   const char *name) {
   wg_builder w = {0};
@@ -315,12 +320,12 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
   begin(&w, module, body, desc, name, call_args);
   LLVMBasicBlockRef exit = block(&w, "exit");
   int has_barrier = weft__calls_barrier(body);
-  jammed_body jam = {jammed, width};
-  assert(!jammed || (width >= 2 && !has_barrier));
-  if (jammed)
-    emit_loops(&w, jammed_items, &jam, 1, exit, exit);
-  else
+  if (jammed && jammed[0].fn) {
+    assert(!has_barrier && jammed[0].width >= 2);
+    emit_loops(&w, jammed_items, (void *)jammed, 1, exit, exit);
+  } else {
     emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
+  }
   LLVMBuildRetVoid(w.b);
   LLVMDisposeBuilder(w.b);
   return w.fn;

@@ -132,6 +132,24 @@ void weft__nvptx_apply(LLVMModuleRef module, LLVMTargetMachineRef machine) {
   apply(module, machine, 0);
 }
 
+/* Whether the comma-separated features hold +name. */
+static int has_feature(const char *features, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = features; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (p[0] == '+' && !strncmp(p + 1, name, n) && (p[n + 1] == ',' || !p[n + 1]))
+      return 1;
+  return 0;
+}
+
+unsigned weft__target_vector_bits(LLVMTargetMachineRef machine) {
+  char *features = LLVMGetTargetMachineFeatureString(machine);
+  unsigned bits = has_feature(features, "avx512f") ? 512
+                  : has_feature(features, "avx")   ? 256
+                                                   : 128;
+  LLVMDisposeMessage(features);
+  return bits;
+}
+
 int weft__run_passes(LLVMModuleRef module, LLVMTargetMachineRef machine,
                      const char *pipeline, char **error) {
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();

@@ -44,6 +44,10 @@ LLVMTargetMachineRef weft__target_machine_create(void);
  * over it), and sets the module's data layout. */
 void weft__target_apply(LLVMModuleRef module, LLVMTargetMachineRef machine);
 
+/* The bits of machine's widest vector registers that its features allow
+ * (x86: 512 with AVX-512, 256 with AVX; 128 otherwise). */
+unsigned weft__target_vector_bits(LLVMTargetMachineRef machine);
+
 /* Runs an LLVM pass pipeline ("default<O3>") tuned for machine. */
 int weft__run_passes(LLVMModuleRef module, LLVMTargetMachineRef machine,
                      const char *pipeline, char **error);

@@ -1,0 +1,51 @@
+/* jam.h: what jam.c (jammed bodies) and jam_lanes.c (their vectors taken
+ * apart into lanes) share: the state of one jamming. Internal to the
+ * two. */
+#ifndef WEFT_JIT_CPU_JAM_H
+#define WEFT_JIT_CPU_JAM_H
+
+#include "jit/cpu/passes.h"
+
+typedef struct weft_jam {
+  LLVMValueRef body, fn;
+  LLVMContextRef context;
+  unsigned width;
+  unsigned vector_bits; /* of the machine's registers: narrower vectors
+                           are taken apart (jam_lanes.c) */
+  /* Every parameter, block and instruction of the body gets an index. */
+  LLVMValueRef *keys; /* open addressing, capacity a power of 2 */
+  unsigned *slots;
+  unsigned capacity, count;
+  LLVMValueRef *olds;        /* by index: the body's value */
+  unsigned char *varying;    /* by index: may differ between work-items */
+  unsigned char *aliased;    /* by index: a lane of a split vector */
+  LLVMValueRef *copies;      /* by index * width + work-item */
+  /* By index * width + work-item: a varying vector value's lanes, made
+   * apart (NULL where it is made whole, in copies). */
+  LLVMValueRef **lanes;
+} weft_jam;
+
+/* The index of v, or j->count when v is none of the body's (a constant,
+ * a global, metadata). */
+unsigned weft__jam_index(const weft_jam *j, LLVMValueRef v);
+
+/* What stands for the body's v in work-item item's clones (v itself for
+ * a constant or a global). */
+LLVMValueRef weft__jam_copy(const weft_jam *j, LLVMValueRef v, unsigned item);
+
+/* jam_lanes.c. Makes work-item by work-item the lanes of the varying
+ * vector instruction inst apart, at the builder, when it is elementwise
+ * (arithmetic, compares, casts, selects, inserts, shuffles, phis, the
+ * elementwise intrinsics), or notes an extractelement of such lanes;
+ * returns 0 (nothing made) otherwise. A phi's lanes get their incoming
+ * values from weft__jam_lanes_phi, once every block is made. */
+int weft__jam_split(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst);
+void weft__jam_lanes_phi(weft_jam *j, LLVMBuilderRef b, LLVMValueRef phi,
+                         unsigned item);
+/* Whether work-item item's v is made of lanes apart. */
+int weft__jam_is_split(const weft_jam *j, LLVMValueRef v, unsigned item);
+/* Work-item item's v, made whole at the builder where it is in lanes. */
+LLVMValueRef weft__jam_whole(weft_jam *j, LLVMBuilderRef b, LLVMValueRef v,
+                             unsigned item);
+
+#endif
