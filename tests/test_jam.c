@@ -3,7 +3,8 @@
  * results are each work-item's own in every group shape (groups that are
  * a multiple of the width, those with some left over, single work-items,
  * 2D and 3D, global offsets), with private arrays, memory a work-item
- * reads back in its loop, shared branches and switches; the launch log
+ * reads back in its loop, shared branches and switches, choices that
+ * differ between work-items made selects; the launch log
  * says which kernels are jammed (not those whose branches differ between
  * work-items, nor under -cl-weft-no-jam); and a fault in a jammed kernel
  * still names its work-item. */
@@ -188,6 +189,92 @@ TEST(shared_branches_and_switch) {
   check_each(shared_branches, NULL, 90, 9, -1, shared_branches_want);
 }
 
+/* Choices that differ between work-items but are cheap on both sides
+ * (`?:`, `&&`) are selects, not branches: still jammed. */
+static const char *varying_choices =
+    "__kernel void k(__global int *a, int n) {\n"
+    "  int i = get_global_id(0), s = a[i];\n"
+    "  for (int j = 0; j < n; j++) {\n"
+    "    s += (i & 1) ? j : -j;\n"
+    "    s = (s > 100 && i > 3) ? s - 100 : s;\n"
+    "  }\n"
+    "  a[i] = s;\n"
+    "}\n";
+
+static int varying_choices_want(int i, int n) {
+  int s = i * 3 - 100;
+  for (int j = 0; j < n; j++) {
+    s += (i & 1) ? j : -j;
+    s = (s > 100 && i > 3) ? s - 100 : s;
+  }
+  return s;
+}
+
+TEST(varying_choices_as_selects) {
+  check_each(varying_choices, NULL, 120, 40, 30, varying_choices_want);
+  check_each(varying_choices, "-cl-weft-no-jam", 120, 40, 30,
+             varying_choices_want);
+}
+
+/* Work-items' own vectors, taken apart into lanes where narrower than a
+ * register (float2, float4, int4, double2, swizzles and shuffles) or
+ * kept (float16): every lane as without jamming, bit for bit. */
+static const char *vectors =
+    "__kernel void k(__global float *out, float a) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  float g = (float)i;\n"
+    "  float2 p = (float2)(g, a);\n"
+    "  float4 v = (float4)(g, g * 2.0f, a, 3.0f), w = (float4)g;\n"
+    "  int4 n = (int4)((int)i, 1, 2, 3);\n"
+    "  double2 d = (double2)(g, 0.5);\n"
+    "  float16 h = (float16)(g * 0.001f) + (float16)(0, 1, 2, 3, 4, 5, 6, 7,\n"
+    "      8, 9, 10, 11, 12, 13, 14, 15) * 0.01f;\n"
+    "  for (int j = 0; j < 12; j++) {\n"
+    "    v = v * 0.5f + (float4)(j, g, 1.0f, 2.0f).zyxw;\n"
+    "    w = mad(w, v, w.yxwz) * 0.25f;\n"
+    "    p = fmax(p.yx * 0.75f, p - (float2)(1.0f, j));\n"
+    "    n = (n * 3 + n.wzyx) ^ (n >> 1);\n"
+    "    d = d * d.yx + (double2)(j, 1.0);\n"
+    "    h = mad(h, h.s89abcdef01234567, (float16)0.001f) * 0.5f;\n"
+    "  }\n"
+    "  __global float *o = out + i * 8;\n"
+    "  o[0] = v.x + 2.0f * v.y + 3.0f * v.z + 4.0f * v.w;\n"
+    "  o[1] = w.x - w.w + w.y * w.z;\n"
+    "  o[2] = p.x * 3.0f + p.y;\n"
+    "  o[3] = (float)(n.x + n.y + n.z + n.w);\n"
+    "  o[4] = (float)(d.x - d.y);\n"
+    "  o[5] = h.s0 + h.s5 + h.sa + h.sf;\n"
+    "  o[6] = dot(v, w);\n"
+    "  o[7] = length(p);\n"
+    "}\n";
+
+/* The outputs of vectors, built with options, over 96 items. */
+static void run_vectors(const char *options, float *out) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, vectors, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_buffer(ctx, 96 * 8 * sizeof *out, NULL);
+  float a = 1.5f;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &a, sizeof a), k);
+  size_t global = 96, local = 48;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, 96 * 8 * sizeof *out, out), b);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(vectors_lane_by_lane_as_without) {
+  static float jammed[96 * 8], plain[96 * 8];
+  run_vectors(NULL, jammed);
+  run_vectors("-cl-weft-no-jam", plain);
+  for (size_t i = 0; i < 96 * 8; i++)
+    CHECK(!memcmp(&jammed[i], &plain[i], sizeof *jammed));
+}
+
 /* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
 TEST(three_dimensions) {
   weft_context *ctx = support_context();
@@ -219,13 +306,14 @@ TEST(three_dimensions) {
   weft_context_release(ctx);
 }
 
-/* The launch line of one run of source (a buffer of 64 ints, an int). */
+/* The launch line of one run of source over 64 items (a buffer of 512
+ * ints, 8 an item, and an int). */
 static int launch_says_jammed(const char *source, const char *options) {
   weft_context *ctx = support_context();
   weft_program *p = support_build(ctx, source, options);
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *b = support_ints(ctx, 64, 1);
+  weft_buffer *b = support_ints(ctx, 512, 1);
   int value = 3;
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
   CHECK_OK(weft_kernel_set_arg_value(k, 1, &value, sizeof value), k);
@@ -247,6 +335,8 @@ TEST(launch_log_says_which_kernels_are_jammed) {
   setenv("WEFT_LOG", "launch", 1);
   CHECK(launch_says_jammed(own_memory, NULL));
   CHECK(launch_says_jammed(shared_branches, NULL));
+  CHECK(launch_says_jammed(varying_choices, NULL));
+  CHECK(launch_says_jammed(vectors, NULL));
   CHECK(!launch_says_jammed(own_memory, "-cl-weft-no-jam"));
   CHECK(!launch_says_jammed(own_memory, "-cl-opt-disable"));
   /* No loop: the loop vectorizer has the work-item loop. */

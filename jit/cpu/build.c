@@ -219,6 +219,12 @@ static void make_tiers(build *b, unsigned i, weft_jammed *tiers) {
  * in memory). */
 static int make_jams(build *b) {
   if (!jamming(b)) return 0;
+  /* Clang's code branches for `c ? a : b`, `&&` and `||`: made selects
+   * where both sides are cheap, work-items that differ there can still
+   * be jammed. */
+  int rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
+                            &b->s.error);
+  if (rc) return rc;
   b->jams = calloc((size_t)b->s.num_kernels * (WEFT_JAM_TIERS + 1) + 1,
                    sizeof *b->jams);
   if (!b->jams) return WEFT_ENOMEM;
