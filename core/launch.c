@@ -206,12 +206,11 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
   for (unsigned i = 0; i < d->dims && n < (int)sizeof sizes; i++)
     n += snprintf(sizes + n, sizeof sizes - (size_t)n, "%s%zu", i ? "x" : "",
                   d->local[i]);
-  char how[96];
-  if (k->desc->flags & WEFT_KERNEL_JAMMED)
-    snprintf(how, sizeof how, "a loop over work-items, %u side by side (jammed)",
+  char how[160];
+  int at = snprintf(how, sizeof how, "%s", how_it_runs(k->desc));
+  if (k->desc->flags & WEFT_KERNEL_JAMMED && at < (int)sizeof how)
+    snprintf(how + at, sizeof how - (size_t)at, ", %u side by side (jammed)",
              k->desc->jam_width);
-  else
-    snprintf(how, sizeof how, "%s", how_it_runs(k->desc));
   weft__log(WEFT_LOG_LAUNCH, "kernel '%s' on %s: %s (%zu groups), %s, "
             "%s%s after %.3f ms", k->desc->name,
             weft__device_info(k->program->context->device)->name, sizes,

@@ -4,7 +4,8 @@
  * a multiple of the width, those with some left over, single work-items,
  * 2D and 3D, global offsets), with private arrays, memory a work-item
  * reads back in its loop, shared branches and switches, choices that
- * differ between work-items made selects; the launch log
+ * differ between work-items made selects, the regions between barriers
+ * each on its own; the launch log
  * says which kernels are jammed (not those whose branches differ between
  * work-items, nor under -cl-weft-no-jam); and a fault in a jammed kernel
  * still names its work-item. */
@@ -275,6 +276,72 @@ TEST(vectors_lane_by_lane_as_without) {
     CHECK(!memcmp(&jammed[i], &plain[i], sizeof *jammed));
 }
 
+/* With barriers: each region between them is jammed on its own where its
+ * work-items share their branches (the second region's loop runs to the
+ * local id in the second kernel: that region alone stays one by one);
+ * values kept across the barrier and __local memory as without. */
+static const char *regions =
+    "__kernel void k(__global int *a, int n) {\n"
+    "  __local int tile[64];\n"
+    "  int l = get_local_id(0), g = get_global_id(0), size = get_local_size(0);\n"
+    "  int s = 0;\n"
+    "  for (int j = 0; j < n; j++) s += a[g] * j + l;\n"
+    "  tile[l] = s;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  int t = 0;\n"
+    "  for (int j = 0; j < LAST; j++) t += tile[(l + j) % size] ^ j;\n"
+    "  a[g] = t + s;\n"
+    "}\n";
+
+/* What regions gives over n items in groups of size, each in[] first
+ * holding i * 3 - 100 (last: n for every work-item, or its local id). */
+static void regions_want(int *out, int count, int size, int n, int by_id) {
+  for (int base = 0; base < count; base += size) {
+    int tile[64], s[64];
+    for (int l = 0; l < size; l++) {
+      s[l] = 0;
+      for (int j = 0; j < n; j++) s[l] += ((base + l) * 3 - 100) * j + l;
+      tile[l] = s[l];
+    }
+    for (int l = 0; l < size; l++) {
+      int t = 0, last = by_id ? l : n;
+      for (int j = 0; j < last; j++) t += tile[(l + j) % size] ^ j;
+      out[base + l] = t + s[l];
+    }
+  }
+}
+
+static void check_regions(int by_id, size_t size) {
+  enum { COUNT = 192 };
+  int n = 9, want[COUNT], got[COUNT];
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(
+      ctx, regions, by_id ? "-DLAST=l" : "-DLAST=n");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  for (int i = 0; i < COUNT; i++) got[i] = i * 3 - 100;
+  weft_buffer *b = support_buffer(ctx, sizeof got, got);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &n, sizeof n), k);
+  size_t global = COUNT;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &size), k);
+  CHECK_OK(weft_buffer_read(b, 0, sizeof got, got), b);
+  regions_want(want, COUNT, (int)size, n, by_id);
+  for (int i = 0; i < COUNT; i++) CHECK_EQ(got[i], want[i]);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(regions_jammed_each_on_its_own) {
+  static const size_t sizes[] = {64, 48, 24, 12, 3, 1};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    check_regions(0, sizes[s]);
+    check_regions(1, sizes[s]);
+  }
+}
+
 /* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
 TEST(three_dimensions) {
   weft_context *ctx = support_context();
@@ -337,6 +404,8 @@ TEST(launch_log_says_which_kernels_are_jammed) {
   CHECK(launch_says_jammed(shared_branches, NULL));
   CHECK(launch_says_jammed(varying_choices, NULL));
   CHECK(launch_says_jammed(vectors, NULL));
+  CHECK(launch_says_jammed(regions, "-DLAST=n"));
+  CHECK(launch_says_jammed(regions, "-DLAST=l"));
   CHECK(!launch_says_jammed(own_memory, "-cl-weft-no-jam"));
   CHECK(!launch_says_jammed(own_memory, "-cl-opt-disable"));
   /* No loop: the loop vectorizer has the work-item loop. */

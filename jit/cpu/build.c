@@ -82,6 +82,7 @@ typedef struct build {
   LLVMValueRef *bodies;
   /* Step 4's jammed bodies, WEFT_JAM_TIERS + 1 a kernel (NULL: none). */
   weft_jammed *jams;
+  weft_jammed **region_jams;  /* a kernel's, by region state (or NULL) */
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
@@ -194,29 +195,33 @@ static int runs_plain(const build *b, unsigned i) {
          !weft__calls_barrier(b->bodies[i]);
 }
 
-/* Kernel i's jammed functions: its width, then 8 (for groups narrower
- * than the widest, and what they leave). */
-static void make_tiers(build *b, unsigned i, weft_jammed *tiers) {
+/* Kernel i's jammed functions for its body's state (-1: a plain body):
+ * its width, then 8 (for groups narrower than the widest, and what they
+ * leave). */
+static void make_tiers(build *b, unsigned i, int state, weft_jammed *tiers) {
   unsigned bits = weft__target_vector_bits(b->s.machine);
-  unsigned widths[WEFT_JAM_TIERS] = {weft__jam_width(b->bodies[i], bits), 8};
+  unsigned widths[WEFT_JAM_TIERS] = {
+      weft__jam_width(b->bodies[i], bits, state), 8};
   unsigned n = 0;
   for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {
     if (n && widths[t] >= tiers[n - 1].width) break;
-    char name[strlen(b->entry_names[i]) + 32];
-    snprintf(name, sizeof name, "%s.jam%u", b->entry_names[i], widths[t]);
+    char name[strlen(b->entry_names[i]) + 48];
+    snprintf(name, sizeof name, "%s.jam%d.%u", b->entry_names[i], state,
+             widths[t]);
     /* NULL: not this body, or too large at this width. */
-    LLVMValueRef fn =
-        weft__jam_make(b->bodies[i], b->s.layout, widths[t], bits, name);
+    LLVMValueRef fn = weft__jam_make(b->bodies[i], b->s.layout, widths[t],
+                                     bits, state, name);
     if (fn) tiers[n++] = (weft_jammed){fn, widths[t]};
   }
+  weft_kernel_desc *k = &b->s.kernels[i];
   if (!n) return;
-  b->s.kernels[i].flags |= WEFT_KERNEL_JAMMED;
-  b->s.kernels[i].jam_width = tiers[0].width;
+  k->flags |= WEFT_KERNEL_JAMMED;
+  if (tiers[0].width > k->jam_width) k->jam_width = tiers[0].width;
 }
 
-/* Step 4's jammed bodies, where they apply, made while the bodies' values
- * are still registers (schedule_regions's reg2mem puts every function's
- * in memory). */
+/* Step 4's jammed bodies of kernels without barriers, made while the
+ * bodies' values are still registers (schedule_regions's reg2mem puts
+ * every function's in memory). */
 static int make_jams(build *b) {
   if (!jamming(b)) return 0;
   /* Clang's code branches for `c ? a : b`, `&&` and `||`: made selects
@@ -229,8 +234,41 @@ static int make_jams(build *b) {
                    sizeof *b->jams);
   if (!b->jams) return WEFT_ENOMEM;
   for (unsigned i = 0; i < b->s.num_kernels; i++)
-    if (runs_plain(b, i)) make_tiers(b, i, &b->jams[i * (WEFT_JAM_TIERS + 1)]);
+    if (runs_plain(b, i))
+      make_tiers(b, i, -1, &b->jams[i * (WEFT_JAM_TIERS + 1)]);
   return 0;
+}
+
+/* The jammed regions of region bodies (regions.c): those whose
+ * work-items all stop in one state, each on its own (a region with a
+ * branch that differs between work-items keeps the others jammed). */
+static int make_region_jams(build *b) {
+  int any = 0;
+  for (unsigned i = 0; i < b->s.num_kernels; i++)
+    any |= (b->s.kernels[i].flags & WEFT_KERNEL_REGIONS) != 0;
+  if (!any || !jamming(b)) return 0;
+  /* Regions' values crossing blocks went to memory (reg2mem). */
+  int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
+                            &b->s.error);
+  b->region_jams = calloc(b->s.num_kernels + 1, sizeof *b->region_jams);
+  if (!rc && !b->region_jams) rc = WEFT_ENOMEM;
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    const weft_kernel_desc *k = &b->s.kernels[i];
+    if (!(k->flags & WEFT_KERNEL_REGIONS) ||
+        (k->flags & (WEFT_KERNEL_COOPERATIVE | WEFT_KERNEL_SUB_GROUPS |
+                     WEFT_KERNEL_AGGREGATES | WEFT_KERNEL_RESIZABLE)))
+      continue;
+    weft_jammed *jams = calloc((size_t)k->num_states * (WEFT_JAM_TIERS + 1) + 1,
+                               sizeof *jams);
+    if (!jams) return WEFT_ENOMEM;
+    b->region_jams[i] = jams;
+    for (unsigned s = 0; s < k->num_states; s++) {
+      int32_t only;
+      if (weft__regions_next_state(b->bodies[i], s, &only))
+        make_tiers(b, i, (int)s, &jams[s * (WEFT_JAM_TIERS + 1)]);
+    }
+  }
+  return rc;
 }
 
 /* Step 4: the work-group functions. */
@@ -238,8 +276,9 @@ static void make_entries(build *b, LLVMValueRef *entries) {
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     weft_kernel_desc *k = &b->s.kernels[i];
     if (k->flags & WEFT_KERNEL_REGIONS)
-      entries[i] = weft__workgroup_make_regions(b->s.module, b->bodies[i], k,
-                                                b->entry_names[i]);
+      entries[i] = weft__workgroup_make_regions(
+          b->s.module, b->bodies[i],
+          b->region_jams ? b->region_jams[i] : NULL, k, b->entry_names[i]);
     else
       entries[i] = weft__workgroup_make(
           b->s.module, b->bodies[i],
@@ -292,6 +331,7 @@ static int lower_kernels(build *b) {
     rc = weft__weak_memory_insert(b->bodies[i], b->s.layout);
   if (!rc) rc = make_jams(b);
   if (!rc) rc = schedule_regions(b);
+  if (!rc) rc = make_region_jams(b);
   if (rc) return rc;
   LLVMValueRef entries[b->s.num_kernels + 1];
   make_entries(b, entries);
@@ -399,6 +439,9 @@ static int end(build *b, int rc, char **log) {
   free(b->entry_names);
   free(b->bodies);
   free(b->jams);
+  for (unsigned i = 0; b->region_jams && i < b->s.num_kernels; i++)
+    free(b->region_jams[i]);
+  free(b->region_jams);
   free(b->sites.locs);
   weft__check_sites_free(b->checks.sites, b->checks.count);
   free(b->stamps);

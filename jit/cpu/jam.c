@@ -64,18 +64,6 @@ static void add(weft_jam *j, LLVMValueRef v) {
   j->olds[j->count++] = v;
 }
 
-static unsigned count_values(LLVMValueRef body) {
-  unsigned n = LLVMCountParams(body);
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb)) {
-    n++;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
-      n++;
-  }
-  return n;
-}
-
 static int index_all(weft_jam *j, unsigned n) {
   j->capacity = 16;
   while (j->capacity < 2 * n) j->capacity *= 2;
@@ -127,8 +115,7 @@ static int is_debug_intrinsic(LLVMValueRef inst) {
   return length > 9 && !strncmp(name, "llvm.dbg.", 9);
 }
 
-/* Whether a call reads and writes no memory (its callee says so). */
-static int call_is_pure(LLVMValueRef call) {
+int weft__jam_call_is_pure(LLVMValueRef call) {
   LLVMValueRef callee = LLVMGetCalledValue(call);
   if (!LLVMIsAFunction(callee)) return 0;
   unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
@@ -156,7 +143,7 @@ static int allowed(LLVMValueRef inst) {
     return !LLVMGetVolatile(inst) && LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic;
   case LLVMCall:
     return !LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) &&
-           (is_intrinsic_call(inst) || call_is_pure(inst));
+           (is_intrinsic_call(inst) || weft__jam_call_is_pure(inst));
   default:
     return 1;
   }
@@ -174,7 +161,7 @@ static int own_per_item(LLVMValueRef inst) {
     /* The group's invariant context fields are the same for all. */
     return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14));
   case LLVMCall:
-    return !call_is_pure(inst);
+    return !weft__jam_call_is_pure(inst);
   default:
     return 0;
   }
@@ -203,12 +190,17 @@ static void mark_varying(weft_jam *j, unsigned lx) {
   }
 }
 
+/* Whether the jammed function runs inst (in a block its scope reaches). */
+static int reached(const weft_jam *j, LLVMValueRef inst) {
+  return weft__jam_scope_reaches(j->scope, LLVMGetInstructionParent(inst));
+}
+
 /* Whether every branch is on a shared value and every instruction is
  * allowed. */
 static int jammable(const weft_jam *j) {
   for (unsigned k = 0; k < j->count; k++) {
     LLVMValueRef v = j->olds[k];
-    if (!LLVMIsAInstruction(v)) continue;
+    if (!LLVMIsAInstruction(v) || !reached(j, v)) continue;
     if (!allowed(v)) return 0;
     if (!LLVMIsATerminatorInst(v) || LLVMIsAReturnInst(v) ||
         LLVMIsAUnreachableInst(v))
@@ -228,81 +220,6 @@ static int jammable(const weft_jam *j) {
   return 1;
 }
 
-static int found_loop(const weft_cfg *g, unsigned header, unsigned latch,
-                      void *data) {
-  (void)g, (void)header, (void)latch, (void)data;
-  return 1;
-}
-
-static int has_loop(LLVMValueRef body) {
-  weft_cfg g;
-  if (weft__cfg_make(body, &g)) return 0;
-  int loop = weft__cfg_back_edges(&g, found_loop, NULL) == 1;
-  weft__cfg_free(&g);
-  return loop;
-}
-
-typedef struct loop_marks {
-  unsigned char *in_loop; /* by block index */
-  unsigned *work;
-} loop_marks;
-
-static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
-                     void *data) {
-  loop_marks *m = data;
-  unsigned char body[g->count];
-  memset(body, 0, g->count);
-  weft__cfg_loop_blocks(g, header, latch, body, m->work);
-  for (unsigned i = 0; i < g->count; i++) m->in_loop[i] |= body[i];
-  return 0;
-}
-
-static int touches_memory(LLVMValueRef inst) {
-  switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMLoad:
-  case LLVMStore:
-    return 1;
-  case LLVMCall:
-    return !call_is_pure(inst);
-  default:
-    return 0;
-  }
-}
-
-/* Whether the body's loops only compute: no access to memory in any. */
-static int loops_only_compute(LLVMValueRef body) {
-  weft_cfg g;
-  if (weft__cfg_make(body, &g)) return 0;
-  unsigned char in_loop[g.count ? g.count : 1];
-  unsigned work[g.count ? g.count : 1];
-  memset(in_loop, 0, g.count);
-  loop_marks m = {in_loop, work};
-  weft__cfg_back_edges(&g, mark_loop, &m);
-  int compute = 1;
-  for (unsigned i = 0; i < g.count && compute; i++) {
-    if (!in_loop[i]) continue;
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(g.blocks[i]); inst;
-         inst = LLVMGetNextInstruction(inst))
-      if (touches_memory(inst)) compute = 0;
-  }
-  weft__cfg_free(&g);
-  return compute;
-}
-
-/* The most lanes of a vector value of the body (1 without vectors). */
-static unsigned widest_vector(LLVMValueRef body) {
-  unsigned widest = 1;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      LLVMTypeRef t = LLVMTypeOf(i);
-      if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && LLVMGetVectorSize(t) > widest)
-        widest = LLVMGetVectorSize(t);
-    }
-  return widest;
-}
-
 /* Lanes of arithmetic side by side. Where the loops only compute,
  * enough independent chains to keep two FMA units of four cycles'
  * latency busy: 8 registers' worth (clpeak's dependent chains on the
@@ -312,28 +229,17 @@ static unsigned widest_vector(LLVMValueRef body) {
 #define JAM_CHAINS 8
 #define JAM_MEMORY_LANES 16
 
-unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits) {
-  unsigned lanes = loops_only_compute(body) ? JAM_CHAINS * vector_bits / 32
-                                            : JAM_MEMORY_LANES;
-  unsigned width = lanes / widest_vector(body);
+unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits, int state) {
+  weft_jam_scope scope;
+  unsigned width = 2;
+  if (weft__jam_scope_make(body, state, &scope)) {
+    int compute;
+    weft__jam_scope_loops(&scope, &compute);
+    unsigned lanes = compute ? JAM_CHAINS * vector_bits / 32 : JAM_MEMORY_LANES;
+    width = lanes / weft__jam_scope_widest_vector(&scope);
+  }
+  weft__jam_scope_free(&scope);
   return width < 2 ? 2 : width;
-}
-
-/* The bytes of the body's fixed-size private variables, or SIZE_MAX when
- * one has a size known only at run time. */
-static size_t private_bytes(LLVMValueRef body, LLVMTargetDataRef layout) {
-  size_t bytes = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsAAllocaInst(i)) continue;
-      LLVMValueRef count = LLVMGetOperand(i, 0);
-      if (!LLVMIsAConstantInt(count)) return SIZE_MAX;
-      bytes += LLVMABISizeOfType(layout, LLVMGetAllocatedType(i)) *
-               LLVMConstIntGetZExtValue(count);
-    }
-  return bytes;
 }
 
 static int has_byval_param(LLVMValueRef body) {
@@ -421,7 +327,7 @@ static void remap(weft_jam *j, LLVMBuilderRef b) {
   for (unsigned k = 0; k < j->count; k++) {
     LLVMValueRef old = j->olds[k];
     if (!LLVMIsAInstruction(old) || LLVMIsAReturnInst(old) ||
-        is_debug_intrinsic(old))
+        is_debug_intrinsic(old) || !reached(j, old))
       continue;
     unsigned n = j->varying[k] && !LLVMIsATerminatorInst(old) ? j->width : 1;
     for (unsigned item = 0; item < n; item++) {
@@ -434,6 +340,8 @@ static void remap(weft_jam *j, LLVMBuilderRef b) {
       if (j->aliased[k]) continue; /* an extractelement of a split vector */
       if (LLVMIsAPHINode(old)) {
         for (unsigned e = 0; e < LLVMCountIncoming(old); e++) {
+          if (!weft__jam_scope_reaches(j->scope, LLVMGetIncomingBlock(old, e)))
+            continue; /* an edge the state never takes */
           place_for_operand(j, b, old, c, e);
           LLVMValueRef value =
               weft__jam_whole(j, b, LLVMGetIncomingValue(old, e), item);
@@ -452,8 +360,8 @@ static void remap(weft_jam *j, LLVMBuilderRef b) {
 }
 
 /* The blocks of the body in reverse post-order from its entry (every
- * value's definition before its uses outside phis), then those the
- * entry does not reach; returns how many are reached. */
+ * value's definition before its uses outside phis), through the blocks
+ * its scope reaches, then the others; returns how many are reached. */
 static unsigned block_order(weft_jam *j, LLVMBasicBlockRef *order, unsigned count) {
   unsigned char seen[j->count];
   memset(seen, 0, j->count);
@@ -470,7 +378,7 @@ static unsigned block_order(weft_jam *j, LLVMBasicBlockRef *order, unsigned coun
     if (next[depth - 1] < successors) {
       LLVMBasicBlockRef s = LLVMGetSuccessor(term, next[depth - 1]++);
       unsigned i = weft__jam_index(j, LLVMBasicBlockAsValue(s));
-      if (seen[i]) continue;
+      if (seen[i] || !weft__jam_scope_reaches(j->scope, s)) continue;
       seen[i] = 1;
       stack[depth] = s;
       next[depth++] = 0;
@@ -487,15 +395,20 @@ static unsigned block_order(weft_jam *j, LLVMBasicBlockRef *order, unsigned coun
   return done;
 }
 
-/* Makes the clones of the instructions of bb at the builder: a varying
- * vector's lanes apart where the entry reaches bb (reached). */
+/* Makes the clones of the instructions of bb at the builder, a varying
+ * vector's lanes apart; a block the scope does not reach (dead, or
+ * another region's) is left unreachable. */
 static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
                         int reached) {
+  if (!reached) {
+    LLVMBuildUnreachable(b);
+    return;
+  }
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
        i = LLVMGetNextInstruction(i)) {
     if (is_debug_intrinsic(i)) continue;
     unsigned k = weft__jam_index(j, i);
-    if (reached && j->varying[k] && weft__jam_split(j, b, i)) continue;
+    if (j->varying[k] && weft__jam_split(j, b, i)) continue;
     clone_instruction(j, b, i);
   }
 }
@@ -527,21 +440,30 @@ static void build(weft_jam *j, unsigned lx) {
   LLVMDisposeBuilder(b);
 }
 
+/* Whether the jam of scope at width holds no more than the limits. */
+static int fits(const weft_jam_scope *scope, LLVMTargetDataRef layout,
+                unsigned width) {
+  size_t values = weft__jam_scope_values(scope);
+  size_t bytes = weft__jam_scope_private_bytes(scope, layout);
+  return values * width * weft__jam_scope_widest_vector(scope) <=
+             JAM_MOST_INSTRUCTIONS &&
+         bytes <= JAM_MOST_PRIVATE_BYTES / width;
+}
+
 LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
-                           unsigned width, unsigned vector_bits,
+                           unsigned width, unsigned vector_bits, int state,
                            const char *name) {
   assert(width >= 2);
-  unsigned n = count_values(body);
-  size_t bytes = private_bytes(body, layout);
-  if ((size_t)n * width * widest_vector(body) > JAM_MOST_INSTRUCTIONS ||
-      bytes > JAM_MOST_PRIVATE_BYTES / width || has_byval_param(body) ||
-      !has_loop(body))
-    return NULL;
-  weft_jam j = {.body = body, .width = width, .vector_bits = vector_bits,
-           .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
+  weft_jam_scope scope;
+  int compute;
   LLVMValueRef result = NULL;
+  weft_jam j = {.scope = &scope, .body = body, .width = width,
+                .vector_bits = vector_bits,
+                .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
   unsigned lx = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
-  if (index_all(&j, n)) {
+  if (weft__jam_scope_make(body, state, &scope) && !has_byval_param(body) &&
+      weft__jam_scope_loops(&scope, &compute) && fits(&scope, layout, width) &&
+      index_all(&j, weft__jam_scope_values(&scope))) {
     mark_varying(&j, lx);
     if (jammable(&j)) {
       declare(&j, name);
@@ -550,5 +472,6 @@ LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
     }
   }
   jam_free(&j);
+  weft__jam_scope_free(&scope);
   return result;
 }

@@ -6,7 +6,36 @@
 
 #include "jit/cpu/passes.h"
 
+/* jam_scope.c: the blocks a jammed function runs, and what decides
+ * whether and how wide to jam them. */
+typedef struct weft_jam_scope {
+  LLVMValueRef body;
+  weft_cfg g;
+  unsigned char *reached; /* by g's block index */
+} weft_jam_scope;
+
+/* The blocks body's entry reaches when the body runs in region state
+ * state (regions.c), or in any (state < 0). 0 when out of memory. */
+int weft__jam_scope_make(LLVMValueRef body, int state, weft_jam_scope *s);
+void weft__jam_scope_free(weft_jam_scope *s);
+int weft__jam_scope_reaches(const weft_jam_scope *s, LLVMBasicBlockRef bb);
+/* The body's parameters, blocks and instructions. */
+unsigned weft__jam_scope_values(const weft_jam_scope *s);
+/* The bytes of the reached fixed-size private variables (SIZE_MAX when
+ * one has a size known only at run time). */
+size_t weft__jam_scope_private_bytes(const weft_jam_scope *s,
+                                     LLVMTargetDataRef layout);
+/* Whether the reached blocks hold a loop, and whether those loops only
+ * compute (no access to memory in any). */
+int weft__jam_scope_loops(const weft_jam_scope *s, int *only_compute);
+/* The most lanes of a reached vector value (1 without vectors). */
+unsigned weft__jam_scope_widest_vector(const weft_jam_scope *s);
+
+/* Whether a call reads and writes no memory (its callee says so). */
+int weft__jam_call_is_pure(LLVMValueRef call);
+
 typedef struct weft_jam {
+  const weft_jam_scope *scope;
   LLVMValueRef body, fn;
   LLVMContextRef context;
   unsigned width;

@@ -229,13 +229,16 @@ void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
  * side by side, instruction by instruction, so that LLVM vectorizes
  * across them; or NULL where that does not apply (no loop in body, a
  * branch that may differ between work-items, atomics or calls into the
- * runtime, too large). Needs body's variables in registers (SROA). */
+ * runtime, too large). For a region body (regions.c), state is the
+ * region it runs (the code of the others left out); -1 otherwise.
+ * Needs body's variables in registers (SROA). */
 LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
-                           unsigned width, unsigned vector_bits,
+                           unsigned width, unsigned vector_bits, int state,
                            const char *name);
-/* How many work-items body's jammed function should run (at least 2) on
- * a machine of vector_bits wide registers (weft__target_vector_bits). */
-unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits);
+/* How many work-items body's jammed function (of state, as above)
+ * should run (at least 2) on a machine of vector_bits wide registers
+ * (weft__target_vector_bits). */
+unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits, int state);
 
 /* A body's jammed functions, widest first: at most WEFT_JAM_TIERS (the
  * widest, then 8 work-items), a NULL fn after the last. */
@@ -252,8 +255,12 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_jammed *jammed,
                                   const weft_kernel_desc *desc,
                                   const char *name);
+/* With region_jams (NULL: none), WEFT_JAM_TIERS + 1 jammed functions
+ * (as above) a region state, for the regions whose work-items all stop
+ * in the same state. */
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
+                                          const weft_jammed *region_jams,
                                           const weft_kernel_desc *desc,
                                           const char *name);
 

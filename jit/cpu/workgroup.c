@@ -255,8 +255,16 @@ static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
  *
  *   for (x = start; x + width <= hi; x += width) jammed(x);
  */
+/* What the x loop of a jammed body runs: its jammed functions, with the
+ * state and private memory the body takes. */
+typedef struct jammed_run {
+  const weft_jammed *tiers;
+  LLVMValueRef state, private_mem;
+} jammed_run;
+
 static LLVMValueRef jammed_loop(wg_builder *w, LLVMValueRef iv[3],
-                                const weft_jammed *jam, LLVMValueRef start) {
+                                const jammed_run *run, const weft_jammed *jam,
+                                LLVMValueRef start) {
   LLVMValueRef width = LLVMConstInt(w->i64, jam->width, 0);
   LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
   LLVMBasicBlockRef wide = block(w, "x.jam"), rest = block(w, "x.rest");
@@ -267,8 +275,7 @@ static LLVMValueRef jammed_loop(wg_builder *w, LLVMValueRef iv[3],
   LLVMPositionBuilderAtEnd(w->b, wide);
   LLVMValueRef x = LLVMBuildPhi(w->b, w->i64, "");
   LLVMValueRef at[3] = {x, iv[1], iv[2]};
-  call_function(w, jam->fn, at, LLVMConstInt(w->i32, 0, 0),
-                LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
+  call_function(w, jam->fn, at, run->state, run->private_mem);
   LLVMValueRef next = LLVMBuildNUWAdd(w->b, x, width, "");
   LLVMValueRef again = LLVMBuildICmp(
       w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, next, width, ""), w->hi[0], "");
@@ -289,10 +296,10 @@ static LLVMValueRef jammed_loop(wg_builder *w, LLVMValueRef iv[3],
 static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
                          LLVMBasicBlockRef exit, void *data) {
   (void)exit;
-  const weft_jammed *jammed = data;
+  const jammed_run *run = data;
   LLVMValueRef left = w->lo[0];
-  for (unsigned t = 0; t < WEFT_JAM_TIERS && jammed[t].fn; t++)
-    left = jammed_loop(w, iv, &jammed[t], left);
+  for (unsigned t = 0; t < WEFT_JAM_TIERS && run->tiers[t].fn; t++)
+    left = jammed_loop(w, iv, run, &run->tiers[t], left);
 
   LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
   LLVMBasicBlockRef one = block(w, "x.one"), done = block(w, "x.done");
@@ -301,8 +308,7 @@ static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
   LLVMPositionBuilderAtEnd(w->b, one);
   LLVMValueRef x = LLVMBuildPhi(w->b, w->i64, "");
   LLVMValueRef at[3] = {x, iv[1], iv[2]};
-  call_body(w, at, LLVMConstInt(w->i32, 0, 0),
-            LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
+  call_body(w, at, run->state, run->private_mem);
   LLVMValueRef after = LLVMBuildNUWAdd(w->b, x, LLVMConstInt(w->i64, 1, 0), "");
   LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, after, w->hi[0], ""),
                   one, done);
@@ -322,7 +328,9 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
   int has_barrier = weft__calls_barrier(body);
   if (jammed && jammed[0].fn) {
     assert(!has_barrier && jammed[0].width >= 2);
-    emit_loops(&w, jammed_items, (void *)jammed, 1, exit, exit);
+    jammed_run run = {jammed, LLVMConstInt(w.i32, 0, 0),
+                      LLVMConstNull(LLVMPointerTypeInContext(w.context, 0))};
+    emit_loops(&w, jammed_items, &run, 1, exit, exit);
   } else {
     emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
   }
@@ -428,6 +436,7 @@ static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
 
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
+                                          const weft_jammed *region_jams,
                                           const weft_kernel_desc *desc,
                                           const char *name) {
   wg_builder w = {0};
@@ -459,7 +468,17 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
     LLVMAddCase(cases, LLVMConstInt(w.i32, k, 0), region);
     LLVMPositionBuilderAtEnd(w.b, region);
     int32_t only;
-    if (weft__regions_next_state(body, k, &only)) {
+    const weft_jammed *tiers =
+        region_jams ? &region_jams[k * (WEFT_JAM_TIERS + 1)] : NULL;
+    if (tiers && tiers[0].fn) {
+      /* Jammed only where the work-items all stop in one state. */
+      int agreed = weft__regions_next_state(body, k, &only);
+      assert(agreed);
+      (void)agreed;
+      note_only_state(&w, only);
+      jammed_run run = {tiers, LLVMConstInt(w.i32, k, 0), w.private_mem};
+      emit_loops(&w, jammed_items, &run, 1, done, exit);
+    } else if (weft__regions_next_state(body, k, &only)) {
       note_only_state(&w, only);
       emit_item_loops(&w, region_item_alone, &k, done, exit);
     } else {
