@@ -5,9 +5,10 @@
  * 2D and 3D, global offsets), with private arrays, memory a work-item
  * reads back in its loop, shared branches and switches, choices that
  * differ between work-items made selects, the regions between barriers
- * each on its own; the launch log
+ * each on its own, loops that work-items leave at different turns; the
+ * launch log
  * says which kernels are jammed (not those whose branches differ between
- * work-items, nor under -cl-weft-no-jam); and a fault in a jammed kernel
+ * work-items elsewhere, nor under -cl-weft-no-jam); and a fault in a jammed kernel
  * still names its work-item. */
 #include <math.h>
 #include <stdlib.h>
@@ -342,6 +343,130 @@ TEST(regions_jammed_each_on_its_own) {
   }
 }
 
+/* Loops that work-items leave at different turns (jam_loops.c): a
+ * Collatz count (the test in the header), a do-while (the test at the
+ * end), a search that reads memory in the loop; each work-item's values
+ * are those of the turn it left. */
+static const char *collatz =
+    "__kernel void k(__global int *a, int limit) {\n"
+    "  uint n = get_global_id(0) + 1, steps = 0;\n"
+    "  while (n != 1 && steps < (uint)limit) {\n"
+    "    n = (n & 1) ? 3 * n + 1 : n / 2;\n"
+    "    steps++;\n"
+    "  }\n"
+    "  a[get_global_id(0)] = (int)(steps * 100000 + n % 100000);\n"
+    "}\n";
+
+static int collatz_want(int i, int limit) {
+  unsigned n = (unsigned)i + 1, steps = 0;
+  while (n != 1 && steps < (unsigned)limit) {
+    n = (n & 1) ? 3 * n + 1 : n / 2;
+    steps++;
+  }
+  return (int)(steps * 100000 + n % 100000);
+}
+
+static const char *do_while =
+    "__kernel void k(__global int *a, int target) {\n"
+    "  int x = get_global_id(0) % 97, k = 0;\n"
+    "  do {\n"
+    "    x = (x * x) % 1000 + 1;\n"
+    "    k++;\n"
+    "  } while (x != target && k < 60);\n"
+    "  a[get_global_id(0)] = k * 10000 + x;\n"
+    "}\n";
+
+static int do_while_want(int i, int target) {
+  int x = i % 97, k = 0;
+  do {
+    x = (x * x) % 1000 + 1;
+    k++;
+  } while (x != target && k < 60);
+  return k * 10000 + x;
+}
+
+/* Finds the first element from the work-item's own on that is
+ * divisible by 7 (reads the buffer the kernel writes only after). */
+static const char *search =
+    "__kernel void k(__global int *a, int n) {\n"
+    "  int i = get_global_id(0), at = i;\n"
+    "  while (at < n && a[at] % 7 != 0) at++;\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "  a[i] = at;\n"
+    "}\n";
+
+static int search_want(int i, int n) {
+  int at = i;
+  while (at < n && (at * 3 - 100) % 7 != 0) at++;
+  return at;
+}
+
+static const char *early_break =
+    "__kernel void k(__global int *a, int v) {\n"
+    "  int i = get_global_id(0) % 50, j = 0;\n"
+    "  for (; j < i; j++) if (j * v > 40) break;\n"
+    "  a[get_global_id(0)] = j;\n"
+    "}\n";
+
+static int early_break_want(int i, int v) {
+  int j = 0;
+  for (; j < i % 50; j++)
+    if (j * v > 40) break;
+  return j;
+}
+
+TEST(loops_left_at_different_turns) {
+  check_each(early_break, NULL, 150, 75, 3, early_break_want);
+  check_each(collatz, NULL, 200, 100, 120, collatz_want);
+  check_each(collatz, NULL, 200, 25, 40, collatz_want);
+  check_each(do_while, NULL, 194, 97, 537, do_while_want);
+  /* One group: the barrier orders every read before every write. */
+  check_each(search, NULL, 90, 90, 90, search_want);
+  check_each(search, NULL, 64, 64, 64, search_want);
+}
+
+/* A float2 mandelbrot escape (lanes taken apart, kept where each left),
+ * bit for bit as without jamming. */
+static const char *escape =
+    "__kernel void k(__global float *out, float a) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  float2 c = (float2)(-2.0f + 3.0f * (i % 32) / 32.0f,\n"
+    "                      -1.5f + 3.0f * (i / 32) / 24.0f) * a;\n"
+    "  float2 z = (float2)(0.0f);\n"
+    "  int k = 0;\n"
+    "  while (k < 200 && dot(z, z) <= 4.0f) {\n"
+    "    z = (float2)(z.x * z.x - z.y * z.y, 2.0f * z.x * z.y) + c;\n"
+    "    k++;\n"
+    "  }\n"
+    "  out[i] = (float)k + z.x;\n"
+    "}\n";
+
+static void run_escape(const char *options, float *out) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, escape, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_buffer(ctx, 768 * sizeof *out, NULL);
+  float a = 0.9f;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &a, sizeof a), k);
+  size_t global = 768, local = 96;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, 768 * sizeof *out, out), b);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(escape_loop_as_without) {
+  static float jammed[768], plain[768];
+  run_escape(NULL, jammed);
+  run_escape("-cl-weft-no-jam", plain);
+  for (size_t i = 0; i < 768; i++)
+    CHECK(!memcmp(&jammed[i], &plain[i], sizeof *jammed));
+}
+
 /* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
 TEST(three_dimensions) {
   weft_context *ctx = support_context();
@@ -412,13 +537,27 @@ TEST(launch_log_says_which_kernels_are_jammed) {
   CHECK(!launch_says_jammed(
       "__kernel void k(__global int *a, int v) { a[get_global_id(0)] += v; }\n",
       NULL));
-  /* Each work-item's own number of turns. */
+  /* Each work-item's own number of turns, but stores in the loop. */
   CHECK(!launch_says_jammed(
       "__kernel void k(__global int *a, int v) {\n"
       "  int i = get_global_id(0);\n"
       "  for (int j = 0; j < i; j++) a[i] += v;\n"
       "}\n",
       NULL));
+  /* Two ways out, to different code. */
+  CHECK(!launch_says_jammed(
+      "__kernel void k(__global int *a, int v) {\n"
+      "  int i = get_global_id(0), j = 0;\n"
+      "  for (; j < i; j++)\n"
+      "    if (j * v > 40) { a[i] = -j; return; }\n"
+      "  a[i] = j;\n"
+      "}\n",
+      NULL));
+  /* A break that simplifies into the loop's one test. */
+  CHECK(launch_says_jammed(early_break, NULL));
+  CHECK(launch_says_jammed(collatz, NULL));
+  CHECK(launch_says_jammed(do_while, NULL));
+  CHECK(launch_says_jammed(escape, NULL));
   /* Atomics keep the one-by-one order. */
   CHECK(!launch_says_jammed(
       "__kernel void k(__global int *a, int v) {\n"

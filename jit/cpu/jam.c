@@ -71,10 +71,10 @@ static int index_all(weft_jam *j, unsigned n) {
   j->slots = calloc(j->capacity, sizeof *j->slots);
   j->olds = calloc(n, sizeof *j->olds);
   j->varying = calloc(n, 1);
-  j->aliased = calloc(n, 1);
+  j->finished = calloc(n, 1);
   j->copies = calloc((size_t)n * j->width, sizeof *j->copies);
   j->lanes = calloc((size_t)n * j->width, sizeof *j->lanes);
-  if (!j->keys || !j->slots || !j->olds || !j->varying || !j->aliased ||
+  if (!j->keys || !j->slots || !j->olds || !j->varying || !j->finished ||
       !j->copies || !j->lanes)
     return 0;
   for (unsigned p = 0; p < LLVMCountParams(j->body); p++)
@@ -94,11 +94,15 @@ static void jam_free(weft_jam *j) {
   free(j->slots);
   free(j->olds);
   free(j->varying);
-  free(j->aliased);
+  free(j->finished);
   free(j->copies);
   for (size_t k = 0; j->lanes && k < (size_t)j->count * j->width; k++)
     free(j->lanes[k]);
   free(j->lanes);
+  for (unsigned k = 0; k < j->num_loops; k++) {
+    free(j->loops[k].active);
+    free(j->loops[k].stay);
+  }
 }
 
 /* ------------------------------------------------------------ what may */
@@ -215,32 +219,12 @@ static int jammable(const weft_jam *j) {
       return 0;
     }
     unsigned i = weft__jam_index(j, condition);
-    if (i < j->count && j->varying[i]) return 0;
+    if (i < j->count && j->varying[i] && !weft__jam_loops_is_exit(j, v))
+      return 0;
   }
   return 1;
 }
 
-/* Lanes of arithmetic side by side. Where the loops only compute,
- * enough independent chains to keep two FMA units of four cycles'
- * latency busy: 8 registers' worth (clpeak's dependent chains on the
- * EPYC, AVX-512: 4.3 GFLOP/s a work-item at a time, 265 at 64 lanes, 430
- * at 128). Where they read memory, fewer: a naive matrix product's loads
- * took 13.7 ms at 8 and 16 lanes, 17.5 at 64. */
-#define JAM_CHAINS 8
-#define JAM_MEMORY_LANES 16
-
-unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits, int state) {
-  weft_jam_scope scope;
-  unsigned width = 2;
-  if (weft__jam_scope_make(body, state, &scope)) {
-    int compute;
-    weft__jam_scope_loops(&scope, &compute);
-    unsigned lanes = compute ? JAM_CHAINS * vector_bits / 32 : JAM_MEMORY_LANES;
-    width = lanes / weft__jam_scope_widest_vector(&scope);
-  }
-  weft__jam_scope_free(&scope);
-  return width < 2 ? 2 : width;
-}
 
 static int has_byval_param(LLVMValueRef body) {
   unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
@@ -337,7 +321,7 @@ static void remap(weft_jam *j, LLVMBuilderRef b) {
         continue;
       }
       LLVMValueRef c = j->copies[at];
-      if (j->aliased[k]) continue; /* an extractelement of a split vector */
+      if (j->finished[k]) continue; /* made whole in the first pass */
       if (LLVMIsAPHINode(old)) {
         for (unsigned e = 0; e < LLVMCountIncoming(old); e++) {
           if (!weft__jam_scope_reaches(j->scope, LLVMGetIncomingBlock(old, e)))
@@ -345,6 +329,8 @@ static void remap(weft_jam *j, LLVMBuilderRef b) {
           place_for_operand(j, b, old, c, e);
           LLVMValueRef value =
               weft__jam_whole(j, b, LLVMGetIncomingValue(old, e), item);
+          value = weft__jam_loops_carry(j, b, old, LLVMGetIncomingBlock(old, e),
+                                        item, value, c);
           LLVMBasicBlockRef from = incoming_block(j, old, e);
           LLVMAddIncoming(c, &value, &from, 1);
         }
@@ -404,12 +390,17 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
     LLVMBuildUnreachable(b);
     return;
   }
+  weft__jam_loops_begin(j, b, bb);
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
        i = LLVMGetNextInstruction(i)) {
     if (is_debug_intrinsic(i)) continue;
     unsigned k = weft__jam_index(j, i);
-    if (j->varying[k] && weft__jam_split(j, b, i)) continue;
-    clone_instruction(j, b, i);
+    if (weft__jam_loops_is_exit(j, i)) {
+      weft__jam_loops_exit(j, b, i);
+      j->finished[k] = 1;
+    } else if (!(j->varying[k] && weft__jam_split(j, b, i))) {
+      clone_instruction(j, b, i);
+    }
   }
 }
 
@@ -437,6 +428,7 @@ static void build(weft_jam *j, unsigned lx) {
     clone_block(j, b, order[n], n < reached);
   }
   remap(j, b);
+  weft__jam_loops_finish(j);
   LLVMDisposeBuilder(b);
 }
 
@@ -450,26 +442,71 @@ static int fits(const weft_jam_scope *scope, LLVMTargetDataRef layout,
          bytes <= JAM_MOST_PRIVATE_BYTES / width;
 }
 
+/* Whether the body (of state) can be jammed width work-items wide: j and
+ * scope hold the analysis afterwards (freed by the caller, whatever it
+ * says). */
+static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
+                   int state, LLVMTargetDataRef layout, unsigned width,
+                   unsigned *lx) {
+  int compute, found;
+  j->scope = scope;
+  j->body = body;
+  j->width = width;
+  j->context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
+  *lx = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
+  if (!weft__jam_scope_make(body, state, scope) || has_byval_param(body) ||
+      !weft__jam_scope_loops(scope, &compute) ||
+      (layout && !fits(scope, layout, width)) ||
+      !index_all(j, weft__jam_scope_values(scope)))
+    return 0;
+  mark_varying(j, *lx);
+  while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, *lx);
+  return found == 0 && jammable(j);
+}
+
+/* Lanes of arithmetic side by side. Where the loops only compute,
+ * enough independent chains to keep two FMA units of four cycles'
+ * latency busy: 8 registers' worth (clpeak's dependent chains on the
+ * EPYC, AVX-512: 4.3 GFLOP/s a work-item at a time, 265 at 64 lanes, 430
+ * at 128). Where they read memory, fewer: a naive matrix product's loads
+ * took 13.7 ms at 8 and 16 lanes, 17.5 at 64. Where work-items leave a
+ * loop at different turns (jam_loops.c), the jammed loop runs until the
+ * last of them leaves: 4 registers' worth (mandelbrot: 21.4 ms at 16
+ * lanes, 17.6 at 32 and 64, 24.0 at 128). */
+#define JAM_CHAINS 8
+#define JAM_MASKED_CHAINS 4
+#define JAM_MEMORY_LANES 16
+
+unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits, int state) {
+  weft_jam j = {0};
+  weft_jam_scope scope;
+  unsigned lx, width = 2;
+  if (analyse(&j, &scope, body, state, NULL, 1, &lx)) {
+    int compute;
+    weft__jam_scope_loops(&scope, &compute);
+    unsigned register_lanes = vector_bits / 32;
+    unsigned lanes = compute ? JAM_CHAINS * register_lanes : JAM_MEMORY_LANES;
+    if (j.num_loops && lanes > JAM_MASKED_CHAINS * register_lanes)
+      lanes = JAM_MASKED_CHAINS * register_lanes;
+    width = lanes / weft__jam_scope_widest_vector(&scope);
+  }
+  jam_free(&j);
+  weft__jam_scope_free(&scope);
+  return width < 2 ? 2 : width;
+}
+
 LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
                            unsigned width, unsigned vector_bits, int state,
                            const char *name) {
   assert(width >= 2);
+  weft_jam j = {.vector_bits = vector_bits};
   weft_jam_scope scope;
-  int compute;
+  unsigned lx;
   LLVMValueRef result = NULL;
-  weft_jam j = {.scope = &scope, .body = body, .width = width,
-                .vector_bits = vector_bits,
-                .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
-  unsigned lx = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
-  if (weft__jam_scope_make(body, state, &scope) && !has_byval_param(body) &&
-      weft__jam_scope_loops(&scope, &compute) && fits(&scope, layout, width) &&
-      index_all(&j, weft__jam_scope_values(&scope))) {
-    mark_varying(&j, lx);
-    if (jammable(&j)) {
-      declare(&j, name);
-      build(&j, lx);
-      result = j.fn;
-    }
+  if (analyse(&j, &scope, body, state, layout, width, &lx)) {
+    declare(&j, name);
+    build(&j, lx);
+    result = j.fn;
   }
   jam_free(&j);
   weft__jam_scope_free(&scope);

@@ -34,6 +34,22 @@ unsigned weft__jam_scope_widest_vector(const weft_jam_scope *s);
 /* Whether a call reads and writes no memory (its callee says so). */
 int weft__jam_call_is_pure(LLVMValueRef call);
 
+/* jam_loops.c: a loop whose work-items leave at different turns, run
+ * while any is in it. */
+#define WEFT_JAM_MOST_EXITS 4
+typedef struct weft_jam_loop {
+  LLVMBasicBlockRef header, latch, exit; /* the body's */
+  /* Its exit tests, each dominating the latch, and whether each stays in
+   * the loop on true (its successor 0). */
+  LLVMValueRef branches[WEFT_JAM_MOST_EXITS];
+  int stay_on_true[WEFT_JAM_MOST_EXITS];
+  unsigned num_exits;
+  /* Per work-item, the jammed function's: in the loop at the turn's
+   * start; still in it after the tests made so far. */
+  LLVMValueRef *active, *stay;
+} weft_jam_loop;
+#define WEFT_JAM_MOST_LOOPS 8
+
 typedef struct weft_jam {
   const weft_jam_scope *scope;
   LLVMValueRef body, fn;
@@ -47,11 +63,14 @@ typedef struct weft_jam {
   unsigned capacity, count;
   LLVMValueRef *olds;        /* by index: the body's value */
   unsigned char *varying;    /* by index: may differ between work-items */
-  unsigned char *aliased;    /* by index: a lane of a split vector */
+  unsigned char *finished;   /* by index: made whole in the first pass
+                                (a lane of a split vector, a masked exit) */
   LLVMValueRef *copies;      /* by index * width + work-item */
   /* By index * width + work-item: a varying vector value's lanes, made
    * apart (NULL where it is made whole, in copies). */
   LLVMValueRef **lanes;
+  weft_jam_loop loops[WEFT_JAM_MOST_LOOPS];
+  unsigned num_loops;
 } weft_jam;
 
 /* The index of v, or j->count when v is none of the body's (a constant,
@@ -76,5 +95,30 @@ int weft__jam_is_split(const weft_jam *j, LLVMValueRef v, unsigned item);
 /* Work-item item's v, made whole at the builder where it is in lanes. */
 LLVMValueRef weft__jam_whole(weft_jam *j, LLVMBuilderRef b, LLVMValueRef v,
                              unsigned item);
+
+/* jam_loops.c. Finds the loops of j's scope whose one way out is a test
+ * that differs between work-items and that can run masked, and marks
+ * their header phis varying: 1 when it found some (mark the varying
+ * values again, then call it again), 0 when none more, -1 when such a
+ * loop cannot be masked (the body is not jammed). */
+int weft__jam_loops_find(weft_jam *j);
+/* Whether branch is the exit test of one of those loops. */
+int weft__jam_loops_is_exit(const weft_jam *j, LLVMValueRef branch);
+/* At the start of a block's clone, before its phis: a masked loop's
+ * header gets its work-items' active flags. */
+void weft__jam_loops_begin(weft_jam *j, LLVMBuilderRef b,
+                           LLVMBasicBlockRef header);
+/* In place of a masked loop's exit test: the work-items that stay, and a
+ * branch that stays while any does. */
+void weft__jam_loops_exit(weft_jam *j, LLVMBuilderRef b, LLVMValueRef branch);
+/* What work-item item's clone of the header phi phi gets from the body's
+ * block from: next, or, from a masked loop's latch for a work-item that
+ * has left, now (what the phi holds), selected at the builder. */
+LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
+                                   LLVMValueRef phi, LLVMBasicBlockRef from,
+                                   unsigned item, LLVMValueRef next,
+                                   LLVMValueRef now);
+/* Once every block is made: the active flags' incoming values. */
+void weft__jam_loops_finish(weft_jam *j);
 
 #endif

@@ -253,7 +253,7 @@ static int alias_extract(weft_jam *j, LLVMValueRef inst) {
   unsigned k = weft__jam_index(j, inst);
   for (unsigned item = 0; item < j->width; item++)
     j->copies[(size_t)k * j->width + item] = lanes_of(j, vector, item)[e];
-  j->aliased[k] = 1;
+  j->finished[k] = 1;
   return 1;
 }
 
@@ -285,11 +285,15 @@ void weft__jam_lanes_phi(weft_jam *j, LLVMBuilderRef b, LLVMValueRef phi,
   LLVMValueRef *lanes = lanes_of(j, phi, item);
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(phi));
   for (unsigned in = 0; in < LLVMCountIncoming(phi); in++) {
+    if (!weft__jam_scope_reaches(j->scope, LLVMGetIncomingBlock(phi, in)))
+      continue; /* an edge the state never takes */
     LLVMBasicBlockRef from = LLVMValueAsBasicBlock(weft__jam_copy(
         j, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(phi, in)), 0));
     LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(from));
     for (unsigned e = 0; e < n; e++) {
       LLVMValueRef value = lane(j, b, LLVMGetIncomingValue(phi, in), item, e);
+      value = weft__jam_loops_carry(j, b, phi, LLVMGetIncomingBlock(phi, in),
+                                    item, value, lanes[e]);
       LLVMAddIncoming(lanes[e], &value, &from, 1);
     }
   }

@@ -1,0 +1,292 @@
+/* jam_loops.c: a jammed body's loops whose work-items leave at different
+ * turns (mandelbrot's escape test: `while (i < n && x*x + y*y <= 4)`).
+ *
+ * Jammed, such a loop runs while any of its work-items is still in it;
+ * each has an active flag. A work-item that leaves keeps its values: the
+ * loop's header phis take, for it, what they held (a select on the flag)
+ * instead of the next turn's. What the loop computes before its exit
+ * test comes from those phis alone (the loop stores nothing and calls
+ * nothing with effects), so for a work-item that has left, every value
+ * up to the test is computed again exactly as at its last turn, and what
+ * the code after the loop reads is what it would have read: the values
+ * at the turn it left. Reads in the loop repeat addresses it read
+ * before, so they cannot fault.
+ *
+ * A loop with several tests to one exit block (`while (k < n && f(z))`
+ * where f was too dear to become a select) has them on one path: each
+ * test dominates the latch, and a work-item stays only while it passed
+ * all so far this turn.
+ *
+ * Taken: a loop whose ways out all lead to one block, from tests that
+ * each dominate its one latch, with no loop inside it, no store or call
+ * with effects in it, at least one header phi, and phis after it that
+ * take the same value from every way out. A loop whose exit differs
+ * between work-items but that is not so keeps the body from being
+ * jammed.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/cpu/jam.h"
+
+typedef struct back_edge {
+  unsigned header, latch;
+} back_edge;
+
+typedef struct back_edges {
+  back_edge edges[64];
+  unsigned count;
+  int overflow;
+} back_edges;
+
+static int note_edge(const weft_cfg *g, unsigned header, unsigned latch,
+                     void *data) {
+  (void)g;
+  back_edges *e = data;
+  if (e->count == sizeof e->edges / sizeof *e->edges) {
+    e->overflow = 1;
+    return 0;
+  }
+  e->edges[e->count++] = (back_edge){header, latch};
+  return 0;
+}
+
+static int has_effects(LLVMValueRef inst) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMStore:
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+  case LLVMFence:
+  case LLVMAlloca:
+    return 1;
+  case LLVMLoad:
+    return LLVMGetVolatile(inst);
+  case LLVMCall:
+    return !weft__jam_call_is_pure(inst);
+  default:
+    return 0;
+  }
+}
+
+/* The exit tests of the loop of blocks in[] (g's indices), into l, when
+ * they are at most WEFT_JAM_MOST_EXITS conditional branches to one
+ * block; 0 otherwise (or when it has none). */
+static int exits(const weft_cfg *g, const unsigned char *in, weft_jam_loop *l) {
+  l->num_exits = 0;
+  l->exit = NULL;
+  for (unsigned b = 0; b < g->count; b++) {
+    if (!in[b]) continue;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(g->blocks[b]);
+    for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+      LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
+      if (in[weft__cfg_index(g, to)]) continue;
+      if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term) ||
+          (l->exit && l->exit != to) || l->num_exits == WEFT_JAM_MOST_EXITS)
+        return 0;
+      l->exit = to;
+      l->branches[l->num_exits] = term;
+      l->stay_on_true[l->num_exits++] = s == 1;
+    }
+  }
+  return l->num_exits > 0;
+}
+
+/* Whether block x (g's index, in the loop in[]) dominates the loop's
+ * latch: the latch cannot be reached from the header around it. */
+static int dominates_latch(const weft_cfg *g, const unsigned char *in,
+                           unsigned header, unsigned latch, unsigned x) {
+  if (x == header) return 1;
+  unsigned char seen[g->count];
+  unsigned stack[g->count], depth = 0;
+  memset(seen, 0, g->count);
+  seen[header] = seen[x] = 1;
+  stack[depth++] = header;
+  while (depth) {
+    unsigned b = stack[--depth];
+    if (b == latch) return 0;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(g->blocks[b]);
+    for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+      unsigned i = weft__cfg_index(g, LLVMGetSuccessor(term, s));
+      if (i < g->count && in[i] && !seen[i]) {
+        seen[i] = 1;
+        stack[depth++] = i;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Whether the exit block's phis take one value from every way out. */
+static int exits_agree(const weft_jam_loop *l) {
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(l->exit);
+       phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi)) {
+    LLVMValueRef value = NULL;
+    for (unsigned e = 0; e < LLVMCountIncoming(phi); e++)
+      for (unsigned x = 0; x < l->num_exits; x++) {
+        if (LLVMGetIncomingBlock(phi, e) != LLVMGetInstructionParent(l->branches[x]))
+          continue;
+        if (value && value != LLVMGetIncomingValue(phi, e)) return 0;
+        value = LLVMGetIncomingValue(phi, e);
+      }
+  }
+  return 1;
+}
+
+/* Whether the loop (header, latch) may run masked, with l its ways out. */
+static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
+                    const unsigned char *in, weft_jam_loop *l) {
+  const weft_cfg *g = &j->scope->g;
+  for (unsigned k = 0; k < all->count; k++) {
+    back_edge o = all->edges[k];
+    if (o.header == e.header && o.latch == e.latch) continue;
+    if (in[o.header]) return 0; /* a second latch, or a loop inside */
+  }
+  for (unsigned x = 0; x < l->num_exits; x++) {
+    unsigned from = weft__cfg_index(g, LLVMGetInstructionParent(l->branches[x]));
+    if (!dominates_latch(g, in, e.header, e.latch, from)) return 0;
+  }
+  for (unsigned b = 0; b < g->count; b++) {
+    if (!in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
+         i = LLVMGetNextInstruction(i))
+      if (has_effects(i)) return 0;
+  }
+  if (!LLVMIsAPHINode(LLVMGetFirstInstruction(g->blocks[e.header])) ||
+      !exits_agree(l))
+    return 0;
+  l->header = g->blocks[e.header];
+  l->latch = g->blocks[e.latch];
+  return 1;
+}
+
+static const weft_jam_loop *loop_of_header(const weft_jam *j,
+                                           LLVMBasicBlockRef header) {
+  for (unsigned k = 0; k < j->num_loops; k++)
+    if (j->loops[k].header == header) return &j->loops[k];
+  return NULL;
+}
+
+static int is_varying(const weft_jam *j, LLVMValueRef v) {
+  unsigned i = weft__jam_index(j, v);
+  return i < j->count && j->varying[i];
+}
+
+/* Marks the header's phis varying: a work-item that has left keeps its
+ * own. */
+static void mark_header(weft_jam *j, LLVMBasicBlockRef header) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(header); i && LLVMIsAPHINode(i);
+       i = LLVMGetNextInstruction(i))
+    j->varying[weft__jam_index(j, i)] = 1;
+}
+
+int weft__jam_loops_find(weft_jam *j) {
+  const weft_cfg *g = &j->scope->g;
+  back_edges all = {.count = 0};
+  weft__cfg_back_edges(g, note_edge, &all);
+  if (all.overflow) return -1;
+  unsigned char in[g->count ? g->count : 1];
+  unsigned work[g->count ? g->count : 1];
+  int added = 0;
+  for (unsigned k = 0; k < all.count; k++) {
+    back_edge e = all.edges[k];
+    if (!j->scope->reached[e.header] ||
+        loop_of_header(j, g->blocks[e.header]))
+      continue;
+    memset(in, 0, g->count);
+    weft__cfg_loop_blocks(g, e.header, e.latch, in, work);
+    weft_jam_loop l = {.num_exits = 0};
+    if (!exits(g, in, &l)) continue; /* jammable() decides on its tests */
+    int differs = 0;
+    for (unsigned x = 0; x < l.num_exits; x++)
+      differs |= is_varying(j, LLVMGetCondition(l.branches[x]));
+    if (!differs) continue; /* every work-item leaves at the same turn */
+    if (j->num_loops == WEFT_JAM_MOST_LOOPS || !maskable(j, &all, e, in, &l))
+      return -1;
+    l.active = calloc(j->width, sizeof *l.active);
+    l.stay = calloc(j->width, sizeof *l.stay);
+    if (!l.active || !l.stay) {
+      free(l.active);
+      free(l.stay);
+      return -1;
+    }
+    j->loops[j->num_loops++] = l;
+    mark_header(j, l.header);
+    added = 1;
+  }
+  return added;
+}
+
+/* The masked loop branch is an exit test of (its index in *x), or NULL. */
+static weft_jam_loop *loop_of_exit(const weft_jam *j, LLVMValueRef branch,
+                                   unsigned *x) {
+  for (unsigned k = 0; k < j->num_loops; k++)
+    for (*x = 0; *x < j->loops[k].num_exits; (*x)++)
+      if (j->loops[k].branches[*x] == branch)
+        return (weft_jam_loop *)&j->loops[k];
+  return NULL;
+}
+
+int weft__jam_loops_is_exit(const weft_jam *j, LLVMValueRef branch) {
+  unsigned x;
+  return loop_of_exit(j, branch, &x) != NULL;
+}
+
+void weft__jam_loops_begin(weft_jam *j, LLVMBuilderRef b,
+                           LLVMBasicBlockRef header) {
+  weft_jam_loop *l = (weft_jam_loop *)loop_of_header(j, header);
+  if (!l) return;
+  LLVMTypeRef flag = LLVMInt1TypeInContext(j->context);
+  for (unsigned item = 0; item < j->width; item++)
+    l->stay[item] = l->active[item] = LLVMBuildPhi(b, flag, "active");
+}
+
+void weft__jam_loops_exit(weft_jam *j, LLVMBuilderRef b, LLVMValueRef branch) {
+  unsigned x = 0;
+  weft_jam_loop *l = loop_of_exit(j, branch, &x);
+  assert(l);
+  LLVMValueRef any = NULL;
+  /* The tests come in dominance order: stay[] is what the earlier ones
+   * of this turn left. */
+  for (unsigned item = 0; item < j->width; item++) {
+    LLVMValueRef c = weft__jam_copy(j, LLVMGetCondition(branch), item);
+    if (!l->stay_on_true[x]) c = LLVMBuildNot(b, c, "");
+    l->stay[item] = LLVMBuildAnd(b, l->stay[item], c, "stay");
+    any = any ? LLVMBuildOr(b, any, l->stay[item], "") : l->stay[item];
+  }
+  LLVMBasicBlockRef targets[2];
+  for (unsigned s = 0; s < 2; s++)
+    targets[s] = LLVMValueAsBasicBlock(
+        weft__jam_copy(j, LLVMBasicBlockAsValue(LLVMGetSuccessor(branch, s)), 0));
+  /* On while any stays: towards the loop's successor. */
+  LLVMBuildCondBr(b, any, targets[l->stay_on_true[x] ? 0 : 1],
+                  targets[l->stay_on_true[x] ? 1 : 0]);
+}
+
+LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
+                                   LLVMValueRef phi, LLVMBasicBlockRef from,
+                                   unsigned item, LLVMValueRef next,
+                                   LLVMValueRef now) {
+  const weft_jam_loop *l = loop_of_header(j, LLVMGetInstructionParent(phi));
+  if (!l || from != l->latch) return next;
+  return LLVMBuildSelect(b, l->stay[item], next, now, "");
+}
+
+void weft__jam_loops_finish(weft_jam *j) {
+  LLVMValueRef on = LLVMConstInt(LLVMInt1TypeInContext(j->context), 1, 0);
+  for (unsigned k = 0; k < j->num_loops; k++) {
+    weft_jam_loop *l = &j->loops[k];
+    /* The first header phi's edges are the header's. */
+    LLVMValueRef phi = LLVMGetFirstInstruction(l->header);
+    for (unsigned e = 0; e < LLVMCountIncoming(phi); e++) {
+      LLVMBasicBlockRef old = LLVMGetIncomingBlock(phi, e);
+      if (!weft__jam_scope_reaches(j->scope, old)) continue;
+      LLVMBasicBlockRef from = LLVMValueAsBasicBlock(
+          weft__jam_copy(j, LLVMBasicBlockAsValue(old), 0));
+      for (unsigned item = 0; item < j->width; item++) {
+        LLVMValueRef value = old == l->latch ? l->stay[item] : on;
+        LLVMAddIncoming(l->active[item], &value, &from, 1);
+      }
+    }
+  }
+}
