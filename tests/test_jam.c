@@ -385,19 +385,20 @@ static int do_while_want(int i, int target) {
   return k * 10000 + x;
 }
 
-/* Finds the first element from the work-item's own on that is
- * divisible by 7 (reads the buffer the kernel writes only after). */
+/* Finds the first element from the work-item's own on (round the
+ * buffer, at most 20 on) that is divisible by 7: the read comes before
+ * the loop's tests (reads the buffer the kernel writes only after). */
 static const char *search =
     "__kernel void k(__global int *a, int n) {\n"
     "  int i = get_global_id(0), at = i;\n"
-    "  while (at < n && a[at] % 7 != 0) at++;\n"
+    "  while (a[at % n] % 7 != 0 && at < i + 20) at++;\n"
     "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
     "  a[i] = at;\n"
     "}\n";
 
 static int search_want(int i, int n) {
   int at = i;
-  while (at < n && (at * 3 - 100) % 7 != 0) at++;
+  while (((at % n) * 3 - 100) % 7 != 0 && at < i + 20) at++;
   return at;
 }
 
@@ -553,6 +554,16 @@ TEST(launch_log_says_which_kernels_are_jammed) {
       "  a[i] = j;\n"
       "}\n",
       NULL));
+  /* A read after the loop's first test: a work-item that has left at
+   * at == n would read a[n]. */
+  CHECK(!launch_says_jammed(
+      "__kernel void k(__global int *a, int n) {\n"
+      "  int i = get_global_id(0), at = i;\n"
+      "  while (at < n && a[at] % 7 != 0) at++;\n"
+      "  a[i] = at;\n"
+      "}\n",
+      NULL));
+  CHECK(launch_says_jammed(search, NULL));
   /* A break that simplifies into the loop's one test. */
   CHECK(launch_says_jammed(early_break, NULL));
   CHECK(launch_says_jammed(collatz, NULL));

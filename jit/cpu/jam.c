@@ -20,14 +20,21 @@
  * OpenCL, work-items of a group that exchange data through memory must
  * meet at a barrier (or use atomics); without either, a write by one and
  * an access by another to the same place is a data race, whose result is
- * undefined. A jammed body has no barrier and no atomic (it is refused
+ * undefined. What is jammed (a body without barriers, or one region of a
+ * region body: jam_scope.c) has no barrier and no atomic (it is refused
  * otherwise), and each work-item's own accesses keep their order, so any
  * program without a race sees what the one-after-another order gives.
  *
+ * Branches: those on shared values are taken by all alike; choices that
+ * differ but are cheap both ways are selects (build.c runs simplifycfg
+ * first); loops that work-items leave at different turns run masked
+ * (jam_loops.c). Vectors narrower than a register are taken apart into
+ * lanes (jam_lanes.c).
+ *
  * Refused (the caller keeps the plain loop): a body with no loop (the
- * loop vectorizer does better there), a branch on a value that differs
- * between work-items, atomics, fences, calls into the runtime or any
- * function that is not an LLVM intrinsic or free of memory effects, a
+ * loop vectorizer does better there), any other branch on a value that
+ * differs between work-items, atomics, fences, calls into the runtime or
+ * any function that is not an LLVM intrinsic or free of memory effects, a
  * by-value struct parameter, or a body too large once multiplied.
  */
 #include <assert.h>

@@ -15,7 +15,15 @@
  * A loop with several tests to one exit block (`while (k < n && f(z))`
  * where f was too dear to become a select) has them on one path: each
  * test dominates the latch, and a work-item stays only while it passed
- * all so far this turn.
+ * all so far this turn (a select, not an `and`: a later test computed
+ * for a work-item that has left may be poison, which must not reach the
+ * branch).
+ *
+ * Reads are taken only before the first test (in blocks that dominate
+ * it): those a work-item that has left makes again are the ones of its
+ * last turn. A read after a test (`while (i < n && a[i] != x)`, whose
+ * second test reads a[n] for a work-item that left at i == n) could be
+ * out of bounds: such a loop is not masked.
  *
  * Taken: a loop whose ways out all lead to one block, from tests that
  * each dominate its one latch, with no loop inside it, no store or call
@@ -92,11 +100,11 @@ static int exits(const weft_cfg *g, const unsigned char *in, weft_jam_loop *l) {
   return l->num_exits > 0;
 }
 
-/* Whether block x (g's index, in the loop in[]) dominates the loop's
- * latch: the latch cannot be reached from the header around it. */
-static int dominates_latch(const weft_cfg *g, const unsigned char *in,
-                           unsigned header, unsigned latch, unsigned x) {
-  if (x == header) return 1;
+/* Whether block x (g's index, in the loop in[]) dominates block target of
+ * it: target cannot be reached from the header around x. */
+static int dominates(const weft_cfg *g, const unsigned char *in,
+                     unsigned header, unsigned target, unsigned x) {
+  if (x == header || x == target) return 1;
   unsigned char seen[g->count];
   unsigned stack[g->count], depth = 0;
   memset(seen, 0, g->count);
@@ -104,7 +112,7 @@ static int dominates_latch(const weft_cfg *g, const unsigned char *in,
   stack[depth++] = header;
   while (depth) {
     unsigned b = stack[--depth];
-    if (b == latch) return 0;
+    if (b == target) return 0;
     LLVMValueRef term = LLVMGetBasicBlockTerminator(g->blocks[b]);
     for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
       unsigned i = weft__cfg_index(g, LLVMGetSuccessor(term, s));
@@ -142,15 +150,19 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
     if (o.header == e.header && o.latch == e.latch) continue;
     if (in[o.header]) return 0; /* a second latch, or a loop inside */
   }
+  unsigned first = g->count; /* the test that dominates the others */
   for (unsigned x = 0; x < l->num_exits; x++) {
     unsigned from = weft__cfg_index(g, LLVMGetInstructionParent(l->branches[x]));
-    if (!dominates_latch(g, in, e.header, e.latch, from)) return 0;
+    if (!dominates(g, in, e.header, e.latch, from)) return 0;
+    if (first == g->count || dominates(g, in, e.header, first, from))
+      first = from;
   }
   for (unsigned b = 0; b < g->count; b++) {
     if (!in[b]) continue;
+    int reads_safe = dominates(g, in, e.header, first, b);
     for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
          i = LLVMGetNextInstruction(i))
-      if (has_effects(i)) return 0;
+      if (has_effects(i) || (LLVMIsALoadInst(i) && !reads_safe)) return 0;
   }
   if (!LLVMIsAPHINode(LLVMGetFirstInstruction(g->blocks[e.header])) ||
       !exits_agree(l))
@@ -251,7 +263,9 @@ void weft__jam_loops_exit(weft_jam *j, LLVMBuilderRef b, LLVMValueRef branch) {
   for (unsigned item = 0; item < j->width; item++) {
     LLVMValueRef c = weft__jam_copy(j, LLVMGetCondition(branch), item);
     if (!l->stay_on_true[x]) c = LLVMBuildNot(b, c, "");
-    l->stay[item] = LLVMBuildAnd(b, l->stay[item], c, "stay");
+    l->stay[item] = LLVMBuildSelect(
+        b, l->stay[item], c, LLVMConstInt(LLVMInt1TypeInContext(j->context), 0, 0),
+        "stay");
     any = any ? LLVMBuildOr(b, any, l->stay[item], "") : l->stay[item];
   }
   LLVMBasicBlockRef targets[2];
