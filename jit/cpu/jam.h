@@ -1,6 +1,7 @@
-/* jam.h: what jam.c (jammed bodies) and jam_lanes.c (their vectors taken
- * apart into lanes) share: the state of one jamming. Internal to the
- * two. */
+/* jam.h: what the files of jamming share (jam.c, the jammed bodies;
+ * jam_scope.c, the blocks one runs; jam_lanes.c, vectors taken apart into
+ * lanes; jam_loops.c, loops left at different turns): the state of one
+ * jamming. Internal to them; passes.h has the entry points. */
 #ifndef WEFT_JIT_CPU_JAM_H
 #define WEFT_JIT_CPU_JAM_H
 

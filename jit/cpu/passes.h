@@ -42,11 +42,12 @@
  *     memory. Between the two, the pipeline runs reg2mem.
  *  4. weft__workgroup_make: the work-group function loops over a range of
  *     local ids and calls the body, which is then inlined into the loop, so
- *     LLVM can vectorize across work-items. A body with loops of its own
- *     and the same control flow for every work-item is first jammed
- *     (jam.c): one call runs several work-items side by side, which
- *     LLVM's SLP vectorizer makes vector code. For a region body it makes one
- *     such loop per region (weft__workgroup_make_regions).
+ *     LLVM can vectorize across work-items. For a region body it makes one
+ *     such loop per region (weft__workgroup_make_regions). A body (or a
+ *     region) with loops of its own is first jammed where its work-items
+ *     share their branches (jam.c; before step 3d for bodies without
+ *     barriers, after it for regions): one call runs several work-items
+ *     side by side, which LLVM's SLP vectorizer makes vector code.
  *  5. weft__local_mem_lower: kernel-scope __local variables become slices
  *     of the group's local memory.
  *  6. weft__local_atomics_lower (local_atomics.c): atomics on __local

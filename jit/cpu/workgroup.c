@@ -27,9 +27,11 @@
  *
  * The body is inlined afterwards, so the innermost loop is the kernel code
  * with get_local_id(0) as its induction variable: LLVM vectorizes it across
- * work-items when no barrier stands in the way. The loops are emitted in
- * rotated form (test at the bottom, one guard at the top), as LLVM's loop
- * passes want them.
+ * work-items when no barrier stands in the way. Where the body (or a
+ * region of it) has jammed functions (jam.c), the x loop runs them
+ * first, each while its width of work-items is left, then the body one
+ * at a time. The loops are emitted in rotated form (test at the bottom,
+ * one guard at the top), as LLVM's loop passes want them.
  */
 #include <assert.h>
 #include <stddef.h>
@@ -249,18 +251,19 @@ static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
   }
 }
 
-/* One jammed loop of the x loop at y and z, from start on: width
- * work-items a call while that many are left. Returns where it stopped;
- * the builder is after it.
- *
- *   for (x = start; x + width <= hi; x += width) jammed(x);
- */
 /* What the x loop of a jammed body runs: its jammed functions, with the
  * state and private memory the body takes. */
 typedef struct jammed_run {
   const weft_jammed *tiers;
   LLVMValueRef state, private_mem;
 } jammed_run;
+
+/* One jammed loop of the x loop at y and z, from start on: width
+ * work-items a call while that many are left. Returns where it stopped;
+ * the builder is after it.
+ *
+ *   for (x = start; x + width <= hi; x += width) jammed(x);
+ */
 
 static LLVMValueRef jammed_loop(wg_builder *w, LLVMValueRef iv[3],
                                 const jammed_run *run, const weft_jammed *jam,
