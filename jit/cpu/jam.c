@@ -162,22 +162,35 @@ static int allowed(LLVMValueRef inst) {
   }
 }
 
-/* Whether inst's value is its own for each work-item even when its
- * operands are shared: it reads or writes memory, or is memory (an
- * alloca: each work-item's private variables). */
-static int own_per_item(LLVMValueRef inst) {
+unsigned weft__jam_memory(LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMAlloca:
-  case LLVMStore:
-    return 1;
+    return WEFT_JAM_ALLOCATES;
   case LLVMLoad:
-    /* The group's invariant context fields are the same for all. */
-    return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14));
+    return LLVMGetVolatile(inst) ? WEFT_JAM_READS | WEFT_JAM_WRITES
+                                 : WEFT_JAM_READS;
+  case LLVMStore:
+    return WEFT_JAM_WRITES;
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+  case LLVMFence:
+    return WEFT_JAM_READS | WEFT_JAM_WRITES;
   case LLVMCall:
-    return !weft__jam_call_is_pure(inst);
+    return weft__jam_call_is_pure(inst) ? 0 : WEFT_JAM_READS | WEFT_JAM_WRITES;
   default:
     return 0;
   }
+}
+
+/* Whether inst's value is its own for each work-item even when its
+ * operands are shared: it touches memory (but for the group's invariant
+ * context fields, the same for all) or is memory (an alloca: each
+ * work-item's private variables). */
+static int own_per_item(LLVMValueRef inst) {
+  unsigned memory = weft__jam_memory(inst);
+  if (memory == WEFT_JAM_READS)
+    return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14));
+  return memory != 0;
 }
 
 /* Marks what may differ between work-items: the x local id, what is

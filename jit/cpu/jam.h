@@ -35,6 +35,14 @@ unsigned weft__jam_scope_widest_vector(const weft_jam_scope *s);
 /* Whether a call reads and writes no memory (its callee says so). */
 int weft__jam_call_is_pure(LLVMValueRef call);
 
+/* What inst does with memory: reads it (loads), writes it or has other
+ * effects (stores, atomics, fences, volatile accesses, calls that are not
+ * pure), or makes it (allocas). */
+#define WEFT_JAM_READS 1u
+#define WEFT_JAM_WRITES 2u
+#define WEFT_JAM_ALLOCATES 4u
+unsigned weft__jam_memory(LLVMValueRef inst);
+
 /* jam_loops.c: a loop whose work-items leave at different turns, run
  * while any is in it. */
 #define WEFT_JAM_MOST_EXITS 4

@@ -60,23 +60,6 @@ static int note_edge(const weft_cfg *g, unsigned header, unsigned latch,
   return 0;
 }
 
-static int has_effects(LLVMValueRef inst) {
-  switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMStore:
-  case LLVMAtomicRMW:
-  case LLVMAtomicCmpXchg:
-  case LLVMFence:
-  case LLVMAlloca:
-    return 1;
-  case LLVMLoad:
-    return LLVMGetVolatile(inst);
-  case LLVMCall:
-    return !weft__jam_call_is_pure(inst);
-  default:
-    return 0;
-  }
-}
-
 /* The exit tests of the loop of blocks in[] (g's indices), into l, when
  * they are at most WEFT_JAM_MOST_EXITS conditional branches to one
  * block; 0 otherwise (or when it has none). */
@@ -161,8 +144,11 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
     if (!in[b]) continue;
     int reads_safe = dominates(g, in, e.header, first, b);
     for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
-         i = LLVMGetNextInstruction(i))
-      if (has_effects(i) || (LLVMIsALoadInst(i) && !reads_safe)) return 0;
+         i = LLVMGetNextInstruction(i)) {
+      unsigned memory = weft__jam_memory(i);
+      if ((memory & ~WEFT_JAM_READS) || ((memory & WEFT_JAM_READS) && !reads_safe))
+        return 0;
+    }
   }
   if (!LLVMIsAPHINode(LLVMGetFirstInstruction(g->blocks[e.header])) ||
       !exits_agree(l))

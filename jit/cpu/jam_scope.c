@@ -131,18 +131,6 @@ static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
   return 0;
 }
 
-static int touches_memory(LLVMValueRef inst) {
-  switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMLoad:
-  case LLVMStore:
-    return 1;
-  case LLVMCall:
-    return !weft__jam_call_is_pure(inst);
-  default:
-    return 0;
-  }
-}
-
 int weft__jam_scope_loops(const weft_jam_scope *s, int *only_compute) {
   unsigned n = s->g.count ? s->g.count : 1;
   unsigned char in_loop[n];
@@ -155,7 +143,8 @@ int weft__jam_scope_loops(const weft_jam_scope *s, int *only_compute) {
     if (!in_loop[b] || !s->reached[b]) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(s->g.blocks[b]); i;
          i = LLVMGetNextInstruction(i))
-      if (touches_memory(i)) *only_compute = 0;
+      if (weft__jam_memory(i) & (WEFT_JAM_READS | WEFT_JAM_WRITES))
+        *only_compute = 0;
   }
   return m.loops > 0;
 }
