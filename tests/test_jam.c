@@ -11,6 +11,7 @@
  * work-items elsewhere, nor under -cl-weft-no-jam); and a fault in a jammed kernel
  * still names its work-item. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,6 +467,109 @@ TEST(escape_loop_as_without) {
   run_escape("-cl-weft-no-jam", plain);
   for (size_t i = 0; i < 768; i++)
     CHECK(!memcmp(&jammed[i], &plain[i], sizeof *jammed));
+}
+
+/* Random kernels, each run jammed and with -cl-weft-no-jam: the same
+ * words. Unsigned arithmetic (wrapping, so no undefined overflow the
+ * optimizer could use differently), in a loop of a shared number of
+ * turns: operations between the work-items' own values, selects that
+ * differ between work-items, a division, and a loop the work-items
+ * leave at different turns. */
+static unsigned next_random(unsigned *state) {
+  *state = *state * 1103515245u + 12345u;
+  return (*state >> 16) & 0x7fff;
+}
+
+static void random_statement(char *out, size_t size, unsigned *seed) {
+  static const char *const ops[] = {"+", "-", "*", "^", "&", "|"};
+  unsigned x = next_random(seed) % 4, y = next_random(seed) % 4,
+           z = next_random(seed) % 4, c = next_random(seed) % 97 + 1;
+  const char *op = ops[next_random(seed) % 6];
+  switch (next_random(seed) % 6) {
+  case 0:
+    snprintf(out, size, "v%u = v%u %s v%u;\n", x, y, op, z);
+    break;
+  case 1:
+    snprintf(out, size, "v%u = (v%u > v%u) ? v%u + j : v%u - %uu;\n", x, y,
+             z, y, z, c);
+    break;
+  case 2:
+    snprintf(out, size, "v%u += (uint)j * %uu;\n", x, c);
+    break;
+  case 3:
+    snprintf(out, size, "v%u = v%u / (v%u | 1u);\n", x, y, z);
+    break;
+  case 4:
+    snprintf(out, size, "v%u = min(v%u, v%u) ^ (v%u >> (j & 7));\n", x, y, z, x);
+    break;
+  default:
+    snprintf(out, size,
+             "{ uint t = 0; while (t < 30u && (v%u + t) %% %uu != 0u) t++;"
+             " v%u += t; }\n",
+             y, c % 7 + 2, x);
+    break;
+  }
+}
+
+static char *random_kernel(unsigned seed) {
+  size_t size = 8192, used = 0;
+  char *source = malloc(size);
+  CHECK(source);
+  used += (size_t)snprintf(
+      source + used, size - used,
+      "__kernel void k(__global uint *out, uint p) {\n"
+      "  uint g = get_global_id(0), l = get_local_id(0);\n"
+      "  uint v0 = g * %uu + p, v1 = l ^ %uu, v2 = p - g, v3 = g * g;\n"
+      "  for (int j = 0; j < (int)(p %% 5u) + 3; j++) {\n",
+      next_random(&seed) % 1000 + 1, next_random(&seed) % 1000);
+  unsigned statements = next_random(&seed) % 6 + 2;
+  for (unsigned n = 0; n < statements; n++) {
+    char line[256];
+    random_statement(line, sizeof line, &seed);
+    used += (size_t)snprintf(source + used, size - used, "    %s", line);
+  }
+  snprintf(source + used, size - used,
+           "  }\n"
+           "  out[g] = v0 ^ (v1 * 3u) ^ (v2 << 1) ^ (v3 * 7u);\n"
+           "}\n");
+  return source;
+}
+
+/* The words of source run over 104 items in groups of local. */
+static void run_random(const char *source, const char *options, size_t local,
+                       unsigned *out) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_buffer(ctx, 104 * sizeof *out, NULL);
+  unsigned value = 12;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &value, sizeof value), k);
+  size_t global = 104;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, 104 * sizeof *out, out), b);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(random_kernels_as_without) {
+  for (unsigned seed = 1; seed <= 24; seed++) {
+    char *source = random_kernel(seed);
+    unsigned jammed[104], plain[104];
+    size_t local = seed % 2 ? 104 : 13;
+    run_random(source, NULL, local, jammed);
+    run_random(source, "-cl-weft-no-jam", local, plain);
+    for (size_t i = 0; i < 104; i++) {
+      if (jammed[i] == plain[i]) continue;
+      fprintf(stderr, "seed %u, item %zu: %u jammed, %u not\n%s", seed, i,
+              jammed[i], plain[i], source);
+      CHECK(jammed[i] == plain[i]);
+    }
+    free(source);
+  }
 }
 
 /* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
