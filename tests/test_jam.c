@@ -94,29 +94,37 @@ TEST(product_with_global_offset) {
   check_product(NULL, offset, NULL);
 }
 
+/* Runs "k" of source, built with options, over global items in groups
+ * of local, with two arguments: a buffer of bytes that holds data first
+ * and is read back into it, and a 4-byte value. */
+static void run_k(const char *source, const char *options, size_t global,
+                  size_t local, void *data, size_t bytes, const void *value) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_buffer(ctx, bytes, data);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, value, 4), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, bytes, data), b);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 /* Runs "k" (an int buffer of n, then an int argument) over n items in
  * groups of local, the buffer first holding i * 3 - 100, and checks each
  * element against want(i, value). */
 static void check_each(const char *source, const char *options, size_t n,
                        size_t local, int value, int (*want)(int, int)) {
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, source, options);
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
   int *data = malloc(n * sizeof *data);
   CHECK(data);
   for (size_t i = 0; i < n; i++) data[i] = (int)i * 3 - 100;
-  weft_buffer *b = support_buffer(ctx, n * sizeof *data, data);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 1, &value, sizeof value), k);
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &n, &local), k);
-  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *data, data), b);
+  run_k(source, options, n, local, data, n * sizeof *data, &value);
   for (size_t i = 0; i < n; i++) CHECK_EQ(data[i], want((int)i, value));
   free(data);
-  weft_buffer_release(b);
-  weft_kernel_release(k);
-  weft_program_release(p);
-  weft_context_release(ctx);
 }
 
 /* Each work-item fills a private array of its own, then reads it back in
@@ -253,21 +261,9 @@ static const char *vectors =
 
 /* The outputs of vectors, built with options, over 96 items. */
 static void run_vectors(const char *options, float *out) {
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, vectors, options);
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *b = support_buffer(ctx, 96 * 8 * sizeof *out, NULL);
   float a = 1.5f;
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 1, &a, sizeof a), k);
-  size_t global = 96, local = 48;
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
-  CHECK_OK(weft_buffer_read(b, 0, 96 * 8 * sizeof *out, out), b);
-  weft_buffer_release(b);
-  weft_kernel_release(k);
-  weft_program_release(p);
-  weft_context_release(ctx);
+  memset(out, 0, 96 * 8 * sizeof *out);
+  run_k(vectors, options, 96, 48, out, 96 * 8 * sizeof *out, &a);
 }
 
 TEST(vectors_lane_by_lane_as_without) {
@@ -444,21 +440,9 @@ static const char *escape =
     "}\n";
 
 static void run_escape(const char *options, float *out) {
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, escape, options);
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *b = support_buffer(ctx, 768 * sizeof *out, NULL);
   float a = 0.9f;
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 1, &a, sizeof a), k);
-  size_t global = 768, local = 96;
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
-  CHECK_OK(weft_buffer_read(b, 0, 768 * sizeof *out, out), b);
-  weft_buffer_release(b);
-  weft_kernel_release(k);
-  weft_program_release(p);
-  weft_context_release(ctx);
+  memset(out, 0, 768 * sizeof *out);
+  run_k(escape, options, 768, 96, out, 768 * sizeof *out, &a);
 }
 
 TEST(escape_loop_as_without) {
@@ -538,21 +522,9 @@ static char *random_kernel(unsigned seed) {
 /* The words of source run over 104 items in groups of local. */
 static void run_random(const char *source, const char *options, size_t local,
                        unsigned *out) {
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, source, options);
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *b = support_buffer(ctx, 104 * sizeof *out, NULL);
   unsigned value = 12;
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 1, &value, sizeof value), k);
-  size_t global = 104;
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
-  CHECK_OK(weft_buffer_read(b, 0, 104 * sizeof *out, out), b);
-  weft_buffer_release(b);
-  weft_kernel_release(k);
-  weft_program_release(p);
-  weft_context_release(ctx);
+  memset(out, 0, 104 * sizeof *out);
+  run_k(source, options, 104, local, out, 104 * sizeof *out, &value);
 }
 
 TEST(random_kernels_as_without) {
