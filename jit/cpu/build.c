@@ -187,34 +187,27 @@ static int jamming(const build *b) {
          !g->schedule_points && !g->weak_memory;
 }
 
+/* Kernels that never run jammed: their groups wait or are resized, their
+ * sub-groups run interleaved, or their aggregated atomics keep counts in
+ * the group (one work-item at a time). */
+#define NEVER_JAMMED                                                         \
+  (WEFT_KERNEL_COOPERATIVE | WEFT_KERNEL_SUB_GROUPS |                        \
+   WEFT_KERNEL_AGGREGATES | WEFT_KERNEL_RESIZABLE)
+
 /* Whether kernel i runs as one plain loop over its work-items. */
 static int runs_plain(const build *b, unsigned i) {
-  return !(b->s.kernels[i].flags &
-           (WEFT_KERNEL_COOPERATIVE | WEFT_KERNEL_SUB_GROUPS |
-            WEFT_KERNEL_AGGREGATES | WEFT_KERNEL_RESIZABLE)) &&
+  return !(b->s.kernels[i].flags & NEVER_JAMMED) &&
          !weft__calls_barrier(b->bodies[i]);
 }
 
-/* Kernel i's jammed functions for its body's state (-1: a plain body):
- * its width, then 8 (for groups narrower than the widest, and what they
- * leave). */
-static void make_tiers(build *b, unsigned i, int state, weft_jammed *tiers) {
-  unsigned bits = weft__target_vector_bits(b->s.machine);
-  unsigned widths[WEFT_JAM_TIERS] = {
-      weft__jam_width(b->bodies[i], bits, state), 8};
-  unsigned n = 0;
-  for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {
-    if (n && widths[t] >= tiers[n - 1].width) break;
-    char name[strlen(b->entry_names[i]) + 48];
-    snprintf(name, sizeof name, "%s.jam%d.%u", b->entry_names[i], state,
-             widths[t]);
-    /* NULL: not this body, or too large at this width. */
-    LLVMValueRef fn = weft__jam_make(b->bodies[i], b->s.layout, widths[t],
-                                     bits, state, name);
-    if (fn) tiers[n++] = (weft_jammed){fn, widths[t]};
-  }
+/* Kernel i's jammed functions for its body's state (-1: a plain body),
+ * for registers of bits (jam.c), noted in its description. */
+static void make_tiers(build *b, unsigned i, int state, unsigned bits,
+                       weft_jammed *tiers) {
   weft_kernel_desc *k = &b->s.kernels[i];
-  if (!n) return;
+  if (!weft__jam_tiers(b->bodies[i], b->s.layout, bits, state,
+                       b->entry_names[i], tiers))
+    return;
   k->flags |= WEFT_KERNEL_JAMMED;
   if (tiers[0].width > k->jam_width) k->jam_width = tiers[0].width;
 }
@@ -233,9 +226,10 @@ static int make_jams(build *b) {
   b->jams = calloc((size_t)b->s.num_kernels * (WEFT_JAM_TIERS + 1) + 1,
                    sizeof *b->jams);
   if (!b->jams) return WEFT_ENOMEM;
+  unsigned bits = weft__target_vector_bits(b->s.machine);
   for (unsigned i = 0; i < b->s.num_kernels; i++)
     if (runs_plain(b, i))
-      make_tiers(b, i, -1, &b->jams[i * (WEFT_JAM_TIERS + 1)]);
+      make_tiers(b, i, -1, bits, &b->jams[i * (WEFT_JAM_TIERS + 1)]);
   return 0;
 }
 
@@ -252,11 +246,10 @@ static int make_region_jams(build *b) {
                             &b->s.error);
   b->region_jams = calloc(b->s.num_kernels + 1, sizeof *b->region_jams);
   if (!rc && !b->region_jams) rc = WEFT_ENOMEM;
+  unsigned bits = weft__target_vector_bits(b->s.machine);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     const weft_kernel_desc *k = &b->s.kernels[i];
-    if (!(k->flags & WEFT_KERNEL_REGIONS) ||
-        (k->flags & (WEFT_KERNEL_COOPERATIVE | WEFT_KERNEL_SUB_GROUPS |
-                     WEFT_KERNEL_AGGREGATES | WEFT_KERNEL_RESIZABLE)))
+    if (!(k->flags & WEFT_KERNEL_REGIONS) || (k->flags & NEVER_JAMMED))
       continue;
     weft_jammed *jams = calloc((size_t)k->num_states * (WEFT_JAM_TIERS + 1) + 1,
                                sizeof *jams);
@@ -265,7 +258,7 @@ static int make_region_jams(build *b) {
     for (unsigned s = 0; s < k->num_states; s++) {
       int32_t only;
       if (weft__regions_next_state(b->bodies[i], s, &only))
-        make_tiers(b, i, (int)s, &jams[s * (WEFT_JAM_TIERS + 1)]);
+        make_tiers(b, i, (int)s, bits, &jams[s * (WEFT_JAM_TIERS + 1)]);
     }
   }
   return rc;

@@ -39,6 +39,7 @@
  */
 #include <assert.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,10 +82,7 @@ static int index_all(weft_jam *j, unsigned n) {
   j->olds = calloc(n, sizeof *j->olds);
   j->varying = calloc(n, 1);
   j->finished = calloc(n, 1);
-  j->copies = calloc((size_t)n * j->width, sizeof *j->copies);
-  j->lanes = calloc((size_t)n * j->width, sizeof *j->lanes);
-  if (!j->keys || !j->slots || !j->olds || !j->varying || !j->finished ||
-      !j->copies || !j->lanes)
+  if (!j->keys || !j->slots || !j->olds || !j->varying || !j->finished)
     return 0;
   for (unsigned p = 0; p < LLVMCountParams(j->body); p++)
     add(j, LLVMGetParam(j->body, p));
@@ -98,20 +96,44 @@ static int index_all(weft_jam *j, unsigned n) {
   return 1;
 }
 
+/* What one build (one width) made: the clones and lanes, the masked
+ * loops' flags, what the first pass finished. */
+static void build_free(weft_jam *j) {
+  for (size_t k = 0; j->lanes && k < (size_t)j->count * j->width; k++)
+    free(j->lanes[k]);
+  free(j->lanes);
+  free(j->copies);
+  j->lanes = NULL;
+  j->copies = NULL;
+  for (unsigned k = 0; k < j->num_loops; k++) {
+    free(j->loops[k].active);
+    free(j->loops[k].stay);
+    j->loops[k].active = j->loops[k].stay = NULL;
+  }
+  if (j->finished) memset(j->finished, 0, j->count);
+}
+
+/* Room for a build width work-items wide; 0 when out of memory. */
+static int build_prepare(weft_jam *j, unsigned width) {
+  j->width = width;
+  j->copies = calloc((size_t)j->count * width, sizeof *j->copies);
+  j->lanes = calloc((size_t)j->count * width, sizeof *j->lanes);
+  int ok = j->copies && j->lanes;
+  for (unsigned k = 0; k < j->num_loops; k++) {
+    j->loops[k].active = calloc(width, sizeof *j->loops[k].active);
+    j->loops[k].stay = calloc(width, sizeof *j->loops[k].stay);
+    ok = ok && j->loops[k].active && j->loops[k].stay;
+  }
+  return ok;
+}
+
 static void jam_free(weft_jam *j) {
+  build_free(j);
   free(j->keys);
   free(j->slots);
   free(j->olds);
   free(j->varying);
   free(j->finished);
-  free(j->copies);
-  for (size_t k = 0; j->lanes && k < (size_t)j->count * j->width; k++)
-    free(j->lanes[k]);
-  free(j->lanes);
-  for (unsigned k = 0; k < j->num_loops; k++) {
-    free(j->loops[k].active);
-    free(j->loops[k].stay);
-  }
 }
 
 /* ------------------------------------------------------------ what may */
@@ -263,6 +285,17 @@ LLVMValueRef weft__jam_copy(const weft_jam *j, LLVMValueRef v, unsigned item) {
   return j->copies[(size_t)i * j->width + (j->varying[i] ? item : 0)];
 }
 
+LLVMBasicBlockRef weft__jam_block(const weft_jam *j, LLVMBasicBlockRef bb) {
+  return LLVMValueAsBasicBlock(weft__jam_copy(j, LLVMBasicBlockAsValue(bb), 0));
+}
+
+/* How many clones the body's value k has: one per work-item where it
+ * differs between them, but a terminator, shared (its condition is,
+ * jammable() made sure, or it is a masked loop's test). */
+static unsigned clones(const weft_jam *j, unsigned k) {
+  return j->varying[k] && !LLVMIsATerminatorInst(j->olds[k]) ? j->width : 1;
+}
+
 static void copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index) {
   unsigned n = LLVMGetAttributeCountAtIndex(from, index);
   if (!n) return;
@@ -291,9 +324,7 @@ static void declare(weft_jam *j, const char *name) {
  * builder; operands are set afterwards (remap), when all exist. */
 static void clone_instruction(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
   unsigned i = weft__jam_index(j, inst);
-  /* A terminator is shared: its condition is (jammable). */
-  unsigned n = j->varying[i] && !LLVMIsATerminatorInst(inst) ? j->width : 1;
-  for (unsigned item = 0; item < n; item++) {
+  for (unsigned item = 0; item < clones(j, i); item++) {
     LLVMValueRef c;
     if (LLVMIsAPHINode(inst)) {
       c = LLVMBuildPhi(b, LLVMTypeOf(inst), "");
@@ -307,23 +338,21 @@ static void clone_instruction(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) 
   }
 }
 
+/* The jammed function's block a phi's incoming edge e comes from. */
+static LLVMBasicBlockRef incoming_block(weft_jam *j, LLVMValueRef phi, unsigned e) {
+  return weft__jam_block(j, LLVMGetIncomingBlock(phi, e));
+}
+
 /* The builder placed where a value for old's operand o (of work-item
  * item's clone c) can be made: before c, or, for a phi's incoming value,
  * at the end of the block it comes from. */
 static void place_for_operand(weft_jam *j, LLVMBuilderRef b, LLVMValueRef old,
                               LLVMValueRef c, unsigned o) {
-  if (!LLVMIsAPHINode(old)) {
+  if (LLVMIsAPHINode(old))
+    LLVMPositionBuilderBefore(
+        b, LLVMGetBasicBlockTerminator(incoming_block(j, old, o)));
+  else
     LLVMPositionBuilderBefore(b, c);
-    return;
-  }
-  LLVMBasicBlockRef from = LLVMValueAsBasicBlock(
-      weft__jam_copy(j, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(old, o)), 0));
-  LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(from));
-}
-
-static LLVMBasicBlockRef incoming_block(weft_jam *j, LLVMValueRef phi, unsigned e) {
-  return LLVMValueAsBasicBlock(
-      weft__jam_copy(j, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(phi, e)), 0));
 }
 
 /* The clones' operands: each work-item's clone takes its own work-item's
@@ -335,8 +364,7 @@ static void remap(weft_jam *j, LLVMBuilderRef b) {
     if (!LLVMIsAInstruction(old) || LLVMIsAReturnInst(old) ||
         is_debug_intrinsic(old) || !reached(j, old))
       continue;
-    unsigned n = j->varying[k] && !LLVMIsATerminatorInst(old) ? j->width : 1;
-    for (unsigned item = 0; item < n; item++) {
+    for (unsigned item = 0; item < clones(j, k); item++) {
       size_t at = (size_t)k * j->width + item;
       if (j->lanes[at]) {
         if (LLVMIsAPHINode(old)) weft__jam_lanes_phi(j, b, old, item);
@@ -445,8 +473,7 @@ static void build(weft_jam *j, unsigned lx) {
   LLVMBasicBlockRef order[blocks];
   unsigned reached = block_order(j, order, blocks);
   for (unsigned n = 0; n < blocks; n++) {
-    LLVMPositionBuilderAtEnd(
-        b, LLVMValueAsBasicBlock(weft__jam_copy(j, LLVMBasicBlockAsValue(order[n]), 0)));
+    LLVMPositionBuilderAtEnd(b, weft__jam_block(j, order[n]));
     clone_block(j, b, order[n], n < reached);
   }
   remap(j, b);
@@ -463,21 +490,18 @@ static int fits(const weft_jam_scope *scope, LLVMTargetDataRef layout,
          bytes <= JAM_MOST_PRIVATE_BYTES / width;
 }
 
-/* Whether the body (of state) can be jammed width work-items wide: j and
- * scope hold the analysis afterwards (freed by the caller, whatever it
- * says). */
+/* Whether the body (of state) can be jammed at all: j and scope hold the
+ * analysis afterwards, which no width changes (freed by the caller,
+ * whatever it says). */
 static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
-                   int state, LLVMTargetDataRef layout, unsigned width,
-                   unsigned *lx) {
+                   int state, unsigned *lx) {
   int compute, found;
   j->scope = scope;
   j->body = body;
-  j->width = width;
   j->context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
   *lx = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
   if (!weft__jam_scope_make(body, state, scope) || has_byval_param(body) ||
       !weft__jam_scope_loops(scope, &compute) ||
-      (layout && !fits(scope, layout, width)) ||
       !index_all(j, weft__jam_scope_values(scope)))
     return 0;
   mark_varying(j, *lx);
@@ -498,38 +522,39 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
 #define JAM_MASKED_CHAINS 4
 #define JAM_MEMORY_LANES 16
 
-unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits, int state) {
-  weft_jam j = {0};
-  weft_jam_scope scope;
-  unsigned lx, width = 2;
-  if (analyse(&j, &scope, body, state, NULL, 1, &lx)) {
-    int compute;
-    weft__jam_scope_loops(&scope, &compute);
-    unsigned register_lanes = vector_bits / 32;
-    unsigned lanes = compute ? JAM_CHAINS * register_lanes : JAM_MEMORY_LANES;
-    if (j.num_loops && lanes > JAM_MASKED_CHAINS * register_lanes)
-      lanes = JAM_MASKED_CHAINS * register_lanes;
-    width = lanes / weft__jam_scope_widest_vector(&scope);
-  }
-  jam_free(&j);
-  weft__jam_scope_free(&scope);
+/* How many work-items the widest jam of an analysed body runs. */
+static unsigned widest(const weft_jam *j, unsigned vector_bits) {
+  int compute;
+  weft__jam_scope_loops(j->scope, &compute);
+  unsigned register_lanes = vector_bits / 32;
+  unsigned lanes = compute ? JAM_CHAINS * register_lanes : JAM_MEMORY_LANES;
+  if (j->num_loops && lanes > JAM_MASKED_CHAINS * register_lanes)
+    lanes = JAM_MASKED_CHAINS * register_lanes;
+  unsigned width = lanes / weft__jam_scope_widest_vector(j->scope);
   return width < 2 ? 2 : width;
 }
 
-LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
-                           unsigned width, unsigned vector_bits, int state,
-                           const char *name) {
-  assert(width >= 2);
+unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
+                         unsigned vector_bits, int state, const char *prefix,
+                         weft_jammed *tiers) {
   weft_jam j = {.vector_bits = vector_bits};
   weft_jam_scope scope;
-  unsigned lx;
-  LLVMValueRef result = NULL;
-  if (analyse(&j, &scope, body, state, layout, width, &lx)) {
-    declare(&j, name);
-    build(&j, lx);
-    result = j.fn;
+  unsigned lx, n = 0;
+  if (analyse(&j, &scope, body, state, &lx)) {
+    unsigned widths[WEFT_JAM_TIERS] = {widest(&j, vector_bits), 8};
+    for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {
+      if (n && widths[t] >= tiers[n - 1].width) break;
+      if (!fits(&scope, layout, widths[t])) continue; /* a narrower may */
+      if (!build_prepare(&j, widths[t])) break;
+      char name[strlen(prefix) + 32];
+      snprintf(name, sizeof name, "%s.jam%d.%u", prefix, state, widths[t]);
+      declare(&j, name);
+      build(&j, lx);
+      tiers[n++] = (weft_jammed){j.fn, widths[t]};
+      build_free(&j);
+    }
   }
   jam_free(&j);
   weft__jam_scope_free(&scope);
-  return result;
+  return n;
 }

@@ -89,6 +89,8 @@ unsigned weft__jam_index(const weft_jam *j, LLVMValueRef v);
 /* What stands for the body's v in work-item item's clones (v itself for
  * a constant or a global). */
 LLVMValueRef weft__jam_copy(const weft_jam *j, LLVMValueRef v, unsigned item);
+/* The jammed function's block for the body's bb. */
+LLVMBasicBlockRef weft__jam_block(const weft_jam *j, LLVMBasicBlockRef bb);
 
 /* jam_lanes.c. Makes work-item by work-item the lanes of the varying
  * vector instruction inst apart, at the builder, when it is elementwise

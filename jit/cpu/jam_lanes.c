@@ -287,8 +287,7 @@ void weft__jam_lanes_phi(weft_jam *j, LLVMBuilderRef b, LLVMValueRef phi,
   for (unsigned in = 0; in < LLVMCountIncoming(phi); in++) {
     if (!weft__jam_scope_reaches(j->scope, LLVMGetIncomingBlock(phi, in)))
       continue; /* an edge the state never takes */
-    LLVMBasicBlockRef from = LLVMValueAsBasicBlock(weft__jam_copy(
-        j, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(phi, in)), 0));
+    LLVMBasicBlockRef from = weft__jam_block(j, LLVMGetIncomingBlock(phi, in));
     LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(from));
     for (unsigned e = 0; e < n; e++) {
       LLVMValueRef value = lane(j, b, LLVMGetIncomingValue(phi, in), item, e);

@@ -201,14 +201,7 @@ int weft__jam_loops_find(weft_jam *j) {
     if (!differs) continue; /* every work-item leaves at the same turn */
     if (j->num_loops == WEFT_JAM_MOST_LOOPS || !maskable(j, &all, e, in, &l))
       return -1;
-    l.active = calloc(j->width, sizeof *l.active);
-    l.stay = calloc(j->width, sizeof *l.stay);
-    if (!l.active || !l.stay) {
-      free(l.active);
-      free(l.stay);
-      return -1;
-    }
-    j->loops[j->num_loops++] = l;
+    j->loops[j->num_loops++] = l; /* active, stay: each build's */
     mark_header(j, l.header);
     added = 1;
   }
@@ -256,8 +249,7 @@ void weft__jam_loops_exit(weft_jam *j, LLVMBuilderRef b, LLVMValueRef branch) {
   }
   LLVMBasicBlockRef targets[2];
   for (unsigned s = 0; s < 2; s++)
-    targets[s] = LLVMValueAsBasicBlock(
-        weft__jam_copy(j, LLVMBasicBlockAsValue(LLVMGetSuccessor(branch, s)), 0));
+    targets[s] = weft__jam_block(j, LLVMGetSuccessor(branch, s));
   /* On while any stays: towards the loop's successor. */
   LLVMBuildCondBr(b, any, targets[l->stay_on_true[x] ? 0 : 1],
                   targets[l->stay_on_true[x] ? 1 : 0]);
@@ -281,8 +273,7 @@ void weft__jam_loops_finish(weft_jam *j) {
     for (unsigned e = 0; e < LLVMCountIncoming(phi); e++) {
       LLVMBasicBlockRef old = LLVMGetIncomingBlock(phi, e);
       if (!weft__jam_scope_reaches(j->scope, old)) continue;
-      LLVMBasicBlockRef from = LLVMValueAsBasicBlock(
-          weft__jam_copy(j, LLVMBasicBlockAsValue(old), 0));
+      LLVMBasicBlockRef from = weft__jam_block(j, old);
       for (unsigned item = 0; item < j->width; item++) {
         LLVMValueRef value = old == l->latch ? l->stay[item] : on;
         LLVMAddIncoming(l->active[item], &value, &from, 1);

@@ -225,22 +225,6 @@ void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
                             const LLVMValueRef *bodies, unsigned count,
                             int ids);
 
-/* Step 4 (jam.c): a function named name, with body's parameters, that
- * runs the width work-items x, x+1, ... of body's x local id parameter
- * side by side, instruction by instruction, so that LLVM vectorizes
- * across them; or NULL where that does not apply (no loop in body, a
- * branch that may differ between work-items, atomics or calls into the
- * runtime, too large). For a region body (regions.c), state is the
- * region it runs (the code of the others left out); -1 otherwise.
- * Needs body's variables in registers (SROA). */
-LLVMValueRef weft__jam_make(LLVMValueRef body, LLVMTargetDataRef layout,
-                           unsigned width, unsigned vector_bits, int state,
-                           const char *name);
-/* How many work-items body's jammed function (of state, as above)
- * should run (at least 2) on a machine of vector_bits wide registers
- * (weft__target_vector_bits). */
-unsigned weft__jam_width(LLVMValueRef body, unsigned vector_bits, int state);
-
 /* A body's jammed functions, widest first: at most WEFT_JAM_TIERS (the
  * widest, then 8 work-items), a NULL fn after the last. */
 #define WEFT_JAM_TIERS 2
@@ -248,6 +232,21 @@ typedef struct weft_jammed {
   LLVMValueRef fn;
   unsigned width;
 } weft_jammed;
+
+/* Step 4 (jam.c): functions with body's parameters that each run width
+ * work-items x, x+1, ... of body's x local id parameter side by side,
+ * instruction by instruction, so that LLVM vectorizes across them: into
+ * tiers (WEFT_JAM_TIERS + 1, zeroed), the widest this body wants on a
+ * machine of vector_bits wide registers (weft__target_vector_bits),
+ * then 8; named after prefix. Returns how many: none where jamming does
+ * not apply (no loop in body, a branch that may differ between
+ * work-items, atomics or calls into the runtime, too large). For a
+ * region body (regions.c), state is the region they run (the code of
+ * the others left out); -1 otherwise. Needs body's variables in
+ * registers (SROA). */
+unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
+                         unsigned vector_bits, int state, const char *prefix,
+                         weft_jammed *tiers);
 
 /* Step 4: the work-group function, named name, for one body. With
  * jammed functions (NULL or an empty list: none), its x loop runs each
