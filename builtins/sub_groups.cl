@@ -14,7 +14,10 @@
  * share a slot): each work-item stores its value, the first of the sub-group
  * folds them in order (a float reduction gives the same result on every
  * run) into a slot no lane writes next, and after a second barrier each
- * reads its answer.
+ * reads its answer. Where a jammed call runs whole sub-groups side by
+ * side (jit/cpu/jam_sub_groups.c), __weft_sub_group_lanes() is 1 and the
+ * reductions, scans and broadcasts take the lanes' values from each
+ * other there, in the same order; everywhere else it is 0.
  */
 #include "sub_groups.h"
 
@@ -120,6 +123,8 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
  * reduction gives the same result on every run), for each. */
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
+    if (__weft_sub_group_lanes())                                            \
+      return LANES_FOLD(T, x, WEFT_LANES_REDUCE, op);                        \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
@@ -139,6 +144,9 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
  * writes next. */
 #define SCAN(T, op)                                                          \
   static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
+    if (__weft_sub_group_lanes())                                            \
+      return inclusive ? LANES_FOLD(T, x, WEFT_LANES_INCLUSIVE, op)          \
+                       : LANES_FOLD(T, x, WEFT_LANES_EXCLUSIVE, op);         \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
@@ -167,6 +175,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
 #define BROADCAST(T)                                                         \
   T __attribute__((overloadable, convergent))                                \
       sub_group_broadcast(T x, uint from) {                                  \
+    if (__weft_sub_group_lanes()) return LANES_PICK(T, x, from);             \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \

@@ -67,6 +67,47 @@ WARP_SHUFFLES_8(ulong)
 WARP_SHUFFLES_8(double)
 #endif
 
+#ifndef __NVPTX__
+#include "sub_group_lanes.h"
+/* On the CPU, 1 in a jammed call that runs whole sub-groups side by side,
+ * 0 elsewhere (the JIT says which: jit/cpu/jam_sub_groups.c), and there
+ * the folds and picks across the sub-group's lanes: what
+ * (sub_group_lanes.h) of the lanes' x, or the x of lane `from`. */
+int __weft_sub_group_lanes(void) __attribute__((const));
+#define LANES_PRIMITIVES(T, S)                                               \
+  T __weft_sub_group_fold_##S(T x, uint what)                                \
+      __attribute__((const, convergent));                                    \
+  T __weft_sub_group_pick_##S(T x, uint from)                                \
+      __attribute__((const, convergent));
+LANES_PRIMITIVES(char, i8)
+LANES_PRIMITIVES(uchar, u8)
+LANES_PRIMITIVES(short, i16)
+LANES_PRIMITIVES(ushort, u16)
+LANES_PRIMITIVES(int, i32)
+LANES_PRIMITIVES(uint, u32)
+LANES_PRIMITIVES(long, i64)
+LANES_PRIMITIVES(ulong, u64)
+LANES_PRIMITIVES(float, f32)
+LANES_PRIMITIVES(double, f64)
+#define LANES_SUFFIX_char i8
+#define LANES_SUFFIX_uchar u8
+#define LANES_SUFFIX_short i16
+#define LANES_SUFFIX_ushort u16
+#define LANES_SUFFIX_int i32
+#define LANES_SUFFIX_uint u32
+#define LANES_SUFFIX_long i64
+#define LANES_SUFFIX_ulong u64
+#define LANES_SUFFIX_float f32
+#define LANES_SUFFIX_double f64
+#define LANES_CAT2(a, b) a##b
+#define LANES_CAT(a, b) LANES_CAT2(a, b)
+#define LANES_FOLD(T, x, kind, op)                                           \
+  LANES_CAT(__weft_sub_group_fold_, LANES_SUFFIX_##T)(                       \
+      x, WEFT_LANES_WHAT(kind, WEFT_LANES_##op))
+#define LANES_PICK(T, x, from)                                               \
+  LANES_CAT(__weft_sub_group_pick_, LANES_SUFFIX_##T)(x, from)
+#endif
+
 /* Work-item i's slot (local linear id), as a T: 8 bytes whatever the
  * type, so that sub-groups doing different things at once never share
  * one. */

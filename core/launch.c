@@ -208,7 +208,11 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
                   d->local[i]);
   char how[160];
   int at = snprintf(how, sizeof how, "%s", how_it_runs(k->desc));
-  if (k->desc->flags & WEFT_KERNEL_JAMMED && at < (int)sizeof how)
+  if (weft_cpu_sub_groups_jammed(k->desc, d->local[0], d->global[0]))
+    snprintf(how, sizeof how, "whole sub-groups of %u side by side, up to "
+             "%u a call (jammed)", weft_cpu_sub_group_width(k->desc),
+             k->desc->jam_width);
+  else if (k->desc->flags & WEFT_KERNEL_JAMMED && at < (int)sizeof how)
     snprintf(how + at, sizeof how - (size_t)at, ", %u side by side (jammed)",
              k->desc->jam_width);
   weft__log(WEFT_LOG_LAUNCH, "kernel '%s' on %s: %s (%zu groups), %s, "

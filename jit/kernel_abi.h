@@ -382,6 +382,12 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
 /* Its work-item loop runs jam_width work-items a turn, side by side
  * (jit/cpu/jam.c). */
 #define WEFT_KERNEL_JAMMED 2048u
+/* Its work-group function runs whole sub-groups side by side, their
+ * sub-group functions folding the lanes' values, when called for a
+ * group whose x size is a multiple of the sub-group width
+ * (jit/cpu/jam_sub_groups.c; weft_cpu_sub_groups_jammed): then its
+ * groups are not interleaved even if it is WEFT_KERNEL_SUB_GROUPS. */
+#define WEFT_KERNEL_SUB_GROUPS_JAMMED 4096u
 
 typedef struct weft_kernel_desc {
   char *name;
@@ -434,6 +440,17 @@ typedef struct weft_binary {
 static inline unsigned weft_cpu_sub_group_width(const weft_kernel_desc *k) {
   return k->reqd_sub_group_size ? k->reqd_sub_group_size
                                 : WEFT_CPU_SUB_GROUP_SIZE;
+}
+
+/* Whether a launch of k with this enqueued local and global x size
+ * runs every group's whole sub-groups side by side
+ * (WEFT_KERNEL_SUB_GROUPS_JAMMED): every group's x size, the last's too,
+ * is then a multiple of the width. */
+static inline int weft_cpu_sub_groups_jammed(const weft_kernel_desc *k,
+                                             size_t local_x, size_t global_x) {
+  unsigned w = weft_cpu_sub_group_width(k);
+  return (k->flags & WEFT_KERNEL_SUB_GROUPS_JAMMED) && local_x % w == 0 &&
+         global_x % w == 0;
 }
 
 /* Local memory is handed out in blocks this aligned (the widest vector). */

@@ -133,7 +133,11 @@ void weft__sub_group_stopped(cpu_group *g, unsigned k) {
  * At a yield the next runnable work-item runs; going round, the group
  * yields to the other groups first. */
 int weft__sub_group_interleaves(const launch_state *l) {
-  return (l->desc->kernel->flags & WEFT_KERNEL_SUB_GROUPS) != 0;
+  const weft_launch_desc *d = l->desc;
+  /* Whole sub-groups side by side need no fibers (their work-group
+   * function runs them jammed, jit/cpu/jam_sub_groups.c). */
+  return (d->kernel->flags & WEFT_KERNEL_SUB_GROUPS) &&
+         !weft_cpu_sub_groups_jammed(d->kernel, d->local[0], d->global[0]);
 }
 
 int weft__sub_group_yield(cpu_group *g, unsigned *then) {

@@ -83,6 +83,8 @@ typedef struct build {
   /* Step 4's jammed bodies, WEFT_JAM_TIERS + 1 a kernel (NULL: none). */
   weft_jammed *jams;
   weft_jammed **region_jams;  /* a kernel's, by region state (or NULL) */
+  /* Jams of whole sub-groups, WEFT_JAM_TIERS + 1 a kernel (or NULL). */
+  weft_jammed *lanes_jams;
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
@@ -200,16 +202,80 @@ static int runs_plain(const build *b, unsigned i) {
          !weft__calls_barrier(b->bodies[i]);
 }
 
+/* Notes kernel k's jammed functions in its description. */
+static void note_tiers(weft_kernel_desc *k, const weft_jammed *tiers) {
+  k->flags |= WEFT_KERNEL_JAMMED;
+  if (tiers[0].width > k->jam_width) k->jam_width = tiers[0].width;
+}
+
 /* Kernel i's jammed functions for its body's state (-1: a plain body),
  * for registers of bits (jam.c), noted in its description. */
 static void make_tiers(build *b, unsigned i, int state, unsigned bits,
                        weft_jammed *tiers) {
+  if (weft__jam_tiers(b->bodies[i], b->s.layout, bits, state, 0,
+                      b->entry_names[i], tiers))
+    note_tiers(&b->s.kernels[i], tiers);
+}
+
+/* Jams of whole sub-groups (jam_sub_groups.c), made while the sub-group
+ * functions still ask __weft_sub_group_lanes(); then it is 0 everywhere
+ * and what it left unreached goes, before the sub-group cuts look at the
+ * slots' barriers. */
+static int make_lanes_jams(build *b) {
+  int any = 0;
+  for (unsigned i = 0; i < b->s.num_kernels; i++)
+    any |= weft__sub_group_lanes_used(b->bodies[i]);
+  if (!any) return 0;
+  int rc = 0;
+  if (jamming(b)) {
+    /* As make_jams does: `?:`, `&&` made selects where cheap. */
+    rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
+                          &b->s.error);
+    b->lanes_jams = calloc((size_t)b->s.num_kernels * (WEFT_JAM_TIERS + 1) + 1,
+                           sizeof *b->lanes_jams);
+    if (!rc && !b->lanes_jams) rc = WEFT_ENOMEM;
+    unsigned bits = rc ? 0 : weft__target_vector_bits(b->s.machine);
+    for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+      weft_jammed *lanes = &b->lanes_jams[i * (WEFT_JAM_TIERS + 1)];
+      if (weft__sub_group_lanes_used(b->bodies[i]) &&
+          !(b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE))
+        weft__jam_tiers(b->bodies[i], b->s.layout, bits, -1,
+                        weft_cpu_sub_group_width(&b->s.kernels[i]),
+                        b->entry_names[i], lanes);
+      /* External until lanes_of: the always-inliner deletes internal
+       * always-inline functions that have no callers yet. */
+      for (unsigned t = 0; t < WEFT_JAM_TIERS && lanes[t].fn; t++)
+        LLVMSetLinkage(lanes[t].fn, LLVMExternalLinkage);
+    }
+  }
+  weft__sub_group_lanes_off(b->s.module);
+  if (!rc)
+    rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
+                          &b->s.error);
+  return rc;
+}
+
+/* Kernel i's jams of whole sub-groups, but where its groups wait, are
+ * resized or count aggregated atomics (those have none: the jam refuses
+ * what they call); those of a kernel whose sub-groups otherwise run
+ * interleaved serve too (the back end calls the work-group function
+ * for whole groups then, weft_cpu_sub_groups_jammed). */
+static const weft_jammed *lanes_of(build *b, unsigned i) {
+  weft_jammed *lanes =
+      b->lanes_jams ? &b->lanes_jams[i * (WEFT_JAM_TIERS + 1)] : NULL;
+  if (!lanes || !lanes[0].fn) return NULL;
   weft_kernel_desc *k = &b->s.kernels[i];
-  if (!weft__jam_tiers(b->bodies[i], b->s.layout, bits, state,
-                       b->entry_names[i], tiers))
-    return;
-  k->flags |= WEFT_KERNEL_JAMMED;
-  if (tiers[0].width > k->jam_width) k->jam_width = tiers[0].width;
+  for (unsigned t = 0; t < WEFT_JAM_TIERS && lanes[t].fn; t++)
+    LLVMSetLinkage(lanes[t].fn, LLVMInternalLinkage);
+  if (!(k->flags & NEVER_JAMMED & ~WEFT_KERNEL_SUB_GROUPS)) {
+    k->flags |= WEFT_KERNEL_SUB_GROUPS_JAMMED;
+    if (lanes[0].width > k->jam_width) k->jam_width = lanes[0].width;
+    return lanes;
+  }
+  for (unsigned t = 0; t < WEFT_JAM_TIERS && lanes[t].fn; t++)
+    LLVMDeleteFunction(lanes[t].fn);
+  lanes[0].fn = NULL;
+  return NULL;
 }
 
 /* Step 4's jammed bodies of kernels without barriers, made while the
@@ -268,14 +334,16 @@ static int make_region_jams(build *b) {
 static void make_entries(build *b, LLVMValueRef *entries) {
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     weft_kernel_desc *k = &b->s.kernels[i];
+    const weft_jammed *lanes = lanes_of(b, i);
     if (k->flags & WEFT_KERNEL_REGIONS)
       entries[i] = weft__workgroup_make_regions(
           b->s.module, b->bodies[i],
-          b->region_jams ? b->region_jams[i] : NULL, k, b->entry_names[i]);
+          b->region_jams ? b->region_jams[i] : NULL, lanes, k,
+          b->entry_names[i]);
     else
       entries[i] = weft__workgroup_make(
           b->s.module, b->bodies[i],
-          b->jams ? &b->jams[i * (WEFT_JAM_TIERS + 1)] : NULL, k,
+          b->jams ? &b->jams[i * (WEFT_JAM_TIERS + 1)] : NULL, lanes, k,
           b->entry_names[i]);
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
@@ -301,7 +369,11 @@ static int lower_kernels(build *b) {
     if (!rc) rc = weft__workitem_lower(b->bodies[i], width, &b->sites);
     if (!rc) rc = weft__printf_lower(b->bodies[i], b->s.layout);
     if (!rc) rc = weft__yield_points_insert(b->bodies[i]);
-    if (!rc) rc = weft__sub_group_cuts(b->bodies[i], width);
+  }
+  if (!rc) rc = make_lanes_jams(b);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    unsigned width = weft_cpu_sub_group_width(&b->s.kernels[i]);
+    rc = weft__sub_group_cuts(b->bodies[i], width);
     unsigned words = 0;
     if (!rc && aggregating(b))
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
@@ -432,6 +504,7 @@ static int end(build *b, int rc, char **log) {
   free(b->entry_names);
   free(b->bodies);
   free(b->jams);
+  free(b->lanes_jams);
   for (unsigned i = 0; b->region_jams && i < b->s.num_kernels; i++)
     free(b->region_jams[i]);
   free(b->region_jams);

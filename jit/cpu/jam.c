@@ -45,7 +45,7 @@
 
 #include "jit/cpu/jam.h"
 
-/* Instructions of the body times width, at most (code size, and build
+/* Instructions of the blocks jammed times width, at most (code size, and build
  * time: clpeak's three single-precision kernels of 8 to 128 work-items
  * side by side take 0.27 to 0.39 s to build on the EPYC, 0.07 to 0.11
  * without jamming). */
@@ -209,6 +209,7 @@ unsigned weft__jam_memory(LLVMValueRef inst) {
  * context fields, the same for all) or is memory (an alloca: each
  * work-item's private variables). */
 static int own_per_item(LLVMValueRef inst) {
+  if (weft__jam_is_lanes_call(inst)) return 1;
   unsigned memory = weft__jam_memory(inst);
   if (memory == WEFT_JAM_READS)
     return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14));
@@ -249,7 +250,7 @@ static int jammable(const weft_jam *j) {
   for (unsigned k = 0; k < j->count; k++) {
     LLVMValueRef v = j->olds[k];
     if (!LLVMIsAInstruction(v) || !reached(j, v)) continue;
-    if (!allowed(v)) return 0;
+    if (!allowed(v)) { if (getenv("JAMDBG")) { char *t = LLVMPrintValueToString(v); fprintf(stderr, "JAMDBG not allowed: %s\n", t); LLVMDisposeMessage(t);} return 0; }
     if (!LLVMIsATerminatorInst(v) || LLVMIsAReturnInst(v) ||
         LLVMIsAUnreachableInst(v))
       continue;
@@ -263,8 +264,10 @@ static int jammable(const weft_jam *j) {
       return 0;
     }
     unsigned i = weft__jam_index(j, condition);
-    if (i < j->count && j->varying[i] && !weft__jam_loops_is_exit(j, v))
+    if (i < j->count && j->varying[i] && !weft__jam_loops_is_exit(j, v)) {
+      if (getenv("JAMDBG")) { char *t = LLVMPrintValueToString(condition); fprintf(stderr, "JAMDBG varying branch: %s\n", t); LLVMDisposeMessage(t);}
       return 0;
+    }
   }
   return 1;
 }
@@ -445,6 +448,7 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
        i = LLVMGetNextInstruction(i)) {
     if (is_debug_intrinsic(i)) continue;
     unsigned k = weft__jam_index(j, i);
+    if (weft__jam_sub_group_call(j, b, i)) continue;
     if (weft__jam_loops_is_exit(j, i)) {
       weft__jam_loops_exit(j, b, i);
       j->finished[k] = 1;
@@ -484,7 +488,7 @@ static void build(weft_jam *j, unsigned lx) {
 /* Whether the jam of scope at width holds no more than the limits. */
 static int fits(const weft_jam_scope *scope, LLVMTargetDataRef layout,
                 unsigned width) {
-  size_t values = weft__jam_scope_values(scope);
+  size_t values = weft__jam_scope_size(scope);
   size_t bytes = weft__jam_scope_private_bytes(scope, layout);
   return values * width <= JAM_MOST_INSTRUCTIONS &&
          bytes <= JAM_MOST_PRIVATE_BYTES / width;
@@ -500,12 +504,14 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
   j->body = body;
   j->context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
   *lx = LLVMCountParams(body) - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
+  /* Whole sub-groups are jammed for their functions, loops or not. */
   if (!weft__jam_scope_make(body, state, scope) || has_byval_param(body) ||
-      !weft__jam_scope_loops(scope, &compute) ||
+      (!weft__jam_scope_loops(scope, &compute) && !j->sub_group_width) ||
       !index_all(j, weft__jam_scope_values(scope)))
     return 0;
   mark_varying(j, *lx);
   while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, *lx);
+  if (getenv("JAMDBG")) fprintf(stderr, "JAMDBG found=%d jammable=%d\n", found, jammable(j));
   return found == 0 && jammable(j);
 }
 
@@ -531,23 +537,28 @@ static unsigned widest(const weft_jam *j, unsigned vector_bits) {
   if (j->num_loops && lanes > JAM_MASKED_CHAINS * register_lanes)
     lanes = JAM_MASKED_CHAINS * register_lanes;
   unsigned width = lanes / weft__jam_scope_widest_vector(j->scope);
-  return width < 2 ? 2 : width;
+  unsigned least = j->sub_group_width ? j->sub_group_width : 2;
+  if (width < least) return least;
+  return width - width % least; /* whole sub-groups */
 }
 
 unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
-                         unsigned vector_bits, int state, const char *prefix,
+                         unsigned vector_bits, int state,
+                         unsigned sub_group_width, const char *prefix,
                          weft_jammed *tiers) {
-  weft_jam j = {.vector_bits = vector_bits};
+  weft_jam j = {.vector_bits = vector_bits, .sub_group_width = sub_group_width};
   weft_jam_scope scope;
   unsigned lx, n = 0;
   if (analyse(&j, &scope, body, state, &lx)) {
-    unsigned widths[WEFT_JAM_TIERS] = {widest(&j, vector_bits), 8};
+    unsigned widths[WEFT_JAM_TIERS] = {
+        widest(&j, vector_bits), sub_group_width ? sub_group_width : 8};
     for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {
       if (n && widths[t] >= tiers[n - 1].width) break;
       if (!fits(&scope, layout, widths[t])) continue; /* a narrower may */
       if (!build_prepare(&j, widths[t])) break;
       char name[strlen(prefix) + 32];
-      snprintf(name, sizeof name, "%s.jam%d.%u", prefix, state, widths[t]);
+      snprintf(name, sizeof name, "%s.jam%d.%u%s", prefix, state, widths[t],
+               sub_group_width ? ".lanes" : "");
       declare(&j, name);
       build(&j, lx);
       tiers[n++] = (weft_jammed){j.fn, widths[t]};

@@ -22,6 +22,8 @@ void weft__jam_scope_free(weft_jam_scope *s);
 int weft__jam_scope_reaches(const weft_jam_scope *s, LLVMBasicBlockRef bb);
 /* The body's parameters, blocks and instructions. */
 unsigned weft__jam_scope_values(const weft_jam_scope *s);
+/* The instructions of the reached blocks. */
+unsigned weft__jam_scope_size(const weft_jam_scope *s);
 /* The bytes of the reached fixed-size private variables (SIZE_MAX when
  * one has a size known only at run time). */
 size_t weft__jam_scope_private_bytes(const weft_jam_scope *s,
@@ -66,6 +68,9 @@ typedef struct weft_jam {
   unsigned width;
   unsigned vector_bits; /* of the machine's registers: narrower vectors
                            are taken apart (jam_lanes.c) */
+  /* Whole sub-groups of this many work-items side by side, whose
+   * functions fold the clones (jam_sub_groups.c); 0 in other jams. */
+  unsigned sub_group_width;
   /* Every parameter, block and instruction of the body gets an index. */
   LLVMValueRef *keys; /* open addressing, capacity a power of 2 */
   unsigned *slots;
@@ -131,5 +136,17 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
                                    LLVMValueRef now);
 /* Once every block is made: the active flags' incoming values. */
 void weft__jam_loops_finish(weft_jam *j);
+
+/* jam_sub_groups.c. Whether inst folds or picks across a sub-group's
+ * lanes (its value differs between sub-groups, and between lanes for a
+ * scan). */
+int weft__jam_is_lanes_call(LLVMValueRef inst);
+/* The successor that terminator term takes where
+ * __weft_sub_group_lanes() is 1 (a branch on it), or -1. */
+int weft__jam_lanes_branch(LLVMValueRef term);
+/* In a jam of whole sub-groups, makes inst's clones at the builder when
+ * it is __weft_sub_group_lanes() (1) or a fold or a pick across the
+ * lanes; 0 (nothing made) otherwise. */
+int weft__jam_sub_group_call(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst);
 
 #endif

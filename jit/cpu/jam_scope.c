@@ -10,9 +10,15 @@
 
 /* Where the terminator term goes when the body's state parameter is
  * state: its one successor when its condition is the state (a switch on
- * it, or a branch on its comparison with a constant), else NULL (any). */
+ * it, or a branch on its comparison with a constant) or
+ * __weft_sub_group_lanes(), else NULL (any). */
 static LLVMBasicBlockRef taken(LLVMValueRef term, LLVMValueRef param,
                                int state) {
+  /* A branch on __weft_sub_group_lanes(): what a jam of whole sub-groups
+   * takes (the sub-group functions' slots, with their barriers, are left
+   * out); other jams come after weft__sub_group_lanes_off. */
+  int lanes = weft__jam_lanes_branch(term);
+  if (lanes >= 0) return LLVMGetSuccessor(term, (unsigned)lanes);
   if (!param) return NULL;
   if (LLVMIsASwitchInst(term) && LLVMGetOperand(term, 0) == param) {
     for (unsigned c = 1; c < LLVMGetNumSuccessors(term); c++) {
@@ -92,6 +98,15 @@ unsigned weft__jam_scope_values(const weft_jam_scope *s) {
          i = LLVMGetNextInstruction(i))
       n++;
   }
+  return n;
+}
+
+unsigned weft__jam_scope_size(const weft_jam_scope *s) {
+  unsigned n = 0;
+  for (unsigned b = 0; b < s->g.count; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->g.blocks[b]);
+         i && s->reached[b]; i = LLVMGetNextInstruction(i))
+      n++;
   return n;
 }
 

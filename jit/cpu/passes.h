@@ -245,14 +245,29 @@ typedef struct weft_jammed {
  * the others left out); -1 otherwise. Needs body's variables in
  * registers (SROA). */
 unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
-                         unsigned vector_bits, int state, const char *prefix,
+                         unsigned vector_bits, int state,
+                         unsigned sub_group_width, const char *prefix,
                          weft_jammed *tiers);
+/* With sub_group_width (else 0), the jams run whole sub-groups of that
+ * many work-items (widths its multiples, the narrowest one sub-group),
+ * with or without loops, and its sub-group functions fold their lanes'
+ * values (jam_sub_groups.c); they are for groups whose x size is a
+ * multiple of it, and calls whose first x is one. */
+
+/* jam_sub_groups.c: whether body asks __weft_sub_group_lanes() (its
+ * sub-group functions can run jammed); and, once such jams are made,
+ * every call of it in module made 0: everywhere else the sub-group
+ * functions go through slots and barriers (run simplifycfg after it to
+ * drop what is left unreached). Returns whether module had any. */
+int weft__sub_group_lanes_used(LLVMValueRef body);
+int weft__sub_group_lanes_off(LLVMModuleRef module);
 
 /* Step 4: the work-group function, named name, for one body. With
  * jammed functions (NULL or an empty list: none), its x loop runs each
  * while as many work-items are left, widest first, then body. */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_jammed *jammed,
+                                  const weft_jammed *lanes,
                                   const weft_kernel_desc *desc,
                                   const char *name);
 /* With region_jams (NULL: none), WEFT_JAM_TIERS + 1 jammed functions
@@ -261,8 +276,14 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
                                           const weft_jammed *region_jams,
+                                          const weft_jammed *lanes,
                                           const weft_kernel_desc *desc,
                                           const char *name);
+/* Both: with lanes (NULL or an empty list: none), jams of whole
+ * sub-groups (weft__jam_tiers with a sub_group_width, the kernel's), a
+ * call for a range of whole sub-groups from the kernel's start (the x
+ * size, the range's x bounds multiples of the width; state 0) runs them
+ * alone: no barrier, no slot. */
 
 /* Step 5 on one work-group function: sets *size to the bytes of __local
  * variables it uses. */

@@ -256,6 +256,7 @@ static void begin(wg_builder *w, LLVMModuleRef module, LLVMValueRef body,
 typedef struct jammed_run {
   const weft_jammed *tiers;
   LLVMValueRef state, private_mem;
+  int whole; /* the range is whole multiples of the last tier's width */
 } jammed_run;
 
 /* One jammed loop of the x loop at y and z, from start on: width
@@ -303,6 +304,7 @@ static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
   LLVMValueRef left = w->lo[0];
   for (unsigned t = 0; t < WEFT_JAM_TIERS && run->tiers[t].fn; t++)
     left = jammed_loop(w, iv, run, &run->tiers[t], left);
+  if (run->whole) return; /* nothing is left */
 
   LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
   LLVMBasicBlockRef one = block(w, "x.one"), done = block(w, "x.done");
@@ -320,8 +322,47 @@ static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
   LLVMPositionBuilderAtEnd(w->b, done);
 }
 
+/* A call for a range of whole sub-groups from the kernel's start (the
+ * group's x size and the range's x bounds multiples of the sub-group
+ * width, state 0, not a single region) runs the jams of whole sub-groups
+ * alone and returns; others go on at the builder. */
+static void lanes_first(wg_builder *w, const weft_jammed *lanes,
+                        const weft_kernel_desc *desc) {
+  if (!lanes || !lanes[0].fn) return;
+  unsigned width = weft_cpu_sub_group_width(desc);
+  LLVMValueRef ctx = LLVMGetParam(w->fn, 1), range = LLVMGetParam(w->fn, 2);
+  LLVMValueRef bits = LLVMBuildOr(w->b, w->lo[0], w->hi[0], "");
+  bits = LLVMBuildOr(w->b, bits,
+                     load_size(w, ctx, offsetof(weft_wg_ctx, local_size), 1), "");
+  bits = LLVMBuildOr(
+      w->b, bits,
+      load_size(w, ctx, offsetof(weft_wg_ctx, enqueued_local_size), 1), "");
+  bits = LLVMBuildAnd(w->b, bits, LLVMConstInt(w->i64, width - 1, 0), "");
+  LLVMValueRef from_start = LLVMBuildOr(
+      w->b, load_invariant(w, w->i32, range, offsetof(weft_wg_range, state)),
+      load_invariant(w, w->i32, range, offsetof(weft_wg_range, single_region)),
+      "");
+  LLVMValueRef whole = LLVMBuildAnd(
+      w->b, LLVMBuildICmp(w->b, LLVMIntEQ, bits, LLVMConstInt(w->i64, 0, 0), ""),
+      LLVMBuildICmp(w->b, LLVMIntEQ, from_start, LLVMConstInt(w->i32, 0, 0), ""),
+      "");
+  LLVMBasicBlockRef jammed = block(w, "lanes"), done = block(w, "lanes.done"),
+                    rest = block(w, "lanes.not");
+  LLVMBuildCondBr(w->b, whole, jammed, rest);
+  LLVMPositionBuilderAtEnd(w->b, jammed);
+  unsigned last = lanes[1].fn ? 1 : 0;
+  assert(lanes[last].width == width);
+  (void)last;
+  jammed_run run = {lanes, LLVMConstInt(w->i32, 0, 0),
+                    LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)), 1};
+  emit_loops(w, jammed_items, &run, 1, done, done);
+  LLVMBuildRetVoid(w->b);
+  LLVMPositionBuilderAtEnd(w->b, rest);
+}
+
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_jammed *jammed,
+                                  const weft_jammed *lanes,
                                   const weft_kernel_desc *desc,
                                   const char *name) {
   wg_builder w = {0};
@@ -329,10 +370,11 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
   begin(&w, module, body, desc, name, call_args);
   LLVMBasicBlockRef exit = block(&w, "exit");
   int has_barrier = weft__calls_barrier(body);
+  lanes_first(&w, lanes, desc);
   if (jammed && jammed[0].fn) {
     assert(!has_barrier && jammed[0].width >= 2);
     jammed_run run = {jammed, LLVMConstInt(w.i32, 0, 0),
-                      LLVMConstNull(LLVMPointerTypeInContext(w.context, 0))};
+                      LLVMConstNull(LLVMPointerTypeInContext(w.context, 0)), 0};
     emit_loops(&w, jammed_items, &run, 1, exit, exit);
   } else {
     emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
@@ -440,11 +482,13 @@ static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
                                           const weft_jammed *region_jams,
+                                          const weft_jammed *lanes,
                                           const weft_kernel_desc *desc,
                                           const char *name) {
   wg_builder w = {0};
   LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
   begin(&w, module, body, desc, name, call_args);
+  lanes_first(&w, lanes, desc);
   LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
   for (int d = 0; d < 3; d++)
     w.size[d] = load_size(&w, ctx,
@@ -479,7 +523,7 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
       assert(agreed);
       (void)agreed;
       note_only_state(&w, only);
-      jammed_run run = {tiers, LLVMConstInt(w.i32, k, 0), w.private_mem};
+      jammed_run run = {tiers, LLVMConstInt(w.i32, k, 0), w.private_mem, 0};
       emit_loops(&w, jammed_items, &run, 1, done, exit);
     } else if (weft__regions_next_state(body, k, &only)) {
       note_only_state(&w, only);

@@ -1,0 +1,210 @@
+/* jam_sub_groups.c: sub-group functions in a jammed call that runs whole
+ * sub-groups side by side.
+ *
+ * On the CPU a sub-group is `width` consecutive local linear ids. When a
+ * group's x size is a multiple of the width, a sub-group is `width`
+ * consecutive x ids of one row, and a jammed call (jam.c) whose first x
+ * is a multiple of it and whose width is one runs whole sub-groups,
+ * instruction by instruction. There a reduction, a scan or a broadcast
+ * needs no slots in memory and no barriers: each lane's value is at hand
+ * as one of the clones. builtins/sub_groups.cl asks
+ * __weft_sub_group_lanes() first: such a jam takes it as 1 and folds its
+ * lanes' values here (in lane order, as the slots' fold does, so that a
+ * float reduction gives the same bits either way); everywhere else the
+ * JIT makes it 0 (weft__sub_group_lanes_off) and the slots serve. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins/sub_group_lanes.h"
+#include "jit/cpu/jam.h"
+
+#define LANES "__weft_sub_group_lanes"
+#define FOLD "__weft_sub_group_fold_"
+#define PICK "__weft_sub_group_pick_"
+
+/* The callee's name when inst calls a function directly, else "". */
+static const char *callee_name(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst)) return "";
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : "";
+}
+
+static int is_lanes_query(LLVMValueRef inst) {
+  return !strcmp(callee_name(inst), LANES);
+}
+
+int weft__jam_is_lanes_call(LLVMValueRef inst) {
+  const char *name = callee_name(inst);
+  return !strncmp(name, FOLD, strlen(FOLD)) ||
+         !strncmp(name, PICK, strlen(PICK));
+}
+
+int weft__sub_group_lanes_used(LLVMValueRef body) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (is_lanes_query(i)) return 1;
+  return 0;
+}
+
+/* Replaces inst by v everywhere and erases it. */
+static void replace(LLVMValueRef inst, LLVMValueRef v) {
+  LLVMReplaceAllUsesWith(inst, v);
+  LLVMInstructionEraseFromParent(inst);
+}
+
+/* A call of __weft_sub_group_lanes() made 0, and the tests of it
+ * (sub_groups.cl's `if`, an icmp with 0) made constants, so that
+ * simplifycfg drops the branch. */
+static void lanes_call_off(LLVMValueRef call) {
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(call));
+  LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
+  for (LLVMUseRef u; (u = LLVMGetFirstUse(call));) {
+    LLVMValueRef user = LLVMGetUser(u);
+    int test = LLVMIsAICmpInst(user) && LLVMGetOperand(user, 0) == call &&
+               LLVMIsAConstantInt(LLVMGetOperand(user, 1)) &&
+               LLVMConstIntGetZExtValue(LLVMGetOperand(user, 1)) == 0;
+    LLVMIntPredicate p = test ? LLVMGetICmpPredicate(user) : LLVMIntEQ;
+    if (test && (p == LLVMIntEQ || p == LLVMIntNE))
+      replace(user, LLVMConstInt(i1, p == LLVMIntEQ, 0));
+    else
+      LLVMSetOperand(user, LLVMGetOperand(user, 0) == call ? 0 : 1, zero);
+  }
+  LLVMInstructionEraseFromParent(call);
+}
+
+int weft__sub_group_lanes_off(LLVMModuleRef module) {
+  LLVMValueRef query = LLVMGetNamedFunction(module, LANES);
+  if (!query) return 0;
+  for (LLVMUseRef u; (u = LLVMGetFirstUse(query));)
+    lanes_call_off(LLVMGetUser(u));
+  return 1;
+}
+
+int weft__jam_lanes_branch(LLVMValueRef term) {
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return -1;
+  LLVMValueRef cmp = LLVMGetCondition(term);
+  if (!LLVMIsAICmpInst(cmp) || !is_lanes_query(LLVMGetOperand(cmp, 0)) ||
+      !LLVMIsAConstantInt(LLVMGetOperand(cmp, 1)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(cmp, 1)) != 0)
+    return -1;
+  switch (LLVMGetICmpPredicate(cmp)) {
+  case LLVMIntNE:
+    return 0; /* lanes() != 0 holds: the first successor */
+  case LLVMIntEQ:
+    return 1;
+  default:
+    return -1;
+  }
+}
+
+/* ------------------------------------------------------------- folds */
+
+/* What a fold's type is: a float, or an integer signed or not (its
+ * name's suffix: i32, u8, f64 ...). */
+typedef struct lanes_type {
+  LLVMTypeRef type;
+  char kind; /* 'i', 'u' or 'f' */
+} lanes_type;
+
+static lanes_type type_of(LLVMValueRef call, const char *prefix) {
+  const char *suffix = callee_name(call) + strlen(prefix);
+  return (lanes_type){LLVMTypeOf(call), suffix[0]};
+}
+
+/* op(acc, x) as sub_groups.h's OP_<op> makes it: min and max keep acc
+ * unless x is less (greater), as a compare and a select. */
+static LLVMValueRef apply(LLVMBuilderRef b, lanes_type t, unsigned op,
+                          LLVMValueRef acc, LLVMValueRef x) {
+  if (op == WEFT_LANES_add)
+    return t.kind == 'f' ? LLVMBuildFAdd(b, acc, x, "") : LLVMBuildAdd(b, acc, x, "");
+  LLVMValueRef better;
+  if (t.kind == 'f')
+    better = LLVMBuildFCmp(b, op == WEFT_LANES_min ? LLVMRealOLT : LLVMRealOGT,
+                           x, acc, "");
+  else if (t.kind == 'u')
+    better = LLVMBuildICmp(b, op == WEFT_LANES_min ? LLVMIntULT : LLVMIntUGT,
+                           x, acc, "");
+  else
+    better = LLVMBuildICmp(b, op == WEFT_LANES_min ? LLVMIntSLT : LLVMIntSGT,
+                           x, acc, "");
+  return LLVMBuildSelect(b, better, x, acc, "");
+}
+
+/* The identity of op, as sub_groups.h's IDENT_<op>. */
+static LLVMValueRef identity(lanes_type t, unsigned op) {
+  if (op == WEFT_LANES_add) return LLVMConstNull(t.type);
+  int least = op == WEFT_LANES_max; /* max starts from the least value */
+  if (t.kind == 'f')
+    return LLVMConstReal(t.type, least ? -__builtin_inf() : __builtin_inf());
+  unsigned bits = LLVMGetIntTypeWidth(t.type);
+  unsigned long long all = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  unsigned long long sign = 1ull << (bits - 1);
+  unsigned long long v = t.kind == 'u' ? (least ? 0 : all)
+                                       : (least ? sign : all & ~sign);
+  return LLVMConstInt(t.type, v, 0);
+}
+
+/* Every lane's result of fold call `what` for the sub-group whose first
+ * work-item of the call is first: into results[0 .. width). */
+static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
+                 unsigned first, LLVMValueRef *results) {
+  lanes_type t = type_of(call, FOLD);
+  LLVMValueRef x = LLVMGetOperand(call, 0);
+  unsigned what = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1));
+  unsigned kind = WEFT_LANES_KIND(what), op = WEFT_LANES_OP(what);
+  unsigned n = j->sub_group_width;
+  LLVMValueRef acc = kind == WEFT_LANES_REDUCE
+                         ? weft__jam_whole(j, b, x, first)
+                         : identity(t, op);
+  for (unsigned lane = kind == WEFT_LANES_REDUCE; lane < n; lane++) {
+    LLVMValueRef next = apply(b, t, op, acc, weft__jam_whole(j, b, x, first + lane));
+    results[lane] = kind == WEFT_LANES_EXCLUSIVE ? acc : next;
+    acc = next;
+  }
+  if (kind == WEFT_LANES_REDUCE)
+    for (unsigned lane = 0; lane < n; lane++) results[lane] = acc;
+}
+
+/* Every lane's x of the lane its `from` names (the low bits of from: a
+ * lane past the sub-group is undefined behaviour, never a read outside
+ * it), for the sub-group from first. */
+static void pick(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
+                 unsigned first, LLVMValueRef *results) {
+  unsigned n = j->sub_group_width;
+  LLVMValueRef x = LLVMGetOperand(call, 0), from = LLVMGetOperand(call, 1);
+  if (LLVMIsAConstantInt(from)) {
+    unsigned lane = (unsigned)LLVMConstIntGetZExtValue(from) % n;
+    LLVMValueRef v = weft__jam_whole(j, b, x, first + lane);
+    for (unsigned k = 0; k < n; k++) results[k] = v;
+    return;
+  }
+  LLVMValueRef lanes = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x), n));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
+  for (unsigned k = 0; k < n; k++)
+    lanes = LLVMBuildInsertElement(b, lanes, weft__jam_whole(j, b, x, first + k),
+                                   LLVMConstInt(i32, k, 0), "");
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef lane = LLVMBuildAnd(b, weft__jam_whole(j, b, from, first + k),
+                                     LLVMConstInt(i32, n - 1, 0), "");
+    results[k] = LLVMBuildExtractElement(b, lanes, lane, "");
+  }
+}
+
+int weft__jam_sub_group_call(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
+  if (!j->sub_group_width) return 0;
+  unsigned k = weft__jam_index(j, inst);
+  LLVMValueRef *copies = &j->copies[(size_t)k * j->width];
+  if (is_lanes_query(inst)) {
+    copies[0] = LLVMConstInt(LLVMTypeOf(inst), 1, 0);
+  } else if (weft__jam_is_lanes_call(inst)) {
+    int is_fold = !strncmp(callee_name(inst), FOLD, strlen(FOLD));
+    for (unsigned first = 0; first < j->width; first += j->sub_group_width)
+      (is_fold ? fold : pick)(j, b, inst, first, copies + first);
+  } else {
+    return 0;
+  }
+  j->finished[k] = 1;
+  return 1;
+}
