@@ -514,4 +514,101 @@ TEST(sub_group_barrier_against_group_barrier_reported) {
                NULL, "waits at");
 }
 
+/* Whole sub-groups side by side (jit/cpu/jam_sub_groups.c): where a
+ * group's x size is a multiple of the sub-group width, one call runs
+ * whole sub-groups jammed and the functions fold the lanes' values in
+ * lane order, as the slots do. Sub-group functions in a loop (which runs
+ * on fibers otherwise), one lane writing (a branch made straight-line),
+ * two lanes' choices of what to write: the same bits as -cl-weft-no-jam,
+ * at every group shape. */
+static const char *jammed_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i], acc = 0.0f;\n"
+    "  for (int r = 0; r < 3; r++) {\n"
+    "    acc += sub_group_reduce_add(x * (r + 1));\n"
+    "    x = sub_group_broadcast(x, r) + sub_group_scan_exclusive_add(x);\n"
+    "    acc -= sub_group_reduce_max(x) + sub_group_scan_inclusive_min(x);\n"
+    "  }\n"
+    "  uint lane = get_sub_group_local_id();\n"
+    "  float other = sub_group_broadcast(acc, 1);\n"
+    "  if (lane == 0) out[2 * i] = acc; else out[2 * i] = (float)lane;\n"
+    "  if (lane & 1) out[2 * i + 1] = x;\n"
+    "  else out[2 * i + 1] = -x * other;\n"
+    "}\n";
+
+/* The kernel over global items in groups of local (2D with gy > 1),
+ * built with options; its launch log line when log is not NULL. */
+static void run_jammed(const char *options, const size_t *global,
+                       const size_t *local, float *out, char *log) {
+  size_t n = global[0] * global[1];
+  float *in = malloc(n * sizeof *in);
+  for (size_t i = 0; i < n; i++) in[i] = (float)value_of(i) / 7.0f;
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, jammed_source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *bin = support_buffer(ctx, n * sizeof *in, in);
+  weft_buffer *bout = support_buffer(ctx, 2 * n * sizeof *out, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
+  if (log) support_stderr_begin();
+  int rc = weft_kernel_launch(k, global[1] > 1 ? 2 : 1, NULL, global, local);
+  if (log) snprintf(log, 512, "%s", support_stderr_end());
+  CHECK_OK(rc, k);
+  CHECK_OK(weft_buffer_read(bout, 0, 2 * n * sizeof *out, out), bout);
+  weft_buffer_release(bin);
+  weft_buffer_release(bout);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  free(in);
+}
+
+static void check_jammed(const char *reqd, const size_t *global,
+                         const size_t *local, int whole) {
+  char jam[160], plain[200], log[512];
+  snprintf(jam, sizeof jam, "-cl-std=CL3.0 -DREQD=%s", reqd);
+  snprintf(plain, sizeof plain, "%s -cl-weft-no-jam", jam);
+  size_t n = 2 * global[0] * global[1];
+  float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  run_jammed(jam, global, local, a, log);
+  run_jammed(plain, global, local, b, NULL);
+  for (size_t i = 0; i < n; i++) {
+    if (!memcmp(&a[i], &b[i], sizeof *a)) continue;
+    fprintf(stderr, "group %zux%zu, item %zu: %a jammed, %a not\n", local[0],
+            local[1], i / 2, a[i], b[i]);
+    CHECK(!memcmp(&a[i], &b[i], sizeof *a));
+  }
+  if (!harness_on_gpu())
+    if ((strstr(log, "whole sub-groups of") != NULL) != whole) {
+      fprintf(stderr, "%zux%zu: %s\n", local[0], local[1], log);
+      CHECK((strstr(log, "whole sub-groups of") != NULL) == whole);
+    }
+  free(a);
+  free(b);
+}
+
+TEST(whole_sub_groups_jammed) {
+  setenv("WEFT_LOG", "launch", 1); /* read as Weft starts */
+  static const struct {
+    size_t global[2], local[2];
+    int whole; /* at the CPU's width of 16 */
+  } shapes[] = {{{256, 1}, {64, 1}, 1},  {{96, 1}, {48, 1}, 1},
+                {{64, 4}, {32, 2}, 1},   {{200, 1}, {40, 1}, 0},
+                {{60, 2}, {20, 2}, 0},   {{1024, 1}, {1024, 1}, 1}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+    check_jammed("", shapes[s].global, shapes[s].local,
+                 shapes[s].whole && width() == 16);
+}
+
+TEST(whole_sub_groups_jammed_at_required_sizes) {
+  setenv("WEFT_LOG", "launch", 1);
+  CPU_ONLY("the GPU's sub-groups are warps of 32");
+  size_t global[2] = {96, 1}, local[2] = {24, 1};
+  check_jammed("__attribute__((intel_reqd_sub_group_size(8)))", global, local, 1);
+  check_jammed("__attribute__((intel_reqd_sub_group_size(4)))", global, local, 1);
+  check_jammed("__attribute__((intel_reqd_sub_group_size(32)))", global, local, 0);
+}
+
 TEST_MAIN()

@@ -53,6 +53,8 @@
 /* Bytes of private variables of the body, times width, at most: a
  * jammed call's stack frame holds every work-item's. */
 #define JAM_MOST_PRIVATE_BYTES 32768
+/* Branches made straight-line code (jam_predicate.c) for one jam, at most. */
+#define JAM_MOST_PREDICATED 8
 
 static unsigned hash(LLVMValueRef v, unsigned capacity) {
   uintptr_t p = (uintptr_t)v;
@@ -245,12 +247,12 @@ static int reached(const weft_jam *j, LLVMValueRef inst) {
 }
 
 /* Whether every branch is on a shared value and every instruction is
- * allowed. */
-static int jammable(const weft_jam *j) {
+ * allowed (else the first branch that is not, in j->diverging). */
+static int jammable(weft_jam *j) {
   for (unsigned k = 0; k < j->count; k++) {
     LLVMValueRef v = j->olds[k];
     if (!LLVMIsAInstruction(v) || !reached(j, v)) continue;
-    if (!allowed(v)) { if (getenv("JAMDBG")) { char *t = LLVMPrintValueToString(v); fprintf(stderr, "JAMDBG not allowed: %s\n", t); LLVMDisposeMessage(t);} return 0; }
+    if (!allowed(v)) return 0;
     if (!LLVMIsATerminatorInst(v) || LLVMIsAReturnInst(v) ||
         LLVMIsAUnreachableInst(v))
       continue;
@@ -265,7 +267,7 @@ static int jammable(const weft_jam *j) {
     }
     unsigned i = weft__jam_index(j, condition);
     if (i < j->count && j->varying[i] && !weft__jam_loops_is_exit(j, v)) {
-      if (getenv("JAMDBG")) { char *t = LLVMPrintValueToString(condition); fprintf(stderr, "JAMDBG varying branch: %s\n", t); LLVMDisposeMessage(t);}
+      j->diverging = LLVMIsABranchInst(v) ? v : NULL;
       return 0;
     }
   }
@@ -511,7 +513,6 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
     return 0;
   mark_varying(j, *lx);
   while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, *lx);
-  if (getenv("JAMDBG")) fprintf(stderr, "JAMDBG found=%d jammable=%d\n", found, jammable(j));
   return found == 0 && jammable(j);
 }
 
@@ -531,7 +532,8 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
 /* How many work-items the widest jam of an analysed body runs. */
 static unsigned widest(const weft_jam *j, unsigned vector_bits) {
   int compute;
-  weft__jam_scope_loops(j->scope, &compute);
+  /* (Whole sub-groups are jammed without loops too: as memory's.) */
+  if (!weft__jam_scope_loops(j->scope, &compute)) compute = 0;
   unsigned register_lanes = vector_bits / 32;
   unsigned lanes = compute ? JAM_CHAINS * register_lanes : JAM_MEMORY_LANES;
   if (j->num_loops && lanes > JAM_MASKED_CHAINS * register_lanes)
@@ -549,7 +551,20 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
   weft_jam j = {.vector_bits = vector_bits, .sub_group_width = sub_group_width};
   weft_jam_scope scope;
   unsigned lx, n = 0;
-  if (analyse(&j, &scope, body, state, &lx)) {
+  int ok = analyse(&j, &scope, body, state, &lx);
+  /* Whole sub-groups: a short branch that differs between work-items
+   * (one lane writing the sub-group's result) made straight-line code,
+   * and the body analysed again. */
+  for (unsigned tries = 0; !ok && sub_group_width && j.diverging &&
+                           tries < JAM_MOST_PREDICATED &&
+                           weft__jam_predicate(j.diverging);
+       tries++) {
+    jam_free(&j);
+    weft__jam_scope_free(&scope);
+    j = (weft_jam){.vector_bits = vector_bits, .sub_group_width = sub_group_width};
+    ok = analyse(&j, &scope, body, state, &lx);
+  }
+  if (ok) {
     unsigned widths[WEFT_JAM_TIERS] = {
         widest(&j, vector_bits), sub_group_width ? sub_group_width : 8};
     for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {

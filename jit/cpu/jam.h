@@ -85,6 +85,9 @@ typedef struct weft_jam {
   LLVMValueRef **lanes;
   weft_jam_loop loops[WEFT_JAM_MOST_LOOPS];
   unsigned num_loops;
+  /* The branch that differs between work-items that refused the body
+   * (NULL: none, or not a branch). */
+  LLVMValueRef diverging;
 } weft_jam;
 
 /* The index of v, or j->count when v is none of the body's (a constant,
@@ -136,6 +139,12 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
                                    LLVMValueRef now);
 /* Once every block is made: the active flags' incoming values. */
 void weft__jam_loops_finish(weft_jam *j);
+
+/* jam_predicate.c. Makes the conditional branch (that differs between
+ * work-items) straight-line code where it skips or chooses between
+ * single blocks that only compute, load and store: their accesses
+ * masked, their values selected. 1 when it did (the body changed). */
+int weft__jam_predicate(LLVMValueRef branch);
 
 /* jam_sub_groups.c. Whether inst folds or picks across a sub-group's
  * lanes (its value differs between sub-groups, and between lanes for a

@@ -1,0 +1,238 @@
+/* jam_predicate.c: a short branch that differs between work-items made
+ * straight-line code, so that a jam of whole sub-groups can run it.
+ *
+ * Sub-group code ends, as a rule, with one lane writing the sub-group's
+ * result: `if (get_sub_group_local_id() == 0) out[g] = sum;`. Work-items
+ * take that branch differently, which a jam refuses (jam.c). Where the
+ * branch skips (or chooses between) single blocks that only compute,
+ * load and store, those blocks are predicated into the block before:
+ * their loads and stores become masked ones (llvm.masked.load/store,
+ * which touch memory only for a set mask: a work-item that does not
+ * take the branch reads and writes nothing, as before), their arithmetic
+ * runs for every work-item (it has no effects; divisions never trap,
+ * jit/ir/div_guard.c), and the phis after them select on the condition.
+ * The body then means what it meant, for every work-item, jammed or
+ * not. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/cpu/jam.h"
+
+/* Instructions of a block at most, run by every work-item afterwards. */
+#define PREDICATE_MOST 128
+
+static LLVMBasicBlockRef only_successor(LLVMBasicBlockRef bb) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+  if (!t || !LLVMIsABranchInst(t) || LLVMIsConditional(t)) return NULL;
+  return LLVMGetSuccessor(t, 0);
+}
+
+static int only_predecessor_is(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred) {
+  unsigned n = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb)); u;
+       u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsATerminatorInst(user)) continue;
+    if (LLVMGetInstructionParent(user) != pred) return 0;
+    n++;
+  }
+  return n == 1;
+}
+
+/* Whether the type can be loaded and stored masked: a scalar or vector
+ * of integers, floats or pointers. */
+static int maskable_type(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMIntegerTypeKind:
+  case LLVMHalfTypeKind:
+  case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind:
+  case LLVMPointerTypeKind:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Whether every instruction of bb (but its branch) may run for every
+ * work-item once its loads and stores are masked. */
+static int predicable(LLVMBasicBlockRef bb) {
+  unsigned n = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+       i = LLVMGetNextInstruction(i)) {
+    if (i == LLVMGetBasicBlockTerminator(bb)) break;
+    if (++n > PREDICATE_MOST) return 0;
+    switch (LLVMGetInstructionOpcode(i)) {
+    case LLVMPHI:
+    case LLVMAlloca:
+    case LLVMAtomicRMW:
+    case LLVMAtomicCmpXchg:
+    case LLVMFence:
+    case LLVMVAArg:
+      return 0;
+    case LLVMLoad:
+      if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic ||
+          !maskable_type(LLVMTypeOf(i)))
+        return 0;
+      break;
+    case LLVMStore:
+      if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic ||
+          !maskable_type(LLVMTypeOf(LLVMGetOperand(i, 0))))
+        return 0;
+      break;
+    case LLVMCall:
+      if (!weft__jam_call_is_pure(i)) return 0;
+      break;
+    default:
+      break;
+    }
+  }
+  return 1;
+}
+
+/* The vector type a masked access of t uses (t itself for a vector). */
+static LLVMTypeRef as_vector(LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? t : LLVMVectorType(t, 1);
+}
+
+/* mask, as many lanes as t's masked access has. */
+static LLVMValueRef mask_for(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef mask) {
+  LLVMTypeRef v = as_vector(t);
+  unsigned n = LLVMGetVectorSize(v);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(t));
+  LLVMValueRef m = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(mask), n));
+  for (unsigned k = 0; k < n; k++)
+    m = LLVMBuildInsertElement(b, m, mask, LLVMConstInt(i32, k, 0), "");
+  return m;
+}
+
+static LLVMValueRef intrinsic(LLVMModuleRef m, const char *name,
+                              LLVMTypeRef *types, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  return LLVMGetIntrinsicDeclaration(m, id, types, n);
+}
+
+/* The load or store inst, at the builder, masked. */
+static void mask_access(LLVMBuilderRef b, LLVMValueRef inst, LLVMValueRef mask) {
+  LLVMModuleRef m = LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)));
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
+  LLVMValueRef align = LLVMConstInt(i32, LLVMGetAlignment(inst), 0);
+  int is_load = LLVMGetInstructionOpcode(inst) == LLVMLoad;
+  LLVMValueRef ptr = LLVMGetOperand(inst, is_load ? 0 : 1);
+  LLVMTypeRef t = is_load ? LLVMTypeOf(inst) : LLVMTypeOf(LLVMGetOperand(inst, 0));
+  LLVMTypeRef v = as_vector(t);
+  LLVMValueRef lanes = mask_for(b, t, mask);
+  LLVMValueRef zero = LLVMConstInt(i32, 0, 0);
+  if (is_load) {
+    LLVMTypeRef types[] = {v, LLVMTypeOf(ptr)};
+    LLVMValueRef fn = intrinsic(m, "llvm.masked.load", types, 2);
+    LLVMValueRef args[] = {ptr, align, lanes, LLVMGetPoison(v)};
+    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    if (v != t) r = LLVMBuildExtractElement(b, r, zero, "");
+    LLVMReplaceAllUsesWith(inst, r);
+  } else {
+    LLVMValueRef value = LLVMGetOperand(inst, 0);
+    if (v != t) value = LLVMBuildInsertElement(b, LLVMGetPoison(v), value, zero, "");
+    LLVMTypeRef types[] = {v, LLVMTypeOf(ptr)};
+    LLVMValueRef fn = intrinsic(m, "llvm.masked.store", types, 2);
+    LLVMValueRef args[] = {value, ptr, align, lanes};
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+  }
+  LLVMInstructionEraseFromParent(inst);
+}
+
+/* Moves bb's instructions (but its branch) before `before`, its loads
+ * and stores masked by mask, and deletes bb. */
+static void hoist(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMValueRef before,
+                  LLVMValueRef mask) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i != term; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMPositionBuilderBefore(b, before);
+    LLVMInsertIntoBuilder(b, i);
+    unsigned op = LLVMGetInstructionOpcode(i);
+    /* The group's context fields that never change may be read by all
+     * (jit/cpu/workitem.c reads them so: always there). */
+    int invariant = op == LLVMLoad &&
+                    LLVMGetMetadata(i, LLVMGetMDKindID("invariant.load", 14));
+    if ((op == LLVMLoad && !invariant) || op == LLVMStore) {
+      LLVMPositionBuilderBefore(b, i);
+      mask_access(b, i, mask);
+    }
+  }
+}
+
+/* In join, each phi's values from `yes` and `no` (blocks, or from for a
+ * skipped block) become one, selected by condition, from `from`. */
+static void merge_phis(LLVMBuilderRef b, LLVMBasicBlockRef join,
+                       LLVMBasicBlockRef yes, LLVMBasicBlockRef no,
+                       LLVMBasicBlockRef from, LLVMValueRef condition,
+                       LLVMValueRef before) {
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(join); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    LLVMValueRef a = NULL, c = NULL;
+    unsigned n = LLVMCountIncoming(phi);
+    LLVMValueRef values[n];
+    LLVMBasicBlockRef blocks[n];
+    unsigned kept = 0;
+    for (unsigned e = 0; e < n; e++) {
+      LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, e);
+      if (in == yes) a = LLVMGetIncomingValue(phi, e);
+      else if (in == no) c = LLVMGetIncomingValue(phi, e);
+      else {
+        values[kept] = LLVMGetIncomingValue(phi, e);
+        blocks[kept++] = in;
+      }
+    }
+    LLVMPositionBuilderBefore(b, before);
+    values[kept] = LLVMBuildSelect(b, condition, a, c, "");
+    blocks[kept++] = from;
+    /* A phi's incoming values cannot be removed through the C API: a
+     * new phi takes its place. */
+    LLVMPositionBuilderBefore(b, phi);
+    LLVMValueRef fresh = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+    LLVMAddIncoming(fresh, values, blocks, kept);
+    LLVMReplaceAllUsesWith(phi, fresh);
+    LLVMValueRef old = phi;
+    phi = fresh;
+    LLVMInstructionEraseFromParent(old);
+  }
+}
+
+int weft__jam_predicate(LLVMValueRef branch) {
+  LLVMBasicBlockRef from = LLVMGetInstructionParent(branch);
+  LLVMBasicBlockRef yes = LLVMGetSuccessor(branch, 0), no = LLVMGetSuccessor(branch, 1);
+  LLVMValueRef c = LLVMGetCondition(branch);
+  int yes_block = only_predecessor_is(yes, from) && predicable(yes);
+  int no_block = only_predecessor_is(no, from) && predicable(no);
+  LLVMBasicBlockRef join;
+  if (yes_block && only_successor(yes) == no) join = no, no_block = 0;
+  else if (no_block && only_successor(no) == yes) join = yes, yes_block = 0;
+  else if (yes_block && no_block && only_successor(yes) &&
+           only_successor(yes) == only_successor(no))
+    join = only_successor(yes);
+  else
+    return 0;
+  if (join == from || yes == no) return 0;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(
+      LLVMGetModuleContext(LLVMGetGlobalParent(LLVMGetBasicBlockParent(from))));
+  LLVMPositionBuilderBefore(b, branch);
+  LLVMValueRef not_c = LLVMBuildNot(b, c, "");
+  if (yes_block) hoist(b, yes, branch, c);
+  if (no_block) hoist(b, no, branch, not_c);
+  /* The edges that reached join: from yes (or from itself, skipping) and
+   * from no (or from itself). */
+  merge_phis(b, join, yes_block ? yes : from, no_block ? no : from, from, c,
+             branch);
+  LLVMPositionBuilderBefore(b, branch);
+  LLVMBuildBr(b, join);
+  LLVMInstructionEraseFromParent(branch);
+  if (yes_block) LLVMDeleteBasicBlock(yes);
+  if (no_block) LLVMDeleteBasicBlock(no);
+  LLVMDisposeBuilder(b);
+  return 1;
+}
