@@ -580,7 +580,8 @@ static void check_jammed(const char *reqd, const size_t *global,
             local[1], i / 2, a[i], b[i]);
     CHECK(!memcmp(&a[i], &b[i], sizeof *a));
   }
-  if (!harness_on_gpu())
+  /* (Check mode runs every work-item on its own: nothing is jammed.) */
+  if (!harness_on_gpu() && !getenv("WEFT_CHECK"))
     if ((strstr(log, "whole sub-groups of") != NULL) != whole) {
       fprintf(stderr, "%zux%zu: %s\n", local[0], local[1], log);
       CHECK((strstr(log, "whole sub-groups of") != NULL) == whole);
