@@ -8,17 +8,30 @@
 #ifndef WEFT_SUB_GROUP_LANES_H
 #define WEFT_SUB_GROUP_LANES_H
 
-/* Kinds: the fold of the whole sub-group, or each lane's running fold
- * up to and with it, or before it (the identity for the first). */
+/* Kinds: the fold of the whole sub-group (from the first lane's value);
+ * each lane's running fold up to and with it, or before it (the
+ * identity for the first), from the identity (the uniform scans) or from
+ * the first lane's value (the non-uniform ones: the same but for -0.0
+ * and NaNs). */
 #define WEFT_LANES_REDUCE 0
 #define WEFT_LANES_INCLUSIVE 1
 #define WEFT_LANES_EXCLUSIVE 2
-/* Operations, named as the builtins' (sub_group_reduce_<op>). */
+#define WEFT_LANES_INCLUSIVE_FIRST 3
+#define WEFT_LANES_EXCLUSIVE_FIRST 4
+/* Operations, named as the builtins' (sub_group_reduce_<op>); the
+ * logical ones fold values made 0 or 1, bitwise. */
 #define WEFT_LANES_add 0
 #define WEFT_LANES_min 1
 #define WEFT_LANES_max 2
-#define WEFT_LANES_WHAT(kind, op) ((kind) * 4 + (op))
-#define WEFT_LANES_KIND(what) ((what) / 4)
-#define WEFT_LANES_OP(what) ((what) % 4)
+#define WEFT_LANES_mul 3
+#define WEFT_LANES_and 4
+#define WEFT_LANES_or 5
+#define WEFT_LANES_xor 6
+#define WEFT_LANES_logical_and WEFT_LANES_and
+#define WEFT_LANES_logical_or WEFT_LANES_or
+#define WEFT_LANES_logical_xor WEFT_LANES_xor
+#define WEFT_LANES_WHAT(kind, op) ((kind) * 8 + (op))
+#define WEFT_LANES_KIND(what) ((what) / 8)
+#define WEFT_LANES_OP(what) ((what) % 8)
 
 #endif /* WEFT_SUB_GROUP_LANES_H */

@@ -106,6 +106,11 @@ LANES_PRIMITIVES(double, f64)
       x, WEFT_LANES_WHAT(kind, WEFT_LANES_##op))
 #define LANES_PICK(T, x, from)                                               \
   LANES_CAT(__weft_sub_group_pick_, LANES_SUFFIX_##T)(x, from)
+/* In such a jam every lane of the sub-group comes to every function. */
+#define IF_LANES(result)                                                     \
+  if (__weft_sub_group_lanes()) return (result)
+#else
+#define IF_LANES(result)
 #endif
 
 /* Work-item i's slot (local linear id), as a T: 8 bytes whatever the

@@ -10,6 +10,10 @@
  * in lane order, so that a float reduction is the same on every run), and
  * they meet again before any of them may store its next value. A lane
  * outside the mask gives an undefined value (here: its slot's last one).
+ * On the CPU, in a jammed call that runs whole sub-groups side by side
+ * (IF_LANES, sub_groups.h; jit/cpu/jam_sub_groups.c), every lane comes
+ * to every function, and the folds and picks take the lanes' values from
+ * each other, in the same order, without slots.
  */
 #include "sub_groups.h"
 
@@ -21,6 +25,7 @@ static inline uint below(uint mask, uint n) {
 /* ---------------------------------------------------------------- vote */
 
 int __attribute__((overloadable, convergent)) sub_group_elect(void) {
+  IF_LANES(get_sub_group_local_id() == 0);
   uint mask = __weft_sub_group_converge();
   return get_sub_group_local_id() == ctz(mask);
 }
@@ -42,6 +47,7 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
 #define ALL_EQUAL(T)                                                         \
   int __attribute__((overloadable, convergent))                              \
       sub_group_non_uniform_all_equal(T x) {                                 \
+    IF_LANES(LANES_FOLD(int, x == LANES_PICK(T, x, 0), WEFT_LANES_REDUCE, and)); \
     uint mask = SHARE(T, x), base = sub_group_base();                        \
     int r = 1;                                                               \
     for (uint m = mask; m; m &= m - 1) r &= SLOT(T, base + ctz(m)) == x;     \
@@ -69,6 +75,7 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
 #define NON_UNIFORM(T, op)                                                   \
   T __attribute__((overloadable, convergent))                                \
       sub_group_non_uniform_reduce_##op(T x) {                               \
+    IF_LANES(LANES_FOLD(T, PREP_##op(x), WEFT_LANES_REDUCE, op));            \
     uint mask = SHARE(T, PREP_##op(x));                                   \
     T r;                                                                     \
     FOLD_MASK(T, op, mask, r);                                               \
@@ -77,6 +84,7 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
   }                                                                          \
   T __attribute__((overloadable, convergent))                                \
       sub_group_non_uniform_scan_inclusive_##op(T x) {                       \
+    IF_LANES(LANES_FOLD(T, PREP_##op(x), WEFT_LANES_INCLUSIVE_FIRST, op));   \
     uint mask = SHARE(T, PREP_##op(x));                                   \
     T r;                                                                     \
     FOLD_MASK(T, op, below(mask, get_sub_group_local_id() + 1), r);         \
@@ -85,6 +93,7 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
   }                                                                          \
   T __attribute__((overloadable, convergent))                                \
       sub_group_non_uniform_scan_exclusive_##op(T x) {                       \
+    IF_LANES(LANES_FOLD(T, PREP_##op(x), WEFT_LANES_EXCLUSIVE_FIRST, op));   \
     uint mask = below(SHARE(T, PREP_##op(x)), get_sub_group_local_id());    \
     T r = IDENT_##op(T);                                                     \
     if (mask) FOLD_MASK(T, op, mask, r);                                     \
@@ -93,10 +102,29 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
   }
 
 /* clustered reduce: the fold of the lanes of this one's cluster (of
- * clustersize, a power of two) that met. */
+ * clustersize, a power of two) that met; in a jam of whole sub-groups
+ * (IF_LANES), of the cluster's lanes in order, each picked. */
+#ifdef __NVPTX__
+#define LANES_CLUSTERED(T, op)
+#else
+#define LANES_CLUSTERED(T, op)                                               \
+  static T WEFT_OVERLOAD lanes_clustered_##op(T x, uint clustersize) {       \
+    uint first = get_sub_group_local_id() & ~(clustersize - 1);              \
+    /* Powers of two: a cluster no wider than the sub-group lies in it. */   \
+    uint n = min(clustersize, __weft_sub_group_width());                     \
+    T r = LANES_PICK(T, x, first);                                           \
+    for (uint i = 1; i < n; i++) {                                           \
+      T y = LANES_PICK(T, x, first + i); /* OP_ may name it twice */         \
+      r = OP_##op(r, y);                                                     \
+    }                                                                        \
+    return r;                                                                \
+  }
+#endif
 #define CLUSTERED(T, op)                                                     \
+  LANES_CLUSTERED(T, op)                                                     \
   T __attribute__((overloadable, convergent))                                \
       sub_group_clustered_reduce_##op(T x, uint clustersize) {               \
+    IF_LANES(lanes_clustered_##op(PREP_##op(x), clustersize));               \
     uint mask = SHARE(T, PREP_##op(x)),                                   \
          first = get_sub_group_local_id() & ~(clustersize - 1);              \
     uint cluster = below(mask >> first, clustersize) << first;               \
@@ -139,6 +167,11 @@ static inline uint rotated(int delta) {
  * meet or is out of range; from may use me, this one's lane. */
 #define FROM_LANE(T, name, params, from)                                     \
   T __attribute__((overloadable, convergent)) name params {                  \
+    if (__weft_sub_group_lanes()) {                                          \
+      uint me = get_sub_group_local_id(), src = (from);                      \
+      T picked = LANES_PICK(T, x, src); /* every lane picks: no branch */    \
+      return src < __weft_sub_group_width() ? picked : x;                    \
+    }                                                                        \
     SHARE(T, x);                                                             \
     uint me = get_sub_group_local_id(), src = (from);                        \
     T r = src < __weft_sub_group_width() ? SLOT(T, sub_group_base() + src) : x; \
@@ -166,6 +199,7 @@ static inline uint rotated(int delta) {
   return warp_idx(x, ctz(mask), mask)
 #else
 #define FIRST_LANE(T, x)                                                     \
+  IF_LANES(LANES_PICK(T, x, 0));                                             \
   uint mask = SHARE(T, x);                                                   \
   T r = SLOT(T, sub_group_base() + ctz(mask));                               \
   DONE_READING();                                                            \
@@ -189,6 +223,9 @@ uint4 __attribute__((overloadable, convergent)) sub_group_ballot(int p) {
   return (uint4)(__nvvm_vote_ballot_sync(__weft_sub_group_converge(), p != 0),
                  0, 0, 0);
 #else
+  IF_LANES((uint4)(LANES_FOLD(uint, (uint)(p != 0) << get_sub_group_local_id(),
+                              WEFT_LANES_REDUCE, or),
+                   0, 0, 0));
   uint mask = SHARE(int, p != 0), base = sub_group_base(), bits = 0;
   for (uint m = mask; m; m &= m - 1)
     bits |= (uint)SLOT(int, base + ctz(m)) << ctz(m);

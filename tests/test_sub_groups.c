@@ -537,26 +537,54 @@ static const char *jammed_source =
     "  else out[2 * i + 1] = -x * other;\n"
     "}\n";
 
-/* The kernel over global items in groups of local (2D with gy > 1),
- * built with options; its launch log line when log is not NULL. */
-static void run_jammed(const char *options, const size_t *global,
-                       const size_t *local, float *out, char *log) {
+/* The non-uniform functions (cl_khr_subgroup_*) where every lane comes:
+ * in a jam of whole sub-groups, folds and picks of the lanes too. */
+static const char *jammed_non_uniform_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i];\n"
+    "  int v = (int)(x * 3.0f);\n"
+    "  uint lane = get_sub_group_local_id();\n"
+    "  __global float *o = out + 12 * i;\n"
+    "  o[0] = sub_group_non_uniform_reduce_mul(x / 64.0f);\n"
+    "  o[1] = sub_group_non_uniform_scan_inclusive_min(x);\n"
+    "  o[2] = sub_group_non_uniform_scan_exclusive_add(x);\n"
+    "  o[3] = (float)sub_group_non_uniform_reduce_xor(v);\n"
+    "  o[4] = (float)sub_group_clustered_reduce_max(v, 4);\n"
+    "  o[5] = (float)sub_group_ballot(x > 0).x;\n"
+    "  o[6] = sub_group_shuffle(x, (lane * 5) % get_sub_group_size())\n"
+    "         + sub_group_shuffle_down(x, 3) - sub_group_shuffle_xor(x, 2);\n"
+    "  o[7] = sub_group_rotate(x, -5) + sub_group_shuffle_up(x, 1);\n"
+    "  o[8] = (float)(sub_group_elect() + 2 * sub_group_non_uniform_all_equal(v / 1000)\n"
+    "                 + 4 * sub_group_non_uniform_any(v > 400));\n"
+    "  o[9] = sub_group_broadcast_first(x) + sub_group_non_uniform_broadcast(x, 3);\n"
+    "  o[10] = (float)sub_group_non_uniform_scan_exclusive_logical_or(v > 200);\n"
+    "  o[11] = (float)sub_group_clustered_reduce_logical_and(v > -900, 8)\n"
+    "          + sub_group_non_uniform_scan_inclusive_mul(x / 100.0f);\n"
+    "}\n";
+
+/* source over global items in groups of local (2D with gy > 1), outs
+ * floats an item, built with options; its launch log line when log is
+ * not NULL. */
+static void run_jammed(const char *source, size_t outs, const char *options,
+                       const size_t *global, const size_t *local, float *out,
+                       char *log) {
   size_t n = global[0] * global[1];
   float *in = malloc(n * sizeof *in);
   for (size_t i = 0; i < n; i++) in[i] = (float)value_of(i) / 7.0f;
   weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, jammed_source, options);
+  weft_program *p = support_build(ctx, source, options);
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
   weft_buffer *bin = support_buffer(ctx, n * sizeof *in, in);
-  weft_buffer *bout = support_buffer(ctx, 2 * n * sizeof *out, NULL);
+  weft_buffer *bout = support_buffer(ctx, outs * n * sizeof *out, NULL);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
   if (log) support_stderr_begin();
   int rc = weft_kernel_launch(k, global[1] > 1 ? 2 : 1, NULL, global, local);
   if (log) snprintf(log, 512, "%s", support_stderr_end());
   CHECK_OK(rc, k);
-  CHECK_OK(weft_buffer_read(bout, 0, 2 * n * sizeof *out, out), bout);
+  CHECK_OK(weft_buffer_read(bout, 0, outs * n * sizeof *out, out), bout);
   weft_buffer_release(bin);
   weft_buffer_release(bout);
   weft_kernel_release(k);
@@ -565,19 +593,19 @@ static void run_jammed(const char *options, const size_t *global,
   free(in);
 }
 
-static void check_jammed(const char *reqd, const size_t *global,
-                         const size_t *local, int whole) {
+static void check_jammed(const char *source, size_t outs, const char *reqd,
+                         const size_t *global, const size_t *local, int whole) {
   char jam[160], plain[200], log[512];
   snprintf(jam, sizeof jam, "-cl-std=CL3.0 -DREQD=%s", reqd);
   snprintf(plain, sizeof plain, "%s -cl-weft-no-jam", jam);
-  size_t n = 2 * global[0] * global[1];
+  size_t n = outs * global[0] * global[1];
   float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-  run_jammed(jam, global, local, a, log);
-  run_jammed(plain, global, local, b, NULL);
+  run_jammed(source, outs, jam, global, local, a, log);
+  run_jammed(source, outs, plain, global, local, b, NULL);
   for (size_t i = 0; i < n; i++) {
     if (!memcmp(&a[i], &b[i], sizeof *a)) continue;
     fprintf(stderr, "group %zux%zu, item %zu: %a jammed, %a not\n", local[0],
-            local[1], i / 2, a[i], b[i]);
+            local[1], i / outs, a[i], b[i]);
     CHECK(!memcmp(&a[i], &b[i], sizeof *a));
   }
   /* (Check mode runs every work-item on its own: nothing is jammed.) */
@@ -598,18 +626,26 @@ TEST(whole_sub_groups_jammed) {
   } shapes[] = {{{256, 1}, {64, 1}, 1},  {{96, 1}, {48, 1}, 1},
                 {{64, 4}, {32, 2}, 1},   {{200, 1}, {40, 1}, 0},
                 {{60, 2}, {20, 2}, 0},   {{1024, 1}, {1024, 1}, 1}};
-  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-    check_jammed("", shapes[s].global, shapes[s].local,
-                 shapes[s].whole && width() == 16);
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int whole = shapes[s].whole && width() == 16;
+    check_jammed(jammed_source, 2, "", shapes[s].global, shapes[s].local, whole);
+    check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
+                 shapes[s].local, whole);
+  }
 }
 
 TEST(whole_sub_groups_jammed_at_required_sizes) {
   setenv("WEFT_LOG", "launch", 1);
   CPU_ONLY("the GPU's sub-groups are warps of 32");
   size_t global[2] = {96, 1}, local[2] = {24, 1};
-  check_jammed("__attribute__((intel_reqd_sub_group_size(8)))", global, local, 1);
-  check_jammed("__attribute__((intel_reqd_sub_group_size(4)))", global, local, 1);
-  check_jammed("__attribute__((intel_reqd_sub_group_size(32)))", global, local, 0);
+  static const char *const sizes[] = {"4", "8", "32"};
+  for (unsigned k = 0; k < 3; k++) {
+    char reqd[80];
+    snprintf(reqd, sizeof reqd,
+             "__attribute__((intel_reqd_sub_group_size(%s)))", sizes[k]);
+    check_jammed(jammed_source, 2, reqd, global, local, k < 2);
+    check_jammed(jammed_non_uniform_source, 12, reqd, global, local, k < 2);
+  }
 }
 
 TEST_MAIN()

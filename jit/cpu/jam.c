@@ -31,8 +31,13 @@
  * (jam_loops.c). Vectors narrower than a register are taken apart into
  * lanes (jam_lanes.c).
  *
+ * A jam of whole sub-groups (jam_sub_groups.c) runs the sub-group
+ * functions on the clones' values, and takes short branches that differ
+ * between work-items as masked loads and stores (jam_predicate.c).
+ *
  * Refused (the caller keeps the plain loop): a body with no loop (the
- * loop vectorizer does better there), any other branch on a value that
+ * loop vectorizer does better there; whole sub-groups are jammed
+ * anyway), any other branch on a value that
  * differs between work-items, atomics, fences, calls into the runtime or
  * any function that is not an LLVM intrinsic or free of memory effects, a
  * by-value struct parameter, or a body too large once multiplied.
@@ -513,6 +518,9 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
     return 0;
   mark_varying(j, *lx);
   while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, *lx);
+  /* A loop that lanes leave at different turns: a sub-group function in
+   * it would fold the values of lanes that have left. */
+  if (j->sub_group_width && j->num_loops) return 0;
   return found == 0 && jammable(j);
 }
 

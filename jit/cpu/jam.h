@@ -150,6 +150,8 @@ int weft__jam_predicate(LLVMValueRef branch);
  * lanes (its value differs between sub-groups, and between lanes for a
  * scan). */
 int weft__jam_is_lanes_call(LLVMValueRef inst);
+/* Whether inst asks __weft_sub_group_lanes(). */
+int weft__jam_is_lanes_query(LLVMValueRef inst);
 /* The successor that terminator term takes where
  * __weft_sub_group_lanes() is 1 (a branch on it), or -1. */
 int weft__jam_lanes_branch(LLVMValueRef term);

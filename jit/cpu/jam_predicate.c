@@ -82,7 +82,11 @@ static int predicable(LLVMBasicBlockRef bb) {
         return 0;
       break;
     case LLVMCall:
-      if (!weft__jam_call_is_pure(i)) return 0;
+      /* A sub-group function folds every lane's value: not for lanes
+       * that do not come (and __weft_sub_group_lanes() stays a test). */
+      if (!weft__jam_call_is_pure(i) || weft__jam_is_lanes_call(i) ||
+          weft__jam_is_lanes_query(i))
+        return 0;
       break;
     default:
       break;

@@ -29,7 +29,7 @@ static const char *callee_name(LLVMValueRef inst) {
   return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : "";
 }
 
-static int is_lanes_query(LLVMValueRef inst) {
+int weft__jam_is_lanes_query(LLVMValueRef inst) {
   return !strcmp(callee_name(inst), LANES);
 }
 
@@ -44,7 +44,7 @@ int weft__sub_group_lanes_used(LLVMValueRef body) {
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
          i = LLVMGetNextInstruction(i))
-      if (is_lanes_query(i)) return 1;
+      if (weft__jam_is_lanes_query(i)) return 1;
   return 0;
 }
 
@@ -85,7 +85,7 @@ int weft__sub_group_lanes_off(LLVMModuleRef module) {
 int weft__jam_lanes_branch(LLVMValueRef term) {
   if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return -1;
   LLVMValueRef cmp = LLVMGetCondition(term);
-  if (!LLVMIsAICmpInst(cmp) || !is_lanes_query(LLVMGetOperand(cmp, 0)) ||
+  if (!LLVMIsAICmpInst(cmp) || !weft__jam_is_lanes_query(LLVMGetOperand(cmp, 0)) ||
       !LLVMIsAConstantInt(LLVMGetOperand(cmp, 1)) ||
       LLVMConstIntGetZExtValue(LLVMGetOperand(cmp, 1)) != 0)
     return -1;
@@ -117,27 +117,48 @@ static lanes_type type_of(LLVMValueRef call, const char *prefix) {
  * unless x is less (greater), as a compare and a select. */
 static LLVMValueRef apply(LLVMBuilderRef b, lanes_type t, unsigned op,
                           LLVMValueRef acc, LLVMValueRef x) {
-  if (op == WEFT_LANES_add)
-    return t.kind == 'f' ? LLVMBuildFAdd(b, acc, x, "") : LLVMBuildAdd(b, acc, x, "");
-  LLVMValueRef better;
-  if (t.kind == 'f')
-    better = LLVMBuildFCmp(b, op == WEFT_LANES_min ? LLVMRealOLT : LLVMRealOGT,
-                           x, acc, "");
-  else if (t.kind == 'u')
-    better = LLVMBuildICmp(b, op == WEFT_LANES_min ? LLVMIntULT : LLVMIntUGT,
-                           x, acc, "");
-  else
-    better = LLVMBuildICmp(b, op == WEFT_LANES_min ? LLVMIntSLT : LLVMIntSGT,
-                           x, acc, "");
+  int f = t.kind == 'f';
+  switch (op) {
+  case WEFT_LANES_add:
+    return f ? LLVMBuildFAdd(b, acc, x, "") : LLVMBuildAdd(b, acc, x, "");
+  case WEFT_LANES_mul:
+    return f ? LLVMBuildFMul(b, acc, x, "") : LLVMBuildMul(b, acc, x, "");
+  case WEFT_LANES_and:
+    return LLVMBuildAnd(b, acc, x, "");
+  case WEFT_LANES_or:
+    return LLVMBuildOr(b, acc, x, "");
+  case WEFT_LANES_xor:
+    return LLVMBuildXor(b, acc, x, "");
+  default:
+    break;
+  }
+  int min = op == WEFT_LANES_min;
+  LLVMValueRef better =
+      f ? LLVMBuildFCmp(b, min ? LLVMRealOLT : LLVMRealOGT, x, acc, "")
+        : LLVMBuildICmp(b,
+                        t.kind == 'u' ? (min ? LLVMIntULT : LLVMIntUGT)
+                                      : (min ? LLVMIntSLT : LLVMIntSGT),
+                        x, acc, "");
   return LLVMBuildSelect(b, better, x, acc, "");
 }
 
 /* The identity of op, as sub_groups.h's IDENT_<op>. */
 static LLVMValueRef identity(lanes_type t, unsigned op) {
-  if (op == WEFT_LANES_add) return LLVMConstNull(t.type);
+  int f = t.kind == 'f';
+  switch (op) {
+  case WEFT_LANES_add:
+  case WEFT_LANES_or:
+  case WEFT_LANES_xor:
+    return LLVMConstNull(t.type);
+  case WEFT_LANES_mul:
+    return f ? LLVMConstReal(t.type, 1.0) : LLVMConstInt(t.type, 1, 0);
+  case WEFT_LANES_and:
+    return LLVMConstAllOnes(t.type);
+  default:
+    break;
+  }
   int least = op == WEFT_LANES_max; /* max starts from the least value */
-  if (t.kind == 'f')
-    return LLVMConstReal(t.type, least ? -__builtin_inf() : __builtin_inf());
+  if (f) return LLVMConstReal(t.type, least ? -__builtin_inf() : __builtin_inf());
   unsigned bits = LLVMGetIntTypeWidth(t.type);
   unsigned long long all = bits == 64 ? ~0ull : (1ull << bits) - 1;
   unsigned long long sign = 1ull << (bits - 1);
@@ -147,24 +168,28 @@ static LLVMValueRef identity(lanes_type t, unsigned op) {
 }
 
 /* Every lane's result of fold call `what` for the sub-group whose first
- * work-item of the call is first: into results[0 .. width). */
+ * work-item of the call is first: into results[0 .. width), in lane
+ * order as the slots' folds (sub_groups.cl, sub_groups_non_uniform.cl). */
 static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                  unsigned first, LLVMValueRef *results) {
   lanes_type t = type_of(call, FOLD);
   LLVMValueRef x = LLVMGetOperand(call, 0);
   unsigned what = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1));
   unsigned kind = WEFT_LANES_KIND(what), op = WEFT_LANES_OP(what);
-  unsigned n = j->sub_group_width;
-  LLVMValueRef acc = kind == WEFT_LANES_REDUCE
-                         ? weft__jam_whole(j, b, x, first)
-                         : identity(t, op);
-  for (unsigned lane = kind == WEFT_LANES_REDUCE; lane < n; lane++) {
-    LLVMValueRef next = apply(b, t, op, acc, weft__jam_whole(j, b, x, first + lane));
-    results[lane] = kind == WEFT_LANES_EXCLUSIVE ? acc : next;
-    acc = next;
+  int from_first = kind == WEFT_LANES_REDUCE ||
+                   kind == WEFT_LANES_INCLUSIVE_FIRST ||
+                   kind == WEFT_LANES_EXCLUSIVE_FIRST;
+  int exclusive = kind == WEFT_LANES_EXCLUSIVE || kind == WEFT_LANES_EXCLUSIVE_FIRST;
+  LLVMValueRef acc = NULL; /* nothing folded yet */
+  for (unsigned lane = 0; lane < j->sub_group_width; lane++) {
+    LLVMValueRef before = acc ? acc : identity(t, op);
+    LLVMValueRef v = weft__jam_whole(j, b, x, first + lane);
+    acc = acc ? apply(b, t, op, acc, v)
+              : from_first ? v : apply(b, t, op, identity(t, op), v);
+    results[lane] = exclusive ? before : acc;
   }
   if (kind == WEFT_LANES_REDUCE)
-    for (unsigned lane = 0; lane < n; lane++) results[lane] = acc;
+    for (unsigned lane = 0; lane < j->sub_group_width; lane++) results[lane] = acc;
 }
 
 /* Every lane's x of the lane its `from` names (the low bits of from: a
@@ -196,7 +221,7 @@ int weft__jam_sub_group_call(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
   if (!j->sub_group_width) return 0;
   unsigned k = weft__jam_index(j, inst);
   LLVMValueRef *copies = &j->copies[(size_t)k * j->width];
-  if (is_lanes_query(inst)) {
+  if (weft__jam_is_lanes_query(inst)) {
     copies[0] = LLVMConstInt(LLVMTypeOf(inst), 1, 0);
   } else if (weft__jam_is_lanes_call(inst)) {
     int is_fold = !strncmp(callee_name(inst), FOLD, strlen(FOLD));

@@ -48,6 +48,9 @@
  *     share their branches (jam.c; before step 3d for bodies without
  *     barriers, after it for regions): one call runs several work-items
  *     side by side, which LLVM's SLP vectorizer makes vector code.
+ *     Kernels with sub-group functions get jams of whole sub-groups
+ *     first, between steps 3 and 3a's cuts, while the functions still
+ *     ask __weft_sub_group_lanes() (jam_sub_groups.c).
  *  5. weft__local_mem_lower: kernel-scope __local variables become slices
  *     of the group's local memory.
  *  6. weft__local_atomics_lower (local_atomics.c): atomics on __local
