@@ -538,7 +538,9 @@ static const char *jammed_source =
     "}\n";
 
 /* The non-uniform functions (cl_khr_subgroup_*) where every lane comes:
- * in a jam of whole sub-groups, folds and picks of the lanes too. */
+ * in a jam of whole sub-groups, folds and picks of the lanes too. (Every
+ * lane's source lane in range of its sub-group, a group's last too:
+ * reading past it is undefined, and check mode says so.) */
 static const char *jammed_non_uniform_source =
     "REQD __kernel void k(__global const float *in, __global float *out) {\n"
     "  size_t i = get_global_linear_id();\n"
@@ -553,7 +555,7 @@ static const char *jammed_non_uniform_source =
     "  o[4] = (float)sub_group_clustered_reduce_max(v, 4);\n"
     "  o[5] = (float)sub_group_ballot(x > 0).x;\n"
     "  o[6] = sub_group_shuffle(x, (lane * 5) % get_sub_group_size())\n"
-    "         + sub_group_shuffle_down(x, 3) - sub_group_shuffle_xor(x, 2);\n"
+    "         - sub_group_shuffle_xor(x, 2);\n"
     "  o[7] = sub_group_rotate(x, -5) + sub_group_shuffle_up(x, 1);\n"
     "  o[8] = (float)(sub_group_elect() + 2 * sub_group_non_uniform_all_equal(v / 1000)\n"
     "                 + 4 * sub_group_non_uniform_any(v > 400));\n"
