@@ -33,11 +33,39 @@ int weft__jam_is_lanes_query(LLVMValueRef inst) {
   return !strcmp(callee_name(inst), LANES);
 }
 
-int weft__jam_is_lanes_call(LLVMValueRef inst) {
+/* Whether inst folds (1) or picks (2) as the builtins call them: a
+ * scalar of the type its name says and, for a fold, a known constant
+ * `what` (a kernel that names these itself gets no fold of its own). */
+static int lanes_call(LLVMValueRef inst) {
   const char *name = callee_name(inst);
-  return !strncmp(name, FOLD, strlen(FOLD)) ||
-         !strncmp(name, PICK, strlen(PICK));
+  int fold = !strncmp(name, FOLD, strlen(FOLD));
+  if (!fold && strncmp(name, PICK, strlen(PICK))) return 0;
+  const char *suffix = name + strlen(fold ? FOLD : PICK);
+  LLVMTypeRef t = LLVMTypeOf(inst);
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  int typed = suffix[0] == 'f' ? k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind
+                               : (suffix[0] == 'i' || suffix[0] == 'u') &&
+                                     k == LLVMIntegerTypeKind;
+  if (!typed || LLVMGetNumArgOperands(inst) != 2 ||
+      LLVMTypeOf(LLVMGetOperand(inst, 0)) != t)
+    return 0;
+  if (!fold)
+    return LLVMTypeOf(LLVMGetOperand(inst, 1)) ==
+                   LLVMInt32TypeInContext(LLVMGetTypeContext(t))
+               ? 2
+               : 0;
+  LLVMValueRef what = LLVMGetOperand(inst, 1);
+  if (!LLVMIsAConstantInt(what)) return 0;
+  unsigned long long w = LLVMConstIntGetZExtValue(what);
+  unsigned op = WEFT_LANES_OP(w);
+  return WEFT_LANES_KIND(w) <= WEFT_LANES_EXCLUSIVE_FIRST &&
+                 op <= WEFT_LANES_xor &&
+                 (suffix[0] != 'f' || op <= WEFT_LANES_mul)
+             ? 1
+             : 0;
 }
+
+int weft__jam_is_lanes_call(LLVMValueRef inst) { return lanes_call(inst) != 0; }
 
 int weft__sub_group_lanes_used(LLVMValueRef body) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
@@ -66,10 +94,13 @@ static void lanes_call_off(LLVMValueRef call) {
                LLVMIsAConstantInt(LLVMGetOperand(user, 1)) &&
                LLVMConstIntGetZExtValue(LLVMGetOperand(user, 1)) == 0;
     LLVMIntPredicate p = test ? LLVMGetICmpPredicate(user) : LLVMIntEQ;
-    if (test && (p == LLVMIntEQ || p == LLVMIntNE))
+    if (test && (p == LLVMIntEQ || p == LLVMIntNE)) {
       replace(user, LLVMConstInt(i1, p == LLVMIntEQ, 0));
-    else
-      LLVMSetOperand(user, LLVMGetOperand(user, 0) == call ? 0 : 1, zero);
+      continue;
+    }
+    for (int o = 0; o < LLVMGetNumOperands(user); o++)
+      if (LLVMGetOperand(user, (unsigned)o) == call)
+        LLVMSetOperand(user, (unsigned)o, zero);
   }
   LLVMInstructionEraseFromParent(call);
 }
@@ -223,8 +254,8 @@ int weft__jam_sub_group_call(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMValueRef *copies = &j->copies[(size_t)k * j->width];
   if (weft__jam_is_lanes_query(inst)) {
     copies[0] = LLVMConstInt(LLVMTypeOf(inst), 1, 0);
-  } else if (weft__jam_is_lanes_call(inst)) {
-    int is_fold = !strncmp(callee_name(inst), FOLD, strlen(FOLD));
+  } else if (lanes_call(inst)) {
+    int is_fold = lanes_call(inst) == 1;
     for (unsigned first = 0; first < j->width; first += j->sub_group_width)
       (is_fold ? fold : pick)(j, b, inst, first, copies + first);
   } else {
