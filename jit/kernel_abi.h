@@ -121,6 +121,9 @@ typedef struct weft_wg_range {
   uint64_t hi[3];
   uint32_t state;
   uint32_t single_region;
+  /* Not whole sub-groups side by side even where the kernel could
+   * (WEFT_KERNEL_SUB_GROUPS_JAMMED): a fault's replay. */
+  uint32_t no_lanes;
 } weft_wg_range;
 
 /* A work-group function. args[i] points to the value of argument i: the

@@ -283,6 +283,45 @@ void weft__group_run(cpu_group *g, uint64_t index) {
   weft__weak_drain_group(g);
 }
 
+/* Whether the group ran whole sub-groups side by side (jit/cpu/
+ * workgroup.c's lanes_first: one call for the whole group, from its
+ * start, its x size a multiple of the width). */
+static int ran_lanes(const cpu_group *g) {
+  const weft_kernel_desc *k = g->launch->desc->kernel;
+  unsigned width = weft_cpu_sub_group_width(k);
+  return (k->flags & WEFT_KERNEL_SUB_GROUPS_JAMMED) &&
+         !g->launch->random && !weft__sub_group_interleaves(g->launch) &&
+         g->ctx.region_state == 0 && g->ctx.local_size[0] % width == 0 &&
+         g->ctx.enqueued_local_size[0] % width == 0;
+}
+
+/* A group that faulted with whole sub-groups side by side runs again as
+ * the kernel runs without them, whose work-items can be told apart: its
+ * regions, after which replay() runs the faulting region's work-items
+ * one at a time (-2), or its fibers, interleaved, where the fault names
+ * its work-item at once (>= 0). -1: the fault did not recur. */
+static long replay_unjammed(cpu_group *g) {
+  cpu_worker *const w = g->worker;
+  const weft_launch_desc *const d = g->launch->desc;
+  int regions = (d->kernel->flags & WEFT_KERNEL_REGIONS) != 0;
+  int jump = sigsetjmp(w->fault.recover, 0);
+  if (jump) {
+    w->fault.armed = 0;
+    if (jump != WEFT_JUMP_FAULT) return -1;
+    return regions ? -2 : (long)g->cur;
+  }
+  w->fault.armed = 1;
+  if (regions) {
+    weft_wg_range range = {.no_lanes = 1};
+    for (int i = 0; i < 3; i++) range.hi[i] = g->ctx.local_size[i];
+    d->kernel->entry(d->args, &g->ctx, &range);
+  } else {
+    weft__interleave_run_group(g);
+  }
+  w->fault.armed = 0;
+  return -1;
+}
+
 /* After a fault with no fiber running, finds the faulting work-item by
  * running the group's items one at a time (they ran in this order before).
  * Without regions, an item that reaches a barrier is not it: the fault came
@@ -291,6 +330,11 @@ static long replay(cpu_group *g) {
   cpu_worker *const w = g->worker;
   const weft_launch_desc *const d = g->launch->desc;
   volatile unsigned k;
+  if (ran_lanes(g)) {
+    long found = replay_unjammed(g);
+    g->ctx.fiber_mode = 0;
+    if (found != -2) return found;
+  }
   g->replay = 1;
   for (k = 0; k < g->num_items; k++) {
     int jump = sigsetjmp(w->fault.recover, 0);

@@ -324,8 +324,8 @@ static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
 
 /* A call for a range of whole sub-groups from the kernel's start (the
  * group's x size and the range's x bounds multiples of the sub-group
- * width, state 0, not a single region) runs the jams of whole sub-groups
- * alone and returns; others go on at the builder. */
+ * width, state 0, not a single region, not no_lanes) runs the jams of
+ * whole sub-groups alone and returns; others go on at the builder. */
 static void lanes_first(wg_builder *w, const weft_jammed *lanes,
                         const weft_kernel_desc *desc) {
   if (!lanes || !lanes[0].fn) return;
@@ -342,6 +342,9 @@ static void lanes_first(wg_builder *w, const weft_jammed *lanes,
       w->b, load_invariant(w, w->i32, range, offsetof(weft_wg_range, state)),
       load_invariant(w, w->i32, range, offsetof(weft_wg_range, single_region)),
       "");
+  from_start = LLVMBuildOr(
+      w->b, from_start,
+      load_invariant(w, w->i32, range, offsetof(weft_wg_range, no_lanes)), "");
   LLVMValueRef whole = LLVMBuildAnd(
       w->b, LLVMBuildICmp(w->b, LLVMIntEQ, bits, LLVMConstInt(w->i64, 0, 0), ""),
       LLVMBuildICmp(w->b, LLVMIntEQ, from_start, LLVMConstInt(w->i32, 0, 0), ""),
