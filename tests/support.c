@@ -24,6 +24,25 @@ void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
   weft_kernel_release(k);
 }
 
+void support_check_fault(const char *source, size_t local, const char *how,
+                         const char *where) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "k");
+  weft_buffer *b = support_buffer(ctx, 64 * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t global = 64;
+  support_stderr_begin();
+  int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
+  CHECK_STR_CONTAINS(support_stderr_end(), how);
+  CHECK_FAILS(rc, WEFT_EKERNELFAULT, k, "kernel 'k'");
+  CHECK_STR_CONTAINS(weft_errmsg(k), "segmentation fault");
+  CHECK_STR_CONTAINS(weft_errmsg(k), where);
+  support_check_device_goes_on(ctx, b, global, local, 9);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
 char *support_nested_loops(int depth) {
   char *source = malloc((size_t)depth * 64 + 256), *at = source;
   CHECK(source != NULL);

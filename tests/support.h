@@ -54,6 +54,13 @@ long support_peak_rss_kib(void);
 void support_check_device_goes_on(weft_context *ctx, weft_buffer *b, size_t n,
                                   size_t local, int value);
 
+/* That kernel "k" of source (one __global int * argument), run over 64
+ * work-items in groups of local with WEFT_LOG=launch set, prints a
+ * launch line holding how, crashes with a segmentation fault reported
+ * with where, and leaves the device running. */
+void support_check_fault(const char *source, size_t local, const char *how,
+                         const char *where);
+
 /* A kernel k(o, n) of depth nested loops (malloc'd source): LLVM's loop
  * passes take minutes over 400, what the build time limits are tested
  * with. */

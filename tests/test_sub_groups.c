@@ -650,49 +650,32 @@ TEST(whole_sub_groups_jammed_at_required_sizes) {
   }
 }
 
-/* A crash in whole sub-groups side by side names its work-item: after
- * the fault, the group runs again a sub-group at a time, then the
- * faulting one's work-items one at a time through the slots. In a
- * kernel cut into regions at its meetings (a reduction) and in one whose
- * meetings run on fibers (nine functions, past the cuts' limit). */
-static void check_fault(const char *source, const char *where) {
-  weft_context *ctx = support_context();
-  weft_kernel *k = support_kernel(ctx, source, "k");
-  weft_buffer *b = support_buffer(ctx, 64 * 4, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
-  size_t global = 64, local = 32;
-  support_stderr_begin();
-  int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
-  CHECK_STR_CONTAINS(support_stderr_end(), "whole sub-groups of 16");
-  CHECK_FAILS(rc, WEFT_EKERNELFAULT, k, "kernel 'k'");
-  CHECK_STR_CONTAINS(weft_errmsg(k), "segmentation fault");
-  CHECK_STR_CONTAINS(weft_errmsg(k), where);
-  support_check_device_goes_on(ctx, b, global, local, 9);
-  weft_buffer_release(b);
-  weft_kernel_release(k);
-  weft_context_release(ctx);
-}
-
+/* A crash in whole sub-groups side by side names its work-item: the
+ * group runs again as it runs without them, in a kernel cut into
+ * regions at its meetings (a reduction) and in one whose meetings run on
+ * fibers (nine functions, past the cuts' limit). */
 TEST(fault_in_whole_sub_groups_names_work_item) {
   CPU_ONLY("a GPU fault names the kernel, not the work-item");
   if (getenv("WEFT_CHECK"))
     SKIP("check mode stops the access itself, and jams nothing");
   setenv("WEFT_LOG", "launch", 1);
-  check_fault(
+  support_check_fault(
       "__kernel void k(__global int *a) {\n"
       "  int s = sub_group_reduce_add((int)get_global_id(0));\n"
       "  /* NULL for work-item 37, without a branch: */\n"
       "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
       "  p[get_global_id(0)] = s;\n"
       "}\n",
+      32, "whole sub-groups of 16",
       "work-item (37) [local (5) in work-group (1)] at program.cl:5:");
-  check_fault(
+  support_check_fault(
       "__kernel void k(__global int *a) {\n"
       "  int x = (int)get_global_id(0), s = 0;\n"
       "  for (int r = 0; r < 9; r++) s += sub_group_reduce_max(x + r);\n"
       "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
       "  p[get_global_id(0)] = s;\n"
       "}\n",
+      32, "whole sub-groups of 16",
       "work-item (37) [local (5) in work-group (1)] at program.cl:5:");
 }
 
