@@ -27,6 +27,12 @@
  *   scan_group       the same with work_group_scan_inclusive_add
  *   scan_sub_group   the same from sub_group_scan_inclusive_add, each
  *                    sub-group's total through __local memory
+ *   sub_group_loop_slots  a sixty-fourth of the ints, four sub-group
+ *                    reductions and broadcasts in a loop, built with
+ *                    -cl-weft-no-jam (on the CPU: the slots, on fibers,
+ *                    as meetings in a loop are)
+ *   sub_group_loop   the same as Weft builds it by default: on the CPU,
+ *                    whole sub-groups side by side (jam_sub_groups.c)
  *
  * Each runs once untimed, then reps times; the median is reported. Every
  * result is checked against the host (the compacted values as a multiset
@@ -34,7 +40,7 @@
  *
  * CSV: benchmark,device,ms,over_baseline (the compactions over
  * compact_atomic, the histograms over histogram16_atomic, the reductions over reduce_tree, the scans over
- * scan_tree; below 1: faster).
+ * scan_tree, the loops over sub_group_loop_slots; below 1: faster).
  */
 #include <assert.h>
 #include <stdint.h>
@@ -44,6 +50,12 @@
 #include "common.h"
 
 static const char *source =
+    "__kernel void sub_group_loop(__global const int *in, __global int *out) {\n"
+    "  int x = in[get_global_id(0)], s = 0;\n"
+    "  for (int r = 0; r < 4; r++)\n"
+    "    s += sub_group_reduce_add(x + r) + sub_group_broadcast(x, r);\n"
+    "  out[get_global_id(0)] = s;\n"
+    "}\n"
     "__kernel void compact_atomic(__global const int *in, __global int *out,\n"
     "                             __global int *count) {\n"
     "  int v = in[get_global_id(0)];\n"
@@ -210,6 +222,25 @@ static void check_sums(bench *b, const char *name, size_t partials) {
   free(out);
 }
 
+/* Each work-item's four reductions of its sub-group and broadcasts of
+ * its first four lanes (sub-groups of width, groups a multiple). */
+static unsigned loop_width;
+static void check_loop(bench *b, const char *name) {
+  int32_t *out = bench_alloc(b->n * sizeof *out);
+  WEFT_CHECK(weft_buffer_read(b->bout, 0, b->n * sizeof *out, out), b->bout);
+  for (size_t first = 0; first < b->n; first += loop_width) {
+    int32_t sum = 0, lanes = 0;
+    for (unsigned l = 0; l < loop_width; l++) sum += b->in[first + l];
+    for (int r = 0; r < 4; r++) lanes += b->in[first + (size_t)r];
+    int32_t want = 4 * sum + (int32_t)loop_width * 6 + lanes;
+    for (unsigned l = 0; l < loop_width; l++)
+      if (out[first + l] != want)
+        bench_die("%s: item %zu has %d, want %d", name, first + l,
+                  out[first + l], want);
+  }
+  free(out);
+}
+
 static void row(bench *b, const char *name, double ms, double baseline) {
   bench_csv_line("%s,%s,%.3f,%.3f", name, b->device, ms, ms / baseline);
 }
@@ -289,6 +320,16 @@ int main(int argc, char **argv) {
   three_rows(&b, reduce, check_sums,
              (const size_t[3]){groups, groups, groups * per_group});
   three_rows(&b, scan, check_scan, (const size_t[3]){0, 0, 0});
+
+  /* A sixty-fourth: the slots' fibers take seconds over all 16M. */
+  static const variant loops[] = {
+      {"sub_group_loop", DEFAULT " -cl-weft-no-jam", "sub_group_loop_slots"},
+      {"sub_group_loop", DEFAULT, "sub_group_loop"}};
+  size_t all = b.n;
+  b.n = all / 64;
+  loop_width = info.sub_group_size;
+  variant_rows(&b, loops, 2, check_loop, NULL);
+  b.n = all;
 
   bench_csv_close();
   weft_buffer_release(b.bin);
