@@ -445,15 +445,16 @@ static inline unsigned weft_cpu_sub_group_width(const weft_kernel_desc *k) {
                                 : WEFT_CPU_SUB_GROUP_SIZE;
 }
 
-/* Whether a launch of k with this enqueued local and global x size
- * runs every group's whole sub-groups side by side
- * (WEFT_KERNEL_SUB_GROUPS_JAMMED): every group's x size, the last's too,
- * is then a multiple of the width. */
+/* Whether k's groups of this enqueued local x size run their whole
+ * sub-groups side by side (WEFT_KERNEL_SUB_GROUPS_JAMMED) where size_x is
+ * a multiple of the width too: for a launch, its global x size (every
+ * group's x size, the last's too, is then a multiple); for one group,
+ * its own x size. */
 static inline int weft_cpu_sub_groups_jammed(const weft_kernel_desc *k,
-                                             size_t local_x, size_t global_x) {
+                                             size_t local_x, size_t size_x) {
   unsigned w = weft_cpu_sub_group_width(k);
   return (k->flags & WEFT_KERNEL_SUB_GROUPS_JAMMED) && local_x % w == 0 &&
-         global_x % w == 0;
+         size_x % w == 0;
 }
 
 /* Local memory is handed out in blocks this aligned (the widest vector). */

@@ -6,6 +6,11 @@ int harness_on_gpu(void) {
   return d && (!strncmp(d, "cuda", 4) || !strcmp(d, "gpu"));
 }
 
+int harness_check_mode(void) {
+  const char *c = getenv("WEFT_CHECK");
+  return c && *c && strcmp(c, "off") != 0;
+}
+
 int harness_main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--list")) {
     for (int i = 0; i < harness_count; i++) printf("%s\n", harness_tests[i].name);

@@ -49,6 +49,9 @@ extern int harness_count;
  * fails where there is none). Read from the environment, not the
  * device: a test may set what Weft reads when it starts after asking. */
 int harness_on_gpu(void);
+/* Whether the test runs in check mode (its .checked variant,
+ * WEFT_CHECK set and not off): every work-item runs on its own there. */
+int harness_check_mode(void);
 
 /* Skips the test on a GPU: what it checks is the CPU device's own (a
  * crash report naming the work-item, schedule exploration, ...). */

@@ -14,27 +14,39 @@ static long value_of(size_t i) { return (long)(i * 7919 % 1000) - 500; }
 static unsigned width(void) { return support_device_info().sub_group_size; }
 
 /* Builds "k" (args: __global T *in, __global T *out with outs results per
- * work-item), runs it over global items in groups of local (dims 1 to 3)
- * and reads out back. */
-static void run(const char *source, size_t type_size, unsigned dims,
-                const size_t *global, const size_t *local, size_t outs,
-                const void *in, void *out) {
+ * work-item) with options, runs it over global items in groups of local
+ * (dims 1 to 3) and reads out back; the launch's log line into log (512
+ * bytes) unless it is NULL. */
+static void run_built(const char *source, const char *options, char *log,
+                      size_t type_size, unsigned dims, const size_t *global,
+                      const size_t *local, size_t outs, const void *in,
+                      void *out) {
   size_t n = global[0] * (dims > 1 ? global[1] : 1) * (dims > 2 ? global[2] : 1);
   weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
+  weft_program *p = support_build(ctx, source, options);
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
   weft_buffer *bin = support_buffer(ctx, n * type_size, (void *)in);
   weft_buffer *bout = support_buffer(ctx, outs * n * type_size, NULL);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
-  CHECK_OK(weft_kernel_launch(k, dims, NULL, global, local), k);
+  if (log) support_stderr_begin();
+  int rc = weft_kernel_launch(k, dims, NULL, global, local);
+  if (log) snprintf(log, 512, "%s", support_stderr_end());
+  CHECK_OK(rc, k);
   CHECK_OK(weft_buffer_read(bout, 0, outs * n * type_size, out), bout);
   weft_buffer_release(bin);
   weft_buffer_release(bout);
   weft_kernel_release(k);
   weft_program_release(p);
   weft_context_release(ctx);
+}
+
+static void run(const char *source, size_t type_size, unsigned dims,
+                const size_t *global, const size_t *local, size_t outs,
+                const void *in, void *out) {
+  run_built(source, "-cl-std=CL3.0", NULL, type_size, dims, global, local,
+            outs, in, out);
 }
 
 /* The work-item functions in 3 dimensions, groups of 5 x 3 x 2 (the last
@@ -574,24 +586,8 @@ static void run_jammed(const char *source, size_t outs, const char *options,
   size_t n = global[0] * global[1];
   float *in = malloc(n * sizeof *in);
   for (size_t i = 0; i < n; i++) in[i] = (float)value_of(i) / 7.0f;
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, source, options);
-  weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "k", &k), p);
-  weft_buffer *bin = support_buffer(ctx, n * sizeof *in, in);
-  weft_buffer *bout = support_buffer(ctx, outs * n * sizeof *out, NULL);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
-  if (log) support_stderr_begin();
-  int rc = weft_kernel_launch(k, global[1] > 1 ? 2 : 1, NULL, global, local);
-  if (log) snprintf(log, 512, "%s", support_stderr_end());
-  CHECK_OK(rc, k);
-  CHECK_OK(weft_buffer_read(bout, 0, outs * n * sizeof *out, out), bout);
-  weft_buffer_release(bin);
-  weft_buffer_release(bout);
-  weft_kernel_release(k);
-  weft_program_release(p);
-  weft_context_release(ctx);
+  run_built(source, options, log, sizeof *in, global[1] > 1 ? 2 : 1, global,
+            local, outs, in, out);
   free(in);
 }
 
@@ -611,7 +607,7 @@ static void check_jammed(const char *source, size_t outs, const char *reqd,
     CHECK(!memcmp(&a[i], &b[i], sizeof *a));
   }
   /* (Check mode runs every work-item on its own: nothing is jammed.) */
-  if (!harness_on_gpu() && !getenv("WEFT_CHECK"))
+  if (!harness_on_gpu() && !harness_check_mode())
     if ((strstr(log, "whole sub-groups of") != NULL) != whole) {
       fprintf(stderr, "%zux%zu: %s\n", local[0], local[1], log);
       CHECK((strstr(log, "whole sub-groups of") != NULL) == whole);
@@ -656,7 +652,7 @@ TEST(whole_sub_groups_jammed_at_required_sizes) {
  * fibers (nine functions, past the cuts' limit). */
 TEST(fault_in_whole_sub_groups_names_work_item) {
   CPU_ONLY("a GPU fault names the kernel, not the work-item");
-  if (getenv("WEFT_CHECK"))
+  if (harness_check_mode())
     SKIP("check mode stops the access itself, and jams nothing");
   setenv("WEFT_LOG", "launch", 1);
   support_check_fault(

@@ -287,12 +287,11 @@ void weft__group_run(cpu_group *g, uint64_t index) {
  * workgroup.c's lanes_first: one call for the whole group, from its
  * start, its x size a multiple of the width). */
 static int ran_lanes(const cpu_group *g) {
-  const weft_kernel_desc *k = g->launch->desc->kernel;
-  unsigned width = weft_cpu_sub_group_width(k);
-  return (k->flags & WEFT_KERNEL_SUB_GROUPS_JAMMED) &&
+  return weft_cpu_sub_groups_jammed(g->launch->desc->kernel,
+                                    g->ctx.enqueued_local_size[0],
+                                    g->ctx.local_size[0]) &&
          !g->launch->random && !weft__sub_group_interleaves(g->launch) &&
-         g->ctx.region_state == 0 && g->ctx.local_size[0] % width == 0 &&
-         g->ctx.enqueued_local_size[0] % width == 0;
+         g->ctx.region_state == 0;
 }
 
 /* A group that faulted with whole sub-groups side by side runs again as

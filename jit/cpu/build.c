@@ -222,10 +222,7 @@ static void make_tiers(build *b, unsigned i, int state, unsigned bits,
  * and what it left unreached goes, before the sub-group cuts look at the
  * slots' barriers. */
 static int make_lanes_jams(build *b) {
-  int any = 0;
-  for (unsigned i = 0; i < b->s.num_kernels; i++)
-    any |= weft__sub_group_lanes_used(b->bodies[i]);
-  if (!any) return 0;
+  if (!weft__sub_group_lanes_asked(b->s.module)) return 0;
   int rc = 0;
   if (jamming(b)) {
     /* As make_jams does: `?:`, `&&` made selects where cheap. */

@@ -556,21 +556,21 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
                          unsigned vector_bits, int state,
                          unsigned sub_group_width, const char *prefix,
                          weft_jammed *tiers) {
-  weft_jam j = {.vector_bits = vector_bits, .sub_group_width = sub_group_width};
+  weft_jam j;
   weft_jam_scope scope;
   unsigned lx, n = 0;
-  int ok = analyse(&j, &scope, body, state, &lx);
+  int ok;
   /* Whole sub-groups: a short branch that differs between work-items
    * (one lane writing the sub-group's result) made straight-line code,
    * and the body analysed again. */
-  for (unsigned tries = 0; !ok && sub_group_width && j.diverging &&
-                           tries < JAM_MOST_PREDICATED &&
-                           weft__jam_predicate(j.diverging);
-       tries++) {
-    jam_free(&j);
-    weft__jam_scope_free(&scope);
+  for (unsigned tries = 0;; tries++) {
     j = (weft_jam){.vector_bits = vector_bits, .sub_group_width = sub_group_width};
     ok = analyse(&j, &scope, body, state, &lx);
+    if (ok || !sub_group_width || !j.diverging ||
+        tries == JAM_MOST_PREDICATED || !weft__jam_predicate(j.diverging))
+      break;
+    jam_free(&j);
+    weft__jam_scope_free(&scope);
   }
   if (ok) {
     unsigned widths[WEFT_JAM_TIERS] = {

@@ -82,20 +82,29 @@ static void replace(LLVMValueRef inst, LLVMValueRef v) {
   LLVMInstructionEraseFromParent(inst);
 }
 
-/* A call of __weft_sub_group_lanes() made 0, and the tests of it
- * (sub_groups.cl's `if`, an icmp with 0) made constants, so that
- * simplifycfg drops the branch. */
+/* Whether v is sub_groups.cl's test of __weft_sub_group_lanes() (an
+ * icmp eq or ne of it with 0), and if so in *holds whether it holds
+ * where the lanes run side by side (the query is 1). */
+static int lanes_test(LLVMValueRef v, int *holds) {
+  if (!LLVMIsAICmpInst(v) || !weft__jam_is_lanes_query(LLVMGetOperand(v, 0)) ||
+      !LLVMIsAConstantInt(LLVMGetOperand(v, 1)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1)) != 0)
+    return 0;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(v);
+  *holds = p == LLVMIntNE;
+  return p == LLVMIntNE || p == LLVMIntEQ;
+}
+
+/* A call of __weft_sub_group_lanes() made 0, and its tests made
+ * constants, so that simplifycfg drops the branch. */
 static void lanes_call_off(LLVMValueRef call) {
   LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(call));
   LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
   for (LLVMUseRef u; (u = LLVMGetFirstUse(call));) {
     LLVMValueRef user = LLVMGetUser(u);
-    int test = LLVMIsAICmpInst(user) && LLVMGetOperand(user, 0) == call &&
-               LLVMIsAConstantInt(LLVMGetOperand(user, 1)) &&
-               LLVMConstIntGetZExtValue(LLVMGetOperand(user, 1)) == 0;
-    LLVMIntPredicate p = test ? LLVMGetICmpPredicate(user) : LLVMIntEQ;
-    if (test && (p == LLVMIntEQ || p == LLVMIntNE)) {
-      replace(user, LLVMConstInt(i1, p == LLVMIntEQ, 0));
+    int holds;
+    if (lanes_test(user, &holds)) { /* where the query is 0: the opposite */
+      replace(user, LLVMConstInt(i1, !holds, 0));
       continue;
     }
     for (int o = 0; o < LLVMGetNumOperands(user); o++)
@@ -103,6 +112,11 @@ static void lanes_call_off(LLVMValueRef call) {
         LLVMSetOperand(user, (unsigned)o, zero);
   }
   LLVMInstructionEraseFromParent(call);
+}
+
+int weft__sub_group_lanes_asked(LLVMModuleRef module) {
+  LLVMValueRef query = LLVMGetNamedFunction(module, LANES);
+  return query && LLVMGetFirstUse(query);
 }
 
 int weft__sub_group_lanes_off(LLVMModuleRef module) {
@@ -114,20 +128,11 @@ int weft__sub_group_lanes_off(LLVMModuleRef module) {
 }
 
 int weft__jam_lanes_branch(LLVMValueRef term) {
-  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return -1;
-  LLVMValueRef cmp = LLVMGetCondition(term);
-  if (!LLVMIsAICmpInst(cmp) || !weft__jam_is_lanes_query(LLVMGetOperand(cmp, 0)) ||
-      !LLVMIsAConstantInt(LLVMGetOperand(cmp, 1)) ||
-      LLVMConstIntGetZExtValue(LLVMGetOperand(cmp, 1)) != 0)
+  int holds;
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term) ||
+      !lanes_test(LLVMGetCondition(term), &holds))
     return -1;
-  switch (LLVMGetICmpPredicate(cmp)) {
-  case LLVMIntNE:
-    return 0; /* lanes() != 0 holds: the first successor */
-  case LLVMIntEQ:
-    return 1;
-  default:
-    return -1;
-  }
+  return holds ? 0 : 1;
 }
 
 /* ------------------------------------------------------------- folds */
@@ -211,12 +216,12 @@ static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                    kind == WEFT_LANES_INCLUSIVE_FIRST ||
                    kind == WEFT_LANES_EXCLUSIVE_FIRST;
   int exclusive = kind == WEFT_LANES_EXCLUSIVE || kind == WEFT_LANES_EXCLUSIVE_FIRST;
-  LLVMValueRef acc = NULL; /* nothing folded yet */
+  LLVMValueRef ident = identity(t, op), acc = NULL; /* nothing folded yet */
   for (unsigned lane = 0; lane < j->sub_group_width; lane++) {
-    LLVMValueRef before = acc ? acc : identity(t, op);
+    LLVMValueRef before = acc ? acc : ident;
     LLVMValueRef v = weft__jam_whole(j, b, x, first + lane);
     acc = acc ? apply(b, t, op, acc, v)
-              : from_first ? v : apply(b, t, op, identity(t, op), v);
+              : from_first ? v : apply(b, t, op, ident, v);
     results[lane] = exclusive ? before : acc;
   }
   if (kind == WEFT_LANES_REDUCE)
@@ -254,12 +259,11 @@ int weft__jam_sub_group_call(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
   LLVMValueRef *copies = &j->copies[(size_t)k * j->width];
   if (weft__jam_is_lanes_query(inst)) {
     copies[0] = LLVMConstInt(LLVMTypeOf(inst), 1, 0);
-  } else if (lanes_call(inst)) {
-    int is_fold = lanes_call(inst) == 1;
-    for (unsigned first = 0; first < j->width; first += j->sub_group_width)
-      (is_fold ? fold : pick)(j, b, inst, first, copies + first);
   } else {
-    return 0;
+    int call = lanes_call(inst);
+    if (!call) return 0;
+    for (unsigned first = 0; first < j->width; first += j->sub_group_width)
+      (call == 1 ? fold : pick)(j, b, inst, first, copies + first);
   }
   j->finished[k] = 1;
   return 1;

@@ -263,6 +263,8 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
  * functions go through slots and barriers (run simplifycfg after it to
  * drop what is left unreached). Returns whether module had any. */
 int weft__sub_group_lanes_used(LLVMValueRef body);
+/* Whether any code of module asks it (one look, not a walk). */
+int weft__sub_group_lanes_asked(LLVMModuleRef module);
 int weft__sub_group_lanes_off(LLVMModuleRef module);
 
 /* Step 4: the work-group function, named name, for one body. With
