@@ -22,6 +22,12 @@
 #define WEFT_AGGREGATE_SITES 4
 #define WEFT_AGGREGATE_WORDS 136
 
+/* Bytes of a group's uniform values across a barrier (weft_wg_ctx); a
+ * kernel's others are kept per work-item. */
+#define WEFT_UNIFORM_BYTES 128
+/* The alignment of each buffer, the most a value there may need. */
+#define WEFT_UNIFORM_ALIGN 16
+
 /* The state of one work-group, read by the generated code. The JIT emits
  * loads at offsetof() these fields, so only this struct defines the layout. */
 
@@ -91,6 +97,14 @@ typedef struct weft_wg_ctx {
   unsigned char *transmit;
   uint32_t resume_site;
   uint32_t coop_exit;
+  /* Region-scheduled kernels (jit/cpu/regions.c): the values that every
+   * work-item of the group holds alike across a barrier (a loop's
+   * counter: jit/cpu/uniform_slots.c), kept once rather than per
+   * work-item. A region's work-items read them from uniform[0] and write
+   * them to uniform[1] at its end, which the work-group function copies
+   * to uniform[0] before the next region: a work-item that has finished
+   * the region does not change what a later one of it reads. */
+  _Alignas(WEFT_UNIFORM_ALIGN) unsigned char uniform[2][WEFT_UNIFORM_BYTES];
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
@@ -419,6 +433,9 @@ typedef struct weft_kernel_desc {
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */
   size_t private_size;
+  /* Bytes of weft_wg_ctx's uniform[0] the regions use (only while the
+   * work-group function is made: not in the binary). */
+  unsigned uniform_bytes;
   unsigned num_states;
   unsigned *state_sites;
 } weft_kernel_desc;

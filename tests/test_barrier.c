@@ -1,6 +1,7 @@
 /* test_barrier.c: barrier() however the device runs it (regions, fibers,
  * a GPU's bar.sync): results, group sizes, barriers in loops, callees and
- * three dimensions, private state across barriers, and divergence
+ * three dimensions, private state across barriers (per work-item, and
+ * once per group where every work-item holds the same), and divergence
  * reports. */
 #include "support.h"
 
@@ -274,6 +275,154 @@ TEST(values_of_every_kind_cross_barriers) {
                 "           (int)(big - (7L << 40)) + 7 + *p + arr[5];\n"
                 "}\n",
                 NULL, expect_live_values);
+}
+
+/* ---- values all work-items hold alike, kept once per group (regions) */
+
+/* A reduction's halving counter, and a count, a long, a float and a
+ * float4 that change with it: every work-item of a region reads the
+ * region's value, although earlier ones of it have written the next. */
+TEST(uniform_values_cross_barriers) {
+  static const char *source =
+      "__kernel void k(__global long *out, __global float *sums,\n"
+      "                __local float *a) {\n"
+      "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+      "  long g = (long)get_group_id(0);\n"
+      "  a[l] = (float)(get_global_id(0) % 7);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int steps = 0;\n"
+      "  long big = g;\n"
+      "  float f = 1.0f;\n"
+      "  float4 v = (float4)(g);\n"
+      "  for (uint s = n / 2; s > 0; s >>= 1) {\n"
+      "    if (l < s) a[l] += a[l + s];\n"
+      "    steps++;\n"
+      "    big = big * 3 + s;\n"
+      "    f *= 1.5f;\n"
+      "    v += (float4)(1, 2, 3, s);\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n"
+      "  size_t i = get_global_id(0);\n"
+      "  out[4 * i] = steps + (long)l * 100;\n"
+      "  out[4 * i + 1] = big;\n"
+      "  out[4 * i + 2] = (long)f;\n"
+      "  out[4 * i + 3] = (long)(v.x + v.y + v.z + v.w);\n"
+      "  if (l == 0) sums[get_group_id(0)] = a[0];\n"
+      "}\n";
+  static const size_t locals[] = {1, 2, 64, 256};
+  for (size_t c = 0; c < sizeof locals / sizeof *locals; c++) {
+    size_t local = locals[c], global = local * 8, groups = 8;
+    weft_context *ctx = support_context();
+    weft_kernel *k = support_kernel(ctx, source, "k");
+    weft_buffer *out = support_buffer(ctx, global * 4 * 8, NULL);
+    weft_buffer *sums = support_buffer(ctx, groups * 4, NULL);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+    CHECK_OK(weft_kernel_set_arg_buffer(k, 1, sums), k);
+    CHECK_OK(weft_kernel_set_arg_local(k, 2, local * 4), k);
+    CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+    int64_t *r = malloc(global * 4 * 8);
+    float got[8];
+    CHECK_OK(weft_buffer_read(out, 0, global * 4 * 8, r), out);
+    CHECK_OK(weft_buffer_read(sums, 0, sizeof got, got), sums);
+    for (size_t g = 0; g < groups; g++) {
+      int64_t steps = 0, big = (int64_t)g, v = 4 * (int64_t)g;
+      float f = 1.0f, sum = 0.0f;
+      for (size_t s = local / 2; s > 0; s >>= 1) {
+        steps++;
+        big = big * 3 + (int64_t)s;
+        f *= 1.5f;
+        v += 6 + (int64_t)s;
+      }
+      for (size_t i = 0; i < local; i++) sum += (float)((g * local + i) % 7);
+      CHECK_EQ(got[g], sum);
+      for (size_t l = 0; l < local; l++) {
+        const int64_t *item = r + 4 * (g * local + l);
+        if (item[0] != steps + (int64_t)l * 100 || item[1] != big ||
+            item[2] != (int64_t)f || item[3] != v)
+          FAIL("group size %zu, work-item %zu of group %zu: %lld %lld %lld "
+               "%lld, expected %lld %lld %lld %lld", local, l, g,
+               (long long)item[0], (long long)item[1], (long long)item[2],
+               (long long)item[3], (long long)(steps + (int64_t)l * 100),
+               (long long)big, (long long)(int64_t)f, (long long)v);
+      }
+    }
+    free(r);
+    weft_buffer_release(out);
+    weft_buffer_release(sums);
+    weft_kernel_release(k);
+    weft_context_release(ctx);
+  }
+}
+
+/* Values that look alike but are not: a loop each work-item leaves at its
+ * own turn, a branch on the local id, a load, a count that grows under a
+ * branch on the local id inside a loop that all run alike. */
+static int expect_differing(int i) {
+  int l = i % 32, in_l = l % 4;
+  int c = l % 3 + 1;
+  return (l % 5) * 1000000 + (l & 1 ? 7 + in_l : 5) * 1000 + c * 10 + 3;
+}
+
+TEST(values_that_differ_stay_per_work_item) {
+  static const char *source =
+      "__kernel void k(__global int *out) {\n"
+      "  size_t l = get_local_id(0);\n"
+      "  __local int t[32];\n"
+      "  t[l] = l ? (int)(l % 4) : 3;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int k = 0;\n"
+      "  while (k < (int)(l % 5)) k++;\n"
+      "  int v = 5;\n"
+      "  if (l & 1) v = 7 + t[l];\n"
+      "  int w = t[0];\n"
+      "  int c = 0;\n"
+      "  for (int i = 0; i < 3; i++) {\n"
+      "    if (l % 3 == i) c += i + 1;\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n"
+      "  out[get_global_id(0)] = k * 1000000 + v * 1000 + c * 10 + w;\n"
+      "}\n";
+  run_and_check(source, NULL, expect_differing);
+}
+
+/* More values alike than the group's room for them (128 bytes): the rest
+ * are kept per work-item, and all come out right. */
+TEST(more_uniform_values_than_room) {
+  char source[8192];
+  int n = 0;
+  n += snprintf(source + n, sizeof source - n,
+                "__kernel void k(__global int *out) {\n"
+                "  int l = (int)get_local_id(0), mine = l;\n");
+  for (int u = 0; u < 48; u++)
+    n += snprintf(source + n, sizeof source - n, "  int u%d = %d;\n", u, u);
+  n += snprintf(source + n, sizeof source - n,
+                "  for (int s = 0; s < 5; s++) {\n");
+  for (int u = 0; u < 48; u++)
+    n += snprintf(source + n, sizeof source - n, "    u%d += %d;\n", u, u + 1);
+  n += snprintf(source + n, sizeof source - n,
+                "    mine += l;\n"
+                "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "  }\n"
+                "  int sum = mine * 100000;\n");
+  for (int u = 0; u < 48; u++)
+    n += snprintf(source + n, sizeof source - n, "  sum += u%d * %d;\n", u, u + 1);
+  n += snprintf(source + n, sizeof source - n,
+                "  out[get_global_id(0)] = sum;\n}\n");
+  CHECK(n < (int)sizeof source);
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "k");
+  size_t global = 256, local = 64;
+  weft_buffer *out = support_buffer(ctx, global * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int r[256];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof r, r), out);
+  int alike = 0;
+  for (int u = 0; u < 48; u++) alike += (u + 5 * (u + 1)) * (u + 1);
+  for (int i = 0; i < 256; i++) CHECK_EQ(r[i], 6 * (i % 64) * 100000 + alike);
+  weft_buffer_release(out);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
 }
 
 /* ---- divergence: reported, never a hang, and the device stays usable */

@@ -49,6 +49,25 @@ TEST(crash_after_barrier_names_work_item) {
                  WEFT_EKERNELFAULT, texts);
 }
 
+/* The fault comes in a region that a counter all work-items hold alike
+ * (kept once per group) decides: the replay that finds the work-item
+ * runs the region again for each from the counter's value at its start. */
+TEST(crash_in_loop_of_regions_names_work_item) {
+  CPU_ONLY("a GPU fault names the kernel, not the work-item");
+  static const char *texts[] = {"segmentation fault",
+                                "work-item (21) [local (5) in work-group (1)] "
+                                "at program.cl:5:25",
+                                NULL};
+  expect_failure("__kernel void k(__global int *a) {\n"
+                 "  for (uint s = 8; s > 0; s >>= 1) {\n"
+                 "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                 "    __global int *p = s == 2 && get_global_id(0) == 21 ? 0 : a;\n"
+                 "    p[get_global_id(0)] = (int)s;\n"
+                 "  }\n"
+                 "}\n",
+                 WEFT_EKERNELFAULT, texts);
+}
+
 /* The line named is the faulting access's, inside the helper function it
  * is in. */
 TEST(crash_in_helper_names_its_line) {

@@ -11,7 +11,8 @@
  * space 0, and the OpenCL fact that the spaces are disjoint is kept as
  * scoped no-alias metadata: an access to buffers (__global, __constant),
  * __local memory, Weft's own per-work-item memory (regions' saved
- * values and states) or its words of a group is in its scope and
+ * values and states), its words of a group or a group's uniform values
+ * (regions' values that all its work-items hold alike) is in its scope and
  * declared not to alias the others, so no check is needed between them
  * at all. Accesses through generic pointers, and to a kernel's private
  * variables, get no scope: they may alias anything.
@@ -27,7 +28,7 @@
  * a group's __local memory, Weft's per-work-item memory, and Weft's words
  * of the group in its context (aggregated atomics' counts). */
 enum { SCOPE_BUFFERS, SCOPE_LOCAL, SCOPE_WEFT_PRIVATE, SCOPE_WEFT_GROUP,
-       NUM_SCOPES };
+       SCOPE_WEFT_UNIFORM, NUM_SCOPES };
 
 /* The scope of an access through a pointer of address space as; -1 for
  * none (private variables, generic pointers). */
@@ -44,8 +45,9 @@ static int scope_of_space(unsigned as) {
 /* Scope nodes are named by strings, so equal names are one scope in
  * every function of the module: !{!"weft.local", !{!"weft.spaces"}}. */
 static LLVMMetadataRef scope_node(LLVMContextRef c, int scope) {
-  static const char *const names[NUM_SCOPES] = {"weft.buffers", "weft.local",
-                                                "weft.private", "weft.group"};
+  static const char *const names[NUM_SCOPES] = {
+      "weft.buffers", "weft.local", "weft.private", "weft.group",
+      "weft.uniform"};
   LLVMMetadataRef domain_name = LLVMMDStringInContext2(c, "weft.spaces", 11);
   LLVMMetadataRef domain = LLVMMDNodeInContext2(c, &domain_name, 1);
   LLVMMetadataRef ops[2] = {
@@ -87,6 +89,18 @@ void weft__mark_private_access(LLVMValueRef inst) {
 
 void weft__mark_group_word_access(LLVMValueRef inst) {
   set_scope(inst, SCOPE_WEFT_GROUP);
+}
+
+void weft__mark_uniform_access(LLVMValueRef inst) {
+  set_scope(inst, SCOPE_WEFT_UNIFORM);
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
+  LLVMSetMetadata(inst, LLVMGetMDKindIDInContext(c, WEFT_UNIFORM_MD, strlen(WEFT_UNIFORM_MD)),
+                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
+}
+
+int weft__is_uniform_access(LLVMValueRef inst) {
+  return LLVMGetMetadata(inst, LLVMGetMDKindID(WEFT_UNIFORM_MD,
+                                               strlen(WEFT_UNIFORM_MD))) != NULL;
 }
 
 /* The operand index of inst's pointer, or -1 if inst is no memory access

@@ -157,16 +157,6 @@ static int is_debug_intrinsic(LLVMValueRef inst) {
   return length > 9 && !strncmp(name, "llvm.dbg.", 9);
 }
 
-int weft__jam_call_is_pure(LLVMValueRef call) {
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  if (!LLVMIsAFunction(callee)) return 0;
-  unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
-  LLVMAttributeRef a =
-      LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
-  if (!a) a = LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, kind);
-  return a && LLVMGetEnumAttributeValue(a) == 0; /* memory(none) */
-}
-
 /* Whether the body may be jammed at all, instruction by instruction. */
 static int allowed(LLVMValueRef inst) {
   switch (LLVMGetInstructionOpcode(inst)) {
@@ -185,7 +175,7 @@ static int allowed(LLVMValueRef inst) {
     return !LLVMGetVolatile(inst) && LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic;
   case LLVMCall:
     return !LLVMIsAInlineAsm(LLVMGetCalledValue(inst)) &&
-           (is_intrinsic_call(inst) || weft__jam_call_is_pure(inst));
+           (is_intrinsic_call(inst) || weft__call_is_pure(inst));
   default:
     return 1;
   }
@@ -205,7 +195,7 @@ unsigned weft__jam_memory(LLVMValueRef inst) {
   case LLVMFence:
     return WEFT_JAM_READS | WEFT_JAM_WRITES;
   case LLVMCall:
-    return weft__jam_call_is_pure(inst) ? 0 : WEFT_JAM_READS | WEFT_JAM_WRITES;
+    return weft__call_is_pure(inst) ? 0 : WEFT_JAM_READS | WEFT_JAM_WRITES;
   default:
     return 0;
   }
@@ -213,13 +203,14 @@ unsigned weft__jam_memory(LLVMValueRef inst) {
 
 /* Whether inst's value is its own for each work-item even when its
  * operands are shared: it touches memory (but for the group's invariant
- * context fields, the same for all) or is memory (an alloca: each
- * work-item's private variables). */
+ * context fields and, in a region, its uniform values, the same for
+ * all) or is memory (an alloca: each work-item's private variables). */
 static int own_per_item(LLVMValueRef inst) {
   if (weft__jam_is_lanes_call(inst)) return 1;
   unsigned memory = weft__jam_memory(inst);
   if (memory == WEFT_JAM_READS)
-    return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14));
+    return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14)) &&
+           !weft__is_uniform_access(inst);
   return memory != 0;
 }
 

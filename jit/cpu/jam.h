@@ -34,9 +34,6 @@ int weft__jam_scope_loops(const weft_jam_scope *s, int *only_compute);
 /* The most lanes of a reached vector value (1 without vectors). */
 unsigned weft__jam_scope_widest_vector(const weft_jam_scope *s);
 
-/* Whether a call reads and writes no memory (its callee says so). */
-int weft__jam_call_is_pure(LLVMValueRef call);
-
 /* What inst does with memory: reads it (loads), writes it or has other
  * effects (stores, atomics, fences, volatile accesses, calls that are not
  * pure), or makes it (allocas). */

@@ -84,7 +84,7 @@ static int predicable(LLVMBasicBlockRef bb) {
     case LLVMCall:
       /* A sub-group function folds every lane's value: not for lanes
        * that do not come (and __weft_sub_group_lanes() stays a test). */
-      if (!weft__jam_call_is_pure(i) || weft__jam_is_lanes_call(i) ||
+      if (!weft__call_is_pure(i) || weft__jam_is_lanes_call(i) ||
           weft__jam_is_lanes_query(i))
         return 0;
       break;

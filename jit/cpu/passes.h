@@ -39,7 +39,8 @@
  *  3d. weft__regions_split and weft__regions_make (regions.c): a body with
  *     barriers becomes a state machine that runs one work-item from one
  *     barrier to the next, keeping what lives across barriers in private
- *     memory. Between the two, the pipeline runs reg2mem.
+ *     memory (once per group, what all work-items hold alike:
+ *     uniform_slots.c). Between the two, the pipeline runs reg2mem.
  *  4. weft__workgroup_make: the work-group function loops over a range of
  *     local ids and calls the body, which is then inlined into the loop, so
  *     LLVM can vectorize across work-items. For a region body it makes one
@@ -318,5 +319,19 @@ void weft__mark_private_access(LLVMValueRef inst);
 /* And inst, an access to Weft's words of a group in its context
  * (weft_wg_ctx's aggregate), in another. */
 void weft__mark_group_word_access(LLVMValueRef inst);
+/* And inst, an access to a group's uniform values (weft_wg_ctx's
+ * uniform), in a third, marked WEFT_UNIFORM_MD: a load of uniform[0],
+ * which no work-item writes while a region runs, gives every work-item
+ * of the region the same value (jam.c shares it). */
+#define WEFT_UNIFORM_MD "weft.uniform"
+void weft__mark_uniform_access(LLVMValueRef inst);
+int weft__is_uniform_access(LLVMValueRef inst);
+
+/* uniform_slots.c: for each of a region body's value slots (after
+ * reg2mem: allocas loaded and stored whole), whether every work-item of
+ * a group holds the same value in it at each barrier (uniform[i] 1).
+ * 0, or WEFT_ENOMEM (then none is). */
+int weft__uniform_slots(LLVMValueRef body, LLVMValueRef const *slots,
+                        unsigned num_slots, unsigned char *uniform);
 
 #endif

@@ -16,6 +16,10 @@
  *    a scalar alloca that is only loaded and stored. The ones live after a
  *    barrier are stored to private memory before it and loaded back on
  *    resuming; afterwards mem2reg turns the slots back into SSA values.
+ *    Those that every work-item holds alike (uniform_slots.c) are kept
+ *    once, in the group's context (weft_wg_ctx's uniform), not per
+ *    work-item: a loop's counter is then one value to the region's
+ *    loop over work-items, which LLVM can vectorize.
  *  - memory objects: every other alloca (private arrays, structs, variables
  *    whose address is taken) moves into private memory for good.
  * The first field is the int32 state each work-item stopped at.
@@ -62,8 +66,11 @@ typedef struct field {
   size_t offset;         /* bytes per work-item before this field */
   size_t size;
   int memory_object;     /* relocated for good, rather than saved */
+  size_t align;
   LLVMValueRef remat;    /* a value slot's one value, computed again on
                             resuming instead of saved (weft__remakeable) */
+  int uniform_at;        /* a value slot that all work-items hold alike:
+                            its byte in the context's uniform buffers; -1 */
 } field;
 
 typedef struct barrier_site {
@@ -85,6 +92,7 @@ typedef struct region_pass {
   uint64_t *live_in;       /* num_blocks rows of words bits */
   uint64_t *dirty_out;     /* slots stored since the region began */
   unsigned words;
+  unsigned uniform_bytes;  /* of the context's uniform buffers in use */
   LLVMValueRef n_items, item, private_mem;
 } region_pass;
 
@@ -141,8 +149,9 @@ static int field_index(const region_pass *r, LLVMValueRef a) {
   return -1;
 }
 
-/* Every alloca becomes a field; the first field is the next-state array.
- * Returns 0, or -1 if an alloca is not a fixed-size one in the entry block. */
+/* Every alloca becomes a field (after the next-state array, which comes
+ * first). Returns 0, or -1 if an alloca is not a fixed-size one in the
+ * entry block. */
 static int collect_fields(region_pass *r, LLVMTargetDataRef td) {
   unsigned count = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->body); bb;
@@ -157,33 +166,43 @@ static int collect_fields(region_pass *r, LLVMTargetDataRef td) {
       }
   r->fields = calloc(count + 1, sizeof *r->fields);
   if (!r->fields) return -1;
-  size_t offset = sizeof(int32_t); /* the next-state array comes first */
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->body);
   for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i;
        i = LLVMGetNextInstruction(i)) {
     if (!LLVMIsAAllocaInst(i)) continue;
     field *f = &r->fields[r->num_fields++];
     f->alloca_inst = i;
+    f->uniform_at = -1;
     f->memory_object = !is_value_slot(i);
     if (!f->memory_object) f->remat = remat_value(r->body, i);
     unsigned long long n = LLVMConstIntGetZExtValue(LLVMGetOperand(i, 0));
     f->type = n == 1 ? LLVMGetAllocatedType(i)
                      : LLVMArrayType2(LLVMGetAllocatedType(i), n);
-    size_t align = LLVMABIAlignmentOfType(td, f->type);
-    if (LLVMGetAlignment(i) > align) align = LLVMGetAlignment(i);
+    f->align = LLVMABIAlignmentOfType(td, f->type);
+    if (LLVMGetAlignment(i) > f->align) f->align = LLVMGetAlignment(i);
     f->size = (size_t)LLVMABISizeOfType(td, f->type);
-    f->size = (f->size + align - 1) / align * align; /* item * size aligned */
-    f->offset = (offset + align - 1) / align * align;
-    offset = f->offset + f->size;
+    f->size = (f->size + f->align - 1) / f->align * f->align; /* item * size aligned */
   }
   return 0;
+}
+
+/* Each field kept per work-item gets its place after the ones before. */
+static void lay_out(region_pass *r) {
+  size_t offset = sizeof(int32_t); /* the next-state array comes first */
+  for (unsigned i = 0; i < r->num_fields; i++) {
+    field *f = &r->fields[i];
+    if (f->uniform_at >= 0) continue;
+    f->offset = (offset + f->align - 1) / f->align * f->align;
+    offset = f->offset + f->size;
+  }
 }
 
 /* Bytes of private memory per work-item. */
 static size_t private_size(const region_pass *r) {
   size_t end = sizeof(int32_t);
   for (unsigned i = 0; i < r->num_fields; i++)
-    if (r->fields[i].offset + r->fields[i].size > end)
+    if (r->fields[i].uniform_at < 0 &&
+        r->fields[i].offset + r->fields[i].size > end)
       end = r->fields[i].offset + r->fields[i].size;
   return (end + WEFT_LOCAL_ALIGN - 1) / WEFT_LOCAL_ALIGN * WEFT_LOCAL_ALIGN;
 }
@@ -331,7 +350,53 @@ static int dirty_at_end(const region_pass *r, LLVMBasicBlockRef bb, unsigned f) 
   return b >= 0 && (r->dirty_out[b * r->words + f / 64] >> (f % 64)) & 1;
 }
 
+/* ------------------------------------------------- uniform values */
+
+/* Whether value slot f is saved across some barrier. */
+static int crosses_barrier(const region_pass *r, unsigned f) {
+  for (unsigned k = 0; k < r->num_barriers; k++)
+    if (live_at(r, r->barriers[k].resume, f)) return 1;
+  return 0;
+}
+
+/* The value slots saved across barriers that all work-items hold alike
+ * get places in the context's uniform buffers while there is room (and
+ * their alignment is one the buffers have). Every value slot is asked
+ * about: values reach each other through them. Returns 0, or -1. */
+static int choose_uniform(region_pass *r) {
+  LLVMValueRef slots[r->num_fields + 1];
+  unsigned index[r->num_fields + 1], n = 0;
+  for (unsigned i = 0; i < r->num_fields; i++)
+    if (!r->fields[i].memory_object) {
+      index[n] = i;
+      slots[n++] = r->fields[i].alloca_inst;
+    }
+  unsigned char uniform[n + 1];
+  if (weft__uniform_slots(r->body, slots, n, uniform)) return -1;
+  size_t at = 0;
+  for (unsigned k = 0; k < n; k++) {
+    field *f = &r->fields[index[k]];
+    size_t place = (at + f->align - 1) / f->align * f->align;
+    if (!uniform[k] || f->remat || !crosses_barrier(r, index[k]) ||
+        f->align > WEFT_UNIFORM_ALIGN || place + f->size > WEFT_UNIFORM_BYTES)
+      continue;
+    f->uniform_at = (int)place;
+    at = place + f->size;
+  }
+  r->uniform_bytes = (unsigned)at;
+  return 0;
+}
+
 /* ------------------------------------------------------ the rewrite */
+
+/* The address of uniform field f in the buffer the region reads (0) or
+ * the one it writes for the next (1). */
+static LLVMValueRef uniform_address(region_pass *r, const field *f, int next) {
+  assert(f->uniform_at >= 0);
+  size_t offset = offsetof(weft_wg_ctx, uniform) +
+                  (size_t)next * WEFT_UNIFORM_BYTES + (size_t)f->uniform_at;
+  return weft__ctx_field(r->b, weft__body_param(r->body, WEFT_BODY_CTX), offset);
+}
 
 /* The address of field f for this work-item. */
 static LLVMValueRef field_address(region_pass *r, const field *f) {
@@ -403,14 +468,30 @@ static void relocate_memory_objects(region_pass *r) {
   }
 }
 
+/* Uniform field f's value: saved to the next region's buffer, every
+ * time (the work-group function copies that buffer whole), or loaded
+ * back from the region's. */
+static void copy_uniform(region_pass *r, const field *f, int to_private) {
+  LLVMValueRef slot = uniform_address(r, f, to_private);
+  LLVMValueRef from = to_private ? f->alloca_inst : slot;
+  LLVMValueRef to = to_private ? slot : f->alloca_inst;
+  LLVMValueRef load = LLVMBuildLoad2(r->b, f->type, from, "");
+  LLVMValueRef store = LLVMBuildStore(r->b, load, to);
+  weft__mark_uniform_access(to_private ? store : load);
+}
+
 /* Copies the value slots live at bb between their allocas and private
  * memory, at the builder's position. Saving (to_private), only the slots
- * dirty at the end of block from are copied. */
+ * dirty at the end of block from are copied (but uniform ones). */
 static void copy_live(region_pass *r, LLVMBasicBlockRef bb, int to_private,
                       LLVMBasicBlockRef from) {
   for (unsigned i = 0; i < r->num_fields; i++) {
     field *f = &r->fields[i];
     if (f->memory_object || !live_at(r, bb, i)) continue;
+    if (f->uniform_at >= 0) {
+      copy_uniform(r, f, to_private);
+      continue;
+    }
     if (to_private && !dirty_at_end(r, from, i)) continue;
     if (f->remat) {
       if (!to_private)
@@ -522,8 +603,8 @@ int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
   region_pass r = {.body = body,
                    .context = LLVMGetModuleContext(LLVMGetGlobalParent(body))};
   if (collect_fields(&r, layout) || collect_barriers(&r) || !r.num_barriers ||
-      private_size(&r) > max_private || compute_liveness(&r) ||
-      compute_dirty(&r)) {
+      compute_liveness(&r) || choose_uniform(&r) ||
+      (lay_out(&r), private_size(&r) > max_private) || compute_dirty(&r)) {
     region_pass_free(&r);
     return 0; /* fibers will run it */
   }
@@ -545,6 +626,7 @@ int weft__regions_make(LLVMValueRef body, LLVMTargetDataRef layout,
   }
   desc->num_states = r.num_barriers + 1;
   desc->private_size = private_size(&r);
+  desc->uniform_bytes = r.uniform_bytes;
   desc->flags |= WEFT_KERNEL_REGIONS;
   region_pass_free(&r);
   return 1;

@@ -460,9 +460,25 @@ static LLVMValueRef diverged_function(LLVMModuleRef module) {
                                 params, 2, "noreturn");
 }
 
-/* After region k: check agreement, then go to the next state. */
+/* The uniform values the region's work-items saved (regions.c) become
+ * what the next region reads. */
+static void pass_uniform(wg_builder *w, unsigned bytes) {
+  if (!bytes) return;
+  LLVMValueRef ctx = LLVMGetParam(w->fn, 1);
+  LLVMValueRef to = weft__ctx_field(w->b, ctx, offsetof(weft_wg_ctx, uniform));
+  LLVMValueRef from = weft__ctx_field(
+      w->b, ctx, offsetof(weft_wg_ctx, uniform) + WEFT_UNIFORM_BYTES);
+  LLVMValueRef copy = LLVMBuildMemCpy(w->b, to, WEFT_UNIFORM_ALIGN, from,
+                                      WEFT_UNIFORM_ALIGN,
+                                      LLVMConstInt(w->i64, bytes, 0));
+  weft__mark_uniform_access(copy);
+}
+
+/* After region k: check agreement, then pass the uniform values on and
+ * go to the next state. */
 static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
-                       LLVMBasicBlockRef exit, LLVMValueRef single) {
+                       LLVMBasicBlockRef exit, LLVMValueRef single,
+                       unsigned uniform_bytes) {
   LLVMValueRef low = LLVMBuildLoad2(w->b, w->i32, w->low, "");
   LLVMValueRef high = LLVMBuildLoad2(w->b, w->i32, w->high, "");
   LLVMBasicBlockRef disagree = block(w, "diverged"), agree = block(w, "agreed");
@@ -479,7 +495,17 @@ static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
   LLVMValueRef stop = LLVMBuildOr(
       w->b, LLVMBuildICmp(w->b, LLVMIntNE, single, LLVMConstInt(w->i32, 0, 0), ""),
       LLVMBuildICmp(w->b, LLVMIntSGT, low, high, ""), "");
-  LLVMBuildCondBr(w->b, stop, exit, dispatch);
+  if (!uniform_bytes) {
+    LLVMBuildCondBr(w->b, stop, exit, dispatch);
+    return;
+  }
+  /* Not after a single region: a fault's replay runs the region for one
+   * work-item after another, each from what the region began with. */
+  LLVMBasicBlockRef next = block(w, "next");
+  LLVMBuildCondBr(w->b, stop, exit, next);
+  LLVMPositionBuilderAtEnd(w->b, next);
+  pass_uniform(w, uniform_bytes);
+  LLVMBuildBr(w->b, dispatch);
 }
 
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
@@ -536,7 +562,7 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
       LLVMBuildStore(w.b, LLVMConstInt(w.i32, (unsigned)INT32_MIN, 1), w.high);
       emit_item_loops(&w, region_item, &k, done, exit);
     }
-    end_region(&w, dispatch, exit, single);
+    end_region(&w, dispatch, exit, single, desc->uniform_bytes);
   }
   LLVMPositionBuilderAtEnd(w.b, exit);
   LLVMBuildRetVoid(w.b);

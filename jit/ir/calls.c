@@ -12,6 +12,16 @@ static const char *callee_name(LLVMValueRef inst) {
   return LLVMIsAFunction(callee) ? LLVMGetValueName(callee) : NULL;
 }
 
+int weft__call_is_pure(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee)) return 0;
+  unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
+  LLVMAttributeRef a =
+      LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
+  if (!a) a = LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, kind);
+  return a && LLVMGetEnumAttributeValue(a) == 0; /* memory(none) */
+}
+
 int weft__is_call_to(LLVMValueRef inst, const char *name) {
   const char *called = callee_name(inst);
   return called && !strcmp(called, name);

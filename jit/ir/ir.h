@@ -115,6 +115,10 @@ int weft__calls_barrier(LLVMValueRef fn);
 /* Whether inst is a direct call of the function named name. */
 int weft__is_call_to(LLVMValueRef inst, const char *name);
 
+/* Whether a call reads and writes no memory (its callee or the call
+ * says memory(none)). */
+int weft__call_is_pure(LLVMValueRef call);
+
 /* Whether fn calls any of the count functions named. */
 int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count);
 
