@@ -296,16 +296,6 @@ static int take_back(uniformity *u) {
   return changed;
 }
 
-static unsigned count_instructions(LLVMValueRef fn) {
-  unsigned n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
-      n++;
-  return n;
-}
-
 static void uniformity_free(uniformity *u) {
   weft__cfg_free(&u->g);
   set_free(&u->slots);
@@ -323,7 +313,7 @@ int weft__uniform_slots(LLVMValueRef body, LLVMValueRef const *slots,
   uniformity u = {.body = body, .uniform = uniform};
   int rc = weft__cfg_make(body, &u.g);
   if (!rc) rc = set_make(&u.slots, num_slots);
-  if (!rc) rc = set_make(&u.varying, count_instructions(body));
+  if (!rc) rc = set_make(&u.varying, weft__instruction_count(body));
   u.divergent = calloc(u.g.count + 1, 1);
   u.work = calloc(u.g.count + 1, sizeof *u.work);
   if (!rc && (!u.divergent || !u.work)) rc = WEFT_ENOMEM;

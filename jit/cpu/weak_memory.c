@@ -185,23 +185,13 @@ int weft__weak_memory_insert(LLVMValueRef body, LLVMTargetDataRef layout) {
                 LLVMInt64TypeInContext(context),
                 LLVMPointerTypeInContext(context, 0)};
   /* The instructions as they were: the pass adds and removes some. */
-  unsigned count = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
-      count++;
-  LLVMValueRef *insts = malloc((count ? count : 1) * sizeof *insts);
+  unsigned count;
+  LLVMValueRef *insts = weft__instructions_where(body, weft__every_instruction,
+                                                 NULL, &count);
   if (!insts) {
     LLVMDisposeBuilder(w.b);
     return WEFT_ENOMEM;
   }
-  count = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
-      insts[count++] = i;
   for (unsigned i = 0; i < count; i++) weaken(&w, insts[i]);
   free(insts);
   LLVMDisposeBuilder(w.b);

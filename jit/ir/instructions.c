@@ -29,3 +29,19 @@ LLVMValueRef *weft__instructions_where(LLVMValueRef fn, weft_instruction_test ke
   *count = n;
   return list;
 }
+
+int weft__every_instruction(LLVMValueRef inst, void *data) {
+  (void)inst;
+  (void)data;
+  return 1;
+}
+
+unsigned weft__instruction_count(LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      n++;
+  return n;
+}

@@ -68,6 +68,10 @@ LLVMBasicBlockRef weft__block_split_before(LLVMValueRef inst, const char *name);
 typedef int (*weft_instruction_test)(LLVMValueRef inst, void *data);
 LLVMValueRef *weft__instructions_where(LLVMValueRef fn, weft_instruction_test keep,
                                        void *data, unsigned *count);
+/* A test that keeps every instruction. */
+int weft__every_instruction(LLVMValueRef inst, void *data);
+/* How many instructions fn has. */
+unsigned weft__instruction_count(LLVMValueRef fn);
 
 /* Moves inst to the builder's position, keeping its name. */
 void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
