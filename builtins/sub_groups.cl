@@ -79,7 +79,8 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
 #ifdef __NVPTX__
 /* On the GPU, shuffles within the warp (sub_groups.h): an inclusive scan
  * is a step up the lanes per power of two; a reduction, the last lane's
- * scan; a broadcast, one shuffle. */
+ * scan (an integer's of 32 bits or fewer one redux.sync, where the GPU
+ * has it); a broadcast, one shuffle. */
 #define SCAN_STEPS(T, op)                                                    \
   static T WEFT_OVERLOAD warp_scan_##op(T x) {                               \
     uint lane = get_sub_group_local_id(), m = __weft_sub_group_mask();       \
@@ -91,6 +92,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
   }
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
+    IF_REDUX(T, op, x, __weft_sub_group_mask());                             \
     return warp_idx(warp_scan_##op(x), get_sub_group_size() - 1,             \
                     __weft_sub_group_mask());                                \
   }

@@ -65,6 +65,56 @@ WARP_SHUFFLES_4(float)
 WARP_SHUFFLES_8(long)
 WARP_SHUFFLES_8(ulong)
 WARP_SHUFFLES_8(double)
+
+/* redux.sync (sm_80 and newer): the fold of the 32-bit integers of the
+ * lanes in mask, in one instruction. Whether the GPU at hand has it, and
+ * the instruction for each operation: the JIT makes both
+ * (jit/ptx/ptx_redux.c), so that one library serves every GPU. */
+int __weft_gpu_has_redux(void) __attribute__((const));
+#define REDUX_DECLARE(op)                                                    \
+  int __weft_redux_##op(int x, uint mask) __attribute__((convergent));
+REDUX_DECLARE(add)
+REDUX_DECLARE(min)
+REDUX_DECLARE(max)
+REDUX_DECLARE(umin)
+REDUX_DECLARE(umax)
+REDUX_DECLARE(and)
+REDUX_DECLARE(or)
+REDUX_DECLARE(xor)
+/* Integers of 32 bits or fewer (widened: the signed ones keep their sign,
+ * so a signed min is right for all but uint), and the operations redux
+ * has (the logical ones of 0s and 1s are the bitwise ones). */
+#define REDUX_TYPE(x)                                                        \
+  _Generic((x), char: 1, uchar: 1, short: 1, ushort: 1, int: 1, uint: 1,     \
+           default: 0)
+#define REDUX_add(x, m) __weft_redux_add((int)(x), m)
+#define REDUX_min(x, m)                                                      \
+  _Generic((x), uint: __weft_redux_umin((int)(x), m),                        \
+           default: __weft_redux_min((int)(x), m))
+#define REDUX_max(x, m)                                                      \
+  _Generic((x), uint: __weft_redux_umax((int)(x), m),                        \
+           default: __weft_redux_max((int)(x), m))
+#define REDUX_and(x, m) __weft_redux_and((int)(x), m)
+#define REDUX_or(x, m) __weft_redux_or((int)(x), m)
+#define REDUX_xor(x, m) __weft_redux_xor((int)(x), m)
+#define REDUX_logical_and REDUX_and
+#define REDUX_logical_or REDUX_or
+#define REDUX_logical_xor REDUX_xor
+#define REDUX_HAS_add 1
+#define REDUX_HAS_min 1
+#define REDUX_HAS_max 1
+#define REDUX_HAS_and 1
+#define REDUX_HAS_or 1
+#define REDUX_HAS_xor 1
+#define REDUX_HAS_logical_and 1
+#define REDUX_HAS_logical_or 1
+#define REDUX_HAS_logical_xor 1
+#define REDUX_HAS_mul 0
+#define REDUX_mul(x, m) (x) /* never taken: REDUX_HAS_mul */
+/* Returns op's fold of x over the lanes in mask where redux can make it. */
+#define IF_REDUX(T, op, x, mask)                                             \
+  if (REDUX_HAS_##op && REDUX_TYPE(x) && __weft_gpu_has_redux())            \
+    return (T)REDUX_##op(x, mask)
 #endif
 
 #ifndef __NVPTX__

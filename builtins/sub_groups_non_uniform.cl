@@ -72,10 +72,19 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
 
 /* reduce: the fold of the lanes that met; scans: of those up to this one
  * (inclusive) or before it (exclusive: the identity for the first). */
+#ifdef __NVPTX__
+/* On the GPU, an integer's of 32 bits or fewer: one redux.sync among the
+ * lanes that met, where the GPU has it (sub_groups.h). */
+#define REDUX_MET(T, op, x)                                                  \
+  IF_REDUX(T, op, PREP_##op(x), __weft_sub_group_converge())
+#else
+#define REDUX_MET(T, op, x)
+#endif
 #define NON_UNIFORM(T, op)                                                   \
   T __attribute__((overloadable, convergent))                                \
       sub_group_non_uniform_reduce_##op(T x) {                               \
     IF_LANES(LANES_FOLD(T, PREP_##op(x), WEFT_LANES_REDUCE, op));            \
+    REDUX_MET(T, op, x);                                                     \
     uint mask = SHARE(T, PREP_##op(x));                                   \
     T r;                                                                     \
     FOLD_MASK(T, op, mask, r);                                               \

@@ -13,17 +13,21 @@
 #include "support.h"
 #include "weft/weft.h"
 
-/* The PTX of source for sm_90, which must build; the caller frees it. */
-static char *ptx_of(const char *source, const char *options) {
+/* The PTX of source for sm, which must build; the caller frees it. */
+static char *ptx_for(const char *source, const char *options, unsigned sm) {
   char *ptx = NULL, *log = NULL;
-  int rc = weft_compile_ptx(source, 0, options, 90, &ptx, &log);
+  int rc = weft_compile_ptx(source, 0, options, sm, &ptx, &log);
   if (rc) FAIL("weft_compile_ptx: %s\n%s", weft_strerror(rc), log);
   free(log);
   return ptx;
 }
 
-/* Assembles ptx with the toolkit's ptxas where there is one. */
-static void assemble(const char *ptx) {
+static char *ptx_of(const char *source, const char *options) {
+  return ptx_for(source, options, 90);
+}
+
+/* Assembles ptx for sm with the toolkit's ptxas where there is one. */
+static void assemble_for(const char *ptx, unsigned sm) {
   const char *ptxas = "/usr/local/cuda/bin/ptxas";
   if (access(ptxas, X_OK)) return;
   char path[] = "/tmp/weft-test-ptx-XXXXXX";
@@ -32,12 +36,14 @@ static void assemble(const char *ptx) {
   CHECK_EQ(write(fd, ptx, strlen(ptx)), (long long)strlen(ptx));
   close(fd);
   char command[256];
-  snprintf(command, sizeof command, "%s -arch=sm_90 %s -o /dev/null", ptxas,
-           path);
+  snprintf(command, sizeof command, "%s -arch=sm_%u %s -o /dev/null", ptxas,
+           sm, path);
   int status = system(command);
   unlink(path);
   CHECK_EQ(status, 0);
 }
+
+static void assemble(const char *ptx) { assemble_for(ptx, 90); }
 
 TEST(arguments_become_entry_parameters) {
   char *ptx = ptx_of(
@@ -300,6 +306,39 @@ TEST(images_compile_for_the_gpu) {
   CHECK(!strstr(ptx, "write_image"));
   assemble(ptx);
   free(ptx);
+}
+
+/* Sub-group reductions of integers of 32 bits or fewer: one redux.sync
+ * each on sm_80 and newer; shuffles on older GPUs (sm_75), whose ptxas refuses
+ * redux.sync, unoptimized builds included; floats shuffle everywhere. */
+TEST(sub_group_reductions_as_redux_where_the_gpu_has_it) {
+  static const char *source =
+      "kernel void k(global int *a, global uint *b, global float *f,\n"
+      "              global short *s) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  a[i] = sub_group_reduce_add(a[i]) + sub_group_reduce_min(a[i]);\n"
+      "  b[i] = sub_group_reduce_max(b[i]);\n"
+      "  f[i] = sub_group_reduce_add(f[i]);\n"
+      "  s[i] = sub_group_reduce_min(s[i]);\n"
+      "  if (a[i] & 1) b[i] = sub_group_non_uniform_reduce_xor(b[i]);\n"
+      "}\n";
+  static const char *const options[] = {"-cl-std=CL3.0",
+                                        "-cl-std=CL3.0 -cl-opt-disable"};
+  for (int o = 0; o < 2; o++) {
+    char *ptx = ptx_for(source, options[o], 90);
+    CHECK_STR_CONTAINS(ptx, "redux.sync.add.s32");
+    CHECK_STR_CONTAINS(ptx, "redux.sync.min.s32");
+    CHECK_STR_CONTAINS(ptx, "redux.sync.max.u32");
+    CHECK_STR_CONTAINS(ptx, "redux.sync.xor.b32");
+    CHECK_STR_CONTAINS(ptx, "shfl.sync"); /* the float's */
+    assemble_for(ptx, 90);
+    free(ptx);
+    ptx = ptx_for(source, options[o], 75);
+    CHECK(!strstr(ptx, "redux"));
+    CHECK_STR_CONTAINS(ptx, "shfl.sync");
+    assemble_for(ptx, 75);
+    free(ptx);
+  }
 }
 
 /* libdevice is needed only by the math that calls it, and an unreadable

@@ -212,6 +212,7 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__builtins_link(b->module, WEFT_BUILTINS_NVPTX, &b->error);
     if (!rc) weft__ptx_primitives_lower(b->module);
   }
+  if (!rc) weft__ptx_redux_lower(b->module, b->machine);
   if (!rc) rc = weft__ptx_printf_lower(b->module, &b->error);
   if (!rc && b->options.optimize && !b->options.no_aggregate)
     rc = weft__ptx_aggregate_atomics(b->module);

@@ -13,10 +13,16 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "jit/jit.h"
 #include "jit/jit_object.h"
 #include "jit/kernel_abi.h"
+
+/* The sub-group functions' redux.sync (ptx_redux.c): whether the GPU
+ * machine builds for has it, and the instruction in place of the
+ * builtins' calls where it does. */
+void weft__ptx_redux_lower(LLVMModuleRef module, LLVMTargetMachineRef machine);
 
 /* Finds libdevice (the CUDA toolkit's libdevice.10.bc) as config says
  * (jit.h's weft_jit_ptx_config), for the GPUs' JIT: l->path, or "" and
