@@ -37,6 +37,9 @@ typedef struct weft_launch_desc {
   size_t offset[3];
   size_t global[3];
   size_t local[3];
+  /* The CPU's: stores to the kernel's streams go past the caches
+   * (weft_cpu_stream_stores, decided by core/launch.c). */
+  int stream_stores;
 } weft_launch_desc;
 
 /* A live map of a buffer: the host pointer the caller got, the range, and

@@ -1018,7 +1018,7 @@ int main(int argc, char **argv) {
   bench_cl_open(&rts[0], WEFT_PLATFORM, type);
   cl_program programs[2];
   for (int r = 0; r < sides; r++)
-    programs[r] = bench_cl_program(&rts[r], source, "");
+    programs[r] = bench_cl_program(&rts[r], source, r ? "" : options.weft_options);
   if (sides == 2)
     bench_note("Weft beside \"%s\" on the %s", peer,
                options.gpu ? "GPU" : "CPU");

@@ -20,7 +20,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: %s [--quick] [--csv PATH] [--gpu] [--load N] [--peer NAME]\n"
-          "          [--only KERNEL] [--scaling] [--alone]\n"
+          "          [--only KERNEL] [--scaling] [--alone] [--weft-options OPTS]\n"
           "  --quick     small sizes and few repetitions (a smoke test)\n"
           "  --csv PATH  also write the CSV to PATH\n"
           "  --gpu       bench_api: Weft's GPU device beside its CPU device;\n"
@@ -31,13 +31,15 @@ static void usage(void) {
           "  --only KERNEL  bench_peers: that kernel's row alone\n"
           "  --scaling   bench_peers: Weft alone on 1, 2, 4 ... threads up to\n"
           "              the usable CPUs, speedups over one thread\n"
-          "  --alone     bench_peers: Weft alone (what --scaling runs)\n",
+          "  --alone     bench_peers: Weft alone (what --scaling runs)\n"
+          "  --weft-options OPTS  bench_peers: Weft's build options (e.g.\n"
+          "              -cl-weft-no-stream, to compare with the default)\n",
           program_invocation_short_name);
   exit(2);
 }
 
 void bench_parse_options(int argc, char **argv, bench_options *options) {
-  *options = (bench_options){0, NULL, 0, 0, NULL, NULL, 0, 0};
+  *options = (bench_options){0, NULL, 0, 0, NULL, NULL, 0, 0, ""};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
       options->quick = 1;
@@ -53,6 +55,8 @@ void bench_parse_options(int argc, char **argv, bench_options *options) {
       options->scaling = 1;
     else if (!strcmp(argv[i], "--alone"))
       options->alone = 1;
+    else if (!strcmp(argv[i], "--weft-options") && i + 1 < argc)
+      options->weft_options = argv[++i];
     else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
       options->load = atoi(argv[++i]);
       if (options->load < 1 || options->load > 256) usage();

@@ -110,6 +110,8 @@ typedef struct bench_options {
   const char *only;     /* --only KERNEL: bench_peers runs that row alone */
   int scaling;          /* --scaling: bench_peers' thread-count sweep */
   int alone;            /* --alone: bench_peers measures Weft alone */
+  const char *weft_options; /* --weft-options OPTS: bench_peers builds
+                               Weft's program with them */
 } bench_options;
 
 /* Starts n threads that spin at the lowest priority (nice 19) until the

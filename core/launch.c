@@ -191,6 +191,18 @@ static const char *how_it_runs(const weft_kernel_desc *kd) {
   return "a loop over work-items";
 }
 
+/* Whether the launch stores the kernel's streams past the caches
+ * (weft_cpu_stream_stores): its buffers together do not fit the device's
+ * last-level cache. */
+static int streams_past_caches(const weft_kernel *k, weft_device *dev) {
+  const weft_kernel_desc *kd = k->desc;
+  if (!kd->stream_bytes) return 0;
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < kd->num_args; i++)
+    if (kd->args[i].kind == WEFT_ARG_BUFFER) bytes += k->arg_sizes[i];
+  return weft_cpu_stream_stores(kd, bytes, weft__device_info(dev)->cache_size);
+}
+
 /* WEFT_LOG=launch: the kernel, its sizes, how it ran and how long. */
 static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
                        int rc, const char *error, double seconds) {
@@ -215,6 +227,10 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
   else if (k->desc->flags & WEFT_KERNEL_JAMMED && at < (int)sizeof how)
     snprintf(how + at, sizeof how - (size_t)at, ", %u side by side (jammed)",
              k->desc->jam_width);
+  at = (int)strlen(how);
+  if (d->stream_stores && at < (int)sizeof how)
+    snprintf(how + at, sizeof how - (size_t)at,
+             ", its streams stored past the caches");
   weft__log(WEFT_LOG_LAUNCH, "kernel '%s' on %s: %s (%zu groups), %s, "
             "%s%s after %.3f ms", k->desc->name,
             weft__device_info(k->program->context->device)->name, sizes,
@@ -238,6 +254,7 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
     d.offset[i] = offset && i < dims ? offset[i] : 0;
     d.global[i] = i < dims ? global[i] : 1;
   }
+  d.stream_stores = streams_past_caches(k, dev);
   weft_msg msg = {{0}};
   double start = weft__logging(WEFT_LOG_LAUNCH) ? weft__log_now() : 0;
   rc = dev->ops->launch(dev->state, &d, &msg);

@@ -105,6 +105,9 @@ typedef struct weft_wg_ctx {
    * to uniform[0] before the next region: a work-item that has finished
    * the region does not change what a later one of it reads. */
   _Alignas(WEFT_UNIFORM_ALIGN) unsigned char uniform[2][WEFT_UNIFORM_BYTES];
+  /* Non-zero where the launch's stores to its streams go past the caches
+   * (weft_kernel_desc's stream_bytes; the launch's stream_stores). */
+  uint32_t stream_stores;
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
@@ -429,6 +432,10 @@ typedef struct weft_kernel_desc {
   /* With WEFT_KERNEL_JAMMED: the work-items a turn of its widest jammed
    * loop runs (8 more at a time, then one, run what is left). */
   unsigned jam_width;
+  /* Bytes a work-item stores to consecutive elements of buffers it does
+   * not read (jit/cpu/stream_stores.c), which a launch too large for the
+   * caches stores non-temporally (weft_cpu_stream_stores); 0: none. */
+  unsigned stream_bytes;
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */
@@ -467,6 +474,16 @@ static inline unsigned weft_cpu_sub_group_width(const weft_kernel_desc *k) {
  * a multiple of the width too: for a launch, its global x size (every
  * group's x size, the last's too, is then a multiple); for one group,
  * its own x size. */
+/* Whether a launch of kernel k whose buffer arguments hold buffer_bytes
+ * stores its streams past the caches (cache_bytes: the last-level
+ * cache a core has): where what it touches cannot stay in the cache
+ * anyway. */
+static inline int weft_cpu_stream_stores(const weft_kernel_desc *k,
+                                         uint64_t buffer_bytes,
+                                         uint64_t cache_bytes) {
+  return k->stream_bytes && cache_bytes && buffer_bytes >= cache_bytes;
+}
+
 static inline int weft_cpu_sub_groups_jammed(const weft_kernel_desc *k,
                                              size_t local_x, size_t size_x) {
   unsigned w = weft_cpu_sub_group_width(k);

@@ -54,6 +54,15 @@ static void read_cpu_name(char *out, size_t size) {
   if (!read_cpuinfo("model name", out, size)) snprintf(out, size, "CPU");
 }
 
+/* The first line of a small file into out; 0 if it cannot be read. */
+static int read_file_line(const char *path, char *out, size_t size) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  int ok = fgets(out, (int)size, f) != NULL;
+  fclose(f);
+  return ok;
+}
+
 /* The highest clock: cpufreq's maximum where the kernel has cpufreq (it is
  * in kHz), else the current "cpu MHz" of /proc/cpuinfo (virtual machines
  * often have only that), else 0. */
@@ -71,12 +80,39 @@ static unsigned read_max_mhz(void) {
   return mhz > 0 ? (unsigned)(mhz + 0.5) : 0;
 }
 
-/* The last-level cache the C library knows of (L3, else L2), and its line;
- * 0 and 64 bytes when it knows neither. */
+/* The bytes of the highest-level cache the kernel lists for CPU 0
+ * (/sys/devices/system/cpu/cpu0/cache/indexN: level, size as "32768K"),
+ * 0 when it lists none. The one a core has: on an AMD EPYC the C
+ * library's L3 is all of the package's (384 MiB), of which a core's
+ * complex has 32. */
+static uint64_t sysfs_last_level_cache(void) {
+  uint64_t best = 0;
+  unsigned best_level = 0;
+  for (int i = 0; i < 8; i++) {
+    char path[96], text[32];
+    unsigned level = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    if (!read_file_line(path, text, sizeof text)) continue;
+    level = (unsigned)strtoul(text, NULL, 10);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (!read_file_line(path, text, sizeof text)) continue;
+    char *unit;
+    uint64_t size = strtoull(text, &unit, 10);
+    if (*unit == 'K') size <<= 10;
+    else if (*unit == 'M') size <<= 20;
+    if (level >= best_level && size) best = size, best_level = level;
+  }
+  return best;
+}
+
+/* The last-level cache a core has (the kernel's list, else the C
+ * library's L3, else L2), and its line; 0 and 64 bytes when neither
+ * knows. */
 static void read_caches(uint64_t *size, unsigned *line) {
   long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   long l1_line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-  *size = l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
+  *size = sysfs_last_level_cache();
+  if (!*size) *size = l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
   *line = l1_line > 0 ? (unsigned)l1_line : 64;
 }
 

@@ -473,6 +473,7 @@ int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
   g->ctx.arg_races = weft__check_races_args(l);
   g->ctx.races = l->races;
   g->ctx.arg_shadows = d->arg_shadows;
+  g->ctx.stream_stores = (uint32_t)d->stream_stores;
   g->ctx.group = g;
   return 0;
 }

@@ -141,7 +141,7 @@ typedef struct weft_device_info {
   const char *features;
   char fiber[16];                /* context switch in use: "asm", "ucontext" */
   unsigned max_clock_mhz;        /* the highest clock, 0 where unknown */
-  uint64_t cache_size;           /* bytes of the last-level cache */
+  uint64_t cache_size;           /* bytes of the last-level cache (a core's) */
   unsigned cacheline_size;       /* bytes of a cache line */
   unsigned vector_bytes;         /* bytes of the widest SIMD register */
   int svm;                       /* 1: shared virtual memory (weft_svm_alloc) */

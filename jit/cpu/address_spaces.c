@@ -98,6 +98,53 @@ void weft__mark_uniform_access(LLVMValueRef inst) {
                   LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
 }
 
+/* The streamed stores' scope: in a domain of its own, named by no
+ * access's noalias list, so it changes nothing LLVM may assume. */
+static LLVMMetadataRef streamed_scope(LLVMContextRef c) {
+  LLVMMetadataRef domain_name = LLVMMDStringInContext2(c, "weft.streams", 12);
+  LLVMMetadataRef domain = LLVMMDNodeInContext2(c, &domain_name, 1);
+  LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(c, "weft.streamed", 13),
+                            domain};
+  return LLVMMDNodeInContext2(c, ops, 2);
+}
+
+void weft__mark_streamed_store(LLVMValueRef store) {
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(LLVMGetOperand(store, 0)));
+  LLVMMetadataRef scope = streamed_scope(c);
+  add_scopes(store, LLVMGetMDKindIDInContext(c, "alias.scope", 11), &scope, 1);
+}
+
+/* Whether store's scopes hold the streamed one. */
+static int is_streamed(LLVMValueRef store, LLVMValueRef scope) {
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(store));
+  LLVMValueRef list =
+      LLVMGetMetadata(store, LLVMGetMDKindIDInContext(c, "alias.scope", 11));
+  unsigned n = list ? LLVMGetMDNodeNumOperands(list) : 0;
+  LLVMValueRef ops[n ? n : 1];
+  if (n) LLVMGetMDNodeOperands(list, ops);
+  for (unsigned i = 0; i < n; i++)
+    if (ops[i] == scope) return 1;
+  return 0;
+}
+
+unsigned weft__streamed_stores_finish(LLVMValueRef fn) {
+  LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+  LLVMValueRef scope = LLVMMetadataAsValue(c, streamed_scope(c));
+  LLVMMetadataRef one =
+      LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), 1, 0));
+  LLVMValueRef nontemporal = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &one, 1));
+  unsigned kind = LLVMGetMDKindIDInContext(c, "nontemporal", 11), n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i) && is_streamed(i, scope)) {
+        LLVMSetMetadata(i, kind, nontemporal);
+        n++;
+      }
+  return n;
+}
+
 int weft__is_uniform_access(LLVMValueRef inst) {
   return LLVMGetMetadata(inst, LLVMGetMDKindID(WEFT_UNIFORM_MD,
                                                strlen(WEFT_UNIFORM_MD))) != NULL;

@@ -296,6 +296,19 @@ static int make_jams(build *b) {
   return 0;
 }
 
+/* Plain kernels that are not jammed (memory-bound ones: jammed ones have
+ * loops of their own) store their streams non-temporally in launches too
+ * large for the caches (stream_stores.c); in the builds jamming applies
+ * to, run as written, unless -cl-weft-no-stream. */
+static void make_streams(build *b) {
+  if (!jamming(b) || b->s.options.no_stream) return;
+  for (unsigned i = 0; i < b->s.num_kernels; i++) {
+    weft_kernel_desc *k = &b->s.kernels[i];
+    if (runs_plain(b, i) && !(k->flags & WEFT_KERNEL_JAMMED))
+      k->stream_bytes = weft__stream_stores_make(b->bodies[i], b->s.layout);
+  }
+}
+
 /* The jammed regions of region bodies (regions.c): those whose
  * work-items all stop in one state, each on its own (a region with a
  * branch that differs between work-items keeps the others jammed). */
@@ -392,6 +405,7 @@ static int lower_kernels(build *b) {
        i++)
     rc = weft__weak_memory_insert(b->bodies[i], b->s.layout);
   if (!rc) rc = make_jams(b);
+  if (!rc) make_streams(b);
   if (!rc) rc = schedule_regions(b);
   if (!rc) rc = make_region_jams(b);
   if (rc) return rc;
@@ -418,6 +432,10 @@ static int lower_kernels(build *b) {
   rc = weft__run_passes(b->s.module, b->s.machine,
                         b->s.options.optimize ? "default<O3>" : "globaldce",
                         &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
+    if (b->s.kernels[i].stream_bytes)
+      weft__streamed_stores_finish(
+          LLVMGetNamedFunction(b->s.module, b->entry_names[i]));
   if (!rc) weft__jit_dump_module(b->jit, b->s.module);
   return rc;
 }

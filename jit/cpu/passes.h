@@ -76,6 +76,11 @@
 enum { WEFT_BODY_CTX, WEFT_BODY_LX, WEFT_BODY_LY, WEFT_BODY_LZ, WEFT_BODY_STATE,
        WEFT_BODY_PRIVATE };
 
+/* The state a plain body (no barrier: its state parameter is otherwise
+ * unused) is called with to store its streams non-temporally
+ * (stream_stores.c); 0 stores them plainly. */
+#define WEFT_BODY_STREAMING 1
+
 /* A load of the type at offset in the work-group context ctx that stays
  * the same while the group runs (its sizes, ids, pointers), marked
  * invariant so that LLVM hoists it out of the work-item loops. */
@@ -326,6 +331,19 @@ void weft__mark_group_word_access(LLVMValueRef inst);
 #define WEFT_UNIFORM_MD "weft.uniform"
 void weft__mark_uniform_access(LLVMValueRef inst);
 int weft__is_uniform_access(LLVMValueRef inst);
+
+/* stream_stores.c: in a plain body, each store to a buffer at the x
+ * local id plus what x does not change, of a buffer the body does not
+ * read, is made non-temporal where the body's state is
+ * WEFT_BODY_STREAMING. Returns the bytes such stores write per
+ * work-item (0: none, the body unchanged). */
+unsigned weft__stream_stores_make(LLVMValueRef body, LLVMTargetDataRef layout);
+
+/* A store to a stream (stream_stores.c) marked, in a scope of its own
+ * (address_spaces.c), and, after O3, the marked stores of fn made
+ * non-temporal (vectorized by then); how many there were. */
+void weft__mark_streamed_store(LLVMValueRef store);
+unsigned weft__streamed_stores_finish(LLVMValueRef fn);
 
 /* uniform_slots.c: for each of a region body's value slots (after
  * reg2mem: allocas loaded and stored whole), whether every work-item of

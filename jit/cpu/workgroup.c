@@ -198,14 +198,20 @@ static LLVMValueRef call_body(wg_builder *w, LLVMValueRef iv[3],
   return call_function(w, w->body, iv, state, private_mem);
 }
 
+/* What the loops of a kernel without regions call its body with. */
+typedef struct plain_run {
+  int has_barrier;
+  unsigned state; /* 0, or WEFT_BODY_STREAMING */
+} plain_run;
+
 /* A kernel without regions: run the body; after a barrier, the other
  * work-items run on fibers, so the first one stops the loop. */
 static void plain_item(wg_builder *w, LLVMValueRef iv[3], LLVMBasicBlockRef exit,
                        void *data) {
-  int has_barrier = *(int *)data;
-  call_body(w, iv, LLVMConstInt(w->i32, 0, 0),
+  const plain_run *run = data;
+  call_body(w, iv, LLVMConstInt(w->i32, run->state, 0),
             LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)));
-  if (!has_barrier) return;
+  if (!run->has_barrier) return;
   LLVMValueRef mode = LLVMBuildLoad2(
       w->b, w->i32,
       weft__ctx_field(w->b, LLVMGetParam(w->fn, 1),
@@ -363,6 +369,32 @@ static void lanes_first(wg_builder *w, const weft_jammed *lanes,
   LLVMPositionBuilderAtEnd(w->b, rest);
 }
 
+/* The loops of a kernel without regions: with streams (stream_stores.c),
+ * one nest calling the body to store them past the caches, where the
+ * launch says so, and one calling it to store them plainly; the state
+ * is a constant in each, so each keeps only its stores. */
+static void plain_items(wg_builder *w, const weft_kernel_desc *desc,
+                        int has_barrier, LLVMBasicBlockRef exit) {
+  plain_run plain = {has_barrier, 0}, streamed = {has_barrier, WEFT_BODY_STREAMING};
+  if (!desc->stream_bytes) {
+    emit_item_loops(w, plain_item, &plain, exit, exit);
+    return;
+  }
+  assert(!has_barrier);
+  LLVMValueRef on = load_invariant(w, w->i32, LLVMGetParam(w->fn, 1),
+                                   offsetof(weft_wg_ctx, stream_stores));
+  LLVMBasicBlockRef past = block(w, "streams"), kept = block(w, "plain");
+  LLVMBuildCondBr(w->b,
+                  LLVMBuildICmp(w->b, LLVMIntNE, on, LLVMConstInt(w->i32, 0, 0), ""),
+                  past, kept);
+  LLVMBasicBlockRef past_done = block(w, "streams.done");
+  LLVMPositionBuilderAtEnd(w->b, past);
+  emit_item_loops(w, plain_item, &streamed, past_done, exit);
+  LLVMBuildBr(w->b, exit); /* at past_done */
+  LLVMPositionBuilderAtEnd(w->b, kept);
+  emit_item_loops(w, plain_item, &plain, exit, exit);
+}
+
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_jammed *jammed,
                                   const weft_jammed *lanes,
@@ -380,7 +412,7 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                       LLVMConstNull(LLVMPointerTypeInContext(w.context, 0)), 0};
     emit_loops(&w, jammed_items, &run, 1, exit, exit);
   } else {
-    emit_item_loops(&w, plain_item, &has_barrier, exit, exit);
+    plain_items(&w, desc, has_barrier, exit);
   }
   LLVMBuildRetVoid(w.b);
   LLVMDisposeBuilder(w.b);

@@ -145,6 +145,10 @@ static int parse_word(weft_build_options *o, const char *word,
     o->no_jam = 1;
     return 0;
   }
+  if (!strcmp(word, "-cl-weft-no-stream")) {
+    o->no_stream = 1;
+    return 0;
+  }
   /* Argument names are always kept; the OpenCL layer decides what to show. */
   if (!strcmp(word, "-cl-kernel-arg-info")) return 0;
   if (!strcmp(word, "-g")) {

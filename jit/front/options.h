@@ -15,6 +15,7 @@ typedef struct weft_build_options {
   int assertions;     /* -cl-weft-assert: weft_assert checks */
   int no_aggregate;   /* -cl-weft-no-aggregate: each atomic its own */
   int no_jam;         /* -cl-weft-no-jam: the CPU's work-items one by one */
+  int no_stream;      /* -cl-weft-no-stream: the CPU's stores all plain */
 } weft_build_options;
 
 /* Defines __WEFT_ASSERT__ for the kernel header (weft_assert's checks) in
