@@ -90,6 +90,67 @@ TEST(three_dims_offset) {
   check_ids(3, offset, global, local);
 }
 
+/* Groups one work-item wide in x run their y or z as the innermost loop
+ * (jit/cpu/workgroup.c's narrow_first): every work-item once, with its
+ * ids. A kernel without a loop (not jammed), counting its runs. */
+static const char *narrow_source =
+    "__kernel void ids(__global uint *out, __global uint *runs) {\n"
+    "  size_t x = get_global_id(0) - get_global_offset(0);\n"
+    "  size_t y = get_global_id(1) - get_global_offset(1);\n"
+    "  size_t z = get_global_id(2) - get_global_offset(2);\n"
+    "  size_t i = (z * get_global_size(1) + y) * get_global_size(0) + x;\n"
+    "  out[2 * i] = get_global_id(0) + 100 * get_global_id(1) +\n"
+    "               10000 * get_global_id(2);\n"
+    "  out[2 * i + 1] = get_local_id(0) + 100 * get_local_id(1) +\n"
+    "                   10000 * get_local_id(2);\n"
+    "  atomic_inc(&runs[i]);\n"
+    "}\n";
+
+static void check_narrow(const size_t offset[3], const size_t global[3],
+                         const size_t local[3]) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, narrow_source, "ids");
+  size_t n = global[0] * global[1] * global[2];
+  weft_buffer *out = support_buffer(ctx, n * 8, NULL);
+  weft_buffer *runs = support_buffer(ctx, n * 4, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, out), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, runs), k);
+  CHECK_OK(weft_kernel_launch(k, 3, offset, global, local), k);
+  unsigned *r = malloc(n * 8), *c = malloc(n * 4);
+  CHECK_OK(weft_buffer_read(out, 0, n * 8, r), out);
+  CHECK_OK(weft_buffer_read(runs, 0, n * 4, c), runs);
+  for (size_t z = 0; z < global[2]; z++)
+    for (size_t y = 0; y < global[1]; y++)
+      for (size_t x = 0; x < global[0]; x++) {
+        size_t i = (z * global[1] + y) * global[0] + x;
+        CHECK_EQ(c[i], 1);
+        CHECK_EQ(r[2 * i], (x + offset[0]) + 100 * (y + offset[1]) +
+                               10000 * (z + offset[2]));
+        CHECK_EQ(r[2 * i + 1], x % local[0] + 100 * (y % local[1]) +
+                                   10000 * (z % local[2]));
+      }
+  free(r);
+  free(c);
+  weft_buffer_release(out);
+  weft_buffer_release(runs);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+TEST(groups_one_work_item_wide) {
+  static const size_t none[3] = {0, 0, 0}, offset[3] = {1, 2, 3};
+  static const size_t shapes[][2][3] = {
+      {{3, 16, 8}, {1, 8, 4}},   /* y inside z */
+      {{2, 3, 32}, {1, 1, 16}},  /* z alone */
+      {{2, 2, 2}, {1, 1, 1}},    /* one work-item a group */
+      {{4, 6, 5}, {2, 3, 5}},    /* wider in x: the usual loops */
+  };
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    check_narrow(none, shapes[s][0], shapes[s][1]);
+    check_narrow(offset, shapes[s][0], shapes[s][1]);
+  }
+}
+
 TEST(single_work_item) {
   size_t global[] = {1, 1, 1}, local[] = {1, 1, 1};
   check_ids(3, NULL, global, local);
