@@ -724,6 +724,25 @@ TEST(fill_every_pattern_size) {
     CL_CHECK(clEnqueueReadBuffer(e.q, m, CL_TRUE, 0, N, got, 0, NULL, NULL));
     if (memcmp(got, want, N)) FAIL("pattern of %zu bytes", ps);
   }
+  /* Fills longer than the CPU's block of patterns (4 KiB, stored past the
+   * caches 16 bytes at a time from a 16-byte boundary), at offsets off
+   * that boundary. */
+  enum { BIG = 3 * 4096 + 1024 };
+  unsigned char *big_want = malloc(BIG), *big_got = malloc(BIG);
+  CHECK(big_want && big_got);
+  cl_mem big = make(&e, 0, BIG, NULL);
+  for (size_t ps = 1; ps <= 128; ps *= 2) {
+    fill_pattern(pattern, ps, (unsigned)ps + 1);
+    memset(big_want, 0xEE, BIG);
+    CL_CHECK(clEnqueueWriteBuffer(e.q, big, CL_TRUE, 0, BIG, big_want, 0, NULL, NULL));
+    size_t offset = ps * 3, size = (BIG - offset) / ps * ps - ps;
+    CL_CHECK(clEnqueueFillBuffer(e.q, big, pattern, ps, offset, size, 0, NULL, NULL));
+    for (size_t i = 0; i < size; i++) big_want[offset + i] = pattern[i % ps];
+    CL_CHECK(clEnqueueReadBuffer(e.q, big, CL_TRUE, 0, BIG, big_got, 0, NULL, NULL));
+    if (memcmp(big_got, big_want, BIG)) FAIL("a long fill, pattern of %zu bytes", ps);
+  }
+  CL_CHECK(clReleaseMemObject(big));
+  free(big_want), free(big_got);
   /* The pattern is copied at enqueue: the caller may reuse it at once. */
   int value = 7;
   cl_event ev;
