@@ -378,7 +378,7 @@ static void lanes_first(wg_builder *w, const weft_jammed *lanes,
  * 1 x 1 x 1024 groups, 0.4 in 256 x 1 x 1), and over y or z LLVM can
  * vectorize it as it does over x.
  *
- *   if (hi.x - lo.x == 1 && y and z not empty) {
+ *   if (hi.x - lo.x == 1 && y and z not empty, more than one item) {
  *     if (hi.y - lo.y == 1) for (z...) body(lo.x, lo.y, z);
  *     else for (z...) for (y...) body(lo.x, y, z);
  *     return;
@@ -391,6 +391,18 @@ static void narrow_first(wg_builder *w, LLVMBasicBlockRef exit) {
   for (int d = 1; d < 3; d++)
     narrow = LLVMBuildAnd(
         w->b, narrow, LLVMBuildICmp(w->b, LLVMIntULT, w->lo[d], w->hi[d], ""), "");
+  /* And more than one work-item: a fault's replay runs one at a time, and
+   * must meet the usual loops' code, whose lines are the kernel's (the
+   * two copies here may be merged where the body is the same each time,
+   * and a merged instruction's line is none). */
+  LLVMValueRef one_item = LLVMBuildAnd(
+      w->b,
+      LLVMBuildICmp(w->b, LLVMIntEQ, LLVMBuildSub(w->b, w->hi[1], w->lo[1], ""),
+                    one, ""),
+      LLVMBuildICmp(w->b, LLVMIntEQ, LLVMBuildSub(w->b, w->hi[2], w->lo[2], ""),
+                    one, ""),
+      "");
+  narrow = LLVMBuildAnd(w->b, narrow, LLVMBuildNot(w->b, one_item, ""), "");
   LLVMBasicBlockRef test = block(w, "narrow"), wide = block(w, "wide");
   LLVMBuildCondBr(w->b, narrow, test, wide);
   LLVMPositionBuilderAtEnd(w->b, test);
