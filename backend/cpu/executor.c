@@ -76,6 +76,10 @@ static void worker_job(void *arg, unsigned index) {
   cpu_worker *w = &l->executor->workers[index];
   if (index == 0) run_on_own_stack(w, l);
   else run_worker(w, l);
+  /* Stores that went past the caches (jit/cpu/stream_stores.c) are
+   * ordered by no later store but a full fence's: once a thread's part
+   * of the launch is done, before anyone is told. */
+  if (l->desc->stream_stores) atomic_thread_fence(memory_order_seq_cst);
 }
 
 /* A pool thread, once, before its first job. */

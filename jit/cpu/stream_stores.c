@@ -20,7 +20,10 @@
  * (c[get_global_id(0)], out[y * w + x]): vectorized, each writes whole
  * lines, which a non-temporal store wants; a scattered one would write
  * partial lines. Not a buffer the body also reads (its lines are in the
- * cache anyway), nor a store that is volatile or atomic. */
+ * cache anyway), nor a store that is volatile or atomic, nor in a body
+ * with atomics or fences (a non-temporal store is not ordered by them;
+ * each thread ends its part of such a launch with a full fence, for the
+ * host and the next kernel: backend/cpu/executor.c). */
 #include <string.h>
 
 #include "jit/cpu/passes.h"
@@ -182,9 +185,25 @@ static void split(LLVMValueRef body, LLVMValueRef store) {
   LLVMDisposeBuilder(b);
 }
 
+/* Whether the body orders its memory accesses for other work-items to
+ * see (atomics, fences), which non-temporal stores would not keep. */
+static int orders_memory(LLVMValueRef body) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i) ||
+          LLVMIsAFenceInst(i) ||
+          ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) &&
+           LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic))
+        return 1;
+  return 0;
+}
+
 unsigned weft__stream_stores_make(LLVMValueRef body, LLVMTargetDataRef layout) {
   unsigned n = 0, bytes = 0;
   LLVMValueRef found[64];
+  if (orders_memory(body)) return 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < 64;
