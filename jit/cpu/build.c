@@ -354,7 +354,7 @@ static void make_entries(build *b, LLVMValueRef *entries) {
       entries[i] = weft__workgroup_make(
           b->s.module, b->bodies[i],
           b->jams ? &b->jams[i * (WEFT_JAM_TIERS + 1)] : NULL, lanes, k,
-          b->entry_names[i]);
+          b->entry_names[i], b->s.options.optimize);
     LLVMSetLinkage(b->bodies[i], LLVMInternalLinkage);
   }
 }

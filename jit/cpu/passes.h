@@ -275,12 +275,15 @@ int weft__sub_group_lanes_off(LLVMModuleRef module);
 
 /* Step 4: the work-group function, named name, for one body. With
  * jammed functions (NULL or an empty list: none), its x loop runs each
- * while as many work-items are left, widest first, then body. */
+ * while as many work-items are left, widest first, then body. Optimized
+ * (optimize), a plain body also gets loops for ranges one work-item wide
+ * in x (not otherwise: a copy of the body more for nothing, and another
+ * place for each of a debugger's breakpoints). */
 LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_jammed *jammed,
                                   const weft_jammed *lanes,
                                   const weft_kernel_desc *desc,
-                                  const char *name);
+                                  const char *name, int optimize);
 /* With region_jams (NULL: none), WEFT_JAM_TIERS + 1 jammed functions
  * (as above) a region state, for the regions whose work-items all stop
  * in the same state. */

@@ -436,11 +436,12 @@ static void narrow_first(wg_builder *w, LLVMBasicBlockRef exit) {
 /* The loops of a kernel without regions: with streams (stream_stores.c),
  * one nest calling the body to store them past the caches, where the
  * launch says so, and one calling it to store them plainly; the state
- * is a constant in each, so each keeps only its stores. */
+ * is a constant in each, so each keeps only its stores. Optimized, a
+ * range one work-item wide in x goes to narrow_first's loops first. */
 static void plain_items(wg_builder *w, const weft_kernel_desc *desc,
-                        int has_barrier, LLVMBasicBlockRef exit) {
+                        int has_barrier, int optimize, LLVMBasicBlockRef exit) {
   plain_run plain = {has_barrier, 0}, streamed = {has_barrier, WEFT_BODY_STREAMING};
-  if (!has_barrier) narrow_first(w, exit);
+  if (!has_barrier && optimize) narrow_first(w, exit);
   if (!desc->stream_bytes) {
     emit_item_loops(w, plain_item, &plain, exit, exit);
     return;
@@ -464,7 +465,7 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const weft_jammed *jammed,
                                   const weft_jammed *lanes,
                                   const weft_kernel_desc *desc,
-                                  const char *name) {
+                                  const char *name, int optimize) {
   wg_builder w = {0};
   LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
   begin(&w, module, body, desc, name, call_args);
@@ -477,7 +478,7 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                       LLVMConstNull(LLVMPointerTypeInContext(w.context, 0)), 0};
     emit_loops(&w, jammed_items, &run, 1, exit, exit);
   } else {
-    plain_items(&w, desc, has_barrier, exit);
+    plain_items(&w, desc, has_barrier, optimize, exit);
   }
   LLVMBuildRetVoid(w.b);
   LLVMDisposeBuilder(w.b);
