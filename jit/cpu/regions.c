@@ -364,17 +364,19 @@ static int crosses_barrier(const region_pass *r, unsigned f) {
  * their alignment is one the buffers have). Every value slot is asked
  * about: values reach each other through them. Returns 0, or -1. */
 static int choose_uniform(region_pass *r) {
-  LLVMValueRef slots[r->num_fields + 1];
-  unsigned index[r->num_fields + 1], n = 0;
-  for (unsigned i = 0; i < r->num_fields; i++)
+  /* On the heap: a large kernel has thousands of slots after reg2mem. */
+  LLVMValueRef *slots = malloc((r->num_fields + 1) * sizeof *slots);
+  unsigned *index = malloc((r->num_fields + 1) * sizeof *index), n = 0;
+  unsigned char *uniform = malloc(r->num_fields + 1);
+  int rc = slots && index && uniform ? 0 : -1;
+  for (unsigned i = 0; !rc && i < r->num_fields; i++)
     if (!r->fields[i].memory_object) {
       index[n] = i;
       slots[n++] = r->fields[i].alloca_inst;
     }
-  unsigned char uniform[n + 1];
-  if (weft__uniform_slots(r->body, slots, n, uniform)) return -1;
+  if (!rc && weft__uniform_slots(r->body, slots, n, uniform)) rc = -1;
   size_t at = 0;
-  for (unsigned k = 0; k < n; k++) {
+  for (unsigned k = 0; !rc && k < n; k++) {
     field *f = &r->fields[index[k]];
     size_t place = (at + f->align - 1) / f->align * f->align;
     if (!uniform[k] || f->remat || !crosses_barrier(r, index[k]) ||
@@ -384,7 +386,10 @@ static int choose_uniform(region_pass *r) {
     at = place + f->size;
   }
   r->uniform_bytes = (unsigned)at;
-  return 0;
+  free(slots);
+  free(index);
+  free(uniform);
+  return rc;
 }
 
 /* ------------------------------------------------------ the rewrite */
