@@ -196,7 +196,7 @@ static const char *how_it_runs(const weft_kernel_desc *kd) {
  * last-level cache. */
 static int streams_past_caches(const weft_kernel *k, weft_device *dev) {
   const weft_kernel_desc *kd = k->desc;
-  if (!kd->stream_bytes) return 0;
+  if (!(kd->flags & WEFT_KERNEL_STREAMS)) return 0;
   uint64_t bytes = 0;
   for (unsigned i = 0; i < kd->num_args; i++)
     if (kd->args[i].kind == WEFT_ARG_BUFFER) bytes += k->arg_sizes[i];

@@ -106,7 +106,7 @@ typedef struct weft_wg_ctx {
    * the region does not change what a later one of it reads. */
   _Alignas(WEFT_UNIFORM_ALIGN) unsigned char uniform[2][WEFT_UNIFORM_BYTES];
   /* Non-zero where the launch's stores to its streams go past the caches
-   * (weft_kernel_desc's stream_bytes; the launch's stream_stores). */
+   * (WEFT_KERNEL_STREAMS; the launch's stream_stores). */
   uint32_t stream_stores;
 } weft_wg_ctx;
 
@@ -408,6 +408,10 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * (jit/cpu/jam_sub_groups.c; weft_cpu_sub_groups_jammed): then its
  * groups are not interleaved even if it is WEFT_KERNEL_SUB_GROUPS. */
 #define WEFT_KERNEL_SUB_GROUPS_JAMMED 4096u
+/* Stores to consecutive elements of buffers it does not read, which a
+ * launch too large for the caches makes non-temporal
+ * (jit/cpu/stream_stores.c; weft_cpu_stream_stores). */
+#define WEFT_KERNEL_STREAMS 8192u
 
 typedef struct weft_kernel_desc {
   char *name;
@@ -432,10 +436,6 @@ typedef struct weft_kernel_desc {
   /* With WEFT_KERNEL_JAMMED: the work-items a turn of its widest jammed
    * loop runs (8 more at a time, then one, run what is left). */
   unsigned jam_width;
-  /* Bytes a work-item stores to consecutive elements of buffers it does
-   * not read (jit/cpu/stream_stores.c), which a launch too large for the
-   * caches stores non-temporally (weft_cpu_stream_stores); 0: none. */
-  unsigned stream_bytes;
   weft_wg_fn entry;       /* the work-group function */
   /* With WEFT_KERNEL_REGIONS: bytes of ctx->private_mem per work-item, and
    * the barrier site each state s > 0 resumes after (state_sites[s]). */
@@ -481,7 +481,8 @@ static inline unsigned weft_cpu_sub_group_width(const weft_kernel_desc *k) {
 static inline int weft_cpu_stream_stores(const weft_kernel_desc *k,
                                          uint64_t buffer_bytes,
                                          uint64_t cache_bytes) {
-  return k->stream_bytes && cache_bytes && buffer_bytes >= cache_bytes;
+  return (k->flags & WEFT_KERNEL_STREAMS) && cache_bytes &&
+         buffer_bytes >= cache_bytes;
 }
 
 static inline int weft_cpu_sub_groups_jammed(const weft_kernel_desc *k,

@@ -23,7 +23,6 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
   weft__bytes_put_u64(w, k->aggregate_words);
   weft__bytes_put_u64(w, k->transmit_size);
   weft__bytes_put_u64(w, k->jam_width);
-  weft__bytes_put_u64(w, k->stream_bytes);
   weft__bytes_put_u64(w, k->private_size);
   weft__bytes_put_u64(w, k->num_states);
   for (unsigned s = 0; s < k->num_states; s++) weft__bytes_put_u64(w, k->state_sites[s]);
@@ -89,7 +88,6 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
   k->aggregate_words = (unsigned)weft__bytes_get_u64(r);
   k->transmit_size = weft__bytes_get_u64(r);
   k->jam_width = (unsigned)weft__bytes_get_u64(r);
-  k->stream_bytes = (unsigned)weft__bytes_get_u64(r);
   k->private_size = weft__bytes_get_u64(r);
   k->num_states = weft__bytes_get_count(r, sizeof(uint64_t));
   k->state_sites = calloc(k->num_states + 1, sizeof *k->state_sites);

@@ -44,15 +44,19 @@ static int scope_of_space(unsigned as) {
 
 /* Scope nodes are named by strings, so equal names are one scope in
  * every function of the module: !{!"weft.local", !{!"weft.spaces"}}. */
+static LLVMMetadataRef named_scope(LLVMContextRef c, const char *name,
+                                   const char *domain_name) {
+  LLVMMetadataRef d = LLVMMDStringInContext2(c, domain_name, strlen(domain_name));
+  LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(c, name, strlen(name)),
+                            LLVMMDNodeInContext2(c, &d, 1)};
+  return LLVMMDNodeInContext2(c, ops, 2);
+}
+
 static LLVMMetadataRef scope_node(LLVMContextRef c, int scope) {
   static const char *const names[NUM_SCOPES] = {
       "weft.buffers", "weft.local", "weft.private", "weft.group",
       "weft.uniform"};
-  LLVMMetadataRef domain_name = LLVMMDStringInContext2(c, "weft.spaces", 11);
-  LLVMMetadataRef domain = LLVMMDNodeInContext2(c, &domain_name, 1);
-  LLVMMetadataRef ops[2] = {
-      LLVMMDStringInContext2(c, names[scope], strlen(names[scope])), domain};
-  return LLVMMDNodeInContext2(c, ops, 2);
+  return named_scope(c, names[scope], "weft.spaces");
 }
 
 /* inst's list of scopes of kind (alias.scope or noalias) with add[0..n)
@@ -93,6 +97,7 @@ void weft__mark_group_word_access(LLVMValueRef inst) {
 
 void weft__mark_uniform_access(LLVMValueRef inst) {
   set_scope(inst, SCOPE_WEFT_UNIFORM);
+  if (!LLVMIsALoadInst(inst)) return; /* the marker says what a load gives */
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
   LLVMSetMetadata(inst, LLVMGetMDKindIDInContext(c, WEFT_UNIFORM_MD, strlen(WEFT_UNIFORM_MD)),
                   LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
@@ -101,11 +106,7 @@ void weft__mark_uniform_access(LLVMValueRef inst) {
 /* The streamed stores' scope: in a domain of its own, named by no
  * access's noalias list, so it changes nothing LLVM may assume. */
 static LLVMMetadataRef streamed_scope(LLVMContextRef c) {
-  LLVMMetadataRef domain_name = LLVMMDStringInContext2(c, "weft.streams", 12);
-  LLVMMetadataRef domain = LLVMMDNodeInContext2(c, &domain_name, 1);
-  LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(c, "weft.streamed", 13),
-                            domain};
-  return LLVMMDNodeInContext2(c, ops, 2);
+  return named_scope(c, "weft.streamed", "weft.streams");
 }
 
 void weft__mark_streamed_store(LLVMValueRef store) {
@@ -146,8 +147,11 @@ unsigned weft__streamed_stores_finish(LLVMValueRef fn) {
 }
 
 int weft__is_uniform_access(LLVMValueRef inst) {
-  return LLVMGetMetadata(inst, LLVMGetMDKindID(WEFT_UNIFORM_MD,
-                                               strlen(WEFT_UNIFORM_MD))) != NULL;
+  /* A kind of Weft's own is numbered per context: the instruction's. */
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
+  unsigned kind =
+      LLVMGetMDKindIDInContext(c, WEFT_UNIFORM_MD, strlen(WEFT_UNIFORM_MD));
+  return LLVMGetMetadata(inst, kind) != NULL;
 }
 
 /* The operand index of inst's pointer, or -1 if inst is no memory access

@@ -305,7 +305,7 @@ static void make_streams(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     weft_kernel_desc *k = &b->s.kernels[i];
     if (runs_plain(b, i) && !(k->flags & WEFT_KERNEL_JAMMED))
-      k->stream_bytes = weft__stream_stores_make(b->bodies[i], b->s.layout);
+      if (weft__stream_stores_make(b->bodies[i])) k->flags |= WEFT_KERNEL_STREAMS;
   }
 }
 
@@ -433,7 +433,7 @@ static int lower_kernels(build *b) {
                         b->s.options.optimize ? "default<O3>" : "globaldce",
                         &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
-    if (b->s.kernels[i].stream_bytes)
+    if (b->s.kernels[i].flags & WEFT_KERNEL_STREAMS)
       weft__streamed_stores_finish(
           LLVMGetNamedFunction(b->s.module, b->entry_names[i]));
   if (!rc) weft__jit_dump_module(b->jit, b->s.module);

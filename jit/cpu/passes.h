@@ -328,9 +328,10 @@ void weft__mark_private_access(LLVMValueRef inst);
  * (weft_wg_ctx's aggregate), in another. */
 void weft__mark_group_word_access(LLVMValueRef inst);
 /* And inst, an access to a group's uniform values (weft_wg_ctx's
- * uniform), in a third, marked WEFT_UNIFORM_MD: a load of uniform[0],
- * which no work-item writes while a region runs, gives every work-item
- * of the region the same value (jam.c shares it). */
+ * uniform), in a third; a load (of uniform[0]) is also marked
+ * WEFT_UNIFORM_MD: no work-item writes that buffer while a region runs,
+ * so it gives every work-item of the region the same value (jam.c
+ * shares it). */
 #define WEFT_UNIFORM_MD "weft.uniform"
 void weft__mark_uniform_access(LLVMValueRef inst);
 int weft__is_uniform_access(LLVMValueRef inst);
@@ -338,9 +339,9 @@ int weft__is_uniform_access(LLVMValueRef inst);
 /* stream_stores.c: in a plain body, each store to a buffer at the x
  * local id plus what x does not change, of a buffer the body does not
  * read, is made non-temporal where the body's state is
- * WEFT_BODY_STREAMING. Returns the bytes such stores write per
- * work-item (0: none, the body unchanged). */
-unsigned weft__stream_stores_make(LLVMValueRef body, LLVMTargetDataRef layout);
+ * WEFT_BODY_STREAMING. Returns how many such stores there are (0: none,
+ * the body unchanged). */
+unsigned weft__stream_stores_make(LLVMValueRef body);
 
 /* A store to a stream (stream_stores.c) marked, in a scope of its own
  * (address_spaces.c), and, after O3, the marked stores of fn made

@@ -24,6 +24,7 @@
  * with atomics or fences (a non-temporal store is not ordered by them;
  * each thread ends its part of such a launch with a full fence, for the
  * host and the next kernel: backend/cpu/executor.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "jit/cpu/passes.h"
@@ -31,113 +32,101 @@
 /* At most this many instructions are followed to tell an index's kind. */
 #define INDEX_DEPTH 16
 
-static int is_param(LLVMValueRef body, LLVMValueRef v, unsigned p) {
-  return v == weft__body_param(body, p);
-}
-
-/* The value a select on a constant takes (get_local_id(d), lowered
- * before the CFG is simplified: select true, lx, (select ...)). */
-static LLVMValueRef chosen(LLVMValueRef select) {
-  return LLVMGetOperand(
-      select, LLVMConstIntGetZExtValue(LLVMGetOperand(select, 0)) ? 1 : 2);
-}
-
-/* Whether v is the same for work-items that differ only in x: made of
- * constants, arguments, the y and z local ids and invariant loads
- * (the group's sizes and ids) without effects. */
-static int x_free(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
-  if (LLVMIsAConstant(v)) return 1;
-  if (LLVMIsAArgument(v)) return !is_param(body, v, WEFT_BODY_LX);
-  if (!LLVMIsAInstruction(v) || depth == 0) return 0;
-  if (LLVMIsASelectInst(v) && LLVMIsAConstantInt(LLVMGetOperand(v, 0)))
-    return x_free(body, chosen(v), depth - 1);
-  if (LLVMIsALoadInst(v))
-    return LLVMGetMetadata(v, LLVMGetMDKindID("invariant.load", 14)) &&
-           x_free(body, LLVMGetOperand(v, 0), depth - 1);
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAnd:
-  case LLVMOr: case LLVMXor: case LLVMZExt: case LLVMSExt: case LLVMTrunc:
-  case LLVMGetElementPtr: case LLVMSelect: case LLVMICmp:
-    break;
-  default:
-    return 0;
-  }
-  for (int o = 0, n = LLVMGetNumOperands(v); o < n; o++)
-    if (!x_free(body, LLVMGetOperand(v, o), depth - 1)) return 0;
-  return 1;
+/* Whether v is the same for work-items that differ only in x: what could
+ * be made again without the x local id (weft__remakeable). */
+static int x_free(LLVMValueRef body, LLVMValueRef v) {
+  unsigned budget = INDEX_DEPTH;
+  return weft__remakeable(body, v, 1u << WEFT_BODY_LX, &budget);
 }
 
 /* Whether index v is the x local id plus what x does not change: one
  * element further for each work-item in x. */
 static int x_step(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
-  if (is_param(body, v, WEFT_BODY_LX)) return 1;
+  if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
   if (!LLVMIsAInstruction(v) || depth == 0) return 0;
   switch (LLVMGetInstructionOpcode(v)) {
   case LLVMZExt: case LLVMSExt: case LLVMTrunc:
     return x_step(body, LLVMGetOperand(v, 0), depth - 1);
-  case LLVMSelect:
-    return LLVMIsAConstantInt(LLVMGetOperand(v, 0)) &&
-           x_step(body, chosen(v), depth - 1);
   case LLVMAdd: {
     LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-    return (x_step(body, a, depth - 1) && x_free(body, b, depth - 1)) ||
-           (x_step(body, b, depth - 1) && x_free(body, a, depth - 1));
+    return (x_step(body, a, depth - 1) && x_free(body, b)) ||
+           (x_step(body, b, depth - 1) && x_free(body, a));
   }
   default:
     return 0;
   }
 }
 
-/* The buffer argument a pointer into one is made from (through GEPs and
- * casts), or NULL. */
-static LLVMValueRef buffer_of(LLVMValueRef p) {
+/* The body's parameter a pointer is made from (through GEPs and casts),
+ * or -1. */
+static int param_of(LLVMValueRef body, LLVMValueRef p) {
   while (LLVMIsAGetElementPtrInst(p) || LLVMIsAAddrSpaceCastInst(p) ||
          LLVMIsABitCastInst(p))
     p = LLVMGetOperand(p, 0);
-  return LLVMIsAArgument(p) ? p : NULL;
+  if (!LLVMIsAArgument(p)) return -1;
+  for (unsigned k = 0, n = LLVMCountParams(body); k < n; k++)
+    if (LLVMGetParam(body, k) == p) return (int)k;
+  return -1;
 }
 
-/* Whether the body reads through buffer (anywhere). */
-static int reads(LLVMValueRef body, LLVMValueRef buffer) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (LLVMIsALoadInst(i) && buffer_of(LLVMGetOperand(i, 0)) == buffer)
-        return 1;
-      if (LLVMIsACallInst(i) || LLVMIsAAtomicRMWInst(i) ||
-          LLVMIsAAtomicCmpXchgInst(i))
-        for (int o = 0, n = LLVMGetNumOperands(i); o < n; o++)
-          if (buffer_of(LLVMGetOperand(i, o)) == buffer) return 1;
-    }
-  return 0;
+/* What the body does with each parameter a pointer comes from: read
+ * through it (loads, or handed to a call or an atomic), or store through
+ * it (how many times); and whether it orders its memory accesses for
+ * other work-items to see (atomics, fences), which non-temporal stores
+ * would not keep. One walk, before any store is split. */
+typedef struct survey {
+  unsigned char *reads;
+  unsigned *stores;
+  int orders;
+} survey;
+
+static void note_access(LLVMValueRef body, survey *s, LLVMValueRef inst) {
+  if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst) ||
+      LLVMIsAFenceInst(inst) ||
+      ((LLVMIsALoadInst(inst) || LLVMIsAStoreInst(inst)) &&
+       LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic))
+    s->orders = 1;
+  int k;
+  if (LLVMIsALoadInst(inst)) {
+    if ((k = param_of(body, LLVMGetOperand(inst, 0))) >= 0) s->reads[k] = 1;
+  } else if (LLVMIsAStoreInst(inst)) {
+    if ((k = param_of(body, LLVMGetOperand(inst, 1))) >= 0) s->stores[k]++;
+  } else if (LLVMIsACallInst(inst) || LLVMIsAAtomicRMWInst(inst) ||
+             LLVMIsAAtomicCmpXchgInst(inst)) {
+    for (int o = 0, n = LLVMGetNumOperands(inst); o < n; o++)
+      if ((k = param_of(body, LLVMGetOperand(inst, o))) >= 0) s->reads[k] = 1;
+  }
 }
 
-/* How many stores of the body write through buffer. */
-static unsigned stores_to(LLVMValueRef body, LLVMValueRef buffer) {
-  unsigned n = 0;
+static int survey_make(LLVMValueRef body, survey *s) {
+  unsigned n = LLVMCountParams(body);
+  s->reads = calloc(n + 1, 1);
+  s->stores = calloc(n + 1, sizeof *s->stores);
+  s->orders = 0;
+  if (!s->reads || !s->stores) return WEFT_ENOMEM;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
          i = LLVMGetNextInstruction(i))
-      n += LLVMIsAStoreInst(i) && buffer_of(LLVMGetOperand(i, 1)) == buffer;
-  return n;
+      note_access(body, s, i);
+  return 0;
 }
 
 /* Whether store writes a buffer element by element in x, the body's only
- * store to it (a stencil's edge and inside, stored apart, would mix
- * non-temporal stores and cached ones in a line, which flushes it). */
-static int streams(LLVMValueRef body, LLVMValueRef store) {
+ * store to a buffer it does not read (a stencil's edge and inside, stored
+ * apart, would mix non-temporal stores and cached ones in a line, which
+ * flushes it). */
+static int streams(LLVMValueRef body, const survey *s, LLVMValueRef store) {
   LLVMValueRef p = LLVMGetOperand(store, 1);
   if (LLVMGetVolatile(store) ||
       LLVMGetOrdering(store) != LLVMAtomicOrderingNotAtomic ||
       LLVMGetPointerAddressSpace(LLVMTypeOf(p)) != WEFT_AS_GLOBAL ||
-      !LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2)
+      !LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2 ||
+      !LLVMIsAArgument(LLVMGetOperand(p, 0)))
     return 0;
-  LLVMValueRef buffer = buffer_of(p);
-  return buffer && LLVMGetOperand(p, 0) == buffer &&
-         x_step(body, LLVMGetOperand(p, 1), INDEX_DEPTH) &&
-         !reads(body, buffer) && stores_to(body, buffer) == 1;
+  int k = param_of(body, p);
+  return k >= 0 && !s->reads[k] && s->stores[k] == 1 &&
+         x_step(body, LLVMGetOperand(p, 1), INDEX_DEPTH);
 }
 
 /* A copy of store at the builder, marked to be made non-temporal once
@@ -185,34 +174,18 @@ static void split(LLVMValueRef body, LLVMValueRef store) {
   LLVMDisposeBuilder(b);
 }
 
-/* Whether the body orders its memory accesses for other work-items to
- * see (atomics, fences), which non-temporal stores would not keep. */
-static int orders_memory(LLVMValueRef body) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
-      if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i) ||
-          LLVMIsAFenceInst(i) ||
-          ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) &&
-           LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic))
-        return 1;
-  return 0;
-}
-
-unsigned weft__stream_stores_make(LLVMValueRef body, LLVMTargetDataRef layout) {
-  unsigned n = 0, bytes = 0;
+unsigned weft__stream_stores_make(LLVMValueRef body) {
+  survey s;
+  unsigned n = 0;
   LLVMValueRef found[64];
-  if (orders_memory(body)) return 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < 64;
-         i = LLVMGetNextInstruction(i))
-      if (LLVMIsAStoreInst(i) && streams(body, i)) found[n++] = i;
-  for (unsigned k = 0; k < n; k++) {
-    bytes += (unsigned)LLVMABISizeOfType(layout,
-                                         LLVMTypeOf(LLVMGetOperand(found[k], 0)));
-    split(body, found[k]);
-  }
-  return bytes;
+  if (!survey_make(body, &s) && !s.orders)
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < 64;
+           i = LLVMGetNextInstruction(i))
+        if (LLVMIsAStoreInst(i) && streams(body, &s, i)) found[n++] = i;
+  free(s.reads);
+  free(s.stores);
+  for (unsigned k = 0; k < n; k++) split(body, found[k]);
+  return n;
 }

@@ -385,9 +385,11 @@ static void lanes_first(wg_builder *w, const weft_jammed *lanes,
  *   }
  */
 static void narrow_first(wg_builder *w, LLVMBasicBlockRef exit) {
-  LLVMValueRef one = LLVMConstInt(w->i64, 1, 0);
-  LLVMValueRef narrow = LLVMBuildICmp(
-      w->b, LLVMIntEQ, LLVMBuildSub(w->b, w->hi[0], w->lo[0], ""), one, "");
+  LLVMValueRef one = LLVMConstInt(w->i64, 1, 0), single[3];
+  for (int d = 0; d < 3; d++) /* one work-item wide in dimension d */
+    single[d] = LLVMBuildICmp(
+        w->b, LLVMIntEQ, LLVMBuildSub(w->b, w->hi[d], w->lo[d], ""), one, "");
+  LLVMValueRef narrow = single[0];
   for (int d = 1; d < 3; d++)
     narrow = LLVMBuildAnd(
         w->b, narrow, LLVMBuildICmp(w->b, LLVMIntULT, w->lo[d], w->hi[d], ""), "");
@@ -395,22 +397,13 @@ static void narrow_first(wg_builder *w, LLVMBasicBlockRef exit) {
    * must meet the usual loops' code, whose lines are the kernel's (the
    * two copies here may be merged where the body is the same each time,
    * and a merged instruction's line is none). */
-  LLVMValueRef one_item = LLVMBuildAnd(
-      w->b,
-      LLVMBuildICmp(w->b, LLVMIntEQ, LLVMBuildSub(w->b, w->hi[1], w->lo[1], ""),
-                    one, ""),
-      LLVMBuildICmp(w->b, LLVMIntEQ, LLVMBuildSub(w->b, w->hi[2], w->lo[2], ""),
-                    one, ""),
-      "");
+  LLVMValueRef one_item = LLVMBuildAnd(w->b, single[1], single[2], "");
   narrow = LLVMBuildAnd(w->b, narrow, LLVMBuildNot(w->b, one_item, ""), "");
   LLVMBasicBlockRef test = block(w, "narrow"), wide = block(w, "wide");
   LLVMBuildCondBr(w->b, narrow, test, wide);
   LLVMPositionBuilderAtEnd(w->b, test);
   LLVMBasicBlockRef column = block(w, "z.only"), plane = block(w, "z.y");
-  LLVMBuildCondBr(w->b,
-                  LLVMBuildICmp(w->b, LLVMIntEQ,
-                                LLVMBuildSub(w->b, w->hi[1], w->lo[1], ""), one, ""),
-                  column, plane);
+  LLVMBuildCondBr(w->b, single[1], column, plane);
   plain_run plain = {0, 0};
   /* z alone */
   LLVMPositionBuilderAtEnd(w->b, column);
@@ -442,7 +435,7 @@ static void plain_items(wg_builder *w, const weft_kernel_desc *desc,
                         int has_barrier, int optimize, LLVMBasicBlockRef exit) {
   plain_run plain = {has_barrier, 0}, streamed = {has_barrier, WEFT_BODY_STREAMING};
   if (!has_barrier && optimize) narrow_first(w, exit);
-  if (!desc->stream_bytes) {
+  if (!(desc->flags & WEFT_KERNEL_STREAMS)) {
     emit_item_loops(w, plain_item, &plain, exit, exit);
     return;
   }

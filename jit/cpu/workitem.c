@@ -125,8 +125,14 @@ static const struct primitive *find_primitive(LLVMValueRef call) {
   return NULL;
 }
 
+/* Local id dim: the parameter itself where dim is a constant (as after
+ * inlining it mostly is: the passes that ask what differs between
+ * work-items then see lx, ly or lz, not a select of all three), else a
+ * choice among them. */
 static LLVMValueRef local_id(LLVMBuilderRef b, LLVMValueRef dim,
                              LLVMValueRef const *lid) {
+  if (LLVMIsAConstantInt(dim) && LLVMConstIntGetZExtValue(dim) < 3)
+    return lid[LLVMConstIntGetZExtValue(dim)];
   LLVMTypeRef i32 = LLVMTypeOf(dim);
   LLVMValueRef is0 = LLVMBuildICmp(b, LLVMIntEQ, dim, LLVMConstInt(i32, 0, 0), "");
   LLVMValueRef is1 = LLVMBuildICmp(b, LLVMIntEQ, dim, LLVMConstInt(i32, 1, 0), "");

@@ -22,6 +22,26 @@ int weft__call_is_pure(LLVMValueRef call) {
   return a && LLVMGetEnumAttributeValue(a) == 0; /* memory(none) */
 }
 
+void weft__calls_replace(LLVMValueRef fn, weft_call_maker make, void *data) {
+  LLVMBuilderRef b =
+      LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(fn)));
+  LLVMUseRef use;
+  while ((use = LLVMGetFirstUse(fn))) {
+    LLVMValueRef call = LLVMGetUser(use);
+    LLVMPositionBuilderBefore(b, call);
+    LLVMReplaceAllUsesWith(call, make(b, call, data));
+    LLVMInstructionEraseFromParent(call);
+  }
+  LLVMDisposeBuilder(b);
+  LLVMDeleteFunction(fn);
+}
+
+LLVMValueRef weft__call_value(LLVMBuilderRef b, LLVMValueRef call, void *value) {
+  (void)b;
+  (void)call;
+  return value;
+}
+
 int weft__is_call_to(LLVMValueRef inst, const char *name) {
   const char *called = callee_name(inst);
   return called && !strcmp(called, name);

@@ -123,6 +123,13 @@ int weft__is_call_to(LLVMValueRef inst, const char *name);
  * says memory(none)). */
 int weft__call_is_pure(LLVMValueRef call);
 
+/* Every call of fn becomes make(b, call, data), b before the call, and
+ * fn goes; weft__call_value makes each the value data. */
+typedef LLVMValueRef (*weft_call_maker)(LLVMBuilderRef b, LLVMValueRef call,
+                                        void *data);
+void weft__calls_replace(LLVMValueRef fn, weft_call_maker make, void *data);
+LLVMValueRef weft__call_value(LLVMBuilderRef b, LLVMValueRef call, void *value);
+
 /* Whether fn calls any of the count functions named. */
 int weft__calls_any(LLVMValueRef fn, const char *const *names, size_t count);
 

@@ -37,6 +37,7 @@ typedef struct ptx_build {
   weft_build_state s;
   weft_cache_key key;
   char *stamps;
+  unsigned sm;           /* the architecture built for (weft_nvptx_arch) */
 } ptx_build;
 
 /* What PTX depends on besides the input and the architecture: Weft's
@@ -128,6 +129,7 @@ static int begin(ptx_build *b, unsigned sm, const char *kind,
   }
   weft_nvptx_arch arch;
   weft__nvptx_arch(sm, &arch);
+  b->sm = arch.sm;
   *rc = weft__build_state_start(&b->s, weft__nvptx_machine_create(&arch),
                                 "PTX");
   return *rc != 0;
@@ -212,7 +214,7 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__builtins_link(b->module, WEFT_BUILTINS_NVPTX, &b->error);
     if (!rc) weft__ptx_primitives_lower(b->module);
   }
-  if (!rc) weft__ptx_redux_lower(b->module, b->machine);
+  if (!rc) weft__ptx_redux_lower(b->module, pb->sm);
   if (!rc) rc = weft__ptx_printf_lower(b->module, &b->error);
   if (!rc && b->options.optimize && !b->options.no_aggregate)
     rc = weft__ptx_aggregate_atomics(b->module);

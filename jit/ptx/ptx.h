@@ -19,10 +19,10 @@
 #include "jit/jit_object.h"
 #include "jit/kernel_abi.h"
 
-/* The sub-group functions' redux.sync (ptx_redux.c): whether the GPU
- * machine builds for has it, and the instruction in place of the
- * builtins' calls where it does. */
-void weft__ptx_redux_lower(LLVMModuleRef module, LLVMTargetMachineRef machine);
+/* The sub-group functions' redux.sync (ptx_redux.c): whether the
+ * architecture built for (sm: 90 for sm_90) has it, and the instruction
+ * in place of the builtins' calls where it does. */
+void weft__ptx_redux_lower(LLVMModuleRef module, unsigned sm);
 
 /* Finds libdevice (the CUDA toolkit's libdevice.10.bc) as config says
  * (jit.h's weft_jit_ptx_config), for the GPUs' JIT: l->path, or "" and

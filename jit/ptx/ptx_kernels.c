@@ -48,13 +48,7 @@ static LLVMValueRef runtime_global(LLVMModuleRef module, const char *name,
 
 /* Replaces every call of fn with value, and fn goes. */
 static void replace_calls(LLVMValueRef fn, LLVMValueRef value) {
-  LLVMUseRef use;
-  while ((use = LLVMGetFirstUse(fn))) {
-    LLVMValueRef call = LLVMGetUser(use);
-    LLVMReplaceAllUsesWith(call, value);
-    LLVMInstructionEraseFromParent(call);
-  }
-  LLVMDeleteFunction(fn);
+  weft__calls_replace(fn, weft__call_value, value);
 }
 
 /* The bytes of constant memory the program's own __constant variables

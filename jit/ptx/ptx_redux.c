@@ -11,43 +11,14 @@
  * never reached behind a constant false, become their argument, so that
  * no redux.sync reaches ptxas for a GPU that lacks it, at -O0 too. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 
+#include "jit/ir/ir.h"
 #include "jit/ptx/ptx.h"
 
 /* The least architecture with redux.sync (PTX ISA 7.0). */
 #define REDUX_SM 80
-
-/* The SM version machine builds for ("sm_90": 90), 0 if unknown. */
-static unsigned machine_sm(LLVMTargetMachineRef machine) {
-  char *cpu = LLVMGetTargetMachineCPU(machine);
-  unsigned sm = cpu && !strncmp(cpu, "sm_", 3) ? (unsigned)atoi(cpu + 3) : 0;
-  LLVMDisposeMessage(cpu);
-  return sm;
-}
-
-/* Every call of fn becomes make(call), and fn goes. */
-static void replace_calls(LLVMValueRef fn, LLVMBuilderRef b,
-                          LLVMValueRef (*make)(LLVMBuilderRef, LLVMValueRef,
-                                               void *),
-                          void *data) {
-  LLVMUseRef use;
-  while ((use = LLVMGetFirstUse(fn))) {
-    LLVMValueRef call = LLVMGetUser(use);
-    LLVMPositionBuilderBefore(b, call);
-    LLVMReplaceAllUsesWith(call, make(b, call, data));
-    LLVMInstructionEraseFromParent(call);
-  }
-  LLVMDeleteFunction(fn);
-}
-
-static LLVMValueRef the_answer(LLVMBuilderRef b, LLVMValueRef call,
-                               void *has) {
-  (void)b;
-  return LLVMConstInt(LLVMTypeOf(call), *(int *)has, 0);
-}
 
 static LLVMValueRef the_argument(LLVMBuilderRef b, LLVMValueRef call,
                                  void *data) {
@@ -64,25 +35,26 @@ static LLVMValueRef the_instruction(LLVMBuilderRef b, LLVMValueRef call,
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
 }
 
-void weft__ptx_redux_lower(LLVMModuleRef module, LLVMTargetMachineRef machine) {
+void weft__ptx_redux_lower(LLVMModuleRef module, unsigned sm) {
   static const char *const ops[] = {"add", "min", "max", "umin",
                                     "umax", "and", "or", "xor"};
-  int has = machine_sm(machine) >= REDUX_SM;
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
+  int has = sm >= REDUX_SM;
   LLVMValueRef fn = LLVMGetNamedFunction(module, "__weft_gpu_has_redux");
-  if (fn) replace_calls(fn, b, the_answer, &has);
+  if (fn)
+    weft__calls_replace(fn, weft__call_value,
+                        LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(module)),
+                                     (unsigned)has, 0));
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
     char name[32], intrinsic[32];
     snprintf(name, sizeof name, "__weft_redux_%s", ops[i]);
     if (!(fn = LLVMGetNamedFunction(module, name))) continue;
     if (!has) {
-      replace_calls(fn, b, the_argument, NULL);
+      weft__calls_replace(fn, the_argument, NULL);
       continue;
     }
     snprintf(intrinsic, sizeof intrinsic, "llvm.nvvm.redux.sync.%s", ops[i]);
     unsigned id = LLVMLookupIntrinsicID(intrinsic, strlen(intrinsic));
-    replace_calls(fn, b, the_instruction,
-                  LLVMGetIntrinsicDeclaration(module, id, NULL, 0));
+    weft__calls_replace(fn, the_instruction,
+                        LLVMGetIntrinsicDeclaration(module, id, NULL, 0));
   }
-  LLVMDisposeBuilder(b);
 }
