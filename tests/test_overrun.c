@@ -89,4 +89,47 @@ TEST(many_buffers) {
   weft_context_release(ctx);
 }
 
+/* A large buffer's storage is kept when it is released and given to the
+ * next buffer it holds (backend/cpu/guarded.c): that buffer is zero-filled
+ * all the same, ends at a guard page, and the pages in front of it are
+ * closed too. */
+static const char *poke =
+    "__kernel void k(__global int *out, int at) { out[at] = 1; }\n";
+
+static int poke_at(weft_context *ctx, weft_buffer *b, int at) {
+  weft_kernel *k = support_kernel(ctx, poke, "k");
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &at, sizeof at), k);
+  size_t one = 1;
+  int rc = weft_kernel_launch(k, 1, NULL, &one, &one);
+  weft_kernel_release(k);
+  return rc;
+}
+
+TEST(reused_storage_is_zeroed_and_fenced) {
+  CPU_ONLY("the CPU device's buffer storage");
+  weft_context *ctx = support_context();
+  enum { BIG = 12 << 20, SMALL = 5 << 20 };
+  for (int round = 0; round < 3; round++) {
+    weft_buffer *big = support_buffer(ctx, BIG, NULL);
+    CHECK_OK(weft_buffer_fill(big, "\x55", 1, 0, BIG), big);
+    weft_buffer_release(big);
+    weft_buffer *b = support_buffer(ctx, SMALL, NULL);
+    unsigned char *got = malloc(SMALL);
+    CHECK(got);
+    CHECK_OK(weft_buffer_read(b, 0, SMALL, got), b);
+    size_t nonzero = 0;
+    for (size_t i = 0; i < SMALL; i++) nonzero += got[i] != 0;
+    CHECK_EQ(nonzero, 0);
+    free(got);
+    CHECK_OK(poke_at(ctx, b, 0), ctx);
+    CHECK_OK(poke_at(ctx, b, SMALL / 4 - 1), ctx);
+    /* A page past the end, a page before the start. */
+    CHECK_EQ(poke_at(ctx, b, SMALL / 4 + 1024), WEFT_EKERNELFAULT);
+    CHECK_EQ(poke_at(ctx, b, -1024), WEFT_EKERNELFAULT);
+    weft_buffer_release(b);
+  }
+  weft_context_release(ctx);
+}
+
 TEST_MAIN()
