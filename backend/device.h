@@ -92,12 +92,20 @@ typedef struct weft_device_ops {
    * into texture[WEFT_IMAGE_TEXTURES]: each slot 0 where the hardware has
    * no texture for that class of sampler (the builtins then read the
    * memory themselves), all of them where it has none for the image.
-   * image_textures_free frees what it made. NULL where the device has no
-   * texture hardware. */
+   * image_textures_free frees what it made for l. NULL where the device
+   * has no texture hardware. */
   void (*image_textures)(weft_backend_device *device,
                          const struct weft_image_layout *l, uint64_t *texture);
   void (*image_textures_free)(weft_backend_device *device,
-                              const uint64_t *texture);
+                              const struct weft_image_layout *l);
+  /* Before a launch that takes image l (whose textures were asked for):
+   * writes, the kernel may write it; else it reads it through its
+   * textures, which must then hold what its memory holds (a texture over
+   * a copy of the image is brought up to date). 0, or an error with the
+   * reason in msg. NULL where no texture reads a copy. */
+  int (*image_use)(weft_backend_device *device,
+                   const struct weft_image_layout *l, int writes,
+                   weft_msg *msg);
 
   /* Compiles OpenCL C for the device; *log is malloc'd in every case. */
   int (*build)(weft_backend_device *device, const char *source, size_t length,

@@ -16,7 +16,8 @@
  * __constant weights, a bitonic sort (many small launches), one group
  * of 1024 work-items keeping 2 KiB of private memory each across a
  * barrier, and reads of an RGBA image without a sampler (image_copy) and
- * through a bilinear one (image_blur).
+ * through a bilinear one (image_blur), and eight trilinear reads of a 3D
+ * image a voxel (volume_blur).
  *
  * Every launch is clEnqueueNDRangeKernel(s) + clFinish, timed on the host.
  * The runtimes take turns (alternating which goes first), each turn one
@@ -179,6 +180,20 @@ static const char *source =
     "                                          y + 0.25f + 1.5f * dy));\n"
     "  out[y * get_global_size(0) + x] =\n"
     "      dot(sum, (float4)(0.299f, 0.587f, 0.114f, 0.0f)) / 9.0f;\n"
+    "}\n"
+    "__kernel void volume_blur(__read_only image3d_t src, __global float *out) {\n"
+    "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE |\n"
+    "      CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;\n"
+    "  int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);\n"
+    "  float4 sum = 0.0f;\n"
+    "  for (int dz = -1; dz <= 1; dz += 2)\n"
+    "    for (int dy = -1; dy <= 1; dy += 2)\n"
+    "      for (int dx = -1; dx <= 1; dx += 2)\n"
+    "        sum += read_imagef(src, s, (float4)(x + 0.75f + 0.75f * dx,\n"
+    "            y + 0.25f + 0.75f * dy, z + 0.5f + 0.75f * dz, 0.0f));\n"
+    "  size_t w = get_global_size(0), h = get_global_size(1);\n"
+    "  out[(z * h + y) * w + x] =\n"
+    "      dot(sum, (float4)(0.299f, 0.587f, 0.114f, 0.0f)) / 8.0f;\n"
     "}\n";
 
 /* ------------------------------------------------------------ the cases */
@@ -192,6 +207,7 @@ typedef enum arg_kind {
                  copies it into the buffer before it (bitonic) */
   ARG_IMAGE,  /* a read-only 2D CL_RGBA CL_UNORM_INT8 image holding a
                  copy of data, a pixel per work-item of the case */
+  ARG_VOLUME, /* the same in 3D */
 } arg_kind;
 
 typedef struct arg {
@@ -244,16 +260,17 @@ typedef struct sizes {
   size_t bodies;        /* n-body */
   unsigned sort_log2;   /* bitonic: 2^sort_log2 keys */
   size_t picture_n;     /* image_copy, image_blur: pixels a side */
+  size_t voxels_n;      /* volume_blur: voxels a side */
   int reps;             /* the most timed runs per runtime, BLOCKs */
   double budget_s;      /* the time a kernel's runs may take, per runtime */
 } sizes;
 
 static const sizes cpu_sizes = {1u << 24, 512, 256, 2048, 256, 1024, 256,
-                                4096, 20, 1024, 12, 1.5};
+                                4096, 20, 1024, 96, 12, 1.5};
 static const sizes gpu_sizes = {1u << 26, 2048, 1024, 8192, 512, 4096, 1024,
-                                32768, 24, 4096, 20, 1.5};
+                                32768, 24, 4096, 192, 20, 1.5};
 static const sizes quick_sizes = {1u << 18, 128, 64, 256, 32, 128, 64, 512,
-                                  12, 64, 4, 0.2};
+                                  12, 64, 16, 4, 0.2};
 
 /* ------------------------------------------------------- host arrays */
 
@@ -689,6 +706,66 @@ static bench_case image_blur_case(const sizes *s) {
   return picture_case(s, "image_blur", blur_pixel, 2.0 / 256);
 }
 
+/* Channel c of voxel (x, y, z) of an RGBA UNORM_INT8 volume of n a side,
+ * clamped to its edge, as a float. */
+static double voxel(const uint8_t *rgba, size_t n, long x, long y, long z,
+                    int c) {
+  long last = (long)n - 1;
+  x = x < 0 ? 0 : x > last ? last : x;
+  y = y < 0 ? 0 : y > last ? last : y;
+  z = z < 0 ? 0 : z > last ? last : z;
+  return rgba[(((size_t)z * n + (size_t)y) * n + (size_t)x) * 4 + (size_t)c] /
+         255.0;
+}
+
+/* volume_blur: eight trilinear reads around the voxel (unnormalized
+ * coordinates, clamp to edge), their luminance averaged. */
+static double blur_voxel(const uint8_t *rgba, size_t n, long x, long y,
+                         long z) {
+  double sum = 0.0;
+  for (int d = 0; d < 8; d++) {
+    double c[3] = {(double)x + 0.75 + 0.75 * (d & 1 ? 1 : -1) - 0.5,
+                   (double)y + 0.25 + 0.75 * (d & 2 ? 1 : -1) - 0.5,
+                   (double)z + 0.5 + 0.75 * (d & 4 ? 1 : -1) - 0.5};
+    long i[3];
+    double a[3];
+    for (int k = 0; k < 3; k++) {
+      i[k] = (long)floor(c[k]);
+      a[k] = c[k] - floor(c[k]);
+    }
+    for (int corner = 0; corner < 8; corner++) {
+      double weight = 1.0;
+      long at[3];
+      for (int k = 0; k < 3; k++) {
+        int high = corner >> k & 1;
+        at[k] = i[k] + high;
+        weight *= high ? a[k] : 1 - a[k];
+      }
+      for (int ch = 0; ch < 3; ch++)
+        sum += weight * luma[ch] * voxel(rgba, n, at[0], at[1], at[2], ch);
+    }
+  }
+  return sum / 8.0;
+}
+
+/* GPUs weigh with 8 fractional bits in each of three axes. */
+static bench_case volume_blur_case(const sizes *s) {
+  size_t n = s->voxels_n, count = n * n * n;
+  bench_case c = new_case("volume_blur", "volume_blur", 3, n, n, n);
+  uint8_t *rgba = (uint8_t *)random_uints(count, 20);
+  add_arg(&c, ARG_VOLUME, count * 4, rgba);
+  add_arg(&c, ARG_OUT, count * sizeof(float), NULL);
+  set_output(&c, 1, ELEM_FLOAT, count);
+  c.want = alloc_doubles(count);
+  for (size_t z = 0; z < n; z++)
+    for (size_t y = 0; y < n; y++)
+      for (size_t x = 0; x < n; x++)
+        c.want[(z * n + y) * n + x] =
+            blur_voxel(rgba, n, (long)x, (long)y, (long)z);
+  c.tol_all = 3.0 / 256;
+  return c;
+}
+
 /* One group of 1024 work-items, each with 2 KiB of private memory kept
  * across a barrier (the regions keep it per work-item). */
 static bench_case private_barrier_case(void) {
@@ -738,11 +815,15 @@ static void make_side(side *s, bench_cl *rt, cl_program program,
                                    a->bytes, 0, NULL, NULL));
       break;
     }
-    case ARG_IMAGE: {
+    case ARG_IMAGE:
+    case ARG_VOLUME: {
       cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
-      cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
+      cl_image_desc desc = {.image_type = a->kind == ARG_VOLUME
+                                              ? CL_MEM_OBJECT_IMAGE3D
+                                              : CL_MEM_OBJECT_IMAGE2D,
                             .image_width = c->global[0],
-                            .image_height = c->global[1]};
+                            .image_height = c->global[1],
+                            .image_depth = a->kind == ARG_VOLUME ? c->global[2] : 0};
       s->buffers[i] = clCreateImage(rt->context,
                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                     &format, &desc, (void *)a->data, &rc);
@@ -862,7 +943,7 @@ static size_t check(side *s, const bench_case *c, const char *runtime) {
 static void free_case(bench_case *c) {
   for (int i = 0; i < c->nargs; i++)
     if (c->args[i].kind == ARG_IN || c->args[i].kind == ARG_SOURCE ||
-        c->args[i].kind == ARG_IMAGE)
+        c->args[i].kind == ARG_IMAGE || c->args[i].kind == ARG_VOLUME)
       if (c->args[i].data != conv_weights) free((void *)c->args[i].data);
   free(c->want);
   free(c->tol);
@@ -935,6 +1016,7 @@ static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
   failed += RUN("private_barrier", private_barrier_case());
   failed += RUN("image_copy", image_copy_case(s));
   failed += RUN("image_blur", image_blur_case(s));
+  failed += RUN("volume_blur", volume_blur_case(s));
   return failed;
 }
 

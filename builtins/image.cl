@@ -391,6 +391,12 @@ static int2 linear(float s, int size, uint smp, float *weight) {
   return (int2)(clamp(i, 0, size - 1), clamp(i + 1, 0, size - 1));
 }
 
+/* The layer of an array at coordinate z: the nearest, within the array. */
+static int layer_of(layout im, float z) {
+  return clamp((int)fmax(fmin(rint(z), (float)im->array_size), -1.0f), 0,
+               im->array_size - 1);
+}
+
 /* The element a sampler takes without filtering. axes: how many of x, y,
  * z are filtered coordinates; layered: z is an array's layer. */
 static int4 nearest_element(layout im, uint smp, float4 c, int axes, int layered) {
@@ -398,8 +404,7 @@ static int4 nearest_element(layout im, uint smp, float4 c, int axes, int layered
   float s[3] = {c.x, c.y, c.z};
   int at[3] = {0, 0, 0};
   for (int d = 0; d < axes; d++) at[d] = nearest(s[d], size[d], smp);
-  if (layered) at[2] = clamp((int)fmax(fmin(rint(c.z), (float)im->array_size), -1.0f),
-                             0, im->array_size - 1);
+  if (layered) at[2] = layer_of(im, c.z);
   return (int4)(at[0], at[1], at[2], 0);
 }
 
@@ -434,37 +439,54 @@ static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
 
 #ifdef __NVPTX__
 /* The texture for reads of im with sampler bits smp (0: none), and the
- * image's channel order, which its reads need. Only images of at most
- * two axes that are no arrays have textures: callers ask only for those
- * (their axes and layered are constants where this is inlined). */
+ * image's channel order, which its reads need. */
 static ulong texture_of(layout im, uint smp, int *order) {
   *order = im->channel_order;
   return im->texture[weft_image_texture_slot(smp)];
 }
 
-/* A texture read at float coordinates c and at integer ones: the stored
+/* A texture read at float coordinates c (x, y, z; an array's layer given
+ * apart, as the hardware takes it) and at integer ones: the stored
  * channels in storage order (the hardware gives 0 for those a format
  * lacks), as (r, g, b, a) the way the software reads build them. A 1D
  * image (axes 1) is a texture of one row, read at its middle (y = 0.5,
- * normalized or not); a 1D buffer image a linear texture, read by index.
- * Integer coordinates are read at the element's middle as float ones:
- * the hardware's integer coordinates take the border colour outside the
- * image whatever the addressing (the CTS's clamp-to-edge reads caught
- * it).
+ * normalized or not); a 1D buffer image a linear texture, read by index;
+ * arrays and 3D images are CUDA arrays (cuda_image_arrays.c), read as
+ * layered or 3D textures. Integer coordinates are read at the element's
+ * middle as float ones: the hardware's integer coordinates take the
+ * border colour outside the image whatever the addressing (the CTS's
+ * clamp-to-edge reads caught it). axes and layered are constants where
+ * this is inlined, so one asm remains.
  * (Vector selects in place of to_rgba's switch made a loop of reads
  * slower.) */
 #define TEXTURE_READS(S, V, RT, PT, RC, ONE)                                 \
-  static V tex_##S(ulong t, int order, float4 c, int axes) {                 \
+  static V tex_##S(ulong t, int order, float4 c, int axes, int layered,      \
+                   int layer) {                                              \
     RT r[4];                                                                 \
-    float y = axes == 1 ? 0.5f : c.y;                                        \
-    __asm__("tex.2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"         \
-            : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])         \
-            : "l"(t), "f"(c.x), "f"(y));                                     \
+    if (axes == 3)                                                           \
+      __asm__("tex.3d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];" \
+              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "l"(t), "f"(c.x), "f"(c.y), "f"(c.z));                       \
+    else if (layered && axes == 1)                                           \
+      __asm__("tex.a1d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"      \
+              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "l"(t), "r"(layer), "f"(c.x));                               \
+    else if (layered)                                                        \
+      __asm__("tex.a2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];" \
+              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "l"(t), "r"(layer), "f"(c.x), "f"(c.y));                     \
+    else                                                                     \
+      __asm__("tex.2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"       \
+              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "l"(t), "f"(c.x), "f"(axes == 1 ? 0.5f : c.y));              \
     return to_rgba(order, r, ONE);                                           \
   }                                                                          \
-  static V tex_##S##_at(ulong t, int order, int4 at, int buffer) {           \
+  static V tex_##S##_at(ulong t, int order, int4 at, int axes, int layered,  \
+                        int layer, int buffer) {                             \
     RT r[4];                                                                 \
-    if (!buffer) return tex_##S(t, order, convert_float4(at) + 0.5f, 2);     \
+    if (!buffer)                                                             \
+      return tex_##S(t, order, convert_float4(at) + 0.5f, axes, layered,     \
+                     layer);                                                 \
     __asm__("tex.1d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5}];"             \
             : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])         \
             : "l"(t), "r"(at.x));                                            \
@@ -475,13 +497,13 @@ static ulong texture_of(layout im, uint smp, int *order) {
 TEXTURE_READS(f, float4, float, "f32", F_REG, 1.0f)
 TEXTURE_READS(i, int4, int, "s32", I_REG, 1)
 
-/* HARDWARE(TEX): where the image may have a texture, TEX's read through
- * it if it has one; else (and on the CPU) the software read that follows.
+/* HARDWARE(TEX): TEX's read through the image's texture if it has one;
+ * else (and on the CPU) the software read that follows.
  * (The software read stays inlined: Weft's builds inline every call, and
  * a call kept out of line on the GPU made a loop of reads slower still.)
  */
 #define HARDWARE(TEX)                                                        \
-  if (axes <= 2 && !layered) {                                               \
+  {                                                                          \
     int order;                                                               \
     ulong t = texture_of(im, smp, &order);                                   \
     if (t) return TEX;                                                       \
@@ -493,12 +515,12 @@ TEXTURE_READS(i, int4, int, "s32", I_REG, 1)
 /* Reads with a sampler at float coordinates c, as floats and as
  * integers. */
 static float4 read_f(layout im, uint smp, float4 c, int axes, int layered) {
-  HARDWARE(tex_f(t, order, c, axes))
+  HARDWARE(tex_f(t, order, c, axes, layered, layered ? layer_of(im, c.z) : 0))
   return sample_f(im, smp, c, axes, layered);
 }
 
 static int4 read_i(layout im, uint smp, float4 c, int axes, int layered) {
-  HARDWARE(tex_i(t, order, c, axes))
+  HARDWARE(tex_i(t, order, c, axes, layered, layered ? layer_of(im, c.z) : 0))
   return load_i(im, nearest_element(im, smp, c, axes, layered));
 }
 
@@ -510,14 +532,16 @@ static int4 read_i(layout im, uint smp, float4 c, int axes, int layered) {
 
 static float4 read_f_at(layout im, uint smp, int4 at, int axes, int layered,
                         int buffer) {
-  HARDWARE(tex_f_at(t, order, at, buffer))
+  HARDWARE(tex_f_at(t, order, at, axes, layered,
+                    layered ? layer_of(im, (float)at.z) : 0, buffer))
   return smp == NO_SAMPLER ? load_f(im, at)
                            : sample_f(im, smp, coords_of(at), axes, layered);
 }
 
 static int4 read_i_at(layout im, uint smp, int4 at, int axes, int layered,
                       int buffer) {
-  HARDWARE(tex_i_at(t, order, at, buffer))
+  HARDWARE(tex_i_at(t, order, at, axes, layered,
+                    layered ? layer_of(im, (float)at.z) : 0, buffer))
   return load_i(im, smp == NO_SAMPLER
                         ? at
                         : nearest_element(im, smp, coords_of(at), axes, layered));

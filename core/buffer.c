@@ -76,7 +76,7 @@ void weft_buffer_release(weft_buffer *b) {
   weft_device *dev = b->context->device;
   /* Textures read the storage: gone before it goes. */
   if (b->textures_asked)
-    dev->ops->image_textures_free(dev->state, b->image->texture);
+    dev->ops->image_textures_free(dev->state, b->image);
   if (b->parent) weft_buffer_release(b->parent);
   else dev->ops->mem_free(dev->state, b->mem, b->size, b->host_ptr);
   weft__shadow_free(b);

@@ -340,7 +340,7 @@ static int ask_textures(weft_buffer *b) {
                              sizeof l->texture, l->texture);
     if (rc) {
       /* Kernels would read no handle, or a stale one: none at all. */
-      dev->ops->image_textures_free(dev->state, l->texture);
+      dev->ops->image_textures_free(dev->state, l);
       memset(l->texture, 0, sizeof l->texture);
     }
   }

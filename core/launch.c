@@ -238,6 +238,21 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
             seconds * 1e3);
 }
 
+/* Tells the device the images the launch takes, each read through its
+ * textures or written (device.h's image_use). */
+static int use_images(const weft_kernel *k, weft_device *dev, weft_msg *msg) {
+  const weft_kernel_desc *kd = k->desc;
+  if (!dev->ops->image_use) return 0;
+  for (unsigned i = 0; i < kd->num_args; i++) {
+    const weft_buffer *b = k->arg_buffers[i];
+    if (kd->args[i].kind != WEFT_ARG_IMAGE || !b || !b->image) continue;
+    int writes = kd->args[i].access != WEFT_IMAGE_READ_ONLY;
+    int rc = dev->ops->image_use(dev->state, b->image, writes, msg);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                        const size_t *global, const size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
@@ -257,7 +272,8 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
   d.stream_stores = streams_past_caches(k, dev);
   weft_msg msg = {{0}};
   double start = weft__logging(WEFT_LOG_LAUNCH) ? weft__log_now() : 0;
-  rc = dev->ops->launch(dev->state, &d, &msg);
+  rc = use_images(k, dev, &msg);
+  if (!rc) rc = dev->ops->launch(dev->state, &d, &msg);
   if (start) log_launch(k, &d, rc, msg.text, weft__log_now() - start);
   if (rc) return weft__fail(&k->object, rc, "%s", msg.text);
   return 0;

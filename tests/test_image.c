@@ -508,6 +508,101 @@ TEST(texture_reads) {
   weft_context_release(ctx);
 }
 
+/* Arrays and 3D images are read through the texture hardware on the GPU,
+ * from a copy in a CUDA array (backend/cuda/cuda_image_arrays.c): linear
+ * filtering in 3D and within a layer (8-bit weights there, as in
+ * texture_reads), an array's layer rounded to even and clamped, normalized
+ * coordinates that repeat, and every way of writing the image between
+ * launches seen by the next read: a kernel, a write of its memory, a
+ * fill. On the CPU the same values from the software reads. */
+static const char *array_reads_source =
+    "kernel void k(read_only image3d_t v, read_only image2d_array_t a,\n"
+    "              read_only image1d_array_t b, global float *out) {\n"
+    "  const sampler_t lin = CLK_NORMALIZED_COORDS_FALSE |\n"
+    "      CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;\n"
+    "  const sampler_t near = CLK_NORMALIZED_COORDS_FALSE |\n"
+    "      CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n"
+    "  const sampler_t rep = CLK_NORMALIZED_COORDS_TRUE |\n"
+    "      CLK_ADDRESS_REPEAT | CLK_FILTER_NEAREST;\n"
+    "  out[0] = read_imagef(v, lin, (float4)(1.5f, 2.0f, 2.5f, 0)).x;\n"
+    "  out[1] = read_imagef(a, lin, (float4)(2.0f, 1.5f, 1.6f, 0)).x;\n"
+    "  out[2] = read_imagef(a, near, (float4)(0.5f, 0.5f, 7.0f, 0)).x;\n"
+    "  out[3] = read_imagef(a, near, (float4)(3.5f, 3.5f, -2.0f, 0)).x;\n"
+    "  out[4] = read_imagef(b, lin, (float2)(3.0f, 0.5f)).x;\n"
+    "  out[5] = read_imagef(v, (int4)(3, 3, 3, 0)).x;\n"
+    "  out[6] = read_imagef(a, (int4)(2, 1, 1, 0)).x;\n"
+    "  out[7] = read_imagef(b, (int2)(1, 2)).x;\n"
+    "  out[8] = read_imagef(v, rep, (float4)(1.125f, 0.375f, 0.875f, 0)).x;\n"
+    "  out[9] = read_imagef(v, lin, (float4)(1.0f + 1.0f / 1024, 0.5f, 0.5f, 0)).x;\n"
+    "}\n"
+    "kernel void w(write_only image3d_t v) {\n"
+    "  write_imagef(v, (int4)(3, 3, 3, 0), (float4)(-1.0f));\n"
+    "}\n";
+
+TEST(array_and_3d_texture_reads) {
+  weft_context *ctx = support_context();
+  int hardware = support_device_info().kind == WEFT_DEVICE_GPU;
+  float v[4][4][4], a[3][4][4], b[3][4];
+  for (int z = 0; z < 4; z++)
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 4; x++) {
+        v[z][y][x] = (float)(x + 10 * y + 100 * z);
+        if (z < 3) a[z][y][x] = (float)(x + 10 * y + 100 * z);
+        if (z < 3 && y == 0) b[z][x] = (float)(x + 100 * z);
+      }
+  weft_image_desc dv = {CL_MEM_OBJECT_IMAGE3D, CL_R, CL_FLOAT, 4, 4, 4, 0, 0, 0, NULL};
+  weft_image_desc da = {CL_MEM_OBJECT_IMAGE2D_ARRAY, CL_R, CL_FLOAT, 4, 4, 0, 3, 0, 0, NULL};
+  weft_image_desc db = {CL_MEM_OBJECT_IMAGE1D_ARRAY, CL_R, CL_FLOAT, 4, 0, 0, 3, 0, 0, NULL};
+  weft_buffer *iv, *ia, *ib;
+  CHECK_OK(weft_image_create(ctx, WEFT_MEM_COPY_HOST_PTR, &dv, v, &iv), ctx);
+  CHECK_OK(weft_image_create(ctx, WEFT_MEM_COPY_HOST_PTR, &da, a, &ia), ctx);
+  CHECK_OK(weft_image_create(ctx, WEFT_MEM_COPY_HOST_PTR, &db, b, &ib), ctx);
+  weft_kernel *k = image_kernel(ctx, array_reads_source, "k");
+  weft_kernel *w = image_kernel(ctx, array_reads_source, "w");
+  weft_buffer *out = support_buffer(ctx, 10 * sizeof(float), NULL);
+  CHECK_OK(weft_kernel_set_arg_image(k, 0, iv), k);
+  CHECK_OK(weft_kernel_set_arg_image(k, 1, ia), k);
+  CHECK_OK(weft_kernel_set_arg_image(k, 2, ib), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 3, out), k);
+  CHECK_OK(weft_kernel_set_arg_image(w, 0, iv), w);
+  launch(k, 1, 1);
+  float got[10];
+  CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
+  static const float expect[9] = {216, 211.5f, 200, 33, 2.5f, 333, 112, 201, 310};
+  for (int i = 0; i < 9; i++)
+    if (got[i] != expect[i]) FAIL("read %d gave %g, not %g", i, got[i], expect[i]);
+  /* Weight 0.5 + 1/1024: in full on the CPU, in 8 bits by the hardware. */
+  float filtered = hardware ? 0.5f : 0.5f + 1.0f / 1024;
+  if (got[9] != filtered)
+    FAIL("linear filtering in 3D gave %.9g, not %.9g", got[9], filtered);
+  /* A kernel's write, then a write of the memory, then a fill. */
+  launch(w, 1, 1);
+  launch(k, 1, 1);
+  CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
+  CHECK(got[5] == -1.0f);
+  weft_image_desc described;
+  CHECK_OK(weft_image_describe(ia, &described), ia);
+  float five = 5;
+  CHECK_OK(weft_buffer_write(ia, described.slice_pitch + described.row_pitch +
+                                     2 * sizeof five, sizeof five, &five), ia);
+  launch(k, 1, 1);
+  CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
+  CHECK(got[6] == 5.0f);
+  float nine[4] = {9, 9, 9, 9};
+  size_t origin[3] = {0, 0, 0}, region[3] = {4, 4, 4};
+  CHECK_OK(weft_image_fill(iv, nine, origin, region), iv);
+  launch(k, 1, 1);
+  CHECK_OK(weft_buffer_read(out, 0, sizeof got, got), out);
+  CHECK(got[0] == 9.0f && got[5] == 9.0f);
+  weft_buffer_release(out);
+  weft_buffer_release(ib);
+  weft_buffer_release(ia);
+  weft_buffer_release(iv);
+  weft_kernel_release(w);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
 /* ------------------------------------------------ types, layers, queries */
 
 /* Each image type: its queries, and a copy through write and read of

@@ -49,6 +49,9 @@ static const struct entry {
           "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
     ENTRY(cuTexObjectCreate, "cuTexObjectCreate"),
     ENTRY(cuTexObjectDestroy, "cuTexObjectDestroy"),
+    ENTRY(cuArray3DCreate, "cuArray3DCreate_v2"),
+    ENTRY(cuArrayDestroy, "cuArrayDestroy"),
+    ENTRY(cuMemcpy3D, "cuMemcpy3D_v2"),
 };
 
 /* Fills the table from the library: 0, or -1 naming the missing one. */

@@ -23,6 +23,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUtexObject;
+typedef struct CUarray_st *CUarray;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_OUT_OF_MEMORY 2
@@ -74,6 +75,14 @@ typedef unsigned long long CUtexObject;
 #define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH 70
 #define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT 71
 #define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH 72
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH 24
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT 25
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH 26
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH 27
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT 28
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS 29
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH 42
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS 43
 /* Texture objects (cuTexObjectCreate): CUarray_format, CUresourcetype,
  * CUaddress_mode, CUfilter_mode and the CU_TRSF_* flags. */
 #define CU_AD_FORMAT_UNSIGNED_INT8 1
@@ -84,6 +93,7 @@ typedef unsigned long long CUtexObject;
 #define CU_AD_FORMAT_SIGNED_INT32 10
 #define CU_AD_FORMAT_HALF 16
 #define CU_AD_FORMAT_FLOAT 32
+#define CU_RESOURCE_TYPE_ARRAY 0
 #define CU_RESOURCE_TYPE_LINEAR 2
 #define CU_RESOURCE_TYPE_PITCH2D 3
 #define CU_TR_ADDRESS_MODE_WRAP 0
@@ -100,6 +110,9 @@ typedef struct CUDA_RESOURCE_DESC {
   int resType;
   union {
     struct {
+      CUarray hArray;
+    } array;
+    struct {
       CUdeviceptr devPtr;
       int format;
       unsigned numChannels;
@@ -115,6 +128,34 @@ typedef struct CUDA_RESOURCE_DESC {
   } res;
   unsigned flags;
 } CUDA_RESOURCE_DESC;
+/* CUDA arrays (cuArray3DCreate) and copies into them (cuMemcpy3D):
+ * cuda.h's CUDA_ARRAY3D_DESCRIPTOR and CUDA_MEMCPY3D, CUmemorytype. */
+#define CUDA_ARRAY3D_LAYERED 1
+#define CU_MEMORYTYPE_DEVICE 2
+#define CU_MEMORYTYPE_ARRAY 3
+typedef struct CUDA_ARRAY3D_DESCRIPTOR {
+  size_t Width, Height, Depth;
+  int Format;
+  unsigned NumChannels;
+  unsigned Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+typedef struct CUDA_MEMCPY3D {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  void *reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  void *reserved1;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D;
 /* How it reads (cuda.h's CUDA_TEXTURE_DESC). */
 typedef struct CUDA_TEXTURE_DESC {
   int addressMode[3];
@@ -196,6 +237,10 @@ typedef struct weft_cuda_api {
                                 const CUDA_TEXTURE_DESC *desc,
                                 const void *view);
   CUresult (*cuTexObjectDestroy)(CUtexObject texture);
+  CUresult (*cuArray3DCreate)(CUarray *array,
+                              const CUDA_ARRAY3D_DESCRIPTOR *desc);
+  CUresult (*cuArrayDestroy)(CUarray array);
+  CUresult (*cuMemcpy3D)(const CUDA_MEMCPY3D *copy);
 } weft_cuda_api;
 
 /* Loads the driver from path (NULL: libcuda.so.1, as the dynamic loader

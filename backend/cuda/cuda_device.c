@@ -106,6 +106,7 @@ static const weft_device_ops cuda_ops = {
     .mem_unmap = weft__cuda_mem_unmap,
     .image_textures = weft__cuda_image_textures,
     .image_textures_free = weft__cuda_image_textures_free,
+    .image_use = weft__cuda_image_use,
     .build = weft__cuda_build,
     .compile = weft__cuda_compile,
     .link = weft__cuda_link,
@@ -139,6 +140,7 @@ static int create(const weft_config *config, const weft_cuda_api *api,
   gpu->sm = (unsigned)(gpu->gpu.cc_major * 10 + gpu->gpu.cc_minor);
   pthread_mutex_init(&gpu->launch_lock, NULL);
   pthread_mutex_init(&gpu->context_lock, NULL);
+  pthread_mutex_init(&gpu->arrays_lock, NULL);
   atomic_init(&gpu->context_open, 0);
   *out = (weft_device_made){&cuda_ops, (weft_backend_device *)gpu};
   return 0;

@@ -36,6 +36,11 @@ typedef struct cuda_device {
    * memory mapped for the GPU at watchdog_address; NULL: none. */
   void *watchdog;
   CUdeviceptr watchdog_address;
+  /* The CUDA arrays that hold copies of images for their textures
+   * (cuda_image_arrays.c), under arrays_lock. */
+  pthread_mutex_t arrays_lock;
+  struct cuda_image_array *arrays;
+  size_t num_arrays;
 } cuda_device;
 
 /* A kernel of a module: its function, and the most threads a block of
@@ -109,6 +114,22 @@ int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
                               CUdeviceptr launch_words, CUdeviceptr coop_state,
                               const weft_launch_desc *desc, weft_msg *msg);
 
+/* Copies of images in CUDA arrays (cuda_image_arrays.c), for the
+ * textures of arrays and 3D images. _needs_array: whether l's textures
+ * would read one. _make: an array holding l's memory, and the texture
+ * resource over it, for the hardware's format and channels; 0 where the
+ * GPU cannot hold or copy the image. _free: l's, if it has one. _touch:
+ * [p, p + bytes) is being written; copies of images there are stale. */
+struct weft_image_layout;
+int weft__cuda_image_needs_array(const struct weft_image_layout *l);
+int weft__cuda_image_array_make(cuda_device *gpu,
+                                const struct weft_image_layout *l, int format,
+                                unsigned channels, CUDA_RESOURCE_DESC *resource);
+void weft__cuda_image_array_free(cuda_device *gpu,
+                                 const struct weft_image_layout *l);
+void weft__cuda_image_arrays_touch(cuda_device *gpu, CUdeviceptr p,
+                                   size_t bytes);
+
 /* The operations, by file. */
 int weft__cuda_mem_alloc(weft_backend_device *device, size_t size,
                          void *host_ptr, void **mem, weft_msg *msg);
@@ -130,6 +151,9 @@ int weft__cuda_mem_map(weft_backend_device *device, void *mem, void *host_ptr,
                        weft_mapping *m);
 int weft__cuda_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m);
+int weft__cuda_image_use(weft_backend_device *device,
+                         const struct weft_image_layout *l, int writes,
+                         weft_msg *msg);
 
 /* The back end's compile_ptx (backends.h), with its JIT. */
 /* Texture objects over an image's storage (cuda_texture.c). */
@@ -137,7 +161,7 @@ void weft__cuda_image_textures(weft_backend_device *device,
                                const struct weft_image_layout *l,
                                uint64_t *texture);
 void weft__cuda_image_textures_free(weft_backend_device *device,
-                                    const uint64_t *texture);
+                                    const struct weft_image_layout *l);
 
 int weft__cuda_compile_ptx(const weft_config *config, unsigned sm,
                            const char *source, size_t length,

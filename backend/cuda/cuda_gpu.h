@@ -30,6 +30,10 @@ typedef struct weft_cuda_gpu {
    * height and pitch. */
   int texture_alignment, texture_pitch_alignment;
   int max_texture_1d_linear, max_texture_2d_linear[3];
+  /* The largest CUDA arrays a texture reads (cuda_image_arrays.c): 3D
+   * width, height, depth; 2D layered width, height, layers; 1D layered
+   * width, layers. */
+  int max_texture_3d[3], max_texture_2d_layered[3], max_texture_1d_layered[2];
 } weft_cuda_gpu;
 
 /* The number of GPUs the loaded driver sees (0 when none). */

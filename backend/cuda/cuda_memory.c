@@ -82,6 +82,7 @@ int weft__cuda_mem_write(weft_backend_device *device, void *mem, size_t offset,
                          size_t size, const void *src) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
+  weft__cuda_image_arrays_touch(gpu, at(mem, offset), size);
   for (size_t done = 0, n; !rc && done < size; done += n) {
     n = weft__cuda_pages_piece((const char *)src + done, size - done);
     rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyHtoD(at(mem, offset + done),
@@ -109,6 +110,7 @@ int weft__cuda_mem_copy(weft_backend_device *device, void *dst,
                         size_t size) {
   cuda_device *gpu = weft__cuda_of(device);
   int rc = weft__cuda_enter(gpu, NULL);
+  weft__cuda_image_arrays_touch(gpu, at(dst, dst_offset), size);
   if (!rc && size)
     rc = weft__cuda_fail(gpu, gpu->api->cuMemcpyDtoD(at(dst, dst_offset),
                                                      at(src, src_offset), size),
@@ -125,6 +127,7 @@ int weft__cuda_mem_fill(weft_backend_device *device, void *mem, size_t offset,
   int rc = weft__cuda_enter(gpu, NULL);
   if (rc || !size) return rc;
   CUdeviceptr p = at(mem, offset);
+  weft__cuda_image_arrays_touch(gpu, p, size);
   CUresult r;
   if (pattern_size == 1) {
     r = api->cuMemsetD8(p, *(const uint8_t *)pattern, size);
@@ -207,6 +210,10 @@ int weft__cuda_mem_map(weft_backend_device *device, void *mem, void *host_ptr,
 
 int weft__cuda_mem_unmap(weft_backend_device *device, void *mem, void *host_ptr,
                          const weft_mapping *m) {
+  /* The host wrote the memory itself, or the copy written back below. */
+  if (m->flags & WEFT_MAP_WRITE)
+    weft__cuda_image_arrays_touch(weft__cuda_of(device), at(mem, m->offset),
+                                  m->size);
   if (host_ptr) return 0;
   int rc = 0;
   if (m->flags & WEFT_MAP_WRITE)

@@ -6,12 +6,11 @@
  * An image stays where it is, in linear memory with the layout every
  * image command and the software reads use (builtins/image_layout.h):
  * 1D and 2D images are read as pitch-linear 2D textures (a 1D image is
- * one row), 1D buffer images as linear ones. Arrays and 3D images would
- * need CUDA arrays, a copy that image commands and writes would have to
- * keep up to date; they keep the software reads, as do formats the
- * hardware lacks (RGB's packed types) and storage the hardware cannot
- * address (a row pitch or base off its alignment, sizes past its linear
- * limits). A texture bakes in what OpenCL keeps in the sampler, so each
+ * one row), 1D buffer images as linear ones. Arrays and 3D images are
+ * read from a CUDA array holding a copy, which launches keep up to date
+ * (cuda_image_arrays.c). Formats the hardware lacks (RGB's packed types)
+ * and storage it cannot address (a row pitch or base off its alignment,
+ * sizes past its limits) keep the software reads. A texture bakes in what OpenCL keeps in the sampler, so each
  * class of sampler gets its own (weft_image_texture_slot); classes
  * OpenCL leaves undefined (repeat without normalized coordinates,
  * filtering of integers) get none.
@@ -68,10 +67,13 @@ static int aligned(uint64_t value, int alignment) {
 }
 
 /* What the textures of l read, or 0 where the hardware cannot read it. */
-static int resource_of(const weft_cuda_gpu *g, const weft_image_layout *l,
+static int resource_of(cuda_device *gpu, const weft_image_layout *l,
                        CUDA_RESOURCE_DESC *r, int *integer) {
+  const weft_cuda_gpu *g = &gpu->gpu;
   unsigned channels = 0;
   int format = format_of(l, &channels, integer);
+  if (format && weft__cuda_image_needs_array(l))
+    return weft__cuda_image_array_make(gpu, l, format, channels, r);
   if (!format || !aligned(l->data, g->texture_alignment)) return 0;
   memset(r, 0, sizeof *r);
   size_t width = (size_t)l->width;
@@ -84,9 +86,6 @@ static int resource_of(const weft_cuda_gpu *g, const weft_image_layout *l,
     r->res.linear.sizeInBytes = width * (size_t)l->element_size;
     return 1;
   }
-  if (l->image_type != WEFT_CL_MEM_OBJECT_IMAGE1D &&
-      l->image_type != WEFT_CL_MEM_OBJECT_IMAGE2D)
-    return 0;
   /* One row's pitch is free: nothing reads a second row. */
   uint64_t pitch = l->row_pitch;
   uint64_t alignment = (uint64_t)g->texture_pitch_alignment;
@@ -127,6 +126,13 @@ static int sampling_of(int slot, int integer, int linear_resource,
   return 1; /* borderColor 0: the builtins give alpha its 1 */
 }
 
+/* Destroys the texture objects in texture[] and zeroes their slots. */
+static void free_textures(cuda_device *gpu, uint64_t *texture) {
+  for (int slot = 0; slot < WEFT_IMAGE_TEXTURES; slot++)
+    if (texture[slot]) gpu->api->cuTexObjectDestroy(texture[slot]);
+  memset(texture, 0, WEFT_IMAGE_TEXTURES * sizeof *texture);
+}
+
 void weft__cuda_image_textures(weft_backend_device *device,
                                const weft_image_layout *l, uint64_t *texture) {
   cuda_device *gpu = weft__cuda_of(device);
@@ -134,7 +140,7 @@ void weft__cuda_image_textures(weft_backend_device *device,
   CUDA_RESOURCE_DESC r;
   int integer = 0;
   if (!gpu->config->textures || weft__cuda_enter(gpu, NULL) ||
-      !resource_of(&gpu->gpu, l, &r, &integer))
+      !resource_of(gpu, l, &r, &integer))
     return;
   for (int slot = 0; slot < WEFT_IMAGE_TEXTURES; slot++) {
     CUDA_TEXTURE_DESC t;
@@ -144,8 +150,8 @@ void weft__cuda_image_textures(weft_backend_device *device,
     if (gpu->api->cuTexObjectCreate(&made, &r, &t, NULL) != CUDA_SUCCESS) {
       /* The driver refused the storage: none at all, so that every read
        * of the image goes the same way. */
-      weft__cuda_image_textures_free(device, texture);
-      memset(texture, 0, WEFT_IMAGE_TEXTURES * sizeof *texture);
+      free_textures(gpu, texture);
+      weft__cuda_image_array_free(gpu, l);
       return;
     }
     texture[slot] = made;
@@ -153,9 +159,11 @@ void weft__cuda_image_textures(weft_backend_device *device,
 }
 
 void weft__cuda_image_textures_free(weft_backend_device *device,
-                                    const uint64_t *texture) {
+                                    const weft_image_layout *l) {
   cuda_device *gpu = weft__cuda_of(device);
   if (weft__cuda_enter(gpu, NULL)) return;
-  for (int slot = 0; slot < WEFT_IMAGE_TEXTURES; slot++)
-    if (texture[slot]) gpu->api->cuTexObjectDestroy(texture[slot]);
+  uint64_t texture[WEFT_IMAGE_TEXTURES];
+  memcpy(texture, l->texture, sizeof texture);
+  free_textures(gpu, texture);
+  weft__cuda_image_array_free(gpu, l);
 }

@@ -25,4 +25,4 @@ if ! diff "$real.txt" "$ours.txt"; then
   echo "check_cuda_api: cuda_api.h's structures differ from cuda.h's (above)" >&2
   exit 1
 fi
-echo "check_cuda_api: CUDA_RESOURCE_DESC and CUDA_TEXTURE_DESC have cuda.h's layout"
+echo "check_cuda_api: CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC, CUDA_ARRAY3D_DESCRIPTOR and CUDA_MEMCPY3D have cuda.h's layout"
