@@ -440,9 +440,14 @@ static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
 #ifdef __NVPTX__
 /* The texture for reads of im with sampler bits smp (0: none), and the
  * image's channel order, which its reads need. */
+/* The PTX build answers: a load of the slot, and in a kernel whose asks
+ * are all made from its arguments, a version that takes every handle as
+ * there (jit/ptx/ptx_textures.c). */
+ulong __weft_texture_handle(const global ulong *slot);
+
 static ulong texture_of(layout im, uint smp, int *order) {
   *order = im->channel_order;
-  return im->texture[weft_image_texture_slot(smp)];
+  return __weft_texture_handle(&im->texture[weft_image_texture_slot(smp)]);
 }
 
 /* A texture read at float coordinates c (x, y, z; an array's layer given
@@ -456,41 +461,65 @@ static ulong texture_of(layout im, uint smp, int *order) {
  * middle as float ones: the hardware's integer coordinates take the
  * border colour outside the image whatever the addressing (the CTS's
  * clamp-to-edge reads caught it). axes and layered are constants where
- * this is inlined, so one asm remains.
- * (Vector selects in place of to_rgba's switch made a loop of reads
- * slower.) */
+ * this is inlined, so one asm remains. */
+/* The hardware's channels r (storage order, 0 where the format has none)
+ * as (r, g, b, a): to_rgba without its switch, in selects on the order's
+ * bit (compares of the order itself LLVM makes a switch again)
+ * (the same for every read of an image, so its compares are made once):
+ * a branch after each fetch kept a kernel's fetches from overlapping. */
+#define ORDER_BIT(order) (1u << ((order) & 15))
+#define TEXTURE_RGBA(S, V, RT, ONE)                                          \
+  static V tex_rgba_##S(int order, RT r0, RT r1, RT r2, RT r3) {            \
+    uint o = ORDER_BIT(order);                                               \
+    uint a = o & ORDER_BIT(WEFT_CL_A), ra = o & ORDER_BIT(WEFT_CL_RA);       \
+    uint bgra = o & ORDER_BIT(WEFT_CL_BGRA), argb = o & ORDER_BIT(WEFT_CL_ARGB); \
+    uint grey = o & (ORDER_BIT(WEFT_CL_INTENSITY) | ORDER_BIT(WEFT_CL_LUMINANCE)); \
+    uint has_g = o & (ORDER_BIT(WEFT_CL_RG) | ORDER_BIT(WEFT_CL_RGB) |       \
+                      ORDER_BIT(WEFT_CL_RGBA) | ORDER_BIT(WEFT_CL_BGRA));    \
+    uint has_b = o & (ORDER_BIT(WEFT_CL_RGB) | ORDER_BIT(WEFT_CL_RGBA));     \
+    uint r_alpha = o & (ORDER_BIT(WEFT_CL_A) | ORDER_BIT(WEFT_CL_INTENSITY)); \
+    uint last_alpha = o & (ORDER_BIT(WEFT_CL_RGBA) | ORDER_BIT(WEFT_CL_BGRA)); \
+    RT x = a ? 0 : bgra ? r2 : argb ? r1 : r0;                               \
+    RT y = has_g ? r1 : argb ? r2 : grey ? r0 : 0;                           \
+    RT z = has_b ? r2 : bgra ? r0 : argb ? r3 : grey ? r0 : 0;               \
+    RT w = r_alpha ? r0 : ra ? r1 : last_alpha ? r3 : argb ? r0 : ONE;       \
+    return (V)(x, y, z, w);                                                  \
+  }
+TEXTURE_RGBA(f, float4, float, 1.0f)
+TEXTURE_RGBA(i, int4, int, 1)
+
 #define TEXTURE_READS(S, V, RT, PT, RC, ONE)                                 \
   static V tex_##S(ulong t, int order, float4 c, int axes, int layered,      \
                    int layer) {                                              \
-    RT r[4];                                                                 \
+    RT r0, r1, r2, r3;                                                                 \
     if (axes == 3)                                                           \
       __asm__("tex.3d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];" \
-              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
               : "l"(t), "f"(c.x), "f"(c.y), "f"(c.z));                       \
     else if (layered && axes == 1)                                           \
       __asm__("tex.a1d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"      \
-              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
               : "l"(t), "r"(layer), "f"(c.x));                               \
     else if (layered)                                                        \
       __asm__("tex.a2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];" \
-              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
               : "l"(t), "r"(layer), "f"(c.x), "f"(c.y));                     \
     else                                                                     \
       __asm__("tex.2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"       \
-              : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])       \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
               : "l"(t), "f"(c.x), "f"(axes == 1 ? 0.5f : c.y));              \
-    return to_rgba(order, r, ONE);                                           \
+    return tex_rgba_##S(order, r0, r1, r2, r3);                                           \
   }                                                                          \
   static V tex_##S##_at(ulong t, int order, int4 at, int axes, int layered,  \
                         int layer, int buffer) {                             \
-    RT r[4];                                                                 \
+    RT r0, r1, r2, r3;                                                                 \
     if (!buffer)                                                             \
       return tex_##S(t, order, convert_float4(at) + 0.5f, axes, layered,     \
                      layer);                                                 \
     __asm__("tex.1d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5}];"             \
-            : "=" RC(r[0]), "=" RC(r[1]), "=" RC(r[2]), "=" RC(r[3])         \
+            : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)         \
             : "l"(t), "r"(at.x));                                            \
-    return to_rgba(order, r, ONE);                                           \
+    return tex_rgba_##S(order, r0, r1, r2, r3);                                           \
   }
 #define F_REG(x) "f"(x)
 #define I_REG(x) "r"(x)

@@ -308,6 +308,58 @@ TEST(images_compile_for_the_gpu) {
   free(ptx);
 }
 
+/* A loop of filtered reads (a blur's taps) gets a version that takes the
+ * image's texture as there (jit/ptx/ptx_textures.c): its fetches stand in
+ * one block, no branch between them, and a read through a texture has no
+ * switch on the channel order; an arrays' and a 3D image's reads use
+ * their textures' own instructions. Unoptimized builds just load the
+ * handles. */
+TEST(texture_reads_in_one_block_where_every_image_has_textures) {
+  static const char *source =
+      "kernel void blur(read_only image2d_t src, global float4 *out) {\n"
+      "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE |\n"
+      "      CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  float4 sum = 0.0f;\n"
+      "  for (int dy = -1; dy <= 1; dy++)\n"
+      "    for (int dx = -1; dx <= 1; dx++)\n"
+      "      sum += read_imagef(src, s, (float2)(x + 0.5f * dx, y + 0.5f * dy));\n"
+      "  out[y * get_global_size(0) + x] = sum;\n"
+      "}\n"
+      "kernel void layers(read_only image2d_array_t a, read_only image3d_t v,\n"
+      "                   read_only image1d_array_t b, sampler_t s,\n"
+      "                   global float4 *out) {\n"
+      "  float4 c = (float4)(get_global_id(0), 1.5f, 2.0f, 0.0f);\n"
+      "  out[get_global_id(0)] = read_imagef(a, s, c) + read_imagef(v, s, c) +\n"
+      "                          read_imagef(b, s, c.xy);\n"
+      "}\n";
+  char *ptx = ptx_of(source, "-cl-std=CL3.0");
+  /* blur's entry, to the next one or the end. */
+  const char *start = strstr(ptx, ".entry blur");
+  CHECK(start);
+  const char *end = strstr(start + 1, ".entry");
+  if (!end) end = start + strlen(start);
+  const char *first = strstr(start, "tex.2d"), *last = first;
+  CHECK(first && first < end);
+  int fetches = 0;
+  for (const char *at = first; at && at < end; at = strstr(at + 1, "tex.2d")) {
+    last = at;
+    fetches++;
+  }
+  CHECK_EQ(fetches, 9);
+  for (const char *at = first; at < last; at++)
+    if (!strncmp(at, "bra", 3)) FAIL("a branch between the fetches:\n%.2000s", first);
+  CHECK_STR_CONTAINS(ptx, "tex.a2d.v4.f32.f32");
+  CHECK_STR_CONTAINS(ptx, "tex.3d.v4.f32.f32");
+  CHECK_STR_CONTAINS(ptx, "tex.a1d.v4.f32.f32");
+  assemble(ptx);
+  free(ptx);
+  ptx = ptx_of(source, "-cl-std=CL3.0 -cl-opt-disable");
+  CHECK(!strstr(ptx, "__weft_texture_handle"));
+  assemble(ptx);
+  free(ptx);
+}
+
 /* Sub-group reductions of integers of 32 bits or fewer: one redux.sync
  * each on sm_80 and newer; shuffles on older GPUs (sm_75), whose ptxas refuses
  * redux.sync, unoptimized builds included; floats shuffle everywhere. */

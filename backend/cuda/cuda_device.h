@@ -115,13 +115,13 @@ int weft__cuda_watchdog_check(cuda_device *gpu, CUdeviceptr global,
                               const weft_launch_desc *desc, weft_msg *msg);
 
 /* Copies of images in CUDA arrays (cuda_image_arrays.c), for the
- * textures of arrays and 3D images. _needs_array: whether l's textures
- * would read one. _make: an array holding l's memory, and the texture
+ * textures of arrays and 3D images. _takes_array: whether l's textures
+ * read one. _make: an array holding l's memory, and the texture
  * resource over it, for the hardware's format and channels; 0 where the
  * GPU cannot hold or copy the image. _free: l's, if it has one. _touch:
  * [p, p + bytes) is being written; copies of images there are stale. */
 struct weft_image_layout;
-int weft__cuda_image_needs_array(const struct weft_image_layout *l);
+int weft__cuda_image_takes_array(const struct weft_image_layout *l);
 int weft__cuda_image_array_make(cuda_device *gpu,
                                 const struct weft_image_layout *l, int format,
                                 unsigned channels, CUDA_RESOURCE_DESC *resource);

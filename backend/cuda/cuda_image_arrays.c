@@ -1,8 +1,8 @@
-/* cuda_image_arrays.c: CUDA arrays that hold a copy of an image the
- * texture units cannot read in place (cuda_device.h).
+/* cuda_image_arrays.c: CUDA arrays that hold a copy of an image for its
+ * textures (cuda_device.h).
  *
  * An image's storage is linear memory in the layout every image command
- * and the software reads use (builtins/image_layout.h); a texture reads
+ * and the software reads use (builtins/image_layout.h); a texture can read
  * 1D and 2D images there (cuda_texture.c), but arrays and 3D images only
  * from a CUDA array, whose layout the driver keeps to itself. Such an
  * image gets an array of its own when its textures are made, and the
@@ -31,7 +31,7 @@ static int is_layered(const weft_image_layout *l) {
          l->image_type == WEFT_CL_MEM_OBJECT_IMAGE2D_ARRAY;
 }
 
-int weft__cuda_image_needs_array(const weft_image_layout *l) {
+int weft__cuda_image_takes_array(const weft_image_layout *l) {
   return is_layered(l) || l->image_type == WEFT_CL_MEM_OBJECT_IMAGE3D;
 }
 
@@ -96,12 +96,13 @@ int weft__cuda_image_array_make(cuda_device *gpu, const weft_image_layout *l,
   /* Stale from the start: a command may write the image between the
    * copy below and the record's being listed. */
   struct cuda_image_array r = {.data = l->data, .stale = 1};
-  r.bytes = (size_t)l->slice_pitch * (size_t)a.Depth;
   if (api->cuArray3DCreate(&r.array, &a) != CUDA_SUCCESS) return 0;
   /* The first copy now: one the driver refuses leaves the image to the
    * software reads rather than failing a launch later. */
-  if (!copy_of(l, r.array, &a, &r.copy) ||
-      api->cuMemcpy3D(&r.copy) != CUDA_SUCCESS) {
+  int copies = copy_of(l, r.array, &a, &r.copy);
+  r.bytes = r.copy.srcPitch * (r.copy.srcHeight * (r.copy.Depth - 1) +
+                               r.copy.Height);
+  if (!copies || api->cuMemcpy3D(&r.copy) != CUDA_SUCCESS) {
     api->cuArrayDestroy(r.array);
     return 0;
   }
@@ -141,23 +142,32 @@ void weft__cuda_image_arrays_touch(cuda_device *gpu, CUdeviceptr p,
   pthread_mutex_unlock(&gpu->arrays_lock);
 }
 
+/* The bytes of l's memory from its first element to past its last. */
+static size_t extent_of(const weft_image_layout *l) {
+  size_t slices = (size_t)l->depth * (size_t)l->array_size;
+  size_t last = (size_t)l->row_pitch * ((size_t)l->height - 1) +
+                (size_t)l->width * (size_t)l->element_size;
+  return (size_t)l->slice_pitch * (slices - 1) + last;
+}
+
 int weft__cuda_image_use(weft_backend_device *device,
                          const weft_image_layout *l, int writes,
                          weft_msg *msg) {
   cuda_device *gpu = weft__cuda_of(device);
-  if (!weft__cuda_image_needs_array(l)) return 0;
-  if (!writes && weft__cuda_enter(gpu, msg)) return WEFT_ELAUNCH;
+  /* Any copy over the memory is stale: another image's over the same. */
+  if (writes) {
+    weft__cuda_image_arrays_touch(gpu, l->data, extent_of(l));
+    return 0;
+  }
+  if (!weft__cuda_image_takes_array(l)) return 0; /* none has one */
+  if (weft__cuda_enter(gpu, msg)) return WEFT_ELAUNCH;
   CUresult rc = CUDA_SUCCESS;
   pthread_mutex_lock(&gpu->arrays_lock);
   for (size_t i = 0; i < gpu->num_arrays; i++) {
     struct cuda_image_array *r = &gpu->arrays[i];
-    if (r->data != l->data) continue;
-    if (writes) {
-      r->stale = 1;
-    } else if (r->stale) {
-      rc = gpu->api->cuMemcpy3D(&r->copy);
-      if (rc == CUDA_SUCCESS) r->stale = 0;
-    }
+    if (r->data != l->data || !r->stale) continue;
+    rc = gpu->api->cuMemcpy3D(&r->copy);
+    if (rc == CUDA_SUCCESS) r->stale = 0;
     break;
   }
   pthread_mutex_unlock(&gpu->arrays_lock);

@@ -105,11 +105,9 @@ typedef struct weft_sites {
  * of memory that does not change (the context's invariant fields),
  * through at most *budget instructions without side effects (arithmetic,
  * casts, compares, GEPs, selects; not freezes, which may give another
- * value each time). And v made again at the
- * builder, once weft__remakeable accepted it. */
+ * value each time). weft__remake (jit/ir) makes it again. */
 int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
                      unsigned *budget);
-LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v);
 
 /* Extra parameter p (WEFT_BODY_*) of a body. */
 LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);

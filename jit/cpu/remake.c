@@ -32,13 +32,3 @@ int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
       return 0;
   return 1;
 }
-
-LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return v;
-  LLVMValueRef copy = LLVMInstructionClone(v);
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    LLVMSetOperand(copy, (unsigned)i,
-                   weft__remake(b, LLVMGetOperand(v, (unsigned)i)));
-  LLVMInsertIntoBuilder(b, copy);
-  return copy;
-}

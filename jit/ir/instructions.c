@@ -1,6 +1,7 @@
 /* instructions.c: the instructions of a function that a pass will change
  * (passes.h), collected before it changes any: splitting blocks and
- * moving instructions change what a walk would meet next. */
+ * moving instructions change what a walk would meet next; and values
+ * made again from their instructions elsewhere. */
 #include <stdlib.h>
 
 #include "jit/ir/ir.h"
@@ -44,4 +45,14 @@ unsigned weft__instruction_count(LLVMValueRef fn) {
          i = LLVMGetNextInstruction(i))
       n++;
   return n;
+}
+
+LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v)) return v;
+  LLVMValueRef copy = LLVMInstructionClone(v);
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    LLVMSetOperand(copy, (unsigned)i,
+                   weft__remake(b, LLVMGetOperand(v, (unsigned)i)));
+  LLVMInsertIntoBuilder(b, copy);
+  return copy;
 }

@@ -73,6 +73,15 @@ int weft__every_instruction(LLVMValueRef inst, void *data);
 /* How many instructions fn has. */
 unsigned weft__instruction_count(LLVMValueRef fn);
 
+/* v made again at the builder: its instructions cloned, operands first,
+ * down to what is not an instruction (the caller has checked that each
+ * may be computed there: no side effects, operands available). */
+LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v);
+
+/* A copy of function fn, named name, in fn's module (clone.cpp: LLVM's C
+ * API cannot clone a function). */
+LLVMValueRef weft__function_clone(LLVMValueRef fn, const char *name);
+
 /* Moves inst to the builder's position, keeping its name. */
 void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
 

@@ -2,7 +2,8 @@
  *
  * Clang front end for nvptx64 (compile.c) -> link the nvptx builtins ->
  * libdevice where called -> describe the kernels -> inline all callees ->
- * the primitives' globals and the CUDA entries (ptx_kernels.c) -> printf
+ * the primitives' globals and the CUDA entries (ptx_kernels.c) -> bodies
+ * that read textures versioned (ptx_textures.c) -> printf
  * -> ordered loads and stores -> O3 for the GPU's architecture -> casts
  * NVPTX can make -> PTX, which the CUDA back end loads
  * (the driver compiles PTX to the GPU's code, and caches that). The
@@ -215,6 +216,9 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     if (!rc) weft__ptx_primitives_lower(b->module);
   }
   if (!rc) weft__ptx_redux_lower(b->module, pb->sm);
+  if (!rc)
+    rc = weft__ptx_textures_version(b->module, b->machine, b->options.optimize,
+                                    &b->error);
   if (!rc) rc = weft__ptx_printf_lower(b->module, &b->error);
   if (!rc && b->options.optimize && !b->options.no_aggregate)
     rc = weft__ptx_aggregate_atomics(b->module);

@@ -24,6 +24,14 @@
  * in place of the builtins' calls where it does. */
 void weft__ptx_redux_lower(LLVMModuleRef module, unsigned sm);
 
+/* ptx_textures.c: the image builtins' asks for texture handles become
+ * loads; in an optimized build a body whose asks are all computed from
+ * its arguments gets a copy that takes the handles as there, called when
+ * they are. */
+int weft__ptx_textures_version(LLVMModuleRef module,
+                               LLVMTargetMachineRef machine, int optimize,
+                               char **error);
+
 /* Finds libdevice (the CUDA toolkit's libdevice.10.bc) as config says
  * (jit.h's weft_jit_ptx_config), for the GPUs' JIT: l->path, or "" and
  * why in l->why. */
