@@ -68,9 +68,10 @@ static void take_handles_as_there(LLVMValueRef copy, LLVMValueRef ask) {
 
 /* fn's first block becomes: the handles loaded, a call of the copy when
  * none is 0, else the old first block (now second, its static allocas
- * moved up, where the inliner looks for them). */
+ * moved up, where the inliner looks for them). args: room for fn's
+ * parameters. */
 static void dispatch(LLVMValueRef fn, LLVMValueRef copy, LLVMValueRef *calls,
-                     unsigned n) {
+                     unsigned n, LLVMValueRef *args) {
   LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
   LLVMBasicBlockRef old = LLVMGetEntryBasicBlock(fn);
   LLVMBasicBlockRef first = LLVMInsertBasicBlockInContext(ctx, old, "textures");
@@ -94,23 +95,22 @@ static void dispatch(LLVMValueRef fn, LLVMValueRef copy, LLVMValueRef *calls,
   LLVMBuildCondBr(b, all, fast, old);
   LLVMPositionBuilderAtEnd(b, fast);
   unsigned count = LLVMCountParams(fn);
-  LLVMValueRef *args = malloc((count ? count : 1) * sizeof *args);
-  for (unsigned i = 0; args && i < count; i++) args[i] = LLVMGetParam(fn, i);
+  for (unsigned i = 0; i < count; i++) args[i] = LLVMGetParam(fn, i);
   LLVMTypeRef type = LLVMGlobalGetValueType(fn);
-  LLVMValueRef result = LLVMBuildCall2(b, type, copy, args, args ? count : 0, "");
+  LLVMValueRef result = LLVMBuildCall2(b, type, copy, args, count, "");
   if (LLVMGetTypeKind(LLVMGetReturnType(type)) == LLVMVoidTypeKind)
     LLVMBuildRetVoid(b);
   else
     LLVMBuildRet(b, result);
-  free(args);
   LLVMDisposeBuilder(b);
 }
 
 /* Versions fn if it asks for handles, each from its arguments alone. */
 static void version(LLVMValueRef fn, LLVMValueRef ask) {
-  unsigned n = 0;
+  unsigned n = 0, count = LLVMCountParams(fn);
   LLVMValueRef *calls = weft__instructions_where(fn, asks, ask, &n);
-  int whole = calls && n > 0;
+  LLVMValueRef *args = malloc((count + 1) * sizeof *args);
+  int whole = calls && n > 0 && args;
   for (unsigned i = 0; whole && i < n; i++) {
     unsigned budget = ADDRESS_BUDGET;
     whole = from_arguments(LLVMGetOperand(calls[i], 0), &budget);
@@ -124,8 +124,9 @@ static void version(LLVMValueRef fn, LLVMValueRef ask) {
     LLVMValueRef copy = weft__function_clone(fn, copy_name);
     LLVMSetLinkage(copy, LLVMInternalLinkage);
     take_handles_as_there(copy, ask);
-    dispatch(fn, copy, calls, n);
+    dispatch(fn, copy, calls, n, args);
   }
+  free(args);
   free(calls);
 }
 
