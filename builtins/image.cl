@@ -444,9 +444,12 @@ static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
  * are all made from its arguments, a version that takes every handle as
  * there (jit/ptx/ptx_textures.c). */
 ulong __weft_texture_handle(const global ulong *slot);
+/* The same for the channel order: a version for RGBA images, whose reads
+ * reorder nothing. */
+int __weft_texture_order(const global int *order);
 
 static ulong texture_of(layout im, uint smp, int *order) {
-  *order = im->channel_order;
+  *order = __weft_texture_order(&im->channel_order);
   return __weft_texture_handle(&im->texture[weft_image_texture_slot(smp)]);
 }
 
