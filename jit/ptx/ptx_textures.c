@@ -15,7 +15,8 @@
  * argument or literal give), the body is copied: the copy takes every
  * handle as there (its software reads fall away), and the body's new
  * first block loads the handles and calls the copy when none is 0, else
- * goes on as before. A second copy also takes every image's channel order
+ * goes on as before. For a body that reads textures in a loop or more
+ * than once, a second copy also takes every image's channel order
  * (__weft_texture_order) as RGBA, the commonest, whose reads then reorder
  * nothing (a read's selects on the order were most of a blur's
  * instructions); it is called when the orders are. Every ask then becomes
