@@ -439,13 +439,11 @@ static uint int_sampler(uint smp) { return smp & ADDRESS_MASK; }
 
 #ifdef __NVPTX__
 /* The texture for reads of im with sampler bits smp (0: none), and the
- * image's channel order, which its reads need. */
-/* The PTX build answers: a load of the slot, and in a kernel whose asks
- * are all made from its arguments, a version that takes every handle as
- * there (jit/ptx/ptx_textures.c). */
+ * image's channel order, which its reads need. The PTX build answers each
+ * ask with a load, and in a kernel whose asks are all made from its
+ * arguments adds versions that take every handle as there and every
+ * order as RGBA (jit/ptx/ptx_textures.c). */
 ulong __weft_texture_handle(const global ulong *slot);
-/* The same for the channel order: a version for RGBA images, whose reads
- * reorder nothing. */
 int __weft_texture_order(const global int *order);
 
 static ulong texture_of(layout im, uint smp, int *order) {
@@ -453,35 +451,26 @@ static ulong texture_of(layout im, uint smp, int *order) {
   return __weft_texture_handle(&im->texture[weft_image_texture_slot(smp)]);
 }
 
-/* A texture read at float coordinates c (x, y, z; an array's layer given
- * apart, as the hardware takes it) and at integer ones: the stored
- * channels in storage order (the hardware gives 0 for those a format
- * lacks), as (r, g, b, a) the way the software reads build them. A 1D
- * image (axes 1) is a texture of one row, read at its middle (y = 0.5,
- * normalized or not); a 1D buffer image a linear texture, read by index;
- * arrays and 3D images are CUDA arrays (cuda_image_arrays.c), read as
- * layered or 3D textures. Integer coordinates are read at the element's
- * middle as float ones: the hardware's integer coordinates take the
- * border colour outside the image whatever the addressing (the CTS's
- * clamp-to-edge reads caught it). axes and layered are constants where
- * this is inlined, so one asm remains. */
-/* The hardware's channels r (storage order, 0 where the format has none)
- * as (r, g, b, a): to_rgba without its switch, in selects on the order's
- * bit (compares of the order itself LLVM makes a switch again)
- * (the same for every read of an image, so its compares are made once):
- * a branch after each fetch kept a kernel's fetches from overlapping. */
+/* The hardware's channels r0 to r3 (storage order, 0 where the format has
+ * none) as (r, g, b, a): to_rgba without its switch, whose branch after
+ * each fetch kept a kernel's fetches from overlapping. Selects on the
+ * order's bit (LLVM makes compares of the order itself a switch again),
+ * the same for every read of an image, so made once. */
 #define ORDER_BIT(order) (1u << ((order) & 15))
 #define TEXTURE_RGBA(S, V, RT, ONE)                                          \
-  static V tex_rgba_##S(int order, RT r0, RT r1, RT r2, RT r3) {            \
+  static V tex_rgba_##S(int order, RT r0, RT r1, RT r2, RT r3) {             \
     uint o = ORDER_BIT(order);                                               \
     uint a = o & ORDER_BIT(WEFT_CL_A), ra = o & ORDER_BIT(WEFT_CL_RA);       \
-    uint bgra = o & ORDER_BIT(WEFT_CL_BGRA), argb = o & ORDER_BIT(WEFT_CL_ARGB); \
-    uint grey = o & (ORDER_BIT(WEFT_CL_INTENSITY) | ORDER_BIT(WEFT_CL_LUMINANCE)); \
+    uint bgra = o & ORDER_BIT(WEFT_CL_BGRA);                                 \
+    uint argb = o & ORDER_BIT(WEFT_CL_ARGB);                                 \
+    uint grey = o & (ORDER_BIT(WEFT_CL_INTENSITY) |                          \
+                     ORDER_BIT(WEFT_CL_LUMINANCE));                          \
     uint has_g = o & (ORDER_BIT(WEFT_CL_RG) | ORDER_BIT(WEFT_CL_RGB) |       \
                       ORDER_BIT(WEFT_CL_RGBA) | ORDER_BIT(WEFT_CL_BGRA));    \
     uint has_b = o & (ORDER_BIT(WEFT_CL_RGB) | ORDER_BIT(WEFT_CL_RGBA));     \
     uint r_alpha = o & (ORDER_BIT(WEFT_CL_A) | ORDER_BIT(WEFT_CL_INTENSITY)); \
-    uint last_alpha = o & (ORDER_BIT(WEFT_CL_RGBA) | ORDER_BIT(WEFT_CL_BGRA)); \
+    uint last_alpha = o & (ORDER_BIT(WEFT_CL_RGBA) |                         \
+                           ORDER_BIT(WEFT_CL_BGRA));                         \
     RT x = a ? 0 : bgra ? r2 : argb ? r1 : r0;                               \
     RT y = has_g ? r1 : argb ? r2 : grey ? r0 : 0;                           \
     RT z = has_b ? r2 : bgra ? r0 : argb ? r3 : grey ? r0 : 0;               \
@@ -491,43 +480,56 @@ static ulong texture_of(layout im, uint smp, int *order) {
 TEXTURE_RGBA(f, float4, float, 1.0f)
 TEXTURE_RGBA(i, int4, int, 1)
 
-#define TEXTURE_READS(S, V, RT, PT, RC, ONE)                                 \
+/* A texture read at float coordinates c (x, y, z; an array's layer given
+ * apart, as the hardware takes it) and at integer ones, as (r, g, b, a)
+ * the way the software reads build them. A 1D image (axes 1) is a
+ * texture of one row, read at its middle (y = 0.5, normalized or not); a
+ * 1D buffer image a linear texture, read by index; arrays and 3D images
+ * are CUDA arrays (cuda_image_arrays.c), read as layered or 3D textures.
+ * Integer coordinates are read at the element's middle as float ones:
+ * the hardware's integer coordinates take the border colour outside the
+ * image whatever the addressing (the CTS's clamp-to-edge reads caught
+ * it). axes and layered are constants where this is inlined, so one asm
+ * remains. */
+#define TEXTURE_READS(S, V, RT, PT, RC)                                      \
   static V tex_##S(ulong t, int order, float4 c, int axes, int layered,      \
                    int layer) {                                              \
-    RT r0, r1, r2, r3;                                                                 \
+    RT r0, r1, r2, r3;                                                       \
     if (axes == 3)                                                           \
-      __asm__("tex.3d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];" \
-              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
+      __asm__("tex.3d.v4." PT ".f32 {%0, %1, %2, %3}, "                      \
+              "[%4, {%5, %6, %7, %7}];"                                      \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)               \
               : "l"(t), "f"(c.x), "f"(c.y), "f"(c.z));                       \
     else if (layered && axes == 1)                                           \
       __asm__("tex.a1d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"      \
-              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)               \
               : "l"(t), "r"(layer), "f"(c.x));                               \
     else if (layered)                                                        \
-      __asm__("tex.a2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];" \
-              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
+      __asm__("tex.a2d.v4." PT ".f32 {%0, %1, %2, %3}, "                     \
+              "[%4, {%5, %6, %7, %7}];"                                      \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)               \
               : "l"(t), "r"(layer), "f"(c.x), "f"(c.y));                     \
     else                                                                     \
       __asm__("tex.2d.v4." PT ".f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"       \
-              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)       \
+              : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)               \
               : "l"(t), "f"(c.x), "f"(axes == 1 ? 0.5f : c.y));              \
-    return tex_rgba_##S(order, r0, r1, r2, r3);                                           \
+    return tex_rgba_##S(order, r0, r1, r2, r3);                              \
   }                                                                          \
   static V tex_##S##_at(ulong t, int order, int4 at, int axes, int layered,  \
                         int layer, int buffer) {                             \
-    RT r0, r1, r2, r3;                                                                 \
+    RT r0, r1, r2, r3;                                                       \
     if (!buffer)                                                             \
       return tex_##S(t, order, convert_float4(at) + 0.5f, axes, layered,     \
                      layer);                                                 \
     __asm__("tex.1d.v4." PT ".s32 {%0, %1, %2, %3}, [%4, {%5}];"             \
-            : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)         \
+            : "=" RC(r0), "=" RC(r1), "=" RC(r2), "=" RC(r3)                 \
             : "l"(t), "r"(at.x));                                            \
-    return tex_rgba_##S(order, r0, r1, r2, r3);                                           \
+    return tex_rgba_##S(order, r0, r1, r2, r3);                              \
   }
 #define F_REG(x) "f"(x)
 #define I_REG(x) "r"(x)
-TEXTURE_READS(f, float4, float, "f32", F_REG, 1.0f)
-TEXTURE_READS(i, int4, int, "s32", I_REG, 1)
+TEXTURE_READS(f, float4, float, "f32", F_REG)
+TEXTURE_READS(i, int4, int, "s32", I_REG)
 
 /* HARDWARE(TEX): TEX's read through the image's texture if it has one;
  * else (and on the CPU) the software read that follows.
