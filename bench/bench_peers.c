@@ -636,12 +636,20 @@ static bench_case convolve_case(const sizes *s) {
   return c;
 }
 
-/* Channel c of pixel (x, y) of an RGBA UNORM_INT8 picture, clamped to
- * its edge, as a float. */
+/* Channel c of element (x, y, z) of an RGBA UNORM_INT8 image or volume
+ * of n a side, clamped to its edge, as a float (a picture's z is 0). */
+static double voxel(const uint8_t *rgba, size_t n, long x, long y, long z,
+                    int c) {
+  long last = (long)n - 1;
+  x = x < 0 ? 0 : x > last ? last : x;
+  y = y < 0 ? 0 : y > last ? last : y;
+  z = z < 0 ? 0 : z > last ? last : z;
+  return rgba[(((size_t)z * n + (size_t)y) * n + (size_t)x) * 4 + (size_t)c] /
+         255.0;
+}
+
 static double texel(const uint8_t *rgba, size_t n, long x, long y, int c) {
-  x = x < 0 ? 0 : x > (long)n - 1 ? (long)n - 1 : x;
-  y = y < 0 ? 0 : y > (long)n - 1 ? (long)n - 1 : y;
-  return rgba[((size_t)y * n + (size_t)x) * 4 + (size_t)c] / 255.0;
+  return voxel(rgba, n, x, y, 0, c);
 }
 
 /* The luminance weights the image kernels apply (alpha's is image_copy's). */
@@ -704,18 +712,6 @@ static bench_case image_copy_case(const sizes *s) {
  * difference. */
 static bench_case image_blur_case(const sizes *s) {
   return picture_case(s, "image_blur", blur_pixel, 2.0 / 256);
-}
-
-/* Channel c of voxel (x, y, z) of an RGBA UNORM_INT8 volume of n a side,
- * clamped to its edge, as a float. */
-static double voxel(const uint8_t *rgba, size_t n, long x, long y, long z,
-                    int c) {
-  long last = (long)n - 1;
-  x = x < 0 ? 0 : x > last ? last : x;
-  y = y < 0 ? 0 : y > last ? last : y;
-  z = z < 0 ? 0 : z > last ? last : z;
-  return rgba[(((size_t)z * n + (size_t)y) * n + (size_t)x) * 4 + (size_t)c] /
-         255.0;
 }
 
 /* volume_blur: eight trilinear reads around the voxel (unnormalized

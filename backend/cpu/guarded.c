@@ -144,13 +144,19 @@ static mapping kept[KEPT];
 static unsigned kept_count;
 static size_t kept_bytes;
 
-/* A sixteenth of the machine's memory, at most 2 GiB. */
-static size_t kept_limit(void) {
+/* A sixteenth of the machine's memory, at most 2 GiB: read once. */
+static pthread_once_t kept_limit_once = PTHREAD_ONCE_INIT;
+static size_t kept_limit_bytes;
+
+static void read_kept_limit(void) {
   long pages = sysconf(_SC_PHYS_PAGES);
-  size_t most = (size_t)1 << 31;
-  if (pages <= 0) return most;
-  size_t sixteenth = (size_t)pages / 16 * page_size();
-  return sixteenth < most ? sixteenth : most;
+  size_t most = (size_t)1 << 31, sixteenth = (size_t)pages / 16 * page_size();
+  kept_limit_bytes = pages > 0 && sixteenth < most ? sixteenth : most;
+}
+
+static size_t kept_limit(void) {
+  pthread_once(&kept_limit_once, read_kept_limit);
+  return kept_limit_bytes;
 }
 
 static void kept_remove_locked(unsigned i) {
@@ -179,8 +185,9 @@ static int reuse(size_t rw, mapping *out) {
 /* Keeps m for reuse, unmapping the oldest beyond the limits; 0 when m is
  * not to be kept (the caller unmaps it). */
 static int keep(mapping m) {
+  if (m.rw < LARGE) return 0;
   size_t limit = kept_limit();
-  if (m.rw < LARGE || m.rw > limit) return 0;
+  if (m.rw > limit) return 0;
 #ifdef MADV_FREE
   (void)madvise(m.base + page_size(), m.rw, MADV_FREE);
 #endif

@@ -35,6 +35,14 @@ int weft__cuda_image_takes_array(const weft_image_layout *l) {
   return is_layered(l) || l->image_type == WEFT_CL_MEM_OBJECT_IMAGE3D;
 }
 
+/* The bytes of l's memory from its first element to past its last. */
+static size_t extent_of(const weft_image_layout *l) {
+  size_t slices = (size_t)l->depth * (size_t)l->array_size;
+  size_t last = (size_t)l->row_pitch * ((size_t)l->height - 1) +
+                (size_t)l->width * (size_t)l->element_size;
+  return (size_t)l->slice_pitch * (slices - 1) + last;
+}
+
 /* The array's shape (Height 0 for a 1D array, as CUDA wants it), or 0
  * where it is past the GPU's limits. */
 static int shape_of(const weft_cuda_gpu *g, const weft_image_layout *l,
@@ -95,14 +103,13 @@ int weft__cuda_image_array_make(cuda_device *gpu, const weft_image_layout *l,
   a.Flags = is_layered(l) ? CUDA_ARRAY3D_LAYERED : 0u;
   /* Stale from the start: a command may write the image between the
    * copy below and the record's being listed. */
-  struct cuda_image_array r = {.data = l->data, .stale = 1};
+  struct cuda_image_array r = {.data = l->data, .bytes = extent_of(l),
+                               .stale = 1};
   if (api->cuArray3DCreate(&r.array, &a) != CUDA_SUCCESS) return 0;
   /* The first copy now: one the driver refuses leaves the image to the
    * software reads rather than failing a launch later. */
-  int copies = copy_of(l, r.array, &a, &r.copy);
-  r.bytes = r.copy.srcPitch * (r.copy.srcHeight * (r.copy.Depth - 1) +
-                               r.copy.Height);
-  if (!copies || api->cuMemcpy3D(&r.copy) != CUDA_SUCCESS) {
+  if (!copy_of(l, r.array, &a, &r.copy) ||
+      api->cuMemcpy3D(&r.copy) != CUDA_SUCCESS) {
     api->cuArrayDestroy(r.array);
     return 0;
   }
@@ -142,14 +149,6 @@ void weft__cuda_image_arrays_touch(cuda_device *gpu, CUdeviceptr p,
   pthread_mutex_unlock(&gpu->arrays_lock);
 }
 
-/* The bytes of l's memory from its first element to past its last. */
-static size_t extent_of(const weft_image_layout *l) {
-  size_t slices = (size_t)l->depth * (size_t)l->array_size;
-  size_t last = (size_t)l->row_pitch * ((size_t)l->height - 1) +
-                (size_t)l->width * (size_t)l->element_size;
-  return (size_t)l->slice_pitch * (slices - 1) + last;
-}
-
 int weft__cuda_image_use(weft_backend_device *device,
                          const weft_image_layout *l, int writes,
                          weft_msg *msg) {
@@ -165,8 +164,8 @@ int weft__cuda_image_use(weft_backend_device *device,
   pthread_mutex_lock(&gpu->arrays_lock);
   for (size_t i = 0; i < gpu->num_arrays; i++) {
     struct cuda_image_array *r = &gpu->arrays[i];
-    if (r->data != l->data || !r->stale) continue;
-    rc = gpu->api->cuMemcpy3D(&r->copy);
+    if (r->data != l->data) continue;
+    if (r->stale) rc = gpu->api->cuMemcpy3D(&r->copy);
     if (rc == CUDA_SUCCESS) r->stale = 0;
     break;
   }

@@ -89,10 +89,8 @@ static int resource_of(cuda_device *gpu, const weft_image_layout *l,
     r->res.linear.sizeInBytes = width * (size_t)l->element_size;
     return 1;
   }
-  if (l->image_type != WEFT_CL_MEM_OBJECT_IMAGE1D &&
-      l->image_type != WEFT_CL_MEM_OBJECT_IMAGE2D)
-    return 0;
-  /* One row's pitch is free: nothing reads a second row. */
+  /* A 1D or 2D image (the others took an array above). One row's pitch
+   * is free: nothing reads a second row. */
   uint64_t pitch = l->row_pitch;
   uint64_t alignment = (uint64_t)g->texture_pitch_alignment;
   if (l->height == 1 && alignment)

@@ -184,29 +184,29 @@ static void take_orders_as_rgba(LLVMValueRef fn, LLVMValueRef ask_order) {
   free(calls);
 }
 
-/* Whether block b of fn reaches itself again: a backward walk over
- * predecessors from b meets b. */
-static int in_cycle(LLVMValueRef fn, LLVMBasicBlockRef b) {
+/* in_loop's search: the block, and room for a loop's body and a walk. */
+typedef struct loop_search {
+  unsigned block;
+  unsigned char *body;
+  unsigned *work;
+} loop_search;
+
+static int loop_holds(const weft_cfg *g, unsigned header, unsigned latch,
+                      void *data) {
+  loop_search *s = data;
+  weft__cfg_loop_blocks(g, header, latch, s->body, s->work);
+  return s->body[s->block];
+}
+
+/* Whether block b of fn is in a loop. */
+static int in_loop(LLVMValueRef fn, LLVMBasicBlockRef b) {
   weft_cfg g;
   if (weft__cfg_make(fn, &g)) return 0;
-  unsigned start = weft__cfg_index(&g, b), n = 0;
-  unsigned char *seen = calloc(g.count, 1);
-  unsigned *work = malloc(g.count * sizeof *work);
-  int found = 0;
-  if (seen && work && start < g.count) work[n++] = start;
-  while (n && !found) {
-    unsigned at = work[--n];
-    for (unsigned i = 0; i < g.num_preds[at] && !found; i++) {
-      unsigned p = g.preds[at][i];
-      found = p == start;
-      if (!seen[p]) {
-        seen[p] = 1;
-        work[n++] = p;
-      }
-    }
-  }
-  free(seen);
-  free(work);
+  loop_search s = {weft__cfg_index(&g, b), malloc(g.count),
+                   malloc(g.count * sizeof *s.work)};
+  int found = s.body && s.work && weft__cfg_back_edges(&g, loop_holds, &s) == 1;
+  free(s.body);
+  free(s.work);
   weft__cfg_free(&g);
   return found;
 }
@@ -217,7 +217,7 @@ static int in_cycle(LLVMValueRef fn, LLVMBasicBlockRef b) {
  * times NVIDIA's time against 1.05). */
 static int reads_often(LLVMValueRef fn, LLVMValueRef *handles, unsigned n) {
   return n > 1 ||
-         (n == 1 && in_cycle(fn, LLVMGetInstructionParent(handles[0])));
+         (n == 1 && in_loop(fn, LLVMGetInstructionParent(handles[0])));
 }
 
 /* Versions fn if it asks for handles, each (and each order asked) from
@@ -265,12 +265,15 @@ int weft__ptx_textures_version(LLVMModuleRef module,
                                        error)
                     : 0;
   if (!rc && optimize) {
-    /* The bodies that ask, listed first: versioning adds functions. */
+    /* The bodies that ask, listed first: copies ask too. */
     unsigned n = 0, capacity = 0;
     LLVMValueRef *fns = NULL;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
-         fn = LLVMGetNextFunction(fn)) {
-      if (LLVMIsDeclaration(fn)) continue;
+    for (LLVMUseRef u = LLVMGetFirstUse(ask); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef fn = LLVMGetBasicBlockParent(
+          LLVMGetInstructionParent(LLVMGetUser(u)));
+      unsigned seen = 0;
+      while (seen < n && fns[seen] != fn) seen++;
+      if (seen < n) continue;
       if (n == capacity) {
         capacity = capacity ? 2 * capacity : 8;
         LLVMValueRef *grown = realloc(fns, capacity * sizeof *fns);
