@@ -38,20 +38,6 @@ int weft__has_sub_groups(LLVMValueRef body) {
   return n > 0;
 }
 
-/* Marks in in_loop the blocks of every loop. */
-typedef struct loops {
-  unsigned char *in_loop, *body;
-  unsigned *work;
-} loops;
-
-static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
-                     void *data) {
-  loops *l = data;
-  weft__cfg_loop_blocks(g, header, latch, l->body, l->work);
-  for (unsigned i = 0; i < g->count; i++) l->in_loop[i] |= l->body[i];
-  return 0;
-}
-
 /* Whether a return can be reached from the entry without passing block
  * avoid. */
 static int avoidable(const weft_cfg *g, unsigned avoid, unsigned char *seen,
@@ -81,20 +67,19 @@ static int all_pass_once(LLVMValueRef body, LLVMValueRef *meetings,
                          unsigned n, int *rc) {
   weft_cfg g;
   if ((*rc = weft__cfg_make(body, &g))) return 0;
-  loops l = {calloc(g.count + 1, 1), calloc(g.count + 1, 1),
-             calloc(g.count + 1, sizeof *l.work)};
-  int once = l.in_loop && l.body && l.work;
-  if (!once) *rc = WEFT_ENOMEM;
-  if (once) *rc = weft__cfg_back_edges(&g, mark_loop, &l);
+  unsigned char *in_loop = calloc(g.count + 1, 1);
+  unsigned char *seen = calloc(g.count + 1, 1);
+  unsigned *work = calloc(g.count + 1, sizeof *work);
+  int once = in_loop && seen && work;
+  *rc = once ? weft__cfg_in_loops(&g, in_loop) : WEFT_ENOMEM;
   once = once && !*rc;
-  /* l.body and l.work serve avoidable() too, once the loops are known. */
   for (unsigned i = 0; once && i < n; i++) {
     unsigned b = weft__cfg_index(&g, LLVMGetInstructionParent(meetings[i]));
-    once = b < g.count && !l.in_loop[b] && !avoidable(&g, b, l.body, l.work);
+    once = b < g.count && !in_loop[b] && !avoidable(&g, b, seen, work);
   }
-  free(l.in_loop);
-  free(l.body);
-  free(l.work);
+  free(in_loop);
+  free(seen);
+  free(work);
   weft__cfg_free(&g);
   return once;
 }

@@ -100,3 +100,29 @@ void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
     }
   }
 }
+
+/* weft__cfg_in_loops' walk: the marks, and room for one loop's body and
+ * a walk. */
+typedef struct loop_marks {
+  unsigned char *in_loop, *body;
+  unsigned *work;
+} loop_marks;
+
+static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
+                     void *data) {
+  loop_marks *m = data;
+  weft__cfg_loop_blocks(g, header, latch, m->body, m->work);
+  for (unsigned i = 0; i < g->count; i++) m->in_loop[i] |= m->body[i];
+  return 0;
+}
+
+int weft__cfg_in_loops(const weft_cfg *g, unsigned char *in_loop) {
+  memset(in_loop, 0, g->count);
+  loop_marks m = {in_loop, calloc(g->count + 1, 1),
+                  calloc(g->count + 1, sizeof *m.work)};
+  int rc = m.body && m.work ? weft__cfg_back_edges(g, mark_loop, &m)
+                            : WEFT_ENOMEM;
+  free(m.body);
+  free(m.work);
+  return rc;
+}

@@ -92,7 +92,8 @@ static int asks_from_arguments(LLVMValueRef fn, LLVMValueRef ask,
 static LLVMValueRef all_loaded(LLVMBuilderRef b, LLVMValueRef *calls,
                                unsigned n, LLVMTypeRef type,
                                LLVMIntPredicate p, LLVMValueRef value) {
-  LLVMValueRef all = LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(type)), 1, 0);
+  LLVMContextRef ctx = LLVMGetTypeContext(type);
+  LLVMValueRef all = LLVMConstInt(LLVMInt1TypeInContext(ctx), 1, 0);
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef at = weft__remake(b, LLVMGetOperand(calls[i], 0));
     LLVMValueRef loaded = LLVMBuildLoad2(b, type, at, "");
@@ -137,7 +138,8 @@ static void dispatch(LLVMValueRef fn, LLVMValueRef textures, LLVMValueRef rgba,
     if (LLVMIsAAllocaInst(i) && LLVMIsAConstant(LLVMGetOperand(i, 0)))
       weft__instruction_move(b, i);
   }
-  LLVMTypeRef u64 = LLVMInt64TypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef u64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
   LLVMValueRef there = all_loaded(b, handles, num_handles, u64, LLVMIntNE,
                                   LLVMConstNull(u64));
   LLVMValueRef is_rgba = all_loaded(b, orders, num_orders, i32, LLVMIntEQ,
@@ -184,29 +186,15 @@ static void take_orders_as_rgba(LLVMValueRef fn, LLVMValueRef ask_order) {
   free(calls);
 }
 
-/* in_loop's search: the block, and room for a loop's body and a walk. */
-typedef struct loop_search {
-  unsigned block;
-  unsigned char *body;
-  unsigned *work;
-} loop_search;
-
-static int loop_holds(const weft_cfg *g, unsigned header, unsigned latch,
-                      void *data) {
-  loop_search *s = data;
-  weft__cfg_loop_blocks(g, header, latch, s->body, s->work);
-  return s->body[s->block];
-}
-
 /* Whether block b of fn is in a loop. */
 static int in_loop(LLVMValueRef fn, LLVMBasicBlockRef b) {
   weft_cfg g;
   if (weft__cfg_make(fn, &g)) return 0;
-  loop_search s = {weft__cfg_index(&g, b), malloc(g.count),
-                   malloc(g.count * sizeof *s.work)};
-  int found = s.body && s.work && weft__cfg_back_edges(&g, loop_holds, &s) == 1;
-  free(s.body);
-  free(s.work);
+  unsigned char *marks = malloc(g.count + 1);
+  unsigned at = weft__cfg_index(&g, b);
+  int found = marks && !weft__cfg_in_loops(&g, marks) && at < g.count &&
+              marks[at];
+  free(marks);
   weft__cfg_free(&g);
   return found;
 }
