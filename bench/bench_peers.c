@@ -62,6 +62,35 @@ static const char *source =
     "  for (uint k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];\n"
     "  c[row * n + col] = sum;\n"
     "}\n"
+    /* Each work-item keeps a 2x4 block of c in a private array across
+     * the barriers, as CLBlast's Xgemm does (its registers, a GPU's). */
+    "#define RT 32\n"
+    "__kernel void matmul_registers(__global const float *a,\n"
+    "                               __global const float *b,\n"
+    "                               __global float *c, uint n) {\n"
+    "  __local float at[RT][RT];\n"
+    "  __local float4 bt[RT][RT / 4];\n"
+    "  int lx = get_local_id(0), ly = get_local_id(1);\n"
+    "  int item = ly * 8 + lx, gx = get_group_id(0), gy = get_group_id(1);\n"
+    "  float4 acc[2];\n"
+    "  for (int i = 0; i < 2; i++) acc[i] = (float4)(0.0f);\n"
+    "  for (uint k0 = 0; k0 < n; k0 += RT) {\n"
+    "    for (int e = item; e < RT * RT; e += 128)\n"
+    "      at[e / RT][e % RT] = a[(gy * RT + e / RT) * n + k0 + e % RT];\n"
+    "    for (int e = item; e < RT * RT / 4; e += 128)\n"
+    "      bt[e / 8][e % 8] =\n"
+    "          vload4(0, b + (k0 + e / 8) * n + gx * RT + 4 * (e % 8));\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int k = 0; k < RT; k++) {\n"
+    "      float av[2];\n"
+    "      for (int i = 0; i < 2; i++) av[i] = at[2 * ly + i][k];\n"
+    "      for (int i = 0; i < 2; i++) acc[i] += av[i] * bt[k][lx];\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  for (int i = 0; i < 2; i++)\n"
+    "    vstore4(acc[i], 0, c + (gy * RT + 2 * ly + i) * n + gx * RT + 4 * lx);\n"
+    "}\n"
     "__kernel void matmul_naive_double(__global const double *a,\n"
     "                                  __global const double *b,\n"
     "                                  __global double *c, uint n) {\n"
@@ -251,7 +280,8 @@ struct bench_case {
 
 typedef struct sizes {
   size_t stream_n;      /* elements of vecadd, saxpy, daxpy, reductions */
-  size_t matmul_n;      /* matrices' side (tiled, naive float) */
+  size_t matmul_n;      /* matrices' side (float: naive, tiled, registers; a
+                           multiple of 32) */
   size_t dmatmul_n;     /* the double naive product's side */
   size_t image_n;       /* stencil2d, convolve: pixels a side */
   size_t volume_n;      /* stencil3d: cells a side */
@@ -403,11 +433,21 @@ static bench_case mandelbrot_case(const sizes *s) {
   return c;
 }
 
+/* How a product's work is split: an element per work-item (in groups of
+ * 16x16 when tiled), or a 2x4 block per work-item in groups of 8x16. */
+enum { MATMUL_NAIVE, MATMUL_TILED, MATMUL_REGISTERS };
+
 static bench_case matmul_case(const char *name, const char *kernel,
-                              size_t n, int tiled, int is_double) {
-  bench_case c = new_case(name, kernel, 2, n, n, 1);
-  if (tiled) {
+                              size_t n, int split, int is_double) {
+  bench_case c = split == MATMUL_REGISTERS
+                     ? new_case(name, kernel, 2, n / 4, n / 2, 1)
+                     : new_case(name, kernel, 2, n, n, 1);
+  if (split == MATMUL_TILED) {
     c.local[0] = c.local[1] = 16;
+    c.local[2] = 1;
+  } else if (split == MATMUL_REGISTERS) {
+    c.local[0] = 8;
+    c.local[1] = 16;
     c.local[2] = 1;
   }
   size_t elem = is_double ? sizeof(double) : sizeof(float);
@@ -993,13 +1033,16 @@ static int run_all(bench_cl rts[2], cl_program programs[2], const char *peer,
   if (doubles) failed += RUN("daxpy", daxpy_case(s));
   failed += RUN("mandelbrot", mandelbrot_case(s));
   failed += RUN("matmul_naive", matmul_case("matmul_naive", "matmul_naive",
-                                            s->matmul_n, 0, 0));
+                                            s->matmul_n, MATMUL_NAIVE, 0));
   if (doubles)
     failed += RUN("matmul_naive_double",
                   matmul_case("matmul_naive_double", "matmul_naive_double",
-                              s->dmatmul_n, 0, 1));
-  failed += RUN("matmul_tiled",
-                matmul_case("matmul_tiled", "matmul", s->matmul_n, 1, 0));
+                              s->dmatmul_n, MATMUL_NAIVE, 1));
+  failed += RUN("matmul_tiled", matmul_case("matmul_tiled", "matmul",
+                                            s->matmul_n, MATMUL_TILED, 0));
+  failed += RUN("matmul_registers",
+                matmul_case("matmul_registers", "matmul_registers",
+                            s->matmul_n, MATMUL_REGISTERS, 0));
   failed += RUN("reduce", reduce_case(s));
   failed += RUN("scan", scan_case(s));
   failed += RUN("histogram_global", histogram_case(s, 0));

@@ -8,7 +8,7 @@ PACKAGES="
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
   libffi-dev libedit-dev zlib1g-dev libzstd-dev libxml2-dev
   ocl-icd-opencl-dev opencl-c-headers clinfo pocl-opencl-icd
-  libsleef-dev libmpfr-dev
+  libsleef-dev libmpfr-dev libclblast-dev
   python3 python3-numpy python3-matplotlib python3-pyopencl
   valgrind oclgrind gdb
   man-db groff-base

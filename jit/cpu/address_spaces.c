@@ -18,6 +18,7 @@
  * variables, get no scope: they may alias anything.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,36 @@ static void set_scope(LLVMValueRef inst, int scope) {
 
 void weft__mark_private_access(LLVMValueRef inst) {
   set_scope(inst, SCOPE_WEFT_PRIVATE);
+}
+
+/* Memory objects of a region body (regions.c: private arrays and
+ * structs, kept per work-item in Weft's private memory) get a scope each
+ * in a domain of their own, so that LLVM knows an object's accesses miss
+ * every other object and every space above: the fields lie side by side
+ * at offsets scaled by the group's size, which it cannot compare, and an
+ * accumulator array then stayed in memory through a loop (CLBlast's
+ * Xgemm). Scopes are named by number: objects of different kernels never
+ * meet in one function. */
+static LLVMMetadataRef object_scope(LLVMContextRef c, unsigned object) {
+  char name[32];
+  snprintf(name, sizeof name, "weft.object.%u", object);
+  return named_scope(c, name, "weft.objects");
+}
+
+void weft__mark_object_access(LLVMValueRef inst, unsigned object,
+                              unsigned objects) {
+  assert(object < objects);
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
+  LLVMMetadataRef own = object_scope(c, object);
+  LLVMMetadataRef *others = malloc((NUM_SCOPES + objects) * sizeof *others);
+  if (!others) return; /* unmarked: LLVM assumes less, nothing wrong */
+  unsigned n = 0;
+  for (int s = 0; s < NUM_SCOPES; s++) others[n++] = scope_node(c, s);
+  for (unsigned k = 0; k < objects; k++)
+    if (k != object) others[n++] = object_scope(c, k);
+  add_scopes(inst, LLVMGetMDKindIDInContext(c, "alias.scope", 11), &own, 1);
+  add_scopes(inst, LLVMGetMDKindIDInContext(c, "noalias", 7), others, n);
+  free(others);
 }
 
 void weft__mark_group_word_access(LLVMValueRef inst) {

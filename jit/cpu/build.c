@@ -320,6 +320,9 @@ static int make_region_jams(build *b) {
   /* Regions' values crossing blocks went to memory (reg2mem). */
   int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
                             &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++)
+    if (b->s.kernels[i].flags & WEFT_KERNEL_REGIONS)
+      weft__regions_scope_objects(b->bodies[i]);
   b->region_jams = calloc(b->s.num_kernels + 1, sizeof *b->region_jams);
   if (!rc && !b->region_jams) rc = WEFT_ENOMEM;
   unsigned bits = weft__target_vector_bits(b->s.machine);

@@ -302,6 +302,12 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
 int weft__local_mem_lower(LLVMValueRef fn, LLVMTargetDataRef layout,
                           size_t *size, char **error);
 
+/* After weft__regions_make and SROA (which turns reg2mem's slots back
+ * into values): each access to a memory object of body, through its
+ * address and GEPs and casts of it, in the object's scope
+ * (weft__mark_object_access). */
+void weft__regions_scope_objects(LLVMValueRef body);
+
 /* After weft__regions_make: whether every run of body from state ends
  * in the same next state, which goes to *only (a region between two
  * barriers with no branch to another; then no work-item can diverge
@@ -322,6 +328,11 @@ void weft__address_spaces_flatten(LLVMValueRef fn);
 /* Puts inst, an access to Weft's per-work-item memory (what regions keep
  * across barriers), in its own no-alias scope (address_spaces.c). */
 void weft__mark_private_access(LLVMValueRef inst);
+/* And inst, an access to memory object `object` of a region body's
+ * `objects` (regions.c), in that object's own scope, apart from the
+ * others and from every scope above. */
+void weft__mark_object_access(LLVMValueRef inst, unsigned object,
+                              unsigned objects);
 /* And inst, an access to Weft's words of a group in its context
  * (weft_wg_ctx's aggregate), in another. */
 void weft__mark_group_word_access(LLVMValueRef inst);

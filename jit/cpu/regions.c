@@ -450,10 +450,30 @@ static void make_entry(region_pass *r) {
   r->private_mem = weft__body_param(r->body, WEFT_BODY_PRIVATE);
 }
 
+/* The metadata that marks a memory object's address in the entry block:
+ * !{object, objects}, for weft__regions_scope_objects. */
+#define OBJECT_MD "weft.object"
+
+static void mark_object_address(region_pass *r, LLVMValueRef at,
+                                unsigned object, unsigned objects) {
+  if (!LLVMIsAInstruction(at)) return;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(r->context);
+  LLVMMetadataRef ops[2] = {
+      LLVMValueAsMetadata(LLVMConstInt(i32, object, 0)),
+      LLVMValueAsMetadata(LLVMConstInt(i32, objects, 0))};
+  LLVMSetMetadata(at, LLVMGetMDKindIDInContext(r->context, OBJECT_MD,
+                                               strlen(OBJECT_MD)),
+                  LLVMMetadataAsValue(r->context,
+                                      LLVMMDNodeInContext2(r->context, ops, 2)));
+}
+
 /* Memory objects now live in private memory, one copy per work-item. */
 static void relocate_memory_objects(region_pass *r) {
   unsigned lifetime_start = LLVMLookupIntrinsicID("llvm.lifetime.start", 19);
   unsigned lifetime_end = LLVMLookupIntrinsicID("llvm.lifetime.end", 17);
+  unsigned objects = 0, object = 0;
+  for (unsigned i = 0; i < r->num_fields; i++)
+    objects += r->fields[i].memory_object != 0;
   for (unsigned i = 0; i < r->num_fields; i++) {
     field *f = &r->fields[i];
     if (!f->memory_object) continue;
@@ -467,9 +487,46 @@ static void relocate_memory_objects(region_pass *r) {
       if (id && (id == lifetime_start || id == lifetime_end))
         LLVMInstructionEraseFromParent(user);
     }
-    LLVMReplaceAllUsesWith(f->alloca_inst, field_address(r, f));
+    LLVMValueRef at = field_address(r, f);
+    mark_object_address(r, at, object++, objects);
+    LLVMReplaceAllUsesWith(f->alloca_inst, at);
     LLVMInstructionEraseFromParent(f->alloca_inst);
     f->alloca_inst = NULL;
+  }
+}
+
+/* The loads and stores through address p of object `object` (and the
+ * GEPs and casts of it) marked in its scope. Not through phis or
+ * selects, which may join another object's addresses; nor a store of
+ * the address itself, which writes elsewhere. */
+static void scope_accesses(LLVMValueRef p, unsigned object, unsigned objects,
+                           unsigned depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user) ||
+        (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == p &&
+         LLVMGetOperand(user, 0) != p))
+      weft__mark_object_access(user, object, objects);
+    else if (depth && ((LLVMIsAGetElementPtrInst(user) &&
+                        LLVMGetOperand(user, 0) == p) ||
+                       LLVMIsABitCastInst(user) ||
+                       LLVMIsAAddrSpaceCastInst(user)))
+      scope_accesses(user, object, objects, depth - 1);
+  }
+}
+
+void weft__regions_scope_objects(LLVMValueRef body) {
+  LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(body));
+  unsigned kind = LLVMGetMDKindIDInContext(c, OBJECT_MD, strlen(OBJECT_MD));
+  for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body));
+       i; i = LLVMGetNextInstruction(i)) {
+    LLVMValueRef mark = LLVMGetMetadata(i, kind);
+    if (!mark) continue;
+    LLVMValueRef ops[2];
+    assert(LLVMGetMDNodeNumOperands(mark) == 2);
+    LLVMGetMDNodeOperands(mark, ops);
+    scope_accesses(i, (unsigned)LLVMConstIntGetZExtValue(ops[0]),
+                   (unsigned)LLVMConstIntGetZExtValue(ops[1]), 16);
   }
 }
 
