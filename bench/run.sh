@@ -15,8 +15,13 @@ mkdir -p "$results" || exit 1
 
 status=0
 for name in kernels peers switch build api math check sub_groups \
-            coop_kernels; do
+            coop_kernels clblast; do
   program=$build/bench/bench_$name
+  # bench_clblast is built only where CLBlast is installed.
+  if [ "$name" = clblast ] && [ ! -x "$program" ]; then
+    echo "run.sh: no bench_clblast (CLBlast was not found): skipped" >&2
+    continue
+  fi
   if [ ! -x "$program" ]; then
     echo "run.sh: $program is missing: build the project first" >&2
     exit 1
