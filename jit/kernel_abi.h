@@ -18,9 +18,11 @@
 #include "weft/weft.h"
 
 /* The most atomics a kernel has made one per group, and the context's
- * words for them (weft_wg_ctx; aggregate_atomics.c lays them out). */
+ * words for them (weft_wg_ctx; aggregate_atomics.c lays them out): room
+ * for each site's table of 16 counters with their old values, or fewer
+ * sites and one of 256 counters whose results go unused. */
 #define WEFT_AGGREGATE_SITES 4
-#define WEFT_AGGREGATE_WORDS 136
+#define WEFT_AGGREGATE_WORDS 400
 
 /* Bytes of a group's uniform values across a barrier (weft_wg_ctx); a
  * kernel's others are kept per work-item. */

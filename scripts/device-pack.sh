@@ -16,8 +16,11 @@ trap 'rm -rf "$libs"' EXIT
 mkdir -p "$libs/opt/weft-libs"
 # Every library the runtime, the tests and the ICD loader need, less the C
 # and C++ runtimes (the GPU machine's own are newer).
+# (bench_clblast, where it was built, brings CLBlast's.)
 for f in "$build"/libweft.so.0.1.0 "$build"/tests/test_atomic \
-         "$build"/tests/api/test_cl_platform /usr/lib/x86_64-linux-gnu/libOpenCL.so.1; do
+         "$build"/tests/api/test_cl_platform /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 \
+         "$build"/bench/bench_clblast; do
+  [ -e "$f" ] || continue
   ldd "$f" | awk '/=> \// { print $3 }'
 done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so' |
   grep -v '/libweft' |

@@ -6,7 +6,8 @@
  * varying amounts, two counters, barriers and __local memory beside it;
  * and the kernels it must leave alone (a loop, an address per work-item,
  * a kernel another calls, -cl-weft-no-aggregate) are left alone and
- * still right. */
+ * still right; tables of up to 256 counters where the results go
+ * unused (histograms). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,6 +450,70 @@ TEST(only_shared_counters_passed_once_are_aggregated) {
   CHECK(!build_and_count(dir, 4, called, NULL, odd_positive));
   CHECK(!build_and_count(dir, 5, one_each, NULL, fifth));
   CHECK(build_and_count(dir, 6, keyed, NULL, in_slot0));
+  support_remove_tree(dir);
+}
+
+/* A histogram: 256 counters whose atomics' results go unused, beside a
+ * second table of 128 with varying amounts: both made one atomic per
+ * group and counter on the CPU (the wide tables); with the results used,
+ * past 16 counters, the atomics stay as they are. Runs both in groups of
+ * 64, which leave most counters unreached, and checks the counts and
+ * that the old values per bin are distinct. */
+static void check_histograms(void) {
+  static const char *unused =
+      "__kernel void k(__global const int *in, __global int *o,\n"
+      "                __global int *c) {\n"
+      "  int v = in[get_global_id(0)];\n"
+      "  atomic_inc(&c[v & 255]);\n"
+      "  __global int *d = c + 256;\n"
+      "  if (v > 0) atomic_add(&d[v & 127], v & 3);\n"
+      "}\n";
+  static const char *used =
+      "__kernel void k(__global const int *in, __global int *o,\n"
+      "                __global int *c) {\n"
+      "  int v = in[get_global_id(0)];\n"
+      "  o[get_global_id(0)] = atomic_inc(&c[v & 255]);\n"
+      "}\n";
+  enum { N = 4096, BINS = 384 };
+  int *in = inputs(N), *old = malloc(N * sizeof *old);
+  int *vals = malloc(N * sizeof *vals), bins[BINS], want[BINS] = {0};
+  CHECK(old && vals);
+  for (size_t i = 0; i < N; i++) {
+    want[in[i] & 255]++;
+    if (in[i] > 0) want[256 + (in[i] & 127)] += in[i] & 3;
+  }
+  run r;
+  run_three(&r, unused, in, N, N * sizeof *old, sizeof bins, N, 64);
+  run_read(&r, 2, sizeof bins, bins);
+  run_end(&r);
+  for (int b = 0; b < BINS; b++) CHECK_EQ(bins[b], want[b]);
+  run_three(&r, used, in, N, N * sizeof *old, sizeof bins, N, 64);
+  run_read(&r, 1, N * sizeof *old, old);
+  run_read(&r, 2, sizeof bins, bins);
+  run_end(&r);
+  for (int b = 0; b < 256; b++) {
+    CHECK_EQ(bins[b], want[b]);
+    int n = 0;
+    for (size_t i = 0; i < N; i++)
+      if ((in[i] & 255) == b) vals[n++] = old[i];
+    qsort(vals, (size_t)n, sizeof *vals, compare_ints);
+    for (int k = 0; k < n; k++) CHECK_EQ(vals[k], k);
+  }
+  free(vals);
+  free(old);
+  free(in);
+}
+
+TEST(histograms_of_256_bins) { check_histograms(); }
+
+TEST(wide_tables_only_where_results_go_unused) {
+  CPU_ONLY("reads the CPU's dumped IR");
+  char dir[] = "/tmp/weft-aggregate-XXXXXX";
+  CHECK(mkdtemp(dir));
+  setenv("WEFT_DUMP_IR", dir, 1);
+  check_histograms();
+  CHECK(aggregated_in(dir, 0));
+  CHECK(!aggregated_in(dir, 1));
   support_remove_tree(dir);
 }
 

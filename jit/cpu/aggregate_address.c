@@ -27,7 +27,8 @@ static int uniform(LLVMValueRef body, LLVMValueRef v) {
                           &budget);
 }
 
-int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out) {
+int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, unsigned most,
+                      weft_counters *out) {
   if (uniform(body, ptr)) {
     *out = (weft_counters){1, NULL};
     return 1;
@@ -38,8 +39,7 @@ int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out) {
     if (!uniform(body, LLVMGetOperand(ptr, i))) return 0;
   LLVMValueRef key = LLVMGetOperand(ptr, (unsigned)(n - 1));
   uint64_t hi;
-  if (n < 2 || !weft__value_bound(key, &hi) || hi >= WEFT_AGGREGATE_KEYS)
-    return 0;
+  if (n < 2 || !weft__value_bound(key, &hi) || hi >= most) return 0;
   *out = (weft_counters){(unsigned)hi + 1, key};
   return 1;
 }

@@ -15,11 +15,13 @@ typedef struct weft_counters {
                      * whole address is the same for the group */
 } weft_counters;
 
-/* Whether ptr, an atomic's address in body, is one of a few counters the
- * group shares (made from the kernel's arguments, the context's invariant
- * fields and constants by instructions without side effects, but for a
- * last GEP index of a small known range); fills *out if so. */
-int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, weft_counters *out);
+/* Whether ptr, an atomic's address in body, is one of at most `most`
+ * counters the group shares (made from the kernel's arguments, the
+ * context's invariant fields and constants by instructions without side
+ * effects, but for a last GEP index of a small known range); fills *out
+ * if so. */
+int weft__counters_of(LLVMValueRef body, LLVMValueRef ptr, unsigned most,
+                      weft_counters *out);
 
 /* ptr made again at the builder for the counter of key (0 with one
  * counter): a copy computes the same address anywhere, where the

@@ -25,7 +25,9 @@
  * rely on its work-items' independent progress (nothing polls: no yield
  * or sync calls, no sub-group interleaving) and where every work-item can
  * pass the cut once: the atomic's block is in no loop, and the address is
- * one of at most WEFT_AGGREGATE_KEYS the whole group shares
+ * one of at most WEFT_AGGREGATE_KEYS the whole group shares, or of
+ * WEFT_AGGREGATE_WIDE_KEYS where the atomic's result goes unused (a
+ * histogram's bins: no old value per counter to keep, only its count)
  * (aggregate_address.c: computed from the kernel's arguments, the
  * context's invariant fields and constants only, but for a last index of
  * a small known range, so the last work-item can make each again even
@@ -60,13 +62,26 @@
 /* How deep a branch's condition is followed to the local id. */
 #define MOST_DEPTH 24
 /* The group's words of one site with keys counters, in weft_wg_ctx's
- * aggregate: each counter's count (what its work-items add up), then
- * each one's old value (its atomic's result), then a mask of the
- * counters some work-item reached, then how many work-items came. */
-static unsigned words_of(unsigned keys) { return 2 * keys + 2; }
+ * aggregate: each counter's count (what its work-items add up), then,
+ * where the atomic's result is used (olds), each one's old value (its
+ * atomic's result), then a mask of the counters some work-item reached
+ * (a bit each), then how many work-items came. */
+static unsigned mask_words(unsigned keys) { return (keys + 63) / 64; }
+static unsigned words_of(unsigned keys, int olds) {
+  return keys * (olds ? 2 : 1) + mask_words(keys) + 1;
+}
 _Static_assert(WEFT_AGGREGATE_WORDS >=
                    WEFT_AGGREGATE_SITES * (2 * WEFT_AGGREGATE_KEYS + 2),
                "the context holds every site's words");
+_Static_assert(WEFT_AGGREGATE_WORDS >= WEFT_AGGREGATE_WIDE_KEYS +
+                                           WEFT_AGGREGATE_WIDE_KEYS / 64 + 1,
+               "the context holds a wide table's words");
+
+/* The most counters of an atomic's table: fewer where each one's old
+ * value is kept. */
+static unsigned most_keys(LLVMValueRef rmw) {
+  return LLVMGetFirstUse(rmw) ? WEFT_AGGREGATE_KEYS : WEFT_AGGREGATE_WIDE_KEYS;
+}
 
 /* An integer add or subtract on __global (or generic) memory at one of
  * a few counters the group shares. */
@@ -79,7 +94,8 @@ static int is_candidate(LLVMValueRef i, void *data) {
   weft_counters counters;
   return (op == LLVMAtomicRMWBinOpAdd || op == LLVMAtomicRMWBinOpSub) &&
          (space == WEFT_AS_GLOBAL || space == WEFT_AS_GENERIC) &&
-         !LLVMIsAtomicSingleThread(i) && weft__counters_of(body, ptr, &counters);
+         !LLVMIsAtomicSingleThread(i) &&
+         weft__counters_of(body, ptr, most_keys(i), &counters);
 }
 
 /* Marks in seen[] the blocks reached from block from, forwards or
@@ -203,8 +219,17 @@ typedef struct cut {
   unsigned num_exits, num_targets;
   LLVMValueRef tag;            /* the cut's phi: 0 for the atomic, 1 + target */
   weft_counters counters;      /* what the atomic adds to */
+  int olds;                    /* its result is used: old values kept */
   unsigned words;              /* the first of the site's context words */
 } cut;
+
+/* Where the site's mask and count of arrivals start among its words. */
+static unsigned mask_at(const cut *c) {
+  return c->counters.keys * (c->olds ? 2 : 1);
+}
+static unsigned arrivals_at(const cut *c) {
+  return mask_at(c) + mask_words(c->counters.keys);
+}
 
 /* Whether block is one of the cut's exit blocks. */
 static int is_exit(const cut *c, LLVMBasicBlockRef block) {
@@ -373,11 +398,11 @@ static LLVMValueRef group_items(cut *c) {
   return items;
 }
 
-/* The last work-item to arrive: for each counter some work-item reached,
- * the original atomic on its count, at its address made again; the
- * results in the site's words. Ends at done. */
-static void lead(cut *c, LLVMValueRef mask, LLVMBasicBlockRef leader,
-                 LLVMBasicBlockRef done) {
+/* The last work-item to arrive: for each counter some work-item reached
+ * (its bit in the mask words), the original atomic on its count, at its
+ * address made again; the results in the site's words where they are
+ * used. Ends at done. */
+static void lead(cut *c, LLVMBasicBlockRef leader, LLVMBasicBlockRef done) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c->context);
   LLVMTypeRef type = LLVMTypeOf(LLVMGetOperand(c->rmw, 1));
   unsigned keys = c->counters.keys;
@@ -390,7 +415,12 @@ static void lead(cut *c, LLVMValueRef mask, LLVMBasicBlockRef leader,
   LLVMValueRef k = LLVMBuildPhi(c->b, i64, "aggregate.key");
   LLVMValueRef zero = LLVMConstNull(i64), one = LLVMConstInt(i64, 1, 0);
   LLVMAddIncoming(k, &zero, &leader, 1);
-  LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, mask, k, ""), one, "");
+  LLVMValueRef mask = word_load(
+      c, i64, mask_at(c), LLVMBuildLShr(c->b, k, LLVMConstInt(i64, 6, 0), ""),
+      "");
+  LLVMValueRef shift = LLVMBuildAnd(c->b, k, LLVMConstInt(i64, 63, 0), "");
+  LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, mask, shift, ""),
+                                  one, "");
   LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, bit, zero, ""), add, next);
 
   LLVMPositionBuilderAtEnd(c->b, add);
@@ -401,7 +431,7 @@ static void lead(cut *c, LLVMValueRef mask, LLVMBasicBlockRef leader,
   LLVMInsertIntoBuilder(c->b, one_atomic);
   LLVMSetOperand(one_atomic, 0, address);
   LLVMSetOperand(one_atomic, 1, total);
-  word_store(c, one_atomic, keys, k);
+  if (c->olds) word_store(c, one_atomic, keys, k);
   LLVMBuildBr(c->b, next);
 
   LLVMPositionBuilderAtEnd(c->b, next);
@@ -419,7 +449,8 @@ static void lead(cut *c, LLVMValueRef mask, LLVMBasicBlockRef leader,
  * makes one atomic per counter that work-items reached, on their total
  * (lead). After the barrier each work-item's old value is its counter's
  * atomic's result plus (or minus) its rank. key: the work-item's counter
- * (an i64). Returns the old value, the builder in the last block. */
+ * (an i64). Returns the old value (poison where it goes unused), the
+ * builder in the last block. */
 static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
                             LLVMValueRef amount, LLVMValueRef key,
                             weft_sites *sites, int *rc) {
@@ -432,24 +463,27 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
       c->b, LLVMIntEQ, c->tag, LLVMConstInt(LLVMTypeOf(c->tag), 0, 0), "");
   LLVMValueRef rank = word_load(c, type, 0, key, "aggregate.rank");
   word_store(c, LLVMBuildAdd(c->b, rank, amount, ""), 0, key);
-  LLVMValueRef mask = LLVMBuildOr(
-      c->b, word_load(c, i64, 2 * keys, NULL, ""),
-      LLVMBuildShl(c->b, LLVMBuildZExt(c->b, reached, i64, ""), key, ""), "");
-  word_store(c, mask, 2 * keys, NULL);
+  LLVMValueRef at = LLVMBuildLShr(c->b, key, LLVMConstInt(i64, 6, 0), "");
+  LLVMValueRef bit = LLVMBuildShl(
+      c->b, LLVMBuildZExt(c->b, reached, i64, ""),
+      LLVMBuildAnd(c->b, key, LLVMConstInt(i64, 63, 0), ""), "");
+  word_store(c, LLVMBuildOr(c->b, word_load(c, i64, mask_at(c), at, ""), bit, ""),
+             mask_at(c), at);
   LLVMValueRef arrived = LLVMBuildAdd(
-      c->b, word_load(c, i64, 2 * keys + 1, NULL, ""), LLVMConstInt(i64, 1, 0), "");
-  word_store(c, arrived, 2 * keys + 1, NULL);
-  LLVMValueRef last = LLVMBuildAnd(
-      c->b, LLVMBuildICmp(c->b, LLVMIntEQ, arrived, group_items(c), ""),
-      LLVMBuildICmp(c->b, LLVMIntNE, mask, LLVMConstNull(i64), ""), "");
+      c->b, word_load(c, i64, arrivals_at(c), NULL, ""), LLVMConstInt(i64, 1, 0),
+      "");
+  word_store(c, arrived, arrivals_at(c), NULL);
+  LLVMValueRef last =
+      LLVMBuildICmp(c->b, LLVMIntEQ, arrived, group_items(c), "");
   LLVMBasicBlockRef leader = next_block(c, cut_block, "aggregate.leader");
   LLVMBasicBlockRef done = next_block(c, leader, "aggregate.done");
   LLVMPositionBuilderAtEnd(c->b, cut_block);
   LLVMBuildCondBr(c->b, last, leader, done);
-  lead(c, mask, leader, done);
+  lead(c, leader, done);
 
   LLVMPositionBuilderAtEnd(c->b, done);
   if ((*rc = cut_barrier(c, sites))) return NULL;
+  if (!c->olds) return LLVMGetPoison(type);
   LLVMValueRef base = word_load(c, type, keys, key, "base");
   return LLVMGetAtomicRMWBinOp(c->rmw) == LLVMAtomicRMWBinOpAdd
              ? LLVMBuildAdd(c->b, base, rank, "aggregate.old")
@@ -517,7 +551,8 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
                   const weft_counters *counters, unsigned words,
                   weft_sites *sites) {
   cut c = {.b = b, .context = LLVMGetModuleContext(LLVMGetGlobalParent(body)),
-           .body = body, .rmw = rmw, .counters = *counters, .words = words};
+           .body = body, .rmw = rmw, .counters = *counters,
+           .olds = LLVMGetFirstUse(rmw) != NULL, .words = words};
   LLVMValueRef key = counters->key;
   LLVMValueRef amount = LLVMGetOperand(rmw, 1);
   c.head = weft__block_split_before(rmw, "aggregate.before");
@@ -626,9 +661,12 @@ int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
         rc)
       continue;
     weft_counters counters;
-    weft__counters_of(body, LLVMGetOperand(rmws[i], 0), &counters);
+    weft__counters_of(body, LLVMGetOperand(rmws[i], 0), most_keys(rmws[i]),
+                      &counters);
+    int olds = LLVMGetFirstUse(rmws[i]) != NULL;
+    if (*words + words_of(counters.keys, olds) > WEFT_AGGREGATE_WORDS) continue;
     rc = cut_at(b, body, rmws[i], &counters, *words, sites);
-    *words += words_of(counters.keys);
+    *words += words_of(counters.keys, olds);
     cuts++;
   }
   LLVMDisposeBuilder(b);

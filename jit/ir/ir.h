@@ -124,6 +124,10 @@ int weft__value_bound(LLVMValueRef v, uint64_t *hi);
  * CPU's cpu/aggregate_atomics.c, the GPU's ptx/ptx_aggregate.c): a bit
  * each in a word. */
 #define WEFT_AGGREGATE_KEYS 16
+/* And on the CPU, for an atomic whose result is not used (a histogram's
+ * `atomic_inc(&bins[v & 255])`): no old value to hand back per counter,
+ * so a larger table's counts fit the group's context. */
+#define WEFT_AGGREGATE_WIDE_KEYS 256
 
 /* Whether fn calls the back end's barrier function. */
 int weft__calls_barrier(LLVMValueRef fn);
