@@ -77,10 +77,13 @@ _Static_assert(WEFT_AGGREGATE_WORDS >= WEFT_AGGREGATE_WIDE_KEYS +
                                            WEFT_AGGREGATE_WIDE_KEYS / 64 + 1,
                "the context holds a wide table's words");
 
+/* Whether the atomic's result (the old value) is used. */
+static int result_used(LLVMValueRef rmw) { return LLVMGetFirstUse(rmw) != NULL; }
+
 /* The most counters of an atomic's table: fewer where each one's old
  * value is kept. */
 static unsigned most_keys(LLVMValueRef rmw) {
-  return LLVMGetFirstUse(rmw) ? WEFT_AGGREGATE_KEYS : WEFT_AGGREGATE_WIDE_KEYS;
+  return result_used(rmw) ? WEFT_AGGREGATE_KEYS : WEFT_AGGREGATE_WIDE_KEYS;
 }
 
 /* An integer add or subtract on __global (or generic) memory at one of
@@ -552,7 +555,7 @@ static int cut_at(LLVMBuilderRef b, LLVMValueRef body, LLVMValueRef rmw,
                   weft_sites *sites) {
   cut c = {.b = b, .context = LLVMGetModuleContext(LLVMGetGlobalParent(body)),
            .body = body, .rmw = rmw, .counters = *counters,
-           .olds = LLVMGetFirstUse(rmw) != NULL, .words = words};
+           .olds = result_used(rmw), .words = words};
   LLVMValueRef key = counters->key;
   LLVMValueRef amount = LLVMGetOperand(rmw, 1);
   c.head = weft__block_split_before(rmw, "aggregate.before");
@@ -663,10 +666,10 @@ int weft__aggregate_atomics(LLVMValueRef body, weft_sites *sites,
     weft_counters counters;
     weft__counters_of(body, LLVMGetOperand(rmws[i], 0), most_keys(rmws[i]),
                       &counters);
-    int olds = LLVMGetFirstUse(rmws[i]) != NULL;
-    if (*words + words_of(counters.keys, olds) > WEFT_AGGREGATE_WORDS) continue;
+    unsigned need = words_of(counters.keys, result_used(rmws[i]));
+    if (*words + need > WEFT_AGGREGATE_WORDS) continue;
     rc = cut_at(b, body, rmws[i], &counters, *words, sites);
-    *words += words_of(counters.keys, olds);
+    *words += need;
     cuts++;
   }
   LLVMDisposeBuilder(b);
