@@ -115,7 +115,8 @@ static void build_free(weft_jam *j) {
   for (unsigned k = 0; k < j->num_loops; k++) {
     free(j->loops[k].active);
     free(j->loops[k].stay);
-    j->loops[k].active = j->loops[k].stay = NULL;
+    free(j->loops[k].read_masks);
+    j->loops[k].active = j->loops[k].stay = j->loops[k].read_masks = NULL;
   }
   if (j->finished) memset(j->finished, 0, j->count);
 }
@@ -127,9 +128,12 @@ static int build_prepare(weft_jam *j, unsigned width) {
   j->lanes = calloc((size_t)j->count * width, sizeof *j->lanes);
   int ok = j->copies && j->lanes;
   for (unsigned k = 0; k < j->num_loops; k++) {
-    j->loops[k].active = calloc(width, sizeof *j->loops[k].active);
-    j->loops[k].stay = calloc(width, sizeof *j->loops[k].stay);
-    ok = ok && j->loops[k].active && j->loops[k].stay;
+    weft_jam_loop *l = &j->loops[k];
+    l->active = calloc(width, sizeof *l->active);
+    l->stay = calloc(width, sizeof *l->stay);
+    l->read_masks = calloc((size_t)l->num_reads * width + 1,
+                           sizeof *l->read_masks);
+    ok = ok && l->active && l->stay && l->read_masks;
   }
   return ok;
 }
@@ -452,6 +456,7 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
       j->finished[k] = 1;
     } else if (!(j->varying[k] && weft__jam_split(j, b, i))) {
       clone_instruction(j, b, i);
+      weft__jam_loops_note_read(j, i);
     }
   }
 }
@@ -479,7 +484,7 @@ static void build(weft_jam *j, unsigned lx) {
     clone_block(j, b, order[n], n < reached);
   }
   remap(j, b);
-  weft__jam_loops_finish(j);
+  weft__jam_loops_finish(j, b);
   LLVMDisposeBuilder(b);
 }
 

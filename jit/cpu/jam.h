@@ -45,6 +45,7 @@ unsigned weft__jam_memory(LLVMValueRef inst);
 /* jam_loops.c: a loop whose work-items leave at different turns, run
  * while any is in it. */
 #define WEFT_JAM_MOST_EXITS 4
+#define WEFT_JAM_MOST_READS 16
 typedef struct weft_jam_loop {
   LLVMBasicBlockRef header, latch, exit; /* the body's */
   /* Its exit tests, each dominating the latch, and whether each stays in
@@ -52,9 +53,15 @@ typedef struct weft_jam_loop {
   LLVMValueRef branches[WEFT_JAM_MOST_EXITS];
   int stay_on_true[WEFT_JAM_MOST_EXITS];
   unsigned num_exits;
+  /* Its loads after the first test (`while (i < n) s += a[i]`'s a[i]):
+   * a work-item that has left must not make them again (a[n] may be past
+   * the buffer), so each work-item's is masked by its stay flag. */
+  LLVMValueRef reads[WEFT_JAM_MOST_READS];
+  unsigned num_reads;
   /* Per work-item, the jammed function's: in the loop at the turn's
-   * start; still in it after the tests made so far. */
-  LLVMValueRef *active, *stay;
+   * start; still in it after the tests made so far; and per read and
+   * work-item (r * width + item), the stay flag where the read is. */
+  LLVMValueRef *active, *stay, *read_masks;
 } weft_jam_loop;
 #define WEFT_JAM_MOST_LOOPS 8
 
@@ -134,14 +141,25 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
                                    LLVMValueRef phi, LLVMBasicBlockRef from,
                                    unsigned item, LLVMValueRef next,
                                    LLVMValueRef now);
-/* Once every block is made: the active flags' incoming values. */
-void weft__jam_loops_finish(weft_jam *j);
+/* Where a block's clone makes inst's: notes, if it is a masked loop's
+ * read after its first test, each work-item's stay flag there. */
+void weft__jam_loops_note_read(weft_jam *j, LLVMValueRef inst);
+/* Once every block is made: the active flags' incoming values, and the
+ * noted reads masked. */
+void weft__jam_loops_finish(weft_jam *j, LLVMBuilderRef b);
 
 /* jam_predicate.c. Makes the conditional branch (that differs between
  * work-items) straight-line code where it skips or chooses between
  * single blocks that only compute, load and store: their accesses
  * masked, their values selected. 1 when it did (the body changed). */
 int weft__jam_predicate(LLVMValueRef branch);
+/* Whether values of type t can be loaded and stored masked (scalars and
+ * vectors of integers, floats and pointers). */
+int weft__jam_maskable_type(LLVMTypeRef t);
+/* The load or store inst, at the builder, made a masked one (mask an
+ * i1): it touches memory only where mask is set. inst is deleted. */
+void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
+                           LLVMValueRef mask);
 
 /* jam_sub_groups.c. Whether inst folds or picks across a sub-group's
  * lanes (its value differs between sub-groups, and between lanes for a

@@ -19,16 +19,23 @@
  * for a work-item that has left may be poison, which must not reach the
  * branch).
  *
- * Reads are taken only before the first test (in blocks that dominate
- * it): those a work-item that has left makes again are the ones of its
- * last turn. A read after a test (`while (i < n && a[i] != x)`, whose
- * second test reads a[n] for a work-item that left at i == n) could be
- * out of bounds: such a loop is not masked.
+ * Reads before the first test (in blocks that dominate it) are made by
+ * every work-item: those a work-item that has left makes again are the
+ * ones of its last turn. A read after a test (`while (i < n) s += a[i]`,
+ * or `while (i < n && a[i] != x)`, which would read a[n] for a
+ * work-item that left at i == n) is a masked load, each work-item's by
+ * its stay flag at that point: one that has left reads nothing (its value
+ * is then poison, which only flows into what the header's selects drop
+ * for it). A read the same for every work-item is made once: where the
+ * code after the test runs, some work-item is still in the loop and would
+ * have read it.
  *
  * Taken: a loop whose ways out all lead to one block, from tests that
  * each dominate its one latch, with no loop inside it, no store or call
- * with effects in it, at least one header phi, and phis after it that
- * take the same value from every way out. A loop whose exit differs
+ * with effects in it, at most WEFT_JAM_MOST_READS reads after its first
+ * test, each a plain load of a maskable type, at least one header phi,
+ * and phis after it that take the same value from every way out. A loop
+ * whose exit differs
  * between work-items but that is not so keeps the body from being
  * jammed.
  */
@@ -124,6 +131,18 @@ static int exits_agree(const weft_jam_loop *l) {
   return 1;
 }
 
+/* Notes load i, after the loop's first test, among l's masked reads: 0
+ * where it cannot be one. */
+static int note_masked(weft_jam_loop *l, LLVMValueRef i) {
+  if (!LLVMIsALoadInst(i) || LLVMGetVolatile(i) ||
+      LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic ||
+      !weft__jam_maskable_type(LLVMTypeOf(i)) ||
+      l->num_reads == WEFT_JAM_MOST_READS)
+    return 0;
+  l->reads[l->num_reads++] = i;
+  return 1;
+}
+
 /* Whether the loop (header, latch) may run masked, with l its ways out. */
 static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
                     const unsigned char *in, weft_jam_loop *l) {
@@ -140,13 +159,15 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
     if (first == g->count || dominates(g, in, e.header, first, from))
       first = from;
   }
+  l->num_reads = 0;
   for (unsigned b = 0; b < g->count; b++) {
     if (!in[b]) continue;
-    int reads_safe = dominates(g, in, e.header, first, b);
+    int before_tests = dominates(g, in, e.header, first, b);
     for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
          i = LLVMGetNextInstruction(i)) {
       unsigned memory = weft__jam_memory(i);
-      if ((memory & ~WEFT_JAM_READS) || ((memory & WEFT_JAM_READS) && !reads_safe))
+      if ((memory & ~WEFT_JAM_READS) ||
+          ((memory & WEFT_JAM_READS) && !before_tests && !note_masked(l, i)))
         return 0;
     }
   }
@@ -264,10 +285,45 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
   return LLVMBuildSelect(b, l->stay[item], next, now, "");
 }
 
-void weft__jam_loops_finish(weft_jam *j) {
+void weft__jam_loops_note_read(weft_jam *j, LLVMValueRef inst) {
+  if (!LLVMIsALoadInst(inst)) return;
+  for (unsigned k = 0; k < j->num_loops; k++) {
+    weft_jam_loop *l = &j->loops[k];
+    for (unsigned r = 0; r < l->num_reads; r++) {
+      if (l->reads[r] != inst) continue;
+      /* The block's clone comes after those of the tests that dominate
+       * it (reverse post-order): stay[] is what they left. */
+      for (unsigned item = 0; item < j->width; item++)
+        l->read_masks[(size_t)r * j->width + item] = l->stay[item];
+      return;
+    }
+  }
+}
+
+/* Each work-item's clone of the loop's reads made a masked load (once
+ * the operands are set); a read made once for all stays as it is. */
+static void mask_reads(weft_jam *j, LLVMBuilderRef b, const weft_jam_loop *l) {
+  for (unsigned r = 0; r < l->num_reads; r++) {
+    unsigned k = weft__jam_index(j, l->reads[r]);
+    if (!j->varying[k] || !weft__jam_scope_reaches(
+                              j->scope, LLVMGetInstructionParent(l->reads[r])))
+      continue;
+    for (unsigned item = 0; item < j->width; item++) {
+      LLVMValueRef mask = l->read_masks[(size_t)r * j->width + item];
+      LLVMValueRef c = j->copies[(size_t)k * j->width + item];
+      assert(mask && c && LLVMIsALoadInst(c));
+      LLVMPositionBuilderBefore(b, c);
+      weft__jam_mask_access(b, c, mask);
+      j->copies[(size_t)k * j->width + item] = NULL; /* deleted */
+    }
+  }
+}
+
+void weft__jam_loops_finish(weft_jam *j, LLVMBuilderRef b) {
   LLVMValueRef on = LLVMConstInt(LLVMInt1TypeInContext(j->context), 1, 0);
   for (unsigned k = 0; k < j->num_loops; k++) {
     weft_jam_loop *l = &j->loops[k];
+    mask_reads(j, b, l);
     /* The first header phi's edges are the header's. */
     LLVMValueRef phi = LLVMGetFirstInstruction(l->header);
     for (unsigned e = 0; e < LLVMCountIncoming(phi); e++) {

@@ -39,9 +39,7 @@ static int only_predecessor_is(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred) {
   return n == 1;
 }
 
-/* Whether the type can be loaded and stored masked: a scalar or vector
- * of integers, floats or pointers. */
-static int maskable_type(LLVMTypeRef t) {
+int weft__jam_maskable_type(LLVMTypeRef t) {
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
   switch (LLVMGetTypeKind(t)) {
   case LLVMIntegerTypeKind:
@@ -73,12 +71,12 @@ static int predicable(LLVMBasicBlockRef bb) {
       return 0;
     case LLVMLoad:
       if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic ||
-          !maskable_type(LLVMTypeOf(i)))
+          !weft__jam_maskable_type(LLVMTypeOf(i)))
         return 0;
       break;
     case LLVMStore:
       if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic ||
-          !maskable_type(LLVMTypeOf(LLVMGetOperand(i, 0))))
+          !weft__jam_maskable_type(LLVMTypeOf(LLVMGetOperand(i, 0))))
         return 0;
       break;
     case LLVMCall:
@@ -117,8 +115,8 @@ static LLVMValueRef intrinsic(LLVMModuleRef m, const char *name,
   return LLVMGetIntrinsicDeclaration(m, id, types, n);
 }
 
-/* The load or store inst, at the builder, masked. */
-static void mask_access(LLVMBuilderRef b, LLVMValueRef inst, LLVMValueRef mask) {
+void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
+                           LLVMValueRef mask) {
   LLVMModuleRef m = LLVMGetGlobalParent(
       LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)));
   LLVMContextRef c = LLVMGetModuleContext(m);
@@ -165,7 +163,7 @@ static void hoist(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMValueRef before,
                     LLVMGetMetadata(i, LLVMGetMDKindID("invariant.load", 14));
     if ((op == LLVMLoad && !invariant) || op == LLVMStore) {
       LLVMPositionBuilderBefore(b, i);
-      mask_access(b, i, mask);
+      weft__jam_mask_access(b, i, mask);
     }
   }
 }
