@@ -36,6 +36,9 @@ typedef enum { SGEMM, SGEMV, SGEMV_T, SDOT, SASUM, SNRM2, ISAMAX, ROUTINES } rou
 static const char *const names[ROUTINES] = {"sgemm", "sgemv", "sgemv_t", "sdot",
                                             "sasum", "snrm2", "isamax"};
 
+/* Whether r works on the matrices (the others reduce a vector). */
+static int on_matrices(routine r) { return r == SGEMM || r == SGEMV || r == SGEMV_T; }
+
 /* The host's operands and a result read back. */
 typedef struct operands {
   size_t side;    /* the matrices' (sgemm, sgemv) */
@@ -90,15 +93,15 @@ static int sum_close_to(double got, double want) {
   return fabs(got - want) <= 1e-4 * want;
 }
 
-/* Entry (i, j) of A B (t 0), or entry i of A x (t 1) or A^T x (t 2):
- * whether got is right. */
-static int entry_right(const operands *o, int t, size_t i, size_t j,
+/* Entry (i, j) of A B (sgemm), or entry i of A x (sgemv) or A^T x
+ * (sgemv_t): whether got is right. */
+static int entry_right(const operands *o, routine r, size_t i, size_t j,
                        float got) {
   size_t n = o->side;
   double sum = 0.0, magnitude = 0.0;
   for (size_t k = 0; k < n; k++) {
-    double a = t == 2 ? o->a[k * n + i] : o->a[i * n + k];
-    double term = a * (t == 0 ? o->b[k * n + j] : o->b[k]);
+    double a = r == SGEMV_T ? o->a[k * n + i] : o->a[i * n + k];
+    double term = a * (r == SGEMM ? o->b[k * n + j] : o->b[k]);
     sum += term;
     magnitude += fabs(term);
   }
@@ -109,12 +112,11 @@ static int entry_right(const operands *o, int t, size_t i, size_t j,
 static int result_right(routine r, const operands *o) {
   size_t n = o->side, len = o->length;
   const float *x = o->a;
-  if (r == SGEMM || r == SGEMV || r == SGEMV_T) {
+  if (on_matrices(r)) {
     for (size_t s = 0; s < CHECKED; s++) {
       size_t i = s * 7919 % n, j = s * 104729 % n;
       float got = r == SGEMM ? o->out[i * n + j] : o->out[i];
-      if (!entry_right(o, r == SGEMM ? 0 : r == SGEMV ? 1 : 2, i, j, got))
-        return 0;
+      if (!entry_right(o, r, i, j, got)) return 0;
     }
     return 1;
   }
@@ -137,7 +139,7 @@ static int result_right(routine r, const operands *o) {
  * read back into o->out and checked. */
 static double time_routine(bench_cl *rt, const char *who, routine r,
                            operands *o, int reps, int *right) {
-  int matrix = r == SGEMM || r == SGEMV || r == SGEMV_T;
+  int matrix = on_matrices(r);
   size_t count = matrix ? o->side * o->side : o->length;
   size_t out = (r == SGEMM ? count : matrix ? o->side : 1) * sizeof(float);
   cl_mem m[3] = {
