@@ -584,6 +584,104 @@ TEST(random_kernels_as_without) {
 }
 
 /* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
+/* ints of global ids, as most kernels index: the loop sums each
+ * work-item's id as an int n times. */
+static const char *int_ids =
+    "__kernel void k(__global long *a, int n) {\n"
+    "  int id = get_global_id(0);\n"
+    "  long s = 0;\n"
+    "  for (int j = 0; j < n; j++) s += (long)id + j;\n"
+    "  a[get_global_id(0) - get_global_offset(0)] = s;\n"
+    "}\n";
+
+/* int_ids over 300 work-items from offset on, in groups of 150: jammed
+ * 128 (the loop only computes), then 8, then one at a time. */
+static void check_int_ids(size_t offset) {
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, int_ids, "k");
+  enum { N = 300 };
+  long long out[N];
+  weft_buffer *b = support_buffer(ctx, sizeof out, NULL);
+  int n = 7;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &n, sizeof n), k);
+  size_t global = N, local = 150;
+  CHECK_OK(weft_kernel_launch(k, 1, &offset, &global, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, sizeof out, out), b);
+  for (size_t i = 0; i < N; i++) {
+    /* The id as an int: past 2^31 - 1, negative (two's complement). */
+    long long id = (int)(unsigned)(offset + i);
+    CHECK_EQ(out[i], n * id + n * (n - 1) / 2);
+  }
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+}
+
+/* Jammed, work-item k's int is the first's plus k where none of the
+ * call's wraps (jam_ids.c); a call whose ints go past 2^31 - 1 (to
+ * negative ones) runs its work-items one at a time: offsets that put
+ * 2^31 inside a call of 128 and of 8, and 2^32 (from -1 to 0, no wrap). */
+TEST(int_ids_in_every_launch) {
+  check_int_ids(0);
+  check_int_ids(((size_t)1 << 31) - 300);
+  check_int_ids(((size_t)1 << 31) - 36);
+  check_int_ids(((size_t)1 << 31) - 140);
+  check_int_ids(((size_t)1 << 32) - 36);
+}
+
+/* A matrix product in ints, as CLBlast indexes: work-items side by side
+ * read b's row as one vector (wide_indices.c, jam_ids.c), and the
+ * product is right. */
+TEST(int_indices_read_as_vectors) {
+  CPU_ONLY("reads the CPU's dumped IR");
+  char dir[] = "/tmp/weft-jam-XXXXXX";
+  CHECK(mkdtemp(dir));
+  setenv("WEFT_DUMP_IR", dir, 1);
+  static const char *source =
+      "__kernel void k(__global const float *a, __global const float *b,\n"
+      "                __global float *c, int n) {\n"
+      "  int col = get_global_id(0), row = get_global_id(1);\n"
+      "  float s = 0.0f;\n"
+      "  for (int k = 0; k < n; k++) s += a[row * n + k] * b[k * n + col];\n"
+      "  c[row * n + col] = s;\n"
+      "}\n";
+  enum { N = 64 };
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, source, "k");
+  float a[N * N], b[N * N], c[N * N];
+  for (int i = 0; i < N * N; i++) {
+    a[i] = (float)(i % 7 - 3);
+    b[i] = (float)(i % 5 - 2);
+  }
+  weft_buffer *ba = support_buffer(ctx, sizeof a, a);
+  weft_buffer *bb = support_buffer(ctx, sizeof b, b);
+  weft_buffer *bc = support_buffer(ctx, sizeof c, NULL);
+  int n = N;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, ba), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bb), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bc), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 3, &n, sizeof n), k);
+  size_t global[2] = {N, N}, local[2] = {32, 2};
+  CHECK_OK(weft_kernel_launch(k, 2, NULL, global, local), k);
+  CHECK_OK(weft_buffer_read(bc, 0, sizeof c, c), bc);
+  for (int row = 0; row < N; row++)
+    for (int col = 0; col < N; col++) {
+      float want = 0.0f;
+      for (int i = 0; i < N; i++) want += a[row * N + i] * b[i * N + col];
+      CHECK_EQ(c[row * N + col], want);
+    }
+  /* Vector loads of floats: b's row (a's element is one for all). */
+  CHECK(support_dumped_ir_lines(dir, 0, " x float>, ptr") > 0);
+  weft_buffer_release(ba);
+  weft_buffer_release(bb);
+  weft_buffer_release(bc);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+  unsetenv("WEFT_DUMP_IR");
+  support_remove_tree(dir);
+}
+
 TEST(three_dimensions) {
   weft_context *ctx = support_context();
   weft_kernel *k = support_kernel(

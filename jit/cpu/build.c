@@ -280,6 +280,10 @@ static const weft_jammed *lanes_of(build *b, unsigned i) {
  * every function's in memory). */
 static int make_jams(build *b) {
   if (!jamming(b)) return 0;
+  /* Int indices widened, here for the region bodies' jams too. */
+  for (unsigned i = 0; i < b->s.num_kernels; i++)
+    if (!(b->s.kernels[i].flags & NEVER_JAMMED))
+      weft__wide_indices(b->bodies[i]);
   /* Clang's code branches for `c ? a : b`, `&&` and `||`: made selects
    * where both sides are cheap, work-items that differ there can still
    * be jammed. */

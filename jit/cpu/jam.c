@@ -124,6 +124,7 @@ static void build_free(weft_jam *j) {
 /* Room for a build width work-items wide; 0 when out of memory. */
 static int build_prepare(weft_jam *j, unsigned width) {
   j->width = width;
+  j->num_steps = 0;
   j->copies = calloc((size_t)j->count * width, sizeof *j->copies);
   j->lanes = calloc((size_t)j->count * width, sizeof *j->lanes);
   int ok = j->copies && j->lanes;
@@ -450,7 +451,7 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
        i = LLVMGetNextInstruction(i)) {
     if (is_debug_intrinsic(i)) continue;
     unsigned k = weft__jam_index(j, i);
-    if (weft__jam_sub_group_call(j, b, i)) continue;
+    if (weft__jam_sub_group_call(j, b, i) || weft__jam_id(j, b, i)) continue;
     if (weft__jam_loops_is_exit(j, i)) {
       weft__jam_loops_exit(j, b, i);
       j->finished[k] = 1;
@@ -485,6 +486,7 @@ static void build(weft_jam *j, unsigned lx) {
   }
   remap(j, b);
   weft__jam_loops_finish(j, b);
+  weft__jam_ids_guard(j, b);
   LLVMDisposeBuilder(b);
 }
 

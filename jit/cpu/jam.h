@@ -64,6 +64,7 @@ typedef struct weft_jam_loop {
   LLVMValueRef *active, *stay, *read_masks;
 } weft_jam_loop;
 #define WEFT_JAM_MOST_LOOPS 8
+#define WEFT_JAM_MOST_STEPS 8
 
 typedef struct weft_jam {
   const weft_jam_scope *scope;
@@ -92,6 +93,11 @@ typedef struct weft_jam {
   /* The branch that differs between work-items that refused the body
    * (NULL: none, or not a branch). */
   LLVMValueRef diverging;
+  /* The values whose ints' extensions this build made x's plus one a
+   * work-item, and whether with sign (jam_ids.c). */
+  LLVMValueRef steps[WEFT_JAM_MOST_STEPS];
+  unsigned char step_signed[WEFT_JAM_MOST_STEPS];
+  unsigned num_steps;
 } weft_jam;
 
 /* The index of v, or j->count when v is none of the body's (a constant,
@@ -160,6 +166,16 @@ int weft__jam_maskable_type(LLVMTypeRef t);
  * i1): it touches memory only where mask is set. inst is deleted. */
 void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
                            LLVMValueRef mask);
+
+/* jam_ids.c. Where inst extends again the 32 bits of a value that steps
+ * with x (weft__steps_with_x: an int's global id), makes its clones at
+ * the builder, x's and x's plus k, and notes the value: 1 (finished);
+ * else 0, nothing made. */
+int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst);
+/* Once the jammed function is made: where weft__jam_id made clones, a
+ * test first that runs the call's work-items one at a time through the
+ * body where their ints would wrap. */
+void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b);
 
 /* jam_sub_groups.c. Whether inst folds or picks across a sub-group's
  * lanes (its value differs between sub-groups, and between lanes for a

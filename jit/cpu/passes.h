@@ -352,6 +352,20 @@ int weft__is_uniform_access(LLVMValueRef inst);
  * the body unchanged). */
 unsigned weft__stream_stores_make(LLVMValueRef body);
 
+/* wide_indices.c: in body's loops without barriers, each extension to 64
+ * bits of a 32-bit index computed from a work-item id
+ * (`a[k * n + (int)get_global_id(0)]`) made 64-bit arithmetic over the
+ * extended leaves, as the no-wrap flags
+ * of its adds and multiplies allow; the extension of the id's
+ * truncation is then a leaf that jam_ids.c makes x's plus one a
+ * work-item. Returns how many were widened. */
+unsigned weft__wide_indices(LLVMValueRef body);
+/* Whether the 64-bit value v is one more for each work-item further in
+ * x, exactly: the x local id, plus or minus what x does not change (a
+ * global id, `w * get_global_size(0) + get_global_id(0)`), all of it
+ * computable again from the body's parameters (weft__remakeable). */
+int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v);
+
 /* A store to a stream (stream_stores.c) marked, in a scope of its own
  * (address_spaces.c), and, after O3, the marked stores of fn made
  * non-temporal (vectorized by then); how many there were. */

@@ -1,0 +1,136 @@
+/* jam_ids.c: a work-item id cut to 32 bits and extended again, made x's
+ * plus one a work-item in a jam's clones.
+ *
+ * `int i = get_global_id(0)` indexes as ext(trunc(id)) (wide_indices.c
+ * pushes the index's extension down to it). Work-item x+k's id is x's
+ * plus k, but its int is x's plus k only where no int between them
+ * wraps, which LLVM cannot know, so it does not see the work-items'
+ * elements side by side (CLBlast's transposed Sgemv loaded and
+ * multiplied them one by one). Where the jammed call's ints do not wrap,
+ * work-item k's extension is x's plus k: the clones say so, and the
+ * call tests it first (one compare an id), running its work-items one
+ * at a time through the body where they would wrap (ids near 2^31 or
+ * 2^32: launches of billions of work-items, or such offsets). */
+#include <limits.h>
+
+#include <llvm-c/DebugInfo.h>
+
+#include "jit/cpu/jam.h"
+
+/* The value that steps with x whose 32 bits inst extends again (a sign
+ * or zero extension to 64 bits of its truncation), or NULL. */
+static LLVMValueRef extended_step(const weft_jam *j, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (op != LLVMSExt && op != LLVMZExt) return NULL;
+  LLVMValueRef cut = LLVMGetOperand(inst, 0);
+  if (!LLVMIsATruncInst(cut) ||
+      LLVMGetIntTypeWidth(LLVMTypeOf(cut)) != 32 ||
+      LLVMTypeOf(inst) != LLVMTypeOf(LLVMGetOperand(cut, 0)))
+    return NULL;
+  LLVMValueRef v = LLVMGetOperand(cut, 0);
+  return weft__steps_with_x(j->body, v) ? v : NULL;
+}
+
+int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
+  unsigned k = weft__jam_index(j, inst);
+  if (!j->varying[k] || j->num_steps == WEFT_JAM_MOST_STEPS) return 0;
+  LLVMValueRef v = extended_step(j, inst);
+  if (!v) return 0;
+  int sign = LLVMGetInstructionOpcode(inst) == LLVMSExt;
+  LLVMValueRef cut = weft__jam_copy(j, LLVMGetOperand(inst, 0), 0);
+  LLVMTypeRef type = LLVMTypeOf(inst);
+  LLVMValueRef first = sign ? LLVMBuildSExt(b, cut, type, "")
+                            : LLVMBuildZExt(b, cut, type, "");
+  LLVMInstructionSetDebugLoc(first, LLVMInstructionGetDebugLoc(inst));
+  j->copies[(size_t)k * j->width] = first;
+  for (unsigned item = 1; item < j->width; item++) {
+    LLVMValueRef n = LLVMConstInt(type, item, 0);
+    j->copies[(size_t)k * j->width + item] =
+        sign ? LLVMBuildNSWAdd(b, first, n, "") : LLVMBuildNUWAdd(b, first, n, "");
+  }
+  j->finished[k] = 1;
+  j->steps[j->num_steps] = v;
+  j->step_signed[j->num_steps++] = (unsigned char)sign;
+  return 1;
+}
+
+/* The body's v for the call's first work-item, made at the builder from
+ * the jammed function's parameters (v is computable from them alone:
+ * weft__steps_with_x). */
+static LLVMValueRef first_items(const weft_jam *j, LLVMBuilderRef b,
+                                LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v)) return weft__jam_copy(j, v, 0);
+  LLVMValueRef copy = LLVMInstructionClone(v);
+  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+    LLVMSetOperand(copy, (unsigned)i,
+                   first_items(j, b, LLVMGetOperand(v, (unsigned)i)));
+  LLVMInsertIntoBuilder(b, copy);
+  return copy;
+}
+
+/* Whether no int of the call's work-items wraps between the first's and
+ * the last's, for every extension the clones made x's plus k. */
+static LLVMValueRef none_wraps(const weft_jam *j, LLVMBuilderRef b) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
+  LLVMValueRef all = NULL;
+  for (unsigned s = 0; s < j->num_steps; s++) {
+    LLVMValueRef cut = LLVMBuildTrunc(b, first_items(j, b, j->steps[s]), i32, "");
+    unsigned long long most =
+        (j->step_signed[s] ? (unsigned long long)INT_MAX : UINT_MAX) -
+        (j->width - 1);
+    LLVMValueRef fits =
+        LLVMBuildICmp(b, j->step_signed[s] ? LLVMIntSLE : LLVMIntULE, cut,
+                      LLVMConstInt(i32, most, 0), "");
+    all = all ? LLVMBuildAnd(b, all, fits, "") : fits;
+  }
+  return all;
+}
+
+/* The call's work-items one at a time, through the body. */
+static void one_at_a_time(const weft_jam *j, LLVMBuilderRef b,
+                          LLVMBasicBlockRef from) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(j->context);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(j->context, j->fn, "ids.one");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(j->context, j->fn, "ids.done");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef item = LLVMBuildPhi(b, i64, "");
+  unsigned n = LLVMCountParams(j->fn);
+  unsigned lx = n - WEFT_BODY_EXTRA_PARAMS + WEFT_BODY_LX;
+  LLVMValueRef args[n];
+  for (unsigned p = 0; p < n; p++) args[p] = LLVMGetParam(j->fn, p);
+  args[lx] = LLVMBuildNUWAdd(b, args[lx], item, "");
+  LLVMValueRef call =
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(j->body), j->body, args, n, "");
+  /* A path seldom taken: the body once, not inlined here too. */
+  unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateEnumAttribute(j->context, noinline, 0));
+  LLVMValueRef next = LLVMBuildNUWAdd(b, item, LLVMConstInt(i64, 1, 0), "");
+  LLVMValueRef zero = LLVMConstNull(i64);
+  LLVMAddIncoming(item, &zero, &from, 1);
+  LLVMAddIncoming(item, &next, &loop, 1);
+  LLVMBuildCondBr(
+      b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(i64, j->width, 0), ""),
+      loop, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+}
+
+void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
+  if (!j->num_steps) return;
+  LLVMBasicBlockRef jammed = LLVMGetEntryBasicBlock(j->fn);
+  LLVMBasicBlockRef test =
+      LLVMInsertBasicBlockInContext(j->context, jammed, "ids");
+  LLVMBasicBlockRef apart =
+      LLVMAppendBasicBlockInContext(j->context, j->fn, "ids.apart");
+  LLVMPositionBuilderAtEnd(b, test);
+  /* The private variables stay in the entry block, where SROA sees them. */
+  for (LLVMValueRef i = LLVMGetFirstInstruction(jammed), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    if (LLVMIsAAllocaInst(i)) weft__instruction_move(b, i);
+  }
+  LLVMBuildCondBr(b, none_wraps(j, b), jammed, apart);
+  LLVMPositionBuilderAtEnd(b, apart);
+  one_at_a_time(j, b, apart);
+}
