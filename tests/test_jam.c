@@ -35,12 +35,24 @@ enum { WIDTH = 39, HEIGHT = 6, DEPTH = 29 };
 static int a_at(int i) { return (i * 37) % 23 - 11; }
 static int b_at(int i) { return (i * 53) % 19 - 9; }
 
-/* The product over the whole matrix, from offset (x, y) on, with groups
- * of local (NULL: Weft's choice); options for the build. */
-static void check_product(const char *options, const size_t offset[2],
-                          const size_t *local) {
+/* The same in ints, as CLBlast indexes (wide_indices.c, jam_ids.c). */
+static const char *int_product =
+    "__kernel void k(__global const int *a, __global const int *b,\n"
+    "                __global int *c, int depth) {\n"
+    "  int col = get_global_id(0), row = get_global_id(1);\n"
+    "  int width = get_global_size(0) + get_global_offset(0);\n"
+    "  int sum = 0;\n"
+    "  for (int k = 0; k < depth; k++)\n"
+    "    sum += a[row * depth + k] * b[k * width + col];\n"
+    "  c[row * width + col] = sum;\n"
+    "}\n";
+
+/* The product of source over the whole matrix, from offset (x, y) on,
+ * with groups of local (NULL: Weft's choice); options for the build. */
+static void check_product_of(const char *source, const char *options,
+                             const size_t offset[2], const size_t *local) {
   weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, product, options);
+  weft_program *p = support_build(ctx, source, options);
   weft_kernel *k;
   CHECK_OK(weft_kernel_create(p, "k", &k), p);
   int a[HEIGHT * DEPTH], b[DEPTH * WIDTH], c[HEIGHT * WIDTH];
@@ -72,6 +84,11 @@ static void check_product(const char *options, const size_t offset[2],
   weft_kernel_release(k);
   weft_program_release(p);
   weft_context_release(ctx);
+}
+
+static void check_product(const char *options, const size_t offset[2],
+                          const size_t *local) {
+  check_product_of(product, options, offset, local);
 }
 
 TEST(product_in_every_group_shape) {
@@ -630,55 +647,52 @@ TEST(int_ids_in_every_launch) {
   check_int_ids(((size_t)1 << 32) - 36);
 }
 
-/* A matrix product in ints, as CLBlast indexes: work-items side by side
- * read b's row as one vector (wide_indices.c, jam_ids.c), and the
- * product is right. */
-TEST(int_indices_read_as_vectors) {
+/* The product in ints: the jam makes work-item k's int index the
+ * first's plus k, behind a test that none wraps (whose one-at-a-time
+ * path is in the dumped IR), and the product is right, in groups whose
+ * x size leaves some work-items to run one at a time, and from an
+ * offset. */
+TEST(int_indices_taken_side_by_side) {
   CPU_ONLY("reads the CPU's dumped IR");
   char dir[] = "/tmp/weft-jam-XXXXXX";
   CHECK(mkdtemp(dir));
   setenv("WEFT_DUMP_IR", dir, 1);
-  static const char *source =
-      "__kernel void k(__global const float *a, __global const float *b,\n"
-      "                __global float *c, int n) {\n"
-      "  int col = get_global_id(0), row = get_global_id(1);\n"
-      "  float s = 0.0f;\n"
-      "  for (int k = 0; k < n; k++) s += a[row * n + k] * b[k * n + col];\n"
-      "  c[row * n + col] = s;\n"
-      "}\n";
-  enum { N = 64 };
-  weft_context *ctx = support_context();
-  weft_kernel *k = support_kernel(ctx, source, "k");
-  float a[N * N], b[N * N], c[N * N];
-  for (int i = 0; i < N * N; i++) {
-    a[i] = (float)(i % 7 - 3);
-    b[i] = (float)(i % 5 - 2);
-  }
-  weft_buffer *ba = support_buffer(ctx, sizeof a, a);
-  weft_buffer *bb = support_buffer(ctx, sizeof b, b);
-  weft_buffer *bc = support_buffer(ctx, sizeof c, NULL);
-  int n = N;
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, ba), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bb), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bc), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 3, &n, sizeof n), k);
-  size_t global[2] = {N, N}, local[2] = {32, 2};
-  CHECK_OK(weft_kernel_launch(k, 2, NULL, global, local), k);
-  CHECK_OK(weft_buffer_read(bc, 0, sizeof c, c), bc);
-  for (int row = 0; row < N; row++)
-    for (int col = 0; col < N; col++) {
-      float want = 0.0f;
-      for (int i = 0; i < N; i++) want += a[row * N + i] * b[i * N + col];
-      CHECK_EQ(c[row * N + col], want);
-    }
-  /* Vector loads of floats: b's row (a's element is one for all). */
-  CHECK(support_dumped_ir_lines(dir, 0, " x float>, ptr") > 0);
-  weft_buffer_release(ba);
-  weft_buffer_release(bb);
-  weft_buffer_release(bc);
-  weft_kernel_release(k);
-  weft_context_release(ctx);
+  static const size_t none[2] = {0, 0}, offset[2] = {5, 1};
+  size_t local[2] = {39, 3};
+  check_product_of(int_product, NULL, none, local);
+  CHECK(support_dumped_ir_lines(dir, 0, "ids.one") > 0);
   unsetenv("WEFT_DUMP_IR");
+  local[0] = 17;
+  local[1] = 5;
+  check_product_of(int_product, NULL, offset, local);
+  support_remove_tree(dir);
+}
+
+/* A loop of one turn around the id, as a tuning parameter of 1 makes
+ * it (CLBlast's XgemvFast): unrolled first (one_turn_loops.c), so that
+ * its counter does not hide the id from the jam. */
+static const char *one_turn =
+    "__kernel void k(__global int *a, int v) {\n"
+    "  int s = 0;\n"
+    "  for (int j = 0; j < 8; j++)\n"
+    "    for (int w = 0; w < 1; w++) {\n"
+    "      int i = 1 * get_global_id(0) + w;\n"
+    "      s += a[i] * (j + v);\n"
+    "    }\n"
+    "  a[get_global_id(0)] = s;\n"
+    "}\n";
+
+static int one_turn_want(int i, int v) { return (i * 3 - 100) * (28 + 8 * v); }
+
+TEST(one_turn_loops_leave_the_ids) {
+  CPU_ONLY("reads the CPU's dumped IR");
+  char dir[] = "/tmp/weft-jam-XXXXXX";
+  CHECK(mkdtemp(dir));
+  setenv("WEFT_DUMP_IR", dir, 1);
+  check_each(one_turn, NULL, 203, 29, 5, one_turn_want);
+  CHECK(support_dumped_ir_lines(dir, 0, "ids.one") > 0);
+  unsetenv("WEFT_DUMP_IR");
+  check_each(one_turn, NULL, 64, 16, -3, one_turn_want);
   support_remove_tree(dir);
 }
 
@@ -777,6 +791,15 @@ TEST(launch_log_says_which_kernels_are_jammed) {
       "}\n",
       NULL));
   CHECK(launch_says_jammed(search, NULL));
+  /* A loop under `#pragma unroll` stays a loop until O3: jammed. */
+  CHECK(launch_says_jammed(
+      "__kernel void k(__global int *a, int v) {\n"
+      "  int i = get_global_id(0), s = 0;\n"
+      "  #pragma unroll\n"
+      "  for (int j = 1; j < 8; j++) s += a[j * 64 + i] * v;\n"
+      "  a[i] = s;\n"
+      "}\n",
+      NULL));
   /* A break that simplifies into the loop's one test. */
   CHECK(launch_says_jammed(early_break, NULL));
   CHECK(launch_says_jammed(collatz, NULL));

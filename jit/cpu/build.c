@@ -280,6 +280,10 @@ static const weft_jammed *lanes_of(build *b, unsigned i) {
  * every function's in memory). */
 static int make_jams(build *b) {
   if (!jamming(b)) return 0;
+  /* Loops of one turn go first (a tuning parameter of 1): their counter
+   * would hide the work-item ids that jam_ids.c takes. */
+  int rc = weft__one_turn_loops_unroll(b->s.module, b->s.machine, &b->s.error);
+  if (rc) return rc;
   /* Int indices widened, here for the region bodies' jams too. */
   for (unsigned i = 0; i < b->s.num_kernels; i++)
     if (!(b->s.kernels[i].flags & NEVER_JAMMED))
@@ -287,8 +291,8 @@ static int make_jams(build *b) {
   /* Clang's code branches for `c ? a : b`, `&&` and `||`: made selects
    * where both sides are cheap, work-items that differ there can still
    * be jammed. */
-  int rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
-                            &b->s.error);
+  rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
+                        &b->s.error);
   if (rc) return rc;
   b->jams = calloc((size_t)b->s.num_kernels * (WEFT_JAM_TIERS + 1) + 1,
                    sizeof *b->jams);

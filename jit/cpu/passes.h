@@ -352,6 +352,12 @@ int weft__is_uniform_access(LLVMValueRef inst);
  * the body unchanged). */
 unsigned weft__stream_stores_make(LLVMValueRef body);
 
+/* one_turn_loops.c: the loops of module's functions that run exactly
+ * once made straight code (LLVM's unroller, the pragmas' metadata put
+ * aside: what `#pragma unroll` asks for waits for O3). */
+int weft__one_turn_loops_unroll(LLVMModuleRef module,
+                                LLVMTargetMachineRef machine, char **error);
+
 /* wide_indices.c: in body's loops without barriers, each extension to 64
  * bits of a 32-bit index computed from a work-item id
  * (`a[k * n + (int)get_global_id(0)]`) made 64-bit arithmetic over the
