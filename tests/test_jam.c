@@ -451,6 +451,95 @@ static int bounded_search_want(int i, int n) {
   return at;
 }
 
+/* A counter the work-items share in a loop they leave at different
+ * turns (jam_loops.c): each reads a table's first entries, up to its own
+ * count, once for all, as the second step of a scan over sub-groups
+ * does; and three loops whose counter must stay each work-item's: it is
+ * used after the loop, a value made from it is, and one where it places
+ * a read before the loop's test, with strides that would take a
+ * work-item that has left 12 KB past the 4 KB buffer (here what the
+ * loop adds leaves it through a select, which keeps the counter each
+ * work-item's already: Clang's and simplifycfg's loops of that shape
+ * come so). */
+static const char *shared_counter =
+    "__kernel void k(__global int *a, int v) {\n"
+    "  __local int t[16];\n"
+    "  int i = get_global_id(0), lid = get_local_id(0), s = 0;\n"
+    "  if (lid < 16) t[lid] = lid * v;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (int k = 0; k < lid % 16; k++) s += t[k];\n"
+    "  a[i] += s;\n"
+    "}\n";
+
+static int shared_counter_want(int i, int v) {
+  int s = 0;
+  for (int k = 0; k < i % 64 % 16; k++) s += k * v;
+  return i * 3 - 100 + s;
+}
+
+static const char *counter_after =
+    "__kernel void k(__global int *a, int v) {\n"
+    "  int i = get_global_id(0), lim = i % 13, k = 0, s = 0;\n"
+    "  for (; k < lim; k++) s += k * v;\n"
+    "  a[i] = k * 1000 + s;\n"
+    "}\n";
+
+static int counter_after_want(int i, int v) {
+  int lim = i % 13;
+  return lim * 1000 + v * lim * (lim - 1) / 2;
+}
+
+static const char *made_from_counter =
+    "__kernel void k(__global int *a, int v) {\n"
+    "  int i = get_global_id(0), lim = i % 11, k = 0, u;\n"
+    "  for (;;) { u = k * 3 + v; if (k >= lim) break; k++; }\n"
+    "  a[i] = u;\n"
+    "}\n";
+
+static int made_from_counter_want(int i, int v) { return i % 11 * 3 + v; }
+
+static const char *counter_reads_first =
+    "__kernel void k(__global int *a, int n) {\n"
+    "  int i = get_global_id(0), at = i % 16, s = 0;\n"
+    "  int stride = 1000 + (i % 16) * 133;\n"
+    "  for (int t = 0;; t++) {\n"
+    "    int v = a[at + t * stride];\n"
+    "    if (at + (t + 1) * stride > n) break;\n"
+    "    s += v;\n"
+    "  }\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "  a[i] = s;\n"
+    "}\n";
+
+static int counter_reads_first_want(int i, int n) {
+  int at = i % 16, s = 0, stride = 1000 + (i % 16) * 133;
+  for (int t = 0; at + (t + 1) * stride <= n; t++) s += (at + t * stride) * 3 - 100;
+  return s;
+}
+
+TEST(shared_counters_in_loops_left_at_different_turns) {
+  check_each(shared_counter, NULL, 256, 64, 5, shared_counter_want);
+  check_each(counter_after, NULL, 200, 100, 7, counter_after_want);
+  check_each(made_from_counter, NULL, 200, 50, -4, made_from_counter_want);
+  check_each(counter_reads_first, NULL, 1024, 1024, 1024,
+             counter_reads_first_want);
+}
+
+/* The table's entries, the same for every work-item still in the loop,
+ * are read once, not one masked load a work-item (jam_predicate.c's
+ * masked loads of one element: 25 before; the loop vectorizer's of 16
+ * in the one-at-a-time loop are not the jam's). */
+TEST(shared_counter_reads_once) {
+  CPU_ONLY("reads the CPU's dumped IR");
+  char dir[] = "/tmp/weft-jam-XXXXXX";
+  CHECK(mkdtemp(dir));
+  setenv("WEFT_DUMP_IR", dir, 1);
+  check_each(shared_counter, NULL, 256, 64, 5, shared_counter_want);
+  CHECK_EQ(support_dumped_ir_lines(dir, 0, "masked.load.v1i32"), 0);
+  unsetenv("WEFT_DUMP_IR");
+  support_remove_tree(dir);
+}
+
 static const char *early_break =
     "__kernel void k(__global int *a, int v) {\n"
     "  int i = get_global_id(0) % 50, j = 0;\n"

@@ -207,16 +207,17 @@ unsigned weft__jam_memory(LLVMValueRef inst) {
 }
 
 /* Whether inst's value is its own for each work-item even when its
- * operands are shared: it touches memory (but for the group's invariant
- * context fields and, in a region, its uniform values, the same for
- * all) or is memory (an alloca: each work-item's private variables). */
+ * operands are shared: it writes memory or has effects, or is memory (an
+ * alloca: each work-item's private variables). A plain load is as its
+ * address: work-items that read one place get one value (another
+ * work-item's write there between their reads, with no barrier in a
+ * jam, would be a data race), so it is read once for all (`s +=
+ * total[k]` in a loop whose work-items leave at different turns took a
+ * masked load per work-item and turn). */
 static int own_per_item(LLVMValueRef inst) {
   if (weft__jam_is_lanes_call(inst)) return 1;
   unsigned memory = weft__jam_memory(inst);
-  if (memory == WEFT_JAM_READS)
-    return !LLVMGetMetadata(inst, LLVMGetMDKindID("invariant.load", 14)) &&
-           !weft__is_uniform_access(inst);
-  return memory != 0;
+  return memory != 0 && memory != WEFT_JAM_READS;
 }
 
 /* Marks what may differ between work-items: the x local id, what is
