@@ -128,10 +128,6 @@ void weft__mark_group_word_access(LLVMValueRef inst) {
 
 void weft__mark_uniform_access(LLVMValueRef inst) {
   set_scope(inst, SCOPE_WEFT_UNIFORM);
-  if (!LLVMIsALoadInst(inst)) return; /* the marker says what a load gives */
-  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
-  LLVMSetMetadata(inst, LLVMGetMDKindIDInContext(c, WEFT_UNIFORM_MD, strlen(WEFT_UNIFORM_MD)),
-                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
 }
 
 /* The streamed stores' scope: in a domain of its own, named by no
@@ -175,14 +171,6 @@ unsigned weft__streamed_stores_finish(LLVMValueRef fn) {
         n++;
       }
   return n;
-}
-
-int weft__is_uniform_access(LLVMValueRef inst) {
-  /* A kind of Weft's own is numbered per context: the instruction's. */
-  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
-  unsigned kind =
-      LLVMGetMDKindIDInContext(c, WEFT_UNIFORM_MD, strlen(WEFT_UNIFORM_MD));
-  return LLVMGetMetadata(inst, kind) != NULL;
 }
 
 /* The operand index of inst's pointer, or -1 if inst is no memory access

@@ -337,13 +337,9 @@ void weft__mark_object_access(LLVMValueRef inst, unsigned object,
  * (weft_wg_ctx's aggregate), in another. */
 void weft__mark_group_word_access(LLVMValueRef inst);
 /* And inst, an access to a group's uniform values (weft_wg_ctx's
- * uniform), in a third; a load (of uniform[0]) is also marked
- * WEFT_UNIFORM_MD: no work-item writes that buffer while a region runs,
- * so it gives every work-item of the region the same value (jam.c
- * shares it). */
-#define WEFT_UNIFORM_MD "weft.uniform"
+ * uniform), in a third. (A load of uniform[0], which no work-item writes
+ * while a region runs, is at one address for all: jam.c reads it once.) */
 void weft__mark_uniform_access(LLVMValueRef inst);
-int weft__is_uniform_access(LLVMValueRef inst);
 
 /* stream_stores.c: in a plain body, each store to a buffer at the x
  * local id plus what x does not change, of a buffer the body does not
