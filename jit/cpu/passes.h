@@ -49,6 +49,10 @@
  *     share their branches (jam.c; before step 3d for bodies without
  *     barriers, after it for regions): one call runs several work-items
  *     side by side, which LLVM's SLP vectorizer makes vector code.
+ *     Before any jam, loops of one turn are unrolled (one_turn_loops.c)
+ *     and the extensions of int indices in loops pushed down to the
+ *     work-item ids (wide_indices.c), which the jam takes side by side
+ *     (jam_ids.c).
  *     Kernels with sub-group functions get jams of whole sub-groups
  *     first, between steps 3 and 3a's cuts, while the functions still
  *     ask __weft_sub_group_lanes() (jam_sub_groups.c).
