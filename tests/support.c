@@ -165,3 +165,13 @@ int support_dumped_ir_lines(const char *dir, int n, const char *text) {
   fclose(f);
   return count;
 }
+
+void support_dump_ir_begin(char *dir) {
+  CHECK(mkdtemp(dir));
+  setenv("WEFT_DUMP_IR", dir, 1);
+}
+
+void support_dump_ir_end(const char *dir) {
+  unsetenv("WEFT_DUMP_IR");
+  support_remove_tree(dir);
+}

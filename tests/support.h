@@ -81,4 +81,11 @@ int support_dumped_ir_lines(const char *dir, int n, const char *text);
  * cache may have written there), so tests leave nothing in /tmp. */
 void support_remove_tree(const char *dir);
 
+/* Makes dir (a mkdtemp template) a scratch folder and has WEFT_DUMP_IR
+ * dump the CPU's IR there. Weft reads the variable when it starts, so
+ * every later build of the process dumps there: support_dump_ir_end
+ * (unsets it and removes the folder) comes after the test's last. */
+void support_dump_ir_begin(char *dir);
+void support_dump_ir_end(const char *dir);
+
 #endif

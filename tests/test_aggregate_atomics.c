@@ -431,8 +431,7 @@ TEST(only_shared_counters_passed_once_are_aggregated) {
       "  if (get_local_id(0) == 5 && in[get_global_id(0)] > 0) atomic_inc(c);\n"
       "}\n";
   char dir[] = "/tmp/weft-aggregate-XXXXXX";
-  CHECK(mkdtemp(dir));
-  setenv("WEFT_DUMP_IR", dir, 1);
+  support_dump_ir_begin(dir);
   int positive = 0, odd_positive = 0, odd = 0, in_slot0 = 0, fifth = 0;
   for (size_t i = 0; i < 4096; i++) {
     int v = value_of(i);
@@ -450,7 +449,7 @@ TEST(only_shared_counters_passed_once_are_aggregated) {
   CHECK(!build_and_count(dir, 4, called, NULL, odd_positive));
   CHECK(!build_and_count(dir, 5, one_each, NULL, fifth));
   CHECK(build_and_count(dir, 6, keyed, NULL, in_slot0));
-  support_remove_tree(dir);
+  support_dump_ir_end(dir);
 }
 
 /* A histogram: 256 counters whose atomics' results go unused, beside a
@@ -509,12 +508,11 @@ TEST(histograms_of_256_bins) { check_histograms(); }
 TEST(wide_tables_only_where_results_go_unused) {
   CPU_ONLY("reads the CPU's dumped IR");
   char dir[] = "/tmp/weft-aggregate-XXXXXX";
-  CHECK(mkdtemp(dir));
-  setenv("WEFT_DUMP_IR", dir, 1);
+  support_dump_ir_begin(dir);
   check_histograms();
   CHECK(aggregated_in(dir, 0));
   CHECK(!aggregated_in(dir, 1));
-  support_remove_tree(dir);
+  support_dump_ir_end(dir);
 }
 
 TEST_MAIN()

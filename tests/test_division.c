@@ -167,8 +167,7 @@ static int freezes_in(const char *dir, int n) {
 TEST(only_divisors_that_may_trap_are_guarded) {
   CPU_ONLY("reads the CPU's dumped IR");
   char dir[] = "/tmp/weft-division-XXXXXX";
-  CHECK(mkdtemp(dir));
-  setenv("WEFT_DUMP_IR", dir, 1);
+  support_dump_ir_begin(dir);
   weft_context *ctx = support_context();
   weft_program *p = support_build(
       ctx, "__kernel void k(__global int *a) { a[0] = a[1] / 7 + a[2] % 9; }\n",
@@ -181,7 +180,7 @@ TEST(only_divisors_that_may_trap_are_guarded) {
   weft_program_release(p);
   weft_program_release(q);
   weft_context_release(ctx);
-  support_remove_tree(dir);
+  support_dump_ir_end(dir);
 }
 
 TEST_MAIN()

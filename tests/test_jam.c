@@ -525,23 +525,6 @@ TEST(shared_counters_in_loops_left_at_different_turns) {
              counter_reads_first_want);
 }
 
-/* The CPU's IR of the programs built after dump_begin(dir) is dumped to
- * dir (a template, made a scratch folder; Weft reads WEFT_DUMP_IR once,
- * so every later build of the process dumps there); dump_end, after the
- * last, gives how many lines of the first contain text and removes the
- * folder. */
-static void dump_begin(char *dir) {
-  CHECK(mkdtemp(dir));
-  setenv("WEFT_DUMP_IR", dir, 1);
-}
-
-static int dump_end(const char *dir, const char *text) {
-  int lines = support_dumped_ir_lines(dir, 0, text);
-  unsetenv("WEFT_DUMP_IR");
-  support_remove_tree(dir);
-  return lines;
-}
-
 /* The table's entries, the same for every work-item still in the loop,
  * are read once, not one masked load a work-item (jam_predicate.c's
  * masked loads of one element: 25 before; the loop vectorizer's of 16
@@ -549,9 +532,10 @@ static int dump_end(const char *dir, const char *text) {
 TEST(shared_counter_reads_once) {
   CPU_ONLY("reads the CPU's dumped IR");
   char dir[] = "/tmp/weft-jam-XXXXXX";
-  dump_begin(dir);
+  support_dump_ir_begin(dir);
   check_each(shared_counter, NULL, 256, 64, 5, shared_counter_want);
-  CHECK_EQ(dump_end(dir, "masked.load.v1i32"), 0);
+  CHECK_EQ(support_dumped_ir_lines(dir, 0, "masked.load.v1i32"), 0);
+  support_dump_ir_end(dir);
 }
 
 static const char *early_break =
@@ -758,14 +742,15 @@ TEST(int_ids_in_every_launch) {
 TEST(int_indices_taken_side_by_side) {
   CPU_ONLY("reads the CPU's dumped IR");
   char dir[] = "/tmp/weft-jam-XXXXXX";
-  dump_begin(dir);
+  support_dump_ir_begin(dir);
   static const size_t none[2] = {0, 0}, offset[2] = {5, 1};
   size_t local[2] = {39, 3};
   check_product_of(int_product, NULL, none, local);
   local[0] = 17;
   local[1] = 5;
   check_product_of(int_product, NULL, offset, local);
-  CHECK(dump_end(dir, "ids.one") > 0);
+  CHECK(support_dumped_ir_lines(dir, 0, "ids.one") > 0);
+  support_dump_ir_end(dir);
 }
 
 /* A loop of one turn around the id, as a tuning parameter of 1 makes
@@ -787,10 +772,11 @@ static int one_turn_want(int i, int v) { return (i * 3 - 100) * (28 + 8 * v); }
 TEST(one_turn_loops_leave_the_ids) {
   CPU_ONLY("reads the CPU's dumped IR");
   char dir[] = "/tmp/weft-jam-XXXXXX";
-  dump_begin(dir);
+  support_dump_ir_begin(dir);
   check_each(one_turn, NULL, 203, 29, 5, one_turn_want);
   check_each(one_turn, NULL, 64, 16, -3, one_turn_want);
-  CHECK(dump_end(dir, "ids.one") > 0);
+  CHECK(support_dumped_ir_lines(dir, 0, "ids.one") > 0);
+  support_dump_ir_end(dir);
 }
 
 TEST(three_dimensions) {

@@ -386,8 +386,7 @@ static int dumped_ir_yields(const char *dir, int n) {
 TEST(yield_points_only_where_nothing_waits) {
   CPU_ONLY("yield points are the CPU device's");
   char dir[] = "/tmp/weft-yield-test-XXXXXX";
-  CHECK(mkdtemp(dir));
-  setenv("WEFT_DUMP_IR", dir, 1);
+  support_dump_ir_begin(dir);
   weft_context *ctx = support_context();
   weft_program *waits = support_build(
       ctx,
@@ -426,7 +425,7 @@ TEST(yield_points_only_where_nothing_waits) {
   weft_program_release(spins);
   weft_program_release(retries);
   weft_context_release(ctx);
-  support_remove_tree(dir);
+  support_dump_ir_end(dir);
 }
 
 /* Groups that only spin on memory nothing writes: after WEFT_SPIN_TIMEOUT

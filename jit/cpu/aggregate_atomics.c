@@ -234,6 +234,15 @@ static unsigned arrivals_at(const cut *c) {
   return mask_at(c) + mask_words(c->counters.keys);
 }
 
+/* The mask word that holds counter key's bit (key an i64), and the
+ * bit's place in it. */
+static LLVMValueRef mask_word(cut *c, LLVMValueRef key) {
+  return LLVMBuildLShr(c->b, key, LLVMConstInt(LLVMTypeOf(key), 6, 0), "");
+}
+static LLVMValueRef mask_bit(cut *c, LLVMValueRef key) {
+  return LLVMBuildAnd(c->b, key, LLVMConstInt(LLVMTypeOf(key), 63, 0), "");
+}
+
 /* Whether block is one of the cut's exit blocks. */
 static int is_exit(const cut *c, LLVMBasicBlockRef block) {
   for (unsigned i = 0; i < c->num_exits; i++)
@@ -418,12 +427,9 @@ static void lead(cut *c, LLVMBasicBlockRef leader, LLVMBasicBlockRef done) {
   LLVMValueRef k = LLVMBuildPhi(c->b, i64, "aggregate.key");
   LLVMValueRef zero = LLVMConstNull(i64), one = LLVMConstInt(i64, 1, 0);
   LLVMAddIncoming(k, &zero, &leader, 1);
-  LLVMValueRef mask = word_load(
-      c, i64, mask_at(c), LLVMBuildLShr(c->b, k, LLVMConstInt(i64, 6, 0), ""),
-      "");
-  LLVMValueRef shift = LLVMBuildAnd(c->b, k, LLVMConstInt(i64, 63, 0), "");
-  LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, mask, shift, ""),
-                                  one, "");
+  LLVMValueRef mask = word_load(c, i64, mask_at(c), mask_word(c, k), "");
+  LLVMValueRef bit = LLVMBuildAnd(
+      c->b, LLVMBuildLShr(c->b, mask, mask_bit(c, k), ""), one, "");
   LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, bit, zero, ""), add, next);
 
   LLVMPositionBuilderAtEnd(c->b, add);
@@ -466,10 +472,9 @@ static LLVMValueRef combine(cut *c, LLVMBasicBlockRef cut_block,
       c->b, LLVMIntEQ, c->tag, LLVMConstInt(LLVMTypeOf(c->tag), 0, 0), "");
   LLVMValueRef rank = word_load(c, type, 0, key, "aggregate.rank");
   word_store(c, LLVMBuildAdd(c->b, rank, amount, ""), 0, key);
-  LLVMValueRef at = LLVMBuildLShr(c->b, key, LLVMConstInt(i64, 6, 0), "");
-  LLVMValueRef bit = LLVMBuildShl(
-      c->b, LLVMBuildZExt(c->b, reached, i64, ""),
-      LLVMBuildAnd(c->b, key, LLVMConstInt(i64, 63, 0), ""), "");
+  LLVMValueRef at = mask_word(c, key);
+  LLVMValueRef bit = LLVMBuildShl(c->b, LLVMBuildZExt(c->b, reached, i64, ""),
+                                  mask_bit(c, key), "");
   word_store(c, LLVMBuildOr(c->b, word_load(c, i64, mask_at(c), at, ""), bit, ""),
              mask_at(c), at);
   LLVMValueRef arrived = LLVMBuildAdd(

@@ -28,7 +28,7 @@ static LLVMValueRef extended_step(const weft_jam *j, LLVMValueRef inst) {
       LLVMTypeOf(inst) != LLVMTypeOf(LLVMGetOperand(cut, 0)))
     return NULL;
   LLVMValueRef v = LLVMGetOperand(cut, 0);
-  return weft__steps_with_x(j->body, v) ? v : NULL;
+  return weft__steps_with_x(j->body, v, 0) ? v : NULL;
 }
 
 int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
@@ -54,18 +54,11 @@ int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
   return 1;
 }
 
-/* The body's v for the call's first work-item, made at the builder from
- * the jammed function's parameters (v is computable from them alone:
- * weft__steps_with_x). */
-static LLVMValueRef first_items(const weft_jam *j, LLVMBuilderRef b,
-                                LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return weft__jam_copy(j, v, 0);
-  LLVMValueRef copy = LLVMInstructionClone(v);
-  for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
-    LLVMSetOperand(copy, (unsigned)i,
-                   first_items(j, b, LLVMGetOperand(v, (unsigned)i)));
-  LLVMInsertIntoBuilder(b, copy);
-  return copy;
+/* A leaf of the body's v for the call's first work-item: the jammed
+ * function's parameter, or a constant (v is computable from them alone:
+ * weft__steps_with_x, so weft__remake_mapped makes it again). */
+static LLVMValueRef first_items(LLVMValueRef v, void *jam) {
+  return weft__jam_copy(jam, v, 0);
 }
 
 /* Whether no int of the call's work-items wraps between the first's and
@@ -74,7 +67,9 @@ static LLVMValueRef none_wraps(const weft_jam *j, LLVMBuilderRef b) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
   LLVMValueRef all = NULL;
   for (unsigned s = 0; s < j->num_steps; s++) {
-    LLVMValueRef cut = LLVMBuildTrunc(b, first_items(j, b, j->steps[s]), i32, "");
+    LLVMValueRef first =
+        weft__remake_mapped(b, j->steps[s], first_items, (void *)j);
+    LLVMValueRef cut = LLVMBuildTrunc(b, first, i32, "");
     unsigned long long most =
         (j->step_signed[s] ? (unsigned long long)INT_MAX : UINT_MAX) -
         (j->width - 1);

@@ -113,6 +113,14 @@ typedef struct weft_sites {
 int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
                      unsigned *budget);
 
+/* Whether v is one more for each work-item further in x: the x local id,
+ * plus or minus what x does not change (weft__remakeable without it),
+ * times one; exactly so, without through_casts; with it, also through
+ * extensions and truncations (an index that moves one element a
+ * work-item, as long as it does not wrap). A global id is, and
+ * `w * get_global_size(0) + get_global_id(0)`. */
+int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, int through_casts);
+
 /* Extra parameter p (WEFT_BODY_*) of a body. */
 LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);
 
@@ -366,11 +374,6 @@ int weft__one_turn_loops_unroll(LLVMModuleRef module,
  * truncation is then a leaf that jam_ids.c makes x's plus one a
  * work-item. Returns how many were widened. */
 unsigned weft__wide_indices(LLVMValueRef body);
-/* Whether the 64-bit value v is one more for each work-item further in
- * x, exactly: the x local id, plus or minus what x does not change (a
- * global id, `w * get_global_size(0) + get_global_id(0)`), all of it
- * computable again from the body's parameters (weft__remakeable). */
-int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v);
 
 /* A store to a stream (stream_stores.c) marked, in a scope of its own
  * (address_spaces.c), and, after O3, the marked stores of fn made

@@ -2,7 +2,8 @@
  * passes.h): regions make a value computed from the local id again after
  * a barrier instead of saving it (regions.c), the aggregation makes a
  * counter's address again in the work-item that makes the group's atomic
- * (aggregate_address.c). */
+ * (aggregate_address.c); and those that step with x, made of the x
+ * local id and such values (stream_stores.c, wide_indices.c, jam_ids.c). */
 #include "jit/cpu/passes.h"
 
 int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
@@ -31,4 +32,50 @@ int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
                           budget))
       return 0;
   return 1;
+}
+
+/* At most this many instructions are followed to tell that a value steps
+ * with x, and as many again for each term that x does not change. */
+#define STEP_DEPTH 16
+
+/* Whether v is the same for work-items that differ only in x and can be
+ * made again from the body's parameters. */
+static int x_free(LLVMValueRef body, LLVMValueRef v) {
+  unsigned budget = STEP_DEPTH;
+  return weft__remakeable(body, v, 1u << WEFT_BODY_LX, &budget);
+}
+
+static int is_one(LLVMValueRef v) {
+  return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 1;
+}
+
+static int steps(LLVMValueRef body, LLVMValueRef v, int through_casts,
+                 unsigned depth) {
+  if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
+  if (!LLVMIsAInstruction(v) || depth == 0 || LLVMGetNumOperands(v) == 0)
+    return 0;
+  LLVMValueRef a = LLVMGetOperand(v, 0);
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+    return through_casts && steps(body, a, through_casts, depth - 1);
+  case LLVMMul: /* by one: Clang's unoptimized `1 * get_global_id(0)` */
+    return (is_one(LLVMGetOperand(v, 1)) &&
+            steps(body, a, through_casts, depth - 1)) ||
+           (is_one(a) &&
+            steps(body, LLVMGetOperand(v, 1), through_casts, depth - 1));
+  case LLVMSub:
+    return steps(body, a, through_casts, depth - 1) &&
+           x_free(body, LLVMGetOperand(v, 1));
+  case LLVMAdd: {
+    LLVMValueRef b = LLVMGetOperand(v, 1);
+    return (steps(body, a, through_casts, depth - 1) && x_free(body, b)) ||
+           (steps(body, b, through_casts, depth - 1) && x_free(body, a));
+  }
+  default:
+    return 0;
+  }
+}
+
+int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, int through_casts) {
+  return steps(body, v, through_casts, STEP_DEPTH);
 }

@@ -29,34 +29,6 @@
 
 #include "jit/cpu/passes.h"
 
-/* At most this many instructions are followed to tell an index's kind. */
-#define INDEX_DEPTH 16
-
-/* Whether v is the same for work-items that differ only in x: what could
- * be made again without the x local id (weft__remakeable). */
-static int x_free(LLVMValueRef body, LLVMValueRef v) {
-  unsigned budget = INDEX_DEPTH;
-  return weft__remakeable(body, v, 1u << WEFT_BODY_LX, &budget);
-}
-
-/* Whether index v is the x local id plus what x does not change: one
- * element further for each work-item in x. */
-static int x_step(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
-  if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
-  if (!LLVMIsAInstruction(v) || depth == 0) return 0;
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMZExt: case LLVMSExt: case LLVMTrunc:
-    return x_step(body, LLVMGetOperand(v, 0), depth - 1);
-  case LLVMAdd: {
-    LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-    return (x_step(body, a, depth - 1) && x_free(body, b)) ||
-           (x_step(body, b, depth - 1) && x_free(body, a));
-  }
-  default:
-    return 0;
-  }
-}
-
 /* The body's parameter a pointer is made from (through GEPs and casts),
  * or -1. */
 static int param_of(LLVMValueRef body, LLVMValueRef p) {
@@ -126,7 +98,7 @@ static int streams(LLVMValueRef body, const survey *s, LLVMValueRef store) {
     return 0;
   int k = param_of(body, p);
   return k >= 0 && !s->reads[k] && s->stores[k] == 1 &&
-         x_step(body, LLVMGetOperand(p, 1), INDEX_DEPTH);
+         weft__steps_with_x(body, LLVMGetOperand(p, 1), 1);
 }
 
 /* A copy of store at the builder, marked to be made non-temporal once

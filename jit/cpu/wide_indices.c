@@ -47,45 +47,11 @@ static int extends_through(LLVMValueRef v, int sign) {
   return sign ? LLVMGetNSW(v) : LLVMGetNUW(v);
 }
 
-/* At most this many instructions are followed to tell that a value steps
- * with x, or that its other terms do not change with x. */
-#define STEP_BUDGET 16
-
-/* Whether v is the same for work-items that differ only in x and can be
- * computed again from the body's parameters. */
-static int x_free(LLVMValueRef body, LLVMValueRef v, unsigned *budget) {
-  return weft__remakeable(body, v, 1u << WEFT_BODY_LX, budget);
-}
-
-static int is_one(LLVMValueRef v) {
-  return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 1;
-}
-
-static int steps(LLVMValueRef body, LLVMValueRef v, unsigned *budget) {
-  if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
-  if (!LLVMIsAInstruction(v) || !*budget) return 0;
-  --*budget;
-  LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  if (op != LLVMAdd && op != LLVMSub && op != LLVMMul) return 0;
-  LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-  if (op == LLVMMul) /* by one: Clang's unoptimized `1 * get_global_id(0)` */
-    return (is_one(b) && steps(body, a, budget)) ||
-           (is_one(a) && steps(body, b, budget));
-  if (steps(body, a, budget) && x_free(body, b, budget)) return 1;
-  return op == LLVMAdd && steps(body, b, budget) && x_free(body, a, budget);
-}
-
-int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v) {
-  unsigned budget = STEP_BUDGET;
-  return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind &&
-         LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64 && steps(body, v, &budget);
-}
-
 /* Whether v is a work-item id cut to 32 bits: a truncation of a value
  * that steps with x (what jam_ids.c takes an extension of). */
 static int id_leaf(LLVMValueRef body, LLVMValueRef v) {
   return LLVMIsATruncInst(v) &&
-         weft__steps_with_x(body, LLVMGetOperand(v, 0));
+         weft__steps_with_x(body, LLVMGetOperand(v, 0), 0);
 }
 
 /* Whether the chain of v reaches a work-item id within depth. */

@@ -47,12 +47,18 @@ unsigned weft__instruction_count(LLVMValueRef fn) {
   return n;
 }
 
-LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return v;
+LLVMValueRef weft__remake_mapped(LLVMBuilderRef b, LLVMValueRef v,
+                                 weft_remake_leaf leaf, void *data) {
+  if (!LLVMIsAInstruction(v)) return leaf ? leaf(v, data) : v;
   LLVMValueRef copy = LLVMInstructionClone(v);
   for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
     LLVMSetOperand(copy, (unsigned)i,
-                   weft__remake(b, LLVMGetOperand(v, (unsigned)i)));
+                   weft__remake_mapped(b, LLVMGetOperand(v, (unsigned)i),
+                                       leaf, data));
   LLVMInsertIntoBuilder(b, copy);
   return copy;
+}
+
+LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v) {
+  return weft__remake_mapped(b, v, NULL, NULL);
 }

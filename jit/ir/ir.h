@@ -77,6 +77,11 @@ unsigned weft__instruction_count(LLVMValueRef fn);
  * down to what is not an instruction (the caller has checked that each
  * may be computed there: no side effects, operands available). */
 LLVMValueRef weft__remake(LLVMBuilderRef b, LLVMValueRef v);
+/* The same where what is not an instruction becomes leaf(v, data): the
+ * copy made in another function (an argument of its own for each). */
+typedef LLVMValueRef (*weft_remake_leaf)(LLVMValueRef v, void *data);
+LLVMValueRef weft__remake_mapped(LLVMBuilderRef b, LLVMValueRef v,
+                                 weft_remake_leaf leaf, void *data);
 
 /* A copy of function fn, named name, in fn's module (clone.cpp: LLVM's C
  * API cannot clone a function). */
