@@ -236,6 +236,93 @@ TEST(unaligned_vector_loads_per_element) {
   free(ptx);
 }
 
+/* The number of times text occurs in ptx between from and the next
+ * "$L__" label after it (one block). */
+static int count_in_block(const char *from, const char *text) {
+  const char *end = strstr(from + 1, "$L__");
+  int n = 0;
+  for (const char *at = strstr(from, text); at && (!end || at < end);
+       at = strstr(at + 1, text))
+    n++;
+  return n;
+}
+
+/* The largest number of ld.global loads in one block of ptx. */
+static int most_loads_in_a_block(const char *ptx) {
+  int most = 0;
+  for (const char *at = ptx; at; at = strstr(at + 1, "$L__BB")) {
+    int n = count_in_block(at, "ld.global");
+    if (n > most) most = n;
+  }
+  return most;
+}
+
+/* A grid-stride loop (CLBlast's reductions) gets four loads out at once:
+ * unrolled by four with its trip count computed before it (a division),
+ * as NVIDIA's compiler does; restrict pointers only read go through the
+ * read-only cache (ld.global.nc). A loop that also counts with an atomic
+ * keeps one load a turn, and so does one with a pragma of its own. */
+TEST(grid_stride_loops_unrolled_by_four) {
+  const char *source =
+      "kernel void sum(int n, const global float *restrict x,\n"
+      "                global float *out) {\n"
+      "  float acc = 0;\n"
+      "  for (int id = get_global_id(0); id < n;\n"
+      "       id += 256 * (int)get_num_groups(0))\n"
+      "    acc += x[id];\n"
+      "  out[get_global_id(0)] = acc;\n"
+      "}\n"
+      "kernel void counted(int n, const global float *restrict x,\n"
+      "                    global float *out, global int *c) {\n"
+      "  float acc = 0;\n"
+      "  for (int id = get_global_id(0); id < n;\n"
+      "       id += 256 * (int)get_num_groups(0)) {\n"
+      "    acc += x[id];\n"
+      "    atomic_inc(c);\n"
+      "  }\n"
+      "  out[get_global_id(0)] = acc;\n"
+      "}\n"
+      "kernel void pragma(int n, const global float *restrict x,\n"
+      "                   global float *out) {\n"
+      "  float acc = 0;\n"
+      "  #pragma unroll 1\n"
+      "  for (int id = get_global_id(0); id < n;\n"
+      "       id += 256 * (int)get_num_groups(0))\n"
+      "    acc += x[id];\n"
+      "  out[get_global_id(0)] = acc;\n"
+      "}\n";
+  char *ptx = ptx_of(source, NULL);
+  const char *sum = strstr(ptx, ".entry sum(");
+  const char *counted = strstr(ptx, ".entry counted(");
+  const char *pragma = strstr(ptx, ".entry pragma(");
+  CHECK(sum && counted && pragma);
+  /* Each entry's text, cut at the next one. */
+  const char *entries[] = {sum, counted, pragma};
+  int loads[3], nc[3];
+  for (int e = 0; e < 3; e++) {
+    const char *end = NULL;
+    for (int o = 0; o < 3; o++)
+      if (entries[o] > entries[e] && (!end || entries[o] < end))
+        end = entries[o];
+    size_t length = end ? (size_t)(end - entries[e]) : strlen(entries[e]);
+    char *text = strndup(entries[e], length);
+    loads[e] = most_loads_in_a_block(text);
+    nc[e] = strstr(text, "ld.global.nc.f32") != NULL;
+    free(text);
+  }
+  CHECK_EQ(loads[0], 4);
+  CHECK_STR_CONTAINS(sum, "div.u32");
+  CHECK_EQ(loads[1], 1);
+  CHECK_EQ(loads[2], 1);
+  CHECK(nc[0] && nc[1] && nc[2]);
+  assemble(ptx);
+  free(ptx);
+  /* Without optimization nothing is unrolled. */
+  ptx = ptx_of(source, "-cl-opt-disable");
+  CHECK_EQ(most_loads_in_a_block(ptx), 1);
+  free(ptx);
+}
+
 TEST(errors) {
   char *ptx = NULL, *log = NULL;
   CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) { a[0] = b; }", 0,

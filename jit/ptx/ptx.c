@@ -4,8 +4,9 @@
  * libdevice where called -> describe the kernels -> inline all callees ->
  * the primitives' globals and the CUDA entries (ptx_kernels.c) -> bodies
  * that read textures versioned (ptx_textures.c) -> printf
- * -> ordered loads and stores -> O3 for the GPU's architecture -> casts
- * NVPTX can make -> PTX, which the CUDA back end loads
+ * -> ordered loads and stores -> O3 for the GPU's architecture -> loops
+ * of unknown trip count over global memory unrolled (ptx_stride_loops.c)
+ * -> casts NVPTX can make -> PTX, which the CUDA back end loads
  * (the driver compiles PTX to the GPU's code, and caches that). The
  * kernel cache keeps the PTX and the kernels' descriptions, so a build
  * it knows skips all of it. */
@@ -234,6 +235,8 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
     rc = weft__run_passes(b->module, b->machine,
                           b->options.optimize ? "default<O3>" : "default<O0>",
                           &b->error);
+  if (!rc && b->options.optimize)
+    rc = weft__ptx_stride_loops_unroll(b->module, b->machine, &b->error);
   if (!rc) weft__ptx_selection_prepare(b->module);
   if (!rc) weft__jit_dump_module(pb->jit, b->module);
   char *text = NULL;

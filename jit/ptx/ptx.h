@@ -78,6 +78,12 @@ int weft__ptx_aggregate_atomics(LLVMModuleRef module);
  * 0, and inst untouched, for what it does not handle. */
 int weft__ptx_atomic_lower(LLVMBuilderRef b, LLVMValueRef inst);
 
+/* ptx_stride_loops.c, after O3 in optimized builds: loops of one block
+ * over global memory whose trip count only the run knows, unrolled by
+ * four (0, or an error in *error). */
+int weft__ptx_stride_loops_unroll(LLVMModuleRef module,
+                                  LLVMTargetMachineRef machine, char **error);
+
 /* Rewrites what LLVM 19's NVPTX selects wrongly, run after the last
  * optimization, before code generation: casts between two named address
  * spaces, which optimization makes of a pair through generic, go through

@@ -243,6 +243,22 @@ static LLVMBasicBlockRef pool_loop(LLVMBuilderRef b, LLVMModuleRef module,
   return next;
 }
 
+/* The body's restrict (noalias) pointer parameters are the entry's too:
+ * NVPTX loads through a kernel parameter that is noalias and only read
+ * with ld.global.nc (the read-only cache), and it sees only the entry's
+ * parameters. The entry passes them on unchanged, so what holds of the
+ * body's holds of the entry's. */
+static void pass_noalias(LLVMValueRef body, LLVMValueRef entry, unsigned i) {
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  LLVMValueRef p = LLVMGetParam(entry, i);
+  if (LLVMGetTypeKind(LLVMTypeOf(p)) != LLVMPointerTypeKind ||
+      !LLVMGetEnumAttributeAtIndex(body, i + 1, noalias))
+    return;
+  LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
+  LLVMAddAttributeAtIndex(entry, i + 1,
+                          LLVMCreateEnumAttribute(context, noalias, 0));
+}
+
 /* The CUDA entry of one kernel, named as the kernel, calling its body. */
 static void make_entry(LLVMModuleRef module, LLVMValueRef kernel,
                        const weft_kernel_desc *k, const entry_args *e) {
@@ -267,6 +283,9 @@ static void make_entry(LLVMModuleRef module, LLVMValueRef kernel,
   for (unsigned i = 0; pool && i < n; i++)
     if (args[i] != LLVMGetParam(entry, i) && LLVMIsAAllocaInst(args[i]))
       LLVMBuildStore(b, LLVMGetParam(entry, i), args[i]);
+  /* Only parameters passed on as they are: a copy is another object. */
+  for (unsigned i = 0; i < n; i++)
+    if (args[i] == LLVMGetParam(entry, i)) pass_noalias(kernel, entry, i);
   LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(kernel), kernel,
                                      args, n, "");
   LLVMSetInstructionCallConv(call, LLVMCCallConv);

@@ -1,0 +1,159 @@
+/* ptx_stride_loops.c: loops whose trip count is known only at run time,
+ * over global memory, unrolled by four on the GPU after O3.
+ *
+ * A grid-stride loop (CLBlast's reductions: `while (id < n) { acc +=
+ * x[id]; id += WGS * get_num_groups(0); }`) keeps one load in flight per
+ * work-item and turn: each turn's add waits for its load before the next
+ * turn issues its own, and a GPU does not run ahead past a branch. NVIDIA's
+ * OpenCL compiler unrolls such loops by four with the trip count computed
+ * in front (a division), so that four loads go out together; LLVM does
+ * not, for two reasons: OpenCL C does not let it assume that the loop
+ * ends (so a stride it cannot prove positive leaves the trip count
+ * unknown), and a division is too dear for its runtime unroll's
+ * budget. On an H200, CLBlast's Sdot over 2^24 floats took 0.085 ms
+ * against NVIDIA's 0.041.
+ *
+ * A loop of one block (O3's rotated form) qualifies when its exit is an
+ * ordered comparison of a counter that steps by an amount the loop does
+ * not change (nsw or nuw) with a bound it does not change, its body is
+ * short, reads global memory, and does nothing else a copy could change:
+ * no call but to functions without memory effects, no atomic, no fence,
+ * nothing volatile. Such a loop that never ended would only spin on
+ * plain memory, which no kernel can rely on; so it is marked as one that
+ * must progress (`llvm.loop.mustprogress`, which makes its trip count
+ * computable) and asked to be unrolled four times
+ * (`llvm.loop.unroll.count`, which allows the division), and LLVM's
+ * unroller does the rest. Loops with metadata of their own (a pragma, or
+ * O3's mark on what it already unrolled or vectorized) are left alone. */
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Core.h>
+
+#include "jit/ir/ir.h"
+#include "jit/ir/target.h"
+#include "jit/ptx/ptx.h"
+
+/* How many times a qualifying loop's body is copied. */
+#define UNROLL 4
+/* The most instructions of a body worth copying that often. */
+#define MOST_INSTRUCTIONS 48
+
+#define AS_GLOBAL 1
+
+/* Whether v is computed outside bb (an argument, a constant, or an
+ * instruction of another block). */
+static int invariant(LLVMValueRef v, LLVMBasicBlockRef bb) {
+  return !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != bb;
+}
+
+/* Whether v is the loop's counter stepped once: `phi + step`, nsw or
+ * nuw, the phi in bb taking v from bb, and step invariant. */
+static int is_step(LLVMValueRef v, LLVMBasicBlockRef bb) {
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMAdd ||
+      LLVMGetInstructionParent(v) != bb ||
+      !(LLVMGetNSW(v) || LLVMGetNUW(v)))
+    return 0;
+  for (unsigned side = 0; side < 2; side++) {
+    LLVMValueRef phi = LLVMGetOperand(v, side);
+    if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != bb ||
+        !invariant(LLVMGetOperand(v, 1 - side), bb))
+      continue;
+    for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+      if (LLVMGetIncomingBlock(phi, i) == bb &&
+          LLVMGetIncomingValue(phi, i) == v)
+        return 1;
+  }
+  return 0;
+}
+
+/* Whether the loop's exit test compares the stepped counter with an
+ * invariant bound, by order (an equality could be stepped over). */
+static int counted_exit(LLVMValueRef test, LLVMBasicBlockRef bb) {
+  if (!LLVMIsAICmpInst(test)) return 0;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(test);
+  if (p == LLVMIntEQ || p == LLVMIntNE) return 0;
+  LLVMValueRef a = LLVMGetOperand(test, 0), b = LLVMGetOperand(test, 1);
+  return (is_step(a, bb) && invariant(b, bb)) ||
+         (is_step(b, bb) && invariant(a, bb));
+}
+
+/* Whether copies of inst change nothing but what the copies compute;
+ * *global_loads counts its reads of global memory. */
+static int copyable(LLVMValueRef inst, unsigned *global_loads) {
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMCall:
+    return weft__call_is_pure(inst);
+  case LLVMLoad:
+    if (LLVMGetVolatile(inst) || LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
+      return 0;
+    *global_loads += LLVMGetPointerAddressSpace(
+                         LLVMTypeOf(LLVMGetOperand(inst, 0))) == AS_GLOBAL;
+    return 1;
+  case LLVMStore:
+    return !LLVMGetVolatile(inst) &&
+           LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic;
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg:
+  case LLVMFence:
+  case LLVMInvoke:
+  case LLVMAlloca:
+    return 0;
+  default:
+    return 1;
+  }
+}
+
+/* bb's exit test, if bb is a loop of its own block worth unrolling. */
+static int qualifies(LLVMBasicBlockRef bb, unsigned loop_kind) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsABranchInst(term) || !LLVMIsConditional(term) ||
+      LLVMGetMetadata(term, loop_kind))
+    return 0;
+  if (LLVMGetSuccessor(term, 0) != bb && LLVMGetSuccessor(term, 1) != bb)
+    return 0;
+  unsigned count = 0, global_loads = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+       i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsAPHINode(i) || LLVMIsADbgInfoIntrinsic(i)) continue;
+    if (++count > MOST_INSTRUCTIONS || !copyable(i, &global_loads)) return 0;
+  }
+  return global_loads && counted_exit(LLVMGetCondition(term), bb);
+}
+
+/* The loop id for term: distinct, its first operand itself (as LLVM
+ * reads loop metadata), then the two hints. */
+static void mark(LLVMValueRef term, unsigned loop_kind) {
+  LLVMContextRef c = LLVMGetModuleContext(
+      LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(term))));
+  LLVMMetadataRef count_args[] = {
+      LLVMMDStringInContext2(c, "llvm.loop.unroll.count", 22),
+      LLVMValueAsMetadata(
+          LLVMConstInt(LLVMInt32TypeInContext(c), UNROLL, 0))};
+  LLVMMetadataRef progress = LLVMMDStringInContext2(c, "llvm.loop.mustprogress", 22);
+  LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
+  LLVMMetadataRef ops[] = {self, LLVMMDNodeInContext2(c, count_args, 2),
+                           LLVMMDNodeInContext2(c, &progress, 1)};
+  LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, 3);
+  LLVMMetadataReplaceAllUsesWith(self, id);
+  LLVMSetMetadata(term, loop_kind, LLVMMetadataAsValue(c, id));
+}
+
+int weft__ptx_stride_loops_unroll(LLVMModuleRef module,
+                                  LLVMTargetMachineRef machine, char **error) {
+  LLVMContextRef c = LLVMGetModuleContext(module);
+  unsigned loop_kind = LLVMGetMDKindIDInContext(c, "llvm.loop", 9);
+  unsigned marked = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
+       f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      if (qualifies(bb, loop_kind)) {
+        mark(LLVMGetBasicBlockTerminator(bb), loop_kind);
+        marked++;
+      }
+  if (!marked) return 0;
+  /* The unroll, then what O3 runs after its own to clean the copies. */
+  return weft__run_passes(module, machine,
+                          "function(loop-unroll<O3;runtime>,sroa,instcombine,"
+                          "early-cse,simplifycfg)",
+                          error);
+}
