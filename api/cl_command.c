@@ -18,11 +18,17 @@ cl_int weft__cl_check_wait_list(cl_context context, cl_uint n,
   return CL_SUCCESS;
 }
 
-/* The native queue's side of a command: run it, then free it (what its
+/* The native queue's side of a command: run it (and, if it left its work
+ * in flight, end it once the device settles), then free it (what its
  * payload holds goes before its event completes). */
 static int run(void *arg) {
   cl_command *c = arg;
   return c->run ? c->run(c) : CL_SUCCESS;
+}
+
+static int settled(void *arg, int status, const char *msg) {
+  cl_command *c = arg;
+  return c->settled(c, status, msg);
 }
 
 static void done(void *arg) {
@@ -55,8 +61,11 @@ static cl_int submit(cl_command_queue q, cl_command_type type,
   for (cl_uint i = 0; i < num_wait; i++) natives[i] = wait[i]->native;
   weft__cl_retain(q);
   c->queue = q;
-  int status = weft_enqueue(q->native, run, done, c, kind_of(type), num_wait,
-                            natives, native);
+  int status = c->settled
+                   ? weft_enqueue_settled(q->native, run, settled, done, c,
+                                          num_wait, natives, native)
+                   : weft_enqueue(q->native, run, done, c, kind_of(type),
+                                  num_wait, natives, native);
   if (natives != few) free(natives);
   return weft__cl_error(status);
 }

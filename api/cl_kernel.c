@@ -450,12 +450,20 @@ typedef struct launch {
   int has_offset, has_local;
 } launch;
 
+/* A GPU may leave the launch in flight (WEFT_IN_FLIGHT): the queue lets
+ * the next launch go at once and settles later (settle_launch). */
 static cl_int run_launch(cl_command *c) {
   launch *l = (launch *)c->payload;
-  int rc = weft_kernel_launch(l->kernel, l->dims, l->has_offset ? l->offset : NULL,
-                              l->global, l->has_local ? l->local : NULL);
+  int rc = weft_kernel_start(l->kernel, l->dims, l->has_offset ? l->offset : NULL,
+                             l->global, l->has_local ? l->local : NULL);
+  if (rc == WEFT_IN_FLIGHT) return WEFT_IN_FLIGHT;
   if (rc) weft__cl_report(c->queue->context, weft_errmsg(l->kernel));
   return weft__cl_error(rc);
+}
+
+static cl_int settle_launch(cl_command *c, int status, const char *msg) {
+  if (status) weft__cl_report(c->queue->context, msg);
+  return weft__cl_error(status);
 }
 
 static void finish_launch(cl_command *c) {
@@ -565,6 +573,7 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type ty
   if (!c) return CL_OUT_OF_HOST_MEMORY;
   launch *l = (launch *)c->payload;
   c->run = run_launch;
+  c->settled = settle_launch;
   c->finish = finish_launch;
   if (snapshot(l, k)) {
     finish_launch(c);

@@ -20,6 +20,11 @@ struct cl_command {
   cl_int (*run)(cl_command *c);
   /* Frees what the payload holds (retained objects); may be NULL. */
   void (*finish)(cl_command *c);
+  /* A command whose run may leave its work in flight on the device (run
+   * returns WEFT_IN_FLIGHT: a launch, weft_kernel_start): its status once
+   * the device has settled with status (0, or a native failure and its
+   * message). NULL for the others. */
+  cl_int (*settled)(cl_command *c, int status, const char *msg);
   _Alignas(16) unsigned char payload[];
 };
 

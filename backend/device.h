@@ -40,6 +40,9 @@ typedef struct weft_launch_desc {
   /* The CPU's: stores to the kernel's streams go past the caches
    * (weft_cpu_stream_stores, decided by core/launch.c). */
   int stream_stores;
+  /* The launch may be left running (weft_kernel_start): launch returns
+   * WEFT_IN_FLIGHT once it is started, and settle reports its end. */
+  int may_defer;
 } weft_launch_desc;
 
 /* A live map of a buffer: the host pointer the caller got, the range, and
@@ -141,9 +144,15 @@ typedef struct weft_device_ops {
                          unsigned long long *launches,
                          unsigned long long *repeats);
 
-  /* Runs a launch to completion. */
+  /* Runs a launch to completion; or, where launch->may_defer, may start
+   * it and return WEFT_IN_FLIGHT: the device then runs what it is asked
+   * later after it. */
   int (*launch)(weft_backend_device *device, const weft_launch_desc *launch,
                 weft_msg *msg);
+  /* Waits for every launch left in flight: 0, or the first failure among
+   * them with the kernels named in msg. NULL where launches always run to
+   * completion. */
+  int (*settle)(weft_backend_device *device, weft_msg *msg);
 } weft_device_ops;
 
 /* What a back end's probe makes of a device: its operations and its

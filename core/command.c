@@ -17,12 +17,24 @@ static void command_free(weft_command *c) {
 /* ------------------------------------------------------------- running */
 
 void weft__command_execute(weft_command *c) {
+  weft_queue *q = c->queue;
+  /* Only a command that starts work on the device may run while work
+   * of the queue is in flight there: the others find it done. */
+  if (!c->settled) weft__queue_settle(q);
   int status = WEFT_EWAITLIST;
   if (!atomic_load(&c->failed)) {
     weft__event_set(c->event, WEFT_EVENT_RUNNING);
     status = c->run ? c->run(c->arg) : 0;
+    if (status == WEFT_IN_FLIGHT && c->settled) {
+      weft__queue_in_flight(q, c);
+      return;
+    }
     if (status > 0) status = 0;
   }
+  weft__command_finish(c, status);
+}
+
+void weft__command_finish(weft_command *c, int status) {
   /* What the command holds goes before its event completes: an object
    * released while the command ran is destroyed by the time a waiter sees
    * the event complete. */
@@ -131,9 +143,11 @@ static int wait_list_valid(const weft_queue *q, unsigned n,
   return 1;
 }
 
-int weft_enqueue(weft_queue *q, weft_command_fn run, void (*done)(void *),
-                 void *arg, unsigned kind, unsigned num_wait,
-                 weft_event *const *wait, weft_event **event) {
+/* weft_enqueue and weft_enqueue_settled. */
+static int enqueue(weft_queue *q, weft_command_fn run, weft_settle_fn settled,
+                   void (*done)(void *), void *arg, unsigned kind,
+                   unsigned num_wait, weft_event *const *wait,
+                   weft_event **event) {
   if (event) *event = NULL;
   weft_command *c = calloc(1, sizeof *c);
   if (!c) {
@@ -141,6 +155,7 @@ int weft_enqueue(weft_queue *q, weft_command_fn run, void (*done)(void *),
     return WEFT_ENOMEM;
   }
   c->run = run;
+  c->settled = settled;
   c->done = done;
   c->arg = arg;
   c->kind = kind;
@@ -170,4 +185,21 @@ int weft_enqueue(weft_queue *q, weft_command_fn run, void (*done)(void *),
   weft__event_set(c->event, WEFT_EVENT_SUBMITTED);
   weft__command_release_dependency(c); /* the guard */
   return 0;
+}
+
+int weft_enqueue(weft_queue *q, weft_command_fn run, void (*done)(void *),
+                 void *arg, unsigned kind, unsigned num_wait,
+                 weft_event *const *wait, weft_event **event) {
+  return enqueue(q, run, NULL, done, arg, kind, num_wait, wait, event);
+}
+
+int weft_enqueue_settled(weft_queue *q, weft_command_fn run,
+                         weft_settle_fn settled, void (*done)(void *),
+                         void *arg, unsigned num_wait, weft_event *const *wait,
+                         weft_event **event) {
+  if (!settled) {
+    if (done) done(arg);
+    return WEFT_EINVAL;
+  }
+  return enqueue(q, run, settled, done, arg, 0, num_wait, wait, event);
 }

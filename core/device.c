@@ -230,3 +230,13 @@ const char *weft_cuda_status(void) {
       return weft__backends[i].status(weft__config());
   return "none: Weft was built without its CUDA back end";
 }
+
+int weft_device_settle(weft_device *device, char *msg, size_t size) {
+  if (msg && size) msg[0] = 0;
+  if (!weft__object_is(device, WEFT_KIND_DEVICE)) return WEFT_EINVAL;
+  if (!device->ops->settle) return 0;
+  weft_msg m = {{0}};
+  int rc = device->ops->settle(device->state, &m);
+  if (rc && msg && size) snprintf(msg, size, "%s", m.text);
+  return rc;
+}

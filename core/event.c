@@ -1,5 +1,6 @@
 /* event.c: events: status, waiting, callbacks, times, user events (see
  * queue.h). */
+#include <assert.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -65,9 +66,21 @@ int weft__event_done(weft_event *e) {
   return done;
 }
 
+/* Whether d's command is one the device orders after e's, e's work
+ * being in flight (e->lock held): it starts work on the same device.
+ * (A wait list's event counts too, as the device orders the work alike:
+ * CLBlast's second kernel of a reduction names the first's event. Should
+ * that work fail, the device's failure is sticky, so the command fails
+ * with it rather than with WEFT_EWAITLIST.) */
+static int ordered_by_device(const weft_event *e, const weft_dependency *d) {
+  return e->in_flight && d->command->settled &&
+         weft_context_device(d->command->queue->context) ==
+             weft_context_device(e->queue->context);
+}
+
 int weft__event_add_dependent(weft_event *e, weft_dependency *d) {
   pthread_mutex_lock(&e->lock);
-  int waits = e->status > WEFT_EVENT_COMPLETE;
+  int waits = e->status > WEFT_EVENT_COMPLETE && !ordered_by_device(e, d);
   if (waits) {
     d->next = e->dependents;
     e->dependents = d;
@@ -131,6 +144,30 @@ int weft__event_set(weft_event *e, int status) {
     due = next;
   }
   return 1;
+}
+
+void weft__event_in_flight(weft_event *e) {
+  weft_dependency *released = NULL;
+  pthread_mutex_lock(&e->lock);
+  assert(e->status == WEFT_EVENT_RUNNING);
+  e->in_flight = 1;
+  weft_dependency **link = &e->dependents;
+  while (*link) {
+    weft_dependency *d = *link;
+    if (ordered_by_device(e, d)) {
+      *link = d->next;
+      d->next = released;
+      released = d;
+    } else {
+      link = &d->next;
+    }
+  }
+  pthread_mutex_unlock(&e->lock);
+  while (released) {
+    weft_dependency *next = released->next;
+    weft__command_release_dependency(released->command);
+    released = next;
+  }
 }
 
 int weft_event_status(weft_event *e) {

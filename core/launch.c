@@ -234,8 +234,9 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
   weft__log(WEFT_LOG_LAUNCH, "kernel '%s' on %s: %s (%zu groups), %s, "
             "%s%s after %.3f ms", k->desc->name,
             weft__device_info(k->program->context->device)->name, sizes,
-            groups, how, rc ? "failed: " : "done", rc ? error : "",
-            seconds * 1e3);
+            groups, how,
+            rc == WEFT_IN_FLIGHT ? "started" : rc ? "failed: " : "done",
+            rc && rc != WEFT_IN_FLIGHT ? error : "", seconds * 1e3);
 }
 
 /* Tells the device the images the launch takes, each read through its
@@ -253,12 +254,13 @@ static int use_images(const weft_kernel *k, weft_device *dev, weft_msg *msg) {
   return 0;
 }
 
-int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
-                       const size_t *global, const size_t *local) {
+/* weft_kernel_launch, or weft_kernel_start where may_defer. */
+static int launch(weft_kernel *k, unsigned dims, const size_t *offset,
+                  const size_t *global, const size_t *local, int may_defer) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL)) return WEFT_EINVAL;
   weft_launch_desc d = {.kernel = k->desc, .binary = k->binary,
                         .args = k->args, .arg_sizes = k->arg_sizes,
-                        .dims = dims};
+                        .dims = dims, .may_defer = may_defer};
   int rc = check_launch(k, dims, offset, global, local, &d.local_mem_size,
                         d.local);
   if (rc) return rc;
@@ -275,6 +277,17 @@ int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
   rc = use_images(k, dev, &msg);
   if (!rc) rc = dev->ops->launch(dev->state, &d, &msg);
   if (start) log_launch(k, &d, rc, msg.text, weft__log_now() - start);
+  if (rc == WEFT_IN_FLIGHT) return rc;
   if (rc) return weft__fail(&k->object, rc, "%s", msg.text);
   return 0;
+}
+
+int weft_kernel_launch(weft_kernel *k, unsigned dims, const size_t *offset,
+                       const size_t *global, const size_t *local) {
+  return launch(k, dims, offset, global, local, 0);
+}
+
+int weft_kernel_start(weft_kernel *k, unsigned dims, const size_t *offset,
+                      const size_t *global, const size_t *local) {
+  return launch(k, dims, offset, global, local, 1);
 }

@@ -20,7 +20,9 @@ int weft_queue_create(weft_context *context, unsigned flags,
   q->kind = WEFT__KIND_QUEUE;
   atomic_init(&q->refs, 1);
   pthread_mutex_init(&q->lock, NULL);
+  pthread_mutex_init(&q->settle_lock, NULL);
   pthread_cond_init(&q->idle, NULL);
+  atomic_init(&q->flying, 0);
   q->context = context;
   q->flags = flags;
   weft_context_retain(context);
@@ -37,9 +39,10 @@ void weft_queue_retain(weft_queue *q) {
  * no shared thread serves the queue (the run list holds one): it ends. */
 void weft_queue_release(weft_queue *q) {
   if (!weft__queue_is(q) || atomic_fetch_sub(&q->refs, 1) != 1) return;
-  assert(!q->scheduled && !q->outstanding);
+  assert(!q->scheduled && !q->outstanding && !q->flight_head);
   weft_context *c = q->context;
   pthread_cond_destroy(&q->idle);
+  pthread_mutex_destroy(&q->settle_lock);
   pthread_mutex_destroy(&q->lock);
   free(q->active);
   q->kind = 0;
@@ -88,7 +91,52 @@ void weft__queue_help(weft_queue *q, weft_event *e) {
     pthread_mutex_lock(&q->lock);
     weft_command *c = weft__queue_take_ready(q);
     pthread_mutex_unlock(&q->lock);
-    if (!c) return;
-    weft__command_execute(c);
+    if (c) {
+      weft__command_execute(c);
+    } else if (atomic_load(&q->flying)) {
+      /* Nothing more to start: wait for what is in flight (its end may
+       * make more ready). */
+      weft__queue_settle(q);
+    } else {
+      return;
+    }
   }
+}
+
+void weft__queue_in_flight(weft_queue *q, weft_command *c) {
+  c->next = NULL;
+  pthread_mutex_lock(&q->lock);
+  if (q->flight_tail) q->flight_tail->next = c;
+  else q->flight_head = c;
+  q->flight_tail = c;
+  /* Counted before the next command is let go: a thread that runs it
+   * sees the count. */
+  atomic_fetch_add(&q->flying, 1);
+  pthread_mutex_unlock(&q->lock);
+  weft__event_in_flight(c->event);
+}
+
+void weft__queue_settle(weft_queue *q) {
+  if (!atomic_load(&q->flying)) return;
+  /* The last command's end may let q go (weft_queue_finish returns). */
+  weft_queue_retain(q);
+  pthread_mutex_lock(&q->settle_lock);
+  pthread_mutex_lock(&q->lock);
+  weft_command *c = q->flight_head;
+  q->flight_head = q->flight_tail = NULL;
+  pthread_mutex_unlock(&q->lock);
+  if (c) {
+    char msg[1024];
+    int rc = weft_device_settle(weft_context_device(q->context), msg,
+                                sizeof msg);
+    while (c) {
+      weft_command *next = c->next;
+      atomic_fetch_sub(&q->flying, 1);
+      int status = c->settled(c->arg, rc, msg);
+      weft__command_finish(c, status > 0 ? 0 : status);
+      c = next;
+    }
+  }
+  pthread_mutex_unlock(&q->settle_lock);
+  weft_queue_release(q);
 }

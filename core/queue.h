@@ -14,8 +14,22 @@
  * saves the hand-over to another thread on the path that decides launch
  * latency.
  *
- * Lock order: a queue's lock may be held while an event's lock is taken,
- * never the other way round. Callbacks run with no lock held.
+ * A command that starts work on a device which keeps its own order (a
+ * GPU: weft_enqueue_settled, weft_kernel_start) may leave it in flight:
+ * its event stays running and the command goes on its queue's flight
+ * list, and another such command for the same device that waits for it
+ * (the next of an in-order queue, or one naming its event) may run at
+ * once (its wait is let go: the device orders them). The
+ * queue settles (weft__queue_settle: the device waits for its work, then
+ * each command of the list ends in order) before any other command of
+ * the queue runs, when a thread finds nothing of the queue ready, and
+ * when the host waits for it. So a chain of launches costs the host one
+ * wait, not one per launch.
+ *
+ * Lock order: a queue's settle lock, then its lock, then an event's lock,
+ * never the other way round. Callbacks run with no lock held, but the
+ * settle lock (OpenCL leaves a callback that waits for its own queue
+ * undefined).
  */
 #ifndef WEFT_CORE_QUEUE_H
 #define WEFT_CORE_QUEUE_H
@@ -57,6 +71,9 @@ struct weft_event {
   pthread_mutex_t lock;
   pthread_cond_t changed;
   int status;                     /* WEFT_EVENT_*, or a failure */
+  /* Its command's work is in flight on the device: a command that starts
+   * work on the same device need not wait for it (event.c). */
+  int in_flight;
   uint64_t times[4];              /* queued, submitted, started, ended */
   weft_event_callback *callbacks;
   weft_dependency *dependents;    /* commands waiting for this event */
@@ -79,6 +96,12 @@ struct weft_queue {
   weft_event *barrier;
   weft_event **active;
   size_t num_active, cap_active;
+  /* Commands whose work is in flight on the device, in order (linked by
+   * next), and how many (read without the lock: none is the common case
+   * and needs no lock); settle_lock keeps settles in order. */
+  weft_command *flight_head, *flight_tail;
+  atomic_uint flying;
+  pthread_mutex_t settle_lock;
   /* On the shared threads' run list or served by one of them
    * (queue_threads.c), and the link of that list. */
   int scheduled;
@@ -86,7 +109,7 @@ struct weft_queue {
 };
 
 struct weft_command {
-  weft_command *next;             /* in the queue's ready list */
+  weft_command *next;             /* in the queue's ready or flight list */
   weft_queue *queue;
   weft_event *event;
   weft_event **wait;              /* the wait list, retained until the end */
@@ -100,6 +123,9 @@ struct weft_command {
   atomic_int pending;  /* prerequisites not yet finished, plus a guard */
   atomic_int failed;   /* an event of the wait list failed */
   weft_command_fn run;
+  /* weft_enqueue_settled's: how the command ends after WEFT_IN_FLIGHT;
+   * NULL for other commands. */
+  weft_settle_fn settled;
   void (*done)(void *arg);
   void *arg;
 };
@@ -117,15 +143,26 @@ void weft__queue_retire(weft_queue *q, weft_event *e);
  * or NULL. */
 weft_command *weft__queue_take_ready(weft_queue *q);
 
-/* Runs ready commands of q on the calling thread until there are none, or
- * until e (if not NULL) has finished. */
+/* Runs ready commands of q on the calling thread until there are none
+ * and none is in flight, or until e (if not NULL) has finished. */
 void weft__queue_help(weft_queue *q, weft_event *e);
+
+/* c left its work in flight: it goes on q's flight list, and the command
+ * after it may run. */
+void weft__queue_in_flight(weft_queue *q, weft_command *c);
+
+/* Waits for the device's work of q's commands in flight and ends them,
+ * in order; nothing to do (and no lock taken) when none is. */
+void weft__queue_settle(weft_queue *q);
 
 /* ------------------------------------------------- command.c */
 
-/* Runs c and finishes it: its event, the commands waiting for it, then its
- * queue's count of outstanding commands. */
+/* Runs c and finishes it (or leaves it in flight: weft__queue_in_flight). */
 void weft__command_execute(weft_command *c);
+
+/* Ends c with status: what it holds released, its event, the commands
+ * waiting for it, then its queue's count of outstanding commands. */
+void weft__command_finish(weft_command *c, int status);
 
 /* Drops one prerequisite of c; the last one makes it ready to run. */
 void weft__command_release_dependency(weft_command *c);
@@ -160,5 +197,10 @@ int weft__queue_is(const weft_queue *q);
  * the commands waiting for e. Returns 0 (and changes nothing) if e had
  * already finished. */
 int weft__event_set(weft_event *e, int status);
+
+/* e's command left its work in flight: the commands waiting for e that
+ * start work on the same device (weft_enqueue_settled) are let go, and
+ * so is any that starts waiting so later. */
+void weft__event_in_flight(weft_event *e);
 
 #endif

@@ -55,8 +55,9 @@ static int left_to_host(const weft_command *c) {
   return c->event && weft__queue_now() - c->event->times[0] < HANDOFF_NS;
 }
 
-/* Runs q's ready commands until there are none; q->scheduled stays set
- * meanwhile, so that q is not put on the run list twice. */
+/* Runs q's ready commands until there are none and none is in flight;
+ * q->scheduled stays set meanwhile, so that q is not put on the run list
+ * twice. */
 static void serve(weft_queue *q) {
   for (;;) {
     pthread_mutex_lock(&q->lock);
@@ -66,10 +67,14 @@ static void serve(weft_queue *q) {
       continue;
     }
     weft_command *c = weft__queue_take_ready(q);
-    if (!c) q->scheduled = 0;
+    /* Nothing ready: what is in flight ends before the thread leaves q
+     * (its end may make more ready). */
+    int settle = !c && atomic_load(&q->flying);
+    if (!c && !settle) q->scheduled = 0;
     pthread_mutex_unlock(&q->lock);
-    if (!c) return;
-    weft__command_execute(c);
+    if (settle) weft__queue_settle(q);
+    else if (!c) return;
+    else weft__command_execute(c);
   }
 }
 

@@ -287,6 +287,96 @@ static void poll_until_complete(weft_event *e) {
   CHECK_EQ(weft_event_status(e), WEFT_EVENT_COMPLETE);
 }
 
+/* A command that leaves its work in flight (weft_enqueue_settled): what
+ * it saw when it ran and when it was settled. */
+typedef struct flight {
+  trace *t;
+  int id;
+  int fail;                 /* what settled returns */
+  weft_event *before;       /* the command before it, or NULL */
+  int before_status;        /* that event's status when this one ran */
+  atomic_int *settled;      /* settles so far, of every command */
+  int settled_when_run;     /* *settled when this one ran */
+  int settled_as;           /* its place among the settles (1, 2, ...) */
+  int settle_status;        /* the status settled was given */
+} flight;
+
+static int run_flight(void *arg) {
+  flight *f = arg;
+  run_step(&(step){f->t, f->id, 0});
+  f->settled_when_run = atomic_load(f->settled);
+  if (f->before) f->before_status = weft_event_status(f->before);
+  return WEFT_IN_FLIGHT;
+}
+
+static int settle_flight(void *arg, int status, const char *msg) {
+  flight *f = arg;
+  CHECK(msg != NULL);
+  f->settle_status = status;
+  f->settled_as = atomic_fetch_add(f->settled, 1) + 1;
+  return f->fail;
+}
+
+/* Commands that leave their work in flight on the device run one after
+ * another without waiting for it, in order or through a wait list: the
+ * one before is still running (its event too) when the next runs. They end in order when the queue
+ * settles: before a command of another kind runs (which finds them all
+ * ended), and when the host waits. A failure that settled gives fails
+ * that command's event alone. (The CPU device has nothing in flight:
+ * its settle is at once, status 0; the GPU's is the device tool's.) */
+TEST(commands_left_in_flight) {
+  weft_context *ctx = support_context();
+  weft_queue *q = queue_new(ctx, 0);
+  trace *t = trace_new();
+  weft_event *gate = gate_new(ctx);
+  atomic_int settled = 0;
+  flight f[5];
+  weft_event *e[6];
+  for (int i = 0; i < 5; i++) {
+    f[i] = (flight){.t = t, .id = i < 3 ? i : i + 1, .settled = &settled,
+                    .fail = i == 1 ? WEFT_EKERNELFAULT : 0};
+    /* Commands 0, 1, 2, then a plain one (3), then 4 and 5. */
+    int at = i < 3 ? i : i + 1;
+    if (i == 3) e[3] = enqueue(q, t, 3, 0, 0, 0, NULL);
+    f[i].before = at ? e[at - 1] : NULL;
+    /* 0 waits for the gate; 2 names 1's event as well. */
+    weft_event *wait = i == 0 ? gate : i == 2 ? e[1] : NULL;
+    CHECK_EQ(weft_enqueue_settled(q, run_flight, settle_flight, NULL, &f[i],
+                                  wait != NULL, wait ? &wait : NULL, &e[at]),
+             0);
+  }
+  CHECK_EQ(weft_enqueue_settled(q, run_flight, NULL, NULL, &f[0], 0, NULL,
+                                NULL),
+           WEFT_EINVAL);
+  /* Polled, not waited for: one thread (the queue's) runs them all, so
+   * that no other thread settles in between. */
+  weft_user_event_set(gate, WEFT_EVENT_COMPLETE);
+  poll_until_complete(e[5]);
+  CHECK_EQ(t->count, 6);
+  for (int i = 0; i < 6; i++) CHECK_EQ(t->order[i], i);
+  /* 1 and 2 ran while the one before was in flight. */
+  CHECK_EQ(f[1].settled_when_run, 0);
+  CHECK_EQ(f[1].before_status, WEFT_EVENT_RUNNING);
+  CHECK_EQ(f[2].settled_when_run, 0);
+  CHECK_EQ(f[2].before_status, WEFT_EVENT_RUNNING);
+  /* The plain command found 0, 1, 2 ended; 4 ran after it. */
+  CHECK_EQ(f[3].settled_when_run, 3);
+  CHECK_EQ(f[3].before_status, WEFT_EVENT_COMPLETE);
+  for (int i = 0; i < 5; i++) {
+    CHECK_EQ(f[i].settled_as, i + 1);
+    CHECK_EQ(f[i].settle_status, 0);
+  }
+  CHECK_EQ(weft_event_status(e[0]), WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_event_status(e[1]), WEFT_EKERNELFAULT);
+  for (int i = 2; i < 6; i++)
+    CHECK_EQ(weft_event_status(e[i]), WEFT_EVENT_COMPLETE);
+  CHECK_EQ(weft_queue_finish(q), 0);
+  for (int i = 0; i < 6; i++) weft_event_release(e[i]);
+  weft_event_release(gate);
+  weft_queue_release(q);
+  weft_context_release(ctx);
+}
+
 /* With no thread waiting, the queue's shared threads run the commands:
  * one enqueued while a shared thread still spins for work, and one
  * enqueued after it went to sleep (queue_threads.c leaves a command a

@@ -115,6 +115,7 @@ static const weft_device_ops cuda_ops = {
     .binary_free = weft__cuda_binary_free,
     .schedule_seed = NULL, /* GPUs schedule in hardware */
     .launch = weft__cuda_launch,
+    .settle = weft__cuda_settle,
 };
 
 /* The device of GPU ordinal of the loaded driver: 0, or an error with a

@@ -29,9 +29,15 @@ typedef struct cuda_device {
   CUcontext context;
   unsigned sm;                    /* compute capability as 90 for sm_90 */
   /* A launch writes its program's globals (the launch block, the
-   * barrier's words, the constant bank) and runs to completion under
-   * this lock, so launches of one program from two threads do not mix. */
+   * barrier's words, the constant bank) and starts under this lock, so
+   * launches of one program from two threads do not mix (the GPU runs
+   * what the lock let through in order: one stream). */
   pthread_mutex_t launch_lock;
+  /* Launches left running (weft_kernel_start) since the last settle,
+   * under launch_lock: how many, and the first few's names for the
+   * message of a failure the settle finds. */
+  unsigned flying;
+  char flying_names[192];
   /* The record a wait that timed out writes (cuda_watchdog.c), host
    * memory mapped for the GPU at watchdog_address; NULL: none. */
   void *watchdog;
@@ -191,5 +197,7 @@ void weft__cuda_binary_free(weft_backend_device *device, weft_binary *binary);
 
 int weft__cuda_launch(weft_backend_device *device,
                       const weft_launch_desc *launch, weft_msg *msg);
+/* Waits for the launches left running (device.h's settle). */
+int weft__cuda_settle(weft_backend_device *device, weft_msg *msg);
 
 #endif

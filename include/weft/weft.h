@@ -563,6 +563,27 @@ WEFT_EXPORT int weft_kernel_launch(weft_kernel *kernel, unsigned dims,
                                    const size_t *offset, const size_t *global,
                                    const size_t *local);
 
+/* What weft_kernel_start returns when the launch runs on (the work is
+ * the device's, in the order it was given) and weft_queue_settle must
+ * wait for it; a command's run returns it likewise (weft_enqueue_settled). */
+#define WEFT_IN_FLIGHT 1
+
+/* As weft_kernel_launch, but a device that runs launches in order
+ * without the host (a GPU) may return WEFT_IN_FLIGHT once the launch is
+ * started: the launch is done, or its failure known, when the device
+ * settles (weft_device_settle); launches and memory operations given to
+ * the device afterwards run after it. Elsewhere it is weft_kernel_launch. */
+WEFT_EXPORT int weft_kernel_start(weft_kernel *kernel, unsigned dims,
+                                  const size_t *offset, const size_t *global,
+                                  const size_t *local);
+
+/* Waits until every launch started on the device has finished: 0, or
+ * the status of a failure since the last settle, with the device's
+ * message (naming the kernels that were in flight) in msg (if not NULL,
+ * size bytes). */
+WEFT_EXPORT int weft_device_settle(weft_device *device, char *msg,
+                                   size_t size);
+
 /* What weft_kernel_launch checks before running, without running: the
  * same status and message it would give. */
 WEFT_EXPORT int weft_kernel_check_launch(weft_kernel *kernel, unsigned dims,
@@ -679,6 +700,26 @@ WEFT_EXPORT int weft_enqueue(weft_queue *queue, weft_command_fn run,
                              void (*done)(void *arg), void *arg,
                              unsigned kind, unsigned num_wait,
                              weft_event *const *wait, weft_event **event);
+
+/* How a command whose run returned WEFT_IN_FLIGHT ends: once its queue's
+ * device has settled, settled(arg, status, msg) gets 0, or the settle's
+ * failure and message, and returns the command's status (0, or the
+ * negative status its event fails with). */
+typedef int (*weft_settle_fn)(void *arg, int status, const char *msg);
+
+/* As weft_enqueue, for a command that starts work on the queue's device
+ * (weft_kernel_start): its run may return WEFT_IN_FLIGHT. Then another
+ * such command for the same device that waits for it (the next of an
+ * in-order queue, or one naming its event) runs without waiting for the
+ * device (the device keeps their order), and the command ends when the queue
+ * settles: before any other kind of command of the queue runs, when
+ * there is nothing ready to run, and when the host waits for it (done
+ * runs then, before its event completes). */
+WEFT_EXPORT int weft_enqueue_settled(weft_queue *queue, weft_command_fn run,
+                                     weft_settle_fn settled,
+                                     void (*done)(void *arg), void *arg,
+                                     unsigned num_wait, weft_event *const *wait,
+                                     weft_event **event);
 
 /* An event's status: queued (just enqueued), submitted (waiting for its
  * prerequisites), running, complete, or the negative status it failed
