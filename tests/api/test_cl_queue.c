@@ -709,6 +709,95 @@ TEST(crash_fails_the_event_and_the_queue_goes_on) {
   clReleaseContext(ctx);
 }
 
+/* A long chain of launches, each after the one before in order and every
+ * other one also naming its event: on a GPU they are left in flight and
+ * end together (core/queue.h), with the same results and every event
+ * complete, started in order. */
+TEST(chains_of_launches) {
+  fixture f = setup();
+  cl_command_queue q = cl_weft_queue(f.ctx, CL_QUEUE_PROFILING_ENABLE);
+  cl_kernel ks = kernel(&f, "scale"), ka = kernel(&f, "add");
+  int host[N], ones[N];
+  for (int i = 0; i < N; i++) host[i] = i, ones[i] = 1;
+  cl_mem m = cl_buffer(f.ctx, sizeof host, host);
+  cl_mem b = cl_buffer(f.ctx, sizeof ones, ones);
+  CL_CHECK(clSetKernelArg(ka, 0, sizeof m, &m));
+  CL_CHECK(clSetKernelArg(ka, 1, sizeof b, &b));
+  enum { LAUNCHES = 64 };
+  cl_event e[LAUNCHES];
+  size_t global = N;
+  for (int i = 0; i < LAUNCHES; i++) {
+    cl_uint n = i % 2 && i ? 1 : 0;
+    if (i % 8 == 7)
+      e[i] = enqueue_scale(q, ks, m, 2, n, n ? &e[i - 1] : NULL);
+    else
+      CL_CHECK(clEnqueueNDRangeKernel(q, ka, 1, NULL, &global, NULL, n,
+                                      n ? &e[i - 1] : NULL, &e[i]));
+  }
+  CL_CHECK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof host, host, 0, NULL,
+                               NULL));
+  /* Eight rounds of "add 1 seven times, then double". */
+  for (int i = 0; i < N; i++) {
+    long long want = i;
+    for (int r = 0; r < LAUNCHES / 8; r++) want = (want + 7) * 2;
+    CHECK_EQ(host[i], want);
+  }
+  cl_ulong last_start = 0;
+  for (int i = 0; i < LAUNCHES; i++) {
+    CHECK_EQ(status_of(e[i]), CL_COMPLETE);
+    cl_ulong start = profile(e[i], CL_PROFILING_COMMAND_START);
+    CHECK(start >= last_start);
+    CHECK(profile(e[i], CL_PROFILING_COMMAND_END) >= start);
+    last_start = start;
+    clReleaseEvent(e[i]);
+  }
+  clReleaseMemObject(m);
+  clReleaseMemObject(b);
+  clReleaseKernel(ks);
+  clReleaseKernel(ka);
+  clReleaseCommandQueue(q);
+  teardown(&f);
+}
+
+/* A GPU fault among launches left in flight: the settle finds it, fails
+ * their events and names every kernel that was in flight, the faulting
+ * one among them. */
+TEST(gpu_fault_among_launches_in_flight) {
+  if (!harness_on_gpu()) SKIP("the CPU runs each launch to its end");
+  cl_device_id d = cl_weft_device();
+  notice n = {"", 0};
+  cl_int err;
+  cl_context ctx = clCreateContext(NULL, 1, &d, notify, &n, &err);
+  CL_CHECK(err);
+  cl_program p = cl_build(ctx, source, "");
+  cl_kernel crash = clCreateKernel(p, "crash", &err);
+  CL_CHECK(err);
+  cl_kernel scale = clCreateKernel(p, "scale", &err);
+  CL_CHECK(err);
+  cl_command_queue q = cl_weft_queue(ctx, 0);
+  cl_mem m = cl_buffer(ctx, N * sizeof(int), NULL);
+  CL_CHECK(clSetKernelArg(crash, 0, sizeof m, &m));
+  size_t global = 64;
+  cl_event e[3];
+  e[0] = enqueue_scale(q, scale, m, 2, 0, NULL);
+  CL_CHECK(clEnqueueNDRangeKernel(q, crash, 1, NULL, &global, NULL, 0, NULL,
+                                  &e[1]));
+  e[2] = enqueue_scale(q, scale, m, 3, 0, NULL);
+  CHECK(clWaitForEvents(1, &e[2]) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(status_of(e[1]) < 0);
+  CHECK(status_of(e[2]) < 0);
+  CHECK(n.count >= 1);
+  CHECK_STR_CONTAINS(n.text, "'crash'");
+  CHECK_STR_CONTAINS(n.text, "on the GPU");
+  for (int i = 0; i < 3; i++) clReleaseEvent(e[i]);
+  clReleaseMemObject(m);
+  clReleaseKernel(crash);
+  clReleaseKernel(scale);
+  clReleaseProgram(p);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+}
+
 TEST(queue_info_and_properties) {
   fixture f = setup();
   cl_device_id d = cl_weft_device();
