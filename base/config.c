@@ -269,6 +269,14 @@ static void read_textures(void) {
   else warn("WEFT_TEXTURES", v, "on or off");
 }
 
+/* WEFT_GPU_WAIT: each or batch. */
+static void read_gpu_wait(void) {
+  const char *v = getenv("WEFT_GPU_WAIT");
+  if (!v || !strcmp(v, "batch")) return;
+  if (!strcmp(v, "each")) config.gpu_wait_each = 1;
+  else warn("WEFT_GPU_WAIT", v, "each or batch");
+}
+
 /* WEFT_CHECK: the checks every build gets (check mode). */
 static void read_check(void) {
   const char *v = getenv("WEFT_CHECK");
@@ -378,6 +386,7 @@ static void read_config(void) {
   read_schedule();
   read_memory();
   read_textures();
+  read_gpu_wait();
   read_check();
   read_timeout();
   read_build_timeout();

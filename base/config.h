@@ -83,6 +83,10 @@ typedef struct weft_config {
   /* WEFT_TEXTURES: 0 for "off" (a GPU's image reads are the builtins'
    * own, the CPU's bits, not its texture units'), else 1. */
   int textures;
+  /* WEFT_GPU_WAIT: 1 for "each" (every GPU launch from a queue runs to its
+   * end before the next starts, so that a fault names its kernel), 0 for
+   * "batch", the default (launches left in flight: core/queue.h). */
+  int gpu_wait_each;
   /* WEFT_CHECK: the checks every program is built with (WEFT_CHECK_* of
    * jit/kernel_abi.h; 0: none, the default). */
   unsigned check;

@@ -57,6 +57,9 @@ static const variable variables[] = {
     {"WEFT_LIBCUDA", "FILE", "the CUDA driver library (default libcuda.so.1)"},
     {"WEFT_TEXTURES", "on|off",
      "off: GPU image reads without the texture units (the CPU's bits)"},
+    {"WEFT_GPU_WAIT", "batch|each",
+     "each: every GPU launch waited for before the next (a fault names "
+     "its kernel; default batch)"},
     {"WEFT_LIBDEVICE", "FILE",
      "libdevice.10.bc for GPU kernels' math (default: found in the CUDA "
      "toolkit)"},

@@ -243,7 +243,8 @@ static int write_pool(gpu_launch *l, weft_msg *msg) {
  * kernel cannot wait for another group (such a launch is checked for a
  * deadlock at its end, which needs its own wait). */
 static int may_fly(const gpu_launch *l) {
-  return l->desc->may_defer && !l->program->watchdog &&
+  return l->desc->may_defer && !l->gpu->config->gpu_wait_each &&
+         !l->program->watchdog &&
          !(l->desc->kernel->flags &
            (WEFT_KERNEL_GLOBAL_BARRIER | WEFT_KERNEL_RESIZABLE));
 }
