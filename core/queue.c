@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "base/cpu_relax.h"
 #include "core/queue.h"
 
 int weft__queue_is(const weft_queue *q) {
@@ -23,6 +24,7 @@ int weft_queue_create(weft_context *context, unsigned flags,
   pthread_mutex_init(&q->settle_lock, NULL);
   pthread_cond_init(&q->idle, NULL);
   atomic_init(&q->flying, 0);
+  atomic_init(&q->running, 0);
   q->context = context;
   q->flags = flags;
   weft_context_retain(context);
@@ -85,21 +87,36 @@ weft_command *weft__queue_take_ready(weft_queue *q) {
   return c;
 }
 
+int weft__queue_idle_step(weft_queue *q) {
+  if (!atomic_load(&q->flying)) return 0;
+  return atomic_load(&q->running) ? -1 : 1;
+}
+
 void weft__queue_help(weft_queue *q, weft_event *e) {
   for (;;) {
-    if (e && weft__event_done(e)) return;
+    if (e && weft__event_done(e)) {
+      /* Work left in flight (out of order, after e) goes to the shared
+       * threads, which settle it. */
+      if (atomic_load(&q->flying)) {
+        pthread_mutex_lock(&q->lock);
+        weft__queue_schedule(q);
+        pthread_mutex_unlock(&q->lock);
+      }
+      return;
+    }
     pthread_mutex_lock(&q->lock);
     weft_command *c = weft__queue_take_ready(q);
     pthread_mutex_unlock(&q->lock);
     if (c) {
       weft__command_execute(c);
-    } else if (atomic_load(&q->flying)) {
-      /* Nothing more to start: wait for what is in flight (its end may
-       * make more ready). */
-      weft__queue_settle(q);
-    } else {
-      return;
+      continue;
     }
+    /* Nothing more to start: wait for what is in flight (its end may
+     * make more ready). */
+    int step = weft__queue_idle_step(q);
+    if (!step) return;
+    if (step > 0) weft__queue_settle(q);
+    else weft__cpu_relax();
   }
 }
 

@@ -101,6 +101,11 @@ struct weft_queue {
    * and needs no lock); settle_lock keeps settles in order. */
   weft_command *flight_head, *flight_tail;
   atomic_uint flying;
+  /* Commands of the queue a thread is running now: a settle waits for
+   * them, so that the thread that starts the next launch is not held up
+   * by another's wait on the device, and the last launch of a chain goes
+   * with the rest. */
+  atomic_uint running;
   pthread_mutex_t settle_lock;
   /* On the shared threads' run list or served by one of them
    * (queue_threads.c), and the link of that list. */
@@ -154,6 +159,12 @@ void weft__queue_in_flight(weft_queue *q, weft_command *c);
 /* Waits for the device's work of q's commands in flight and ends them,
  * in order; nothing to do (and no lock taken) when none is. */
 void weft__queue_settle(weft_queue *q);
+
+/* What a thread that found none of q's commands ready does about those in
+ * flight: 1 to settle them now (no thread runs a command of q), 0 when
+ * there are none, -1 to look again in a moment (one runs: it may start
+ * another launch first). */
+int weft__queue_idle_step(weft_queue *q);
 
 /* ------------------------------------------------- command.c */
 

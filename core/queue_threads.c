@@ -69,10 +69,11 @@ static void serve(weft_queue *q) {
     weft_command *c = weft__queue_take_ready(q);
     /* Nothing ready: what is in flight ends before the thread leaves q
      * (its end may make more ready). */
-    int settle = !c && atomic_load(&q->flying);
-    if (!c && !settle) q->scheduled = 0;
+    int step = c ? 0 : weft__queue_idle_step(q);
+    if (!c && !step) q->scheduled = 0;
     pthread_mutex_unlock(&q->lock);
-    if (settle) weft__queue_settle(q);
+    if (step > 0) weft__queue_settle(q);
+    else if (step < 0) weft__cpu_relax();
     else if (!c) return;
     else weft__command_execute(c);
   }
