@@ -8,7 +8,9 @@
  * is its host address. One over SVM is the SVM's managed memory as it
  * stands. A map of device memory is a host copy of the range, written
  * back at the unmap if it was mapped for writing. Every operation is
- * synchronous: a launch has finished before its call returns. */
+ * synchronous, and goes after every launch before it (one stream): a
+ * queue lets none of its commands of this kind run while its launches
+ * are in flight (core/queue.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
