@@ -67,15 +67,14 @@ int weft__event_done(weft_event *e) {
 }
 
 /* Whether d's command is one the device orders after e's, e's work
- * being in flight (e->lock held): it starts work on the same device.
- * (A wait list's event counts too, as the device orders the work alike:
+ * being in flight (e->lock held): it starts work on the device of e's
+ * queue, from that queue, which settles both and ends e's first. (A
+ * wait list's event counts too, as the device orders the work alike:
  * CLBlast's second kernel of a reduction names the first's event. Should
  * that work fail, the device's failure is sticky, so the command fails
  * with it rather than with WEFT_EWAITLIST.) */
 static int ordered_by_device(const weft_event *e, const weft_dependency *d) {
-  return e->in_flight && d->command->settled &&
-         weft_context_device(d->command->queue->context) ==
-             weft_context_device(e->queue->context);
+  return e->in_flight && d->command->settled && d->command->queue == e->queue;
 }
 
 int weft__event_add_dependent(weft_event *e, weft_dependency *d) {

@@ -17,9 +17,9 @@
  * A command that starts work on a device which keeps its own order (a
  * GPU: weft_enqueue_settled, weft_kernel_start) may leave it in flight:
  * its event stays running and the command goes on its queue's flight
- * list, and another such command for the same device that waits for it
- * (the next of an in-order queue, or one naming its event) may run at
- * once (its wait is let go: the device orders them). The
+ * list, and another such command of the queue that waits for it (the
+ * next of an in-order queue, or one naming its event) may run at once
+ * (its wait is let go: the device orders them). The
  * queue settles (weft__queue_settle: the device waits for its work, then
  * each command of the list ends in order) before any other command of
  * the queue runs, when a thread finds nothing of the queue ready, and
@@ -71,8 +71,8 @@ struct weft_event {
   pthread_mutex_t lock;
   pthread_cond_t changed;
   int status;                     /* WEFT_EVENT_*, or a failure */
-  /* Its command's work is in flight on the device: a command that starts
-   * work on the same device need not wait for it (event.c). */
+  /* Its command's work is in flight on the device: a command of its
+   * queue that starts work there need not wait for it (event.c). */
   int in_flight;
   uint64_t times[4];              /* queued, submitted, started, ended */
   weft_event_callback *callbacks;
@@ -209,9 +209,9 @@ int weft__queue_is(const weft_queue *q);
  * already finished. */
 int weft__event_set(weft_event *e, int status);
 
-/* e's command left its work in flight: the commands waiting for e that
- * start work on the same device (weft_enqueue_settled) are let go, and
- * so is any that starts waiting so later. */
+/* e's command left its work in flight: the commands of its queue waiting
+ * for e that start work on the device (weft_enqueue_settled) are let go,
+ * and so is any that starts waiting so later. */
 void weft__event_in_flight(weft_event *e);
 
 #endif

@@ -709,9 +709,9 @@ typedef int (*weft_settle_fn)(void *arg, int status, const char *msg);
 
 /* As weft_enqueue, for a command that starts work on the queue's device
  * (weft_kernel_start): its run may return WEFT_IN_FLIGHT. Then another
- * such command for the same device that waits for it (the next of an
- * in-order queue, or one naming its event) runs without waiting for the
- * device (the device keeps their order), and the command ends when the queue
+ * such command of the queue that waits for it (the next of an in-order
+ * queue, or one naming its event) runs without waiting for the device
+ * (the device keeps their order), and the command ends when the queue
  * settles: before any other kind of command of the queue runs, when
  * there is nothing ready to run, and when the host waits for it (done
  * runs then, before its event completes). */

@@ -675,16 +675,23 @@ static void CL_CALLBACK notify(const char *text, const void *info, size_t size,
 
 /* A kernel that crashes ends its event with an error; the context's
  * callback names the kernel and the work-item; the queue goes on. */
+/* The fixture with a context whose notifications go to n. */
+static fixture notified_setup(notice *n) {
+  cl_device_id d = cl_weft_device();
+  cl_int err;
+  fixture f;
+  f.ctx = clCreateContext(NULL, 1, &d, notify, n, &err);
+  CL_CHECK(err);
+  f.prog = cl_build(f.ctx, source, "");
+  return f;
+}
+
 TEST(crash_fails_the_event_and_the_queue_goes_on) {
   CPU_ONLY("a GPU fault names the kernel, not the work-item");
-  cl_device_id d = cl_weft_device();
   notice n = {"", 0};
-  cl_int err;
-  cl_context ctx = clCreateContext(NULL, 1, &d, notify, &n, &err);
-  CL_CHECK(err);
-  cl_program p = cl_build(ctx, source, "");
-  cl_kernel crash = clCreateKernel(p, "crash", &err);
-  CL_CHECK(err);
+  fixture f = notified_setup(&n);
+  cl_context ctx = f.ctx;
+  cl_kernel crash = kernel(&f, "crash");
   cl_command_queue q = cl_weft_queue(ctx, 0);
   cl_mem m = cl_buffer(ctx, 64 * sizeof(int), NULL);
   CL_CHECK(clSetKernelArg(crash, 0, sizeof m, &m));
@@ -704,9 +711,8 @@ TEST(crash_fails_the_event_and_the_queue_goes_on) {
   CHECK_EQ(out[63], 3);
   clReleaseMemObject(m);
   clReleaseKernel(crash);
-  clReleaseProgram(p);
   clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  teardown(&f);
 }
 
 /* A long chain of launches, each after the one before in order and every
@@ -764,16 +770,10 @@ TEST(chains_of_launches) {
  * one among them. */
 TEST(gpu_fault_among_launches_in_flight) {
   if (!harness_on_gpu()) SKIP("the CPU runs each launch to its end");
-  cl_device_id d = cl_weft_device();
   notice n = {"", 0};
-  cl_int err;
-  cl_context ctx = clCreateContext(NULL, 1, &d, notify, &n, &err);
-  CL_CHECK(err);
-  cl_program p = cl_build(ctx, source, "");
-  cl_kernel crash = clCreateKernel(p, "crash", &err);
-  CL_CHECK(err);
-  cl_kernel scale = clCreateKernel(p, "scale", &err);
-  CL_CHECK(err);
+  fixture f = notified_setup(&n);
+  cl_context ctx = f.ctx;
+  cl_kernel crash = kernel(&f, "crash"), scale = kernel(&f, "scale");
   cl_command_queue q = cl_weft_queue(ctx, 0);
   cl_mem m = cl_buffer(ctx, N * sizeof(int), NULL);
   CL_CHECK(clSetKernelArg(crash, 0, sizeof m, &m));
@@ -793,9 +793,8 @@ TEST(gpu_fault_among_launches_in_flight) {
   clReleaseMemObject(m);
   clReleaseKernel(crash);
   clReleaseKernel(scale);
-  clReleaseProgram(p);
   clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  teardown(&f);
 }
 
 TEST(queue_info_and_properties) {
