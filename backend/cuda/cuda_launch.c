@@ -17,8 +17,8 @@
  * stream of the context, which runs it in order, and the queue settles
  * (weft__cuda_settle) when it needs the results. A fault found then
  * names every kernel left running since the last settle. On an H200,
- * CLBlast's Sdot (two launches and clFinish) waited for each launch:
- * 0.085 ms against NVIDIA's 0.041. */
+ * bench_peers' bitonic sort (276 launches) took 1.22 times NVIDIA's
+ * time when each launch was waited for, 1.03 so. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -564,8 +564,9 @@ WEFT_EXPORT int weft_kernel_launch(weft_kernel *kernel, unsigned dims,
                                    const size_t *local);
 
 /* What weft_kernel_start returns when the launch runs on (the work is
- * the device's, in the order it was given) and weft_queue_settle must
- * wait for it; a command's run returns it likewise (weft_enqueue_settled). */
+ * the device's, in the order it was given) until the device settles
+ * (weft_device_settle); a command's run returns it likewise
+ * (weft_enqueue_settled). */
 #define WEFT_IN_FLIGHT 1
 
 /* As weft_kernel_launch, but a device that runs launches in order
