@@ -87,6 +87,13 @@ LLVMValueRef weft__remake_mapped(LLVMBuilderRef b, LLVMValueRef v,
  * API cannot clone a function). */
 LLVMValueRef weft__function_clone(LLVMValueRef fn, const char *name);
 
+/* A loop id for the loop whose latch branch is given, holding the
+ * options given (each an MDNode such as !{!"llvm.loop.unroll.count",
+ * i32 4}), distinct and its own first operand as LLVM reads loop ids
+ * (loop_metadata.cpp: LLVM's C API makes no distinct node). */
+void weft__loop_metadata_set(LLVMValueRef latch_branch,
+                             LLVMMetadataRef *options, unsigned count);
+
 /* Moves inst to the builder's position, keeping its name. */
 void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
 

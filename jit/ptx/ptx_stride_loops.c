@@ -25,7 +25,6 @@
  * (`llvm.loop.unroll.count`, which allows the division), and LLVM's
  * unroller does the rest. Loops with metadata of their own (a pragma, or
  * O3's mark on what it already unrolled or vectorized) are left alone. */
-#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Core.h>
 
 #include "jit/ir/ir.h"
@@ -119,9 +118,8 @@ static int qualifies(LLVMBasicBlockRef bb, unsigned loop_kind) {
   return global_loads && counted_exit(LLVMGetCondition(term), bb);
 }
 
-/* The loop id for term: distinct, its first operand itself (as LLVM
- * reads loop metadata), then the two hints. */
-static void mark(LLVMValueRef term, unsigned loop_kind) {
+/* The loop's two hints on its latch branch term. */
+static void mark(LLVMValueRef term) {
   LLVMContextRef c = LLVMGetModuleContext(
       LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(term))));
   LLVMMetadataRef count_args[] = {
@@ -129,12 +127,9 @@ static void mark(LLVMValueRef term, unsigned loop_kind) {
       LLVMValueAsMetadata(
           LLVMConstInt(LLVMInt32TypeInContext(c), UNROLL, 0))};
   LLVMMetadataRef progress = LLVMMDStringInContext2(c, "llvm.loop.mustprogress", 22);
-  LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
-  LLVMMetadataRef ops[] = {self, LLVMMDNodeInContext2(c, count_args, 2),
-                           LLVMMDNodeInContext2(c, &progress, 1)};
-  LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, 3);
-  LLVMMetadataReplaceAllUsesWith(self, id);
-  LLVMSetMetadata(term, loop_kind, LLVMMetadataAsValue(c, id));
+  LLVMMetadataRef options[] = {LLVMMDNodeInContext2(c, count_args, 2),
+                               LLVMMDNodeInContext2(c, &progress, 1)};
+  weft__loop_metadata_set(term, options, 2);
 }
 
 int weft__ptx_stride_loops_unroll(LLVMModuleRef module,
@@ -147,7 +142,7 @@ int weft__ptx_stride_loops_unroll(LLVMModuleRef module,
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
          bb = LLVMGetNextBasicBlock(bb))
       if (qualifies(bb, loop_kind)) {
-        mark(LLVMGetBasicBlockTerminator(bb), loop_kind);
+        mark(LLVMGetBasicBlockTerminator(bb));
         marked++;
       }
   if (!marked) return 0;
