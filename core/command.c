@@ -26,12 +26,10 @@ void weft__command_execute(weft_command *c) {
     weft__event_set(c->event, WEFT_EVENT_RUNNING);
     atomic_fetch_add(&q->running, 1);
     status = c->run ? c->run(c->arg) : 0;
-    if (status == WEFT_IN_FLIGHT && c->settled) {
-      weft__queue_in_flight(q, c);
-      atomic_fetch_sub(&q->running, 1);
-      return;
-    }
+    int flies = status == WEFT_IN_FLIGHT && c->settled;
+    if (flies) weft__queue_in_flight(q, c);
     atomic_fetch_sub(&q->running, 1);
+    if (flies) return;
     if (status > 0) status = 0;
   }
   weft__command_finish(c, status);

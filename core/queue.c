@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "base/cpu_relax.h"
+#include "base/object.h"
 #include "core/queue.h"
 
 int weft__queue_is(const weft_queue *q) {
@@ -143,7 +144,7 @@ void weft__queue_settle(weft_queue *q) {
   q->flight_head = q->flight_tail = NULL;
   pthread_mutex_unlock(&q->lock);
   if (c) {
-    char msg[1024];
+    char msg[WEFT_MSG_MAX];
     int rc = weft_device_settle(weft_context_device(q->context), msg,
                                 sizeof msg);
     while (c) {

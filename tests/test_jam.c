@@ -687,7 +687,6 @@ TEST(random_kernels_as_without) {
   }
 }
 
-/* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
 /* ints of global ids, as most kernels index: the loop sums each
  * work-item's id as an int n times. */
 static const char *int_ids =
@@ -779,6 +778,7 @@ TEST(one_turn_loops_leave_the_ids) {
   support_dump_ir_end(dir);
 }
 
+/* In 3D, x runs fastest: the jammed work-items are neighbours in x. */
 TEST(three_dimensions) {
   weft_context *ctx = support_context();
   weft_kernel *k = support_kernel(

@@ -18,6 +18,15 @@
 #include "backend/cuda/cuda_gpu.h"
 #include "backend/device.h"
 
+/* Launches left running (weft_kernel_start) since the last settle: how
+ * many, and the first few's names, for the message of a failure found
+ * after them (cuda_launch.c). */
+#define CUDA_FLYING_NAMED 4
+typedef struct cuda_flying {
+  unsigned count;
+  char names[192];
+} cuda_flying;
+
 typedef struct cuda_device {
   const weft_config *config;      /* the back end's, from its probe */
   const weft_cuda_api *api;
@@ -33,11 +42,7 @@ typedef struct cuda_device {
    * launches of one program from two threads do not mix (the GPU runs
    * what the lock let through in order: one stream). */
   pthread_mutex_t launch_lock;
-  /* Launches left running (weft_kernel_start) since the last settle,
-   * under launch_lock: how many, and the first few's names for the
-   * message of a failure the settle finds. */
-  unsigned flying;
-  char flying_names[192];
+  cuda_flying flying;             /* under launch_lock */
   /* The record a wait that timed out writes (cuda_watchdog.c), host
    * memory mapped for the GPU at watchdog_address; NULL: none. */
   void *watchdog;

@@ -252,23 +252,38 @@ static int may_fly(const gpu_launch *l) {
 /* A launch left running: counted, and named among the first few
  * (launch_lock held). */
 static void note_flying(cuda_device *gpu, const char *name) {
-  size_t used = strlen(gpu->flying_names);
-  if (gpu->flying < 4)
-    snprintf(gpu->flying_names + used, sizeof gpu->flying_names - used,
-             "%s'%s'", gpu->flying ? ", " : "", name);
-  gpu->flying++;
+  cuda_flying *f = &gpu->flying;
+  size_t used = strlen(f->names);
+  if (f->count < CUDA_FLYING_NAMED)
+    snprintf(f->names + used, sizeof f->names - used, "%s'%s'",
+             f->count ? ", " : "", name);
+  f->count++;
 }
 
-/* Where a call fails after launches were left running, the fault may be
- * theirs: what says so, in what (size bytes), for weft__cuda_fail. */
-static void name_failure(cuda_device *gpu, const char *kernel, char *what,
-                         size_t size) {
-  if (!gpu->flying)
+/* The notes of the launches left running, taken: what a wait on the
+ * GPU covers (launch_lock held). */
+static cuda_flying take_flying(cuda_device *gpu) {
+  cuda_flying f = gpu->flying;
+  gpu->flying = (cuda_flying){0};
+  return f;
+}
+
+/* What failed, for weft__cuda_fail, in what (size bytes): the kernel
+ * whose call found the failure (NULL: a settle's), or one of those left
+ * running before, whose fault it may be. */
+static void name_failure(const char *kernel, const cuda_flying *f,
+                         char *what, size_t size) {
+  const char *more = f->count > CUDA_FLYING_NAMED ? ", ..." : "";
+  if (kernel && !f->count)
     snprintf(what, size, "kernel '%s' on the GPU", kernel);
-  else
+  else if (kernel)
     snprintf(what, size, "kernel '%s' on the GPU, or one of the %u left "
-             "running before it (%s%s)", kernel, gpu->flying,
-             gpu->flying_names, gpu->flying > 4 ? ", ..." : "");
+             "running before it (%s%s)", kernel, f->count, f->names, more);
+  else if (f->count)
+    snprintf(what, size, "%s %s%s on the GPU",
+             f->count > 1 ? "one of the kernels" : "kernel", f->names, more);
+  else
+    snprintf(what, size, "a kernel on the GPU");
 }
 
 static int run(gpu_launch *l, void **params, weft_msg *msg) {
@@ -289,15 +304,13 @@ static int run(gpu_launch *l, void **params, weft_msg *msg) {
   }
   if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
   if (r == CUDA_SUCCESS) {
-    /* What was left running before it has ended too. */
-    l->gpu->flying = 0;
-    l->gpu->flying_names[0] = 0;
+    take_flying(l->gpu); /* what was left running before has ended too */
     return weft__cuda_watchdog_check(l->gpu, l->program->watchdog,
                                      l->program->launch_words,
                                      l->program->coop_state, l->desc, msg);
   }
   char what[WEFT_MSG_MAX];
-  name_failure(l->gpu, l->desc->kernel->name, what, sizeof what);
+  name_failure(l->desc->kernel->name, &l->gpu->flying, what, sizeof what);
   return weft__cuda_fail(l->gpu, r, what, WEFT_ELAUNCH, msg);
 }
 
@@ -308,23 +321,14 @@ int weft__cuda_settle(weft_backend_device *device, weft_msg *msg) {
   /* The notes of what this wait covers, taken first: a launch made
    * meanwhile is noted afresh for the next settle. */
   pthread_mutex_lock(&gpu->launch_lock);
-  unsigned flying = gpu->flying;
-  char names[sizeof gpu->flying_names];
-  memcpy(names, gpu->flying_names, sizeof names);
-  gpu->flying = 0;
-  gpu->flying_names[0] = 0;
+  cuda_flying flying = take_flying(gpu);
   pthread_mutex_unlock(&gpu->launch_lock);
   /* Always a wait, even with nothing noted: another thread's settle may
    * have taken the notes of launches still running. */
   CUresult r = gpu->api->cuCtxSynchronize();
   if (r == CUDA_SUCCESS) return 0;
   char what[WEFT_MSG_MAX];
-  if (flying)
-    snprintf(what, sizeof what, "%s %s%s on the GPU",
-             flying > 1 ? "one of the kernels" : "kernel", names,
-             flying > 4 ? ", ..." : "");
-  else
-    snprintf(what, sizeof what, "a kernel on the GPU");
+  name_failure(NULL, &flying, what, sizeof what);
   return weft__cuda_fail(gpu, r, what, WEFT_ELAUNCH, msg);
 }
 

@@ -71,7 +71,7 @@ static int all_pass_once(LLVMValueRef body, LLVMValueRef *meetings,
   unsigned char *seen = calloc(g.count + 1, 1);
   unsigned *work = calloc(g.count + 1, sizeof *work);
   int once = in_loop && seen && work;
-  *rc = once ? weft__cfg_in_loops(&g, in_loop) : WEFT_ENOMEM;
+  *rc = once ? weft__cfg_in_loops(&g, in_loop, NULL, NULL) : WEFT_ENOMEM;
   once = once && !*rc;
   for (unsigned i = 0; once && i < n; i++) {
     unsigned b = weft__cfg_index(&g, LLVMGetInstructionParent(meetings[i]));

@@ -20,7 +20,6 @@
  * id are rewritten (the others gain nothing); the old 32-bit chain stays
  * for its other users, or goes as dead code. */
 #include <stdlib.h>
-#include <string.h>
 
 #include <llvm-c/DebugInfo.h>
 
@@ -90,30 +89,9 @@ static int is_index_extension(LLVMValueRef inst, int *sign) {
   return LLVMGetIntTypeWidth(to) == 64 && LLVMGetIntTypeWidth(from) == 32;
 }
 
-/* Whether block bb calls the back end's barrier. */
-static int has_barrier(LLVMBasicBlockRef bb) {
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-       i = LLVMGetNextInstruction(i))
-    if (weft__is_call_to(i, WEFT_BARRIER_SYMBOL)) return 1;
-  return 0;
-}
-
-/* The blocks where indices are widened: in loops. */
-typedef struct wide_blocks {
-  unsigned char *marked, *loop; /* by block index */
-  unsigned *work;
-} wide_blocks;
-
-/* Marks the blocks of the loop header <- latch unless one has a barrier. */
-static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
-                     void *data) {
-  wide_blocks *w = data;
-  memset(w->loop, 0, g->count);
-  weft__cfg_loop_blocks(g, header, latch, w->loop, w->work);
-  for (unsigned i = 0; i < g->count; i++)
-    if (w->loop[i] && has_barrier(g->blocks[i])) return 0;
-  for (unsigned i = 0; i < g->count; i++) w->marked[i] |= w->loop[i];
-  return 0;
+static int is_barrier(LLVMValueRef inst, void *unused) {
+  (void)unused;
+  return weft__is_call_to(inst, WEFT_BARRIER_SYMBOL);
 }
 
 /* Widens the index extensions of block bb; how many. */
@@ -145,20 +123,16 @@ static unsigned widen_block(LLVMValueRef body, LLVMBuilderRef b,
 unsigned weft__wide_indices(LLVMValueRef body) {
   weft_cfg g;
   if (weft__cfg_make(body, &g)) return 0;
-  wide_blocks w = {calloc(g.count + 1, 1), calloc(g.count + 1, 1),
-                   calloc(g.count + 1, sizeof(unsigned))};
+  unsigned char *in_loop = malloc(g.count + 1);
   unsigned widened = 0;
-  if (w.marked && w.loop && w.work &&
-      !weft__cfg_back_edges(&g, mark_loop, &w)) {
+  if (in_loop && !weft__cfg_in_loops(&g, in_loop, is_barrier, NULL)) {
     LLVMBuilderRef b =
         LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(body)));
     for (unsigned i = 0; i < g.count; i++)
-      if (w.marked[i]) widened += widen_block(body, b, g.blocks[i]);
+      if (in_loop[i]) widened += widen_block(body, b, g.blocks[i]);
     LLVMDisposeBuilder(b);
   }
-  free(w.marked);
-  free(w.loop);
-  free(w.work);
+  free(in_loop);
   weft__cfg_free(&g);
   return widened;
 }

@@ -101,25 +101,38 @@ void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
   }
 }
 
-/* weft__cfg_in_loops' walk: the marks, and room for one loop's body and
- * a walk. */
+/* weft__cfg_in_loops' walk: the marks, room for one loop's body and a
+ * walk, and what keeps a loop out. */
 typedef struct loop_marks {
   unsigned char *in_loop, *body;
   unsigned *work;
+  weft_instruction_test excluded;
+  void *data;
 } loop_marks;
+
+/* Whether block bb holds an instruction the marks exclude. */
+static int excludes(const loop_marks *m, LLVMBasicBlockRef bb) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+       i = LLVMGetNextInstruction(i))
+    if (m->excluded(i, m->data)) return 1;
+  return 0;
+}
 
 static int mark_loop(const weft_cfg *g, unsigned header, unsigned latch,
                      void *data) {
   loop_marks *m = data;
   weft__cfg_loop_blocks(g, header, latch, m->body, m->work);
+  for (unsigned i = 0; m->excluded && i < g->count; i++)
+    if (m->body[i] && excludes(m, g->blocks[i])) return 0;
   for (unsigned i = 0; i < g->count; i++) m->in_loop[i] |= m->body[i];
   return 0;
 }
 
-int weft__cfg_in_loops(const weft_cfg *g, unsigned char *in_loop) {
+int weft__cfg_in_loops(const weft_cfg *g, unsigned char *in_loop,
+                       weft_instruction_test excluded, void *data) {
   memset(in_loop, 0, g->count);
   loop_marks m = {in_loop, calloc(g->count + 1, 1),
-                  calloc(g->count + 1, sizeof *m.work)};
+                  calloc(g->count + 1, sizeof *m.work), excluded, data};
   int rc = m.body && m.work ? weft__cfg_back_edges(g, mark_loop, &m)
                             : WEFT_ENOMEM;
   free(m.body);

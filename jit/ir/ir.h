@@ -123,9 +123,11 @@ int weft__cfg_back_edges(const weft_cfg *g, weft_back_edge_fn found,
  * is room for g->count indices. */
 void weft__cfg_loop_blocks(const weft_cfg *g, unsigned header, unsigned latch,
                            unsigned char *body, unsigned *work);
-/* Marks in in_loop[] (g->count bytes) the blocks of every loop: 0, or
- * WEFT_ENOMEM. */
-int weft__cfg_in_loops(const weft_cfg *g, unsigned char *in_loop);
+/* Marks in in_loop[] (g->count bytes) the blocks of every loop, but for
+ * loops with an instruction that excluded(inst, data) holds of (NULL:
+ * none is excluded): 0, or WEFT_ENOMEM. */
+int weft__cfg_in_loops(const weft_cfg *g, unsigned char *in_loop,
+                       weft_instruction_test excluded, void *data);
 
 /* Whether integer v is always in [0, *hi] (unsigned) by how it is made
  * (value_range.c): a constant, `x & C`, `x % C` (unsigned), widenings and

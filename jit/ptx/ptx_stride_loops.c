@@ -38,8 +38,6 @@
 /* The most instructions of a body worth copying that often. */
 #define MOST_INSTRUCTIONS 48
 
-#define AS_GLOBAL 1
-
 /* Whether v is computed outside bb (an argument, a constant, or an
  * instruction of another block). */
 static int invariant(LLVMValueRef v, LLVMBasicBlockRef bb) {
@@ -87,7 +85,7 @@ static int copyable(LLVMValueRef inst, unsigned *global_loads) {
     if (LLVMGetVolatile(inst) || LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
       return 0;
     *global_loads += LLVMGetPointerAddressSpace(
-                         LLVMTypeOf(LLVMGetOperand(inst, 0))) == AS_GLOBAL;
+                         LLVMTypeOf(LLVMGetOperand(inst, 0))) == WEFT_AS_GLOBAL;
     return 1;
   case LLVMStore:
     return !LLVMGetVolatile(inst) &&

@@ -192,7 +192,7 @@ static int in_loop(LLVMValueRef fn, LLVMBasicBlockRef b) {
   if (weft__cfg_make(fn, &g)) return 0;
   unsigned char *marks = malloc(g.count + 1);
   unsigned at = weft__cfg_index(&g, b);
-  int found = marks && !weft__cfg_in_loops(&g, marks) && at < g.count &&
+  int found = marks && !weft__cfg_in_loops(&g, marks, NULL, NULL) && at < g.count &&
               marks[at];
   free(marks);
   weft__cfg_free(&g);
