@@ -323,6 +323,47 @@ TEST(grid_stride_loops_unrolled_by_four) {
   free(ptx);
 }
 
+/* The block of ptx that holds the most ld.global loads. */
+static const char *block_of_most_loads(const char *ptx) {
+  const char *best = NULL;
+  int most = 0;
+  for (const char *at = ptx; at; at = strstr(at + 1, "$L__BB")) {
+    int n = count_in_block(at, "ld.global");
+    if (n > most) {
+      most = n;
+      best = at;
+    }
+  }
+  return best;
+}
+
+/* A stride loop with int indices (CLBlast's Xdot: x[id * inc + off])
+ * steps a pointer a turn: its unrolled block multiplies nothing, where
+ * each load's address was multiplied, extended and added anew. */
+TEST(stride_loops_step_pointers) {
+  char *ptx = ptx_of(
+      "kernel void dot(int n, const global float *restrict x, int xo,\n"
+      "                int xi, const global float *restrict y, int yo,\n"
+      "                int yi, global float *out) {\n"
+      "  float acc = 0;\n"
+      "  int groups = get_num_groups(0);\n"
+      "  int id = (int)get_group_id(0) * 256 + (int)get_local_id(0);\n"
+      "  while (id < n) {\n"
+      "    acc = fma(x[id * xi + xo], y[id * yi + yo], acc);\n"
+      "    id += 256 * groups;\n"
+      "  }\n"
+      "  out[get_global_id(0)] = acc;\n"
+      "}\n",
+      NULL);
+  const char *block = block_of_most_loads(ptx);
+  CHECK(block != NULL);
+  CHECK_EQ(count_in_block(block, "ld.global.nc.f32"), 8);
+  CHECK_EQ(count_in_block(block, "mul"), 0);
+  CHECK_EQ(count_in_block(block, "cvt"), 0);
+  assemble(ptx);
+  free(ptx);
+}
+
 TEST(errors) {
   char *ptx = NULL, *log = NULL;
   CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) { a[0] = b; }", 0,

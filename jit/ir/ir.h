@@ -97,6 +97,22 @@ void weft__loop_metadata_set(LLVMValueRef latch_branch,
 /* Moves inst to the builder's position, keeping its name. */
 void weft__instruction_move(LLVMBuilderRef b, LLVMValueRef inst);
 
+/* Index extensions (extensions.c). How many operations deep a chain is
+ * followed from its extension. */
+#define WEFT_EXTENSION_DEPTH 8
+/* Whether inst extends a 32-bit integer to 64 bits; *sign: with its sign. */
+int weft__index_extension(LLVMValueRef inst, int *sign);
+/* Whether v, extended (with sign or not), reaches a value that leaf
+ * accepts within depth operations that may be extended through (which
+ * do not wrap that way). */
+int weft__extension_reaches(LLVMValueRef v, int sign, unsigned depth,
+                            weft_instruction_test leaf, void *data);
+/* The extension ext (weft__index_extension's) replaced by 64-bit
+ * arithmetic over its operand's chain, as deep as depth, whose leaves
+ * are extended instead. */
+void weft__extension_push_down(LLVMBuilderRef b, LLVMValueRef ext,
+                               unsigned depth);
+
 /* A function's control-flow graph (cfg.c): its blocks in order, and each
  * one's predecessors by index. */
 typedef struct weft_cfg {

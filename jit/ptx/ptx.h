@@ -78,6 +78,12 @@ int weft__ptx_aggregate_atomics(LLVMModuleRef module);
  * 0, and inst untouched, for what it does not handle. */
 int weft__ptx_atomic_lower(LLVMBuilderRef b, LLVMValueRef inst);
 
+/* ptx_loop_pointers.c: in the loop of one block body whose counter
+ * steps by step_add (`phi + step`, nsw or nuw), the addresses linear in
+ * the counter made pointers stepped each turn (b: any builder). */
+void weft__ptx_loop_pointers(LLVMBasicBlockRef body, LLVMValueRef step_add,
+                             LLVMBuilderRef b);
+
 /* ptx_stride_loops.c, after O3 in optimized builds: loops of one block
  * over global memory whose trip count only the run knows, unrolled by
  * four (0, or an error in *error). */

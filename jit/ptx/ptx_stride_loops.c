@@ -27,6 +27,9 @@
  * (`llvm.loop.unroll.count`, which allows the division), and LLVM's
  * unroller does the rest. Loops with metadata of their own (a pragma, or
  * O3's mark on what it already unrolled or vectorized) are left alone. */
+#include <stdio.h>
+
+#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 
 #include "jit/ir/ir.h"
@@ -44,13 +47,13 @@ static int invariant(LLVMValueRef v, LLVMBasicBlockRef bb) {
   return !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != bb;
 }
 
-/* Whether v is the loop's counter stepped once: `phi + step`, nsw or
- * nuw, the phi in bb taking v from bb, and step invariant. */
-static int is_step(LLVMValueRef v, LLVMBasicBlockRef bb) {
+/* The loop's counter stepped once, if v is: `phi + step`, nsw or nuw,
+ * the phi in bb taking v from bb, and step invariant; else NULL. */
+static LLVMValueRef stepped_counter(LLVMValueRef v, LLVMBasicBlockRef bb) {
   if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMAdd ||
       LLVMGetInstructionParent(v) != bb ||
       !(LLVMGetNSW(v) || LLVMGetNUW(v)))
-    return 0;
+    return NULL;
   for (unsigned side = 0; side < 2; side++) {
     LLVMValueRef phi = LLVMGetOperand(v, side);
     if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != bb ||
@@ -59,20 +62,22 @@ static int is_step(LLVMValueRef v, LLVMBasicBlockRef bb) {
     for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
       if (LLVMGetIncomingBlock(phi, i) == bb &&
           LLVMGetIncomingValue(phi, i) == v)
-        return 1;
+        return v;
   }
-  return 0;
+  return NULL;
 }
 
-/* Whether the loop's exit test compares the stepped counter with an
- * invariant bound, by order (an equality could be stepped over). */
-static int counted_exit(LLVMValueRef test, LLVMBasicBlockRef bb) {
-  if (!LLVMIsAICmpInst(test)) return 0;
+/* The counter's step (stepped_counter's) that the loop's exit test
+ * compares with an invariant bound, by order (an equality could be
+ * stepped over); else NULL. */
+static LLVMValueRef counted_exit(LLVMValueRef test, LLVMBasicBlockRef bb) {
+  if (!LLVMIsAICmpInst(test)) return NULL;
   LLVMIntPredicate p = LLVMGetICmpPredicate(test);
-  if (p == LLVMIntEQ || p == LLVMIntNE) return 0;
+  if (p == LLVMIntEQ || p == LLVMIntNE) return NULL;
   LLVMValueRef a = LLVMGetOperand(test, 0), b = LLVMGetOperand(test, 1);
-  return (is_step(a, bb) && invariant(b, bb)) ||
-         (is_step(b, bb) && invariant(a, bb));
+  if (stepped_counter(a, bb) && invariant(b, bb)) return a;
+  if (stepped_counter(b, bb) && invariant(a, bb)) return b;
+  return NULL;
 }
 
 /* Whether copies of inst change nothing but what the copies compute;
@@ -101,21 +106,23 @@ static int copyable(LLVMValueRef inst, unsigned *global_loads) {
   }
 }
 
-/* Whether bb is a loop of its own block worth unrolling. */
-static int qualifies(LLVMBasicBlockRef bb, unsigned loop_kind) {
+/* If bb is a loop of its own block worth unrolling, its counter's step
+ * (counted_exit's); else NULL. */
+static LLVMValueRef qualifies(LLVMBasicBlockRef bb, unsigned loop_kind) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
   if (!term || !LLVMIsABranchInst(term) || !LLVMIsConditional(term) ||
       LLVMGetMetadata(term, loop_kind))
-    return 0;
+    return NULL;
   if (LLVMGetSuccessor(term, 0) != bb && LLVMGetSuccessor(term, 1) != bb)
-    return 0;
+    return NULL;
   unsigned count = 0, global_loads = 0;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
        i = LLVMGetNextInstruction(i)) {
     if (LLVMIsAPHINode(i) || LLVMIsADbgInfoIntrinsic(i)) continue;
-    if (++count > MOST_INSTRUCTIONS || !copyable(i, &global_loads)) return 0;
+    if (++count > MOST_INSTRUCTIONS || !copyable(i, &global_loads))
+      return NULL;
   }
-  return global_loads && counted_exit(LLVMGetCondition(term), bb);
+  return global_loads ? counted_exit(LLVMGetCondition(term), bb) : NULL;
 }
 
 /* The loop's two hints on its latch branch term. */
@@ -137,15 +144,29 @@ int weft__ptx_stride_loops_unroll(LLVMModuleRef module,
   LLVMContextRef c = LLVMGetModuleContext(module);
   unsigned loop_kind = LLVMGetMDKindIDInContext(c, "llvm.loop", 9);
   unsigned marked = 0;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMValueRef step;
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
        f = LLVMGetNextFunction(f))
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
          bb = LLVMGetNextBasicBlock(bb))
-      if (qualifies(bb, loop_kind)) {
+      if ((step = qualifies(bb, loop_kind))) {
+        weft__ptx_loop_pointers(bb, step, b);
         mark(LLVMGetBasicBlockTerminator(bb));
         marked++;
       }
+  LLVMDisposeBuilder(b);
   if (!marked) return 0;
+  /* The pointers made above are new IR: a slip there is a build error,
+   * not a kernel that computes something else. */
+  char *message = NULL;
+  if (LLVMVerifyModule(module, LLVMReturnStatusAction, &message)) {
+    int n = asprintf(error, "internal error: stride loops: %s", message);
+    if (n < 0) *error = NULL;
+    LLVMDisposeMessage(message);
+    return WEFT_EBUILD;
+  }
+  LLVMDisposeMessage(message);
   /* The unroll, then what O3 runs after its own to clean the copies. */
   return weft__run_passes(module, machine,
                           "function(loop-unroll<O3;runtime>,sroa,instcombine,"
