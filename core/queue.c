@@ -88,23 +88,17 @@ weft_command *weft__queue_take_ready(weft_queue *q) {
   return c;
 }
 
-int weft__queue_idle_step(weft_queue *q) {
+int weft__queue_idle_step(weft_queue *q, int host) {
   if (!atomic_load(&q->flying)) return 0;
+  if (!host && atomic_load(&q->helping)) return 0;
   return atomic_load(&q->running) ? -1 : 1;
 }
 
-void weft__queue_help(weft_queue *q, weft_event *e) {
+/* Runs q's ready commands and settles what is in flight, until e is
+ * done (NULL: until nothing is left to run or to settle). */
+static void help_until(weft_queue *q, weft_event *e) {
   for (;;) {
-    if (e && weft__event_done(e)) {
-      /* Work left in flight (out of order, after e) goes to the shared
-       * threads, which settle it. */
-      if (atomic_load(&q->flying)) {
-        pthread_mutex_lock(&q->lock);
-        weft__queue_schedule(q);
-        pthread_mutex_unlock(&q->lock);
-      }
-      return;
-    }
+    if (e && weft__event_done(e)) return;
     pthread_mutex_lock(&q->lock);
     weft_command *c = weft__queue_take_ready(q);
     pthread_mutex_unlock(&q->lock);
@@ -114,10 +108,26 @@ void weft__queue_help(weft_queue *q, weft_event *e) {
     }
     /* Nothing more to start: wait for what is in flight (its end may
      * make more ready). */
-    int step = weft__queue_idle_step(q);
+    int step = weft__queue_idle_step(q, 1);
     if (!step) return;
     if (step > 0) weft__queue_settle(q);
     else weft__cpu_relax();
+  }
+}
+
+void weft__queue_help(weft_queue *q, weft_event *e) {
+  atomic_fetch_add(&q->helping, 1);
+  help_until(q, e);
+  /* Work left in flight (out of order after e, or started by a shared
+   * thread that left it to this one as this one left) goes to the shared
+   * threads. Uncounted first: a thread that counts its launch in flight,
+   * then finds no helper, settles; one that finds this one still counted
+   * counted its launch before, which the test below sees. */
+  atomic_fetch_sub(&q->helping, 1);
+  if (atomic_load(&q->flying)) {
+    pthread_mutex_lock(&q->lock);
+    weft__queue_schedule(q);
+    pthread_mutex_unlock(&q->lock);
   }
 }
 
@@ -134,11 +144,29 @@ void weft__queue_in_flight(weft_queue *q, weft_command *c) {
   weft__event_in_flight(c->event);
 }
 
+/* How long a thread spins for a settle lock another holds before it
+ * sleeps on it. */
+#define SETTLE_SPIN_NS 100000u
+
+/* q's settle lock, spun for first: the settle under way waits for work
+ * that is mostly done, and a thread put to sleep on the lock wakes tens
+ * of microseconds after its release. */
+static void lock_settles(weft_queue *q) {
+  uint64_t until = weft__queue_now() + SETTLE_SPIN_NS;
+  for (unsigned i = 1; pthread_mutex_trylock(&q->settle_lock); i++) {
+    if (i % 64 == 0 && weft__queue_now() >= until) {
+      pthread_mutex_lock(&q->settle_lock);
+      return;
+    }
+    weft__cpu_relax();
+  }
+}
+
 void weft__queue_settle(weft_queue *q) {
   if (!atomic_load(&q->flying)) return;
   /* The last command's end may let q go (weft_queue_finish returns). */
   weft_queue_retain(q);
-  pthread_mutex_lock(&q->settle_lock);
+  lock_settles(q);
   pthread_mutex_lock(&q->lock);
   weft_command *c = q->flight_head;
   q->flight_head = q->flight_tail = NULL;

@@ -106,6 +106,10 @@ struct weft_queue {
    * by another's wait on the device, and the last launch of a chain goes
    * with the rest. */
   atomic_uint running;
+  /* Host threads waiting on the queue (weft__queue_help): what is in
+   * flight is theirs to settle, so that the thread that waits is the one
+   * the device's end wakes, not one that must wake it in turn. */
+  atomic_uint helping;
   pthread_mutex_t settle_lock;
   /* On the shared threads' run list or served by one of them
    * (queue_threads.c), and the link of that list. */
@@ -163,8 +167,9 @@ void weft__queue_settle(weft_queue *q);
 /* What a thread that found none of q's commands ready does about those in
  * flight: 1 to settle them now (no thread runs a command of q), 0 when
  * there are none, -1 to look again in a moment (one runs: it may start
- * another launch first). */
-int weft__queue_idle_step(weft_queue *q);
+ * another launch first). A shared thread leaves them (0) to a host
+ * thread that helps. */
+int weft__queue_idle_step(weft_queue *q, int host);
 
 /* ------------------------------------------------- command.c */
 

@@ -69,7 +69,7 @@ static void serve(weft_queue *q) {
     weft_command *c = weft__queue_take_ready(q);
     /* Nothing ready: what is in flight ends before the thread leaves q
      * (its end may make more ready). */
-    int step = c ? 0 : weft__queue_idle_step(q);
+    int step = c ? 0 : weft__queue_idle_step(q, 0);
     if (!c && !step) q->scheduled = 0;
     pthread_mutex_unlock(&q->lock);
     if (step > 0) weft__queue_settle(q);
