@@ -48,6 +48,30 @@ TEST(new_memory_is_zero) {
   weft_context_release(ctx);
 }
 
+/* Memory of a buffer gone, written to, comes back zeroed in the next of
+ * its size (the GPU keeps small allocations for reuse:
+ * cuda_spare_memory.c), several times over and beside other sizes. */
+TEST(memory_of_released_buffers_comes_back_zero) {
+  weft_context *ctx = support_context();
+  static const size_t sizes[] = {2048, 2048, 24, 2048, 1 << 20, 24};
+  unsigned char r[1 << 10];
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < 6; i++) {
+      weft_buffer *b = support_buffer(ctx, sizes[i], NULL);
+      for (size_t at = 0; at < sizes[i]; at += sizeof r) {
+        size_t n = sizes[i] - at < sizeof r ? sizes[i] - at : sizeof r;
+        CHECK_OK(weft_buffer_read(b, at, n, r), b);
+        for (size_t j = 0; j < n; j++)
+          if (r[j]) FAIL("round %d, buffer %d: byte %zu is %d", round, i,
+                         at + j, r[j]);
+        memset(r, 0xa5, n);
+        CHECK_OK(weft_buffer_write(b, at, n, r), b);
+      }
+      weft_buffer_release(b);
+    }
+  weft_context_release(ctx);
+}
+
 TEST(write_read_ranges) {
   weft_context *ctx = support_context();
   weft_buffer *b = support_buffer(ctx, 100, NULL);

@@ -142,6 +142,7 @@ static int create(const weft_config *config, const weft_cuda_api *api,
   pthread_mutex_init(&gpu->launch_lock, NULL);
   pthread_mutex_init(&gpu->context_lock, NULL);
   pthread_mutex_init(&gpu->arrays_lock, NULL);
+  pthread_mutex_init(&gpu->spare_lock, NULL);
   atomic_init(&gpu->context_open, 0);
   *out = (weft_device_made){&cuda_ops, (weft_backend_device *)gpu};
   return 0;

@@ -27,6 +27,14 @@ typedef struct cuda_flying {
   char names[192];
 } cuda_flying;
 
+/* A spare allocation of GPU memory (cuda_spare_memory.c). */
+#define CUDA_SPARE_COUNT 16
+#define CUDA_SPARE_MOST (1u << 20)
+typedef struct cuda_spare {
+  CUdeviceptr p;
+  size_t size;
+} cuda_spare;
+
 typedef struct cuda_device {
   const weft_config *config;      /* the back end's, from its probe */
   const weft_cuda_api *api;
@@ -52,6 +60,11 @@ typedef struct cuda_device {
   pthread_mutex_t arrays_lock;
   struct cuda_image_array *arrays;
   size_t num_arrays;
+  /* Allocations of freed buffers kept for new ones of their size
+   * (cuda_spare_memory.c), under spare_lock. */
+  pthread_mutex_t spare_lock;
+  cuda_spare spare[CUDA_SPARE_COUNT];
+  unsigned num_spare;
 } cuda_device;
 
 /* A kernel of a module: its function, and the most threads a block of
@@ -90,6 +103,12 @@ static inline cuda_device *weft__cuda_of(weft_backend_device *device) {
  * stderr; none without a driver. */
 int weft__cuda_probe(const weft_config *config, weft_device_made *out, int max,
                      char **error);
+
+/* cuda_spare_memory.c: a kept allocation of exactly size bytes, taken
+ * (0: none), and p of size bytes kept (1) or not (0: the caller frees
+ * it). */
+CUdeviceptr weft__cuda_spare_take(cuda_device *gpu, size_t size);
+int weft__cuda_spare_keep(cuda_device *gpu, CUdeviceptr p, size_t size);
 
 /* Makes the device's context current on this thread, creating it at the
  * device's first use: 0, or WEFT_ELAUNCH (WEFT_ENODEV, WEFT_ENOMEM when

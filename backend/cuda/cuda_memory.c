@@ -1,6 +1,7 @@
 /* cuda_memory.c: buffers on a CUDA GPU (see cuda_device.h).
  *
- * A buffer is device memory from cuMemAlloc, zero-filled. A buffer over
+ * A buffer is device memory from cuMemAlloc (or a small one kept from a
+ * buffer gone: cuda_spare_memory.c), zero-filled. A buffer over
  * the caller's memory (WEFT_MEM_USE_HOST_PTR) is that memory itself,
  * page-locked and mapped into the GPU's address space: kernels read and
  * write it across the bus, and the host sees their writes with no copy.
@@ -56,8 +57,11 @@ int weft__cuda_mem_alloc(weft_backend_device *device, size_t size,
     }
     if (rc && held) weft__cuda_pages_release(gpu, host_ptr, size);
   } else {
-    rc = weft__cuda_fail(gpu, api->cuMemAlloc(&p, size ? size : 1),
-                         "allocating GPU memory", WEFT_ENOMEM, msg);
+    size = size ? size : 1;
+    p = weft__cuda_spare_take(gpu, size);
+    if (!p)
+      rc = weft__cuda_fail(gpu, api->cuMemAlloc(&p, size),
+                           "allocating GPU memory", WEFT_ENOMEM, msg);
     if (!rc)
       rc = weft__cuda_fail(gpu, api->cuMemsetD8(p, 0, size), "zeroing GPU memory",
                            WEFT_ENOMEM, msg);
@@ -73,7 +77,8 @@ void weft__cuda_mem_free(weft_backend_device *device, void *mem, size_t size,
   if (weft__cuda_enter(gpu, NULL)) return;
   /* A buffer over SVM registered nothing (see driver_owns); the SVM
    * outlives it, so the test gives the same answer as at the alloc. */
-  if (!host_ptr) gpu->api->cuMemFree(at(mem, 0));
+  if (!host_ptr && !weft__cuda_spare_keep(gpu, at(mem, 0), size ? size : 1))
+    gpu->api->cuMemFree(at(mem, 0));
   else if (!driver_owns(gpu->api, host_ptr, size))
     weft__cuda_pages_release(gpu, host_ptr, size);
 }
