@@ -314,6 +314,10 @@ TEST(grid_stride_loops_unrolled_by_four) {
   CHECK_STR_CONTAINS(sum, "div.u32");
   CHECK_EQ(loads[1], 1);
   CHECK_EQ(loads[2], 1);
+  /* The pragma's loop stays one ptxas must not unroll. */
+  const char *no_unroll = strstr(pragma, "nounroll");
+  const char *next = strstr(pragma + 1, ".entry");
+  CHECK(no_unroll && (!next || no_unroll < next));
   CHECK(nc[0] && nc[1] && nc[2]);
   assemble(ptx);
   free(ptx);
@@ -339,7 +343,8 @@ static const char *block_of_most_loads(const char *ptx) {
 
 /* A stride loop with int indices (CLBlast's Xdot: x[id * inc + off])
  * steps a pointer a turn: its unrolled block multiplies nothing, where
- * each load's address was multiplied, extended and added anew. */
+ * each load's address was multiplied, extended and added anew, and is
+ * free of LLVM's "nounroll". */
 TEST(stride_loops_step_pointers) {
   char *ptx = ptx_of(
       "kernel void dot(int n, const global float *restrict x, int xo,\n"
@@ -360,6 +365,12 @@ TEST(stride_loops_step_pointers) {
   CHECK_EQ(count_in_block(block, "ld.global.nc.f32"), 8);
   CHECK_EQ(count_in_block(block, "mul"), 0);
   CHECK_EQ(count_in_block(block, "cvt"), 0);
+  /* Left for ptxas to unroll further, as NVIDIA's compiler leaves it; the
+   * remainder (one load of each a turn) is not. */
+  CHECK_EQ(count_in_block(block, "nounroll"), 0);
+  const char *remainder = strstr(ptx, ".pragma \"nounroll\"");
+  CHECK(remainder != NULL);
+  CHECK_EQ(count_in_block(remainder, "ld.global.nc.f32"), 2);
   assemble(ptx);
   free(ptx);
 }
