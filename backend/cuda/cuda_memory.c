@@ -77,9 +77,10 @@ void weft__cuda_mem_free(weft_backend_device *device, void *mem, size_t size,
   if (weft__cuda_enter(gpu, NULL)) return;
   /* A buffer over SVM registered nothing (see driver_owns); the SVM
    * outlives it, so the test gives the same answer as at the alloc. */
-  if (!host_ptr && !weft__cuda_spare_keep(gpu, at(mem, 0), size ? size : 1))
-    gpu->api->cuMemFree(at(mem, 0));
-  else if (!driver_owns(gpu->api, host_ptr, size))
+  if (!host_ptr) {
+    if (!weft__cuda_spare_keep(gpu, at(mem, 0), size ? size : 1))
+      gpu->api->cuMemFree(at(mem, 0));
+  } else if (!driver_owns(gpu->api, host_ptr, size))
     weft__cuda_pages_release(gpu, host_ptr, size);
 }
 
