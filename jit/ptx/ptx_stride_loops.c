@@ -26,7 +26,11 @@
  * makes its trip count computable) and asked to be unrolled four times
  * (`llvm.loop.unroll.count`, which allows the division), and LLVM's
  * unroller does the rest. Loops with metadata of their own (a pragma, or
- * O3's mark on what it already unrolled or vectorized) are left alone. */
+ * O3's mark on what it already unrolled or vectorized) are left alone.
+ * Before the unroll, the loop's addresses become pointers stepped a turn
+ * (ptx_loop_pointers.c); after it, the unrolled loop loses the unroller's
+ * "do not unroll again", which NVPTX would pass on to ptxas (its
+ * remainder keeps it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -157,13 +161,15 @@ static int marked_loop(LLVMValueRef term, unsigned loop_kind) {
   LLVMValueRef operands[n];
   LLVMGetMDNodeOperands(id, operands);
   for (unsigned i = 1; i < n; i++) {
-    if (!operands[i] || !LLVMIsAMDNode(operands[i]) ||
-        !LLVMGetMDNodeNumOperands(operands[i]))
-      continue;
-    LLVMValueRef first;
-    LLVMGetMDNodeOperands(operands[i], &first);
+    unsigned m = operands[i] && LLVMIsAMDNode(operands[i])
+                     ? LLVMGetMDNodeNumOperands(operands[i])
+                     : 0;
+    if (!m) continue;
+    /* An option is its name, then its values (a count: two operands). */
+    LLVMValueRef parts[m];
+    LLVMGetMDNodeOperands(operands[i], parts);
     unsigned length = 0;
-    const char *name = first ? LLVMGetMDString(first, &length) : NULL;
+    const char *name = parts[0] ? LLVMGetMDString(parts[0], &length) : NULL;
     if (name && length == strlen(STRIDE_MARK) &&
         !memcmp(name, STRIDE_MARK, length))
       return 1;
