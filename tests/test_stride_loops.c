@@ -5,6 +5,8 @@
  * either sign, loads and stores, trip counts of 0 to many and not a
  * multiple of four, and an index the pointers must leave alone. Run on
  * the default device (the GPU with WEFT_DEVICE=cuda). */
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "support.h"
@@ -72,6 +74,33 @@ static float *numbers(size_t count, unsigned seed) {
   return v;
 }
 
+/* Sets k's arguments in order, one of kinds' letters each: 'i' an int,
+ * 'f' a float (passed as double), 'b' a weft_buffer *; '_' one the
+ * caller sets. */
+static void set_args(weft_kernel *k, const char *kinds, ...) {
+  va_list ap;
+  va_start(ap, kinds);
+  for (unsigned i = 0; kinds[i]; i++) {
+    int n;
+    float f;
+    switch (kinds[i]) {
+    case 'i':
+      n = va_arg(ap, int);
+      CHECK_OK(weft_kernel_set_arg_value(k, i, &n, sizeof n), k);
+      break;
+    case 'f':
+      f = (float)va_arg(ap, double);
+      CHECK_OK(weft_kernel_set_arg_value(k, i, &f, sizeof f), k);
+      break;
+    case '_':
+      break;
+    default:
+      CHECK_OK(weft_kernel_set_arg_buffer(k, i, va_arg(ap, weft_buffer *)), k);
+    }
+  }
+  va_end(ap);
+}
+
 static void launch(weft_kernel *k) {
   size_t global = ITEMS, local = LOCAL;
   CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
@@ -91,14 +120,7 @@ static void check_dot(int n, int xi, int xo, int yi, int yo) {
   weft_buffer *by = support_buffer(ctx, span * sizeof *y, y);
   weft_buffer *out = support_buffer(ctx, sizeof got, NULL);
   weft_kernel *k = kernel("dot");
-  CHECK_OK(weft_kernel_set_arg_value(k, 0, &n, sizeof n), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bx), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 2, &xo, sizeof xo), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 3, &xi, sizeof xi), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 4, by), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 5, &yo, sizeof yo), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 6, &yi, sizeof yi), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 7, out), k);
+  set_args(k, "ibiibiib", n, bx, xo, xi, by, yo, yi, out);
   launch(k);
   read_floats(out, got, ITEMS);
   for (int item = 0; item < ITEMS; item++) {
@@ -142,14 +164,7 @@ TEST(axpy_stores_through_stepped_pointers) {
   weft_buffer *by = support_buffer(ctx, span * sizeof *y, y);
   weft_kernel *k = kernel("axpy");
   float a = 3;
-  CHECK_OK(weft_kernel_set_arg_value(k, 0, &n, sizeof n), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 1, &a, sizeof a), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bx), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 3, &xi, sizeof xi), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 4, &xo, sizeof xo), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 5, by), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 6, &yi, sizeof yi), k);
-  CHECK_OK(weft_kernel_set_arg_value(k, 7, &yo, sizeof yo), k);
+  set_args(k, "ifbiibii", n, (double)a, bx, xi, xo, by, yi, yo);
   launch(k);
   read_floats(by, got, span);
   for (int i = 0; i < n; i++) y[i * yi + yo] += a * x[i * xi + xo];
@@ -172,8 +187,7 @@ static void check_sums(const char *name, const void *n, size_t n_size,
   weft_buffer *out = support_buffer(ctx, sizeof got, NULL);
   weft_kernel *k = kernel(name);
   CHECK_OK(weft_kernel_set_arg_value(k, 0, n, n_size), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bx), k);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, out), k);
+  set_args(k, "_bb", bx, out);
   launch(k);
   read_floats(out, got, ITEMS);
   for (int item = 0; item < ITEMS; item++)
