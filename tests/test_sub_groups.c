@@ -646,6 +646,104 @@ TEST(whole_sub_groups_jammed_at_required_sizes) {
   }
 }
 
+static int compare_ints(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* CUDA's "warp-aggregated atomics" as OpenCL writes them: a ballot, one
+ * atomic_add per sub-group by its elected lane, the base broadcast, each
+ * lane's slot from the ballot's scan. Whole sub-groups run side by side
+ * on the CPU (the atomic in the elected branch goes to a private word
+ * for the other lanes, then is branched around again: jam_predicate.c);
+ * every positive lands once, each sub-group's lanes see one base, and
+ * the atomic in a loop (counted three times a sub-group) adds up too. */
+TEST(elected_atomics_in_whole_sub_groups) {
+  setenv("WEFT_LOG", "launch", 1);
+  const char *source =
+      "__kernel void compact(__global const int *in, __global int *out,\n"
+      "                      __global int *count, __global int *bases) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  int v = in[i];\n"
+      "  uint4 keep = sub_group_ballot(v > 0);\n"
+      "  int base = 0;\n"
+      "  if (sub_group_elect())\n"
+      "    base = atomic_add(count, (int)sub_group_ballot_bit_count(keep));\n"
+      "  base = sub_group_broadcast(base, 0);\n"
+      "  if (v > 0) out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+      "  bases[i] = base;\n"
+      "}\n"
+      "__kernel void looped(__global int *count) {\n"
+      "  for (int r = 0; r < (int)get_num_groups(0); r++)\n"
+      "    if (sub_group_elect()) atomic_inc(count);\n"
+      "}\n";
+  enum { N = 4096, LOCAL = 128 };
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
+  int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+  int *bases = malloc(N * sizeof *bases), positives = 0;
+  CHECK(in && out && bases);
+  for (int i = 0; i < N; i++) {
+    in[i] = (int)value_of((size_t)i);
+    positives += in[i] > 0;
+  }
+  weft_buffer *bin = support_buffer(ctx, N * sizeof *in, in);
+  weft_buffer *bout = support_buffer(ctx, N * sizeof *out, NULL);
+  weft_buffer *bcount = support_buffer(ctx, sizeof(int), NULL);
+  weft_buffer *bbases = support_buffer(ctx, N * sizeof *bases, NULL);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "compact", &k), p);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bcount), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 3, bbases), k);
+  size_t global = N, local = LOCAL;
+  support_stderr_begin();
+  int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
+  const char *log = support_stderr_end();
+  CHECK_OK(rc, k);
+  if (!harness_on_gpu() && !harness_check_mode() && width() == 16)
+    CHECK_STR_CONTAINS(log, "whole sub-groups of 16");
+  int count;
+  CHECK_OK(weft_buffer_read(bcount, 0, sizeof count, &count), bcount);
+  CHECK_EQ(count, positives);
+  CHECK_OK(weft_buffer_read(bout, 0, N * sizeof *out, out), bout);
+  CHECK_OK(weft_buffer_read(bbases, 0, N * sizeof *bases, bases), bbases);
+  int *want = malloc(N * sizeof *want), kept = 0;
+  CHECK(want != NULL);
+  for (int i = 0; i < N; i++)
+    if (in[i] > 0) want[kept++] = in[i];
+  qsort(want, (size_t)kept, sizeof *want, compare_ints);
+  qsort(out, (size_t)count, sizeof *out, compare_ints);
+  for (int i = 0; i < kept; i++)
+    if (out[i] != want[i]) FAIL("compacted value %d is %d, expected %d", i, out[i], want[i]);
+  for (int i = 0; i < N; i++)
+    if (bases[i] != bases[i - i % (int)width()])
+      FAIL("work-item %d saw base %d, its sub-group's first %d", i, bases[i],
+           bases[i - i % (int)width()]);
+  weft_kernel_release(k);
+  /* The loop: groups x sub-groups x turns (the number of groups). */
+  int zero = 0;
+  CHECK_OK(weft_buffer_write(bcount, 0, sizeof zero, &zero), bcount);
+  CHECK_OK(weft_kernel_create(p, "looped", &k), p);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bcount), k);
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  CHECK_OK(weft_buffer_read(bcount, 0, sizeof count, &count), bcount);
+  size_t groups = N / LOCAL;
+  CHECK_EQ((size_t)count, groups * (N / width()));
+  weft_kernel_release(k);
+  weft_buffer_release(bin);
+  weft_buffer_release(bout);
+  weft_buffer_release(bcount);
+  weft_buffer_release(bbases);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  free(in);
+  free(out);
+  free(bases);
+  free(want);
+}
+
 /* A crash in whole sub-groups side by side names its work-item: the
  * group runs again as it runs without them, in a kernel cut into
  * regions at its meetings (a reduction) and in one whose meetings run on

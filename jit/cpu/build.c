@@ -252,6 +252,11 @@ static int make_lanes_jams(build *b) {
   return rc;
 }
 
+/* Whether make_lanes_jams made kernel i a jam of whole sub-groups. */
+static int has_lanes_jam(const build *b, unsigned i) {
+  return b->lanes_jams && b->lanes_jams[i * (WEFT_JAM_TIERS + 1)].fn;
+}
+
 /* Kernel i's jams of whole sub-groups, but where its groups wait, are
  * resized or count aggregated atomics (those have none: the jam refuses
  * what they call); those of a kernel whose sub-groups otherwise run
@@ -396,7 +401,11 @@ static int lower_kernels(build *b) {
     unsigned width = weft_cpu_sub_group_width(&b->s.kernels[i]);
     rc = weft__sub_group_cuts(b->bodies[i], width);
     unsigned words = 0;
-    if (!rc && aggregating(b))
+    /* Not where whole sub-groups run side by side: they keep their own
+     * atomics (a sub-group's elected lane counting for it, jam_predicate.c),
+     * and an aggregated kernel runs none (compact_ballot of
+     * bench_sub_groups: 175 ms aggregated, 32.5 jammed). */
+    if (!rc && aggregating(b) && !has_lanes_jam(b, i))
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
     if (words) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
     b->s.kernels[i].aggregate_words = words;

@@ -251,10 +251,17 @@ static int reached(const weft_jam *j, LLVMValueRef inst) {
 /* Whether every branch is on a shared value and every instruction is
  * allowed (else the first branch that is not, in j->diverging). */
 static int jammable(weft_jam *j) {
+  /* Whole sub-groups without loops may hold atomic read-modify-writes
+   * (a sub-group's elected lane counting for it, jam_predicate.c): with
+   * no loop, no work-item can wait for another's, and the lanes' atomics
+   * in lane order are one of the orders a run may give. */
+  int compute;
+  int rmw_ok = j->sub_group_width && !weft__jam_scope_loops(j->scope, &compute);
   for (unsigned k = 0; k < j->count; k++) {
     LLVMValueRef v = j->olds[k];
     if (!LLVMIsAInstruction(v) || !reached(j, v)) continue;
-    if (!allowed(v)) return 0;
+    int rmw = LLVMGetInstructionOpcode(v) == LLVMAtomicRMW;
+    if (!allowed(v) && !(rmw && rmw_ok)) return 0;
     if (!LLVMIsATerminatorInst(v) || LLVMIsAReturnInst(v) ||
         LLVMIsAUnreachableInst(v))
       continue;
@@ -562,7 +569,8 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
   /* Whole sub-groups: a short branch that differs between work-items
    * (one lane writing the sub-group's result) made straight-line code,
    * and the body analysed again. */
-  for (unsigned tries = 0;; tries++) {
+  unsigned tries = 0;
+  for (;; tries++) {
     j = (weft_jam){.vector_bits = vector_bits, .sub_group_width = sub_group_width};
     ok = analyse(&j, &scope, body, state, &lx);
     if (ok || !sub_group_width || !j.diverging ||
@@ -583,11 +591,14 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
                sub_group_width ? ".lanes" : "");
       declare(&j, name);
       build(&j, lx);
+      if (tries) weft__jam_atomics_unmask(j.fn);
       tiers[n++] = (weft_jammed){j.fn, widths[t]};
       build_free(&j);
     }
   }
   jam_free(&j);
   weft__jam_scope_free(&scope);
+  /* The body runs its work-items one at a time elsewhere. */
+  if (tries) weft__jam_atomics_unmask(body);
   return n;
 }

@@ -159,6 +159,11 @@ void weft__jam_loops_finish(weft_jam *j, LLVMBuilderRef b);
  * single blocks that only compute, load and store: their accesses
  * masked, their values selected. 1 when it did (the body changed). */
 int weft__jam_predicate(LLVMValueRef branch);
+/* The atomics that predication sent to a private word where their mask
+ * is off, in fn (a jammed function, or the body itself once jammed),
+ * branched around again: each runs where its mask is set and nowhere
+ * else (a locked operation a lane costs about as much as the rest). */
+void weft__jam_atomics_unmask(LLVMValueRef fn);
 /* Whether values of type t can be loaded and stored masked (scalars and
  * vectors of integers, floats and pointers). */
 int weft__jam_maskable_type(LLVMTypeRef t);

@@ -8,7 +8,9 @@
  * load and store, those blocks are predicated into the block before:
  * their loads and stores become masked ones (llvm.masked.load/store,
  * which touch memory only for a set mask: a work-item that does not
- * take the branch reads and writes nothing, as before), their arithmetic
+ * take the branch reads and writes nothing, as before), their atomic
+ * read-modify-writes go to a private word where the mask is off
+ * (`if (sub_group_elect()) base = atomic_add(count, n);`), their arithmetic
  * runs for every work-item (it has no effects; divisions never trap,
  * jit/ir/div_guard.c), and the phis after them select on the condition.
  * The body then means what it meant, for every work-item, jammed or
@@ -62,9 +64,13 @@ static int predicable(LLVMBasicBlockRef bb) {
     if (i == LLVMGetBasicBlockTerminator(bb)) break;
     if (++n > PREDICATE_MOST) return 0;
     switch (LLVMGetInstructionOpcode(i)) {
+    case LLVMAtomicRMW:
+      /* Volatile or not: OpenCL's atomic_add and the like take volatile
+       * pointers. The work-items that took the branch still do theirs
+       * once each, the others only touch their own word. */
+      break;
     case LLVMPHI:
     case LLVMAlloca:
-    case LLVMAtomicRMW:
     case LLVMAtomicCmpXchg:
     case LLVMFence:
     case LLVMVAArg:
@@ -146,8 +152,101 @@ void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
   LLVMInstructionEraseFromParent(inst);
 }
 
+/* The mark of mask_atomic's choice of address, which the jam's clones
+ * keep: weft__jam_atomics_unmask finds it by it. */
+#define MASKED "weft.masked.atomic"
+
+/* An atomic read-modify-write run for every work-item: where mask is
+ * off, on a private word of the work-item's own (an alloca at the
+ * function's start), which nothing else reads; its value there goes
+ * unused (the phis after select on the condition). Atomics of different
+ * work-items may go in any order, and a jam takes no body with an
+ * atomic in a loop (jam.c), where one could wait for another. */
+static void mask_atomic(LLVMBuilderRef b, LLVMValueRef rmw, LLVMValueRef mask) {
+  LLVMValueRef ptr = LLVMGetOperand(rmw, 0);
+  LLVMTypeRef t = LLVMTypeOf(rmw);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(rmw));
+  LLVMBuilderRef at_start =
+      LLVMCreateBuilderInContext(LLVMGetTypeContext(t));
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMPositionBuilderBefore(at_start, LLVMGetFirstInstruction(entry));
+  LLVMValueRef own = LLVMBuildAlloca(at_start, t, "");
+  LLVMDisposeBuilder(at_start);
+  if (LLVMTypeOf(own) != LLVMTypeOf(ptr))
+    own = LLVMBuildAddrSpaceCast(b, own, LLVMTypeOf(ptr), "");
+  LLVMValueRef choice = LLVMBuildSelect(b, mask, ptr, own, "");
+  LLVMContextRef c = LLVMGetTypeContext(t);
+  LLVMSetMetadata(choice, LLVMGetMDKindIDInContext(c, MASKED, strlen(MASKED)),
+                  LLVMMDNodeInContext(c, NULL, 0));
+  LLVMSetOperand(rmw, 0, choice);
+}
+
+/* mask_atomic's choice of address under rmw (through a cast of the
+ * address space the jam may have put between), or NULL. */
+static LLVMValueRef masked_choice(LLVMValueRef rmw) {
+  LLVMValueRef p = LLVMGetOperand(rmw, 0);
+  if (LLVMIsAAddrSpaceCastInst(p)) p = LLVMGetOperand(p, 0);
+  if (!LLVMIsASelectInst(p)) return NULL;
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(p));
+  return LLVMGetMetadata(p, LLVMGetMDKindIDInContext(c, MASKED, strlen(MASKED)))
+             ? p
+             : NULL;
+}
+
+/* rmw's block cut before it: a branch on its mask to a block of its own
+ * that runs it on the real address, and a phi of its value after. */
+static void unmask(LLVMValueRef rmw) {
+  LLVMValueRef address = LLVMGetOperand(rmw, 0), choice = masked_choice(rmw);
+  LLVMValueRef mask = LLVMGetOperand(choice, 0), ptr = LLVMGetOperand(choice, 1);
+  LLVMBasicBlockRef after = LLVMGetInstructionParent(rmw);
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(rmw));
+  LLVMBasicBlockRef before = weft__block_split_before(rmw, "masked.atomic");
+  LLVMBasicBlockRef run = LLVMInsertBasicBlockInContext(c, after, "masked.atomic.run");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, before);
+  LLVMBuildCondBr(b, mask, run, after);
+  LLVMInstructionRemoveFromParent(rmw);
+  LLVMPositionBuilderAtEnd(b, run);
+  if (address != choice)
+    ptr = LLVMBuildAddrSpaceCast(b, ptr, LLVMTypeOf(address), "");
+  LLVMInsertIntoBuilder(b, rmw);
+  LLVMSetOperand(rmw, 0, ptr);
+  LLVMBuildBr(b, after);
+  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(after));
+  LLVMValueRef value = LLVMBuildPhi(b, LLVMTypeOf(rmw), "");
+  LLVMValueRef values[] = {rmw, LLVMGetPoison(LLVMTypeOf(rmw))};
+  LLVMBasicBlockRef from[] = {run, before};
+  LLVMAddIncoming(value, values, from, 2);
+  /* The phi's own use of rmw stays; every other goes to the phi. */
+  for (LLVMUseRef u = LLVMGetFirstUse(rmw), next; u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef user = LLVMGetUser(u);
+    if (user == value) continue;
+    for (int o = 0; o < LLVMGetNumOperands(user); o++)
+      if (LLVMGetOperand(user, (unsigned)o) == rmw)
+        LLVMSetOperand(user, (unsigned)o, value);
+  }
+  if (address != choice && !LLVMGetFirstUse(address))
+    LLVMInstructionEraseFromParent(address);
+  if (!LLVMGetFirstUse(choice)) LLVMInstructionEraseFromParent(choice);
+  LLVMDisposeBuilder(b);
+}
+
+static int masked_atomic(LLVMValueRef inst, void *unused) {
+  (void)unused;
+  return LLVMGetInstructionOpcode(inst) == LLVMAtomicRMW &&
+         masked_choice(inst) != NULL;
+}
+
+void weft__jam_atomics_unmask(LLVMValueRef fn) {
+  unsigned n = 0;
+  LLVMValueRef *found = weft__instructions_where(fn, masked_atomic, NULL, &n);
+  for (unsigned i = 0; i < n; i++) unmask(found[i]);
+  free(found);
+}
+
 /* Moves bb's instructions (but its branch) before `before`, its loads
- * and stores masked by mask, and deletes bb. */
+ * and stores masked by mask (its atomics: mask_atomic), and deletes bb. */
 static void hoist(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMValueRef before,
                   LLVMValueRef mask) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -164,6 +263,9 @@ static void hoist(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMValueRef before,
     if ((op == LLVMLoad && !invariant) || op == LLVMStore) {
       LLVMPositionBuilderBefore(b, i);
       weft__jam_mask_access(b, i, mask);
+    } else if (op == LLVMAtomicRMW) {
+      LLVMPositionBuilderBefore(b, i);
+      mask_atomic(b, i, mask);
     }
   }
 }
