@@ -22,7 +22,9 @@
  * an access by another to the same place is a data race, whose result is
  * undefined. What is jammed (a body without barriers, or one region of a
  * region body: jam_scope.c) has no barrier and no atomic (it is refused
- * otherwise), and each work-item's own accesses keep their order, so any
+ * otherwise; whole sub-groups without loops may hold read-modify-writes,
+ * each a lane's own, done in lane order: an order a run may give), and
+ * each work-item's own accesses keep their order, so any
  * program without a race sees what the one-after-another order gives.
  *
  * Branches: those on shared values are taken by all alike; choices that
@@ -38,7 +40,8 @@
  * Refused (the caller keeps the plain loop): a body with no loop (the
  * loop vectorizer does better there; whole sub-groups are jammed
  * anyway), any other branch on a value that
- * differs between work-items, atomics, fences, calls into the runtime or
+ * differs between work-items, atomics (but read-modify-writes in whole
+ * sub-groups without loops: jammable()), fences, calls into the runtime or
  * any function that is not an LLVM intrinsic or free of memory effects, a
  * by-value struct parameter, or a body too large once multiplied.
  */
