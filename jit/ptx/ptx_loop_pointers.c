@@ -47,53 +47,53 @@ static LLVMValueRef extend_at_end(LLVMBuilderRef b, LLVMBasicBlockRef where,
   return sign ? LLVMBuildSExt(b, v, wide, "") : LLVMBuildZExt(b, v, wide, "");
 }
 
-/* A 64-bit twin of the counter `phi + step` (step_add) of the loop:
- * its start extended on the way in, the same step extended. It is the
- * counter's extension wherever the loop goes on: a turn whose step
- * wrapped would have branched on poison. */
-static void twin_counter(LLVMBuilderRef b, loop_counter *l, LLVMValueRef phi,
-                         LLVMValueRef step_add, int sign) {
-  LLVMTypeRef wide = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(phi)));
+/* The loop's counter as written: `phi + step` (step_add), the phi
+ * starting at start on the way in from before. */
+typedef struct {
+  LLVMValueRef phi, start, step, step_add;
+} narrow_counter;
+
+/* A 64-bit twin of the 32-bit counter n: its start and step extended
+ * before the loop (sign: with their sign). It is the counter's
+ * extension wherever the loop goes on: a turn whose step wrapped would
+ * have branched on poison. */
+static void twin_counter(LLVMBuilderRef b, loop_counter *l,
+                         const narrow_counter *n, int sign) {
+  LLVMTypeRef wide = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(n->phi)));
   LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(l->body));
   l->counter = LLVMBuildPhi(b, wide, "counter.wide");
-  unsigned side = LLVMGetOperand(step_add, 0) == phi ? 1 : 0;
-  l->step = extend_at_end(b, l->before, LLVMGetOperand(step_add, side), sign);
+  l->step = extend_at_end(b, l->before, n->step, sign);
+  l->start = extend_at_end(b, l->before, n->start, sign);
   LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(l->body));
   LLVMValueRef next = LLVMBuildAdd(b, l->counter, l->step, "counter.wide.next");
   if (sign) LLVMSetNSW(next, 1);
   else LLVMSetNUW(next, 1);
-  for (unsigned i = 0; i < 2; i++) {
-    LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, i);
-    LLVMValueRef in = next;
-    if (from != l->body) {
-      in = l->start = extend_at_end(b, from, LLVMGetIncomingValue(phi, i), sign);
-    }
-    LLVMAddIncoming(l->counter, &in, &from, 1);
-  }
+  LLVMAddIncoming(l->counter, (LLVMValueRef[]){l->start, next},
+                  (LLVMBasicBlockRef[]){l->before, l->body}, 2);
 }
 
-/* The loop's 32-bit indices computed from its counter phi made 64-bit
- * over their leaves, and the extensions of the counter then read a
- * 64-bit twin (l->counter; NULL where none did). */
-static void widen_indices(LLVMBuilderRef b, loop_counter *l, LLVMValueRef phi,
-                          LLVMValueRef step_add) {
-  int sign = LLVMGetNSW(step_add);
+/* The loop's 32-bit indices computed from its counter made 64-bit over
+ * their leaves, and the extensions of the counter then read a 64-bit
+ * twin (l->counter; NULL where none did). */
+static void widen_indices(LLVMBuilderRef b, loop_counter *l,
+                          const narrow_counter *n) {
+  int sign = LLVMGetNSW(n->step_add);
   for (LLVMValueRef i = LLVMGetFirstInstruction(l->body), next; i; i = next) {
     next = LLVMGetNextInstruction(i);
     int ext_sign;
     if (!weft__index_extension(i, &ext_sign) || ext_sign != sign) continue;
     LLVMValueRef from = LLVMGetOperand(i, 0);
-    if (from != phi &&
-        weft__extension_reaches(from, sign, DEPTH, is_data, phi))
+    if (from != n->phi &&
+        weft__extension_reaches(from, sign, DEPTH, is_data, n->phi))
       weft__extension_push_down(b, i, DEPTH);
   }
   for (LLVMValueRef i = LLVMGetFirstInstruction(l->body), next; i; i = next) {
     next = LLVMGetNextInstruction(i);
     int ext_sign;
     if (!weft__index_extension(i, &ext_sign) || ext_sign != sign ||
-        LLVMGetOperand(i, 0) != phi)
+        LLVMGetOperand(i, 0) != n->phi)
       continue;
-    if (!l->counter) twin_counter(b, l, phi, step_add, sign);
+    if (!l->counter) twin_counter(b, l, n, sign);
     LLVMReplaceAllUsesWith(i, l->counter);
     LLVMInstructionEraseFromParent(i);
   }
@@ -207,27 +207,29 @@ static int steppable(const loop_counter *l, LLVMValueRef g) {
 
 void weft__ptx_loop_pointers(LLVMBasicBlockRef body, LLVMValueRef step_add,
                              LLVMBuilderRef b) {
-  LLVMValueRef phi = LLVMGetOperand(step_add, 0);
-  if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != body)
-    phi = LLVMGetOperand(step_add, 1);
-  assert(LLVMIsAPHINode(phi) && LLVMGetInstructionParent(phi) == body);
+  unsigned side = LLVMIsAPHINode(LLVMGetOperand(step_add, 0)) &&
+                          LLVMGetInstructionParent(LLVMGetOperand(step_add, 0)) == body
+                      ? 0
+                      : 1;
+  narrow_counter n = {LLVMGetOperand(step_add, side), NULL,
+                      LLVMGetOperand(step_add, 1 - side), step_add};
+  assert(LLVMIsAPHINode(n.phi) && LLVMGetInstructionParent(n.phi) == body);
   /* One way in (a preheader), and the loop's own. */
-  if (LLVMCountIncoming(phi) != 2) return;
+  if (LLVMCountIncoming(n.phi) != 2) return;
   loop_counter l = {.body = body};
   for (unsigned i = 0; i < 2; i++)
-    if (LLVMGetIncomingBlock(phi, i) != body)
-      l.before = LLVMGetIncomingBlock(phi, i);
+    if (LLVMGetIncomingBlock(n.phi, i) != body) {
+      l.before = LLVMGetIncomingBlock(n.phi, i);
+      n.start = LLVMGetIncomingValue(n.phi, i);
+    }
   if (!l.before) return;
-  unsigned width = LLVMGetIntTypeWidth(LLVMTypeOf(phi));
+  unsigned width = LLVMGetIntTypeWidth(LLVMTypeOf(n.phi));
   if (width == 32) {
-    widen_indices(b, &l, phi, step_add);
+    widen_indices(b, &l, &n);
   } else if (width == 64) {
-    l.counter = phi;
-    unsigned side = LLVMGetOperand(step_add, 0) == phi ? 1 : 0;
-    l.step = LLVMGetOperand(step_add, side);
-    for (unsigned i = 0; i < 2; i++)
-      if (LLVMGetIncomingBlock(phi, i) == l.before)
-        l.start = LLVMGetIncomingValue(phi, i);
+    l.counter = n.phi;
+    l.start = n.start;
+    l.step = n.step;
   }
   if (!l.counter) return;
   for (LLVMValueRef i = LLVMGetFirstInstruction(body), next; i; i = next) {
