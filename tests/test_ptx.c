@@ -375,6 +375,61 @@ TEST(stride_loops_step_pointers) {
   free(ptx);
 }
 
+/* The times text occurs in ptx's entry name (up to the next entry). */
+static int count_in_entry(const char *ptx, const char *name, const char *text) {
+  char head[128];
+  snprintf(head, sizeof head, ".entry %s(", name);
+  const char *from = strstr(ptx, head);
+  if (!from) return -1;
+  const char *end = strstr(from + 1, ".entry ");
+  int n = 0;
+  for (const char *at = strstr(from, text); at && (!end || at < end);
+       at = strstr(at + 1, text))
+    n++;
+  return n;
+}
+
+/* A loop whose tests are joined by && (mandelbrot's escape test) has one
+ * exit, both tests in one predicate, as NVIDIA's compiler makes it: O3
+ * had threaded the && into two branches a turn. The square the test
+ * computes is used again by the next turn (one mul.rn a turn, beside the
+ * two before the loop), also in a program with an image kernel, whose
+ * texture pass runs its first passes over every kernel. */
+TEST(loop_tests_joined_by_and_in_one_branch) {
+  static const char *mandelbrot =
+      "kernel void mandelbrot(global float *out, uint iterations) {\n"
+      "  uint x = get_global_id(0), y = get_global_id(1);\n"
+      "  uint width = get_global_size(0), height = get_global_size(1);\n"
+      "  float cr = -2.0f + 3.0f * x / width, ci = -1.5f + 3.0f * y / height;\n"
+      "  float zr = 0.0f, zi = 0.0f;\n"
+      "  uint i = 0;\n"
+      "  while (i < iterations && zr * zr + zi * zi <= 4.0f) {\n"
+      "    float t = zr * zr - zi * zi + cr;\n"
+      "    zi = 2.0f * zr * zi + ci;\n"
+      "    zr = t;\n"
+      "    i++;\n"
+      "  }\n"
+      "  out[y * width + x] = (float)i;\n"
+      "}\n";
+  char with_image[2048];
+  snprintf(with_image, sizeof with_image,
+           "kernel void copy(read_only image2d_t src, global float *out) {\n"
+           "  int x = get_global_id(0);\n"
+           "  out[x] = read_imagef(src, (int2)(x, 0)).x;\n"
+           "}\n%s",
+           mandelbrot);
+  const char *sources[] = {mandelbrot, with_image};
+  for (int i = 0; i < 2; i++) {
+    char *ptx = ptx_of(sources[i], NULL);
+    CHECK_EQ(count_in_entry(ptx, "mandelbrot", "and.pred"), 1);
+    /* The loop's, and the one around it for iterations == 0. */
+    CHECK_EQ(count_in_entry(ptx, "mandelbrot", " bra"), 2);
+    CHECK_EQ(count_in_entry(ptx, "mandelbrot", "mul.rn.f32"), 3);
+    assemble(ptx);
+    free(ptx);
+  }
+}
+
 TEST(errors) {
   char *ptx = NULL, *log = NULL;
   CHECK_EQ(weft_compile_ptx("kernel void k(global int *a) { a[0] = b; }", 0,

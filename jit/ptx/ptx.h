@@ -19,6 +19,18 @@
 #include "jit/jit_object.h"
 #include "jit/kernel_abi.h"
 
+/* The first passes an optimized build runs over the front end's module
+ * (ptx.c's pipeline starts with them; ptx_textures.c, which needs
+ * registers earlier, runs them first itself): sroa, then simplifycfg
+ * before instcombine or jump threading see the code. A loop's tests
+ * joined by && (mandelbrot's `i < n && zr * zr + zi * zi <= 4.0f`) then
+ * become one test and the loop one exit, as NVIDIA's compiler makes it
+ * (and.pred): O3 alone threads the && into two exits, two branches a turn
+ * where a warp may diverge, and instcombine first rewrote -(zi * zi) so
+ * that the square the test computed was computed again (the loop 15
+ * instructions a turn, NVIDIA's 13). */
+#define WEFT_PTX_FIRST_PASSES "function(sroa,simplifycfg)"
+
 /* The sub-group functions' redux.sync (ptx_redux.c): whether the
  * architecture built for (sm: 90 for sm_90) has it, and the instruction
  * in place of the builtins' calls where it does. */

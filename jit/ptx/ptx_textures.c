@@ -249,7 +249,8 @@ int weft__ptx_textures_version(LLVMModuleRef module,
   /* The front end's values in memory (arguments, locals) made registers
    * first: an ask's address is then the argument's. */
   int rc = optimize ? weft__run_passes(module, machine,
-                                       "function(sroa,early-cse,instcombine)",
+                                       WEFT_PTX_FIRST_PASSES
+                                       ",function(early-cse,instcombine)",
                                        error)
                     : 0;
   if (!rc && optimize) {
