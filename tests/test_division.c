@@ -127,6 +127,39 @@ static void check_type(weft_context *ctx, const itype *t) {
   weft_program_release(p);
 }
 
+/* Divisions by work-item sizes, which are not guarded, divide right. */
+TEST(divisions_by_sizes) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(
+      ctx,
+      "__kernel void k(__global ulong *a) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  a[i] = (i + 5) % get_global_size(0) * 1000000 +\n"
+      "         i / get_local_size(0) * 10000 + i % get_num_groups(0) * 100 +\n"
+      "         i / get_enqueued_local_size(0);\n"
+      "}\n",
+      "-cl-std=CL3.0");
+  weft_kernel *k = NULL;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  enum { ITEMS = 60, LOCAL = 6 };
+  weft_buffer *b = support_buffer(ctx, ITEMS * 8, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t global = ITEMS, local = LOCAL;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  uint64_t r[ITEMS];
+  CHECK_OK(weft_buffer_read(b, 0, sizeof r, r), b);
+  size_t groups = ITEMS / LOCAL;
+  for (size_t i = 0; i < ITEMS; i++) {
+    uint64_t want = (i + 5) % ITEMS * 1000000 + i / LOCAL * 10000 +
+                    i % groups * 100 + i / LOCAL;
+    CHECK_EQ(r[i], want);
+  }
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 TEST(by_zero_and_overflow_go_on) {
   weft_context *ctx = support_context();
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -175,10 +208,21 @@ TEST(only_divisors_that_may_trap_are_guarded) {
   weft_program *q = support_build(
       ctx, "__kernel void k(__global int *a, int d) { a[0] = a[1] / d; }\n",
       NULL);
+  /* Work-item sizes are never below 1. */
+  weft_program *r = support_build(
+      ctx,
+      "__kernel void k(__global ulong *a) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  a[i] = (i + 5) % get_global_size(0) + i / get_local_size(0) +\n"
+      "         i % get_num_groups(0) + i / get_enqueued_local_size(0);\n"
+      "}\n",
+      "-cl-std=CL3.0");
   CHECK_EQ(freezes_in(dir, 0), 0);
   CHECK(freezes_in(dir, 1) > 0);
+  CHECK_EQ(freezes_in(dir, 2), 0);
   weft_program_release(p);
   weft_program_release(q);
+  weft_program_release(r);
   weft_context_release(ctx);
   support_dump_ir_end(dir);
 }

@@ -11,7 +11,7 @@
  *   INT_MIN / -1 = INT_MIN (the wrapped quotient)             INT_MIN % -1 = 0
  *
  * A constant divisor other than 0 (and -1, for a signed one) needs
- * nothing; a divisor checked in a loop is hoisted with the division by
+ * nothing, nor does a work-item size query (never below 1); a divisor checked in a loop is hoisted with the division by
  * LLVM's own passes. The operands are frozen first: an undefined divisor
  * must not let LLVM fold the check away.
  *
@@ -21,6 +21,7 @@
 #include "jit/ir/ir.h"
 
 #include <llvm-c/DebugInfo.h>
+#include <string.h>
 
 #include "weft/weft.h"
 
@@ -42,8 +43,28 @@ static int safe_scalar(LLVMValueRef c, int is_signed) {
   return v != 0 && !(is_signed && v == -1);
 }
 
-/* Whether the divisor d is a constant that cannot trap. */
+/* Whether d is a work-item size query's answer: at least 1 in every
+ * dimension (1 past the launch's), and far below 2^63, so never 0 or -1
+ * (`i % get_global_size(0)`, a wrap-around index: its select cost a
+ * GPU kernel dividing in a loop 5%). The front end calls them by their
+ * mangled names. */
+static int size_query(LLVMValueRef d) {
+  static const char *const names[] = {
+      "_Z15get_global_sizej", "_Z14get_local_sizej", "_Z14get_num_groupsj",
+      "_Z23get_enqueued_local_sizej"};
+  if (!LLVMIsACallInst(d)) return 0;
+  LLVMValueRef callee = LLVMGetCalledValue(d);
+  if (!LLVMIsAFunction(callee)) return 0;
+  const char *name = LLVMGetValueName(callee);
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(name, names[i])) return 1;
+  return 0;
+}
+
+/* Whether the divisor d cannot trap: a constant other than 0 (and -1,
+ * signed), or a size query. */
 static int safe_divisor(LLVMValueRef d, int is_signed) {
+  if (size_query(d)) return 1;
   if (LLVMIsAConstantInt(d)) return safe_scalar(d, is_signed);
   if (!LLVMIsAConstantDataVector(d) && !LLVMIsAConstantVector(d)) return 0;
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(d));
