@@ -17,10 +17,14 @@
  * group's transmit records; the last group to arrive at the resizing
  * barrier sets how many go on. The policy: all the pool's blocks
  * ("threads"), or WEFT_RESIZE=churn's. Work-item 0 acts for the group,
- * between the barriers the points put around it.
+ * between the barriers the points put around it. Under "threads" no
+ * group is killed or forked (a GPU's pool gives no blocks to other
+ * launches yet): the points decide nothing, and the resizing barrier is
+ * a plain one.
  */
 #include "weft/kernel.h"
 #include "../builtins.h"
+#include "../sync.h"
 #include "target.h"
 
 /* The state's words: weft/kernel.h's WEFT__COOP_*. */
@@ -231,19 +235,16 @@ uint __weft_query_kill(void) {
 }
 
 /* The resizing barrier under "threads", where no group is ever killed
- * or forked (the pool's blocks all run, b[B_GROUPS] of them): a plain
- * barrier, an atomic count whose last arrival opens it, without the lock
- * and the state's words that the general one reads one after another
- * (8.2 us a barrier on an H200 against weft_global_barrier()'s 3.0). */
-static void fixed_barrier(volatile __global ulong *s, __local uint *b,
-                          volatile __global uint *word, uint generation) {
-  volatile __global ulong *arrived = (volatile __global ulong *)&s[ARRIVED];
-  if (__atomic_add_fetch(arrived, 1ul, __ATOMIC_ACQ_REL) == b[B_GROUPS]) {
-    /* Every group has arrived and waits: none adds to it now. */
-    __atomic_store_n(arrived, 0ul, __ATOMIC_RELAXED);
-    __atomic_store_n(word, generation + 1, __ATOMIC_RELEASE);
-  }
-  __weft_wait(word, generation, WEFT__WAIT_BARRIER);
+ * or forked (the pool's blocks all run, b[B_GROUPS] of them, ids from 0):
+ * weft_global_barrier()'s algorithm on the state's ARRIVED word, without
+ * the lock and the state's words that the general one reads one after
+ * another (8.2 us a barrier on an H200 against weft_global_barrier()'s
+ * 3.0). */
+static void fixed_barrier(volatile __global ulong *s, __local uint *b) {
+  __global uint *word = (__global uint *)&s[ARRIVED];
+  uint n = b[B_GROUPS];
+  uint add = b[B_ID] == 0u ? WEFT__FLIP - (n - 1u) : 1u;
+  weft__sync_await_flip(word, weft__fetch_add(word, add));
 }
 
 /* The resizing barrier, work-item 0. An arrival is an atomic count; only
@@ -254,11 +255,11 @@ static void resizing_barrier(volatile __global ulong *s, __local uint *b,
                              uint site) {
   uint id = b[B_ID];
   volatile __global uint *word = (volatile __global uint *)&s[GENERATION];
-  uint generation = __atomic_load_n(word, __ATOMIC_ACQUIRE);
   if (!b[B_CHURN]) {
-    fixed_barrier(s, b, word, generation);
+    fixed_barrier(s, b);
     return;
   }
+  uint generation = __atomic_load_n(word, __ATOMIC_ACQUIRE);
   if (!id) {
     s[SITE0] = site;
     s[BLOCK0] = block_index();
