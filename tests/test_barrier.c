@@ -77,6 +77,83 @@ TEST(in_loop) {
   weft_context_release(ctx);
 }
 
+/* Reads after a barrier: of memory only read (restrict const), which
+ * the GPU's compiler issues above the barrier (ptx_barrier_loads.c), and
+ * of global memory other work-items wrote before it, which must see their
+ * writes (rows 16 at a time of a matrix, through __local x; then the
+ * same rows written by the group before the barrier). */
+static const char *rows_source =
+    "__kernel void rows(const __global float *restrict a, int ld,\n"
+    "                   const __global float *restrict x,\n"
+    "                   __global float *y, int n) {\n"
+    "  __local float xl[16];\n"
+    "  int gid = get_global_id(0), lid = get_local_id(0);\n"
+    "  float acc = 0;\n"
+    "  for (int k = 0; k < n; k += 16) {\n"
+    "    if (lid < 16) xl[lid] = x[k + lid];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    #pragma unroll\n"
+    "    for (int c = 0; c < 16; c++)\n"
+    "      acc = fma(a[ld * (k + c) + gid], xl[c], acc);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  y[gid] = acc;\n"
+    "}\n"
+    "__kernel void written_rows(__global float *a, int ld,\n"
+    "                           const __global float *restrict x,\n"
+    "                           __global float *y, int n) {\n"
+    "  int gid = get_global_id(0), lid = get_local_id(0);\n"
+    "  int size = get_local_size(0), first = gid - lid;\n"
+    "  float acc = 0;\n"
+    "  for (int k = 0; k < n; k += 16) {\n"
+    "    for (int c = 0; c < 16; c++)\n"
+    "      a[ld * (k + c) + first + (lid + 1) % size] += 1.0f;\n"
+    "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "    #pragma unroll\n"
+    "    for (int c = 0; c < 16; c++)\n"
+    "      acc = fma(a[ld * (k + c) + gid], x[k + c], acc);\n"
+    "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "  }\n"
+    "  y[gid] = acc;\n"
+    "}\n";
+
+static void run_rows(const char *name, float added) {
+  enum { N = 64, LD = 256, LOCAL = 64 };
+  weft_context *ctx = support_context();
+  weft_kernel *k = support_kernel(ctx, rows_source, name);
+  float *a = malloc(N * LD * sizeof *a), x[N], y[LD];
+  for (int i = 0; i < N * LD; i++) a[i] = (float)(i % 7) - 3;
+  for (int i = 0; i < N; i++) x[i] = (float)(i % 5) - 2;
+  weft_buffer *ba = support_buffer(ctx, N * LD * sizeof *a, a);
+  weft_buffer *bx = support_buffer(ctx, sizeof x, x);
+  weft_buffer *by = support_buffer(ctx, sizeof y, NULL);
+  int ld = LD, n = N;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, ba), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &ld, sizeof ld), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bx), k);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 3, by), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 4, &n, sizeof n), k);
+  size_t global = LD, local = LOCAL;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  CHECK_OK(weft_buffer_read(by, 0, sizeof y, y), by);
+  for (int col = 0; col < LD; col++) {
+    float want = 0;
+    for (int r = 0; r < N; r++) want += (a[r * LD + col] + added) * x[r];
+    if (y[col] != want) FAIL("%s: y[%d] = %g, expected %g", name, col, y[col], want);
+  }
+  weft_buffer_release(ba);
+  weft_buffer_release(bx);
+  weft_buffer_release(by);
+  weft_kernel_release(k);
+  weft_context_release(ctx);
+  free(a);
+}
+
+TEST(reads_after_a_barrier) {
+  run_rows("rows", 0.0f);
+  run_rows("written_rows", 1.0f);
+}
+
 /* The barrier sits in a function the kernel calls. */
 TEST(in_callee) {
   static const char *source =

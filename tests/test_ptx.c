@@ -375,6 +375,64 @@ TEST(stride_loops_step_pointers) {
   free(ptx);
 }
 
+/* The loads in the block of ptx's entry name that ends at its first
+ * bar.sync: with how many of them read through the read-only cache
+ * (*nc). */
+static int loads_before_barrier(const char *ptx, const char *name, int *nc) {
+  char head[128];
+  snprintf(head, sizeof head, ".entry %s(", name);
+  const char *from = strstr(ptx, head);
+  const char *bar = from ? strstr(from, "bar.sync") : NULL;
+  if (!bar) return -1;
+  for (const char *label = strstr(from, "$L__"); label && label < bar;
+       label = strstr(label + 1, "$L__"))
+    if (label[-1] == '\n') from = label; /* a label's line, not a branch */
+  int n = 0;
+  *nc = 0;
+  for (const char *at = strstr(from, "ld.global"); at && at < bar;
+       at = strstr(at + 1, "ld.global")) {
+    n++;
+    *nc += !strncmp(at, "ld.global.nc", 12);
+  }
+  return n;
+}
+
+/* Reads of memory only read that follow a barrier are issued above it,
+ * as NVIDIA's compiler has them (in flight while the group meets); reads
+ * of memory the group writes are not. */
+TEST(reads_of_read_only_memory_above_barriers) {
+  char *ptx = ptx_of(
+      "kernel void rows(const global float *restrict a, int ld,\n"
+      "                 const global float *restrict x, global float *y,\n"
+      "                 int n) {\n"
+      "  local float xl[16];\n"
+      "  int gid = get_global_id(0), lid = get_local_id(0);\n"
+      "  float acc = 0;\n"
+      "  for (int k = 0; k < n; k += 16) {\n"
+      "    if (lid < 16) xl[lid] = x[k + lid];\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "    #pragma unroll\n"
+      "    for (int c = 0; c < 16; c++)\n"
+      "      acc = fma(a[ld * (k + c) + gid], xl[c], acc);\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n"
+      "  y[gid] = acc;\n"
+      "}\n"
+      "kernel void written(global float *a, int ld, global float *y) {\n"
+      "  int gid = get_global_id(0);\n"
+      "  a[gid] = 1.0f;\n"
+      "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  y[gid] = a[gid + 1] + a[gid + ld];\n"
+      "}\n",
+      NULL);
+  int nc = 0;
+  CHECK_EQ(loads_before_barrier(ptx, "rows", &nc), 16);
+  CHECK_EQ(nc, 16);
+  CHECK_EQ(loads_before_barrier(ptx, "written", &nc), 0);
+  assemble(ptx);
+  free(ptx);
+}
+
 /* The times text occurs in ptx's entry name (up to the next entry). */
 static int count_in_entry(const char *ptx, const char *name, const char *text) {
   char head[128];

@@ -238,6 +238,7 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
                           &b->error);
   if (!rc && b->options.optimize)
     rc = weft__ptx_stride_loops_unroll(b->module, b->machine, &b->error);
+  if (!rc && b->options.optimize) weft__ptx_barrier_loads_hoist(b->module);
   if (!rc) weft__ptx_selection_prepare(b->module);
   if (!rc) weft__jit_dump_module(pb->jit, b->module);
   char *text = NULL;

@@ -90,6 +90,11 @@ int weft__ptx_aggregate_atomics(LLVMModuleRef module);
  * 0, and inst untouched, for what it does not handle. */
 int weft__ptx_atomic_lower(LLVMBuilderRef b, LLVMValueRef inst);
 
+/* ptx_barrier_loads.c, after the stride loops in optimized builds: reads
+ * through restrict const arguments that follow a barrier in its block
+ * (MOST of them) moved above it, to be in flight while the group meets. */
+void weft__ptx_barrier_loads_hoist(LLVMModuleRef module);
+
 /* ptx_loop_pointers.c: in the loop of one block body whose counter
  * steps by step_add (`phi + step`, nsw or nuw), the addresses linear in
  * the counter made pointers stepped each turn (b: any builder). */
