@@ -236,15 +236,21 @@ TEST(unaligned_vector_loads_per_element) {
   free(ptx);
 }
 
-/* The number of times text occurs in ptx between from and the next
- * "$L__" label after it (one block). */
-static int count_in_block(const char *from, const char *text) {
-  const char *end = strstr(from + 1, "$L__");
+/* The number of times text occurs from from up to the next occurrence
+ * of mark after it (or the end). */
+static int count_up_to(const char *from, const char *mark, const char *text) {
+  const char *end = strstr(from + 1, mark);
   int n = 0;
   for (const char *at = strstr(from, text); at && (!end || at < end);
        at = strstr(at + 1, text))
     n++;
   return n;
+}
+
+/* The number of times text occurs in ptx between from and the next
+ * "$L__" label after it (one block). */
+static int count_in_block(const char *from, const char *text) {
+  return count_up_to(from, "$L__", text);
 }
 
 /* The largest number of ld.global loads in one block of ptx. */
@@ -438,13 +444,7 @@ static int count_in_entry(const char *ptx, const char *name, const char *text) {
   char head[128];
   snprintf(head, sizeof head, ".entry %s(", name);
   const char *from = strstr(ptx, head);
-  if (!from) return -1;
-  const char *end = strstr(from + 1, ".entry ");
-  int n = 0;
-  for (const char *at = strstr(from, text); at && (!end || at < end);
-       at = strstr(at + 1, text))
-    n++;
-  return n;
+  return from ? count_up_to(from, ".entry ", text) : -1;
 }
 
 /* A loop whose tests are joined by && (mandelbrot's escape test) has one
