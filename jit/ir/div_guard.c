@@ -11,9 +11,10 @@
  *   INT_MIN / -1 = INT_MIN (the wrapped quotient)             INT_MIN % -1 = 0
  *
  * A constant divisor other than 0 (and -1, for a signed one) needs
- * nothing, nor does a work-item size query (never below 1); a divisor checked in a loop is hoisted with the division by
- * LLVM's own passes. The operands are frozen first: an undefined divisor
- * must not let LLVM fold the check away.
+ * nothing, nor does a work-item size query (never below 1); a divisor
+ * checked in a loop is hoisted with the division by LLVM's own passes.
+ * The operands are frozen first: an undefined divisor must not let LLVM
+ * fold the check away.
  *
  * In check mode each guarded division also calls WEFT_DIVISION_CHECK
  * with whether it divided by zero, which check_memory.c turns into a
