@@ -381,13 +381,18 @@ TEST(stride_loops_step_pointers) {
   free(ptx);
 }
 
+/* Where ptx's entry name starts, or NULL. */
+static const char *entry_of(const char *ptx, const char *name) {
+  char head[128];
+  snprintf(head, sizeof head, ".entry %s(", name);
+  return strstr(ptx, head);
+}
+
 /* The loads in the block of ptx's entry name that ends at its first
  * bar.sync: with how many of them read through the read-only cache
  * (*nc). */
 static int loads_before_barrier(const char *ptx, const char *name, int *nc) {
-  char head[128];
-  snprintf(head, sizeof head, ".entry %s(", name);
-  const char *from = strstr(ptx, head);
+  const char *from = entry_of(ptx, name);
   const char *bar = from ? strstr(from, "bar.sync") : NULL;
   if (!bar) return -1;
   for (const char *label = strstr(from, "$L__"); label && label < bar;
@@ -441,9 +446,7 @@ TEST(reads_of_read_only_memory_above_barriers) {
 
 /* The times text occurs in ptx's entry name (up to the next entry). */
 static int count_in_entry(const char *ptx, const char *name, const char *text) {
-  char head[128];
-  snprintf(head, sizeof head, ".entry %s(", name);
-  const char *from = strstr(ptx, head);
+  const char *from = entry_of(ptx, name);
   return from ? count_up_to(from, ".entry ", text) : -1;
 }
 

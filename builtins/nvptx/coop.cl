@@ -259,12 +259,12 @@ static void fixed_barrier(volatile __global ulong *s, __local uint *b) {
  * millisecond a barrier. Group 0 names its site and block first. */
 static void resizing_barrier(volatile __global ulong *s, __local uint *b,
                              uint site) {
-  uint id = b[B_ID];
-  volatile __global uint *word = (volatile __global uint *)&s[GENERATION];
   if (!b[B_CHURN]) {
     fixed_barrier(s, b);
     return;
   }
+  uint id = b[B_ID];
+  volatile __global uint *word = (volatile __global uint *)&s[GENERATION];
   uint generation = __atomic_load_n(word, __ATOMIC_ACQUIRE);
   if (!id) {
     s[SITE0] = site;

@@ -233,8 +233,9 @@ static int finish(ptx_build *pb, const char *log, weft_binary **out,
    * (__nvvm_reflect) and inline the bodies into the entries. */
   if (!rc)
     rc = weft__run_passes(b->module, b->machine,
-                          b->options.optimize ? WEFT_PTX_FIRST_PASSES ",default<O3>"
-                                              : "default<O0>",
+                          b->options.optimize
+                              ? WEFT_PTX_FIRST_PASSES ",default<O3>"
+                              : "default<O0>",
                           &b->error);
   if (!rc && b->options.optimize)
     rc = weft__ptx_stride_loops_unroll(b->module, b->machine, &b->error);

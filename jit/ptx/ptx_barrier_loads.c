@@ -60,11 +60,15 @@ static LLVMValueRef base_of(LLVMValueRef ptr) {
   return ptr;
 }
 
-/* Whether i comes after barrier in their block. */
-static int after(LLVMValueRef barrier, LLVMValueRef i) {
+/* Whether v is an instruction after barrier in barrier's block: one that
+ * would have to move up too. */
+static int made_after(LLVMValueRef barrier, LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v) ||
+      LLVMGetInstructionParent(v) != LLVMGetInstructionParent(barrier))
+    return 0;
   for (LLVMValueRef j = LLVMGetNextInstruction(barrier); j;
        j = LLVMGetNextInstruction(j))
-    if (j == i) return 1;
+    if (j == v) return 1;
   return 0;
 }
 
@@ -85,10 +89,7 @@ static int pure(LLVMValueRef i) {
 /* Whether v is there before barrier, or can be made there: computed
  * after it in its block by pure instructions from such values. */
 static int available(LLVMValueRef barrier, LLVMValueRef v, unsigned depth) {
-  if (!LLVMIsAInstruction(v) ||
-      LLVMGetInstructionParent(v) != LLVMGetInstructionParent(barrier) ||
-      !after(barrier, v))
-    return 1;
+  if (!made_after(barrier, v)) return 1;
   if (!depth || !pure(v)) return 0;
   for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
     if (!available(barrier, LLVMGetOperand(v, k), depth - 1)) return 0;
@@ -98,10 +99,7 @@ static int available(LLVMValueRef barrier, LLVMValueRef v, unsigned depth) {
 /* Moves v (available's) and what it is computed from above barrier, at
  * the builder (which stands before the barrier). */
 static void move_up(LLVMBuilderRef b, LLVMValueRef barrier, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v) ||
-      LLVMGetInstructionParent(v) != LLVMGetInstructionParent(barrier) ||
-      !after(barrier, v))
-    return;
+  if (!made_after(barrier, v)) return;
   for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
     move_up(b, barrier, LLVMGetOperand(v, k));
   weft__instruction_move(b, v);

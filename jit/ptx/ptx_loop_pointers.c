@@ -205,15 +205,17 @@ static int steppable(const loop_counter *l, LLVMValueRef g) {
          relation(l, index, DEPTH) == LINEAR;
 }
 
+/* Whether v is a phi of block body (the counter's, of `phi + step`). */
+static int is_phi_of(LLVMValueRef v, LLVMBasicBlockRef body) {
+  return LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == body;
+}
+
 void weft__ptx_loop_pointers(LLVMBasicBlockRef body, LLVMValueRef step_add,
                              LLVMBuilderRef b) {
-  unsigned side = LLVMIsAPHINode(LLVMGetOperand(step_add, 0)) &&
-                          LLVMGetInstructionParent(LLVMGetOperand(step_add, 0)) == body
-                      ? 0
-                      : 1;
+  unsigned side = is_phi_of(LLVMGetOperand(step_add, 0), body) ? 0 : 1;
   narrow_counter n = {LLVMGetOperand(step_add, side), NULL,
                       LLVMGetOperand(step_add, 1 - side), step_add};
-  assert(LLVMIsAPHINode(n.phi) && LLVMGetInstructionParent(n.phi) == body);
+  assert(is_phi_of(n.phi, body));
   /* One way in (a preheader), and the loop's own. */
   if (LLVMCountIncoming(n.phi) != 2) return;
   loop_counter l = {.body = body};
