@@ -149,6 +149,8 @@ int weft__jit_build_ptx_bitcode(const weft_jit *gpus, unsigned sm,
  * WEFT_PTX_COOP_WORDS), written before each launch of one */
 #define WEFT_PTX_COOP_STATE "weft__coop_state"
 #define WEFT_PTX_COOP_WORDS 32
+/* and each block's words in shared memory (uint32, coop.cl's B_*) */
+#define WEFT_PTX_COOP_BLOCK_WORDS 12
 /* the bank of __constant pointer arguments, in constant memory: such an
  * argument is passed as a uint64 offset into it, where the runtime has
  * copied the buffer's bytes. */

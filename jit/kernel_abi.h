@@ -414,6 +414,10 @@ static inline int weft__arg_is_constant_buffer(const weft_arg_desc *a) {
  * launch too large for the caches makes non-temporal
  * (jit/cpu/stream_stores.c; weft_cpu_stream_stores). */
 #define WEFT_KERNEL_STREAMS 8192u
+/* With WEFT_KERNEL_RESIZABLE: it has resizing_global_barrier() (a GPU's
+ * pool runs its barriers fast while no other launch wants blocks,
+ * builtins/nvptx/coop.cl). */
+#define WEFT_KERNEL_RESIZING_BARRIER 16384u
 
 typedef struct weft_kernel_desc {
   char *name;

@@ -139,6 +139,27 @@ static const char *source =
     "  }\n"
     "  offer_kill();\n"
     "}\n"
+    "/* The same with a resizing barrier a turn: every group leaves at the\n"
+    " * same turn, the one after the next barrier from group 0's sight of\n"
+    " * the flag (stats[2]); the turn travels to new groups. */\n"
+    "__kernel void persist_barrier(__global atomic_int *flag,\n"
+    "                              __global int *stats) {\n"
+    "  __local int stop;\n"
+    "  transmit int turn = 1;\n"
+    "  for (;; turn++) {\n"
+    "    resizing_global_barrier();\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      int end = atomic_load((__global atomic_int *)&stats[2]);\n"
+    "      stop = end && turn >= end;\n"
+    "      atomic_max(&stats[0], (int)get_num_groups(0));\n"
+    "      atomic_inc(&stats[1]);\n"
+    "      if (get_group_id(0) == 0 && !end && atomic_load(flag))\n"
+    "        atomic_store((__global atomic_int *)&stats[2], turn + 1);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (stop) break;\n"
+    "  }\n"
+    "}\n"
     "__kernel void signal(__global atomic_int *flag) {\n"
     "  atomic_store(flag, 1);\n"
     "}\n"
@@ -337,27 +358,29 @@ TEST(resizing_barrier_deadlock) {
 typedef struct persisting {
   weft_kernel *k;
   int rc;
+  size_t groups, local;
 } persisting;
 
 static void *persist_main(void *arg) {
   persisting *p = arg;
-  p->rc = launch(p->k, 8, 4);
+  p->rc = launch(p->k, p->groups, p->local);
   return NULL;
 }
 
-/* Runs kernel name (persist or persist_closed) on another thread until
- * a launch of signal from this one ends it. */
-static void persist_until_signalled(const char *name) {
-  CPU_ONLY("a GPU's pool does not give blocks to other streams yet");
+/* Runs kernel name (persist, persist_closed, persist_barrier) in groups
+ * of local on another thread until a launch of signal from this one ends
+ * it. */
+static void persist_until_signalled(const char *name, size_t groups,
+                                    size_t local) {
   /* The kernel only polls until the host's launch comes, which a loaded
    * machine may hold back for seconds: not a deadlock here. */
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
   fixture f = setup();
   weft_kernel *k = kernel(&f, name), *s = kernel(&f, "signal");
-  weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 2, NULL);
+  weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 3, NULL);
   args(k, "BB", flag, stats);
   args(s, "B", flag);
-  persisting p = {k, -1};
+  persisting p = {k, -1, groups, local};
   pthread_t thread;
   CHECK_EQ(pthread_create(&thread, NULL, persist_main, &p), 0);
   /* Until it has started (its turns count). */
@@ -378,15 +401,29 @@ static void persist_until_signalled(const char *name) {
 
 /* A launch from another thread while a cooperative kernel holds every
  * thread: the kernel gives threads back at its offers, the launch runs
- * (and ends the kernel, which waited for it). */
+ * (and ends the kernel, which waited for it). On a GPU the pool of 8
+ * blocks leaves room: the launch runs beside it on its own stream. */
 TEST(shares_threads_with_another_launch) {
-  persist_until_signalled("persist");
+  persist_until_signalled("persist", 8, 4);
 }
 
 /* The same beside a kernel that offers nothing while it polls: the launch
  * waits the gather bound (20 ms), then runs beside it all the same. */
 TEST(launch_beside_a_closed_kernel) {
-  persist_until_signalled("persist_closed");
+  persist_until_signalled("persist_closed", 8, 4);
+}
+
+/* A GPU full of the pool's blocks (as many as fit, of 65536 groups):
+ * the launch runs only in blocks the pool gives back at offer_kill
+ * (builtins/nvptx/coop.cl), which later launches fill again. */
+TEST(gives_a_full_gpu_back_at_offers) {
+  if (!harness_on_gpu()) SKIP("a GPU's pool; on the CPU: shares_threads_*");
+  persist_until_signalled("persist", 65536, 64);
+}
+
+/* On the CPU, the barrier kernel beside a launch from another thread. */
+TEST(shares_threads_at_barriers) {
+  persist_until_signalled("persist_barrier", 8, 4);
 }
 
 /* query_kill() in 4 groups of 2, 1 added; 0 where no group ran. */

@@ -49,6 +49,11 @@ typedef struct CUarray_st *CUarray;
 /* cuMemAllocManaged */
 #define CU_MEM_ATTACH_GLOBAL 1
 
+/* cuStreamCreate flags: a stream that does not wait for, nor hold up, the
+ * legacy default stream (a cooperative kernel's pool runs on one, so that
+ * other launches and copies go on beside it). */
+#define CU_STREAM_NON_BLOCKING 1
+
 /* cuDeviceGetAttribute */
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
 #define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK 8
@@ -191,7 +196,8 @@ typedef struct weft_cuda_api {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);
   CUresult (*cuCtxSetCurrent)(CUcontext context);
-  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags);
+  CUresult (*cuStreamSynchronize)(CUstream stream);
   CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);

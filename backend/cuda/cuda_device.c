@@ -140,6 +140,7 @@ static int create(const weft_config *config, const weft_cuda_api *api,
   }
   gpu->sm = (unsigned)(gpu->gpu.cc_major * 10 + gpu->gpu.cc_minor);
   pthread_mutex_init(&gpu->launch_lock, NULL);
+  pthread_cond_init(&gpu->pool_ended, NULL);
   pthread_mutex_init(&gpu->context_lock, NULL);
   pthread_mutex_init(&gpu->arrays_lock, NULL);
   pthread_mutex_init(&gpu->spare_lock, NULL);

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_gpu.h"
@@ -35,6 +36,15 @@ typedef struct cuda_spare {
   size_t size;
 } cuda_spare;
 
+/* A cooperative kernel's pool running on the GPU (cuda_pool.c), under
+ * the device's launch_lock: its program, blocks, and the blocks the
+ * launches beside it want. */
+typedef struct cuda_pool {
+  struct cuda_program *program;
+  unsigned blocks;
+  uint64_t demand;
+} cuda_pool;
+
 typedef struct cuda_device {
   const weft_config *config;      /* the back end's, from its probe */
   const weft_cuda_api *api;
@@ -51,6 +61,12 @@ typedef struct cuda_device {
    * what the lock let through in order: one stream). */
   pthread_mutex_t launch_lock;
   cuda_flying flying;             /* under launch_lock */
+  /* The pool running, if any, and the stream pools run on (made at the
+   * first, CU_STREAM_NON_BLOCKING); pool_ended is signalled when one
+   * ends. Under launch_lock. */
+  cuda_pool *pool;
+  CUstream pool_stream;
+  pthread_cond_t pool_ended;
   /* The record a wait that timed out writes (cuda_watchdog.c), host
    * memory mapped for the GPU at watchdog_address; NULL: none. */
   void *watchdog;

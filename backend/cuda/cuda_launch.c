@@ -13,36 +13,27 @@
  *
  * Or, where core/ allows it (weft_kernel_start, from a queue), a launch
  * of a kernel that cannot wait (no global barrier, no pool, no watched
- * wait in its program) is left running: everything goes to the one
- * stream of the context, which runs it in order, and the queue settles
+ * wait in its program) is left running: everything goes to the legacy
+ * default stream, which runs it in order, and the queue settles
  * (weft__cuda_settle) when it needs the results. A fault found then
  * names every kernel left running since the last settle. On an H200,
  * bench_peers' bitonic sort (276 launches) took 1.22 times NVIDIA's
- * time when each launch was waited for, 1.03 so. */
+ * time when each launch was waited for, 1.03 so. A cooperative kernel's
+ * pool runs on a stream of its own, and other launches beside it
+ * (cuda_pool.c). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/cuda/cuda_device.h"
+#include "backend/cuda/cuda_launch.h"
 #include "jit/jit.h"
 #include "weft/weft.h"
 
 /* Shared memory a block gets without asking: more needs an opt-in. */
 #define DEFAULT_DYNAMIC_SHARED (48u * 1024u)
 
-typedef struct gpu_launch {
-  cuda_device *gpu;
-  const weft_launch_desc *desc;
-  cuda_program *program;
-  const cuda_kernel *kernel;
-  unsigned blocks[3], threads[3];
-  size_t shared;                 /* dynamic shared memory, bytes */
-  /* Per argument: a __constant one's offset in the constant bank, a
-   * __local one's in dynamic shared memory. */
-  uint64_t offsets[];
-} gpu_launch;
 
 /* "kernel 'NAME': " and the message, in msg; returns rc. */
 static int fail(gpu_launch *l, int rc, weft_msg *msg, const char *format, ...)
@@ -111,8 +102,7 @@ static int place_local_args(gpu_launch *l, weft_msg *msg) {
               l->gpu->gpu.shared_per_block_optin);
 }
 
-/* The most blocks of the kernel resident at once on the GPU. */
-static unsigned long long resident_blocks(gpu_launch *l) {
+unsigned long long weft__cuda_resident_blocks(gpu_launch *l) {
   int per_sm = 0;
   unsigned threads = l->threads[0] * l->threads[1] * l->threads[2];
   l->gpu->api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -128,7 +118,7 @@ static int size_pool(gpu_launch *l, weft_msg *msg) {
   if (!l->gpu->gpu.cooperative_launch)
     return fail(l, WEFT_ELAUNCH, msg, "is a cooperative kernel, and the GPU "
                 "has no cooperative launch");
-  unsigned long long most = resident_blocks(l);
+  unsigned long long most = weft__cuda_resident_blocks(l);
   if (!most)
     return fail(l, WEFT_EGROUPSIZE, msg, "no block of it fits on the GPU");
   if (l->blocks[0] > most) l->blocks[0] = (unsigned)most;
@@ -142,7 +132,7 @@ static int check_residency(gpu_launch *l, weft_msg *msg) {
   if (!g->cooperative_launch)
     return fail(l, WEFT_ELAUNCH, msg, "uses weft_global_barrier, and the "
                 "GPU has no cooperative launch");
-  unsigned long long most = resident_blocks(l);
+  unsigned long long most = weft__cuda_resident_blocks(l);
   unsigned long long groups =
       (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
   if (groups <= most) return 0;
@@ -198,47 +188,6 @@ static int write_globals(gpu_launch *l, weft_msg *msg) {
                          WEFT_ELAUNCH, msg);
 }
 
-_Static_assert(WEFT__COOP_DONE < WEFT_PTX_COOP_WORDS,
-              "the pool's words fit the program's global");
-
-/* Room for the pool's transmit records and ring: the program's buffer,
- * grown when a launch needs more. */
-static CUresult pool_records(gpu_launch *l, size_t bytes) {
-  cuda_program *p = l->program;
-  if (bytes <= p->coop_records_size) return CUDA_SUCCESS;
-  const weft_cuda_api *api = l->gpu->api;
-  if (p->coop_records) api->cuMemFree(p->coop_records);
-  p->coop_records = 0;
-  p->coop_records_size = 0;
-  CUresult r = api->cuMemAlloc(&p->coop_records, bytes);
-  if (r == CUDA_SUCCESS) p->coop_records_size = bytes;
-  return r;
-}
-
-/* The pool's state (coop.cl's words, weft/kernel.h's order) before a
- * cooperative kernel's launch. */
-static int write_pool(gpu_launch *l, weft_msg *msg) {
-  const weft_kernel_desc *k = l->desc->kernel;
-  if (!(k->flags & WEFT_KERNEL_RESIZABLE)) return 0;
-  const weft_cuda_api *api = l->gpu->api;
-  uint64_t blocks = l->blocks[0], items = l->threads[0];
-  uint64_t records = 2 * blocks * items * k->transmit_size;
-  CUresult r = pool_records(l, (size_t)(records + 8 * blocks));
-  uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
-  words[WEFT__COOP_LIVE] = words[WEFT__COOP_RUNNING] = blocks;
-  words[WEFT__COOP_MAX] = words[WEFT__COOP_INITIAL] = blocks;
-  words[WEFT__COOP_POLICY] =
-      l->gpu->config->resize == WEFT_RESIZE_CHURN ? WEFT__COOP_CHURN : 0;
-  words[WEFT__COOP_RECORDS] = l->program->coop_records;
-  words[WEFT__COOP_RING] = l->program->coop_records + records;
-  words[WEFT__COOP_TRANSMIT] = k->transmit_size;
-  words[WEFT__COOP_ITEMS] = items;
-  if (r == CUDA_SUCCESS && l->program->coop_state)
-    r = api->cuMemcpyHtoD(l->program->coop_state, words, sizeof words);
-  return weft__cuda_fail(l->gpu, r, "setting a cooperative kernel's pool up",
-                         WEFT_ELAUNCH, msg);
-}
-
 /* Whether the launch may be left running: core/ allows it and the
  * kernel cannot wait for another group (such a launch is checked for a
  * deadlock at its end, which needs its own wait). */
@@ -286,25 +235,35 @@ static void name_failure(const char *kernel, const cuda_flying *f,
     snprintf(what, size, "a kernel on the GPU");
 }
 
-static int run(gpu_launch *l, void **params, weft_msg *msg) {
+/* The launch, and its wait unless it is left running. Beside a pool
+ * (cuda_pool.c) a launch is always waited for, and the watchdog's record
+ * left to the pool where the pool's program watches its waits (the
+ * record is the GPU's, and the pool's may be what tripped). */
+static int run(gpu_launch *l, void **params, int beside, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   CUfunction f = l->kernel->function;
   const unsigned *g = l->blocks, *t = l->threads;
+  unsigned flags = l->desc->kernel->flags;
   CUresult r;
-  if (l->desc->kernel->flags &
-      (WEFT_KERNEL_GLOBAL_BARRIER | WEFT_KERNEL_RESIZABLE))
+  if (flags & WEFT_KERNEL_RESIZABLE)
+    r = weft__cuda_pool_run(l, params);
+  else if (flags & WEFT_KERNEL_GLOBAL_BARRIER)
     r = api->cuLaunchCooperativeKernel(f, g[0], g[1], g[2], t[0], t[1], t[2],
                                        (unsigned)l->shared, NULL, params);
   else
     r = api->cuLaunchKernel(f, g[0], g[1], g[2], t[0], t[1], t[2],
                             (unsigned)l->shared, NULL, params, NULL);
-  if (r == CUDA_SUCCESS && may_fly(l)) {
+  if (r == CUDA_SUCCESS && !beside && may_fly(l)) {
     note_flying(l->gpu, l->desc->kernel->name);
     return WEFT_IN_FLIGHT;
   }
-  if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
+  /* The legacy stream's work, not the context's: a pool may be running
+   * on its own stream. */
+  if (r == CUDA_SUCCESS && !(flags & WEFT_KERNEL_RESIZABLE))
+    r = api->cuStreamSynchronize(NULL);
   if (r == CUDA_SUCCESS) {
     take_flying(l->gpu); /* what was left running before has ended too */
+    if (beside && l->gpu->pool->program->watchdog) return 0;
     return weft__cuda_watchdog_check(l->gpu, l->program->watchdog,
                                      l->program->launch_words,
                                      l->program->coop_state, l->desc, msg);
@@ -324,8 +283,9 @@ int weft__cuda_settle(weft_backend_device *device, weft_msg *msg) {
   cuda_flying flying = take_flying(gpu);
   pthread_mutex_unlock(&gpu->launch_lock);
   /* Always a wait, even with nothing noted: another thread's settle may
-   * have taken the notes of launches still running. */
-  CUresult r = gpu->api->cuCtxSynchronize();
+   * have taken the notes of launches still running. The legacy stream's:
+   * a pool (cuda_pool.c) may be running on its own. */
+  CUresult r = gpu->api->cuStreamSynchronize(NULL);
   if (r == CUDA_SUCCESS) return 0;
   char what[WEFT_MSG_MAX];
   name_failure(NULL, &flying, what, sizeof what);
@@ -355,10 +315,13 @@ int weft__cuda_launch(weft_backend_device *device, const weft_launch_desc *desc,
   if (!rc) rc = size_pool(l, msg);
   if (!rc) {
     pthread_mutex_lock(&l->gpu->launch_lock);
+    int beside = weft__cuda_pool_turn(l);
+    uint64_t asked = beside ? weft__cuda_beside_ask(l) : 0;
     rc = fill_constant_bank(l, msg);
     if (!rc) rc = write_globals(l, msg);
-    if (!rc) rc = write_pool(l, msg);
-    if (!rc) rc = run(l, params, msg);
+    if (!rc) rc = weft__cuda_pool_write(l, msg);
+    if (!rc) rc = run(l, params, beside, msg);
+    if (beside) weft__cuda_beside_done(l, asked);
     pthread_mutex_unlock(&l->gpu->launch_lock);
   }
   free(l);

@@ -47,6 +47,7 @@ typedef struct kernel_points {
   uint64_t record_size;
   LLVMBasicBlockRef *resume; /* resume[s - 1]: where site s goes on */
   unsigned num_resume;
+  int barriers; /* whether it has a resizing barrier */
 } kernel_points;
 
 /* Whether call is llvm.var.annotation with the transmit qualifier's
@@ -188,6 +189,7 @@ static int expand(kernel_points *k, LLVMValueRef call, char **error) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
   int resumes = kind != WEFT__POINT_OFFER_KILL;
   int exits = kind != WEFT__POINT_REQUEST_FORK;
+  k->barriers |= kind == WEFT__POINT_RESIZING_BARRIER;
   unsigned site = resumes ? k->num_resume + 1 : 0;
 
   LLVMBasicBlockRef head = weft__block_split_before(call, "weft.point");
@@ -306,6 +308,7 @@ int weft__fork_points_lower(LLVMModuleRef module, LLVMTargetMachineRef machine,
     if (has < 0) rc = has;
     if (has <= 0) continue;
     kernels[i].flags |= WEFT_KERNEL_RESIZABLE;
+    if (k[i].barriers) kernels[i].flags |= WEFT_KERNEL_RESIZING_BARRIER;
     kernels[i].transmit_size = k[i].record_size;
     any = 1;
   }

@@ -108,7 +108,7 @@ void weft__ptx_primitives_lower(LLVMModuleRef module) {
   if ((fn = LLVMGetNamedFunction(module, "__weft_coop_block")))
     /* The block's group (builtins/nvptx/coop.cl). */
     replace_calls(fn, shared_global(module, "weft_coop_block",
-                                    LLVMArrayType2(i32, 8), 16));
+                                    LLVMArrayType2(i32, WEFT_PTX_COOP_BLOCK_WORDS), 16));
 }
 
 /* What a kernel's parameters become in its CUDA entry. */

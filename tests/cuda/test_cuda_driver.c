@@ -116,7 +116,7 @@ static void run_add_index(CUfunction f, unsigned n, unsigned grid,
   else
     ok(api.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL),
        "cuLaunchKernel");
-  ok(api.cuCtxSynchronize(), "cuCtxSynchronize");
+  ok(api.cuStreamSynchronize(NULL), "cuStreamSynchronize");
   ok(api.cuMemcpyDtoH(host, data, n * sizeof *host), "cuMemcpyDtoH");
   unsigned covered = grid * block < n ? grid * block : n;
   for (unsigned i = 0; i < n; i++)

@@ -1,0 +1,171 @@
+/* cuda_pool.c: a cooperative kernel's pool of blocks on a CUDA GPU
+ * (cl_weft_cooperative_kernels, builtins/nvptx/coop.cl) and the launches
+ * that run beside it (cuda_launch.h).
+ *
+ * The pool is launched cooperatively on a stream of its own that does not
+ * wait for the legacy default stream, where everything else goes, and
+ * its launch's call waits for it without the launch lock: other launches
+ * and copies go on meanwhile. A plain kernel launched then asks the pool
+ * for blocks (the pool's DEMAND word): the pool's highest groups end at
+ * their next offer_kill, or at its next resizing barrier, and their
+ * blocks leave the GPU, where the launch's blocks take their place. When
+ * the launch has ended its demand goes. The blocks that left do not come
+ * back: the pool takes blocks that join it (coop.cl), but a grid of them
+ * launched while the GPU was full held the later launches behind it (on
+ * an H200 a second ping beside a full pool waited for ever, the joining
+ * block never placed though a block's room was free), so none is
+ * launched; the pool goes on with fewer groups. Launches that would touch
+ * the pool's globals (its program's launch block or constant bank,
+ * another cooperative or global-barrier kernel) wait for it to end
+ * instead. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_launch.h"
+#include "jit/jit.h"
+#include "weft/kernel.h"
+#include "weft/weft.h"
+
+_Static_assert(WEFT__COOP_WORDS_USED <= WEFT_PTX_COOP_WORDS,
+               "the pool's words fit the program's global");
+
+/* Room for the pool's transmit records, ring and free slots: the
+ * program's buffer, grown when a launch needs more. */
+static CUresult pool_records(gpu_launch *l, size_t bytes) {
+  cuda_program *p = l->program;
+  if (bytes <= p->coop_records_size) return CUDA_SUCCESS;
+  const weft_cuda_api *api = l->gpu->api;
+  if (p->coop_records) api->cuMemFree(p->coop_records);
+  p->coop_records = 0;
+  p->coop_records_size = 0;
+  CUresult r = api->cuMemAlloc(&p->coop_records, bytes);
+  if (r == CUDA_SUCCESS) p->coop_records_size = bytes;
+  return r;
+}
+
+int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
+  const weft_kernel_desc *k = l->desc->kernel;
+  if (!(k->flags & WEFT_KERNEL_RESIZABLE)) return 0;
+  const weft_cuda_api *api = l->gpu->api;
+  uint64_t blocks = l->blocks[0], items = l->threads[0];
+  uint64_t records = 2 * blocks * items * k->transmit_size;
+  CUresult r = pool_records(l, (size_t)(records + 16 * blocks));
+  int churn = l->gpu->config->resize == WEFT_RESIZE_CHURN;
+  int barriers = (k->flags & WEFT_KERNEL_RESIZING_BARRIER) != 0;
+  uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
+  words[WEFT__COOP_LIVE] = words[WEFT__COOP_RUNNING] = blocks;
+  words[WEFT__COOP_MAX] = words[WEFT__COOP_INITIAL] = blocks;
+  words[WEFT__COOP_PRESENT] = blocks;
+  words[WEFT__COOP_POLICY] = churn ? WEFT__COOP_CHURN : 0;
+  words[WEFT__COOP_RECORDS] = l->program->coop_records;
+  words[WEFT__COOP_RING] = l->program->coop_records + records;
+  words[WEFT__COOP_SLOTS] = l->program->coop_records + records + 8 * blocks;
+  words[WEFT__COOP_TRANSMIT] = k->transmit_size;
+  words[WEFT__COOP_ITEMS] = items;
+  words[WEFT__COOP_BARRIERS] = (uint64_t)barriers;
+  /* Fast only where there are barriers to make fast (coop.cl). */
+  words[WEFT__COOP_SHARING] = churn || !barriers;
+  if (r == CUDA_SUCCESS && l->program->coop_state)
+    r = api->cuMemcpyHtoD(l->program->coop_state, words, sizeof words);
+  return weft__cuda_fail(l->gpu, r, "setting a cooperative kernel's pool up",
+                         WEFT_ELAUNCH, msg);
+}
+
+static int has_constant_buffers(const weft_kernel_desc *k) {
+  for (unsigned i = 0; i < k->num_args; i++)
+    if (weft__arg_is_constant_buffer(&k->args[i])) return 1;
+  return 0;
+}
+
+/* Whether l may run beside the pool: a plain kernel, of another program
+ * or of the pool's with the same launch block and no constant bank to
+ * fill (the pool's kernel reads both as it runs). */
+static int may_run_beside(const gpu_launch *l, const cuda_pool *pool) {
+  const weft_kernel_desc *k = l->desc->kernel;
+  if (k->flags & (WEFT_KERNEL_GLOBAL_BARRIER | WEFT_KERNEL_RESIZABLE))
+    return 0;
+  if (l->program != pool->program) return 1;
+  uint64_t block[4] = {l->desc->offset[0], l->desc->offset[1],
+                       l->desc->offset[2], l->desc->dims};
+  return !has_constant_buffers(k) &&
+         (!l->program->launch_block ||
+          !memcmp(block, l->program->launch_block_holds, sizeof block));
+}
+
+int weft__cuda_pool_turn(gpu_launch *l) {
+  cuda_device *gpu = l->gpu;
+  while (gpu->pool && !may_run_beside(l, gpu->pool))
+    pthread_cond_wait(&gpu->pool_ended, &gpu->launch_lock);
+  return gpu->pool != NULL;
+}
+
+static CUresult make_stream(cuda_device *gpu) {
+  if (gpu->pool_stream) return CUDA_SUCCESS;
+  return gpu->api->cuStreamCreate(&gpu->pool_stream, CU_STREAM_NON_BLOCKING);
+}
+
+CUresult weft__cuda_pool_run(gpu_launch *l, void **params) {
+  cuda_device *gpu = l->gpu;
+  const weft_cuda_api *api = gpu->api;
+  const unsigned *g = l->blocks, *t = l->threads;
+  /* What was left running goes first: the pool's stream does not wait
+   * for the legacy stream. */
+  CUresult r = api->cuStreamSynchronize(NULL);
+  if (r == CUDA_SUCCESS) r = make_stream(gpu);
+  if (r == CUDA_SUCCESS)
+    r = api->cuLaunchCooperativeKernel(l->kernel->function, g[0], g[1], g[2],
+                                       t[0], t[1], t[2], (unsigned)l->shared,
+                                       gpu->pool_stream, params);
+  if (r != CUDA_SUCCESS) return r;
+  cuda_pool pool = {l->program, g[0], 0};
+  gpu->pool = &pool;
+  pthread_mutex_unlock(&gpu->launch_lock);
+  r = api->cuStreamSynchronize(gpu->pool_stream);
+  pthread_mutex_lock(&gpu->launch_lock);
+  gpu->pool = NULL;
+  pthread_cond_broadcast(&gpu->pool_ended);
+  return r;
+}
+
+/* The pool's DEMAND word, as the launches beside it add up. A copy on the
+ * legacy stream: it goes to the GPU while the pool runs. */
+static void write_demand(gpu_launch *l, const cuda_pool *pool) {
+  CUdeviceptr word = pool->program->coop_state +
+                     WEFT__COOP_DEMAND * sizeof(uint64_t);
+  l->gpu->api->cuMemcpyHtoD(word, &pool->demand, sizeof pool->demand);
+}
+
+/* The pool's blocks l wants: its share of the GPU (its blocks over the
+ * most of them resident) of the pool's, at least one, and never the
+ * pool's last. */
+static uint64_t blocks_wanted(gpu_launch *l, const cuda_pool *pool) {
+  if (pool->blocks < 2) return 0;
+  unsigned long long most = weft__cuda_resident_blocks(l);
+  unsigned long long own =
+      (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
+  uint64_t want = pool->blocks;
+  if (most && own < most)
+    want = (pool->blocks * own + most - 1) / most;
+  if (want < 1) want = 1;
+  uint64_t left = pool->blocks - 1 - (pool->demand < pool->blocks - 1
+                                          ? pool->demand : pool->blocks - 1);
+  return want < left ? want : left;
+}
+
+uint64_t weft__cuda_beside_ask(gpu_launch *l) {
+  cuda_pool *pool = l->gpu->pool;
+  uint64_t want = blocks_wanted(l, pool);
+  if (!want) return 0;
+  pool->demand += want;
+  write_demand(l, pool);
+  return want;
+}
+
+void weft__cuda_beside_done(gpu_launch *l, uint64_t asked) {
+  cuda_pool *pool = l->gpu->pool;
+  if (!asked || !pool) return;
+  assert(pool->demand >= asked);
+  pool->demand -= asked;
+  write_demand(l, pool);
+}
