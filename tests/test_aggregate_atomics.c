@@ -213,6 +213,43 @@ TEST(work_items_and_values_go_around_the_cut) {
  * 64-bit one: sorted by old value, each work-item's range starts where
  * the one before ended, as one atomic at a time would leave them; adds
  * of 0 read the counter. */
+/* A __local counter reached through a generic pointer in a function
+ * (the CTS's c11_atomics atomic_fetch_add) is the group's own: never
+ * aggregated as if global, its sum right. */
+TEST(local_counters_through_generic_pointers) {
+  static const char *source =
+      "void add(volatile atomic_int *c, uint tid) {\n"
+      "  atomic_fetch_add_explicit(c, (int)tid + 3, memory_order_relaxed,\n"
+      "                            memory_scope_work_group);\n"
+      "  atomic_fetch_add_explicit(c, ((int)tid + 3) << 8,\n"
+      "                            memory_order_relaxed,\n"
+      "                            memory_scope_work_group);\n"
+      "}\n"
+      "__kernel void k(__global int *out, volatile __local atomic_int *c) {\n"
+      "  if (get_local_id(0) == 0)\n"
+      "    atomic_store_explicit(c, 0, memory_order_relaxed,\n"
+      "                          memory_scope_work_group);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  add(c, get_local_id(0));\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  if (get_local_id(0) == 0)\n"
+      "    out[get_group_id(0)] = atomic_load_explicit(c,\n"
+      "        memory_order_relaxed, memory_scope_work_group);\n"
+      "}\n";
+  size_t global = 4096, local = 1024;
+  run r;
+  run_start(&r, source, NULL);
+  run_buffer(&r, 4 * sizeof(int), NULL);
+  CHECK_OK(weft_kernel_set_arg_local(r.k, 1, sizeof(int)), r.k);
+  run_launch(&r, 1, &global, &local);
+  int out[4];
+  run_read(&r, 0, sizeof out, out);
+  int want = 0;
+  for (int t = 0; t < 1024; t++) want += (t + 3) + ((t + 3) << 8);
+  for (int g = 0; g < 4; g++) CHECK_EQ(out[g], want);
+  run_end(&r);
+}
+
 TEST(old_values_of_varying_amounts_tile_the_counter) {
   static const char *source =
       "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
