@@ -169,15 +169,27 @@ static int fill_constant_bank(gpu_launch *l, weft_msg *msg) {
   return 0;
 }
 
+/* The launch block's words for l: its global offset and dimensions. */
+static void launch_block_of(const gpu_launch *l, uint64_t block[4]) {
+  for (unsigned d = 0; d < 3; d++) block[d] = l->desc->offset[d];
+  block[3] = l->desc->dims;
+}
+
+int weft__cuda_launch_block_holds(const gpu_launch *l) {
+  uint64_t block[4];
+  launch_block_of(l, block);
+  return !memcmp(block, l->program->launch_block_holds, sizeof block);
+}
+
 /* The launch block and the barrier's words. */
 static int write_globals(gpu_launch *l, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   CUresult r = CUDA_SUCCESS;
   cuda_program *p = l->program;
-  uint64_t block[4] = {l->desc->offset[0], l->desc->offset[1],
-                       l->desc->offset[2], l->desc->dims};
   /* Launches with the offset and dimensions of the last need no copy. */
-  if (p->launch_block && memcmp(block, p->launch_block_holds, sizeof block)) {
+  if (p->launch_block && !weft__cuda_launch_block_holds(l)) {
+    uint64_t block[4];
+    launch_block_of(l, block);
     r = api->cuMemcpyHtoD(p->launch_block, block, sizeof block);
     if (r == CUDA_SUCCESS) memcpy(p->launch_block_holds, block, sizeof block);
   }

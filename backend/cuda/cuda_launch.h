@@ -23,6 +23,10 @@ typedef struct gpu_launch {
   uint64_t offsets[];
 } gpu_launch;
 
+/* Whether l's program's launch block holds l's offset and dimensions
+ * already (cuda_launch.c writes it only when not). */
+int weft__cuda_launch_block_holds(const gpu_launch *l);
+
 /* The most blocks of the launch's kernel resident at once on the GPU. */
 unsigned long long weft__cuda_resident_blocks(gpu_launch *l);
 

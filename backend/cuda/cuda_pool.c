@@ -10,17 +10,17 @@
  * their next offer_kill, or at its next resizing barrier, and their
  * blocks leave the GPU, where the launch's blocks take their place. When
  * the launch has ended its demand goes. The blocks that left do not come
- * back: the pool takes blocks that join it (coop.cl), but a grid of them
- * launched while the GPU was full held the later launches behind it (on
- * an H200 a second ping beside a full pool waited for ever, the joining
- * block never placed though a block's room was free), so none is
- * launched; the pool goes on with fewer groups. Launches that would touch
+ * back; the pool goes on with fewer groups. (Blocks of the pool's kernel
+ * launched on a third stream to join it in the slots of those that left
+ * were tried: a grid of them launched while the GPU was full held the
+ * later launches behind it, on an H200 a second ping beside a full pool
+ * waiting for ever, the joining block never placed though a block's room
+ * was free.) Launches that would touch
  * the pool's globals (its program's launch block or constant bank,
  * another cooperative or global-barrier kernel) wait for it to end
  * instead. */
 #include <assert.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "backend/cuda/cuda_launch.h"
 #include "jit/jit.h"
@@ -30,8 +30,8 @@
 _Static_assert(WEFT__COOP_WORDS_USED <= WEFT_PTX_COOP_WORDS,
                "the pool's words fit the program's global");
 
-/* Room for the pool's transmit records, ring and free slots: the
- * program's buffer, grown when a launch needs more. */
+/* Room for the pool's transmit records and ring: the program's buffer,
+ * grown when a launch needs more. */
 static CUresult pool_records(gpu_launch *l, size_t bytes) {
   cuda_program *p = l->program;
   if (bytes <= p->coop_records_size) return CUDA_SUCCESS;
@@ -50,7 +50,7 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   uint64_t blocks = l->blocks[0], items = l->threads[0];
   uint64_t records = 2 * blocks * items * k->transmit_size;
-  CUresult r = pool_records(l, (size_t)(records + 16 * blocks));
+  CUresult r = pool_records(l, (size_t)(records + 8 * blocks));
   int churn = l->gpu->config->resize == WEFT_RESIZE_CHURN;
   int barriers = (k->flags & WEFT_KERNEL_RESIZING_BARRIER) != 0;
   uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
@@ -60,7 +60,6 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   words[WEFT__COOP_POLICY] = churn ? WEFT__COOP_CHURN : 0;
   words[WEFT__COOP_RECORDS] = l->program->coop_records;
   words[WEFT__COOP_RING] = l->program->coop_records + records;
-  words[WEFT__COOP_SLOTS] = l->program->coop_records + records + 8 * blocks;
   words[WEFT__COOP_TRANSMIT] = k->transmit_size;
   words[WEFT__COOP_ITEMS] = items;
   words[WEFT__COOP_BARRIERS] = (uint64_t)barriers;
@@ -72,12 +71,6 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
                          WEFT_ELAUNCH, msg);
 }
 
-static int has_constant_buffers(const weft_kernel_desc *k) {
-  for (unsigned i = 0; i < k->num_args; i++)
-    if (weft__arg_is_constant_buffer(&k->args[i])) return 1;
-  return 0;
-}
-
 /* Whether l may run beside the pool: a plain kernel, of another program
  * or of the pool's with the same launch block and no constant bank to
  * fill (the pool's kernel reads both as it runs). */
@@ -86,11 +79,9 @@ static int may_run_beside(const gpu_launch *l, const cuda_pool *pool) {
   if (k->flags & (WEFT_KERNEL_GLOBAL_BARRIER | WEFT_KERNEL_RESIZABLE))
     return 0;
   if (l->program != pool->program) return 1;
-  uint64_t block[4] = {l->desc->offset[0], l->desc->offset[1],
-                       l->desc->offset[2], l->desc->dims};
-  return !has_constant_buffers(k) &&
-         (!l->program->launch_block ||
-          !memcmp(block, l->program->launch_block_holds, sizeof block));
+  for (unsigned i = 0; i < k->num_args; i++)
+    if (weft__arg_is_constant_buffer(&k->args[i])) return 0;
+  return !l->program->launch_block || weft__cuda_launch_block_holds(l);
 }
 
 int weft__cuda_pool_turn(gpu_launch *l) {
@@ -140,16 +131,14 @@ static void write_demand(gpu_launch *l, const cuda_pool *pool) {
  * most of them resident) of the pool's, at least one, and never the
  * pool's last. */
 static uint64_t blocks_wanted(gpu_launch *l, const cuda_pool *pool) {
-  if (pool->blocks < 2) return 0;
+  uint64_t spare = pool->blocks - 1; /* the pool keeps one */
+  uint64_t left = pool->demand < spare ? spare - pool->demand : 0;
   unsigned long long most = weft__cuda_resident_blocks(l);
   unsigned long long own =
       (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
   uint64_t want = pool->blocks;
-  if (most && own < most)
-    want = (pool->blocks * own + most - 1) / most;
+  if (most && own < most) want = (pool->blocks * own + most - 1) / most;
   if (want < 1) want = 1;
-  uint64_t left = pool->blocks - 1 - (pool->demand < pool->blocks - 1
-                                          ? pool->demand : pool->blocks - 1);
   return want < left ? want : left;
 }
 
@@ -164,7 +153,9 @@ uint64_t weft__cuda_beside_ask(gpu_launch *l) {
 
 void weft__cuda_beside_done(gpu_launch *l, uint64_t asked) {
   cuda_pool *pool = l->gpu->pool;
-  if (!asked || !pool) return;
+  /* The pool's call waits for the launch lock, held since the ask. */
+  assert(pool);
+  if (!asked) return;
   assert(pool->demand >= asked);
   pool->demand -= asked;
   write_demand(l, pool);

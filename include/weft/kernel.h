@@ -142,26 +142,24 @@
  * entry's, each items * transmit bytes) and the ring; whether all is
  * done; the blocks other launches want (the runtime raises and lowers it
  * as they come and go); the blocks in the pool (running a group or
- * waiting for one); the tickets blocks take as they start (those below
- * initial are the launch's own, the others join later); the free block
- * slots, a stack of that many at slots; whether the pool shares (1: every
+ * waiting for one); whether the pool shares (1: every
  * point and barrier looks at the state) or runs fast (a kernel with
  * resizing barriers while nobody else wants blocks); the fast barrier's
  * word; whether the kernel has resizing barriers; and three words, by
  * fast barrier mod 3, that say the pool shares after it. Private to the
  * library and the runtime. */
 enum {
-  /* The first 128-byte line: nothing a fast barrier polls or adds to. */
+  /* The first 128-byte line: nothing a fast barrier polls or adds to
+   * (the fast barrier's reads of DEMAND and SWITCH kept off the line
+   * every group adds to; on an H200 that changed nothing measurable). */
   WEFT__COOP_LOCK, WEFT__COOP_LIVE, WEFT__COOP_RUNNING, WEFT__COOP_MAX,
   WEFT__COOP_INITIAL, WEFT__COOP_POLICY, WEFT__COOP_HEAD, WEFT__COOP_TAIL,
   WEFT__COOP_DEMAND, WEFT__COOP_SWITCH0, WEFT__COOP_SWITCH1,
   WEFT__COOP_SWITCH2, WEFT__COOP_SITE0, WEFT__COOP_BLOCK0,
   WEFT__COOP_RECORDS, WEFT__COOP_RING,
-  /* The second: the barriers' words (the fast one's reads of DEMAND and
-   * SWITCH, in the line every group adds to, cost a level of a
-   * barrier-bound kernel 0.4 us on an H200). */
+  /* The second: the barriers' words. */
   WEFT__COOP_TRANSMIT, WEFT__COOP_ITEMS, WEFT__COOP_DONE, WEFT__COOP_PRESENT,
-  WEFT__COOP_TICKET, WEFT__COOP_FREE, WEFT__COOP_SLOTS, WEFT__COOP_SHARING,
+  WEFT__COOP_SHARING,
   WEFT__COOP_ARRIVED, WEFT__COOP_GENERATION, WEFT__COOP_TARGET0,
   WEFT__COOP_TARGET1, WEFT__COOP_FAST, WEFT__COOP_BARRIERS,
   WEFT__COOP_WORDS_USED

@@ -54,6 +54,7 @@
 
 #include "jit/cpu/aggregate_address.h"
 #include "jit/cpu/passes.h"
+#include "jit/ir/ir.h"
 #include "weft/weft.h"
 
 /* Each site adds a barrier and a region to its kernel; its words are in
@@ -86,31 +87,19 @@ static unsigned most_keys(LLVMValueRef rmw) {
   return result_used(rmw) ? WEFT_AGGREGATE_KEYS : WEFT_AGGREGATE_WIDE_KEYS;
 }
 
-/* Whether generic pointer p was cast from a __local one (through GEPs
- * and casts): a group's own memory, which the aggregation's one atomic
- * would reach through a pointer made again where the group's local base
- * is not (CTS c11_atomics' atomic_fetch_add on a local atomic_int in a
- * generic function crashed). */
-static int from_local(LLVMValueRef p) {
-  for (unsigned depth = 0; p && depth < MOST_DEPTH * 4; depth++) {
-    if (LLVMIsAAddrSpaceCastInst(p) ||
-        (LLVMIsAConstantExpr(p) &&
-         LLVMGetConstOpcode(p) == LLVMAddrSpaceCast)) {
-      LLVMValueRef from = LLVMGetOperand(p, 0);
-      if (LLVMGetPointerAddressSpace(LLVMTypeOf(from)) == WEFT_AS_LOCAL)
-        return 1;
-      p = from;
-    } else if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p)) {
-      p = LLVMGetOperand(p, 0);
-    } else {
-      return 0;
-    }
-  }
-  return 1; /* too deep to tell: not aggregated */
+/* Whether generic pointer p points into __global memory: a __local
+ * object is the group's own, which the aggregation's one atomic would
+ * reach through a pointer made again where the group's local base is not
+ * (CTS c11_atomics' atomic_fetch_add on a local atomic_int in a generic
+ * function crashed); a root it cannot see through (a phi of generic
+ * pointers) is not taken either. */
+static int generic_into_global(LLVMValueRef p) {
+  LLVMValueRef root = weft__pointer_root(p);
+  return LLVMGetPointerAddressSpace(LLVMTypeOf(root)) == WEFT_AS_GLOBAL;
 }
 
-/* An integer add or subtract on __global (or generic, not from __local)
- * memory at one of a few counters the group shares. */
+/* An integer add or subtract on __global memory (or generic pointing
+ * there) at one of a few counters the group shares. */
 static int is_candidate(LLVMValueRef i, void *data) {
   LLVMValueRef body = data;
   if (!LLVMIsAAtomicRMWInst(i)) return 0;
@@ -120,7 +109,7 @@ static int is_candidate(LLVMValueRef i, void *data) {
   weft_counters counters;
   return (op == LLVMAtomicRMWBinOpAdd || op == LLVMAtomicRMWBinOpSub) &&
          (space == WEFT_AS_GLOBAL ||
-          (space == WEFT_AS_GENERIC && !from_local(ptr))) &&
+          (space == WEFT_AS_GENERIC && generic_into_global(ptr))) &&
          !LLVMIsAtomicSingleThread(i) &&
          weft__counters_of(body, ptr, most_keys(i), &counters);
 }

@@ -8,29 +8,17 @@
 
 #include <llvm-c/DebugInfo.h>
 
+#include "jit/ir/ir.h"
 #include "weft/weft.h"
 
 /* ------------------------------------------------------------- tracing */
 
 #define MAX_SEEN 64
 
-/* The operand a pointer is made from without leaving its object, or NULL. */
-static LLVMValueRef derived_from(LLVMValueRef p) {
-  if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p) ||
-      LLVMIsAAddrSpaceCastInst(p))
-    return LLVMGetOperand(p, 0);
-  if (LLVMIsAConstantExpr(p)) {
-    LLVMOpcode op = LLVMGetConstOpcode(p);
-    if (op == LLVMGetElementPtr || op == LLVMBitCast || op == LLVMAddrSpaceCast)
-      return LLVMGetOperand(p, 0);
-  }
-  return NULL;
-}
-
 /* The argument or variable p points into, or NULL when that is not known
  * (seen: the phis being traced, so that a loop's pointer is followed once). */
 static LLVMValueRef trace(LLVMValueRef p, LLVMValueRef *seen, unsigned *n_seen) {
-  for (LLVMValueRef from; (from = derived_from(p));) p = from;
+  p = weft__pointer_root(p);
   if (LLVMIsAArgument(p) || LLVMIsAAllocaInst(p) || LLVMIsAGlobalVariable(p))
     return p;
   int phi = LLVMIsAPHINode(p) != NULL;

@@ -62,6 +62,10 @@ const char *weft__printf_literal(LLVMValueRef call);
  * one. Returns the new block. */
 LLVMBasicBlockRef weft__block_split_before(LLVMValueRef inst, const char *name);
 
+/* The value under pointer p's GEPs and casts (pointers.c): the argument,
+ * variable, phi or other value it points into. */
+LLVMValueRef weft__pointer_root(LLVMValueRef p);
+
 /* The instructions of fn that keep(inst, data) accepts, in order,
  * collected before a pass changes any (instructions.c): a malloc'd array
  * of *count, or NULL when out of memory. */

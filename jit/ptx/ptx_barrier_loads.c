@@ -52,14 +52,6 @@ static int read_only_argument(LLVMValueRef base) {
   return 1;
 }
 
-/* The value under ptr's GEPs and casts. */
-static LLVMValueRef base_of(LLVMValueRef ptr) {
-  while (LLVMIsAGetElementPtrInst(ptr) || LLVMIsAAddrSpaceCastInst(ptr) ||
-         LLVMIsABitCastInst(ptr))
-    ptr = LLVMGetOperand(ptr, 0);
-  return ptr;
-}
-
 /* Whether v is an instruction after barrier in barrier's block: one that
  * would have to move up too. */
 static int made_after(LLVMValueRef barrier, LLVMValueRef v) {
@@ -109,7 +101,7 @@ static void move_up(LLVMBuilderRef b, LLVMValueRef barrier, LLVMValueRef v) {
 static int read_only_load(LLVMValueRef load) {
   return LLVMIsALoadInst(load) && !LLVMGetVolatile(load) &&
          LLVMGetOrdering(load) == LLVMAtomicOrderingNotAtomic &&
-         read_only_argument(base_of(LLVMGetOperand(load, 0)));
+         read_only_argument(weft__pointer_root(LLVMGetOperand(load, 0)));
 }
 
 /* Whether the scan for reads stops at i: the block's end, another
