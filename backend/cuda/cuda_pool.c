@@ -20,7 +20,6 @@
  * another cooperative or global-barrier kernel) wait for it to end
  * instead. */
 #include <assert.h>
-#include <stdlib.h>
 
 #include "backend/cuda/cuda_launch.h"
 #include "jit/jit.h"
