@@ -98,13 +98,17 @@ __attribute__((constructor)) static void child_main(void) {
   weft_context *ctx = support_context();
   int cached;
   weft_program *p = build(ctx, "", &cached);
-  run(ctx, p);
+  int value = run(ctx, p);
+  const char *expected = getenv("WEFT_TEST_CACHE_VALUE");
+  if (expected && value != atoi(expected)) _exit(3);
   _exit(cached);
 }
 
 /* Builds and runs the program in a new process, as a later run of the
  * application would (fork alone would copy this process's Weft, threads
- * missing); returns what the child saw cached. */
+ * missing); returns what the child saw cached. With
+ * WEFT_TEST_CACHE_VALUE set, a child whose kernel wrote another value
+ * fails the test. */
 static int in_child(int ptx) {
   pid_t pid = fork();
   CHECK(pid >= 0);
@@ -212,6 +216,51 @@ TEST(same_process_shares_the_code) {
   weft_program_release(a);
   CHECK_EQ(run(ctx, b), 7);
   weft_program_release(b);
+  weft_context_release(ctx);
+  teardown();
+}
+
+/* A program released and built again finds its code still loaded, with
+ * the disk cache off too. */
+TEST(released_program_is_kept_in_memory) {
+  setup(13);
+  setenv("WEFT_CACHE_DIR", "off", 1);
+  weft_context *ctx = support_context();
+  int cached;
+  weft_program *p = build(ctx, "", &cached);
+  CHECK_EQ(cached, 0);
+  weft_program_release(p);
+  p = build(ctx, "", &cached);
+  CHECK_EQ(cached, 1);
+  CHECK_EQ(run(ctx, p), 13);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  CHECK_EQ(count_entries(), 0);
+  teardown();
+}
+
+/* Only the most recently released programs stay loaded (cache.c's
+ * KEPT_IDLE, 32): after 40 others the first is built anew. */
+TEST(only_recent_releases_stay_in_memory) {
+  setup(17);
+  setenv("WEFT_CACHE_DIR", "off", 1);
+  weft_context *ctx = support_context();
+  enum { OTHERS = 40 };
+  int cached;
+  for (int i = 0; i <= OTHERS; i++) {
+    char option[32];
+    snprintf(option, sizeof option, "-DOTHER=%d", i);
+    weft_program *p = build(ctx, option, &cached);
+    CHECK_EQ(cached, 0);
+    weft_program_release(p);
+  }
+  weft_program *p = build(ctx, "-DOTHER=0", &cached);
+  CHECK_EQ(cached, 0);
+  weft_program_release(p);
+  p = build(ctx, "-DOTHER=40", &cached);
+  CHECK_EQ(cached, 1);
+  CHECK_EQ(run(ctx, p), 17);
+  weft_program_release(p);
   weft_context_release(ctx);
   teardown();
 }
@@ -373,13 +422,15 @@ TEST(cached_build_keeps_its_warnings) {
 /* Bits flipped through the whole of a real entry, evenly spaced: each is
  * a miss that builds the program afresh (the right value), never a load
  * of damaged code, and the damaged file is replaced by a whole one.
- * (test_cache_entry flips every bit of an entry against the reader.) */
+ * (test_cache_entry flips every bit of an entry against the reader.)
+ * Each build is a new process's: this one's would find the code it kept
+ * in memory. */
 TEST(flipped_bits_are_misses) {
   setup(21);
   CHECK_EQ(build_in_child(), 0);
   long size;
   unsigned char *whole = read_file(entry_path(), &size);
-  weft_context *ctx = support_context();
+  setenv("WEFT_TEST_CACHE_VALUE", "21", 1);
   enum { FLIPS = 48 };
   for (int i = 0; i < FLIPS; i++) {
     long bit = (long)((size * 8 - 1) * (double)i / (FLIPS - 1));
@@ -388,19 +439,14 @@ TEST(flipped_bits_are_misses) {
     flipped[bit / 8] ^= (unsigned char)(1u << (bit % 8));
     write_file(entry_path(), flipped, size);
     free(flipped);
-    int cached;
-    weft_program *p = build(ctx, "", &cached);
-    if (cached) FAIL("bit %ld of %ld flipped: served from the cache", bit,
-                     size * 8);
-    CHECK_EQ(run(ctx, p), 21);
-    weft_program_release(p);
+    if (build_in_child())
+      FAIL("bit %ld of %ld flipped: served from the cache", bit, size * 8);
     long now;
     unsigned char *rewritten = read_file(entry_path(), &now);
     CHECK(now == size && !memcmp(rewritten, whole, (size_t)size));
     free(rewritten);
   }
   free(whole);
-  weft_context_release(ctx);
   CHECK_EQ(build_in_child(), 2);
   teardown();
 }

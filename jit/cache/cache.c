@@ -132,6 +132,14 @@ static int stamps_hold(const char *stamps) {
 
 static weft_lock table_lock = WEFT_LOCK_INITIALIZER;
 static weft_cached *table;
+/* Entries whose last reference went stay loaded in the table, the
+ * KEPT_IDLE most recently released: a program built, released and built
+ * again (the CTS's image tests build one source hundreds of times) finds
+ * its code without a compile, or without reading and linking the disk's
+ * copy. idle counts them; released_at orders them (table_lock). */
+enum { KEPT_IDLE = 32 };
+static unsigned idle;
+static uint64_t releases;
 /* In a build helper (weft__cache_remember), the entry its build made or
  * found, with a reference (table_lock). */
 static int remembering;
@@ -165,7 +173,6 @@ static weft_cached *table_get(const weft_cache_key *key) {
 
 static void table_remove(weft_cached *gone) {
   assert(weft__lock_held(&table_lock));
-  /* For an entry whose last reference went. */
   for (weft_cached **link = &table; *link; link = &(*link)->next)
     if (*link == gone) {
       *link = gone->next;
@@ -173,13 +180,63 @@ static void table_remove(weft_cached *gone) {
     }
 }
 
+/* A reference to c, found in the table (table_lock held): an idle entry
+ * is in use again. */
+static void take(weft_cached *c) {
+  assert(weft__lock_held(&table_lock));
+  if (atomic_fetch_add(&c->refs, 1) == 0) {
+    assert(idle > 0);
+    idle--;
+  }
+}
+
+/* Drops a reference (table_lock held). When it was c's last, c stays
+ * idle; the entry that is then one idle too many (the least recently
+ * released, c itself when its headers changed) leaves the table and is
+ * returned, for the caller to free outside the lock. */
+static weft_cached *drop(weft_cached *c) {
+  assert(weft__lock_held(&table_lock));
+  if (atomic_fetch_sub(&c->refs, 1) != 1) return NULL;
+  c->released_at = ++releases;
+  idle++;
+  if (!stamps_hold(c->stamps)) {
+    idle--;
+    table_remove(c);
+    return c;
+  }
+  if (idle <= KEPT_IDLE) return NULL;
+  weft_cached *oldest = NULL;
+  for (weft_cached *e = table; e; e = e->next)
+    if (atomic_load(&e->refs) == 0 &&
+        (!oldest || e->released_at < oldest->released_at))
+      oldest = e;
+  assert(oldest);
+  idle--;
+  table_remove(oldest);
+  return oldest;
+}
+
+void weft__cache_drop_idle(void) {
+  for (;;) {
+    weft__lock(&table_lock);
+    weft_cached *e = table;
+    while (e && atomic_load(&e->refs) != 0) e = e->next;
+    if (e) {
+      idle--;
+      table_remove(e);
+    }
+    weft__unlock(&table_lock);
+    if (!e) return;
+    entry_free(e);
+  }
+}
+
 void weft__cache_release(weft_cached *c) {
   if (!c) return;
   weft__lock(&table_lock);
-  int last = atomic_fetch_sub(&c->refs, 1) == 1;
-  if (last) table_remove(c);
+  weft_cached *gone = drop(c);
   weft__unlock(&table_lock);
-  if (last) entry_free(c);
+  if (gone) entry_free(gone); /* only ORC's lock is taken: no cycle */
 }
 
 /* ---------------------------------------------------------- disk files */
@@ -355,13 +412,11 @@ static weft_cached *read_entry(const weft_cache_key *key, weft_cache_kind kind) 
 static void remember(weft_cached *c) {
   assert(weft__lock_held(&table_lock));
   if (!remembering) return;
-  atomic_fetch_add(&c->refs, 1);
+  take(c);
   weft_cached *old = remembered;
   remembered = c;
-  if (old && atomic_fetch_sub(&old->refs, 1) == 1) {
-    table_remove(old);
-    entry_free(old); /* only ORC's lock is taken: no cycle with ours */
-  }
+  weft_cached *gone = old ? drop(old) : NULL;
+  if (gone) entry_free(gone); /* only ORC's lock is taken: no cycle */
 }
 
 weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
@@ -370,7 +425,7 @@ weft_cached *weft__cache_find(const weft_cache_key *key, weft_cache_kind kind,
   weft__lock(&table_lock);
   weft_cached *c = table_get(key);
   if (c) {
-    atomic_fetch_add(&c->refs, 1);
+    take(c);
   } else if ((c = read_entry(key, kind))) { /* none without a folder */
     c->next = table;
     table = c;
@@ -404,7 +459,7 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
   if (other && !strcmp(other->prefix, c->prefix)) {
     /* Built by another thread meanwhile: its code is loaded under the
      * same names, so use it. */
-    atomic_fetch_add(&other->refs, 1);
+    take(other);
     remember(other);
     weft__unlock(&table_lock);
     entry_free(c);
@@ -446,7 +501,7 @@ int weft__cache_remembered_bytes(unsigned char **out, size_t *size,
   *out = NULL;
   weft__lock(&table_lock);
   weft_cached *c = remembered;
-  if (c) atomic_fetch_add(&c->refs, 1);
+  if (c) take(c);
   weft__unlock(&table_lock);
   if (!c) return WEFT_EINVAL;
   *kind = c->code ? WEFT_CACHE_CODE : WEFT_CACHE_PTX;
@@ -490,7 +545,7 @@ weft_cached *weft__cache_adopt(weft_cache_kind kind, const unsigned char *bytes,
   weft__lock(&table_lock);
   weft_cached *other = table_get(&key);
   if (other && !strcmp(other->prefix, c->prefix)) {
-    atomic_fetch_add(&other->refs, 1);
+    take(other);
     weft__unlock(&table_lock);
     entry_free(c);
     return other;

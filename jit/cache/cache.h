@@ -81,7 +81,8 @@ typedef enum weft_cache_kind { WEFT_CACHE_CODE, WEFT_CACHE_PTX } weft_cache_kind
 typedef struct weft_cached {
   weft_cache_key key;
   char prefix[48];            /* of the code's symbol names */
-  atomic_int refs;
+  atomic_int refs;            /* 0: idle, kept for a later build */
+  uint64_t released_at;       /* when refs last went to 0 (an order) */
   weft_orc_code *code;        /* the loaded machine code (WEFT_CACHE_CODE) */
   void *object;               /* its object file, for faults' source lines */
   size_t object_size;
@@ -116,8 +117,14 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
                     const unsigned char *descs, size_t descs_size,
                     const char *log, weft_cached **out, char **error);
 
-/* Drops a reference; the last one unloads the code. */
+/* Drops a reference. The last one leaves the entry loaded, among the
+ * few most recently released, for a later build of the same input;
+ * older ones, and ones whose headers changed, are unloaded. */
 void weft__cache_release(weft_cached *c);
+
+/* Unloads every idle entry: later finds read the disk (the tests of the
+ * disk's copies). */
+void weft__cache_drop_idle(void);
 
 /* ----------------------------------------- builds in a helper process
  * (core/build_isolated.h): the helper builds, hands over the entry it
