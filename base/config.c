@@ -122,6 +122,20 @@ static void read_cache_dir(void) {
     config.cache_dir = path;
 }
 
+/* How many builds whose programs were all released stay loaded for a
+ * later build of the same input (jit/cache/cache.c): 0 to 4096. */
+static void read_cache_keep(void) {
+  config.cache_kept = 32;
+  const char *v = getenv("WEFT_CACHE_KEEP");
+  if (!v) return;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(v, &end, 10);
+  if (errno || end == v || *end || n > 4096)
+    warn("WEFT_CACHE_KEEP", v, "a number of builds from 0 to 4096");
+  else config.cache_kept = (unsigned)n;
+}
+
 static void read_resident(void) {
   const char *v = getenv("WEFT_RESIDENT_GROUPS");
   size_t n;
@@ -375,6 +389,7 @@ static void read_config(void) {
   read_fiber();
   config.dump_ir = non_empty(getenv("WEFT_DUMP_IR"));
   read_cache_dir();
+  read_cache_keep();
   config.libcuda = non_empty(getenv("WEFT_LIBCUDA"));
   config.libdevice = non_empty(getenv("WEFT_LIBDEVICE"));
   config.cuda_home = non_empty(getenv("CUDA_HOME"));

@@ -39,6 +39,7 @@ typedef struct weft_config {
   weft_barrier_kind barrier; /* WEFT_BARRIER: regions or fibers */
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
+  unsigned cache_kept;      /* WEFT_CACHE_KEEP: released builds kept loaded */
   const char *libcuda;      /* WEFT_LIBCUDA: the CUDA driver, or NULL */
   /* WEFT_LIBDEVICE: the CUDA toolkit's libdevice.10.bc, or NULL: looked
    * for (jit/ptx/ptx_libdevice.c) in the CUDA installations CUDA_HOME and

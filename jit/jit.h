@@ -50,6 +50,7 @@ typedef struct weft_jit_config {
   size_t num_symbols;
   const char *dump_dir;           /* if set, each program's final IR goes here */
   const char *cache_dir;          /* the disk cache (cache.h); NULL: none */
+  unsigned cache_kept;            /* released builds kept loaded (cache.h) */
   weft_jit_codegen codegen;
   int perf_map;  /* WEFT_PERF=map: /tmp/perf-PID.map names kernels */
   int perf_jitdump; /* WEFT_PERF=jitdump: perf's jitdump of the JIT code */
@@ -65,6 +66,7 @@ int weft__jit_cpu_create(const weft_jit_config *config, weft_jit **out,
 typedef struct weft_jit_ptx_config {
   const char *dump_dir;  /* as the CPU's */
   const char *cache_dir; /* as the CPU's: the process has one cache */
+  unsigned cache_kept;   /* as the CPU's */
   /* Where libdevice (GPU math) is: the file named, else the first of the
    * CUDA installations cuda_home, cuda_path, /usr/local/cuda and Debian's
    * nvidia-cuda-toolkit that has it. */

@@ -10,7 +10,8 @@
 
 struct weft_jit *weft__jit_object_new(weft_jit_target target,
                                       const char *dump_dir,
-                                      const char *cache_dir) {
+                                      const char *cache_dir,
+                                      unsigned cache_kept) {
   struct weft_jit *jit = calloc(1, sizeof *jit);
   if (!jit) return NULL;
   jit->target = target;
@@ -19,6 +20,7 @@ struct weft_jit *weft__jit_object_new(weft_jit_target target,
     return NULL;
   }
   weft__cache_set_dir(cache_dir);
+  weft__cache_set_kept(cache_kept);
   return jit;
 }
 

@@ -41,10 +41,12 @@ struct weft_jit {
 };
 
 /* A JIT for target with dump_dir (copied) and the process's cache in
- * cache_dir: the parts both targets have. NULL without memory. */
+ * cache_dir, keeping cache_kept released builds loaded: the parts both
+ * targets have. NULL without memory. */
 struct weft_jit *weft__jit_object_new(weft_jit_target target,
                                       const char *dump_dir,
-                                      const char *cache_dir);
+                                      const char *cache_dir,
+                                      unsigned cache_kept);
 
 /* Parses a build's options for jit into o: weft_assert checks in testing
  * builds (schedule exploration, check mode) or when asked

@@ -160,6 +160,27 @@ static const char *source =
     "    if (stop) break;\n"
     "  }\n"
     "}\n"
+    "/* persist that says how many groups run: stats[2] group 0's count\n"
+    " * at its latest turn, stats[3] the fewest any group saw. */\n"
+    "__kernel void persist_count(__global atomic_int *flag,\n"
+    "                            __global int *stats) {\n"
+    "  __local int stop;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    request_fork();\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      stop = atomic_load(flag);\n"
+    "      int n = (int)get_num_groups(0);\n"
+    "      atomic_inc(&stats[1]);\n"
+    "      atomic_min(&stats[3], n);\n"
+    "      if (get_group_id(0) == 0) atomic_xchg(&stats[2], n);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (stop) break;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "}\n"
+    "__kernel void nothing(__global int *unused) { (void)unused; }\n"
     "__kernel void signal(__global atomic_int *flag) {\n"
     "  atomic_store(flag, 1);\n"
     "}\n"
@@ -419,6 +440,65 @@ TEST(launch_beside_a_closed_kernel) {
 TEST(gives_a_full_gpu_back_at_offers) {
   if (!harness_on_gpu()) SKIP("a GPU's pool; on the CPU: shares_threads_*");
   persist_until_signalled("persist", 65536, 64);
+}
+
+/* The groups persist_count ran with at its latest turns, once they
+ * stand (the same 20 turns running), or -1 if they did not within 10 s. */
+static int settled_groups(weft_buffer *stats) {
+  int got[3], last = -1, same = 0;
+  for (int i = 0; i < 10000 && same < 20; i++) {
+    usleep(1000);
+    read_ints(stats, got, 3);
+    same = got[2] == last ? same + 1 : 0;
+    last = got[2];
+  }
+  return same >= 20 ? last : -1;
+}
+
+/* persist_count in groups of local; when it has settled, a launch of
+ * `nothing` from this thread (which takes at least one of its groups'
+ * threads or blocks, the most it can run beside) and after it the
+ * kernel runs as many groups again: what it gave up comes back at its
+ * request_fork (on a GPU, where the pool leaves room, blocks of its
+ * kernel launched to join the pool take the rooms back: cuda_pool.c).
+ * The fewest groups it ran meanwhile are in the failure's message. */
+static void takes_groups_back(size_t groups, size_t local) {
+  setenv("WEFT_SPIN_TIMEOUT", "50", 1);
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "persist_count"), *s = kernel(&f, "signal"),
+              *other = kernel(&f, "nothing");
+  int start[4] = {0, 0, 0, 1 << 30};
+  weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 4, start),
+              *unused = ints(&f, 1, NULL);
+  args(k, "BB", flag, stats);
+  args(s, "B", flag);
+  args(other, "B", unused);
+  persisting p = {k, -1, groups, local};
+  pthread_t thread;
+  CHECK_EQ(pthread_create(&thread, NULL, persist_main, &p), 0);
+  int before = settled_groups(stats);
+  CHECK(before > 0);
+  CHECK_OK(launch(other, 1, 1), other);
+  int after = settled_groups(stats), got[4];
+  read_ints(stats, got, 4);
+  CHECK_OK(launch(s, 1, 1), s);
+  CHECK_EQ(pthread_join(thread, NULL), 0);
+  CHECK_EQ(p.rc, WEFT_OK);
+  if (after != before)
+    FAIL("%d groups ran before the other launch, %d after it (fewest %d)",
+         before, after, got[3]);
+  release_buffers(flag, stats, unused);
+  weft_kernel_release(k);
+  weft_kernel_release(s);
+  weft_kernel_release(other);
+  teardown(&f);
+}
+
+/* Beside a small pool, the launch may find room without a group given
+ * up; if one was, it comes back (threads8: 8 groups run, 7 while the
+ * launch does, 8 again after it). */
+TEST(takes_groups_back_after_a_launch) {
+  takes_groups_back(8, 4);
 }
 
 /* On the CPU, the barrier kernel beside a launch from another thread. */

@@ -430,6 +430,7 @@ static int create(const weft_config *config, weft_device_made *out,
       .num_symbols = sizeof symbols / sizeof *symbols,
       .dump_dir = config->dump_ir,
       .cache_dir = config->cache_dir,
+      .cache_kept = config->cache_kept,
       .codegen = {.barrier_regions = config->barrier == WEFT_BARRIER_REGIONS &&
                                      config->schedule == WEFT_SCHEDULE_FIFO,
                   .max_private = config->stack_size,

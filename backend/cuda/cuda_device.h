@@ -38,11 +38,16 @@ typedef struct cuda_spare {
 
 /* A cooperative kernel's pool running on the GPU (cuda_pool.c), under
  * the device's launch_lock: its program, blocks, and the blocks the
- * launches beside it want. */
+ * launches beside it want; its launch and parameters, which blocks that
+ * join it later are launched with, and whether any are (the pool left
+ * room on the GPU). */
 typedef struct cuda_pool {
   struct cuda_program *program;
   unsigned blocks;
   uint64_t demand;
+  const struct gpu_launch *launch;
+  void **params;
+  int rejoins;
 } cuda_pool;
 
 typedef struct cuda_device {
@@ -61,11 +66,13 @@ typedef struct cuda_device {
    * what the lock let through in order: one stream). */
   pthread_mutex_t launch_lock;
   cuda_flying flying;             /* under launch_lock */
-  /* The pool running, if any, and the stream pools run on (made at the
-   * first, CU_STREAM_NON_BLOCKING); pool_ended is signalled when one
-   * ends. Under launch_lock. */
+  /* The pool running, if any, the stream pools run on and the one
+   * blocks joining a pool are launched on (made at the first pool, both
+   * CU_STREAM_NON_BLOCKING: a launch on the legacy stream must not wait
+   * for them); pool_ended is signalled when one ends. Under
+   * launch_lock. */
   cuda_pool *pool;
-  CUstream pool_stream;
+  CUstream pool_stream, join_stream;
   pthread_cond_t pool_ended;
   /* The record a wait that timed out writes (cuda_watchdog.c), host
    * memory mapped for the GPU at watchdog_address; NULL: none. */

@@ -18,9 +18,9 @@ int weft__cuda_jit(const weft_config *config, const weft_jit **out,
   weft__lock(&jit_lock);
   int rc = 0;
   if (!jit) {
-    weft_jit_ptx_config c = {config->dump_ir, config->cache_dir,
-                             config->libdevice, config->cuda_home,
-                             config->cuda_path};
+    weft_jit_ptx_config c = {config->dump_ir,   config->cache_dir,
+                             config->cache_kept, config->libdevice,
+                             config->cuda_home, config->cuda_path};
     char *error = NULL;
     rc = weft__jit_ptx_create(&c, &jit, &error);
     if (rc && asprintf(log, "error: %s\n",

@@ -9,13 +9,19 @@
  * for blocks (the pool's DEMAND word): the pool's highest groups end at
  * their next offer_kill, or at its next resizing barrier, and their
  * blocks leave the GPU, where the launch's blocks take their place. When
- * the launch has ended its demand goes. The blocks that left do not come
- * back; the pool goes on with fewer groups. (Blocks of the pool's kernel
- * launched on a third stream to join it in the slots of those that left
- * were tried: a grid of them launched while the GPU was full held the
- * later launches behind it, on an H200 a second ping beside a full pool
- * waiting for ever, the joining block never placed though a block's room
- * was free.) Launches that would touch
+ * the launch has ended its demand goes. A pool that left room on the GPU
+ * (fewer blocks than fit) then launches as many blocks of its kernel on
+ * a stream of its own to take the rooms back: each joins the pool in the
+ * slot of a block that left (coop.cl's join_pool) and waits for a fork,
+ * or ends at once if no slot is free or the pool is done; the pool's end
+ * waits for them too. A pool that fills the GPU launches none and goes
+ * on with fewer blocks: on an H200 such a block, one of the pool's
+ * kernel (48 registers, 20 blocks a multiprocessor), was never placed in
+ * the room a pool block had left, while a plain launch was, and it held
+ * every later launch back; plain CUDA programs polling host memory saw
+ * rooms of a register-bound cooperative grid not reused by anything,
+ * those of a thread-bound one reused, and the cause is not known.
+ * Launches that would touch
  * the pool's globals (its program's launch block or constant bank,
  * another cooperative or global-barrier kernel) wait for it to end
  * instead. */
@@ -29,8 +35,8 @@
 _Static_assert(WEFT__COOP_WORDS_USED <= WEFT_PTX_COOP_WORDS,
                "the pool's words fit the program's global");
 
-/* Room for the pool's transmit records and ring: the program's buffer,
- * grown when a launch needs more. */
+/* Room for the pool's transmit records, ring and free slots: the
+ * program's buffer, grown when a launch needs more. */
 static CUresult pool_records(gpu_launch *l, size_t bytes) {
   cuda_program *p = l->program;
   if (bytes <= p->coop_records_size) return CUDA_SUCCESS;
@@ -49,7 +55,7 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   uint64_t blocks = l->blocks[0], items = l->threads[0];
   uint64_t records = 2 * blocks * items * k->transmit_size;
-  CUresult r = pool_records(l, (size_t)(records + 8 * blocks));
+  CUresult r = pool_records(l, (size_t)(records + 16 * blocks));
   int churn = l->gpu->config->resize == WEFT_RESIZE_CHURN;
   int barriers = (k->flags & WEFT_KERNEL_RESIZING_BARRIER) != 0;
   uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
@@ -59,6 +65,7 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   words[WEFT__COOP_POLICY] = churn ? WEFT__COOP_CHURN : 0;
   words[WEFT__COOP_RECORDS] = l->program->coop_records;
   words[WEFT__COOP_RING] = l->program->coop_records + records;
+  words[WEFT__COOP_SLOTS] = l->program->coop_records + records + 8 * blocks;
   words[WEFT__COOP_TRANSMIT] = k->transmit_size;
   words[WEFT__COOP_ITEMS] = items;
   words[WEFT__COOP_BARRIERS] = (uint64_t)barriers;
@@ -90,9 +97,13 @@ int weft__cuda_pool_turn(gpu_launch *l) {
   return gpu->pool != NULL;
 }
 
-static CUresult make_stream(cuda_device *gpu) {
-  if (gpu->pool_stream) return CUDA_SUCCESS;
-  return gpu->api->cuStreamCreate(&gpu->pool_stream, CU_STREAM_NON_BLOCKING);
+static CUresult make_streams(cuda_device *gpu) {
+  CUresult r = CUDA_SUCCESS;
+  if (!gpu->pool_stream)
+    r = gpu->api->cuStreamCreate(&gpu->pool_stream, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS && !gpu->join_stream)
+    r = gpu->api->cuStreamCreate(&gpu->join_stream, CU_STREAM_NON_BLOCKING);
+  return r;
 }
 
 CUresult weft__cuda_pool_run(gpu_launch *l, void **params) {
@@ -102,17 +113,22 @@ CUresult weft__cuda_pool_run(gpu_launch *l, void **params) {
   /* What was left running goes first: the pool's stream does not wait
    * for the legacy stream. */
   CUresult r = api->cuStreamSynchronize(NULL);
-  if (r == CUDA_SUCCESS) r = make_stream(gpu);
+  if (r == CUDA_SUCCESS) r = make_streams(gpu);
   if (r == CUDA_SUCCESS)
     r = api->cuLaunchCooperativeKernel(l->kernel->function, g[0], g[1], g[2],
                                        t[0], t[1], t[2], (unsigned)l->shared,
                                        gpu->pool_stream, params);
   if (r != CUDA_SUCCESS) return r;
-  cuda_pool pool = {l->program, g[0], 0};
+  cuda_pool pool = {l->program, g[0], 0, l, params,
+                    g[0] < weft__cuda_resident_blocks(l)};
   gpu->pool = &pool;
   pthread_mutex_unlock(&gpu->launch_lock);
   r = api->cuStreamSynchronize(gpu->pool_stream);
   pthread_mutex_lock(&gpu->launch_lock);
+  /* Joining blocks still to start find the pool done and end; none may
+   * start in the next pool's state. */
+  CUresult joined = api->cuStreamSynchronize(gpu->join_stream);
+  if (r == CUDA_SUCCESS) r = joined;
   gpu->pool = NULL;
   pthread_cond_broadcast(&gpu->pool_ended);
   return r;
@@ -150,6 +166,17 @@ uint64_t weft__cuda_beside_ask(gpu_launch *l) {
   return want;
 }
 
+/* Launches n blocks of the pool's kernel to join it in the rooms the
+ * launch beside it leaves. A failure costs the pool those blocks, no
+ * more: the pool runs on with fewer. */
+static void rejoin(gpu_launch *l, const cuda_pool *pool, uint64_t n) {
+  const gpu_launch *p = pool->launch;
+  const unsigned *t = p->threads;
+  l->gpu->api->cuLaunchKernel(p->kernel->function, (unsigned)n, 1, 1, t[0],
+                              t[1], t[2], (unsigned)p->shared,
+                              l->gpu->join_stream, pool->params, NULL);
+}
+
 void weft__cuda_beside_done(gpu_launch *l, uint64_t asked) {
   cuda_pool *pool = l->gpu->pool;
   /* The pool's call waits for the launch lock, held since the ask. */
@@ -158,4 +185,9 @@ void weft__cuda_beside_done(gpu_launch *l, uint64_t asked) {
   assert(pool->demand >= asked);
   pool->demand -= asked;
   write_demand(l, pool);
+  if (!pool->rejoins) return;
+  /* The copy on the GPU before the blocks that read it start: one that
+   * saw the old demand would leave again. */
+  if (l->gpu->api->cuStreamSynchronize(NULL) == CUDA_SUCCESS)
+    rejoin(l, pool, asked);
 }

@@ -5,11 +5,13 @@
  * many as fit, at most the launch's groups); a block runs a group, and
  * when the group ends (killed or done) takes the next forked one, leaves
  * the GPU to other launches when they want blocks, or leaves once nothing
- * runs and nothing waits to start. Blocks that left do not come back
- * (backend/cuda/cuda_pool.c says why). The kernel's entry loops over
- * __weft_coop_first/next and __weft_coop_leave around its body
- * (jit/ptx/ptx_kernels.c), in which get_group_id(0) and get_num_groups(0)
- * read the block's group (__weft_coop_group_id, _num_groups).
+ * runs and nothing waits to start. Blocks of the kernel launched later
+ * (backend/cuda/cuda_pool.c, when a launch beside the pool has ended)
+ * join it in the slots of those that left (join_pool) and wait for forks.
+ * The kernel's entry loops over __weft_coop_first/next
+ * and __weft_coop_leave around its body (jit/ptx/ptx_kernels.c), in which
+ * get_group_id(0) and get_num_groups(0) read the block's group
+ * (__weft_coop_group_id, _num_groups).
  *
  * The points' primitives (jit/ir/fork_points.c) are the CPU's
  * (backend/cpu/resize.c) over a state in global memory, every decision
@@ -50,19 +52,20 @@ enum {
   RING = WEFT__COOP_RING, TRANSMIT = WEFT__COOP_TRANSMIT,
   ITEMS = WEFT__COOP_ITEMS, DONE = WEFT__COOP_DONE,
   DEMAND = WEFT__COOP_DEMAND, PRESENT = WEFT__COOP_PRESENT,
-  SHARING = WEFT__COOP_SHARING,
+  TICKET = WEFT__COOP_TICKET, FREE = WEFT__COOP_FREE,
+  SLOTS = WEFT__COOP_SLOTS, SHARING = WEFT__COOP_SHARING,
   FAST = WEFT__COOP_FAST, BARRIERS = WEFT__COOP_BARRIERS,
   SWITCH0 = WEFT__COOP_SWITCH0
 };
 /* The block's words in shared memory: its group's id, resume site, count
  * as of its last point, whether it ends at the point, whether it runs,
  * the launch's policy, (two words) the address of the block's transmit
- * records (read once: global reads cost most of a point), the mode its
- * group runs in (1: sharing), group 0's last look at DEMAND, and the
- * fast barriers passed since the pool last ran fast, mod 3. */
+ * records (read once: global reads cost most of a point), its slot, the
+ * mode its group runs in (1: sharing), group 0's last look at DEMAND,
+ * and the fast barriers passed since the pool last ran fast, mod 3. */
 enum {
-  B_ID, B_SITE, B_GROUPS, B_EXIT, B_GO, B_CHURN, B_RECORDS, B_SHARING = 8,
-  B_DEMAND, B_PHASE, B_WORDS
+  B_ID, B_SITE, B_GROUPS, B_EXIT, B_GO, B_CHURN, B_RECORDS, B_SLOT = 8,
+  B_SHARING, B_DEMAND, B_PHASE, B_WORDS
 };
 
 __global ulong *__weft_coop_state(void) __attribute__((const));
@@ -70,8 +73,6 @@ __local uint *__weft_coop_block(void) __attribute__((const));
 void __weft_wait(volatile __global uint *word, uint expected, uint what);
 
 static volatile __global ulong *state(void) { return __weft_coop_state(); }
-
-static uint block_index(void) { return __nvvm_read_ptx_sreg_ctaid_x(); }
 
 static int first_item(void) {
   return !__nvvm_read_ptx_sreg_tid_x() && !__nvvm_read_ptx_sreg_tid_y() &&
@@ -95,7 +96,7 @@ static ulong atomic_look(volatile __global ulong *s, uint word) {
   return __atomic_load_n((volatile __global ulong *)&s[word], __ATOMIC_ACQUIRE);
 }
 
-/* Transmit records number k: block k's for k < max, else ring entry
+/* Transmit records number k: slot k's for k < max, else ring entry
  * k - max's. */
 static volatile __global ulong *records(volatile __global ulong *s, ulong k) {
   ulong bytes = s[ITEMS] * s[TRANSMIT];
@@ -118,7 +119,7 @@ static ulong wanted(volatile __global ulong *s) {
   return demand < max ? max - demand : 1;
 }
 
-/* Forks n groups resuming after site with block from's records (lock
+/* Forks n groups resuming after site with slot from's records (lock
  * held), no more than idle blocks can take (a fork no block takes would
  * hold a barrier up for ever). */
 static void fork_groups(volatile __global ulong *s, ulong n, uint site,
@@ -188,7 +189,7 @@ static int take_start(volatile __global ulong *s, __local uint *b) {
   b[B_SHARING] = (uint)s[SHARING];
   b[B_DEMAND] = 0;
   b[B_PHASE] = 0;
-  if (s[TRANSMIT]) copy_records(s, max + at, block_index());
+  if (s[TRANSMIT]) copy_records(s, max + at, b[B_SLOT]);
   s[HEAD] += 1;
   return 1;
 }
@@ -201,11 +202,17 @@ static int surplus(volatile __global ulong *s) {
   return present > wanted(s) && present > s[LIVE];
 }
 
-/* The idle block leaves the pool if it is still surplus (lock taken). */
-static int leave_pool(volatile __global ulong *s) {
+/* The idle block leaves the pool if it is still surplus (lock taken):
+ * its slot is free for a block that joins later. */
+static int leave_pool(volatile __global ulong *s, __local uint *b) {
   lock(s);
   int leaves = s[HEAD] == s[TAIL] && surplus(s);
-  if (leaves) s[PRESENT] -= 1;
+  if (leaves) {
+    volatile __global ulong *slots = (volatile __global ulong *)s[SLOTS];
+    slots[s[FREE]] = b[B_SLOT];
+    s[FREE] += 1;
+    s[PRESENT] -= 1;
+  }
   unlock(s);
   return leaves;
 }
@@ -223,7 +230,7 @@ static uint wait_start(volatile __global ulong *s, __local uint *b) {
     int empty = s[HEAD] == s[TAIL];
     if (empty && atomic_look(s, DONE)) return 0;
     if (__weft_gpu_gave_up()) return 0;
-    if (empty && surplus(s) && leave_pool(s)) return 0;
+    if (empty && surplus(s) && leave_pool(s, b)) return 0;
     if (empty) {
       __nvvm_nanosleep(ns);
       if (ns < 8192) ns *= 2;
@@ -237,28 +244,49 @@ static uint wait_start(volatile __global ulong *s, __local uint *b) {
   }
 }
 
+/* A block launched after the pool started joins it in a free slot, if
+ * the pool is not done and one is free (1). */
+static uint join_pool(volatile __global ulong *s, __local uint *b) {
+  lock(s);
+  int joins = !atomic_look(s, DONE) && s[FREE];
+  if (joins) {
+    s[FREE] -= 1;
+    b[B_SLOT] = (uint)((volatile __global ulong *)s[SLOTS])[s[FREE]];
+    s[PRESENT] += 1;
+  }
+  unlock(s);
+  return joins;
+}
+
+/* A block of the launch's own: group ticket from the start, in mode as
+ * the launch set it. The count is a look without the lock: the count
+ * another group may be changing is as good a count for a start as one
+ * read under the lock, which a pool's blocks starting at once took in
+ * turn (a microsecond each, 132 blocks on an H200). */
+static void start_own(volatile __global ulong *s, __local uint *b,
+                      uint ticket) {
+  b[B_SLOT] = ticket;
+  b[B_ID] = ticket;
+  b[B_SITE] = 0;
+  b[B_SHARING] = (uint)s[SHARING];
+  b[B_GROUPS] = (uint)atomic_look(s, LIVE);
+}
+
 uint __attribute__((convergent)) __weft_coop_first(void) {
   __local uint *b = __weft_coop_block();
   if (first_item()) {
     volatile __global ulong *s = state();
-    uint slot = block_index();
     b[B_CHURN] = churn(s);
     b[B_DEMAND] = 0;
     b[B_PHASE] = 0;
-    *block_records(b) = (ulong)records(s, slot);
-    if (slot < s[INITIAL]) {
-      b[B_ID] = slot;
-      b[B_SITE] = 0;
-      b[B_SHARING] = (uint)s[SHARING];
-      /* A look without the lock: the count another group may be changing
-       * is as good a count for a start as one read under the lock, which
-       * a pool's blocks starting at once took in turn (a microsecond
-       * each, 132 blocks on an H200). */
-      b[B_GROUPS] = (uint)atomic_look(s, LIVE);
-      b[B_GO] = 1;
-    } else {
-      b[B_GO] = wait_start(s, b);
-    }
+    ulong ticket = __atomic_fetch_add((volatile __global ulong *)&s[TICKET],
+                                      1ul, __ATOMIC_RELAXED);
+    uint go = 1;
+    if (ticket < s[INITIAL]) start_own(s, b, (uint)ticket);
+    else go = join_pool(s, b);
+    if (go) *block_records(b) = (ulong)records(s, b[B_SLOT]);
+    if (go && ticket >= s[INITIAL]) go = wait_start(s, b);
+    b[B_GO] = go;
   }
   __nvvm_bar_sync(0);
   return b[B_GO];
@@ -350,7 +378,7 @@ static void sharing_barrier(volatile __global ulong *s, __local uint *b,
   uint generation = __atomic_load_n(word, __ATOMIC_ACQUIRE);
   if (!id) {
     s[SITE0] = site;
-    s[BLOCK0] = block_index();
+    s[BLOCK0] = b[B_SLOT];
   }
   ulong arrived = __atomic_add_fetch((volatile __global ulong *)&s[ARRIVED],
                                      1ul, __ATOMIC_ACQ_REL);
@@ -397,13 +425,13 @@ void __weft_coop_point(uint kind, uint site) {
   live = s[LIVE];
   want = wanted(s);
   if (kind == WEFT__POINT_OFFER_KILL) {
-    if (id && id + 1 == live && (b[B_CHURN] || live > want)) {
+    if (id && id + 1 == live && (churn(s) || live > want)) {
       s[LIVE] = id;
       b[B_EXIT] = 1;
       open_barrier(s);
     }
   } else if (live < want) {
-    fork_groups(s, want - live, site, block_index());
+    fork_groups(s, want - live, site, b[B_SLOT]);
   }
   b[B_GROUPS] = (uint)s[LIVE];
   unlock(s);

@@ -142,7 +142,9 @@
  * entry's, each items * transmit bytes) and the ring; whether all is
  * done; the blocks other launches want (the runtime raises and lowers it
  * as they come and go); the blocks in the pool (running a group or
- * waiting for one); whether the pool shares (1: every
+ * waiting for one); the tickets blocks take as they start (those below
+ * initial are the launch's own, the others join later); the free block
+ * slots, a stack of that many at slots; whether the pool shares (1: every
  * point and barrier looks at the state) or runs fast (a kernel with
  * resizing barriers while nobody else wants blocks); the fast barrier's
  * word; whether the kernel has resizing barriers; and three words, by
@@ -159,7 +161,7 @@ enum {
   WEFT__COOP_RECORDS, WEFT__COOP_RING,
   /* The second: the barriers' words. */
   WEFT__COOP_TRANSMIT, WEFT__COOP_ITEMS, WEFT__COOP_DONE, WEFT__COOP_PRESENT,
-  WEFT__COOP_SHARING,
+  WEFT__COOP_TICKET, WEFT__COOP_FREE, WEFT__COOP_SLOTS, WEFT__COOP_SHARING,
   WEFT__COOP_ARRIVED, WEFT__COOP_GENERATION, WEFT__COOP_TARGET0,
   WEFT__COOP_TARGET1, WEFT__COOP_FAST, WEFT__COOP_BARRIERS,
   WEFT__COOP_WORDS_USED

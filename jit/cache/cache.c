@@ -133,12 +133,12 @@ static int stamps_hold(const char *stamps) {
 static weft_lock table_lock = WEFT_LOCK_INITIALIZER;
 static weft_cached *table;
 /* Entries whose last reference went stay loaded in the table, the
- * KEPT_IDLE most recently released: a program built, released and built
- * again (the CTS's image tests build one source hundreds of times) finds
- * its code without a compile, or without reading and linking the disk's
- * copy. idle counts them; released_at orders them (table_lock). */
-enum { KEPT_IDLE = 32 };
-static unsigned idle;
+ * kept_idle most recently released (WEFT_CACHE_KEEP): a program built,
+ * released and built again (the CTS's image tests build one source
+ * hundreds of times) finds its code without a compile, or without
+ * reading and linking the disk's copy. idle counts them; released_at
+ * orders them (table_lock). */
+static unsigned kept_idle = 32, idle;
 static uint64_t releases;
 /* In a build helper (weft__cache_remember), the entry its build made or
  * found, with a reference (table_lock). */
@@ -204,7 +204,7 @@ static weft_cached *drop(weft_cached *c) {
     table_remove(c);
     return c;
   }
-  if (idle <= KEPT_IDLE) return NULL;
+  if (idle <= kept_idle) return NULL;
   weft_cached *oldest = NULL;
   for (weft_cached *e = table; e; e = e->next)
     if (atomic_load(&e->refs) == 0 &&
@@ -214,6 +214,12 @@ static weft_cached *drop(weft_cached *c) {
   idle--;
   table_remove(oldest);
   return oldest;
+}
+
+void weft__cache_set_kept(unsigned n) {
+  weft__lock(&table_lock);
+  kept_idle = n;
+  weft__unlock(&table_lock);
 }
 
 void weft__cache_drop_idle(void) {

@@ -57,7 +57,7 @@ static char *machine_identity(const weft_jit *jit) {
 int weft__jit_cpu_create(const weft_jit_config *config, weft_jit **out,
                          char **error) {
   weft_jit *jit = weft__jit_object_new(WEFT_JIT_CPU, config->dump_dir,
-                                       config->cache_dir);
+                                       config->cache_dir, config->cache_kept);
   if (!jit) return WEFT_ENOMEM;
   jit->codegen = config->codegen;
   if (config->perf_map) weft__perf_map_enable();

@@ -58,7 +58,7 @@ int weft__jit_ptx_create(const weft_jit_ptx_config *config, weft_jit **out,
                          char **error) {
   if (weft__target_init(error)) return WEFT_EBUILD;
   weft_jit *jit = weft__jit_object_new(WEFT_JIT_PTX, config->dump_dir,
-                                       config->cache_dir);
+                                       config->cache_dir, config->cache_kept);
   if (!jit) return WEFT_ENOMEM;
   if ((jit->libdevice = calloc(1, sizeof *jit->libdevice)))
     weft__ptx_libdevice_find(jit->libdevice, config);
