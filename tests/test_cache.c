@@ -216,20 +216,36 @@ TEST(same_process_shares_the_code) {
   teardown();
 }
 
+/* A context of a fresh test (setup(value)) with the disk cache off. */
+static weft_context *memory_only(int value) {
+  setup(value);
+  setenv("WEFT_CACHE_DIR", "off", 1);
+  return support_context();
+}
+
+/* Builds the program with options and releases it: how it was served. */
+static int build_released(weft_context *ctx, const char *options) {
+  int cached;
+  weft_program_release(build(ctx, options, &cached));
+  return cached;
+}
+
+/* Builds the program again, once released: it is served from memory (1)
+ * and runs. */
+static void kept_and_runs(weft_context *ctx, const char *options, int value) {
+  int cached;
+  weft_program *p = build(ctx, options, &cached);
+  CHECK_EQ(cached, 1);
+  CHECK_EQ(run(ctx, p), value);
+  weft_program_release(p);
+}
+
 /* A program released and built again finds its code still loaded, with
  * the disk cache off too. */
 TEST(released_program_is_kept_in_memory) {
-  setup(13);
-  setenv("WEFT_CACHE_DIR", "off", 1);
-  weft_context *ctx = support_context();
-  int cached;
-  weft_program *p = build(ctx, "", &cached);
-  CHECK_EQ(cached, 0);
-  weft_program_release(p);
-  p = build(ctx, "", &cached);
-  CHECK_EQ(cached, 1);
-  CHECK_EQ(run(ctx, p), 13);
-  weft_program_release(p);
+  weft_context *ctx = memory_only(13);
+  CHECK_EQ(build_released(ctx, ""), 0);
+  kept_and_runs(ctx, "", 13);
   weft_context_release(ctx);
   CHECK_EQ(count_entries(), 0);
   teardown();
@@ -238,25 +254,15 @@ TEST(released_program_is_kept_in_memory) {
 /* Only the most recently released programs stay loaded (WEFT_CACHE_KEEP,
  * 32 by default): after 40 others the first is built anew. */
 TEST(only_recent_releases_stay_in_memory) {
-  setup(17);
-  setenv("WEFT_CACHE_DIR", "off", 1);
-  weft_context *ctx = support_context();
+  weft_context *ctx = memory_only(17);
   enum { OTHERS = 40 };
-  int cached;
   for (int i = 0; i <= OTHERS; i++) {
     char option[32];
     snprintf(option, sizeof option, "-DOTHER=%d", i);
-    weft_program *p = build(ctx, option, &cached);
-    CHECK_EQ(cached, 0);
-    weft_program_release(p);
+    CHECK_EQ(build_released(ctx, option), 0);
   }
-  weft_program *p = build(ctx, "-DOTHER=0", &cached);
-  CHECK_EQ(cached, 0);
-  weft_program_release(p);
-  p = build(ctx, "-DOTHER=40", &cached);
-  CHECK_EQ(cached, 1);
-  CHECK_EQ(run(ctx, p), 17);
-  weft_program_release(p);
+  CHECK_EQ(build_released(ctx, "-DOTHER=0"), 0);
+  kept_and_runs(ctx, "-DOTHER=40", 17);
   weft_context_release(ctx);
   teardown();
 }

@@ -107,7 +107,8 @@ static const char *source =
     "}\n"
     "/* Runs until another launch sets *flag: without threads given back\n"
     " * by its groups that launch could never run. stats: the most groups,\n"
-    " * turns. */\n"
+    " * turns, group 0's count at its latest turn, the fewest groups any\n"
+    " * group saw. */\n"
     "__kernel void persist(__global atomic_int *flag, __global int *stats) {\n"
     "  __local int stop;\n"
     "  for (;;) {\n"
@@ -115,8 +116,11 @@ static const char *source =
     "    request_fork();\n"
     "    if (get_local_id(0) == 0) {\n"
     "      stop = atomic_load(flag);\n"
-    "      atomic_max(&stats[0], (int)get_num_groups(0));\n"
+    "      int n = (int)get_num_groups(0);\n"
+    "      atomic_max(&stats[0], n);\n"
     "      atomic_inc(&stats[1]);\n"
+    "      atomic_min(&stats[3], n);\n"
+    "      if (get_group_id(0) == 0) atomic_xchg(&stats[2], n);\n"
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    if (stop) break;\n"
@@ -158,26 +162,6 @@ static const char *source =
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    if (stop) break;\n"
-    "  }\n"
-    "}\n"
-    "/* persist that says how many groups run: stats[2] group 0's count\n"
-    " * at its latest turn, stats[3] the fewest any group saw. */\n"
-    "__kernel void persist_count(__global atomic_int *flag,\n"
-    "                            __global int *stats) {\n"
-    "  __local int stop;\n"
-    "  for (;;) {\n"
-    "    offer_kill();\n"
-    "    request_fork();\n"
-    "    if (get_local_id(0) == 0) {\n"
-    "      stop = atomic_load(flag);\n"
-    "      int n = (int)get_num_groups(0);\n"
-    "      atomic_inc(&stats[1]);\n"
-    "      atomic_min(&stats[3], n);\n"
-    "      if (get_group_id(0) == 0) atomic_xchg(&stats[2], n);\n"
-    "    }\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    if (stop) break;\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  }\n"
     "}\n"
     "__kernel void nothing(__global int *unused) { (void)unused; }\n"
@@ -398,7 +382,8 @@ static void persist_until_signalled(const char *name, size_t groups,
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
   fixture f = setup();
   weft_kernel *k = kernel(&f, name), *s = kernel(&f, "signal");
-  weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 3, NULL);
+  int start[4] = {0, 0, 0, 1 << 30};
+  weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 4, start);
   args(k, "BB", flag, stats);
   args(s, "B", flag);
   persisting p = {k, -1, groups, local};
@@ -442,7 +427,7 @@ TEST(gives_a_full_gpu_back_at_offers) {
   persist_until_signalled("persist", 65536, 64);
 }
 
-/* The groups persist_count ran with at its latest turns, once they
+/* The groups persist ran with at its latest turns, once they
  * stand (the same 20 turns running), or -1 if they did not within 10 s. */
 static int settled_groups(weft_buffer *stats) {
   int got[3], last = -1, same = 0;
@@ -455,7 +440,7 @@ static int settled_groups(weft_buffer *stats) {
   return same >= 20 ? last : -1;
 }
 
-/* persist_count in groups of local; when it has settled, a launch of
+/* persist in groups of local; when it has settled, a launch of
  * `nothing` from this thread (which takes at least one of its groups'
  * threads or blocks, the most it can run beside) and after it the
  * kernel runs as many groups again: what it gave up comes back at its
@@ -465,7 +450,7 @@ static int settled_groups(weft_buffer *stats) {
 static void takes_groups_back(size_t groups, size_t local) {
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
   fixture f = setup();
-  weft_kernel *k = kernel(&f, "persist_count"), *s = kernel(&f, "signal"),
+  weft_kernel *k = kernel(&f, "persist"), *s = kernel(&f, "signal"),
               *other = kernel(&f, "nothing");
   int start[4] = {0, 0, 0, 1 << 30};
   weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 4, start),
