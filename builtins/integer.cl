@@ -244,3 +244,51 @@ WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, short, int, ushort, uint, 16)
 WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, ushort, uint, ushort, uint, 16)
 WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, int, long, uint, ulong, 32)
 WEFT_EACH_WIDTH_CVT4(WEFT_UPSAMPLE, uint, ulong, uint, ulong, 32)
+
+/*
+ * cl_khr_extended_bit_ops: a field of count bits from bit offset (offset
+ * + count at most the width, as the extension requires), worked on as the
+ * unsigned twin U; S is the signed twin. A field of no bits inserts
+ * nothing and extracts 0 (the shifts below would be by the width, which
+ * OpenCL C takes modulo the width).
+ */
+#define WEFT_BITFIELD(T, S, U, bits, REVERSE)                                \
+  T WEFT_OVERLOAD bitfield_insert(T base, T insert, uint offset,             \
+                                  uint count) {                              \
+    if (!count) return base;                                                 \
+    U mask = (U)((U)((U)~(U)0 >> (bits - count)) << offset);                 \
+    U field = (U)(WEFT_AS(insert, U) << offset) & mask;                      \
+    return WEFT_AS((U)((WEFT_AS(base, U) & (U)~mask) | field), T);           \
+  }                                                                          \
+  U WEFT_OVERLOAD bitfield_extract_unsigned(T base, uint offset,             \
+                                            uint count) {                    \
+    if (!count) return (U)0;                                                 \
+    U ones = (U)((U)~(U)0 >> (bits - count));                               \
+    return (U)(WEFT_AS(base, U) >> offset) & ones;                           \
+  }                                                                          \
+  /* The field moved to the top, then shifted down with its sign. */         \
+  S WEFT_OVERLOAD bitfield_extract_signed(T base, uint offset, uint count) { \
+    if (!count) return (S)0;                                                 \
+    U top = (U)(WEFT_AS(base, U) << (bits - offset - count));                \
+    return (S)(WEFT_AS(top, S) >> (bits - count));                           \
+  }                                                                          \
+  T WEFT_OVERLOAD bit_reverse(T x) {                                         \
+    return WEFT_AS(REVERSE(WEFT_AS(x, U)), T);                               \
+  }
+/* A scalar's bits reversed at its own width (the elementwise builtin
+ * would promote a char or short to int first), a vector's lane by lane. */
+#define WEFT_EACH_WIDTH_TRIPLE(M, A, B, C, bits)                             \
+  M(A, B, C, bits, __builtin_bitreverse##bits)                               \
+  M(A##2, B##2, C##2, bits, __builtin_elementwise_bitreverse)                \
+  M(A##3, B##3, C##3, bits, __builtin_elementwise_bitreverse)                \
+  M(A##4, B##4, C##4, bits, __builtin_elementwise_bitreverse)                \
+  M(A##8, B##8, C##8, bits, __builtin_elementwise_bitreverse)                \
+  M(A##16, B##16, C##16, bits, __builtin_elementwise_bitreverse)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, char, char, uchar, 8)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, uchar, char, uchar, 8)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, short, short, ushort, 16)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, ushort, short, ushort, 16)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, int, int, uint, 32)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, uint, int, uint, 32)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, long, long, ulong, 64)
+WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, ulong, long, ulong, 64)

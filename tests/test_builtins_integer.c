@@ -1,7 +1,8 @@
 /* test_builtins_integer.c: the integer functions of OpenCL C 3.0 (6.15.4)
- * for char to ulong at every width, compared exactly with reference
- * functions in plain C (128-bit where products need it). Every pair of
- * edge values is tried, then pseudo-random values. */
+ * and cl_khr_extended_bit_ops for char to ulong at every width, compared
+ * exactly with reference functions in plain C (128-bit where products
+ * need it). Every pair of edge values is tried, then pseudo-random
+ * values. */
 #include "builtins_support.h"
 
 typedef __int128 i128;
@@ -93,7 +94,7 @@ static void make_inputs(const itype *t, i128 *x, i128 *y, i128 *z) {
 /* The functions under test: an OpenCL C expression over x, y, z (vectors)
  * and ys, zs (the scalars of component 0), what it returns, and the
  * reference, given the same values. */
-enum { SAME, UNSIGNED, WIDE };
+enum { SAME, UNSIGNED, WIDE, SIGNED };
 enum { ALL, ONLY_32, NOT_64 };
 typedef i128 ref_fn(const itype *t, i128 x, i128 y, i128 z, i128 ys, i128 zs);
 typedef struct ifunc {
@@ -224,6 +225,46 @@ static i128 r_upsample(const itype *t, i128 x, i128 y, i128 z, i128 ys, i128 zs)
   return x * ((i128)1 << t->bits) + (i128)bits_of(t, y);
 }
 
+/* cl_khr_extended_bit_ops' fields: bit offset ys modulo the width, count
+ * zs modulo what is left of it plus one (0 to all of it), as the kernels'
+ * OFFSET and COUNT below compute them. */
+static unsigned field_offset(const itype *t, i128 ys) {
+  return (unsigned)ys & (unsigned)(t->bits - 1);
+}
+static unsigned field_count(const itype *t, i128 ys, i128 zs) {
+  return (unsigned)zs % (unsigned)(t->bits + 1 - (int)field_offset(t, ys));
+}
+static uint64_t field_mask(unsigned count) {
+  return count == 64 ? ~0ull : (1ull << count) - 1;
+}
+static i128 r_bitfield_insert(const itype *t, i128 x, i128 y, i128 z, i128 ys,
+                              i128 zs) {
+  (void)z;
+  unsigned offset = field_offset(t, ys), count = field_count(t, ys, zs);
+  uint64_t mask = field_mask(count) << offset;
+  uint64_t r = (bits_of(t, x) & ~mask) | ((bits_of(t, y) << offset) & mask);
+  return wrap(t, (i128)r);
+}
+static i128 r_extract_unsigned(const itype *t, i128 x, i128 y, i128 z, i128 ys,
+                               i128 zs) {
+  (void)y, (void)z;
+  unsigned offset = field_offset(t, ys), count = field_count(t, ys, zs);
+  return count ? (i128)((bits_of(t, x) >> offset) & field_mask(count)) : 0;
+}
+static i128 r_extract_signed(const itype *t, i128 x, i128 y, i128 z, i128 ys,
+                             i128 zs) {
+  i128 u = r_extract_unsigned(t, x, y, z, ys, zs);
+  unsigned count = field_count(t, ys, zs);
+  return count && (u >> (count - 1)) & 1 ? u - ((i128)1 << count) : u;
+}
+static i128 r_bit_reverse(const itype *t, i128 x, i128 y, i128 z, i128 ys,
+                          i128 zs) {
+  (void)y, (void)z, (void)ys, (void)zs;
+  uint64_t u = bits_of(t, x), r = 0;
+  for (int b = 0; b < t->bits; b++) r |= ((u >> b) & 1) << (t->bits - 1 - b);
+  return wrap(t, (i128)r);
+}
+
 #define X24 "(IS_SIGNED ? (x << 8) >> 8 : x & (T)0xffffff)"
 #define Y24 "(IS_SIGNED ? (y << 8) >> 8 : y & (T)0xffffff)"
 
@@ -249,6 +290,18 @@ static const ifunc bit_family[] = {
     {"popcount(x)", SAME, ALL, r_popcount},
     {"rotate(x, y)", SAME, ALL, r_rotate},
     {NULL, 0, 0, NULL}};
+#define WIDTH "(uint)(sizeof(ys) * 8)"
+#define OFFSET "((uint)ys & (" WIDTH " - 1))"
+#define COUNT "((uint)zs % (" WIDTH " + 1 - " OFFSET "))"
+static const ifunc extended_bit_family[] = {
+    {"bitfield_insert(x, y, " OFFSET ", " COUNT ")", SAME, ALL,
+     r_bitfield_insert},
+    {"bitfield_extract_signed(x, " OFFSET ", " COUNT ")", SIGNED, ALL,
+     r_extract_signed},
+    {"bitfield_extract_unsigned(x, " OFFSET ", " COUNT ")", UNSIGNED, ALL,
+     r_extract_unsigned},
+    {"bit_reverse(x)", SAME, ALL, r_bit_reverse},
+    {NULL, 0, 0, NULL}};
 static const ifunc multiply_family[] = {
     {"mul_hi(x, y)", SAME, ALL, r_mul_hi},
     {"mad_hi(x, y, z)", SAME, ALL, r_mad_hi},
@@ -264,6 +317,7 @@ static int applies(const ifunc *f, const itype *t) {
 }
 
 static const char *result_type(const ifunc *f, const itype *t) {
+  if (f->result == SIGNED) return t->uname + 1; /* "uchar" -> "char" */
   return f->result == UNSIGNED ? t->uname : f->result == WIDE ? t->wide : t->name;
 }
 
@@ -363,7 +417,9 @@ static void check_family(const ifunc *fs) {
       for (int f = 0; f < nf; f++) {
         if (!applies(&fs[f], t)) continue;
         int rbits = fs[f].result == WIDE ? 2 * t->bits : t->bits;
-        int rsigned = fs[f].result == UNSIGNED ? 0 : t->is_signed;
+        int rsigned = fs[f].result == SIGNED     ? 1
+                      : fs[f].result == UNSIGNED ? 0
+                                                 : t->is_signed;
         for (int l = 0; l < LANES; l++) {
           int slot = l / n * bs_stride(n) + l % n, l0 = l - l % n;
           i128 got = load(out + f * REGION, rbits, rsigned, slot);
@@ -391,6 +447,16 @@ TEST(min_max_clamp_with_vector_and_scalar_forms) { check_family(min_max_family);
 TEST(clz_ctz_popcount_rotate) { check_family(bit_family); }
 
 TEST(mul_hi_mad_hi_mad_sat_mul24_mad24_upsample) { check_family(multiply_family); }
+
+/* cl_khr_extended_bit_ops, which the device lists. */
+TEST(bitfield_insert_extract_bit_reverse) {
+  weft_context *ctx = support_context();
+  weft_device_info info;
+  CHECK_OK(weft_device_info_get(weft_context_device(ctx), &info), ctx);
+  CHECK(strstr(info.features, "cl_khr_extended_bit_ops") != NULL);
+  weft_context_release(ctx);
+  check_family(extended_bit_family);
+}
 
 /* A kernel that calls every integer declaration of the header, for every
  * type and width, builds: none is missing from the library. */

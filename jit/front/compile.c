@@ -39,7 +39,8 @@
   "cl_khr_subgroup_non_uniform_vote,cl_khr_subgroup_ballot,"                  \
   "cl_khr_subgroup_non_uniform_arithmetic,cl_khr_subgroup_shuffle,"         \
   "cl_khr_subgroup_shuffle_relative,cl_khr_subgroup_clustered_reduce,"      \
-  "cl_khr_subgroup_rotate,cl_intel_required_subgroup_size"
+  "cl_khr_subgroup_rotate,cl_intel_required_subgroup_size,"                 \
+  "cl_khr_extended_bit_ops"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {
