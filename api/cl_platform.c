@@ -68,7 +68,24 @@ clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
   return clGetPlatformIDs(num_entries, platforms, num_platforms);
 }
 
-/* "name 1.0.0" pairs for the *_WITH_VERSION queries. */
+/* The extensions whose version is not 1.0.0. */
+static cl_version version_of(const char *name, size_t len,
+                             cl_version otherwise) {
+  static const struct {
+    const char *name;
+    cl_version version;
+  } versions[] = {
+      /* 2.0.0: the unpacked 4x8-bit inputs and the acceleration queries. */
+      {"cl_khr_integer_dot_product", CL_MAKE_VERSION(2, 0, 0)},
+  };
+  for (size_t i = 0; i < sizeof versions / sizeof *versions; i++)
+    if (strlen(versions[i].name) == len && !strncmp(versions[i].name, name, len))
+      return versions[i].version;
+  return otherwise;
+}
+
+/* "name version" pairs for the *_WITH_VERSION queries: version, unless
+ * version_of knows the name. */
 static size_t name_versions(const char *names, cl_name_version *out,
                             size_t max, cl_version version) {
   size_t n = 0;
@@ -76,7 +93,7 @@ static size_t name_versions(const char *names, cl_name_version *out,
   while (*p && n < max) {
     size_t len = strcspn(p, ", ");
     if (len) {
-      out[n].version = version;
+      out[n].version = version_of(p, len, version);
       snprintf(out[n].name, sizeof out[n].name, "%.*s", (int)len, p);
       n++;
     }
@@ -179,6 +196,7 @@ typedef struct device_value {
     size_t sizes[3];
     size_t widths[32]; /* sub-group sizes, a bit each in the device's mask */
     cl_version version;
+    cl_device_integer_dot_product_acceleration_properties_khr dot;
   } v;
   char text[2048];
   cl_name_version versions[32];
@@ -320,6 +338,16 @@ static int flag_value(cl_device_id d, cl_device_info p, device_value *dv) {
   case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: return SET(u, CL_READ_WRITE_CACHE), 1;
   case CL_DEVICE_LOCAL_MEM_TYPE: return SET(u, CL_GLOBAL), 1;
   case CL_DEVICE_EXECUTION_CAPABILITIES: return SET(bits, CL_EXEC_KERNEL), 1;
+  case CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR:
+    return SET(bits, CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR |
+                         CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR), 1;
+  /* Four products and a sum (builtins/integer.cl): no instruction of the
+   * CPU's or the GPU's is promised for them. */
+  case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR:
+  case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR:
+    return SET(dot, ((cl_device_integer_dot_product_acceleration_properties_khr){
+                        CL_FALSE, CL_FALSE, CL_FALSE, CL_FALSE, CL_FALSE,
+                        CL_FALSE})), 1;
   case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
     return SET(bits, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
                          CL_QUEUE_PROFILING_ENABLE), 1;

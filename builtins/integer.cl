@@ -292,3 +292,34 @@ WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, int, int, uint, 32)
 WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, uint, int, uint, 32)
 WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, long, long, ulong, 64)
 WEFT_EACH_WIDTH_TRIPLE(WEFT_BITFIELD, ulong, long, ulong, 64)
+
+/*
+ * cl_khr_integer_dot_product: four 8-bit products summed in int (they fit:
+ * 4 * 255 * 255 at most), signed or not as the operands are, and added to
+ * an accumulator with saturation. A packed operand is the four bytes of a
+ * uint, its first component in the lowest byte.
+ */
+#define WEFT_DOT4(R, A, B)                                                   \
+  R WEFT_OVERLOAD dot(A##4 a, B##4 b) {                                      \
+    int4 p = __builtin_convertvector(a, int4) * __builtin_convertvector(b, int4); \
+    return (R)(p.x + p.y + p.z + p.w);                                       \
+  }                                                                          \
+  R WEFT_OVERLOAD dot_acc_sat(A##4 a, B##4 b, R acc) {                       \
+    return add_sat(dot(a, b), acc);                                          \
+  }
+WEFT_DOT4(uint, uchar, uchar)
+WEFT_DOT4(int, char, char)
+WEFT_DOT4(int, uchar, char)
+WEFT_DOT4(int, char, uchar)
+
+#define WEFT_DOT_PACKED(R, A, B, name)                                       \
+  R WEFT_OVERLOAD dot_4x8packed_##name(uint a, uint b) {                     \
+    return dot(WEFT_AS(a, A##4), WEFT_AS(b, B##4));                          \
+  }                                                                          \
+  R WEFT_OVERLOAD dot_acc_sat_4x8packed_##name(uint a, uint b, R acc) {      \
+    return dot_acc_sat(WEFT_AS(a, A##4), WEFT_AS(b, B##4), acc);             \
+  }
+WEFT_DOT_PACKED(uint, uchar, uchar, uu_uint)
+WEFT_DOT_PACKED(int, char, char, ss_int)
+WEFT_DOT_PACKED(int, uchar, char, us_int)
+WEFT_DOT_PACKED(int, char, uchar, su_int)

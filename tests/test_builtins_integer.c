@@ -458,6 +458,90 @@ TEST(bitfield_insert_extract_bit_reverse) {
   check_family(extended_bit_family);
 }
 
+/* cl_khr_integer_dot_product over random words a and b and accumulators
+ * c: each of the sixteen functions against a byte-by-byte sum in C. */
+static const char *dot_source =
+    "#define DOTS(i, x, y, ux, uy, sx, sy)                              \\\n"
+    "  out[16 * i + 0] = dot(ux, uy);                                  \\\n"
+    "  out[16 * i + 1] = dot(sx, sy);                                  \\\n"
+    "  out[16 * i + 2] = dot(ux, sy);                                  \\\n"
+    "  out[16 * i + 3] = dot(sx, uy);                                  \\\n"
+    "  out[16 * i + 4] = dot_acc_sat(ux, uy, (uint)c[i]);              \\\n"
+    "  out[16 * i + 5] = dot_acc_sat(sx, sy, c[i]);                    \\\n"
+    "  out[16 * i + 6] = dot_acc_sat(ux, sy, c[i]);                    \\\n"
+    "  out[16 * i + 7] = dot_acc_sat(sx, uy, c[i]);                    \\\n"
+    "  out[16 * i + 8] = dot_4x8packed_uu_uint(x, y);                  \\\n"
+    "  out[16 * i + 9] = dot_4x8packed_ss_int(x, y);                   \\\n"
+    "  out[16 * i + 10] = dot_4x8packed_us_int(x, y);                  \\\n"
+    "  out[16 * i + 11] = dot_4x8packed_su_int(x, y);                  \\\n"
+    "  out[16 * i + 12] = dot_acc_sat_4x8packed_uu_uint(x, y, (uint)c[i]); \\\n"
+    "  out[16 * i + 13] = dot_acc_sat_4x8packed_ss_int(x, y, c[i]);    \\\n"
+    "  out[16 * i + 14] = dot_acc_sat_4x8packed_us_int(x, y, c[i]);    \\\n"
+    "  out[16 * i + 15] = dot_acc_sat_4x8packed_su_int(x, y, c[i]);\n"
+    "__kernel void dots(__global const uint *a, __global const uint *b,\n"
+    "                   __global const int *c, __global int *out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  uint x = a[i], y = b[i];\n"
+    "  DOTS(i, x, y, as_uchar4(x), as_uchar4(y), as_char4(x), as_char4(y))\n"
+    "}\n";
+
+/* Byte k of w, as unsigned (sign 0) or signed. */
+static int64_t byte_of(uint32_t w, int k, int sign) {
+  uint8_t b = (uint8_t)(w >> (8 * k));
+  return sign ? (int64_t)(int8_t)b : (int64_t)b;
+}
+
+/* Function f of the sixteen (dot_source's order) on x, y and c. */
+static int64_t dot_reference(int f, uint32_t x, uint32_t y, int32_t c) {
+  /* Signedness of x and y: uu, ss, us, su. */
+  static const int sx[4] = {0, 1, 0, 1}, sy[4] = {0, 1, 1, 0};
+  int kind = f % 4, acc = (f / 4) % 2;
+  int64_t sum = 0;
+  for (int k = 0; k < 4; k++)
+    sum += byte_of(x, k, sx[kind]) * byte_of(y, k, sy[kind]);
+  if (!acc) return kind ? sum : (int64_t)(uint32_t)sum;
+  if (!kind) {
+    int64_t r = sum + (uint32_t)c;
+    return r > UINT32_MAX ? (int64_t)UINT32_MAX : r;
+  }
+  int64_t r = sum + c;
+  return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
+}
+
+TEST(integer_dot_products) {
+  enum { N = 4096 };
+  static uint32_t a[N], b[N];
+  static int32_t c[N], out[16 * N];
+  uint64_t seed = 12345;
+  for (int i = 0; i < N; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    a[i] = (uint32_t)(seed >> 32), b[i] = (uint32_t)seed;
+    /* Accumulators near the limits too, where the sums saturate. */
+    c[i] = i % 4 == 0 ? INT32_MAX - (int32_t)(a[i] % 300000)
+           : i % 4 == 1 ? INT32_MIN + (int32_t)(b[i] % 300000)
+           : i % 4 == 2 ? -1 - (int32_t)(a[i] % 300000)
+                        : (int32_t)(seed >> 40);
+  }
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, dot_source, "-cl-std=CL3.0");
+  weft_buffer *bufs[4] = {support_buffer(ctx, sizeof a, a),
+                          support_buffer(ctx, sizeof b, b),
+                          support_buffer(ctx, sizeof c, c),
+                          support_buffer(ctx, sizeof out, NULL)};
+  bs_launch(p, "dots", N, bufs, 4);
+  CHECK_OK(weft_buffer_read(bufs[3], 0, sizeof out, out), bufs[3]);
+  for (int i = 0; i < N; i++)
+    for (int f = 0; f < 16; f++) {
+      int64_t want = dot_reference(f, a[i], b[i], c[i]);
+      if ((int32_t)(uint32_t)want != out[16 * i + f])
+        FAIL("function %d of x=%#x y=%#x c=%d: %d, expected %lld", f, a[i],
+             b[i], c[i], out[16 * i + f], (long long)want);
+    }
+  for (int k = 0; k < 4; k++) weft_buffer_release(bufs[k]);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
 /* A kernel that calls every integer declaration of the header, for every
  * type and width, builds: none is missing from the library. */
 TEST(every_declaration_links) {

@@ -40,7 +40,9 @@
   "cl_khr_subgroup_non_uniform_arithmetic,cl_khr_subgroup_shuffle,"         \
   "cl_khr_subgroup_shuffle_relative,cl_khr_subgroup_clustered_reduce,"      \
   "cl_khr_subgroup_rotate,cl_intel_required_subgroup_size,"                 \
-  "cl_khr_extended_bit_ops"
+  "cl_khr_extended_bit_ops,cl_khr_integer_dot_product,"                     \
+  "__opencl_c_integer_dot_product_input_4x8bit,"                             \
+  "__opencl_c_integer_dot_product_input_4x8bit_packed"
 
 /* The host CPU's arguments. */
 static const char *const cpu_args[] = {

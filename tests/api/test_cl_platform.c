@@ -709,6 +709,39 @@ TEST(device_extensions_with_version) {
   free(platform), free(v), free(extensions);
 }
 
+/* cl_khr_integer_dot_product 2.0.0: both kinds of input, and the
+ * acceleration queries answered (nothing accelerated is promised). */
+TEST(device_integer_dot_product) {
+  cl_device_id d = cl_weft_device();
+  size_t n;
+  cl_name_version *v = device_versions(d, CL_DEVICE_EXTENSIONS_WITH_VERSION, &n);
+  cl_version version = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(v[i].name, "cl_khr_integer_dot_product")) version = v[i].version;
+  free(v);
+  CHECK_EQ(version, CL_MAKE_VERSION(2, 0, 0));
+  cl_device_integer_dot_product_capabilities_khr caps = 0;
+  CL_CHECK(clGetDeviceInfo(d, CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR,
+                           sizeof caps, &caps, NULL));
+  CHECK_EQ(caps, CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR |
+                     CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR);
+  const cl_device_info kinds[] = {
+      CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR,
+      CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR};
+  for (int k = 0; k < 2; k++) {
+    cl_device_integer_dot_product_acceleration_properties_khr a;
+    memset(&a, 0xff, sizeof a);
+    size_t size = 0;
+    CL_CHECK(clGetDeviceInfo(d, kinds[k], sizeof a, &a, &size));
+    CHECK_EQ(size, sizeof a);
+    CHECK(!a.signed_accelerated && !a.unsigned_accelerated &&
+          !a.mixed_signedness_accelerated &&
+          !a.accumulating_saturating_signed_accelerated &&
+          !a.accumulating_saturating_unsigned_accelerated &&
+          !a.accumulating_saturating_mixed_signedness_accelerated);
+  }
+}
+
 /* What the extensions and features promise, the other queries agree with. */
 TEST(device_features_consistent) {
   cl_device_id d = cl_weft_device();
