@@ -16,6 +16,8 @@ static const extension_function functions[] = {
     {"clEnqueueScheduleSeedWEFT", (void *)clEnqueueScheduleSeedWEFT},
     {"clScheduleNextWEFT", (void *)clScheduleNextWEFT},
     {"clGetScheduleInfoWEFT", (void *)clGetScheduleInfoWEFT},
+    {"clGetKernelSuggestedLocalWorkSizeKHR",
+     (void *)clGetKernelSuggestedLocalWorkSizeKHR},
 };
 
 CL_API_ENTRY __attribute__((visibility("default"))) void *CL_API_CALL

@@ -599,6 +599,29 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
                         local, n, wait, event);
 }
 
+/* cl_khr_suggested_local_work_size: the local size a launch without one
+ * would run with (Weft's choice, or the kernel's required size), after
+ * the checks that launch would pass. */
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelSuggestedLocalWorkSizeKHR(
+    cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+    const size_t *global, size_t *suggested) {
+  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
+  if (k->program->context != q->context) return CL_INVALID_CONTEXT;
+  if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
+  if (!global || is_empty(dims, global)) return CL_INVALID_GLOBAL_WORK_SIZE;
+  if (!suggested) return CL_INVALID_VALUE;
+  cl_int rc = check_buffers_alive(q, k);
+  if (!rc) rc = check_range(q->device, dims, offset, global, NULL);
+  if (rc) return rc;
+  int status = weft_kernel_check_launch(k->native, dims, offset, global, NULL);
+  if (!status)
+    status = weft_kernel_suggest_local_size(k->native, dims, global, suggested);
+  if (!status) return CL_SUCCESS;
+  weft__cl_notify(q->context, weft_errmsg(k->native));
+  return launch_error(status, NULL);
+}
+
 /* A task is a one-item NDRange; its event says it was a task. */
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k,
                                               cl_uint n, const cl_event *wait,

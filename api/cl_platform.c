@@ -9,8 +9,9 @@
 #define PLATFORM_NAME "Weft"
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
-#define PLATFORM_EXTENSIONS \
-  "cl_khr_icd cl_weft_sync cl_weft_schedule cl_weft_cooperative_kernels"
+#define PLATFORM_EXTENSIONS                                                  \
+  "cl_khr_icd cl_khr_suggested_local_work_size cl_weft_sync "                \
+  "cl_weft_schedule cl_weft_cooperative_kernels"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
 #define OPENCL_C_VERSION "OpenCL C 1.2 Weft"
@@ -108,7 +109,7 @@ CL_API_ENTRY __attribute__((visibility("default"))) cl_int CL_API_CALL
 clGetPlatformInfo(cl_platform_id p, cl_platform_info param, size_t size,
                   void *value, size_t *size_ret) {
   if (p && p != weft__cl_platform()) return CL_INVALID_PLATFORM;
-  cl_name_version versions[4];
+  cl_name_version versions[8]; /* PLATFORM_EXTENSIONS' names */
   cl_version numeric = CL_MAKE_VERSION(3, 0, 0);
   cl_ulong resolution = 1;
   const char *s = NULL;
@@ -122,7 +123,7 @@ clGetPlatformInfo(cl_platform_id p, cl_platform_info param, size_t size,
   case CL_PLATFORM_NUMERIC_VERSION:
     return weft__cl_info(&numeric, sizeof numeric, size, value, size_ret);
   case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
-    size_t n = name_versions(PLATFORM_EXTENSIONS, versions, 4,
+    size_t n = name_versions(PLATFORM_EXTENSIONS, versions, 8,
                              CL_MAKE_VERSION(1, 0, 0));
     return weft__cl_info(versions, n * sizeof *versions, size, value, size_ret);
   }
@@ -168,8 +169,9 @@ static void feature_list(const cl_device_id d, const char *prefix, char *out,
                          size_t size, int with_own) {
   size_t used = 0;
   out[0] = 0;
-  /* Weft's own: the ICD, and kernel.h's synchronization objects,
-   * schedule exploration and cooperative kernels. */
+  /* The host API's: the ICD, suggested local sizes, and kernel.h's
+   * synchronization objects, schedule exploration and cooperative
+   * kernels. */
   if (with_own) used += (size_t)snprintf(out, size, "%s", PLATFORM_EXTENSIONS);
   for (const char *p = d->info.features; *p;) {
     size_t len = strcspn(p, ",");

@@ -73,14 +73,25 @@ static int check_local(weft_kernel *k, unsigned dims, const size_t *global,
   return 0;
 }
 
+/* The local size a launch without one runs with (all 3 entries): the
+ * kernel's required one, else Weft's suggestion. */
+static void local_size_of(weft_kernel *k, unsigned dims, const size_t *global,
+                          size_t used[3]) {
+  const size_t *reqd = k->desc->reqd_local_size;
+  if (reqd[0])
+    for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? reqd[i] : 1;
+  else
+    weft__local_size_suggest(weft__device_info(k->program->context->device),
+                             dims, global, used);
+}
+
 int weft_kernel_suggest_local_size(weft_kernel *k, unsigned dims,
                                    const size_t *global, size_t *local) {
   if (!weft__object_is(k, WEFT_KIND_KERNEL) || !local) return WEFT_EINVAL;
   int rc = check_global(k, dims, NULL, global);
   if (rc) return rc;
   size_t all[3];
-  weft__local_size_suggest(weft__device_info(k->program->context->device),
-                           dims, global, all);
+  local_size_of(k, dims, global, all);
   memcpy(local, all, dims * sizeof *local); /* local holds dims entries */
   return 0;
 }
@@ -156,8 +167,7 @@ static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
     rc = check_local(k, dims, global, local);
     for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? local[i] : 1;
   } else {
-    weft__local_size_suggest(weft__device_info(k->program->context->device),
-                             dims, global, used);
+    local_size_of(k, dims, global, used);
   }
   if (!rc) rc = check_residency(k, dims, global, used);
   if (!rc) rc = check_resizable(k, dims);

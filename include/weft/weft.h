@@ -804,7 +804,8 @@ WEFT_EXPORT int weft_sync_object_init(weft_buffer *buffer, size_t offset,
                                       int kind, long long param,
                                       unsigned algorithm);
 
-/* The local size a launch with local == NULL would use: dims entries. */
+/* The local size a launch with local == NULL would use (the kernel's
+ * reqd_work_group_size, else Weft's choice): dims entries. */
 WEFT_EXPORT int weft_kernel_suggest_local_size(weft_kernel *kernel,
                                                unsigned dims,
                                                const size_t *global,

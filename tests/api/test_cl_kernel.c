@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include <CL/cl_ext.h>
+
 #include "cl_support.h"
 
 typedef cl_env env;
@@ -1149,6 +1151,92 @@ TEST(ndrange_kernel_work_group_size_runs) {
   size_t g = 2 * wg;
   check_ids(&e, k, 1, NULL, &g, &wg);
   CL_CHECK(clReleaseKernel(k));
+  teardown(&e);
+}
+
+/* cl_khr_suggested_local_work_size, found through the platform. */
+static clGetKernelSuggestedLocalWorkSizeKHR_fn suggest_fn(void) {
+  clGetKernelSuggestedLocalWorkSizeKHR_fn f =
+      (clGetKernelSuggestedLocalWorkSizeKHR_fn)
+          clGetExtensionFunctionAddressForPlatform(
+              cl_weft_platform(), "clGetKernelSuggestedLocalWorkSizeKHR");
+  CHECK(f != NULL);
+  return f;
+}
+
+static const char *local_size_source =
+    "__kernel void sizes(__global int *out) {\n"
+    "  if (get_global_id(0) + get_global_id(1) + get_global_id(2) == 0)\n"
+    "    for (int d = 0; d < 3; d++) out[d] = (int)get_local_size(d);\n"
+    "}\n"
+    "__kernel __attribute__((reqd_work_group_size(4, 2, 1)))\n"
+    "void fixed(__global int *out) { out[0] = 0; }\n";
+
+/* The suggestion is the local size a launch without one runs with, in
+ * every dimension count and for sizes that are primes, odd or even; a
+ * kernel's required size is suggested as it is. */
+TEST(suggested_local_size_is_what_runs) {
+  env e = setup();
+  clGetKernelSuggestedLocalWorkSizeKHR_fn suggest = suggest_fn();
+  cl_program p = build(&e, local_size_source, "");
+  cl_kernel k = kernel(p, "sizes"), fixed = kernel(p, "fixed");
+  cl_mem m = cl_buffer(e.ctx, 3 * sizeof(int), NULL);
+  CL_CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CL_CHECK(clSetKernelArg(fixed, 0, sizeof m, &m));
+  static const size_t globals[][3] = {
+      {1, 1, 1}, {113, 1, 1}, {1024, 1, 1}, {96, 12, 1}, {7, 64, 3},
+      {4096, 3, 2}, {257, 113, 5}};
+  for (size_t i = 0; i < sizeof globals / sizeof *globals; i++) {
+    cl_uint dims = globals[i][2] > 1 ? 3 : globals[i][1] > 1 ? 2 : 1;
+    size_t local[3] = {1, 1, 1};
+    CL_CHECK(suggest(e.q, k, dims, NULL, globals[i], local));
+    CL_CHECK(clEnqueueNDRangeKernel(e.q, k, dims, NULL, globals[i], NULL, 0,
+                                    NULL, NULL));
+    int ran[3];
+    read_ints(&e, m, ran, 3);
+    for (cl_uint d = 0; d < 3; d++) {
+      CHECK_EQ((size_t)ran[d], local[d]);
+      CHECK_EQ(globals[i][d] % local[d], 0);
+    }
+  }
+  size_t global[2] = {8, 8}, local[2] = {0, 0};
+  CL_CHECK(suggest(e.q, fixed, 2, NULL, global, local));
+  CHECK(local[0] == 4 && local[1] == 2);
+  CL_CHECK(clReleaseMemObject(m));
+  CL_CHECK(clReleaseKernel(k));
+  CL_CHECK(clReleaseKernel(fixed));
+  CL_CHECK(clReleaseProgram(p));
+  teardown(&e);
+}
+
+/* What the extension names as errors. */
+TEST(suggested_local_size_errors) {
+  env e = setup();
+  clGetKernelSuggestedLocalWorkSizeKHR_fn suggest = suggest_fn();
+  cl_program p = build(&e, local_size_source, "");
+  cl_kernel k = kernel(p, "sizes");
+  size_t global[3] = {64, 1, 1}, local[3], zero[1] = {0};
+  CL_CHECK_ERR(suggest(e.q, k, 1, NULL, global, local), CL_INVALID_KERNEL_ARGS);
+  cl_mem m = cl_buffer(e.ctx, 3 * sizeof(int), NULL);
+  CL_CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CL_CHECK_ERR(suggest(NULL, k, 1, NULL, global, local),
+               CL_INVALID_COMMAND_QUEUE);
+  CL_CHECK_ERR(suggest(e.q, NULL, 1, NULL, global, local), CL_INVALID_KERNEL);
+  CL_CHECK_ERR(suggest(e.q, k, 0, NULL, global, local),
+               CL_INVALID_WORK_DIMENSION);
+  CL_CHECK_ERR(suggest(e.q, k, 4, NULL, global, local),
+               CL_INVALID_WORK_DIMENSION);
+  CL_CHECK_ERR(suggest(e.q, k, 1, NULL, NULL, local),
+               CL_INVALID_GLOBAL_WORK_SIZE);
+  CL_CHECK_ERR(suggest(e.q, k, 1, NULL, zero, local),
+               CL_INVALID_GLOBAL_WORK_SIZE);
+  CL_CHECK_ERR(suggest(e.q, k, 1, NULL, global, NULL), CL_INVALID_VALUE);
+  size_t offset[1] = {SIZE_MAX};
+  CL_CHECK_ERR(suggest(e.q, k, 1, offset, global, local),
+               CL_INVALID_GLOBAL_OFFSET);
+  CL_CHECK(clReleaseMemObject(m));
+  CL_CHECK(clReleaseKernel(k));
+  CL_CHECK(clReleaseProgram(p));
   teardown(&e);
 }
 
