@@ -16,6 +16,8 @@ static const extension_function functions[] = {
     {"clEnqueueScheduleSeedWEFT", (void *)clEnqueueScheduleSeedWEFT},
     {"clScheduleNextWEFT", (void *)clScheduleNextWEFT},
     {"clGetScheduleInfoWEFT", (void *)clGetScheduleInfoWEFT},
+    {"clCreateCommandQueueWithPropertiesKHR",
+     (void *)clCreateCommandQueueWithPropertiesKHR},
     {"clGetKernelSuggestedLocalWorkSizeKHR",
      (void *)clGetKernelSuggestedLocalWorkSizeKHR},
 };

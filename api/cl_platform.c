@@ -10,7 +10,8 @@
 #define PLATFORM_VENDOR "Weft"
 #define PLATFORM_VERSION "OpenCL 3.0 Weft 0.1"
 #define PLATFORM_EXTENSIONS                                                  \
-  "cl_khr_icd cl_khr_suggested_local_work_size cl_weft_sync "                \
+  "cl_khr_icd cl_khr_create_command_queue "                                 \
+  "cl_khr_suggested_local_work_size cl_weft_sync "                           \
   "cl_weft_schedule cl_weft_cooperative_kernels"
 #define DEVICE_VERSION "OpenCL 3.0 Weft 0.1"
 #define DRIVER_VERSION "0.1"
@@ -169,7 +170,8 @@ static void feature_list(const cl_device_id d, const char *prefix, char *out,
                          size_t size, int with_own) {
   size_t used = 0;
   out[0] = 0;
-  /* The host API's: the ICD, suggested local sizes, and kernel.h's
+  /* The host API's: the ICD, queues with properties for OpenCL 1.2
+   * programs, suggested local sizes, and kernel.h's
    * synchronization objects, schedule exploration and cooperative
    * kernels. */
   if (with_own) used += (size_t)snprintf(out, size, "%s", PLATFORM_EXTENSIONS);

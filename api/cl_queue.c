@@ -85,6 +85,17 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
   return queue_new(c, d, props, given, errcode);
 }
 
+/* cl_khr_create_command_queue: OpenCL 2.0's function for 1.2 programs,
+ * the same properties. */
+_Static_assert(sizeof(cl_queue_properties_khr) == sizeof(cl_queue_properties),
+               "the extension's properties are OpenCL 2.0's");
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithPropertiesKHR(
+    cl_context c, cl_device_id d, const cl_queue_properties_khr *given,
+    cl_int *errcode) {
+  return clCreateCommandQueueWithProperties(
+      c, d, (const cl_queue_properties *)given, errcode);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue q) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   weft__cl_retain(q);

@@ -5,6 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <CL/cl_ext.h>
+
 #include "cl_support.h"
 
 static const char *source =
@@ -82,6 +84,35 @@ static cl_event enqueue_scale(cl_command_queue q, cl_kernel k, cl_mem m,
   cl_event e;
   CL_CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, n, wait, &e));
   return e;
+}
+
+/* cl_khr_create_command_queue: OpenCL 1.2 programs make queues with
+ * properties through the platform; the queue has them, and what
+ * clCreateCommandQueueWithProperties refuses it refuses too. */
+TEST(create_queue_with_properties_khr) {
+  clCreateCommandQueueWithPropertiesKHR_fn create =
+      (clCreateCommandQueueWithPropertiesKHR_fn)
+          clGetExtensionFunctionAddressForPlatform(
+              cl_weft_platform(), "clCreateCommandQueueWithPropertiesKHR");
+  CHECK(create != NULL);
+  cl_context ctx = cl_weft_context();
+  cl_queue_properties_khr props[] = {
+      CL_QUEUE_PROPERTIES,
+      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_int err = CL_INVALID_VALUE;
+  cl_command_queue q = create(ctx, cl_weft_device(), props, &err);
+  CL_CHECK(err);
+  cl_command_queue_properties got = 0;
+  CL_CHECK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof got, &got, NULL));
+  CHECK_EQ(got, props[1]);
+  CL_CHECK(clFinish(q));
+  CL_CHECK(clReleaseCommandQueue(q));
+  cl_queue_properties_khr unknown[] = {0x7777, 1, 0};
+  CHECK(create(ctx, cl_weft_device(), unknown, &err) == NULL);
+  CHECK_EQ(err, CL_INVALID_VALUE);
+  CHECK(create(ctx, NULL, props, &err) == NULL);
+  CHECK_EQ(err, CL_INVALID_DEVICE);
+  CL_CHECK(clReleaseContext(ctx));
 }
 
 TEST(in_order_kernel_and_read) {
