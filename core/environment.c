@@ -26,6 +26,8 @@ static const variable variables[] = {
     {"WEFT_FIBER", "asm|ucontext", "the fibers' context switch"},
     {"WEFT_CACHE_DIR", "DIR|off",
      "the kernel cache on disk (default $XDG_CACHE_HOME/weft)"},
+    {"WEFT_CACHE_KEEP", "0..4096",
+     "builds kept loaded after their programs are released (default 32)"},
     {"WEFT_DUMP_IR", "DIR",
      "write each program's optimized LLVM IR there (bypasses the cache)"},
     {"WEFT_RESIDENT_GROUPS", "1..65536",
