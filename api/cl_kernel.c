@@ -548,15 +548,32 @@ static cl_int enqueue_empty(cl_command_queue q, cl_kernel k, cl_command_type typ
   return weft__cl_enqueue(q, type, n, wait, event, c);
 }
 
-static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type type,
-                             cl_uint dims, const size_t *offset,
-                             const size_t *global, const size_t *local,
-                             cl_uint n, const cl_event *wait, cl_event *event) {
+/* What every NDRange checks first: its handles, its dimensions, and that
+ * no buffer argument was released. */
+static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dims) {
   if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
   if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
-  cl_int rc = check_buffers_alive(q, k);
+  return check_buffers_alive(q, k);
+}
+
+/* A non-empty range's native checks (whose refusal the context's
+ * callback hears). */
+static cl_int check_native(cl_command_queue q, cl_kernel k, cl_uint dims,
+                           const size_t *offset, const size_t *global,
+                           const size_t *local) {
+  int status = weft_kernel_check_launch(k->native, dims, offset, global, local);
+  if (!status) return CL_SUCCESS;
+  weft__cl_notify(q->context, weft_errmsg(k->native));
+  return launch_error(status, local);
+}
+
+static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type type,
+                             cl_uint dims, const size_t *offset,
+                             const size_t *global, const size_t *local,
+                             cl_uint n, const cl_event *wait, cl_event *event) {
+  cl_int rc = check_ndrange(q, k, dims);
   if (rc) return rc;
   /* OpenCL 2.1 and later: no global size, like a zero in one, is an
    * empty launch that completes once its wait list has. */
@@ -564,11 +581,8 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_command_type ty
   rc = check_range(q->device, dims, offset, global, local);
   if (rc) return rc;
   if (is_empty(dims, global)) return enqueue_empty(q, k, type, n, wait, event);
-  int status = weft_kernel_check_launch(k->native, dims, offset, global, local);
-  if (status) {
-    weft__cl_notify(q->context, weft_errmsg(k->native));
-    return launch_error(status, local);
-  }
+  rc = check_native(q, k, dims, offset, global, local);
+  if (rc) return rc;
   cl_command *c = weft__cl_command_new(sizeof(launch));
   if (!c) return CL_OUT_OF_HOST_MEMORY;
   launch *l = (launch *)c->payload;
@@ -605,21 +619,15 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSuggestedLocalWorkSizeKHR(
     cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
     const size_t *global, size_t *suggested) {
-  if (!weft__cl_is(q, CL_KIND_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
-  if (!weft__cl_is(k, CL_KIND_KERNEL)) return CL_INVALID_KERNEL;
-  if (k->program->context != q->context) return CL_INVALID_CONTEXT;
-  if (dims < 1 || dims > 3) return CL_INVALID_WORK_DIMENSION;
+  cl_int rc = check_ndrange(q, k, dims);
+  if (rc) return rc;
   if (!global || is_empty(dims, global)) return CL_INVALID_GLOBAL_WORK_SIZE;
   if (!suggested) return CL_INVALID_VALUE;
-  cl_int rc = check_buffers_alive(q, k);
-  if (!rc) rc = check_range(q->device, dims, offset, global, NULL);
+  rc = check_range(q->device, dims, offset, global, NULL);
+  if (!rc) rc = check_native(q, k, dims, offset, global, NULL);
   if (rc) return rc;
-  int status = weft_kernel_check_launch(k->native, dims, offset, global, NULL);
-  if (!status)
-    status = weft_kernel_suggest_local_size(k->native, dims, global, suggested);
-  if (!status) return CL_SUCCESS;
-  weft__cl_notify(q->context, weft_errmsg(k->native));
-  return launch_error(status, NULL);
+  return weft__cl_error(
+      weft_kernel_suggest_local_size(k->native, dims, global, suggested));
 }
 
 /* A task is a one-item NDRange; its event says it was a task. */

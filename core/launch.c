@@ -73,13 +73,19 @@ static int check_local(weft_kernel *k, unsigned dims, const size_t *global,
   return 0;
 }
 
-/* The local size a launch without one runs with (all 3 entries): the
- * kernel's required one, else Weft's suggestion. */
+/* The local size a launch asks for, else the kernel's required one, or
+ * NULL: Weft chooses. */
+static const size_t *asked_local(const weft_kernel *k, const size_t *local) {
+  if (local) return local;
+  return k->desc->reqd_local_size[0] ? k->desc->reqd_local_size : NULL;
+}
+
+/* The local size a launch runs with (all 3 entries): asked (asked_local),
+ * else Weft's suggestion. */
 static void local_size_of(weft_kernel *k, unsigned dims, const size_t *global,
-                          size_t used[3]) {
-  const size_t *reqd = k->desc->reqd_local_size;
-  if (reqd[0])
-    for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? reqd[i] : 1;
+                          const size_t *asked, size_t used[3]) {
+  if (asked)
+    for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? asked[i] : 1;
   else
     weft__local_size_suggest(weft__device_info(k->program->context->device),
                              dims, global, used);
@@ -91,7 +97,7 @@ int weft_kernel_suggest_local_size(weft_kernel *k, unsigned dims,
   int rc = check_global(k, dims, NULL, global);
   if (rc) return rc;
   size_t all[3];
-  local_size_of(k, dims, global, all);
+  local_size_of(k, dims, global, asked_local(k, NULL), all);
   memcpy(local, all, dims * sizeof *local); /* local holds dims entries */
   return 0;
 }
@@ -162,13 +168,9 @@ static int check_launch(weft_kernel *k, unsigned dims, const size_t *offset,
                         size_t *local_mem, size_t used[3]) {
   int rc = check_global(k, dims, offset, global);
   if (rc) return rc;
-  if (!local && k->desc->reqd_local_size[0]) local = k->desc->reqd_local_size;
-  if (local) {
-    rc = check_local(k, dims, global, local);
-    for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? local[i] : 1;
-  } else {
-    local_size_of(k, dims, global, used);
-  }
+  const size_t *asked = asked_local(k, local);
+  if (asked) rc = check_local(k, dims, global, asked);
+  local_size_of(k, dims, global, asked, used);
   if (!rc) rc = check_residency(k, dims, global, used);
   if (!rc) rc = check_resizable(k, dims);
   if (!rc) rc = check_args_set(k);

@@ -37,16 +37,14 @@ typedef struct cuda_spare {
 } cuda_spare;
 
 /* A cooperative kernel's pool running on the GPU (cuda_pool.c), under
- * the device's launch_lock: its program, blocks, and the blocks the
- * launches beside it want; its launch and parameters, which blocks that
- * join it later are launched with, and whether any are (the pool left
- * room on the GPU). */
+ * the device's launch_lock: its launch (program, blocks) and parameters,
+ * which blocks that join it later are launched with; the blocks the
+ * launches beside it want; whether blocks join it (it left room on the
+ * GPU). */
 typedef struct cuda_pool {
-  struct cuda_program *program;
-  unsigned blocks;
-  uint64_t demand;
   const struct gpu_launch *launch;
   void **params;
+  uint64_t demand;
   int rejoins;
 } cuda_pool;
 

@@ -118,7 +118,7 @@ static int size_pool(gpu_launch *l, weft_msg *msg) {
   if (!l->gpu->gpu.cooperative_launch)
     return fail(l, WEFT_ELAUNCH, msg, "is a cooperative kernel, and the GPU "
                 "has no cooperative launch");
-  unsigned long long most = weft__cuda_resident_blocks(l);
+  unsigned long long most = l->resident = weft__cuda_resident_blocks(l);
   if (!most)
     return fail(l, WEFT_EGROUPSIZE, msg, "no block of it fits on the GPU");
   if (l->blocks[0] > most) l->blocks[0] = (unsigned)most;
@@ -275,7 +275,7 @@ static int run(gpu_launch *l, void **params, int beside, weft_msg *msg) {
     r = api->cuStreamSynchronize(NULL);
   if (r == CUDA_SUCCESS) {
     take_flying(l->gpu); /* what was left running before has ended too */
-    if (beside && l->gpu->pool->program->watchdog) return 0;
+    if (beside && l->gpu->pool->launch->program->watchdog) return 0;
     return weft__cuda_watchdog_check(l->gpu, l->program->watchdog,
                                      l->program->launch_words,
                                      l->program->coop_state, l->desc, msg);

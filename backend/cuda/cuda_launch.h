@@ -18,6 +18,8 @@ typedef struct gpu_launch {
   const cuda_kernel *kernel;
   unsigned blocks[3], threads[3];
   size_t shared;                 /* dynamic shared memory, bytes */
+  /* A cooperative kernel's: the most blocks of it resident at once. */
+  unsigned long long resident;
   /* Per argument: a __constant one's offset in the constant bank, a
    * __local one's in dynamic shared memory. */
   uint64_t offsets[];

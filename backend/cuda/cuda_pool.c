@@ -84,7 +84,7 @@ static int may_run_beside(const gpu_launch *l, const cuda_pool *pool) {
   const weft_kernel_desc *k = l->desc->kernel;
   if (k->flags & (WEFT_KERNEL_GLOBAL_BARRIER | WEFT_KERNEL_RESIZABLE))
     return 0;
-  if (l->program != pool->program) return 1;
+  if (l->program != pool->launch->program) return 1;
   for (unsigned i = 0; i < k->num_args; i++)
     if (weft__arg_is_constant_buffer(&k->args[i])) return 0;
   return !l->program->launch_block || weft__cuda_launch_block_holds(l);
@@ -119,8 +119,7 @@ CUresult weft__cuda_pool_run(gpu_launch *l, void **params) {
                                        t[0], t[1], t[2], (unsigned)l->shared,
                                        gpu->pool_stream, params);
   if (r != CUDA_SUCCESS) return r;
-  cuda_pool pool = {l->program, g[0], 0, l, params,
-                    g[0] < weft__cuda_resident_blocks(l)};
+  cuda_pool pool = {l, params, 0, g[0] < l->resident};
   gpu->pool = &pool;
   pthread_mutex_unlock(&gpu->launch_lock);
   r = api->cuStreamSynchronize(gpu->pool_stream);
@@ -137,7 +136,7 @@ CUresult weft__cuda_pool_run(gpu_launch *l, void **params) {
 /* The pool's DEMAND word, as the launches beside it add up. A copy on the
  * legacy stream: it goes to the GPU while the pool runs. */
 static void write_demand(gpu_launch *l, const cuda_pool *pool) {
-  CUdeviceptr word = pool->program->coop_state +
+  CUdeviceptr word = pool->launch->program->coop_state +
                      WEFT__COOP_DEMAND * sizeof(uint64_t);
   l->gpu->api->cuMemcpyHtoD(word, &pool->demand, sizeof pool->demand);
 }
@@ -146,13 +145,14 @@ static void write_demand(gpu_launch *l, const cuda_pool *pool) {
  * most of them resident) of the pool's, at least one, and never the
  * pool's last. */
 static uint64_t blocks_wanted(gpu_launch *l, const cuda_pool *pool) {
-  uint64_t spare = pool->blocks - 1; /* the pool keeps one */
+  uint64_t blocks = pool->launch->blocks[0];
+  uint64_t spare = blocks - 1; /* the pool keeps one */
   uint64_t left = pool->demand < spare ? spare - pool->demand : 0;
   unsigned long long most = weft__cuda_resident_blocks(l);
   unsigned long long own =
       (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
-  uint64_t want = pool->blocks;
-  if (most && own < most) want = (pool->blocks * own + most - 1) / most;
+  uint64_t want = blocks;
+  if (most && own < most) want = (blocks * own + most - 1) / most;
   if (want < 1) want = 1;
   return want < left ? want : left;
 }
