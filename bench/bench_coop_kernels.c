@@ -53,7 +53,8 @@ static const char *source =
     "  return steps;\n"
     "}\n"
     "/* One chunk of chunk numbers per turn, claimed from *next, until\n"
-    " * chunks; the steps summed into *sum. */\n"
+    " * chunks; the steps summed into *sum. Chunk c's numbers are those of\n"
+    " * c % span: a long queue repeats a short one's work. */\n"
     "#define QUEUE_BODY(POINTS)                                              \\\n"
     "  __local int c;                                                        \\\n"
     "  for (;;) {                                                            \\\n"
@@ -63,7 +64,7 @@ static const char *source =
     "    int mine = c;                                                       \\\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);                                       \\\n"
     "    if (mine >= chunks) break;                                          \\\n"
-    "    uint steps = 0, base = (uint)mine * chunk + 1;                      \\\n"
+    "    uint steps = 0, base = (uint)(mine % span) * chunk + 1;             \\\n"
     "    for (uint i = get_local_id(0); i < chunk; i += get_local_size(0))   \\\n"
     "      steps += collatz(base + i);                                       \\\n"
     "    steps = work_group_reduce_add(steps);                               \\\n"
@@ -71,12 +72,12 @@ static const char *source =
     "  }\n"
     "__kernel void queue_plain(__global atomic_int *next,\n"
     "                          __global atomic_uint *sum, int chunks,\n"
-    "                          uint chunk) {\n"
+    "                          uint chunk, int span) {\n"
     "  QUEUE_BODY()\n"
     "}\n"
     "__kernel void queue_coop(__global atomic_int *next,\n"
     "                         __global atomic_uint *sum, int chunks,\n"
-    "                         uint chunk) {\n"
+    "                         uint chunk, int span) {\n"
     "  QUEUE_BODY(offer_kill(); request_fork();)\n"
     "}\n"
     "/* steps levels of b[i] = (a[i-1] + a[i] + a[i+1]) / 3, ends held. */\n"
@@ -172,6 +173,12 @@ typedef struct bench {
    * more than fit, so that the pool takes every block it can (those
    * beside it then get blocks only from the pool). */
   size_t fill;
+  /* The numbers a group claims at a time in the periodic rows' queue: a
+   * GPU's pool runs thousands of groups, each a few hundred times slower
+   * than alone, and offers once a claim (gives one group back an offer:
+   * coop.cl). 4096 on the CPU (a claim about 0.3 ms on the 2-core EPYC),
+   * 256 on a GPU (about 0.3 ms on an H200). */
+  uint32_t turn;
   int quick;
 } bench;
 
@@ -228,26 +235,31 @@ typedef struct queue {
   uint32_t chunk, want;
 } queue;
 
-static void queue_make(bench *b, queue *q, const char *name, int chunks) {
+/* A queue of chunks chunks of chunk numbers, repeating the numbers of its
+ * first span (chunks a multiple of span). */
+static void queue_make(bench *b, queue *q, const char *name, int chunks,
+                       int span, uint32_t chunk) {
+  if (chunks % span) bench_die("queue: %d chunks, span %d", chunks, span);
   q->k = kernel(b, name);
   q->next = buffer(b, 4);
   q->sum = buffer(b, 4);
   q->chunks = chunks;
-  q->chunk = 4096;
-  /* The host's sum, once per size (the periodic rows run many queues). */
-  static int known_chunks = -1;
-  static uint32_t known;
-  if (known_chunks != chunks) {
+  q->chunk = chunk;
+  /* The host's sum over one span, once per span (the periodic rows run
+   * many queues); the kernel's sum wraps as this one does. */
+  static uint32_t known_numbers, known;
+  uint32_t numbers = (uint32_t)span * chunk;
+  if (known_numbers != numbers) {
     known = 0;
-    for (uint32_t n = 1; n <= (uint32_t)chunks * q->chunk; n++)
-      known += host_collatz(n);
-    known_chunks = chunks;
+    for (uint32_t n = 1; n <= numbers; n++) known += host_collatz(n);
+    known_numbers = numbers;
   }
-  q->want = known;
+  q->want = known * (uint32_t)(chunks / span);
   set_buffer(q->k, 0, q->next);
   set_buffer(q->k, 1, q->sum);
   set_int(q->k, 2, (uint32_t)chunks);
   set_int(q->k, 3, q->chunk);
+  set_int(q->k, 4, (uint32_t)span);
 }
 
 /* One run of the queue on groups groups: its milliseconds, checked. */
@@ -275,8 +287,8 @@ static void queue_free(queue *q) {
 static void overhead_queue(bench *b) {
   int reps = b->quick ? 3 : 15, chunks = b->quick ? 64 : 512;
   queue plain, coop;
-  queue_make(b, &plain, "queue_plain", chunks);
-  queue_make(b, &coop, "queue_coop", chunks);
+  queue_make(b, &plain, "queue_plain", chunks, chunks, 4096);
+  queue_make(b, &coop, "queue_coop", chunks, chunks, 4096);
   double tp[16], tc[16];
   queue_run(&plain, b->threads);
   queue_run(&coop, b->threads);
@@ -442,14 +454,29 @@ static uint32_t numbers_for(bench *b, weft_kernel *k, double ms) {
   }
 }
 
-/* The queue (name) run while a periodic kernel of load ms comes every
- * period: its time, and the periods met (the kernel ended before the
- * next was due). */
-static void periodic_run(bench *b, const char *name, weft_kernel *periodic,
-                         double period, int chunks, double *queue_ms,
-                         double *met) {
+/* What a queue beside the periodic kernel measured: the queue's time,
+ * the periods met (the kernel ended before the next was due), and the
+ * periodic kernel's median time. */
+typedef struct beside {
+  double queue_ms, met, kernel_ms;
+} beside;
+
+/* The periodic kernel's median time alone, over 5 runs. */
+static double periodic_alone(bench *b, weft_kernel *periodic) {
+  double t[5];
+  for (int i = 0; i < 5; i++) {
+    double t0 = bench_now_ms();
+    run(periodic, b->threads, GROUP);
+    t[i] = bench_now_ms() - t0;
+  }
+  return bench_median(t, 5);
+}
+
+/* The queue (name) run while a periodic kernel comes every period. */
+static beside periodic_run(bench *b, const char *name, weft_kernel *periodic,
+                           double period, int chunks, int span) {
   queue q;
-  queue_make(b, &q, name, chunks);
+  queue_make(b, &q, name, chunks, span, b->turn);
   bench_weft_check(weft_buffer_fill(q.next, &(uint8_t){0}, 1, 0, 4), q.next,
                    "fill");
   bench_weft_check(weft_buffer_fill(q.sum, &(uint8_t){0}, 1, 0, 4), q.sum,
@@ -458,51 +485,69 @@ static void periodic_run(bench *b, const char *name, weft_kernel *periodic,
   pthread_t thread;
   double t0 = bench_now_ms();
   start(&g, &thread);
-  int due = 0, kept = 0;
+  /* A period's kernel starts when it is due and meets its period if it
+   * ends before the next is due; periods that went by while it ran are
+   * missed, and the next kernel is the next one due (as frames are
+   * dropped, not queued). */
+  int periods = 0, kept = 0, runs = 0;
+  double took[1024], due = t0 + period;
   while (!__atomic_load_n(&g.done, __ATOMIC_ACQUIRE)) {
-    double at = t0 + period * ++due;
     double now = bench_now_ms();
-    if (at > now) sleep_ms(at - now);
-    if (__atomic_load_n(&g.done, __ATOMIC_ACQUIRE)) {
-      due--;
-      break;
-    }
+    if (due > now) sleep_ms(due - now);
+    if (__atomic_load_n(&g.done, __ATOMIC_ACQUIRE)) break;
+    double start = bench_now_ms();
     run(periodic, b->threads, GROUP);
-    kept += bench_now_ms() <= at + period;
+    double end = bench_now_ms();
+    if (runs < 1024) took[runs++] = end - start;
+    periods++;
+    kept += end <= due + period;
+    for (due += period; due < end; due += period) periods++;
   }
   pthread_join(thread, NULL);
   if (read_u32(q.sum, 0) != q.want) bench_die("periodic: the queue's sum");
-  *queue_ms = g.ms;
-  *met = due ? (double)kept / due : 1;
   queue_free(&q);
+  return (beside){g.ms, periods ? (double)kept / periods : 1,
+                  runs ? bench_median(took, runs) : 0};
 }
 
 static void periodic(bench *b) {
   static const struct { const char *name; double share; } loads[] = {
       {"light", 0.1}, {"medium", 1.0 / 3}, {"heavy", 2.0 / 3}};
   double period = 10;
-  int chunks = b->quick ? 256 : 2048;
+  int span = b->quick ? 256 : 2048;
   weft_buffer *sum = buffer(b, 4);
   weft_kernel *k = kernel(b, "periodic");
   set_buffer(k, 0, sum);
-  queue alone_q;
-  queue_make(b, &alone_q, "queue_coop", chunks);
-  double alone = queue_run(&alone_q, b->fill);
-  queue_free(&alone_q);
+  /* The queue alone runs for at least 30 periods (10 quick): a GPU runs
+   * span chunks in a few ms, so they are repeated there. */
+  double least = period * (b->quick ? 10 : 30), alone = 0;
+  int chunks = span;
+  for (;;) {
+    queue alone_q;
+    queue_make(b, &alone_q, "queue_coop", chunks, span, b->turn);
+    alone = queue_run(&alone_q, b->fill);
+    queue_free(&alone_q);
+    if (alone >= least || chunks > (1 << 24)) break;
+    chunks *= (int)ceil(1.2 * least / (alone > 0.1 ? alone : 0.1));
+  }
   for (size_t i = 0; i < sizeof loads / sizeof *loads; i++) {
     uint32_t numbers = numbers_for(b, k, period * loads[i].share);
     set_int(k, 1, numbers);
-    double coop_ms, coop_met, plain_ms, plain_met;
-    periodic_run(b, "queue_coop", k, period, chunks, &coop_ms, &coop_met);
-    periodic_run(b, "queue_plain", k, period, chunks, &plain_ms, &plain_met);
+    double kernel_alone = periodic_alone(b, k);
+    beside coop = periodic_run(b, "queue_coop", k, period, chunks, span);
+    beside plain = periodic_run(b, "queue_plain", k, period, chunks, span);
     bench_note("periodic %s: the queue alone %.1f ms, beside %.1f ms; "
-               "periods met %.0f%% (plain queue: %.0f%%)", loads[i].name,
-               alone, coop_ms, 100 * coop_met, 100 * plain_met);
+               "periods met %.0f%% (plain queue: %.0f%%); the periodic "
+               "kernel %.2f ms alone, %.2f beside (median)", loads[i].name,
+               alone, coop.queue_ms, 100 * coop.met, 100 * plain.met,
+               kernel_alone, coop.kernel_ms);
     bench_csv_line("periodic_%s_slowdown,%.3f,ratio", loads[i].name,
-                   coop_ms / alone);
-    bench_csv_line("periodic_%s_met,%.3f,fraction", loads[i].name, coop_met);
+                   coop.queue_ms / alone);
+    bench_csv_line("periodic_%s_met,%.3f,fraction", loads[i].name, coop.met);
     bench_csv_line("periodic_%s_met_plain,%.3f,fraction", loads[i].name,
-                   plain_met);
+                   plain.met);
+    bench_csv_line("periodic_%s_kernel_slowdown,%.3f,ratio", loads[i].name,
+                   coop.kernel_ms / kernel_alone);
   }
   weft_kernel_release(k);
   weft_buffer_release(sum);
@@ -524,6 +569,7 @@ int main(int argc, char **argv) {
     bench_die("build failed:\n%s", weft_program_build_log(b.program));
   bench_csv_open(options.csv_path, "row,value,unit", 1);
   b.fill = info.kind == WEFT_DEVICE_CPU ? b.threads : 65536;
+  b.turn = info.kind == WEFT_DEVICE_CPU ? 4096 : 256;
   overhead_queue(&b);
   overhead_levels(&b);
   gather(&b, "persist_offer", "gather_offer", 2048, 0);

@@ -8,7 +8,10 @@
  * and copies go on meanwhile. A plain kernel launched then asks the pool
  * for blocks (the pool's DEMAND word): the pool's highest groups end at
  * their next offer_kill, or at its next resizing barrier, and their
- * blocks leave the GPU, where the launch's blocks take their place. When
+ * blocks leave the GPU, where the launch's blocks take their place. The
+ * blocks asked: the launch's share of the GPU (its blocks over the most
+ * of them that fit) of the pool's; a pool that fills the GPU numbers its
+ * groups by multiprocessor and gives whole ones (blocks_wanted). When
  * the launch has ended its demand goes. A pool that left room on the GPU
  * (fewer blocks than fit) then launches as many blocks of its kernel on
  * a stream of its own to take the rooms back: each joins the pool in the
@@ -49,13 +52,23 @@ static CUresult pool_records(gpu_launch *l, size_t bytes) {
   return r;
 }
 
+/* A pool that fills the GPU: its blocks on each multiprocessor (coop.cl
+ * numbers its groups by multiprocessor); else 0. */
+static uint64_t pool_per_sm(const gpu_launch *l) {
+  unsigned sms = l->gpu->gpu.multiprocessors;
+  if (!sms || l->blocks[0] != l->resident || l->resident % sms) return 0;
+  return l->resident / sms;
+}
+
 int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   const weft_kernel_desc *k = l->desc->kernel;
   if (!(k->flags & WEFT_KERNEL_RESIZABLE)) return 0;
   const weft_cuda_api *api = l->gpu->api;
   uint64_t blocks = l->blocks[0], items = l->threads[0];
   uint64_t records = 2 * blocks * items * k->transmit_size;
-  CUresult r = pool_records(l, (size_t)(records + 16 * blocks));
+  uint64_t sms = records + 16 * blocks;
+  size_t sm_bytes = WEFT__COOP_SM_WORDS * sizeof(uint32_t);
+  CUresult r = pool_records(l, (size_t)sms + sm_bytes);
   int churn = l->gpu->config->resize == WEFT_RESIZE_CHURN;
   int barriers = (k->flags & WEFT_KERNEL_RESIZING_BARRIER) != 0;
   uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
@@ -69,6 +82,11 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   words[WEFT__COOP_TRANSMIT] = k->transmit_size;
   words[WEFT__COOP_ITEMS] = items;
   words[WEFT__COOP_BARRIERS] = (uint64_t)barriers;
+  words[WEFT__COOP_PER_SM] = pool_per_sm(l);
+  words[WEFT__COOP_SMS] = l->program->coop_records + sms;
+  if (r == CUDA_SUCCESS)
+    r = api->cuMemsetD32(l->program->coop_records + sms, 0,
+                         WEFT__COOP_SM_WORDS);
   /* Fast only where there are barriers to make fast (coop.cl). */
   words[WEFT__COOP_SHARING] = churn || !barriers;
   if (r == CUDA_SUCCESS && l->program->coop_state)
@@ -146,14 +164,19 @@ static void write_demand(gpu_launch *l, const cuda_pool *pool) {
  * pool's last. */
 static uint64_t blocks_wanted(gpu_launch *l, const cuda_pool *pool) {
   uint64_t blocks = pool->launch->blocks[0];
-  uint64_t spare = blocks - 1; /* the pool keeps one */
+  /* A pool filling the GPU gives whole multiprocessors (coop.cl's
+   * sm_major_id) and keeps one; another keeps a block. */
+  uint64_t unit = pool_per_sm(pool->launch);
+  if (!unit) unit = 1;
+  uint64_t spare = blocks - unit;
   uint64_t left = pool->demand < spare ? spare - pool->demand : 0;
   unsigned long long most = weft__cuda_resident_blocks(l);
   unsigned long long own =
       (unsigned long long)l->blocks[0] * l->blocks[1] * l->blocks[2];
   uint64_t want = blocks;
   if (most && own < most) want = (blocks * own + most - 1) / most;
-  if (want < 1) want = 1;
+  want = (want + unit - 1) / unit * unit;
+  if (want < unit) want = unit;
   return want < left ? want : left;
 }
 

@@ -55,7 +55,8 @@ enum {
   TICKET = WEFT__COOP_TICKET, FREE = WEFT__COOP_FREE,
   SLOTS = WEFT__COOP_SLOTS, SHARING = WEFT__COOP_SHARING,
   FAST = WEFT__COOP_FAST, BARRIERS = WEFT__COOP_BARRIERS,
-  SWITCH0 = WEFT__COOP_SWITCH0
+  SWITCH0 = WEFT__COOP_SWITCH0, PER_SM = WEFT__COOP_PER_SM,
+  SMS = WEFT__COOP_SMS
 };
 /* The block's words in shared memory: its group's id, resume site, count
  * as of its last point, whether it ends at the point, whether it runs,
@@ -258,15 +259,42 @@ static uint join_pool(volatile __global ulong *s, __local uint *b) {
   return joins;
 }
 
-/* A block of the launch's own: group ticket from the start, in mode as
- * the launch set it. The count is a look without the lock: the count
+/* The group id of a block of a pool that fills the GPU, per_sm blocks on
+ * each multiprocessor: the multiprocessor's number (in the order their
+ * first blocks came) times per_sm plus the block's place on it. Groups
+ * then end from the highest id down, a multiprocessor's blocks together,
+ * so that a launch beside the pool gets whole multiprocessors: one block
+ * beside 31 of the pool's ran 60 times slower than alone on an H200 (the
+ * multiprocessor's issue slots are shared by its warps), whatever blocks
+ * the pool gave back. The first block on a multiprocessor numbers it; the
+ * others wait for that number (every block of the pool is resident). */
+static uint sm_major_id(volatile __global ulong *s, uint per_sm) {
+  volatile __global uint *words = (volatile __global uint *)s[SMS];
+  volatile __global uint *sm = words + 1 + 2 * __nvvm_read_ptx_sreg_smid();
+  uint place = __atomic_fetch_add(&sm[1], 1u, __ATOMIC_RELAXED);
+  if (!place)
+    __atomic_store_n(&sm[0],
+                     __atomic_fetch_add(&words[0], 1u, __ATOMIC_RELAXED) + 1u,
+                     __ATOMIC_RELEASE);
+  uint number;
+  while (!(number = __atomic_load_n(&sm[0], __ATOMIC_ACQUIRE)))
+    __nvvm_nanosleep(32);
+  return (number - 1u) * per_sm + place;
+}
+
+/* A block of the launch's own: group ticket from the start (or, filling
+ * the GPU, as sm_major_id numbers it), in mode as the launch set it. The count is a look without the lock: the count
  * another group may be changing is as good a count for a start as one
  * read under the lock, which a pool's blocks starting at once took in
  * turn (a microsecond each, 132 blocks on an H200). */
 static void start_own(volatile __global ulong *s, __local uint *b,
                       uint ticket) {
+  uint per_sm = (uint)s[PER_SM];
   b[B_SLOT] = ticket;
-  b[B_ID] = ticket;
+  /* %nsmid is the same for every block: all number alike. */
+  b[B_ID] = per_sm && __nvvm_read_ptx_sreg_nsmid() <= WEFT__COOP_SM_IDS
+                ? sm_major_id(s, per_sm)
+                : ticket;
   b[B_SITE] = 0;
   b[B_SHARING] = (uint)s[SHARING];
   b[B_GROUPS] = (uint)atomic_look(s, LIVE);

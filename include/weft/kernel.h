@@ -148,8 +148,11 @@
  * point and barrier looks at the state) or runs fast (a kernel with
  * resizing barriers while nobody else wants blocks); the fast barrier's
  * word; whether the kernel has resizing barriers; and three words, by
- * fast barrier mod 3, that say the pool shares after it. Private to the
- * library and the runtime. */
+ * fast barrier mod 3, that say the pool shares after it; for a pool
+ * that fills the GPU, its blocks on each multiprocessor (0: another
+ * pool) and the address of the words that number its multiprocessors
+ * and their blocks (WEFT__COOP_SM_WORDS). Private to the library and the
+ * runtime. */
 enum {
   /* The first 128-byte line: nothing a fast barrier polls or adds to
    * (the fast barrier's reads of DEMAND and SWITCH kept off the line
@@ -164,8 +167,15 @@ enum {
   WEFT__COOP_TICKET, WEFT__COOP_FREE, WEFT__COOP_SLOTS, WEFT__COOP_SHARING,
   WEFT__COOP_ARRIVED, WEFT__COOP_GENERATION, WEFT__COOP_TARGET0,
   WEFT__COOP_TARGET1, WEFT__COOP_FAST, WEFT__COOP_BARRIERS,
+  WEFT__COOP_PER_SM, WEFT__COOP_SMS,
   WEFT__COOP_WORDS_USED
 };
+/* The 32-bit words at WEFT__COOP_SMS, zero at the start: the
+ * multiprocessors numbered so far, then two a multiprocessor by its PTX
+ * %smid (its number + 1 once its first block gave it one, and its blocks
+ * so far), for %smid below WEFT__COOP_SM_IDS. */
+#define WEFT__COOP_SM_IDS 1024u
+#define WEFT__COOP_SM_WORDS (1u + 2u * WEFT__COOP_SM_IDS)
 #define WEFT__COOP_CHURN 1u
 
 /* Bytes of a barrier of the given algorithm for that many groups. */

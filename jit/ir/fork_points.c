@@ -19,6 +19,7 @@
  * the jump breaks no dominance, and SROA turns the loads on the new path
  * into undef. The barriers make the point a group's: every work-item is
  * there when the back end decides, and none runs on before it has. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@
 #include "weft/weft.h"
 
 #define FORK_POINT "__weft_fork_point"
+/* A work-item's record starts so aligned, and is a multiple of it long. */
+#define RECORD_ALIGN 16
 #define TRANSMIT_ANNOTATION "weft.transmit"
 
 /* A transmit variable: its alloca and its place in a work-item's record. */
@@ -117,7 +120,7 @@ static int collect_transmit(kernel_points *k, LLVMTargetDataRef layout,
                                 LLVMABISizeOfType(layout, LLVMGetAllocatedType(a))};
     offset += k->vars[i].size;
   }
-  k->record_size = (offset + 15) / 16 * 16;
+  k->record_size = (offset + RECORD_ALIGN - 1) / RECORD_ALIGN * RECORD_ALIGN;
   for (unsigned i = 0; i < k->num_vars; i++)
     LLVMInstructionEraseFromParent(calls[i]);
   free(calls);
@@ -133,6 +136,20 @@ static LLVMValueRef primitive(LLVMBuilderRef b, LLVMModuleRef m,
   for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
   LLVMValueRef fn = weft__runtime_function(m, name, result, params, n, attribute);
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+/* The alignment v's copy may assume on both sides: its alloca's, but no
+ * more than a record's (each runtime's records start 16-aligned, every
+ * work-item's a multiple of 16 bytes on: backend/cpu/coop.c, cuda_pool.c),
+ * its offset in the record a multiple of it. A copy assumed unaligned
+ * was a byte at a time on the GPU: four stores a work-item a point for
+ * an int. */
+static unsigned field_align(const transmit_var *v) {
+  unsigned align = LLVMGetAlignment(v->alloca);
+  if (!align) align = 1;
+  if (align > RECORD_ALIGN) align = RECORD_ALIGN;
+  assert(v->offset % align == 0);
+  return align;
 }
 
 /* Copies every transmit variable to (save) or from the work-item's
@@ -151,8 +168,9 @@ static void copy_records(LLVMBuilderRef b, const kernel_points *k, int save) {
     LLVMValueRef field =
         LLVMBuildInBoundsGEP2(b, LLVMInt8TypeInContext(c), slot, &at, 1, "");
     LLVMValueRef bytes = LLVMConstInt(i64, v->size, 0);
-    if (save) LLVMBuildMemCpy(b, field, 1, v->alloca, 1, bytes);
-    else LLVMBuildMemCpy(b, v->alloca, 1, field, 1, bytes);
+    unsigned align = field_align(v);
+    if (save) LLVMBuildMemCpy(b, field, align, v->alloca, align, bytes);
+    else LLVMBuildMemCpy(b, v->alloca, align, field, align, bytes);
   }
 }
 
