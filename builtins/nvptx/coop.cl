@@ -427,6 +427,13 @@ static void sharing_barrier(volatile __global ulong *s, __local uint *b,
   b[B_PHASE] = 0;
 }
 
+/* Whether group id ends at its offer_kill with live groups running and
+ * want wanted: the highest (never group 0), when fewer are wanted or the
+ * policy churns. */
+static int ends_at_offer(uint id, ulong live, ulong want, uint churns) {
+  return id && id + 1 == live && (churns || live > want);
+}
+
 void __weft_coop_point(uint kind, uint site) {
   volatile __global ulong *s = state();
   __local uint *b = __weft_coop_block();
@@ -443,7 +450,7 @@ void __weft_coop_point(uint kind, uint site) {
   /* Nothing to do, as a look without the lock sees it. */
   ulong live = s[LIVE], want = wanted(s);
   int may = kind == WEFT__POINT_OFFER_KILL
-                ? id && id + 1 == live && (b[B_CHURN] || live > want)
+                ? ends_at_offer(id, live, want, b[B_CHURN])
                 : live < want && live < s[PRESENT];
   if (!may) {
     b[B_GROUPS] = (uint)live;
@@ -453,7 +460,7 @@ void __weft_coop_point(uint kind, uint site) {
   live = s[LIVE];
   want = wanted(s);
   if (kind == WEFT__POINT_OFFER_KILL) {
-    if (id && id + 1 == live && (churn(s) || live > want)) {
+    if (ends_at_offer(id, live, want, b[B_CHURN])) {
       s[LIVE] = id;
       b[B_EXIT] = 1;
       open_barrier(s);
