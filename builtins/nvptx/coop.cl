@@ -272,6 +272,9 @@ static uint sm_major_id(volatile __global ulong *s, uint per_sm) {
   volatile __global uint *words = (volatile __global uint *)s[SMS];
   volatile __global uint *sm = words + 1 + 2 * __nvvm_read_ptx_sreg_smid();
   uint place = __atomic_fetch_add(&sm[1], 1u, __ATOMIC_RELAXED);
+  /* A cooperative launch of as many blocks as fit places per_sm on each;
+   * more on one would give two groups one id: the launch fails instead. */
+  if (place >= per_sm) __builtin_trap();
   if (!place)
     __atomic_store_n(&sm[0],
                      __atomic_fetch_add(&words[0], 1u, __ATOMIC_RELAXED) + 1u,
@@ -283,10 +286,11 @@ static uint sm_major_id(volatile __global ulong *s, uint per_sm) {
 }
 
 /* A block of the launch's own: group ticket from the start (or, filling
- * the GPU, as sm_major_id numbers it), in mode as the launch set it. The count is a look without the lock: the count
- * another group may be changing is as good a count for a start as one
- * read under the lock, which a pool's blocks starting at once took in
- * turn (a microsecond each, 132 blocks on an H200). */
+ * the GPU, as sm_major_id numbers it), in mode as the launch set it. The
+ * count is a look without the lock: the count another group may be
+ * changing is as good a count for a start as one read under the lock,
+ * which a pool's blocks starting at once took in turn (a microsecond
+ * each, 132 blocks on an H200). */
 static void start_own(volatile __global ulong *s, __local uint *b,
                       uint ticket) {
   uint per_sm = (uint)s[PER_SM];
