@@ -165,6 +165,12 @@ static const char *source =
     "  }\n"
     "}\n"
     "__kernel void nothing(__global int *unused) { (void)unused; }\n"
+    "/* Tens of milliseconds of one work-item's dependent multiplies. */\n"
+    "__kernel void linger(__global uint *o) {\n"
+    "  uint s = o[0];\n"
+    "  for (uint i = 0; i < 20000000u; i++) s = (s ^ i) * 16777619u;\n"
+    "  o[0] = s;\n"
+    "}\n"
     "__kernel void signal(__global atomic_int *flag) {\n"
     "  atomic_store(flag, 1);\n"
     "}\n"
@@ -440,18 +446,17 @@ static int settled_groups(weft_buffer *stats) {
   return same >= 20 ? last : -1;
 }
 
-/* persist in groups of local; when it has settled, a launch of
- * `nothing` from this thread (which takes at least one of its groups'
- * threads or blocks, the most it can run beside) and after it the
- * kernel runs as many groups again: what it gave up comes back at its
- * request_fork (on a GPU, where the pool leaves room, blocks of its
- * kernel launched to join the pool take the rooms back: cuda_pool.c).
- * The fewest groups it ran meanwhile are in the failure's message. */
-static void takes_groups_back(size_t groups, size_t local) {
+/* persist in groups of local; when it has settled, a one-work-item
+ * launch of beside from this thread (which takes at least one of its
+ * groups' threads or blocks, the most it can run beside): the groups it
+ * ran before the launch, the fewest meanwhile and the groups once it
+ * settled again after it, into ran[0..2]. */
+static void groups_around_a_launch(size_t groups, size_t local,
+                                   const char *beside, int ran[3]) {
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
   fixture f = setup();
   weft_kernel *k = kernel(&f, "persist"), *s = kernel(&f, "signal"),
-              *other = kernel(&f, "nothing");
+              *other = kernel(&f, beside);
   int start[4] = {0, 0, 0, 1 << 30};
   weft_buffer *flag = ints(&f, 1, NULL), *stats = ints(&f, 4, start),
               *unused = ints(&f, 1, NULL);
@@ -461,17 +466,16 @@ static void takes_groups_back(size_t groups, size_t local) {
   persisting p = {k, -1, groups, local};
   pthread_t thread;
   CHECK_EQ(pthread_create(&thread, NULL, persist_main, &p), 0);
-  int before = settled_groups(stats);
-  CHECK(before > 0);
+  ran[0] = settled_groups(stats);
+  CHECK(ran[0] > 0);
   CHECK_OK(launch(other, 1, 1), other);
-  int after = settled_groups(stats), got[4];
+  ran[2] = settled_groups(stats);
+  int got[4];
   read_ints(stats, got, 4);
+  ran[1] = got[3];
   CHECK_OK(launch(s, 1, 1), s);
   CHECK_EQ(pthread_join(thread, NULL), 0);
   CHECK_EQ(p.rc, WEFT_OK);
-  if (after != before)
-    FAIL("%d groups ran before the other launch, %d after it (fewest %d)",
-         before, after, got[3]);
   release_buffers(flag, stats, unused);
   weft_kernel_release(k);
   weft_kernel_release(s);
@@ -479,11 +483,40 @@ static void takes_groups_back(size_t groups, size_t local) {
   teardown(&f);
 }
 
+/* What the kernel gave up comes back at its request_fork (on a GPU,
+ * where the pool leaves room, blocks of its kernel launched to join the
+ * pool take the rooms back: cuda_pool.c). */
+static void takes_groups_back(size_t groups, size_t local) {
+  int ran[3];
+  groups_around_a_launch(groups, local, "nothing", ran);
+  if (ran[2] != ran[0])
+    FAIL("%d groups ran before the other launch, %d after it (fewest %d)",
+         ran[0], ran[2], ran[1]);
+}
+
 /* Beside a small pool, the launch may find room without a group given
  * up; if one was, it comes back (threads8: 8 groups run, 7 while the
  * launch does, 8 again after it). */
 TEST(takes_groups_back_after_a_launch) {
   takes_groups_back(8, 4);
+}
+
+/* A pool that fills the GPU numbers its groups by multiprocessor and
+ * gives a launch beside it whole ones (coop.cl's sm_major_id,
+ * cuda_pool.c's blocks_wanted): beside a one-work-item launch long
+ * enough for the pool's groups to reach their offers (one at a time, the
+ * highest first) it runs one multiprocessor's blocks fewer, and goes on
+ * so after it (a pool that fills the GPU takes no blocks back). */
+TEST(gives_whole_multiprocessors) {
+  if (!harness_on_gpu()) SKIP("a GPU's pool; on the CPU: threads");
+  int ran[3];
+  groups_around_a_launch(65536, 64, "linger", ran);
+  unsigned sms = support_device_info().compute_units;
+  CHECK(sms > 0 && ran[0] % (int)sms == 0);
+  int per_sm = ran[0] / (int)sms;
+  if (ran[1] != ran[0] - per_sm || ran[2] != ran[1])
+    FAIL("%d groups (%d a multiprocessor) ran before the other launch, "
+         "%d at the fewest, %d after it", ran[0], per_sm, ran[1], ran[2]);
 }
 
 /* On the CPU, the barrier kernel beside a launch from another thread. */
