@@ -110,7 +110,7 @@ CL_API_ENTRY __attribute__((visibility("default"))) cl_int CL_API_CALL
 clGetPlatformInfo(cl_platform_id p, cl_platform_info param, size_t size,
                   void *value, size_t *size_ret) {
   if (p && p != weft__cl_platform()) return CL_INVALID_PLATFORM;
-  cl_name_version versions[8]; /* PLATFORM_EXTENSIONS' names */
+  cl_name_version versions[8]; /* room for PLATFORM_EXTENSIONS' names */
   cl_version numeric = CL_MAKE_VERSION(3, 0, 0);
   cl_ulong resolution = 1;
   const char *s = NULL;
@@ -124,7 +124,8 @@ clGetPlatformInfo(cl_platform_id p, cl_platform_info param, size_t size,
   case CL_PLATFORM_NUMERIC_VERSION:
     return weft__cl_info(&numeric, sizeof numeric, size, value, size_ret);
   case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
-    size_t n = name_versions(PLATFORM_EXTENSIONS, versions, 8,
+    size_t n = name_versions(PLATFORM_EXTENSIONS, versions,
+                             sizeof versions / sizeof *versions,
                              CL_MAKE_VERSION(1, 0, 0));
     return weft__cl_info(versions, n * sizeof *versions, size, value, size_ret);
   }

@@ -122,20 +122,6 @@ static void read_cache_dir(void) {
     config.cache_dir = path;
 }
 
-/* How many builds whose programs were all released stay loaded for a
- * later build of the same input (jit/cache/cache.c): 0 to 4096. */
-static void read_cache_keep(void) {
-  config.cache_kept = 32;
-  const char *v = getenv("WEFT_CACHE_KEEP");
-  if (!v) return;
-  char *end;
-  errno = 0;
-  unsigned long n = strtoul(v, &end, 10);
-  if (errno || end == v || *end || n > 4096)
-    warn("WEFT_CACHE_KEEP", v, "a number of builds from 0 to 4096");
-  else config.cache_kept = (unsigned)n;
-}
-
 static void read_resident(void) {
   const char *v = getenv("WEFT_RESIDENT_GROUPS");
   size_t n;
@@ -182,6 +168,18 @@ static int parse_count(const char *s, const char *end,
   if (*s < '0' || *s > '9') return -1;
   *out = strtoull(s, &stop, 10);
   return errno || stop != (end ? end : s + strlen(s)) ? -1 : 0;
+}
+
+/* How many builds whose programs were all released stay loaded for a
+ * later build of the same input (jit/cache/cache.c): 0 to 4096. */
+static void read_cache_keep(void) {
+  config.cache_kept = WEFT_DEFAULT_CACHE_KEEP;
+  const char *v = getenv("WEFT_CACHE_KEEP");
+  unsigned long long n;
+  if (!v) return;
+  if (parse_count(v, NULL, &n) || n > 4096)
+    warn("WEFT_CACHE_KEEP", v, "a number of builds from 0 to 4096");
+  else config.cache_kept = (unsigned)n;
 }
 
 /* "exhaustive[:BUDGET[:PREEMPTIONS[:full]]]": 0, or -1. */

@@ -119,6 +119,8 @@ typedef struct weft_config {
 
 #define WEFT_DEFAULT_STACK_SIZE (256u * 1024u)
 #define WEFT_MIN_STACK_SIZE (16u * 1024u)
+/* Released builds kept loaded (WEFT_CACHE_KEEP, jit/cache/cache.c). */
+#define WEFT_DEFAULT_CACHE_KEEP 32u
 
 /* The configuration (read on first use; never changes afterwards). */
 const weft_config *weft__config(void);

@@ -231,7 +231,6 @@ static uint32_t host_collatz(uint32_t n) {
 typedef struct queue {
   weft_kernel *k;
   weft_buffer *next, *sum;
-  int chunks;
   uint32_t chunk, want;
 } queue;
 
@@ -243,7 +242,6 @@ static void queue_make(bench *b, queue *q, const char *name, int chunks,
   q->k = kernel(b, name);
   q->next = buffer(b, 4);
   q->sum = buffer(b, 4);
-  q->chunks = chunks;
   q->chunk = chunk;
   /* The host's sum over one span, once per span (the periodic rows run
    * many queues); the kernel's sum wraps as this one does. */

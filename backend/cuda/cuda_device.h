@@ -39,13 +39,11 @@ typedef struct cuda_spare {
 /* A cooperative kernel's pool running on the GPU (cuda_pool.c), under
  * the device's launch_lock: its launch (program, blocks) and parameters,
  * which blocks that join it later are launched with; the blocks the
- * launches beside it want; whether blocks join it (it left room on the
- * GPU). */
+ * launches beside it want. */
 typedef struct cuda_pool {
   const struct gpu_launch *launch;
   void **params;
   uint64_t demand;
-  int rejoins;
 } cuda_pool;
 
 typedef struct cuda_device {

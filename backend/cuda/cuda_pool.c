@@ -52,11 +52,18 @@ static CUresult pool_records(gpu_launch *l, size_t bytes) {
   return r;
 }
 
+/* Whether the pool l launches has as many blocks as fit (else it leaves
+ * room, which blocks of its kernel take back after a launch beside it:
+ * weft__cuda_beside_done). */
+static int fills_gpu(const gpu_launch *l) {
+  return l->blocks[0] >= l->resident;
+}
+
 /* A pool that fills the GPU: its blocks on each multiprocessor (coop.cl
  * numbers its groups by multiprocessor); else 0. */
 static uint64_t pool_per_sm(const gpu_launch *l) {
   unsigned sms = l->gpu->gpu.multiprocessors;
-  if (!sms || l->blocks[0] != l->resident || l->resident % sms) return 0;
+  if (!sms || !fills_gpu(l) || l->resident % sms) return 0;
   return l->resident / sms;
 }
 
@@ -137,7 +144,7 @@ CUresult weft__cuda_pool_run(gpu_launch *l, void **params) {
                                        t[0], t[1], t[2], (unsigned)l->shared,
                                        gpu->pool_stream, params);
   if (r != CUDA_SUCCESS) return r;
-  cuda_pool pool = {l, params, 0, g[0] < l->resident};
+  cuda_pool pool = {l, params, 0};
   gpu->pool = &pool;
   pthread_mutex_unlock(&gpu->launch_lock);
   r = api->cuStreamSynchronize(gpu->pool_stream);
@@ -208,7 +215,7 @@ void weft__cuda_beside_done(gpu_launch *l, uint64_t asked) {
   assert(pool->demand >= asked);
   pool->demand -= asked;
   write_demand(l, pool);
-  if (!pool->rejoins) return;
+  if (fills_gpu(pool->launch)) return;
   /* The copy on the GPU before the blocks that read it start: one that
    * saw the old demand would leave again. */
   if (l->gpu->api->cuStreamSynchronize(NULL) == CUDA_SUCCESS)

@@ -313,11 +313,12 @@ uint __attribute__((convergent)) __weft_coop_first(void) {
     b[B_PHASE] = 0;
     ulong ticket = __atomic_fetch_add((volatile __global ulong *)&s[TICKET],
                                       1ul, __ATOMIC_RELAXED);
+    int own = ticket < s[INITIAL];
     uint go = 1;
-    if (ticket < s[INITIAL]) start_own(s, b, (uint)ticket);
+    if (own) start_own(s, b, (uint)ticket);
     else go = join_pool(s, b);
     if (go) *block_records(b) = (ulong)records(s, b[B_SLOT]);
-    if (go && ticket >= s[INITIAL]) go = wait_start(s, b);
+    if (go && !own) go = wait_start(s, b);
     b[B_GO] = go;
   }
   __nvvm_bar_sync(0);

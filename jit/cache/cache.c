@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/lock.h"
 #include "jit/cache/cache_files.h"
 #include "jit/cpu/perf_map.h"
@@ -138,7 +139,7 @@ static weft_cached *table;
  * hundreds of times) finds its code without a compile, or without
  * reading and linking the disk's copy. idle counts them; released_at
  * orders them (table_lock). */
-static unsigned kept_idle = 32, idle;
+static unsigned kept_idle = WEFT_DEFAULT_CACHE_KEEP, idle;
 static uint64_t releases;
 /* In a build helper (weft__cache_remember), the entry its build made or
  * found, with a reference (table_lock). */

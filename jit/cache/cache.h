@@ -122,8 +122,8 @@ int weft__cache_add(const weft_cache_key *key, weft_cache_kind kind,
  * older ones, and ones whose headers changed, are unloaded. */
 void weft__cache_release(weft_cached *c);
 
-/* How many idle entries stay loaded (WEFT_CACHE_KEEP; 32 until set):
- * the most recently released. Each target's JIT sets it. */
+/* How many idle entries stay loaded (WEFT_CACHE_KEEP; its default until
+ * set): the most recently released. Each target's JIT sets it. */
 void weft__cache_set_kept(unsigned n);
 
 /* Unloads every idle entry: later finds read the disk (the tests of the
