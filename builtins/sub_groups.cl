@@ -42,7 +42,7 @@ uint WEFT_OVERLOAD get_sub_group_id(void) {
 
 uint WEFT_OVERLOAD get_sub_group_size(void) {
   uint w = __weft_sub_group_width();
-  uint left = group_items() - get_sub_group_id() * w;
+  uint left = group_items() - sub_group_base();
   return left < w ? left : w;
 }
 

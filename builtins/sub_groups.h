@@ -168,10 +168,13 @@ LANES_PRIMITIVES(double, f64)
  * one. */
 #define SLOT(T, i) (*(__local T *)(__weft_wg_scratch() + (i)))
 
-/* The linear id of the sub-group's first work-item. */
+/* The linear id of the sub-group's first work-item. The width is a power
+ * of two (4 to 32): a mask, where `id - id % width` became a frozen id
+ * (InstCombine, the width unknown when the builtins are built), which a
+ * region saves across a barrier instead of making it again from the
+ * local id (jit/cpu/regions.c). */
 static inline uint sub_group_base(void) {
-  uint id = (uint)get_local_linear_id();
-  return id - id % __weft_sub_group_width();
+  return (uint)get_local_linear_id() & ~(__weft_sub_group_width() - 1u);
 }
 
 /* fn(V x, uint from) for a vector V of S: fn of each of x's lanes (the

@@ -577,6 +577,31 @@ static const char *jammed_non_uniform_source =
     "          + sub_group_non_uniform_scan_inclusive_mul(x / 100.0f);\n"
     "}\n";
 
+/* Sub-group functions between work-group barriers: cut into regions, each
+ * region that holds them runs whole sub-groups side by side where the
+ * group's x size allows (workgroup.c's lanes regions), the others run as
+ * usual; the slots and sub-group barriers serve other shapes. Functions
+ * before the first barrier, between two and after the last. */
+static const char *jammed_regions_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  __local float t[1024];\n"
+    "  size_t i = get_global_linear_id(), l = get_local_linear_id();\n"
+    "  size_t n = get_local_size(0) * get_local_size(1);\n"
+    "  float x = in[i];\n"
+    "  float s = sub_group_scan_inclusive_add(x);\n"
+    "  t[l] = sub_group_reduce_max(x);\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  float y = t[(l + 17) % n];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  y += sub_group_broadcast(y, 2) + sub_group_scan_exclusive_add(y);\n"
+    "  t[l] = y;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  float m = sub_group_reduce_min(y) + t[n - 1 - l];\n"
+    "  out[2 * i] = s;\n"
+    "  if (get_sub_group_local_id() == 0) out[2 * i + 1] = m;\n"
+    "  else out[2 * i + 1] = y - s;\n"
+    "}\n";
+
 /* source over global items in groups of local (2D with gy > 1), outs
  * floats an item, built with options; its launch log line when log is
  * not NULL. */
@@ -616,6 +641,13 @@ static void check_jammed(const char *source, size_t outs, const char *reqd,
   free(b);
 }
 
+/* Whether work-group barriers make regions (not WEFT_BARRIER=fibers, the
+ * .fibers and .ucontext variants). */
+static int barriers_as_regions(void) {
+  const char *v = getenv("WEFT_BARRIER");
+  return !v || strcmp(v, "fibers") != 0;
+}
+
 TEST(whole_sub_groups_jammed) {
   setenv("WEFT_LOG", "launch", 1); /* read as Weft starts */
   static const struct {
@@ -629,6 +661,8 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_source, 2, "", shapes[s].global, shapes[s].local, whole);
     check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
                  shapes[s].local, whole);
+    check_jammed(jammed_regions_source, 2, "", shapes[s].global,
+                 shapes[s].local, whole && barriers_as_regions());
   }
 }
 
@@ -643,6 +677,8 @@ TEST(whole_sub_groups_jammed_at_required_sizes) {
              "__attribute__((intel_reqd_sub_group_size(%s)))", sizes[k]);
     check_jammed(jammed_source, 2, reqd, global, local, k < 2);
     check_jammed(jammed_non_uniform_source, 12, reqd, global, local, k < 2);
+    check_jammed(jammed_regions_source, 2, reqd, global, local,
+                 k < 2 && barriers_as_regions());
   }
 }
 
@@ -771,6 +807,21 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
       "}\n",
       32, "whole sub-groups of 16",
       "work-item (37) [local (5) in work-group (1)] at program.cl:5:");
+  /* Between barriers: regions run by whole sub-groups (the fibers run
+   * its work-items one at a time). */
+  if (!barriers_as_regions()) return;
+  support_check_fault(
+      "__kernel void k(__global int *a) {\n"
+      "  __local int t[32];\n"
+      "  t[get_local_id(0)] = (int)get_global_id(0);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int s = sub_group_scan_inclusive_add(t[31 - get_local_id(0)]);\n"
+      "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
+      "  p[get_global_id(0)] = s;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "}\n",
+      32, "whole sub-groups of 16",
+      "work-item (37) [local (5) in work-group (1)] at program.cl:7:");
 }
 
 TEST_MAIN()

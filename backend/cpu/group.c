@@ -284,14 +284,16 @@ void weft__group_run(cpu_group *g, uint64_t index) {
 }
 
 /* Whether the group ran whole sub-groups side by side (jit/cpu/
- * workgroup.c's lanes_first: one call for the whole group, from its
- * start, its x size a multiple of the width). */
+ * workgroup.c's lanes_first, one call for the whole group from its start,
+ * or its lanes regions; its x size a multiple of the width). */
 static int ran_lanes(const cpu_group *g) {
-  return weft_cpu_sub_groups_jammed(g->launch->desc->kernel,
-                                    g->ctx.enqueued_local_size[0],
+  const weft_kernel_desc *k = g->launch->desc->kernel;
+  /* A region kernel runs whole sub-groups in any region (the lanes'
+   * regions, jit/cpu/workgroup.c); another only from the start. */
+  return weft_cpu_sub_groups_jammed(k, g->ctx.enqueued_local_size[0],
                                     g->ctx.local_size[0]) &&
          !g->launch->random && !weft__sub_group_interleaves(g->launch) &&
-         g->ctx.region_state == 0;
+         (g->ctx.region_state == 0 || (k->flags & WEFT_KERNEL_REGIONS));
 }
 
 /* A group that faulted with whole sub-groups side by side runs again as

@@ -85,6 +85,9 @@ typedef struct build {
   weft_jammed **region_jams;  /* a kernel's, by region state (or NULL) */
   /* Jams of whole sub-groups, WEFT_JAM_TIERS + 1 a kernel (or NULL). */
   weft_jammed *lanes_jams;
+  /* A region kernel's jams of whole sub-groups, by region state (or
+   * NULL): make_lanes_regions. */
+  weft_jammed **lanes_regions;
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
@@ -217,10 +220,28 @@ static void make_tiers(build *b, unsigned i, int state, unsigned bits,
     note_tiers(&b->s.kernels[i], tiers);
 }
 
+/* Whether make_lanes_jams made kernel i a jam of whole sub-groups. */
+static int has_lanes_jam(const build *b, unsigned i) {
+  return b->lanes_jams && b->lanes_jams[i * (WEFT_JAM_TIERS + 1)].fn;
+}
+
+/* Whether kernel i keeps asking __weft_sub_group_lanes() until its
+ * regions are made (make_lanes_regions): its sub-group functions are
+ * not jammed whole (a work-group barrier among them), its groups neither
+ * wait nor are resized, and it may run as jammed regions. */
+static int keeps_lanes(const build *b, unsigned i) {
+  return jamming(b) && b->jit->codegen.barrier_regions && b->lanes_jams &&
+         !has_lanes_jam(b, i) &&
+         !(b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE) &&
+         weft__sub_group_lanes_used(b->bodies[i]) &&
+         !weft__calls_sync(b->bodies[i]);
+}
+
 /* Jams of whole sub-groups (jam_sub_groups.c), made while the sub-group
- * functions still ask __weft_sub_group_lanes(); then it is 0 everywhere
- * and what it left unreached goes, before the sub-group cuts look at the
- * slots' barriers. */
+ * functions still ask __weft_sub_group_lanes(); then it is 0 in every
+ * body but those that keep it for their regions (keeps_lanes), and what
+ * it left unreached goes, before the sub-group cuts look at the slots'
+ * barriers (which they take as the way of a kernel that keeps it). */
 static int make_lanes_jams(build *b) {
   if (!weft__sub_group_lanes_asked(b->s.module)) return 0;
   int rc = 0;
@@ -245,16 +266,12 @@ static int make_lanes_jams(build *b) {
         LLVMSetLinkage(lanes[t].fn, LLVMExternalLinkage);
     }
   }
-  weft__sub_group_lanes_off(b->s.module);
+  for (unsigned i = 0; i < b->s.num_kernels; i++)
+    if (!keeps_lanes(b, i)) weft__sub_group_lanes_off_in(b->bodies[i]);
   if (!rc)
     rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
                           &b->s.error);
   return rc;
-}
-
-/* Whether make_lanes_jams made kernel i a jam of whole sub-groups. */
-static int has_lanes_jam(const build *b, unsigned i) {
-  return b->lanes_jams && b->lanes_jams[i * (WEFT_JAM_TIERS + 1)].fn;
 }
 
 /* Kernel i's jams of whole sub-groups, but where its groups wait, are
@@ -322,14 +339,66 @@ static void make_streams(build *b) {
   }
 }
 
+/* Deletes the jams of tiers (WEFT_JAM_TIERS + 1 a state, states of
+ * them) and frees the list. */
+static void drop_tiers(weft_jammed *tiers, unsigned states) {
+  for (unsigned s = 0; s < states; s++)
+    for (unsigned t = 0; t < WEFT_JAM_TIERS; t++)
+      if (tiers[s * (WEFT_JAM_TIERS + 1) + t].fn)
+        LLVMDeleteFunction(tiers[s * (WEFT_JAM_TIERS + 1) + t].fn);
+  free(tiers);
+}
+
+/* Kernel i's regions that hold sub-group functions, each jammed for
+ * whole sub-groups (their functions' lanes taken from each other),
+ * through the lanes' way of the body (keeps_lanes). All or none: a call
+ * that runs whole sub-groups must find such jams for every region with
+ * sub-group functions the lanes' way reaches; each must run the width
+ * of a sub-group last (nothing is left over). */
+static void make_lanes_regions(build *b, unsigned i, unsigned bits) {
+  weft_kernel_desc *k = &b->s.kernels[i];
+  unsigned width = weft_cpu_sub_group_width(k), n = k->num_states, made = 0;
+  weft_jammed *jams = calloc((size_t)n * (WEFT_JAM_TIERS + 1) + 1, sizeof *jams);
+  unsigned char *reached = malloc(n + 1);
+  int ok = jams && reached && weft__regions_lanes_states(b->bodies[i], n, reached);
+  for (unsigned s = 0; s < n && ok; s++) {
+    if (!reached[s] || !weft__regions_ask_lanes(b->bodies[i], s)) continue;
+    weft_jammed *tiers = &jams[s * (WEFT_JAM_TIERS + 1)];
+    int32_t only;
+    unsigned count =
+        weft__regions_next_state(b->bodies[i], s, 1, &only)
+            ? weft__jam_tiers(b->bodies[i], b->s.layout, bits, (int)s, width,
+                              b->entry_names[i], tiers)
+            : 0;
+    ok = count && tiers[count - 1].width == width;
+    for (unsigned t = 0; t < count; t++) tiers[t].next = only;
+    made += ok;
+  }
+  free(reached);
+  if (!ok || !made) {
+    if (jams) drop_tiers(jams, n); /* the slots serve */
+    return;
+  }
+  b->lanes_regions[i] = jams;
+  k->flags |= WEFT_KERNEL_SUB_GROUPS_JAMMED;
+  for (unsigned s = 0; s < n; s++)
+    if (jams[s * (WEFT_JAM_TIERS + 1)].width > k->jam_width)
+      k->jam_width = jams[s * (WEFT_JAM_TIERS + 1)].width;
+}
+
 /* The jammed regions of region bodies (regions.c): those whose
  * work-items all stop in one state, each on its own (a region with a
- * branch that differs between work-items keeps the others jammed). */
+ * branch that differs between work-items keeps the others jammed); first
+ * those of whole sub-groups, then __weft_sub_group_lanes() is 0
+ * everywhere (its way left dead, for the jams' scopes and O3). */
 static int make_region_jams(build *b) {
   int any = 0;
   for (unsigned i = 0; i < b->s.num_kernels; i++)
     any |= (b->s.kernels[i].flags & WEFT_KERNEL_REGIONS) != 0;
-  if (!any || !jamming(b)) return 0;
+  if (!any || !jamming(b)) {
+    weft__sub_group_lanes_off(b->s.module);
+    return 0;
+  }
   /* Regions' values crossing blocks went to memory (reg2mem). */
   int rc = weft__run_passes(b->s.module, b->s.machine, "function(sroa)",
                             &b->s.error);
@@ -337,8 +406,16 @@ static int make_region_jams(build *b) {
     if (b->s.kernels[i].flags & WEFT_KERNEL_REGIONS)
       weft__regions_scope_objects(b->bodies[i]);
   b->region_jams = calloc(b->s.num_kernels + 1, sizeof *b->region_jams);
-  if (!rc && !b->region_jams) rc = WEFT_ENOMEM;
+  b->lanes_regions = calloc(b->s.num_kernels + 1, sizeof *b->lanes_regions);
+  if (!rc && (!b->region_jams || !b->lanes_regions)) rc = WEFT_ENOMEM;
   unsigned bits = weft__target_vector_bits(b->s.machine);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    const weft_kernel_desc *k = &b->s.kernels[i];
+    if ((k->flags & WEFT_KERNEL_REGIONS) && !(k->flags & NEVER_JAMMED) &&
+        weft__sub_group_lanes_used(b->bodies[i]))
+      make_lanes_regions(b, i, bits);
+  }
+  weft__sub_group_lanes_off(b->s.module);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     const weft_kernel_desc *k = &b->s.kernels[i];
     if (!(k->flags & WEFT_KERNEL_REGIONS) || (k->flags & NEVER_JAMMED))
@@ -349,7 +426,7 @@ static int make_region_jams(build *b) {
     b->region_jams[i] = jams;
     for (unsigned s = 0; s < k->num_states; s++) {
       int32_t only;
-      if (weft__regions_next_state(b->bodies[i], s, &only))
+      if (weft__regions_next_state(b->bodies[i], s, 0, &only))
         make_tiers(b, i, (int)s, bits, &jams[s * (WEFT_JAM_TIERS + 1)]);
     }
   }
@@ -364,7 +441,8 @@ static void make_entries(build *b, LLVMValueRef *entries) {
     if (k->flags & WEFT_KERNEL_REGIONS)
       entries[i] = weft__workgroup_make_regions(
           b->s.module, b->bodies[i],
-          b->region_jams ? b->region_jams[i] : NULL, lanes, k,
+          b->region_jams ? b->region_jams[i] : NULL, lanes,
+          b->lanes_regions ? b->lanes_regions[i] : NULL, k,
           b->entry_names[i]);
     else
       entries[i] = weft__workgroup_make(
@@ -405,7 +483,7 @@ static int lower_kernels(build *b) {
      * atomics (a sub-group's elected lane counting for it, jam_predicate.c),
      * and an aggregated kernel runs none (compact_ballot of
      * bench_sub_groups: 175 ms aggregated, 32.5 jammed). */
-    if (!rc && aggregating(b) && !has_lanes_jam(b, i))
+    if (!rc && aggregating(b) && !has_lanes_jam(b, i) && !keeps_lanes(b, i))
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
     if (words) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
     b->s.kernels[i].aggregate_words = words;
@@ -543,6 +621,9 @@ static int end(build *b, int rc, char **log) {
   for (unsigned i = 0; b->region_jams && i < b->s.num_kernels; i++)
     free(b->region_jams[i]);
   free(b->region_jams);
+  for (unsigned i = 0; b->lanes_regions && i < b->s.num_kernels; i++)
+    free(b->lanes_regions[i]);
+  free(b->lanes_regions);
   free(b->sites.locs);
   weft__check_sites_free(b->checks.sites, b->checks.count);
   free(b->stamps);

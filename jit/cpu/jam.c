@@ -595,7 +595,7 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
       declare(&j, name);
       build(&j, lx);
       if (tries) weft__jam_atomics_unmask(j.fn);
-      tiers[n++] = (weft_jammed){j.fn, widths[t]};
+      tiers[n++] = (weft_jammed){.fn = j.fn, .width = widths[t]};
       build_free(&j);
     }
   }

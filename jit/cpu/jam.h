@@ -186,11 +186,6 @@ void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b);
  * lanes (its value differs between sub-groups, and between lanes for a
  * scan). */
 int weft__jam_is_lanes_call(LLVMValueRef inst);
-/* Whether inst asks __weft_sub_group_lanes(). */
-int weft__jam_is_lanes_query(LLVMValueRef inst);
-/* The successor that terminator term takes where
- * __weft_sub_group_lanes() is 1 (a branch on it), or -1. */
-int weft__jam_lanes_branch(LLVMValueRef term);
 /* In a jam of whole sub-groups, makes inst's clones at the builder when
  * it is __weft_sub_group_lanes() (1) or a fold or a pick across the
  * lanes; 0 (nothing made) otherwise. */

@@ -10,7 +10,7 @@
 
 /* Where the terminator term goes when the body's state parameter is
  * state: its one successor when its condition is the state (a switch on
- * it, or a branch on its comparison with a constant) or
+ * it, or a branch on its comparison with a constant), a constant or
  * __weft_sub_group_lanes(), else NULL (any). */
 static LLVMBasicBlockRef taken(LLVMValueRef term, LLVMValueRef param,
                                int state) {
@@ -19,6 +19,12 @@ static LLVMBasicBlockRef taken(LLVMValueRef term, LLVMValueRef param,
    * out); other jams come after weft__sub_group_lanes_off. */
   int lanes = weft__jam_lanes_branch(term);
   if (lanes >= 0) return LLVMGetSuccessor(term, (unsigned)lanes);
+  /* A branch on a constant: the other way is dead (the lanes' way of a
+   * region body, once weft__sub_group_lanes_off made its test false). */
+  if (LLVMIsABranchInst(term) && LLVMIsConditional(term) &&
+      LLVMIsAConstantInt(LLVMGetCondition(term)))
+    return LLVMGetSuccessor(term,
+                            LLVMConstIntGetZExtValue(LLVMGetCondition(term)) ? 0 : 1);
   if (!param) return NULL;
   if (LLVMIsASwitchInst(term) && LLVMGetOperand(term, 0) == param) {
     for (unsigned c = 1; c < LLVMGetNumSuccessors(term); c++) {

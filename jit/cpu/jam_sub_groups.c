@@ -127,6 +127,20 @@ int weft__sub_group_lanes_off(LLVMModuleRef module) {
   return 1;
 }
 
+void weft__sub_group_lanes_off_in(LLVMValueRef body) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+      next = LLVMGetNextInstruction(i);
+      /* (lanes_call_off erases the call and may erase its test, which
+       * follows it: look again from the block's start.) */
+      if (weft__jam_is_lanes_query(i)) {
+        lanes_call_off(i);
+        next = LLVMGetFirstInstruction(bb);
+      }
+    }
+}
+
 int weft__jam_lanes_branch(LLVMValueRef term) {
   int holds;
   if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term) ||

@@ -250,6 +250,10 @@ void weft__debug_info_adopt(LLVMModuleRef module, const LLVMValueRef *entries,
 typedef struct weft_jammed {
   LLVMValueRef fn;
   unsigned width;
+  /* A region's jam of whole sub-groups: the state its work-items stop
+   * in, the lanes' way (weft__regions_next_state with lanes 1, asked
+   * while the body still asks for them). */
+  int32_t next;
 } weft_jammed;
 
 /* Step 4 (jam.c): functions with body's parameters that each run width
@@ -282,6 +286,14 @@ int weft__sub_group_lanes_used(LLVMValueRef body);
 /* Whether any code of module asks it (one look, not a walk). */
 int weft__sub_group_lanes_asked(LLVMModuleRef module);
 int weft__sub_group_lanes_off(LLVMModuleRef module);
+/* The same for body's calls alone (a kernel whose regions run whole
+ * sub-groups side by side keeps them until those jams are made). */
+void weft__sub_group_lanes_off_in(LLVMValueRef body);
+/* Whether inst asks __weft_sub_group_lanes(). */
+int weft__jam_is_lanes_query(LLVMValueRef inst);
+/* The successor that terminator term takes where
+ * __weft_sub_group_lanes() is 1 (a branch on it), or -1. */
+int weft__jam_lanes_branch(LLVMValueRef term);
 
 /* Step 4: the work-group function, named name, for one body. With
  * jammed functions (NULL or an empty list: none), its x loop runs each
@@ -296,11 +308,16 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
                                   const char *name, int optimize);
 /* With region_jams (NULL: none), WEFT_JAM_TIERS + 1 jammed functions
  * (as above) a region state, for the regions whose work-items all stop
- * in the same state. */
+ * in the same state; with lanes_regions (NULL: none), as many jams of
+ * whole sub-groups a state, for the regions that hold sub-group
+ * functions (the others have none): a call for whole sub-groups runs
+ * those regions by them, through the lanes' way of the body (no slots:
+ * the sub-group barriers' states are never reached). */
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
                                           const weft_jammed *region_jams,
                                           const weft_jammed *lanes,
+                                          const weft_jammed *lanes_regions,
                                           const weft_kernel_desc *desc,
                                           const char *name);
 /* Both: with lanes (NULL or an empty list: none), jams of whole
@@ -323,9 +340,20 @@ void weft__regions_scope_objects(LLVMValueRef body);
 /* After weft__regions_make: whether every run of body from state ends
  * in the same next state, which goes to *only (a region between two
  * barriers with no branch to another; then no work-item can diverge
- * there, and the work-group function keeps no per-item state for it). */
-int weft__regions_next_state(LLVMValueRef body, unsigned state,
+ * there, and the work-group function keeps no per-item state for it).
+ * Branches on constants go their one way; those on
+ * __weft_sub_group_lanes() the way lanes says (1: whole sub-groups side
+ * by side; 0: the slots). */
+int weft__regions_next_state(LLVMValueRef body, unsigned state, int lanes,
                              int32_t *only);
+/* Whether a run of body from state reaches __weft_sub_group_lanes()
+ * before its next barrier (the region holds a sub-group function). */
+int weft__regions_ask_lanes(LLVMValueRef body, unsigned state);
+/* Marks in reached (count states) those a run from the start reaches
+ * the lanes' way (the sub-group barriers' are not among them); 0 when a
+ * region ends in a state not known before it runs. */
+int weft__regions_lanes_states(LLVMValueRef body, unsigned count,
+                               unsigned char *reached);
 
 /* Step 6, first: in fn, atomic read-modify-writes, loads and stores on
  * __local memory become plain volatile ones (local_atomics.c). */

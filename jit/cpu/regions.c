@@ -118,6 +118,41 @@ static int is_value_slot(LLVMValueRef a) {
 
 /* --------------------------------------------- values made again */
 
+/* The one store to the value slot a, or NULL. */
+static LLVMValueRef only_store(LLVMValueRef a) {
+  LLVMValueRef store = NULL;
+  for (LLVMUseRef u = LLVMGetFirstUse(a); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAStoreInst(user)) continue;
+    if (store) return NULL;
+    store = user;
+  }
+  return store;
+}
+
+/* reg2mem loads a demoted value back before each use, in its own block
+ * too: `trunc (load %id.slot)` beside the store of %id. Such a load after
+ * the slot's one store in that block is the stored value itself (a
+ * barrier ends its block, so none comes between), and so it becomes:
+ * then a value made of other demoted ones (the sub-group's first lane,
+ * `id & -16`, of the linear id) can be made again after a barrier
+ * (remat_value) rather than saved and loaded. */
+static void forward_block_reloads(LLVMValueRef slot) {
+  LLVMValueRef store = only_store(slot);
+  if (!store) return;
+  LLVMValueRef value = LLVMGetOperand(store, 0);
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(store);
+  for (LLVMValueRef i = LLVMGetNextInstruction(store), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    if (LLVMIsALoadInst(i) && LLVMGetOperand(i, 0) == slot &&
+        !LLVMGetVolatile(i)) {
+      assert(LLVMGetInstructionParent(i) == bb);
+      LLVMReplaceAllUsesWith(i, value);
+      LLVMInstructionEraseFromParent(i);
+    }
+  }
+}
+
 /* At most this many instructions are made again for one value. */
 #define REMAT_NODES 12
 
@@ -130,13 +165,8 @@ static int is_value_slot(LLVMValueRef a) {
 /* The value a slot holds, if it is stored once with a value that can be
  * made again; else NULL. */
 static LLVMValueRef remat_value(LLVMValueRef body, LLVMValueRef slot) {
-  LLVMValueRef value = NULL;
-  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsAStoreInst(user)) continue;
-    if (value) return NULL;
-    value = LLVMGetOperand(user, 0);
-  }
+  LLVMValueRef store = only_store(slot);
+  LLVMValueRef value = store ? LLVMGetOperand(store, 0) : NULL;
   unsigned budget = REMAT_NODES;
   return value && weft__remakeable(body, value, 1u << WEFT_BODY_STATE, &budget)
              ? value
@@ -167,6 +197,10 @@ static int collect_fields(region_pass *r, LLVMTargetDataRef td) {
   r->fields = calloc(count + 1, sizeof *r->fields);
   if (!r->fields) return -1;
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(r->body);
+  /* Every slot's reloads first: a value's remaking may go through any. */
+  for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i;
+       i = LLVMGetNextInstruction(i))
+    if (LLVMIsAAllocaInst(i) && is_value_slot(i)) forward_block_reloads(i);
   for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i;
        i = LLVMGetNextInstruction(i)) {
     if (!LLVMIsAAllocaInst(i)) continue;
@@ -613,8 +647,22 @@ static int note_return(LLVMBasicBlockRef bb, int have, int32_t *state) {
   return 1;
 }
 
-int weft__regions_next_state(LLVMValueRef body, unsigned state,
-                             int32_t *only) {
+/* The one successor of term a run takes (a branch on a constant, or on
+ * __weft_sub_group_lanes() where lanes is 1 or 0), else NULL. */
+static LLVMBasicBlockRef one_way(LLVMValueRef term, int lanes) {
+  int side = weft__jam_lanes_branch(term);
+  if (side >= 0) return LLVMGetSuccessor(term, lanes ? (unsigned)side : 1u - side);
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return NULL;
+  LLVMValueRef c = LLVMGetCondition(term);
+  if (!LLVMIsAConstantInt(c)) return NULL;
+  return LLVMGetSuccessor(term, LLVMConstIntGetZExtValue(c) ? 0 : 1);
+}
+
+/* The blocks a run of body from state passes, to its returns, depth
+ * first; visit(bb, data) on each, which stops the walk by returning 0.
+ * Returns 0 when stopped (or out of memory), else 1. */
+static int walk_region(LLVMValueRef body, unsigned state, int lanes,
+                       int (*visit)(LLVMBasicBlockRef, void *), void *data) {
   LLVMValueRef dispatch =
       LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(body));
   if (!dispatch || !LLVMIsASwitchInst(dispatch)) return 0;
@@ -629,16 +677,17 @@ int weft__regions_next_state(LLVMValueRef body, unsigned state,
     return 0;
   }
   unsigned depth = 0, visited = 0;
-  int ok = 1, have = 0;
+  int ok = 1;
   stack[depth++] = seen[visited++] = LLVMGetSuccessor(dispatch, state);
   while (ok && depth) {
     LLVMBasicBlockRef bb = stack[--depth];
-    ok = note_return(bb, have, only);
+    ok = visit(bb, data);
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    have |= term && LLVMIsAReturnInst(term);
+    LLVMBasicBlockRef only = term ? one_way(term, lanes) : NULL;
     for (unsigned i = 0, m = term ? LLVMGetNumSuccessors(term) : 0;
          ok && i < m; i++) {
       LLVMBasicBlockRef next = LLVMGetSuccessor(term, i);
+      if (only && next != only) continue;
       unsigned j = 0;
       while (j < visited && seen[j] != next) j++;
       if (j < visited) continue;
@@ -648,7 +697,78 @@ int weft__regions_next_state(LLVMValueRef body, unsigned state,
   }
   free(stack);
   free(seen);
-  return ok && have;
+  return ok;
+}
+
+typedef struct next_state {
+  int have;
+  int32_t only;
+} next_state;
+
+static int visit_return(LLVMBasicBlockRef bb, void *data) {
+  next_state *n = data;
+  if (!note_return(bb, n->have, &n->only)) return 0;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  n->have |= term && LLVMIsAReturnInst(term);
+  return 1;
+}
+
+int weft__regions_next_state(LLVMValueRef body, unsigned state, int lanes,
+                             int32_t *only) {
+  next_state n = {0, 0};
+  if (!walk_region(body, state, lanes, visit_return, &n) || !n.have) return 0;
+  *only = n.only;
+  return 1;
+}
+
+typedef struct lanes_states {
+  unsigned char *reached;
+  unsigned count;
+} lanes_states;
+
+/* Marks the state a block returns (a barrier's, not the end's). */
+static int visit_state(LLVMBasicBlockRef bb, void *data) {
+  lanes_states *l = data;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsAReturnInst(term) || !LLVMGetNumOperands(term)) return 1;
+  LLVMValueRef v = LLVMGetOperand(term, 0);
+  if (!LLVMIsAConstantInt(v)) return 0;
+  unsigned long long state = LLVMConstIntGetZExtValue(v);
+  if (state < l->count) l->reached[state] = 1;
+  return 1;
+}
+
+int weft__regions_lanes_states(LLVMValueRef body, unsigned count,
+                               unsigned char *reached) {
+  memset(reached, 0, count);
+  if (!count) return 1;
+  lanes_states l = {reached, count};
+  reached[0] = 1;
+  /* Each pass walks the states marked so far; a fixed point ends it. */
+  for (int grew = 1; grew;) {
+    grew = 0;
+    for (unsigned s = 0; s < count; s++) {
+      if (!reached[s]) continue;
+      unsigned char before[count];
+      memcpy(before, reached, count);
+      if (!walk_region(body, s, 1, visit_state, &l)) return 0;
+      grew |= memcmp(before, reached, count) != 0;
+    }
+  }
+  return 1;
+}
+
+/* Stops the walk at a call of __weft_sub_group_lanes(). */
+static int visit_no_lanes_block(LLVMBasicBlockRef bb, void *data) {
+  (void)data;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+       i = LLVMGetNextInstruction(i))
+    if (weft__jam_is_lanes_query(i)) return 0;
+  return 1;
+}
+
+int weft__regions_ask_lanes(LLVMValueRef body, unsigned state) {
+  return !walk_region(body, state, 1, visit_no_lanes_block, NULL);
 }
 
 /* The barrier's site index: the last argument of the runtime call. */

@@ -39,7 +39,9 @@ int weft__has_sub_groups(LLVMValueRef body) {
 }
 
 /* Whether a return can be reached from the entry without passing block
- * avoid. */
+ * avoid. A branch on __weft_sub_group_lanes() goes to the slots: where
+ * it is 1 (whole sub-groups side by side in a jam, jam_sub_groups.c)
+ * no meeting is passed at all. */
 static int avoidable(const weft_cfg *g, unsigned avoid, unsigned char *seen,
                      unsigned *work) {
   memset(seen, 0, g->count + 1);
@@ -51,7 +53,9 @@ static int avoidable(const weft_cfg *g, unsigned avoid, unsigned char *seen,
     unsigned b = work[--top];
     LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
     if (t && LLVMIsAReturnInst(t)) return 1;
+    int lanes = t ? weft__jam_lanes_branch(t) : -1;
     for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
+      if (lanes >= 0 && k == (unsigned)lanes) continue;
       unsigned s = weft__cfg_index(g, LLVMGetSuccessor(t, k));
       if (s < g->count && s != avoid && !seen[s]) {
         seen[s] = 1;

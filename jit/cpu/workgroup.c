@@ -328,13 +328,12 @@ static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
   LLVMPositionBuilderAtEnd(w->b, done);
 }
 
-/* A call for a range of whole sub-groups from the kernel's start (the
- * group's x size and the range's x bounds multiples of the sub-group
- * width, state 0, not a single region, not no_lanes) runs the jams of
- * whole sub-groups alone and returns; others go on at the builder. */
-static void lanes_first(wg_builder *w, const weft_jammed *lanes,
-                        const weft_kernel_desc *desc) {
-  if (!lanes || !lanes[0].fn) return;
+/* Whether the call runs whole sub-groups side by side: the group's x
+ * size and the range's x bounds multiples of the sub-group width, not a
+ * single region (a fault's replay), not no_lanes, and, from_start, from
+ * the kernel's start (state 0). */
+static LLVMValueRef whole_sub_groups(wg_builder *w, const weft_kernel_desc *desc,
+                                     int from_start) {
   unsigned width = weft_cpu_sub_group_width(desc);
   LLVMValueRef ctx = LLVMGetParam(w->fn, 1), range = LLVMGetParam(w->fn, 2);
   LLVMValueRef bits = LLVMBuildOr(w->b, w->lo[0], w->hi[0], "");
@@ -344,17 +343,29 @@ static void lanes_first(wg_builder *w, const weft_jammed *lanes,
       w->b, bits,
       load_size(w, ctx, offsetof(weft_wg_ctx, enqueued_local_size), 1), "");
   bits = LLVMBuildAnd(w->b, bits, LLVMConstInt(w->i64, width - 1, 0), "");
-  LLVMValueRef from_start = LLVMBuildOr(
-      w->b, load_invariant(w, w->i32, range, offsetof(weft_wg_range, state)),
+  LLVMValueRef not_whole = LLVMBuildOr(
+      w->b, load_invariant(w, w->i32, range, offsetof(weft_wg_range, no_lanes)),
       load_invariant(w, w->i32, range, offsetof(weft_wg_range, single_region)),
       "");
-  from_start = LLVMBuildOr(
-      w->b, from_start,
-      load_invariant(w, w->i32, range, offsetof(weft_wg_range, no_lanes)), "");
-  LLVMValueRef whole = LLVMBuildAnd(
+  if (from_start)
+    not_whole = LLVMBuildOr(
+        w->b, not_whole,
+        load_invariant(w, w->i32, range, offsetof(weft_wg_range, state)), "");
+  return LLVMBuildAnd(
       w->b, LLVMBuildICmp(w->b, LLVMIntEQ, bits, LLVMConstInt(w->i64, 0, 0), ""),
-      LLVMBuildICmp(w->b, LLVMIntEQ, from_start, LLVMConstInt(w->i32, 0, 0), ""),
+      LLVMBuildICmp(w->b, LLVMIntEQ, not_whole, LLVMConstInt(w->i32, 0, 0), ""),
       "");
+}
+
+/* A call for a range of whole sub-groups from the kernel's start (the
+ * group's x size and the range's x bounds multiples of the sub-group
+ * width, state 0, not a single region, not no_lanes) runs the jams of
+ * whole sub-groups alone and returns; others go on at the builder. */
+static void lanes_first(wg_builder *w, const weft_jammed *lanes,
+                        const weft_kernel_desc *desc) {
+  if (!lanes || !lanes[0].fn) return;
+  unsigned width = weft_cpu_sub_group_width(desc);
+  LLVMValueRef whole = whole_sub_groups(w, desc, 1);
   LLVMBasicBlockRef jammed = block(w, "lanes"), done = block(w, "lanes.done"),
                     rest = block(w, "lanes.not");
   LLVMBuildCondBr(w->b, whole, jammed, rest);
@@ -599,16 +610,30 @@ static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
   LLVMBuildBr(w->b, dispatch);
 }
 
+/* Region k run by its jams of whole sub-groups (lanes_regions), which
+ * take the sub-group functions' lanes from each other: no slot, no
+ * sub-group barrier, so the next state is the next work-group barrier's
+ * (or the end). The range is whole sub-groups: nothing is left over. */
+static void lanes_region(wg_builder *w, const weft_jammed *tiers, unsigned k,
+                         LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
+  note_only_state(w, tiers[0].next);
+  jammed_run run = {tiers, LLVMConstInt(w->i32, k, 0), w->private_mem, 1};
+  emit_loops(w, jammed_items, &run, 1, done, exit);
+}
+
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
                                           const weft_jammed *region_jams,
                                           const weft_jammed *lanes,
+                                          const weft_jammed *lanes_regions,
                                           const weft_kernel_desc *desc,
                                           const char *name) {
   wg_builder w = {0};
   LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
   begin(&w, module, body, desc, name, call_args);
   lanes_first(&w, lanes, desc);
+  LLVMValueRef whole =
+      lanes_regions ? whole_sub_groups(&w, desc, 0) : NULL;
   LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
   for (int d = 0; d < 3; d++)
     w.size[d] = load_size(&w, ctx,
@@ -634,18 +659,27 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
     LLVMBasicBlockRef region = block(&w, "region"), done = block(&w, "region.end");
     LLVMAddCase(cases, LLVMConstInt(w.i32, k, 0), region);
     LLVMPositionBuilderAtEnd(w.b, region);
+    const weft_jammed *lanes_tiers =
+        lanes_regions ? &lanes_regions[k * (WEFT_JAM_TIERS + 1)] : NULL;
+    if (lanes_tiers && lanes_tiers[0].fn) {
+      LLVMBasicBlockRef side = block(&w, "lanes"), slots = block(&w, "slots");
+      LLVMBuildCondBr(w.b, whole, side, slots);
+      LLVMPositionBuilderAtEnd(w.b, side);
+      lanes_region(&w, lanes_tiers, k, done, exit);
+      LLVMPositionBuilderAtEnd(w.b, slots);
+    }
     int32_t only;
     const weft_jammed *tiers =
         region_jams ? &region_jams[k * (WEFT_JAM_TIERS + 1)] : NULL;
     if (tiers && tiers[0].fn) {
       /* Jammed only where the work-items all stop in one state. */
-      int agreed = weft__regions_next_state(body, k, &only);
+      int agreed = weft__regions_next_state(body, k, 0, &only);
       assert(agreed);
       (void)agreed;
       note_only_state(&w, only);
       jammed_run run = {tiers, LLVMConstInt(w.i32, k, 0), w.private_mem, 0};
       emit_loops(&w, jammed_items, &run, 1, done, exit);
-    } else if (weft__regions_next_state(body, k, &only)) {
+    } else if (weft__regions_next_state(body, k, 0, &only)) {
       note_only_state(&w, only);
       emit_item_loops(&w, region_item_alone, &k, done, exit);
     } else {

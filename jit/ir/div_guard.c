@@ -48,11 +48,13 @@ static int safe_scalar(LLVMValueRef c, int is_signed) {
  * dimension (1 past the launch's), and far below 2^63, so never 0 or -1
  * (`i % get_global_size(0)`, a wrap-around index: its select cost a
  * GPU kernel dividing in a loop 5%). The front end calls them by their
- * mangled names. */
+ * mangled names; the builtins' sub-group width (4 to 32) by its C name:
+ * guarded, `id % width` froze the local id, and a value made from a
+ * frozen one is saved across a barrier, not made again (regions.c). */
 static int size_query(LLVMValueRef d) {
   static const char *const names[] = {
       "_Z15get_global_sizej", "_Z14get_local_sizej", "_Z14get_num_groupsj",
-      "_Z23get_enqueued_local_sizej"};
+      "_Z23get_enqueued_local_sizej", "__weft_sub_group_width"};
   if (!LLVMIsACallInst(d)) return 0;
   LLVMValueRef callee = LLVMGetCalledValue(d);
   if (!LLVMIsAFunction(callee)) return 0;
