@@ -182,6 +182,19 @@ static void read_cache_keep(void) {
   else config.cache_kept = (unsigned)n;
 }
 
+/* The CPU's sub-group width where a kernel asks for none: one the CPU
+ * has (jit/kernel_abi.h's WEFT_CPU_SUB_GROUP_SIZES), to run a kernel at
+ * another width than the host's vector (backend/cpu/cpu_device.c). */
+static void read_sub_group_size(void) {
+  config.sub_group_size = 0;
+  const char *v = getenv("WEFT_SUB_GROUP_SIZE");
+  unsigned long long n;
+  if (!v || !*v) return;
+  if (parse_count(v, NULL, &n) || n > 32 || !n || (n & (n - 1)) || n < 4)
+    warn("WEFT_SUB_GROUP_SIZE", v, "4, 8, 16 or 32");
+  else config.sub_group_size = (unsigned)n;
+}
+
 /* "exhaustive[:BUDGET[:PREEMPTIONS[:full]]]": 0, or -1. */
 static int parse_exhaustive(const char *v) {
   unsigned long long budget = WEFT_EXPLORE_BUDGET,
@@ -388,6 +401,7 @@ static void read_config(void) {
   config.dump_ir = non_empty(getenv("WEFT_DUMP_IR"));
   read_cache_dir();
   read_cache_keep();
+  read_sub_group_size();
   config.libcuda = non_empty(getenv("WEFT_LIBCUDA"));
   config.libdevice = non_empty(getenv("WEFT_LIBDEVICE"));
   config.cuda_home = non_empty(getenv("CUDA_HOME"));

@@ -40,6 +40,9 @@ typedef struct weft_config {
   const char *dump_ir;      /* WEFT_DUMP_IR: directory for final IR, or NULL */
   const char *cache_dir;    /* WEFT_CACHE_DIR: the kernel cache, or NULL */
   unsigned cache_kept;      /* WEFT_CACHE_KEEP: released builds kept loaded */
+  /* WEFT_SUB_GROUP_SIZE: the CPU's sub-group width for kernels that ask
+   * for none (4, 8, 16 or 32); 0: the host's vector width. */
+  unsigned sub_group_size;
   const char *libcuda;      /* WEFT_LIBCUDA: the CUDA driver, or NULL */
   /* WEFT_LIBDEVICE: the CUDA toolkit's libdevice.10.bc, or NULL: looked
    * for (jit/ptx/ptx_libdevice.c) in the CUDA installations CUDA_HOME and

@@ -28,6 +28,8 @@ static const variable variables[] = {
      "the kernel cache on disk (default $XDG_CACHE_HOME/weft)"},
     {"WEFT_CACHE_KEEP", "0..4096",
      "builds kept loaded after their programs are released (default 32)"},
+    {"WEFT_SUB_GROUP_SIZE", "4|8|16|32",
+     "the CPU's sub-group width (default: its vector's, 16 with AVX-512)"},
     {"WEFT_DUMP_IR", "DIR",
      "write each program's optimized LLVM IR there (bypasses the cache)"},
     {"WEFT_RESIDENT_GROUPS", "1..65536",

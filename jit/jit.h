@@ -42,6 +42,9 @@ typedef struct weft_jit_codegen {
   unsigned check;
   /* WEFT_TIMEOUT: every build's loops get stop points (as in check mode). */
   int stop_points;
+  /* The width of sub-groups of kernels that ask for none (kernel_abi.h's
+   * weft_kernel_desc.sub_group_width). */
+  unsigned sub_group_width;
 } weft_jit_codegen;
 
 /* The host CPU's settings. */

@@ -113,11 +113,15 @@ typedef struct weft_wg_ctx {
 } weft_wg_ctx;
 
 /* Work-items per sub-group on the CPU (builtins/sub_groups.cl):
- * consecutive local linear ids, a group's last sub-group smaller. The JIT
+ * consecutive local linear ids, a group's last sub-group smaller; by
+ * default the host's vector width in 32-bit lanes (backend/cpu/
+ * cpu_device.c: 16 with AVX-512), or WEFT_SUB_GROUP_SIZE's. The JIT
  * gives it to the builtins as a constant (__weft_sub_group_width). A
  * kernel may ask for another of WEFT_CPU_SUB_GROUP_SIZES with
  * __attribute__((intel_reqd_sub_group_size(n))) (the sizes are powers of
- * two, so a mask of them has a bit each; at most 32, a mask's bits). */
+ * two, so a mask of them has a bit each; at most 32, a mask's bits).
+ * WEFT_CPU_SUB_GROUP_SIZE: the width of a description no CPU build
+ * made. */
 #define WEFT_CPU_SUB_GROUP_SIZE 16
 #define WEFT_CPU_SUB_GROUP_SIZES (4u | 8u | 16u | 32u)
 /* A GPU's: a warp. */
@@ -434,6 +438,9 @@ typedef struct weft_kernel_desc {
   char vec_type_hint[16];
   /* __attribute__((intel_reqd_sub_group_size(n))): n; 0 where none. */
   unsigned reqd_sub_group_size;
+  /* A CPU build's: the width its sub-groups run at, n above, else the
+   * device's (WEFT_SUB_GROUP_SIZE, or the host's vector width). */
+  unsigned sub_group_width;
   /* With WEFT_KERNEL_AGGREGATES: the words of weft_wg_ctx's aggregate it
    * uses, zeroed for each group. */
   unsigned aggregate_words;
@@ -471,15 +478,11 @@ typedef struct weft_binary {
 
 /* The width of k's sub-groups on the CPU. */
 static inline unsigned weft_cpu_sub_group_width(const weft_kernel_desc *k) {
-  return k->reqd_sub_group_size ? k->reqd_sub_group_size
-                                : WEFT_CPU_SUB_GROUP_SIZE;
+  return k->sub_group_width       ? k->sub_group_width
+         : k->reqd_sub_group_size ? k->reqd_sub_group_size
+                                  : WEFT_CPU_SUB_GROUP_SIZE;
 }
 
-/* Whether k's groups of this enqueued local x size run their whole
- * sub-groups side by side (WEFT_KERNEL_SUB_GROUPS_JAMMED) where size_x is
- * a multiple of the width too: for a launch, its global x size (every
- * group's x size, the last's too, is then a multiple); for one group,
- * its own x size. */
 /* Whether a launch of kernel k whose buffer arguments hold buffer_bytes
  * stores its streams past the caches (cache_bytes: the last-level
  * cache a core has): where what it touches cannot stay in the cache
@@ -491,6 +494,11 @@ static inline int weft_cpu_stream_stores(const weft_kernel_desc *k,
          buffer_bytes >= cache_bytes;
 }
 
+/* Whether k's groups of this enqueued local x size run their whole
+ * sub-groups side by side (WEFT_KERNEL_SUB_GROUPS_JAMMED) where size_x is
+ * a multiple of the width too: for a launch, its global x size (every
+ * group's x size, the last's too, is then a multiple); for one group,
+ * its own x size. */
 static inline int weft_cpu_sub_groups_jammed(const weft_kernel_desc *k,
                                              size_t local_x, size_t size_x) {
   unsigned w = weft_cpu_sub_group_width(k);

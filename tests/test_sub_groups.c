@@ -49,6 +49,66 @@ static void run(const char *source, size_t type_size, unsigned dims,
             outs, in, out);
 }
 
+/* The CPU's sub-groups are as wide as its vector holds 32-bit lanes (at
+ * least 4), unless WEFT_SUB_GROUP_SIZE says otherwise. */
+TEST(width_is_the_vectors) {
+  CPU_ONLY("a GPU's sub-groups are warps");
+  if (getenv("WEFT_SUB_GROUP_SIZE")) SKIP("WEFT_SUB_GROUP_SIZE is set");
+  weft_device_info info = support_device_info();
+  unsigned lanes = info.vector_bytes / 4;
+  CHECK_EQ(info.sub_group_size, lanes < 4 ? 4 : lanes);
+}
+
+/* WEFT_SUB_GROUP_SIZE: every kernel that asks for no width runs at it
+ * (the device says so too), one that asks runs at its own; a size the
+ * CPU has not is ignored with a warning. */
+static unsigned sizes_at(const char *value, unsigned *reqd) {
+  setenv("WEFT_SUB_GROUP_SIZE", value, 1); /* read as Weft starts */
+  static const char *source =
+      "__kernel void k(__global const uint *in, __global uint *out) {\n"
+      "  out[get_global_id(0)] = get_max_sub_group_size() + in[0];\n"
+      "}\n"
+      "__attribute__((intel_reqd_sub_group_size(32)))\n"
+      "__kernel void r(__global const uint *in, __global uint *out) {\n"
+      "  out[get_global_id(0)] = get_max_sub_group_size() + in[0];\n"
+      "}\n";
+  size_t global = 64, local = 64;
+  unsigned in[64] = {0}, out[64];
+  run(source, sizeof(unsigned), 1, &global, &local, 1, in, out);
+  for (int i = 1; i < 64; i++) CHECK_EQ(out[i], out[0]);
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "r", &k), p);
+  weft_kernel_attributes a;
+  CHECK_OK(weft_kernel_get_attributes(k, &a), k);
+  *reqd = a.sub_group_size;
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  return out[0];
+}
+
+TEST(width_set_by_environment) {
+  CPU_ONLY("a GPU's sub-groups are warps");
+  unsigned reqd;
+  CHECK_EQ(sizes_at("8", &reqd), 8);
+  CHECK_EQ(reqd, 32);
+  CHECK_EQ(support_device_info().sub_group_size, 8);
+}
+
+TEST(width_of_a_bad_size_ignored_with_a_warning) {
+  CPU_ONLY("a GPU's sub-groups are warps");
+  setenv("WEFT_SUB_GROUP_SIZE", "12", 1);
+  support_stderr_begin();
+  weft_device_info info = support_device_info();
+  const char *err = support_stderr_end();
+  CHECK_STR_CONTAINS(err, "weft: ignoring WEFT_SUB_GROUP_SIZE='12': "
+                          "expected 4, 8, 16 or 32");
+  unsigned lanes = info.vector_bytes / 4;
+  CHECK_EQ(info.sub_group_size, lanes < 4 ? 4 : lanes);
+}
+
 /* The work-item functions in 3 dimensions, groups of 5 x 3 x 2 (the last
  * sub-group of each is partial at a width of 16 or 32). */
 TEST(work_item_functions) {
@@ -64,7 +124,7 @@ TEST(work_item_functions) {
       "}\n";
   size_t gx = 10, global[3] = {10, 3, 2}, local[3] = {5, 3, 2};
   unsigned w = width(), out[6 * 60], in[60] = {0};
-  CHECK(w >= 8);
+  CHECK(w >= 4);
   run(source, sizeof(unsigned), 3, global, local, 6, in, out);
   for (size_t z = 0; z < 2; z++)
     for (size_t y = 0; y < 3; y++)
@@ -216,10 +276,13 @@ TEST(vector_broadcasts) {
 
 /* Sub-groups of one group on different paths: the second reduces, the
  * third scans, waits at a sub-group barrier and broadcasts, the others
- * do none of it; around them, work-group barriers and __local memory. */
+ * do none of it; around them, work-group barriers and __local memory.
+ * (The third passes its scan through an array of its own: in tmp, the
+ * second's last work-item, reading its neighbour, would race with it,
+ * which schedules other than the default found at a width of 4 and 8.) */
 static const char *paths_source =
     "__kernel void k(__global const int *in, __global int *out) {\n"
-    "  __local int tmp[256];\n"
+    "  __local int tmp[256], passed[256];\n"
     "  size_t l = get_local_id(0), n = get_local_size(0);\n"
     "  tmp[l] = in[get_global_id(0)];\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -228,9 +291,9 @@ static const char *paths_source =
     "    v = sub_group_reduce_add(v);\n"
     "  } else if (get_sub_group_id() == 2) {\n"
     "    v = sub_group_scan_inclusive_add(v);\n"
-    "    tmp[l] = v;\n"
+    "    passed[l] = v;\n"
     "    sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    v += tmp[l - get_sub_group_local_id()];\n" /* the first's scan */
+    "    v += passed[l - get_sub_group_local_id()];\n" /* the first's scan */
     "    v += sub_group_broadcast(v, get_sub_group_size() - 1);\n"
     "  }\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -393,7 +456,8 @@ TEST(non_uniform_functions_random) {
 }
 
 /* Rotations go round the sub-group either way, also a group's last,
- * smaller one (groups of 26: 16 and 10 at a width of 16, 26 at 32). */
+ * smaller one (groups of 26: 16 and 10 at a width of 16, 26 at 32, three
+ * of 8 and one of 2 at 8: a rotation by more than its lanes). */
 TEST(rotations_go_round_partial_sub_groups) {
   static const char *source =
       "__kernel void k(__global const int *in, __global int *out) {\n"
@@ -409,7 +473,7 @@ TEST(rotations_go_round_partial_sub_groups) {
     size_t l = i % local, first = i - l + l / w * w;
     int n = (int)(local - l / w * w < w ? local - l / w * w : w);
     int lane = (int)(i - first);
-    CHECK_EQ(out[2 * i], in[first + (size_t)((lane - 3 + n) % n)]);
+    CHECK_EQ(out[2 * i], in[first + (size_t)(((lane - 3) % n + n) % n)]);
     CHECK_EQ(out[2 * i + 1], (lane + 5) % n);
   }
 }
@@ -657,7 +721,10 @@ TEST(whole_sub_groups_jammed) {
                 {{64, 4}, {32, 2}, 1},   {{200, 1}, {40, 1}, 0},
                 {{60, 2}, {20, 2}, 0},   {{1024, 1}, {1024, 1}, 1}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-    int whole = shapes[s].whole && width() == 16;
+    /* Whole at another width: both x sizes its multiples. */
+    int whole = width() == 16 ? shapes[s].whole
+                              : shapes[s].local[0] % width() == 0 &&
+                                    shapes[s].global[0] % width() == 0;
     check_jammed(jammed_source, 2, "", shapes[s].global, shapes[s].local, whole);
     check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
                  shapes[s].local, whole);
@@ -738,8 +805,8 @@ TEST(elected_atomics_in_whole_sub_groups) {
   int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
   const char *log = support_stderr_end();
   CHECK_OK(rc, k);
-  if (!harness_on_gpu() && !harness_check_mode() && width() == 16)
-    CHECK_STR_CONTAINS(log, "whole sub-groups of 16");
+  if (!harness_on_gpu() && !harness_check_mode() && LOCAL % width() == 0)
+    CHECK_STR_CONTAINS(log, "whole sub-groups of");
   int count;
   CHECK_OK(weft_buffer_read(bcount, 0, sizeof count, &count), bcount);
   CHECK_EQ(count, positives);
@@ -789,6 +856,8 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
   if (harness_check_mode())
     SKIP("check mode stops the access itself, and jams nothing");
   setenv("WEFT_LOG", "launch", 1);
+  char whole[64]; /* groups of 32: whole sub-groups at every width */
+  snprintf(whole, sizeof whole, "whole sub-groups of %u", width());
   support_check_fault(
       "__kernel void k(__global int *a) {\n"
       "  int s = sub_group_reduce_add((int)get_global_id(0));\n"
@@ -796,7 +865,7 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
       "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
       "  p[get_global_id(0)] = s;\n"
       "}\n",
-      32, "whole sub-groups of 16",
+      32, whole,
       "work-item (37) [local (5) in work-group (1)] at program.cl:5:");
   support_check_fault(
       "__kernel void k(__global int *a) {\n"
@@ -805,7 +874,7 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
       "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
       "  p[get_global_id(0)] = s;\n"
       "}\n",
-      32, "whole sub-groups of 16",
+      32, whole,
       "work-item (37) [local (5) in work-group (1)] at program.cl:5:");
   /* Between barriers: regions run by whole sub-groups (the fibers run
    * its work-items one at a time). */
@@ -820,7 +889,7 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
       "  p[get_global_id(0)] = s;\n"
       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
       "}\n",
-      32, "whole sub-groups of 16",
+      32, whole,
       "work-item (37) [local (5) in work-group (1)] at program.cl:7:");
 }
 

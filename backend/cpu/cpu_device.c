@@ -130,6 +130,15 @@ static unsigned host_vector_bytes(void) {
   return 16; /* SSE2 on x86-64, NEON on aarch64 */
 }
 
+/* The sub-group width of kernels that ask for none: WEFT_SUB_GROUP_SIZE,
+ * else the host's vector in 32-bit lanes (the issue's "one vector": a
+ * sub-group function is a vector operation), at least 4. */
+static unsigned cpu_sub_group_size(const weft_config *config) {
+  if (config->sub_group_size) return config->sub_group_size;
+  unsigned lanes = host_vector_bytes() / 4;
+  return lanes < 4 ? 4 : lanes;
+}
+
 static void cpu_info(weft_backend_device *device, weft_device_info *info) {
   cpu_device *cpu = cpu_of(device);
   memset(info, 0, sizeof *info);
@@ -138,7 +147,7 @@ static void cpu_info(weft_backend_device *device, weft_device_info *info) {
   snprintf(info->vendor, sizeof info->vendor, "Weft");
   info->compute_units = weft__executor_threads(cpu->executor);
   info->max_work_group_size = WEFT_CPU_MAX_WORK_GROUP_SIZE;
-  info->sub_group_size = WEFT_CPU_SUB_GROUP_SIZE;
+  info->sub_group_size = cpu_sub_group_size(cpu->config);
   info->sub_group_sizes = WEFT_CPU_SUB_GROUP_SIZES;
   for (int d = 0; d < 3; d++)
     info->max_work_item_sizes[d] = WEFT_CPU_MAX_WORK_GROUP_SIZE;
@@ -437,7 +446,8 @@ static int create(const weft_config *config, weft_device_made *out,
                   .schedule_points = (int)config->schedule,
                   .weak_memory = config->weak_memory,
                   .check = config->check,
-                  .stop_points = config->timeout > 0},
+                  .stop_points = config->timeout > 0,
+                  .sub_group_width = cpu_sub_group_size(config)},
       .perf_map = config->perf_map,
       .perf_jitdump = config->perf_jitdump};
   weft_jit *made = NULL;

@@ -20,6 +20,7 @@ static void save_kernel(writer *w, const weft_kernel_desc *k) {
   for (int d = 0; d < 3; d++) weft__bytes_put_u64(w, k->local_size_hint[d]);
   weft__bytes_put_str(w, k->vec_type_hint);
   weft__bytes_put_u64(w, k->reqd_sub_group_size);
+  weft__bytes_put_u64(w, k->sub_group_width);
   weft__bytes_put_u64(w, k->aggregate_words);
   weft__bytes_put_u64(w, k->transmit_size);
   weft__bytes_put_u64(w, k->jam_width);
@@ -85,6 +86,7 @@ static void load_kernel(reader *r, weft_kernel_desc *k) {
   if (hint) snprintf(k->vec_type_hint, sizeof k->vec_type_hint, "%s", hint);
   free(hint);
   k->reqd_sub_group_size = (unsigned)weft__bytes_get_u64(r);
+  k->sub_group_width = (unsigned)weft__bytes_get_u64(r);
   k->aggregate_words = (unsigned)weft__bytes_get_u64(r);
   k->transmit_size = weft__bytes_get_u64(r);
   k->jam_width = (unsigned)weft__bytes_get_u64(r);

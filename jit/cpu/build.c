@@ -43,10 +43,10 @@ static char *machine_identity(const weft_jit *jit) {
   char *identity = NULL;
   if (asprintf(&identity,
                "%s|%s|%s|%s|regions=%d|private=%zu|schedule=%d|weak=%d|"
-               "check=%u|stops=%d|%s",
+               "check=%u|stops=%d|sub_groups=%u|%s",
                id ? id : "no-build-id", WEFT_CPU_TRIPLE, cpu, features,
                g->barrier_regions, g->max_private, g->schedule_points,
-               g->weak_memory, g->check, g->stop_points,
+               g->weak_memory, g->check, g->stop_points, g->sub_group_width,
                weft__jit_features()) < 0)
     identity = NULL;
   LLVMDisposeMessage(cpu);
@@ -587,6 +587,11 @@ static int finish(build *b, const char *log, weft_binary **out) {
     rc = weft__kernel_info_check_sub_groups(b->s.kernels, b->s.num_kernels,
                                             WEFT_CPU_SUB_GROUP_SIZES,
                                             "the CPU", &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    weft_kernel_desc *k = &b->s.kernels[i];
+    k->sub_group_width = k->reqd_sub_group_size ? k->reqd_sub_group_size
+                                                : b->jit->codegen.sub_group_width;
+  }
   if (!rc)
     weft__div_guard_insert(b->s.module, checks_asked(b) != 0);
   if (!rc) rc = weft__inline_callees(b->s.module, b->s.machine, 0, &b->s.error);

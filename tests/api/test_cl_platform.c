@@ -612,7 +612,7 @@ TEST(device_absent_features) {
   CHECK_EQ(device_uint(d, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_MAX_ON_DEVICE_QUEUES), 0);
   CHECK_EQ(device_uint(d, CL_DEVICE_MAX_ON_DEVICE_EVENTS), 0);
-  /* Sub-groups of 16 work-items on the CPU, warps on a GPU, with
+  /* Sub-groups of the vector's width on the CPU, warps on a GPU, with
    * independent forward progress (cl_khr_subgroups); as many as the
    * smallest a kernel may ask for (cl_intel_required_subgroup_size: 4 on
    * the CPU, 32 on a GPU) make. */
