@@ -666,6 +666,32 @@ static const char *jammed_regions_source =
     "  else out[2 * i + 1] = y - s;\n"
     "}\n";
 
+/* A loop that lanes leave at different turns, then sub-group functions
+ * of what it made: whole sub-groups run side by side all the same (the
+ * loop masked), with and without a work-group barrier after it. */
+static const char *jammed_loop_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i], s = 0.0f;\n"
+    "  int n = (int)fabs(x) % 7;\n"
+    "  for (int k = 0; k < n; k++) s += x * (float)k;\n"
+    "  out[2 * i] = sub_group_reduce_add(s);\n"
+    "  out[2 * i + 1] = sub_group_scan_inclusive_max(s);\n"
+    "}\n";
+
+static const char *jammed_loop_regions_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  __local float t[1024];\n"
+    "  size_t i = get_global_linear_id(), l = get_local_linear_id();\n"
+    "  float x = in[i], s = 0.0f;\n"
+    "  t[l] = x;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  int n = (int)fabs(t[l ^ 1]) % 7;\n"
+    "  for (int k = 0; k < n; k++) s += x * (float)k;\n"
+    "  out[2 * i] = sub_group_reduce_add(s);\n"
+    "  out[2 * i + 1] = sub_group_scan_exclusive_add(s);\n"
+    "}\n";
+
 /* source over global items in groups of local (2D with gy > 1), outs
  * floats an item, built with options; its launch log line when log is
  * not NULL. */
@@ -729,6 +755,10 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_regions_source, 2, "", shapes[s].global,
+                 shapes[s].local, whole && barriers_as_regions());
+    check_jammed(jammed_loop_source, 2, "", shapes[s].global, shapes[s].local,
+                 whole);
+    check_jammed(jammed_loop_regions_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && barriers_as_regions());
   }
 }

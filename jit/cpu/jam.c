@@ -526,10 +526,9 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
       !index_all(j, weft__jam_scope_values(scope)))
     return 0;
   mark_varying(j, *lx);
+  /* (A loop that lanes leave at different turns holds no sub-group
+   * function: jam_loops.c refuses it.) */
   while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, *lx);
-  /* A loop that lanes leave at different turns: a sub-group function in
-   * it would fold the values of lanes that have left. */
-  if (j->sub_group_width && j->num_loops) return 0;
   return found == 0 && jammable(j);
 }
 

@@ -39,8 +39,9 @@
  * have read it.
  *
  * Taken: a loop whose ways out all lead to one block, from tests that
- * each dominate its one latch, with no loop inside it, no store or call
- * with effects in it, at most WEFT_JAM_MOST_READS reads after its first
+ * each dominate its one latch, with no loop inside it, no store, call
+ * with effects or sub-group function (whose lanes would not all be
+ * there) in it, at most WEFT_JAM_MOST_READS reads after its first
  * test, each a plain load of a maskable type, at least one header phi,
  * and phis after it that take the same value from every way out. A loop
  * whose exit differs
@@ -182,6 +183,9 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
     int before_tests = dominates(g, in, e.header, first, b);
     for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
          i = LLVMGetNextInstruction(i)) {
+      /* A sub-group function in it would fold, or pick from, lanes that
+       * have left (in a jam of whole sub-groups: jam_sub_groups.c). */
+      if (weft__jam_is_lanes_call(i) || weft__jam_is_lanes_query(i)) return 0;
       unsigned memory = weft__jam_memory(i);
       if ((memory & ~WEFT_JAM_READS) ||
           ((memory & WEFT_JAM_READS) && !before_tests && !note_masked(l, i)))
