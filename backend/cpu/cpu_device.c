@@ -131,8 +131,8 @@ static unsigned host_vector_bytes(void) {
 }
 
 /* The sub-group width of kernels that ask for none: WEFT_SUB_GROUP_SIZE,
- * else the host's vector in 32-bit lanes (the issue's "one vector": a
- * sub-group function is a vector operation), at least 4. */
+ * else the host's vector in 32-bit lanes (a sub-group function over ints
+ * or floats is then one vector operation), at least 4. */
 static unsigned cpu_sub_group_size(const weft_config *config) {
   if (config->sub_group_size) return config->sub_group_size;
   unsigned lanes = host_vector_bytes() / 4;
