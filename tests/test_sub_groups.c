@@ -763,6 +763,96 @@ TEST(whole_sub_groups_jammed) {
   }
 }
 
+/* Random kernels of sub-group functions (on uints: any order of a sum
+ * gives the same bits), work-group barriers around __local exchanges,
+ * loops that work-items leave at different turns and arithmetic, all at
+ * the kernel's top level: cut into regions, the regions with sub-group
+ * functions run by whole sub-groups where the shape allows. Each gives
+ * the bits it gives with -cl-weft-no-jam (the slots), in groups of 64
+ * (whole sub-groups at every width) and of 40 (a smaller last one at
+ * 16 and 32). */
+static unsigned next_seed(unsigned *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return *state >> 8;
+}
+
+static void random_segment(char *out, size_t size, unsigned *seed) {
+  unsigned x = next_seed(seed) % 4, y = next_seed(seed) % 4,
+           z = next_seed(seed) % 4, c = next_seed(seed) % 89 + 1;
+  switch (next_seed(seed) % 7) {
+  case 0:
+    snprintf(out, size, "v%u = sub_group_reduce_add(v%u) ^ v%u;\n", x, y, z);
+    break;
+  case 1:
+    snprintf(out, size, "v%u += sub_group_scan_inclusive_add(v%u);\n", x, y);
+    break;
+  case 2:
+    snprintf(out, size, "v%u = sub_group_scan_exclusive_max(v%u) + v%u;\n", x,
+             y, z);
+    break;
+  case 3: /* lanes 0 to 3: every sub-group of these groups has them */
+    snprintf(out, size, "v%u ^= sub_group_broadcast(v%u, %uu);\n", x, y, c % 4);
+    break;
+  case 4:
+    snprintf(out, size,
+             "t[l] = v%u; barrier(CLK_LOCAL_MEM_FENCE);\n"
+             "  v%u += t[(l + %uu) %% n]; barrier(CLK_LOCAL_MEM_FENCE);\n",
+             y, x, c);
+    break;
+  case 5:
+    snprintf(out, size,
+             "{ uint s = 0; for (uint k = 0; k < (v%u & 7u); k++) s += v%u ^ k;"
+             " v%u += s; }\n",
+             y, z, x);
+    break;
+  default:
+    snprintf(out, size, "v%u = v%u * v%u + %uu;\n", x, y, z, c);
+    break;
+  }
+}
+
+static char *random_sub_group_kernel(unsigned seed) {
+  size_t size = 4096, used = 0;
+  char *source = malloc(size);
+  CHECK(source);
+  used += (size_t)snprintf(
+      source + used, size - used,
+      "__kernel void k(__global const uint *in, __global uint *out) {\n"
+      "  __local uint t[64];\n"
+      "  uint g = get_global_id(0), l = get_local_id(0), n = get_local_size(0);\n"
+      "  uint v0 = in[g], v1 = l * %uu, v2 = g ^ %uu, v3 = in[g] >> 3;\n",
+      next_seed(&seed) % 1000 + 1, next_seed(&seed) % 1000);
+  for (unsigned k = 0, m = next_seed(&seed) % 5 + 3; k < m; k++) {
+    char line[256];
+    random_segment(line, sizeof line, &seed);
+    used += (size_t)snprintf(source + used, size - used, "  %s", line);
+  }
+  snprintf(source + used, size - used,
+           "  out[g] = v0 ^ (v1 * 3u) ^ (v2 << 1) ^ (v3 * 7u);\n}\n");
+  return source;
+}
+
+TEST(random_sub_group_kernels_as_with_slots) {
+  size_t global = 128;
+  unsigned in[128], jammed[128], slots[128];
+  for (unsigned i = 0; i < 128; i++) in[i] = (unsigned)value_of(i) * 2654435761u;
+  for (unsigned seed = 1; seed <= 12; seed++) {
+    char *source = random_sub_group_kernel(seed);
+    size_t local = seed % 2 ? 64 : 40, shaped = local == 40 ? 120 : global;
+    run_built(source, "-cl-std=CL3.0", NULL, sizeof *in, 1, &shaped, &local,
+              1, in, jammed);
+    run_built(source, "-cl-std=CL3.0 -cl-weft-no-jam", NULL, sizeof *in, 1,
+              &shaped, &local, 1, in, slots);
+    for (size_t i = 0; i < shaped; i++) {
+      if (jammed[i] == slots[i]) continue;
+      fprintf(stderr, "seed %u, item %zu: %u jammed, %u not\n%s", seed, i,
+              jammed[i], slots[i], source);
+      CHECK(jammed[i] == slots[i]);
+    }
+    free(source);
+  }
+}
+
 TEST(whole_sub_groups_jammed_at_required_sizes) {
   setenv("WEFT_LOG", "launch", 1);
   CPU_ONLY("the GPU's sub-groups are warps of 32");
