@@ -1,11 +1,11 @@
 /*
  * Sub-group functions (OpenCL C 3.0, 6.15.19; cl_khr_subgroups and
  * cl_khr_subgroup_extended_types), over two primitives: the sub-group's
- * width (__weft_sub_group_width: WEFT_CPU_SUB_GROUP_SIZE work-items on the
- * CPU, a warp of 32 on the GPU) and a barrier of the sub-group alone
- * (__weft_sub_group_barrier: on the CPU the JIT makes it a barrier that
- * only the sub-group's work-items wait at, on fibers; on the GPU
- * bar.warp.sync). A sub-group is width consecutive local linear ids; the
+ * width (__weft_sub_group_width: the kernel's width on the CPU, which the
+ * JIT makes a constant, a warp of 32 on the GPU) and a barrier of the
+ * sub-group alone (__weft_sub_group_barrier: on the CPU the JIT makes
+ * it a barrier that only the sub-group's work-items wait at, on fibers;
+ * on the GPU bar.warp.sync). A sub-group is width consecutive local linear ids; the
  * last of a group may be smaller.
  *
  * On the CPU the collective functions go through the work-group scratch

@@ -2,8 +2,9 @@
  * the sub-group functions of builtins/sub_groups.cl), on the group
  * runner's interleaved fibers (interleave.c).
  *
- * A sub-group is WEFT_CPU_SUB_GROUP_SIZE work-items of consecutive local
- * linear ids (or the kernel's intel_reqd_sub_group_size). A kernel whose
+ * A sub-group is the kernel's width of consecutive local linear ids (its
+ * intel_reqd_sub_group_size, else the device's: the host's vector in
+ * 32-bit lanes, or WEFT_SUB_GROUP_SIZE). A kernel whose
  * sub-groups meet where not every work-item passes
  * (jit/cpu/sub_group_cuts.c leaves the others to regions) runs its
  * groups interleaved: every work-item on a fiber, switching where
@@ -28,7 +29,7 @@
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/kernel_calls.h"
 
-/* The kernel's sub-group width (intel_reqd_sub_group_size, or 16). */
+/* The kernel's sub-group width (weft_kernel_desc.sub_group_width). */
 static unsigned width_of(const cpu_group *g) {
   return weft_cpu_sub_group_width(g->launch->desc->kernel);
 }
