@@ -5,8 +5,8 @@
  * JIT makes a constant, a warp of 32 on the GPU) and a barrier of the
  * sub-group alone (__weft_sub_group_barrier: on the CPU the JIT makes
  * it a barrier that only the sub-group's work-items wait at, on fibers;
- * on the GPU bar.warp.sync). A sub-group is width consecutive local linear ids; the
- * last of a group may be smaller.
+ * on the GPU bar.warp.sync). A sub-group is width consecutive local
+ * linear ids; the last of a group may be smaller.
  *
  * On the CPU the collective functions go through the work-group scratch
  * area that collectives.cl uses, one 8-byte slot per work-item (whatever
