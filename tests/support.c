@@ -53,6 +53,29 @@ char *support_nested_loops(int depth) {
   return source;
 }
 
+unsigned support_random_next(unsigned *state) {
+  *state = *state * 1103515245u + 12345u;
+  return (*state >> 16) & 0x7fff;
+}
+
+char *support_random_kernel(const char *head, support_statement statement,
+                            unsigned lines, const char *tail, unsigned seed) {
+  size_t size = 8192, used = 0;
+  char *source = malloc(size);
+  CHECK(source);
+  unsigned a = support_random_next(&seed) % 1000 + 1,
+           b = support_random_next(&seed) % 1000;
+  used += (size_t)snprintf(source + used, size - used, head, a, b);
+  for (unsigned n = 0, m = 2 + support_random_next(&seed) % lines; n < m; n++) {
+    char line[256];
+    statement(line, sizeof line, &seed);
+    used += (size_t)snprintf(source + used, size - used, "    %s", line);
+    CHECK(used < size);
+  }
+  snprintf(source + used, size - used, "%s", tail);
+  return source;
+}
+
 static int captured = -1, saved_stderr = -1;
 
 void support_stderr_begin(void) {

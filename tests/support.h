@@ -66,6 +66,16 @@ void support_check_fault(const char *source, size_t local, const char *how,
  * with. */
 char *support_nested_loops(int depth);
 
+/* Random kernels (test_jam.c, test_sub_groups.c): the next number of a
+ * cheap sequence (state not 0 after the first); and a malloc'd source
+ * made of head (a printf format that takes two numbers: 1 to 1000 and 0
+ * to 999), then 2 + n % lines statements of statement(out, size, seed),
+ * each on its own indented line, then tail. */
+unsigned support_random_next(unsigned *state);
+typedef void (*support_statement)(char *out, size_t size, unsigned *seed);
+char *support_random_kernel(const char *head, support_statement statement,
+                            unsigned lines, const char *tail, unsigned seed);
+
 /* Sends this process's stderr to a scratch file until support_stderr_end,
  * which puts it back and returns what was written there (a static
  * buffer, the first 4 KiB): for messages Weft prints rather than

@@ -602,17 +602,12 @@ TEST(escape_loop_as_without) {
  * turns: operations between the work-items' own values, selects that
  * differ between work-items, a division, and a loop the work-items
  * leave at different turns. */
-static unsigned next_random(unsigned *state) {
-  *state = *state * 1103515245u + 12345u;
-  return (*state >> 16) & 0x7fff;
-}
-
 static void random_statement(char *out, size_t size, unsigned *seed) {
   static const char *const ops[] = {"+", "-", "*", "^", "&", "|"};
-  unsigned x = next_random(seed) % 4, y = next_random(seed) % 4,
-           z = next_random(seed) % 4, c = next_random(seed) % 97 + 1;
-  const char *op = ops[next_random(seed) % 6];
-  switch (next_random(seed) % 6) {
+  unsigned x = support_random_next(seed) % 4, y = support_random_next(seed) % 4,
+           z = support_random_next(seed) % 4, c = support_random_next(seed) % 97 + 1;
+  const char *op = ops[support_random_next(seed) % 6];
+  switch (support_random_next(seed) % 6) {
   case 0:
     snprintf(out, size, "v%u = v%u %s v%u;\n", x, y, op, z);
     break;
@@ -639,27 +634,16 @@ static void random_statement(char *out, size_t size, unsigned *seed) {
 }
 
 static char *random_kernel(unsigned seed) {
-  size_t size = 8192, used = 0;
-  char *source = malloc(size);
-  CHECK(source);
-  used += (size_t)snprintf(
-      source + used, size - used,
+  return support_random_kernel(
       "__kernel void k(__global uint *out, uint p) {\n"
       "  uint g = get_global_id(0), l = get_local_id(0);\n"
       "  uint v0 = g * %uu + p, v1 = l ^ %uu, v2 = p - g, v3 = g * g;\n"
       "  for (int j = 0; j < (int)(p %% 5u) + 3; j++) {\n",
-      next_random(&seed) % 1000 + 1, next_random(&seed) % 1000);
-  unsigned statements = next_random(&seed) % 6 + 2;
-  for (unsigned n = 0; n < statements; n++) {
-    char line[256];
-    random_statement(line, sizeof line, &seed);
-    used += (size_t)snprintf(source + used, size - used, "    %s", line);
-  }
-  snprintf(source + used, size - used,
-           "  }\n"
-           "  out[g] = v0 ^ (v1 * 3u) ^ (v2 << 1) ^ (v3 * 7u);\n"
-           "}\n");
-  return source;
+      random_statement, 6,
+      "  }\n"
+      "  out[g] = v0 ^ (v1 * 3u) ^ (v2 << 1) ^ (v3 * 7u);\n"
+      "}\n",
+      seed);
 }
 
 /* The words of source run over 104 items in groups of local. */

@@ -771,15 +771,10 @@ TEST(whole_sub_groups_jammed) {
  * the bits it gives with -cl-weft-no-jam (the slots), in groups of 64
  * (whole sub-groups at every width) and of 40 (a smaller last one at
  * 16 and 32). */
-static unsigned next_seed(unsigned *state) {
-  *state = *state * 1664525u + 1013904223u;
-  return *state >> 8;
-}
-
 static void random_segment(char *out, size_t size, unsigned *seed) {
-  unsigned x = next_seed(seed) % 4, y = next_seed(seed) % 4,
-           z = next_seed(seed) % 4, c = next_seed(seed) % 89 + 1;
-  switch (next_seed(seed) % 7) {
+  unsigned x = support_random_next(seed) % 4, y = support_random_next(seed) % 4,
+           z = support_random_next(seed) % 4, c = support_random_next(seed) % 89 + 1;
+  switch (support_random_next(seed) % 7) {
   case 0:
     snprintf(out, size, "v%u = sub_group_reduce_add(v%u) ^ v%u;\n", x, y, z);
     break;
@@ -812,24 +807,13 @@ static void random_segment(char *out, size_t size, unsigned *seed) {
 }
 
 static char *random_sub_group_kernel(unsigned seed) {
-  size_t size = 4096, used = 0;
-  char *source = malloc(size);
-  CHECK(source);
-  used += (size_t)snprintf(
-      source + used, size - used,
+  return support_random_kernel(
       "__kernel void k(__global const uint *in, __global uint *out) {\n"
       "  __local uint t[64];\n"
       "  uint g = get_global_id(0), l = get_local_id(0), n = get_local_size(0);\n"
       "  uint v0 = in[g], v1 = l * %uu, v2 = g ^ %uu, v3 = in[g] >> 3;\n",
-      next_seed(&seed) % 1000 + 1, next_seed(&seed) % 1000);
-  for (unsigned k = 0, m = next_seed(&seed) % 5 + 3; k < m; k++) {
-    char line[256];
-    random_segment(line, sizeof line, &seed);
-    used += (size_t)snprintf(source + used, size - used, "  %s", line);
-  }
-  snprintf(source + used, size - used,
-           "  out[g] = v0 ^ (v1 * 3u) ^ (v2 << 1) ^ (v3 * 7u);\n}\n");
-  return source;
+      random_segment, 6,
+      "  out[g] = v0 ^ (v1 * 3u) ^ (v2 << 1) ^ (v3 * 7u);\n}\n", seed);
 }
 
 TEST(random_sub_group_kernels_as_with_slots) {
