@@ -190,7 +190,7 @@ static void read_sub_group_size(void) {
   const char *v = getenv("WEFT_SUB_GROUP_SIZE");
   unsigned long long n;
   if (!v || !*v) return;
-  if (parse_count(v, NULL, &n) || n > 32 || !n || (n & (n - 1)) || n < 4)
+  if (parse_count(v, NULL, &n) || n < 4 || n > 32 || (n & (n - 1)))
     warn("WEFT_SUB_GROUP_SIZE", v, "4, 8, 16 or 32");
   else config.sub_group_size = (unsigned)n;
 }

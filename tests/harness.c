@@ -11,6 +11,16 @@ int harness_check_mode(void) {
   return c && *c && strcmp(c, "off") != 0;
 }
 
+int harness_barriers_on_fibers(void) {
+  const char *b = getenv("WEFT_BARRIER");
+  return b && !strcmp(b, "fibers");
+}
+
+int harness_sub_group_size_set(void) {
+  const char *s = getenv("WEFT_SUB_GROUP_SIZE");
+  return s && *s;
+}
+
 int harness_main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--list")) {
     for (int i = 0; i < harness_count; i++) printf("%s\n", harness_tests[i].name);

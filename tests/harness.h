@@ -52,6 +52,12 @@ int harness_on_gpu(void);
 /* Whether the test runs in check mode (its .checked variant,
  * WEFT_CHECK set and not off): every work-item runs on its own there. */
 int harness_check_mode(void);
+/* Whether kernels with barriers run on fibers rather than as regions
+ * (the .fibers and .ucontext variants, WEFT_BARRIER=fibers). */
+int harness_barriers_on_fibers(void);
+/* Whether WEFT_SUB_GROUP_SIZE sets the CPU's sub-group width (else it is
+ * the host's vector's). */
+int harness_sub_group_size_set(void);
 
 /* Skips the test on a GPU: what it checks is the CPU device's own (a
  * crash report naming the work-item, schedule exploration, ...). */

@@ -53,7 +53,7 @@ static void run(const char *source, size_t type_size, unsigned dims,
  * least 4), unless WEFT_SUB_GROUP_SIZE says otherwise. */
 TEST(width_is_the_vectors) {
   CPU_ONLY("a GPU's sub-groups are warps");
-  if (getenv("WEFT_SUB_GROUP_SIZE")) SKIP("WEFT_SUB_GROUP_SIZE is set");
+  if (harness_sub_group_size_set()) SKIP("WEFT_SUB_GROUP_SIZE is set");
   weft_device_info info = support_device_info();
   unsigned lanes = info.vector_bytes / 4;
   CHECK_EQ(info.sub_group_size, lanes < 4 ? 4 : lanes);
@@ -731,13 +731,6 @@ static void check_jammed(const char *source, size_t outs, const char *reqd,
   free(b);
 }
 
-/* Whether work-group barriers make regions (not WEFT_BARRIER=fibers, the
- * .fibers and .ucontext variants). */
-static int barriers_as_regions(void) {
-  const char *v = getenv("WEFT_BARRIER");
-  return !v || strcmp(v, "fibers") != 0;
-}
-
 TEST(whole_sub_groups_jammed) {
   setenv("WEFT_LOG", "launch", 1); /* read as Weft starts */
   static const struct {
@@ -755,11 +748,11 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_regions_source, 2, "", shapes[s].global,
-                 shapes[s].local, whole && barriers_as_regions());
+                 shapes[s].local, whole && !harness_barriers_on_fibers());
     check_jammed(jammed_loop_source, 2, "", shapes[s].global, shapes[s].local,
                  whole);
     check_jammed(jammed_loop_regions_source, 2, "", shapes[s].global,
-                 shapes[s].local, whole && barriers_as_regions());
+                 shapes[s].local, whole && !harness_barriers_on_fibers());
   }
 }
 
@@ -849,7 +842,7 @@ TEST(whole_sub_groups_jammed_at_required_sizes) {
     check_jammed(jammed_source, 2, reqd, global, local, k < 2);
     check_jammed(jammed_non_uniform_source, 12, reqd, global, local, k < 2);
     check_jammed(jammed_regions_source, 2, reqd, global, local,
-                 k < 2 && barriers_as_regions());
+                 k < 2 && !harness_barriers_on_fibers());
   }
 }
 
@@ -982,7 +975,7 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
       "work-item (37) [local (5) in work-group (1)] at program.cl:5:");
   /* Between barriers: regions run by whole sub-groups (the fibers run
    * its work-items one at a time). */
-  if (!barriers_as_regions()) return;
+  if (harness_barriers_on_fibers()) return;
   support_check_fault(
       "__kernel void k(__global int *a) {\n"
       "  __local int t[32];\n"

@@ -287,13 +287,10 @@ void weft__group_run(cpu_group *g, uint64_t index) {
  * workgroup.c's lanes_first, one call for the whole group from its start,
  * or its lanes regions; its x size a multiple of the width). */
 static int ran_lanes(const cpu_group *g) {
-  const weft_kernel_desc *k = g->launch->desc->kernel;
-  /* A region kernel runs whole sub-groups in any region (the lanes'
-   * regions, jit/cpu/workgroup.c); another only from the start. */
-  return weft_cpu_sub_groups_jammed(k, g->ctx.enqueued_local_size[0],
+  return weft_cpu_sub_groups_jammed(g->launch->desc->kernel,
+                                    g->ctx.enqueued_local_size[0],
                                     g->ctx.local_size[0]) &&
-         !g->launch->random && !weft__sub_group_interleaves(g->launch) &&
-         (g->ctx.region_state == 0 || (k->flags & WEFT_KERNEL_REGIONS));
+         !g->launch->random && !weft__sub_group_interleaves(g->launch);
 }
 
 /* A group that faulted with whole sub-groups side by side runs again as

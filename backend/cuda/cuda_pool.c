@@ -73,9 +73,10 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   const weft_cuda_api *api = l->gpu->api;
   uint64_t blocks = l->blocks[0], items = l->threads[0];
   uint64_t records = 2 * blocks * items * k->transmit_size;
-  uint64_t sms = records + 16 * blocks;
+  /* After the records (and 16 bytes a block), the multiprocessors' words. */
+  uint64_t sm_words_at = records + 16 * blocks;
   size_t sm_bytes = WEFT__COOP_SM_WORDS * sizeof(uint32_t);
-  CUresult r = pool_records(l, (size_t)sms + sm_bytes);
+  CUresult r = pool_records(l, (size_t)sm_words_at + sm_bytes);
   int churn = l->gpu->config->resize == WEFT_RESIZE_CHURN;
   int barriers = (k->flags & WEFT_KERNEL_RESIZING_BARRIER) != 0;
   uint64_t words[WEFT_PTX_COOP_WORDS] = {0};
@@ -90,9 +91,9 @@ int weft__cuda_pool_write(gpu_launch *l, weft_msg *msg) {
   words[WEFT__COOP_ITEMS] = items;
   words[WEFT__COOP_BARRIERS] = (uint64_t)barriers;
   words[WEFT__COOP_PER_SM] = pool_per_sm(l);
-  words[WEFT__COOP_SMS] = l->program->coop_records + sms;
+  words[WEFT__COOP_SMS] = l->program->coop_records + sm_words_at;
   if (r == CUDA_SUCCESS)
-    r = api->cuMemsetD32(l->program->coop_records + sms, 0,
+    r = api->cuMemsetD32(l->program->coop_records + sm_words_at, 0,
                          WEFT__COOP_SM_WORDS);
   /* Fast only where there are barriers to make fast (coop.cl). */
   words[WEFT__COOP_SHARING] = churn || !barriers;

@@ -220,6 +220,15 @@ static void make_tiers(build *b, unsigned i, int state, unsigned bits,
     note_tiers(&b->s.kernels[i], tiers);
 }
 
+/* Deletes the jammed functions of tiers (WEFT_JAM_TIERS + 1, as
+ * weft__jam_tiers fills them), which are then none. */
+static void delete_jams(weft_jammed *tiers) {
+  for (unsigned t = 0; t < WEFT_JAM_TIERS && tiers[t].fn; t++) {
+    LLVMDeleteFunction(tiers[t].fn);
+    tiers[t].fn = NULL;
+  }
+}
+
 /* Whether make_lanes_jams made kernel i a jam of whole sub-groups. */
 static int has_lanes_jam(const build *b, unsigned i) {
   return b->lanes_jams && b->lanes_jams[i * (WEFT_JAM_TIERS + 1)].fn;
@@ -291,9 +300,7 @@ static const weft_jammed *lanes_of(build *b, unsigned i) {
     if (lanes[0].width > k->jam_width) k->jam_width = lanes[0].width;
     return lanes;
   }
-  for (unsigned t = 0; t < WEFT_JAM_TIERS && lanes[t].fn; t++)
-    LLVMDeleteFunction(lanes[t].fn);
-  lanes[0].fn = NULL;
+  delete_jams(lanes);
   return NULL;
 }
 
@@ -339,16 +346,6 @@ static void make_streams(build *b) {
   }
 }
 
-/* Deletes the jams of tiers (WEFT_JAM_TIERS + 1 a state, states of
- * them) and frees the list. */
-static void drop_tiers(weft_jammed *tiers, unsigned states) {
-  for (unsigned s = 0; s < states; s++)
-    for (unsigned t = 0; t < WEFT_JAM_TIERS; t++)
-      if (tiers[s * (WEFT_JAM_TIERS + 1) + t].fn)
-        LLVMDeleteFunction(tiers[s * (WEFT_JAM_TIERS + 1) + t].fn);
-  free(tiers);
-}
-
 /* Kernel i's regions that hold sub-group functions, each jammed for
  * whole sub-groups (their functions' lanes taken from each other),
  * through the lanes' way of the body (keeps_lanes). All or none: a call
@@ -375,8 +372,10 @@ static void make_lanes_regions(build *b, unsigned i, unsigned bits) {
     made += ok;
   }
   free(reached);
-  if (!ok || !made) {
-    if (jams) drop_tiers(jams, n); /* the slots serve */
+  if (!ok || !made) { /* the slots serve */
+    for (unsigned s = 0; jams && s < n; s++)
+      delete_jams(&jams[s * (WEFT_JAM_TIERS + 1)]);
+    free(jams);
     return;
   }
   b->lanes_regions[i] = jams;

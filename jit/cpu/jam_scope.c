@@ -21,10 +21,8 @@ static LLVMBasicBlockRef taken(LLVMValueRef term, LLVMValueRef param,
   if (lanes >= 0) return LLVMGetSuccessor(term, (unsigned)lanes);
   /* A branch on a constant: the other way is dead (the lanes' way of a
    * region body, once weft__sub_group_lanes_off made its test false). */
-  if (LLVMIsABranchInst(term) && LLVMIsConditional(term) &&
-      LLVMIsAConstantInt(LLVMGetCondition(term)))
-    return LLVMGetSuccessor(term,
-                            LLVMConstIntGetZExtValue(LLVMGetCondition(term)) ? 0 : 1);
+  LLVMBasicBlockRef constant = weft__branch_constant_way(term);
+  if (constant) return constant;
   if (!param) return NULL;
   if (LLVMIsASwitchInst(term) && LLVMGetOperand(term, 0) == param) {
     for (unsigned c = 1; c < LLVMGetNumSuccessors(term); c++) {

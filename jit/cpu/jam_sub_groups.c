@@ -119,26 +119,29 @@ int weft__sub_group_lanes_asked(LLVMModuleRef module) {
   return query && LLVMGetFirstUse(query);
 }
 
+/* Every call of query in function only (NULL: anywhere) made 0. A call
+ * made 0 takes only its own use of query with it (and its tests' uses of
+ * the call), so the next use, read first, stays. */
+static void lanes_off(LLVMValueRef query, LLVMValueRef only) {
+  for (LLVMUseRef u = LLVMGetFirstUse(query), next; u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef call = LLVMGetUser(u);
+    if (!only || LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)) == only)
+      lanes_call_off(call);
+  }
+}
+
 int weft__sub_group_lanes_off(LLVMModuleRef module) {
   LLVMValueRef query = LLVMGetNamedFunction(module, LANES);
   if (!query) return 0;
-  for (LLVMUseRef u; (u = LLVMGetFirstUse(query));)
-    lanes_call_off(LLVMGetUser(u));
+  lanes_off(query, NULL);
   return 1;
 }
 
 void weft__sub_group_lanes_off_in(LLVMValueRef body) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
-      next = LLVMGetNextInstruction(i);
-      /* (lanes_call_off erases the call and may erase its test, which
-       * follows it: look again from the block's start.) */
-      if (weft__jam_is_lanes_query(i)) {
-        lanes_call_off(i);
-        next = LLVMGetFirstInstruction(bb);
-      }
-    }
+  LLVMValueRef query =
+      LLVMGetNamedFunction(LLVMGetGlobalParent(body), LANES);
+  if (query) lanes_off(query, body);
 }
 
 int weft__jam_lanes_branch(LLVMValueRef term) {

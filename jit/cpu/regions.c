@@ -652,10 +652,7 @@ static int note_return(LLVMBasicBlockRef bb, int have, int32_t *state) {
 static LLVMBasicBlockRef one_way(LLVMValueRef term, int lanes) {
   int side = weft__jam_lanes_branch(term);
   if (side >= 0) return LLVMGetSuccessor(term, lanes ? (unsigned)side : 1u - side);
-  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return NULL;
-  LLVMValueRef c = LLVMGetCondition(term);
-  if (!LLVMIsAConstantInt(c)) return NULL;
-  return LLVMGetSuccessor(term, LLVMConstIntGetZExtValue(c) ? 0 : 1);
+  return weft__branch_constant_way(term);
 }
 
 /* The blocks a run of body from state passes, to its returns, depth
@@ -723,7 +720,7 @@ int weft__regions_next_state(LLVMValueRef body, unsigned state, int lanes,
 
 typedef struct lanes_states {
   unsigned char *reached;
-  unsigned count;
+  unsigned count, marked;
 } lanes_states;
 
 /* Marks the state a block returns (a barrier's, not the end's). */
@@ -734,7 +731,10 @@ static int visit_state(LLVMBasicBlockRef bb, void *data) {
   LLVMValueRef v = LLVMGetOperand(term, 0);
   if (!LLVMIsAConstantInt(v)) return 0;
   unsigned long long state = LLVMConstIntGetZExtValue(v);
-  if (state < l->count) l->reached[state] = 1;
+  if (state < l->count && !l->reached[state]) {
+    l->reached[state] = 1;
+    l->marked++;
+  }
   return 1;
 }
 
@@ -742,18 +742,13 @@ int weft__regions_lanes_states(LLVMValueRef body, unsigned count,
                                unsigned char *reached) {
   memset(reached, 0, count);
   if (!count) return 1;
-  lanes_states l = {reached, count};
+  lanes_states l = {reached, count, 1};
   reached[0] = 1;
-  /* Each pass walks the states marked so far; a fixed point ends it. */
-  for (int grew = 1; grew;) {
-    grew = 0;
-    for (unsigned s = 0; s < count; s++) {
-      if (!reached[s]) continue;
-      unsigned char before[count];
-      memcpy(before, reached, count);
-      if (!walk_region(body, s, 1, visit_state, &l)) return 0;
-      grew |= memcmp(before, reached, count) != 0;
-    }
+  /* Each pass walks the states marked so far, until one marks none. */
+  for (unsigned before = 0; before != l.marked;) {
+    before = l.marked;
+    for (unsigned s = 0; s < count; s++)
+      if (reached[s] && !walk_region(body, s, 1, visit_state, &l)) return 0;
   }
   return 1;
 }

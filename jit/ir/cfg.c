@@ -139,3 +139,10 @@ int weft__cfg_in_loops(const weft_cfg *g, unsigned char *in_loop,
   free(m.work);
   return rc;
 }
+
+LLVMBasicBlockRef weft__branch_constant_way(LLVMValueRef term) {
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return NULL;
+  LLVMValueRef c = LLVMGetCondition(term);
+  if (!LLVMIsAConstantInt(c)) return NULL;
+  return LLVMGetSuccessor(term, LLVMConstIntGetZExtValue(c) ? 0 : 1);
+}

@@ -127,6 +127,9 @@ typedef struct weft_cfg {
 } weft_cfg;
 
 int weft__cfg_make(LLVMValueRef fn, weft_cfg *g);
+/* The successor a conditional branch on a constant always takes (the
+ * other is dead), else NULL. */
+LLVMBasicBlockRef weft__branch_constant_way(LLVMValueRef term);
 void weft__cfg_free(weft_cfg *g);
 /* The index of block b, or g->count when b is not in the graph. */
 unsigned weft__cfg_index(const weft_cfg *g, LLVMBasicBlockRef b);
