@@ -154,6 +154,13 @@ static void read_spin_timeout(void) {
     warn("WEFT_SPIN_TIMEOUT", v, "seconds, more than 0, like 10 or 0.5");
 }
 
+static void read_gather_bound(void) {
+  config.gather_bound = 0.02;
+  const char *v = getenv("WEFT_GATHER_BOUND");
+  if (v && parse_seconds(v, 1, 3600, &config.gather_bound))
+    warn("WEFT_GATHER_BOUND", v, "seconds, 0 to 3600, like 0.02");
+}
+
 #define SCHEDULE_FORMS \
   "fifo, random:SEED, random-deep:SEED, pct:SEED, pct:SEED:DEPTH (SEED " \
   "a number, DEPTH 1 to 16), exhaustive[:BUDGET[:PREEMPTIONS[:full]]] " \
@@ -410,6 +417,7 @@ static void read_config(void) {
   read_resident();
   read_resize();
   read_spin_timeout();
+  read_gather_bound();
   read_schedule();
   read_memory();
   read_textures();

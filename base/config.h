@@ -65,6 +65,10 @@ typedef struct weft_config {
   /* WEFT_SPIN_TIMEOUT: seconds that work-groups may only spin (poll
    * memory), with nothing else happening, before it is a deadlock. */
   double spin_timeout;
+  /* WEFT_GATHER_BOUND: the most seconds a launch waits for a cooperative
+   * kernel that holds the threads to give them back before it runs
+   * beside it all the same (backend/cpu/share.c). */
+  double gather_bound;
   /* WEFT_SCHEDULE: how cooperative work-groups are interleaved: "fifo"
    * (the default), "random:SEED" (a random order, and random switches at
    * atomics and barriers, on one thread) or "random-deep:SEED" (also at

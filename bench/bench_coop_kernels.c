@@ -17,6 +17,9 @@
  *                    percentile and worst
  *   gather_offer_long  the same with turns 32 times as long (an offer
  *                    interval of a few milliseconds)
+ *   gather_offer_all the long turns beside a launch of as many one-item
+ *                    groups as threads, which asks for every thread but
+ *                    one: all but one group given back at once
  *   gather_offer_query the long turns, each work-item asking query_kill
  *                    every 16 numbers and cutting its share short once a
  *                    group is wanted back (the paper's query)
@@ -390,19 +393,20 @@ static void sleep_ms(double ms) {
 
 /* ------------------------------------------------------------- gather */
 
-static double ping_ms(weft_kernel *ping) {
+static double ping_ms(weft_kernel *ping, size_t groups) {
   double t0 = bench_now_ms();
-  run(ping, 1, 1);
+  run(ping, groups, 1);
   return bench_now_ms() - t0;
 }
 
 /* A persistent kernel (name) of turns of chunk numbers per group, which
  * asks query_kill within a turn with ask (persist_offer's), beside pings
- * from this thread: the ping's latency over its latency alone. */
+ * of wide one-item groups from this thread: the ping's latency over its
+ * latency alone. */
 static void gather(bench *b, const char *name, const char *row,
-                   uint32_t chunk, int ask) {
+                   uint32_t chunk, int ask, size_t wide) {
   int pings = b->quick ? 10 : 100;
-  weft_buffer *sum = buffer(b, 12), *out = buffer(b, 4);
+  weft_buffer *sum = buffer(b, 12), *out = buffer(b, 4 * wide);
   weft_kernel *persist = kernel(b, name), *ping = kernel(b, "ping"),
               *stop = kernel(b, "stop");
   set_buffer(persist, 0, sum);
@@ -411,7 +415,7 @@ static void gather(bench *b, const char *name, const char *row,
   set_buffer(ping, 0, out);
   set_buffer(stop, 0, sum);
   double alone[128], with[128];
-  for (int i = 0; i < pings; i++) alone[i] = ping_ms(ping);
+  for (int i = 0; i < pings; i++) alone[i] = ping_ms(ping, wide);
   double solo = bench_median(alone, pings);
   background g = {b, persist, b->fill, 0, 0};
   pthread_t thread;
@@ -420,7 +424,7 @@ static void gather(bench *b, const char *name, const char *row,
   unsigned seed = 1;
   for (int i = 0; i < pings; i++) {
     sleep_ms(1 + rand_r(&seed) % 4);
-    with[i] = ping_ms(ping) - solo;
+    with[i] = ping_ms(ping, wide) - solo;
   }
   run(stop, 1, 1);
   pthread_join(thread, NULL);
@@ -570,10 +574,11 @@ int main(int argc, char **argv) {
   b.turn = info.kind == WEFT_DEVICE_CPU ? 4096 : 256;
   overhead_queue(&b);
   overhead_levels(&b);
-  gather(&b, "persist_offer", "gather_offer", 2048, 0);
-  gather(&b, "persist_offer", "gather_offer_long", 65536, 0);
-  gather(&b, "persist_offer", "gather_offer_query", 65536, 1);
-  gather(&b, "persist_barrier", "gather_barrier", 2048, 0);
+  gather(&b, "persist_offer", "gather_offer", 2048, 0, 1);
+  gather(&b, "persist_offer", "gather_offer_long", 65536, 0, 1);
+  gather(&b, "persist_offer", "gather_offer_all", 65536, 0, b.threads);
+  gather(&b, "persist_offer", "gather_offer_query", 65536, 1, 1);
+  gather(&b, "persist_barrier", "gather_barrier", 2048, 0, 1);
   periodic(&b);
   bench_csv_close();
   weft_program_release(b.program);

@@ -190,7 +190,8 @@ def plot_coop(rows, title, out):
     over.set_title("overhead of the points", fontsize=10)
     over.legend(fontsize=7)
     forms = [f for f in ("gather_offer", "gather_offer_long",
-                         "gather_offer_query", "gather_barrier")
+                         "gather_offer_all", "gather_offer_query",
+                         "gather_barrier")
              if f + "_p50" in value]
     for i, stat in enumerate(("p50", "p90", "max")):
         heights = [max(value[f + "_" + stat], 1e-4) for f in forms]
@@ -199,7 +200,7 @@ def plot_coop(rows, title, out):
     wait.set_xticks([x + 0.27 for x in range(len(forms))],
                     [f.replace("gather_", "") for f in forms], fontsize=8)
     wait.set_yscale("log")
-    wait.set_ylabel("ms a launch waits for a thread")
+    wait.set_ylabel("ms a launch waits for its threads")
     wait.set_title("gather time", fontsize=10)
     wait.legend(fontsize=7)
     loads = [n for n in ("light", "medium", "heavy")

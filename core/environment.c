@@ -39,6 +39,9 @@ static const variable variables[] = {
      "as many as there are threads)"},
     {"WEFT_SPIN_TIMEOUT", "SECONDS",
      "time work-groups may only spin before it is a deadlock (default 10)"},
+    {"WEFT_GATHER_BOUND", "SECONDS",
+     "most a launch waits for a cooperative kernel's threads before it "
+     "runs beside it (default 0.02)"},
     {"WEFT_SCHEDULE",
      "fifo|random:SEED|random-deep:SEED|pct:SEED[:DEPTH]|"
      "exhaustive[:BUDGET[:PREEMPTIONS[:full]]]|replay:CHOICES",

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sync_support.h"
@@ -164,7 +165,39 @@ static const char *source =
     "    if (stop) break;\n"
     "  }\n"
     "}\n"
+    "/* persist's turns, counting in seen[id] those groups 1 and 2 begin\n"
+    " * among the groups wanted back (query_kill). Once the host sets\n"
+    " * seen[6] to 1, group 3 sets it to 2 and holds its offer until groups\n"
+    " * are wanted back, and a millisecond or so more. */\n"
+    "__kernel void wanted_back(__global atomic_int *flag,\n"
+    "                          __global atomic_int *seen) {\n"
+    "  __local int stop;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    request_fork();\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      int id = (int)get_group_id(0), back = (int)query_kill();\n"
+    "      if (back && id >= (int)get_num_groups(0) - back && id < 3)\n"
+    "        atomic_fetch_add(&seen[id], 1);\n"
+    "      if (id == 3 && atomic_load(&seen[6]) == 1) {\n"
+    "        atomic_store(&seen[6], 2);\n"
+    "        for (int i = 0; i < 100000000 && !query_kill(); i++)\n"
+    "          ;\n"
+    "        for (int i = 0; i < 1000000; i++) atomic_load(&seen[7]);\n"
+    "      }\n"
+    "      stop = atomic_load(flag);\n"
+    "      atomic_fetch_add(&seen[9], 1);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (stop) break;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "}\n"
     "__kernel void nothing(__global int *unused) { (void)unused; }\n"
+    "/* As signal, in as many groups as launched. */\n"
+    "__kernel void signal_wide(__global atomic_int *flag) {\n"
+    "  atomic_store(flag, 1);\n"
+    "}\n"
     "/* Tens of milliseconds of one work-item's dependent multiplies. */\n"
     "__kernel void linger(__global uint *o) {\n"
     "  uint s = o[0];\n"
@@ -216,12 +249,14 @@ TEST(claim_default) {
 
 /* WEFT_RESIZE=churn: every offer by the highest group kills it, every
  * request forks up to the launch's count: ids reach the top and the work
- * is still done once. */
+ * is still done once. Enough claims (5000) that on 16 threads too a
+ * group numbered 15 makes one before the work runs out (with 625, the
+ * fibers variant failed so in both of two runs on the H200 host). */
 TEST(claim_churn) {
   setenv("WEFT_RESIZE", "churn", 1);
   fixture f = setup();
   int stats[4];
-  run_claim(&f, 5000, 16, 8, stats);
+  run_claim(&f, 40000, 16, 8, stats);
   CHECK_EQ(stats[0], 16);
   CHECK_EQ(stats[1], 15);
   teardown(&f);
@@ -378,11 +413,17 @@ static void *persist_main(void *arg) {
   return NULL;
 }
 
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* Runs kernel name (persist, persist_closed, persist_barrier) in groups
  * of local on another thread until a launch of signal from this one ends
- * it. */
-static void persist_until_signalled(const char *name, size_t groups,
-                                    size_t local) {
+ * it: the seconds that launch took. */
+static double persist_until_signalled(const char *name, size_t groups,
+                                      size_t local) {
   /* The kernel only polls until the host's launch comes, which a loaded
    * machine may hold back for seconds: not a deadlock here. */
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
@@ -402,13 +443,16 @@ static void persist_until_signalled(const char *name, size_t groups,
     read_ints(stats, got, 2);
   }
   CHECK(got[1] >= 10);
+  double t0 = now();
   CHECK_OK(launch(s, 1, 1), s);
+  double took = now() - t0;
   CHECK_EQ(pthread_join(thread, NULL), 0);
   CHECK_EQ(p.rc, WEFT_OK);
   release_buffers(flag, stats);
   weft_kernel_release(k);
   weft_kernel_release(s);
   teardown(&f);
+  return took;
 }
 
 /* A launch from another thread while a cooperative kernel holds every
@@ -423,6 +467,18 @@ TEST(shares_threads_with_another_launch) {
  * waits the gather bound (20 ms), then runs beside it all the same. */
 TEST(launch_beside_a_closed_kernel) {
   persist_until_signalled("persist_closed", 8, 4);
+}
+
+/* WEFT_GATHER_BOUND sets that wait: 0.3 s beside the closed kernel on
+ * two threads (on one the kernel keeps its one group and the launch does
+ * not wait; a GPU's launch runs in blocks the pool leaves, if any). */
+TEST(gather_bound_set_by_environment) {
+  if (harness_on_gpu()) SKIP("the CPU's bound; a GPU's launch waits for "
+                             "blocks");
+  setenv("WEFT_NUM_THREADS", "2", 1);
+  setenv("WEFT_GATHER_BOUND", "0.3", 1);
+  double took = persist_until_signalled("persist_closed", 8, 4);
+  if (took < 0.3) FAIL("the launch took %.3f s beside the closed kernel", took);
 }
 
 /* A GPU full of the pool's blocks (as many as fit, of 65536 groups):
@@ -522,6 +578,54 @@ TEST(gives_whole_multiprocessors) {
 /* On the CPU, the barrier kernel beside a launch from another thread. */
 TEST(shares_threads_at_barriers) {
   persist_until_signalled("persist_barrier", 8, 4);
+}
+
+/* Four groups on four threads; a launch of three one-item groups from
+ * this thread wants three back while group 3 holds its offer (until it
+ * sees groups wanted back, and about a millisecond more, while the
+ * others' turns take microseconds; the launch waits up to 30 s, not
+ * 20 ms, for check mode's slower loops): groups 1 and 2 wait at their offers until those
+ * above them have ended, and end there, rather than run on turn after
+ * turn until each is the highest (resize.c's wait_while_doomed). */
+TEST(groups_wanted_back_wait_at_their_offers) {
+  if (harness_on_gpu()) SKIP("the CPU's scheduler; a GPU's pool ends its "
+                             "blocks one offer at a time");
+  setenv("WEFT_NUM_THREADS", "4", 1);
+  setenv("WEFT_SPIN_TIMEOUT", "50", 1);
+  setenv("WEFT_GATHER_BOUND", "30", 1);
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "wanted_back"), *s = kernel(&f, "signal_wide");
+  weft_buffer *flag = ints(&f, 1, NULL), *seen = ints(&f, 10, NULL);
+  args(k, "BB", flag, seen);
+  args(s, "B", flag);
+  persisting p = {k, -1, 4, 4};
+  pthread_t thread;
+  CHECK_EQ(pthread_create(&thread, NULL, persist_main, &p), 0);
+  int got[10] = {0}, hold = 1;
+  for (int i = 0; i < 2000 && got[9] < 40; i++) { /* its turns go on */
+    usleep(1000);
+    read_ints(seen, got, 10);
+  }
+  CHECK(got[9] >= 40);
+  CHECK_OK(weft_buffer_write(seen, 6 * sizeof(int), sizeof hold, &hold), seen);
+  for (int i = 0; i < 10000 && got[6] != 2; i++) { /* group 3 holds */
+    usleep(1000);
+    read_ints(seen, got, 10);
+  }
+  CHECK_EQ(got[6], 2);
+  CHECK_OK(launch(s, 3, 1), s);
+  CHECK_EQ(pthread_join(thread, NULL), 0);
+  CHECK_EQ(p.rc, WEFT_OK);
+  read_ints(seen, got, 10);
+  for (int id = 1; id < 3; id++)
+    if (got[id] > 1)
+      FAIL("group %d began %d turns among the groups wanted back (1 at "
+           "most: it waits at its offer)", id, got[id]);
+  CHECK_EQ(got[0], 0); /* group 0 is never wanted back */
+  release_buffers(flag, seen);
+  weft_kernel_release(k);
+  weft_kernel_release(s);
+  teardown(&f);
 }
 
 /* query_kill() in 4 groups of 2, 1 added; 0 where no group ran. */

@@ -334,7 +334,9 @@ static void settle(launch_state *l, coop_slot *s) {
   case SLOT_FINISHING:
     unlink_resident(s);
     l->coop->num_resident--;
-    l->coop->finished++;
+    /* Read without the lock by groups waiting to be given back. */
+    __atomic_store_n(&l->coop->finished, l->coop->finished + 1,
+                     __ATOMIC_RELAXED);
     s->next = l->executor->free_slots;
     l->executor->free_slots = s;
     break;

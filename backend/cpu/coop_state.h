@@ -25,7 +25,8 @@ typedef struct resize_start {
 
 /* A cooperative kernel's changing groups (WEFT_KERNEL_RESIZABLE;
  * resize.c), guarded by coop_lock; live is also read without it by the
- * launches that wait for its threads (share.c). */
+ * launches that wait for its threads (share.c), live and arrived by its
+ * groups that wait to be given back. */
 typedef struct coop_resize {
   int on;
   _Alignas(8) uint64_t live; /* groups running: ids 0 to live - 1 */
@@ -48,7 +49,8 @@ typedef struct coop_resize {
 struct coop_launch {
   /* All guarded by coop_lock, on a cache line of its own. Waiting groups
    * read running, num_ready, next_group and num_resident without it (a
-   * hint whether to spin), wakers num_waiting (whether to take it). */
+   * hint whether to spin), wakers num_waiting (whether to take it),
+   * groups waiting to be given back finished (resize.c). */
   _Alignas(64) weft_lock coop_lock;
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */

@@ -182,12 +182,12 @@ struct weft_executor {
   char history[WEFT_HISTORY_MAX];
   /* Sharing the threads with a cooperative kernel (share.c): the launch
    * of one that holds the pool, the threads other launches ask of it,
-   * the pool they run on meanwhile, and whether this executor is that
-   * pool. */
+   * how many of those launches wait for them now, the pool they run on
+   * meanwhile, and whether this executor is that pool. */
   pthread_mutex_t share_lock;
   pthread_cond_t share_changed;
   launch_state *holder;
-  unsigned demand;
+  unsigned demand, gathering;
   weft_executor *guest;
   int is_guest;
 };
@@ -463,10 +463,16 @@ double weft__launch_now(void);
 _Noreturn void weft__group_abort(cpu_group *g);
 
 /* While a cooperative kernel holds the pool (share.c): the threads that
- * other launches ask of it now (read at any time), and its note that it
- * ended a group, for the launches that wait for its threads. */
+ * other launches ask of it now (read at any time); its note that its
+ * groups changed (one ended, or arrived at a resizing barrier), for the
+ * launches that wait for its threads and its own groups that wait to be
+ * given back; and such a group's wait (resize.c): while a launch waits
+ * for the threads and waits(arg) holds, until a change or a millisecond
+ * has passed. 0 at once when no launch waits: the group goes on. */
 unsigned weft__share_demand(const weft_executor *e);
-void weft__share_given_back(weft_executor *e);
+void weft__share_changed(weft_executor *e);
+int weft__share_await(weft_executor *e, int (*waits)(const void *),
+                      const void *arg);
 
 /* Frees the slots kept across launches. */
 void weft__coop_free_slots(weft_executor *e);

@@ -5,11 +5,12 @@
  * The groups running are numbered 0 to live - 1. A launch starts with as
  * many as the policy wants (at most its own group count and the resident
  * limit: max). At offer_kill only the group with the highest id, never
- * group 0, may end, so the ids stay dense; request_fork adds groups
- * numbered on from live, which start (coop.c's start_group) after the
- * fork point with the forking group's transmit records; at the resizing
- * barrier the last group to arrive sets the count for all: those numbered
- * past it end, new ones start after it with group 0's records.
+ * group 0, may end, so the ids stay dense (a lower one to end waits there
+ * while a launch waits for the threads: wait_while_doomed); request_fork
+ * adds groups numbered on from live, which start (coop.c's start_group)
+ * after the fork point with the forking group's transmit records; at the
+ * resizing barrier the last group to arrive sets the count for all: those
+ * numbered past it end, new ones start after it with group 0's records.
  *
  * The policy (WEFT_RESIZE): "threads" keeps as many groups as the device
  * has worker threads for, "churn" kills at every offer that may and forks
@@ -171,15 +172,65 @@ static int open_barrier(launch_state *l) {
   else set_live(r, target);
   uint32_t opened_as = r->generation + 1;
   __atomic_store_n(&r->target[opened_as & 1], r->live, __ATOMIC_RELAXED);
-  r->arrived = 0;
+  __atomic_store_n(&r->arrived, 0, __ATOMIC_RELAXED);
   r->records0 = NULL;
   __atomic_store_n(&r->generation, opened_as, __ATOMIC_RELEASE);
   return 1;
 }
 
+/* A group to be given back at its offer, not the highest yet: its id, and
+ * the groups finished plus those running when it came. */
+typedef struct doomed {
+  launch_state *l;
+  uint64_t id, counted;
+} doomed;
+
+/* The groups finished plus those running: it grows when a group returns
+ * from the kernel (a killed group leaves the count, then finishes) or
+ * one is forked. Finished is read first: a kill between the two reads
+ * makes the sum smaller, not larger. */
+static uint64_t finished_and_live(const launch_state *l) {
+  uint64_t finished = __atomic_load_n(&l->coop->finished, __ATOMIC_ACQUIRE);
+  return finished + __atomic_load_n(&l->coop->resize.live, __ATOMIC_RELAXED);
+}
+
+/* Whether the group still waits for those above it (read without
+ * coop_lock: each a hint the wait looks at again). It stops when a group
+ * above it returned from the kernel (it may never be the highest), or one
+ * arrived at a resizing barrier (it waits for this one). */
+static int still_doomed(const void *arg) {
+  const doomed *d = arg;
+  const launch_state *l = d->l;
+  const coop_resize *r = &l->coop->resize;
+  return !atomic_load_explicit(&l->failed, memory_order_relaxed) &&
+         finished_and_live(l) <= d->counted &&
+         __atomic_load_n(&r->live, __ATOMIC_RELAXED) > d->id + 1 &&
+         d->id >= wanted(l) && !__atomic_load_n(&r->arrived, __ATOMIC_RELAXED);
+}
+
+/* Group id, to be given back but not the highest, waits at its offer for
+ * the groups above it to end while a launch waits for the threads
+ * (share.c): those above end at their offers, and each below ends the
+ * moment its turn comes, so all are given back within about one offer
+ * interval, not one interval each (bench_coop_kernels' periodic kernel,
+ * asking 15 threads of 16 on the H200 host's Xeon, waited 7.4-8.1 ms for
+ * them, median, without this wait; 2.0-3.5 ms with it). A group waiting
+ * to run has the thread meanwhile. When the launch stops waiting (it has
+ * its threads, or the gather bound passed) the group goes on. Not under
+ * churn or a random schedule, which kill at their own pace. */
+static void wait_while_doomed(launch_state *l, cpu_group *g, uint64_t id) {
+  if (l->random || churn(l)) return;
+  doomed d = {l, id, finished_and_live(l)};
+  while (still_doomed(&d)) {
+    weft__coop_offer_thread(g);
+    if (!weft__share_await(l->executor, still_doomed, &d)) return;
+  }
+}
+
 static void offer_kill(launch_state *l, cpu_group *g) {
   coop_resize *r = &l->coop->resize;
   uint64_t id = g->ctx.group_id[0];
+  wait_while_doomed(l, g, id);
   weft__lock(&l->coop->coop_lock);
   int opened = 0;
   if (id && id + 1 == r->live && kill_now(l)) {
@@ -192,7 +243,7 @@ static void offer_kill(launch_state *l, cpu_group *g) {
   note_count(g, r->live);
   weft__unlock(&l->coop->coop_lock);
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
-  if (g->ctx.coop_exit) weft__share_given_back(l->executor);
+  if (g->ctx.coop_exit) weft__share_changed(l->executor);
   else weft__coop_offer_thread(g);
 }
 
@@ -210,13 +261,16 @@ static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {
   uint64_t id = g->ctx.group_id[0];
   weft__lock(&l->coop->coop_lock);
   uint32_t generation = r->generation;
-  r->arrived++;
+  __atomic_store_n(&r->arrived, r->arrived + 1, __ATOMIC_RELAXED);
   if (!id) {
     r->records0 = g->ctx.transmit;
     r->site0 = site;
   }
   int opened = open_barrier(l);
   weft__unlock(&l->coop->coop_lock);
+  /* A group waiting at its offer to be given back comes here instead:
+   * this barrier waits for it. */
+  weft__share_changed(l->executor);
   if (opened) weft__cpu_wake(&g->ctx, &r->generation, UINT32_MAX);
   while (__atomic_load_n(&r->generation, __ATOMIC_ACQUIRE) == generation)
     weft__cpu_wait(&g->ctx, &r->generation, generation, WEFT_WAIT_BARRIER);
@@ -231,7 +285,7 @@ static void resizing_barrier(launch_state *l, cpu_group *g, uint32_t site) {
   int later = __atomic_load_n(&r->generation, __ATOMIC_ACQUIRE) != opened_as;
   g->ctx.coop_exit = later || id >= target;
   note_count(g, later ? live : target);
-  if (g->ctx.coop_exit) weft__share_given_back(l->executor);
+  if (g->ctx.coop_exit) weft__share_changed(l->executor);
 }
 
 void weft__cpu_coop_point(weft_wg_ctx *ctx, uint32_t kind, uint32_t site) {

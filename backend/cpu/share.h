@@ -2,7 +2,8 @@
  * share.h: the CPU's threads shared between a cooperative kernel that
  * holds the pool and the launches that come meanwhile (share.c): the
  * executor's calls when it is made and freed and around a launch, and
- * resize.c's calls (weft__share_demand, weft__share_given_back) are
+ * resize.c's calls (weft__share_demand, weft__share_changed,
+ * weft__share_await) are
  * executor_internal.h's, so that the two files need not include each
  * other.
  */
