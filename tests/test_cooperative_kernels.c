@@ -194,10 +194,6 @@ static const char *source =
     "  }\n"
     "}\n"
     "__kernel void nothing(__global int *unused) { (void)unused; }\n"
-    "/* As signal, in as many groups as launched. */\n"
-    "__kernel void signal_wide(__global atomic_int *flag) {\n"
-    "  atomic_store(flag, 1);\n"
-    "}\n"
     "/* Tens of milliseconds of one work-item's dependent multiplies. */\n"
     "__kernel void linger(__global uint *o) {\n"
     "  uint s = o[0];\n"
@@ -580,13 +576,14 @@ TEST(shares_threads_at_barriers) {
   persist_until_signalled("persist_barrier", 8, 4);
 }
 
-/* Four groups on four threads; a launch of three one-item groups from
- * this thread wants three back while group 3 holds its offer (until it
- * sees groups wanted back, and about a millisecond more, while the
- * others' turns take microseconds; the launch waits up to 30 s, not
- * 20 ms, for check mode's slower loops): groups 1 and 2 wait at their offers until those
- * above them have ended, and end there, rather than run on turn after
- * turn until each is the highest (resize.c's wait_while_doomed). */
+/* Four groups on four threads; a launch of signal in three one-item
+ * groups from this thread wants three back while group 3 holds its offer
+ * (until it sees groups wanted back, and about a millisecond more, while
+ * the others' turns take microseconds; the launch waits up to 30 s, not
+ * 20 ms, for check mode's slower loops): groups 1 and 2 wait at their
+ * offers until those above them have ended, and end there, rather than
+ * run on turn after turn until each is the highest (resize.c's
+ * wait_while_doomed). */
 TEST(groups_wanted_back_wait_at_their_offers) {
   if (harness_on_gpu()) SKIP("the CPU's scheduler; a GPU's pool ends its "
                              "blocks one offer at a time");
@@ -594,7 +591,7 @@ TEST(groups_wanted_back_wait_at_their_offers) {
   setenv("WEFT_SPIN_TIMEOUT", "50", 1);
   setenv("WEFT_GATHER_BOUND", "30", 1);
   fixture f = setup();
-  weft_kernel *k = kernel(&f, "wanted_back"), *s = kernel(&f, "signal_wide");
+  weft_kernel *k = kernel(&f, "wanted_back"), *s = kernel(&f, "signal");
   weft_buffer *flag = ints(&f, 1, NULL), *seen = ints(&f, 10, NULL);
   args(k, "BB", flag, seen);
   args(s, "B", flag);

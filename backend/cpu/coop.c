@@ -334,9 +334,11 @@ static void settle(launch_state *l, coop_slot *s) {
   case SLOT_FINISHING:
     unlink_resident(s);
     l->coop->num_resident--;
+    l->coop->finished++;
     /* Read without the lock by groups waiting to be given back. */
-    __atomic_store_n(&l->coop->finished, l->coop->finished + 1,
-                     __ATOMIC_RELAXED);
+    if (!s->group.ctx.coop_exit)
+      __atomic_store_n(&l->coop->returned, l->coop->returned + 1,
+                       __ATOMIC_RELAXED);
     s->next = l->executor->free_slots;
     l->executor->free_slots = s;
     break;
@@ -879,7 +881,7 @@ static void coop_begin(launch_state *l) {
   l->coop->watching = 0;
   l->coop->waiting_end = &l->coop->waiting;
   l->coop->waiting_on = NULL;
-  l->coop->next_group = l->coop->finished = 0;
+  l->coop->next_group = l->coop->finished = l->coop->returned = 0;
   l->coop->starts = l->total;
   l->coop->running = l->coop->num_resident = 0;
   l->coop->limit = e->max_resident;

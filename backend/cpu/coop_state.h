@@ -50,7 +50,7 @@ struct coop_launch {
   /* All guarded by coop_lock, on a cache line of its own. Waiting groups
    * read running, num_ready, next_group and num_resident without it (a
    * hint whether to spin), wakers num_waiting (whether to take it),
-   * groups waiting to be given back finished (resize.c). */
+   * groups waiting to be given back returned (resize.c). */
   _Alignas(64) weft_lock coop_lock;
   pthread_cond_t coop_changed; /* a group became ready or finished, or the
                                   launch failed */
@@ -68,6 +68,7 @@ struct coop_launch {
    * kernel, the first ones and every fork so far. */
   uint64_t starts;
   uint64_t finished;
+  uint64_t returned;           /* finished without being killed */
   unsigned running, num_resident, limit;
   unsigned running_spinners;   /* running, and last stopped spinning */
   unsigned sleepers;           /* threads waiting on coop_changed */

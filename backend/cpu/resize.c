@@ -179,31 +179,24 @@ static int open_barrier(launch_state *l) {
 }
 
 /* A group to be given back at its offer, not the highest yet: its id, and
- * the groups finished plus those running when it came. */
+ * the groups that had returned from the kernel (not killed) when it came. */
 typedef struct doomed {
   launch_state *l;
-  uint64_t id, counted;
+  uint64_t id, returned;
 } doomed;
-
-/* The groups finished plus those running: it grows when a group returns
- * from the kernel (a killed group leaves the count, then finishes) or
- * one is forked. Finished is read first: a kill between the two reads
- * makes the sum smaller, not larger. */
-static uint64_t finished_and_live(const launch_state *l) {
-  uint64_t finished = __atomic_load_n(&l->coop->finished, __ATOMIC_ACQUIRE);
-  return finished + __atomic_load_n(&l->coop->resize.live, __ATOMIC_RELAXED);
-}
 
 /* Whether the group still waits for those above it (read without
  * coop_lock: each a hint the wait looks at again). It stops when a group
- * above it returned from the kernel (it may never be the highest), or one
- * arrived at a resizing barrier (it waits for this one). */
+ * returned from the kernel (it may have been above it: this one may never
+ * be the highest), or one arrived at a resizing barrier (it waits for
+ * this one). */
 static int still_doomed(const void *arg) {
   const doomed *d = arg;
   const launch_state *l = d->l;
   const coop_resize *r = &l->coop->resize;
   return !atomic_load_explicit(&l->failed, memory_order_relaxed) &&
-         finished_and_live(l) <= d->counted &&
+         __atomic_load_n(&l->coop->returned, __ATOMIC_RELAXED) ==
+             d->returned &&
          __atomic_load_n(&r->live, __ATOMIC_RELAXED) > d->id + 1 &&
          d->id >= wanted(l) && !__atomic_load_n(&r->arrived, __ATOMIC_RELAXED);
 }
@@ -220,7 +213,7 @@ static int still_doomed(const void *arg) {
  * churn or a random schedule, which kill at their own pace. */
 static void wait_while_doomed(launch_state *l, cpu_group *g, uint64_t id) {
   if (l->random || churn(l)) return;
-  doomed d = {l, id, finished_and_live(l)};
+  doomed d = {l, id, __atomic_load_n(&l->coop->returned, __ATOMIC_RELAXED)};
   while (still_doomed(&d)) {
     weft__coop_offer_thread(g);
     if (!weft__share_await(l->executor, still_doomed, &d)) return;

@@ -10,12 +10,13 @@
  * (the lower of them waiting there for those above while the launch
  * waits), or all at once at its next resizing barrier, and their threads
  * fall idle. The launch waits until the kernel has given them back, or for
- * the gather bound at most (WEFT_GATHER_BOUND, 20 ms: a kernel that seldom
- * offers must not hold the others back for long), then runs on a second set of worker threads, the
- * guest pool, made on first need. When it ends its demand goes, and the
- * kernel's next request_fork takes the threads back. The fairness rule:
- * a waiting or running launch is always served before the kernel grows
- * again, and the kernel always keeps one group. */
+ * the gather bound at most (WEFT_GATHER_BOUND, 20 ms: a kernel that
+ * seldom offers must not hold the others back for long), then runs on a
+ * second set of worker threads, the guest pool, made on first need. When
+ * it ends its demand goes, and the kernel's next request_fork takes the
+ * threads back. The fairness rule: a waiting or running launch is always
+ * served before the kernel grows again, and the kernel always keeps one
+ * group. */
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>

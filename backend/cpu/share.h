@@ -3,9 +3,8 @@
  * holds the pool and the launches that come meanwhile (share.c): the
  * executor's calls when it is made and freed and around a launch, and
  * resize.c's calls (weft__share_demand, weft__share_changed,
- * weft__share_await) are
- * executor_internal.h's, so that the two files need not include each
- * other.
+ * weft__share_await) are executor_internal.h's, so that the two files
+ * need not include each other.
  */
 #ifndef WEFT_BACKEND_CPU_SHARE_H
 #define WEFT_BACKEND_CPU_SHARE_H
