@@ -245,14 +245,17 @@ TEST(claim_default) {
 
 /* WEFT_RESIZE=churn: every offer by the highest group kills it, every
  * request forks up to the launch's count: ids reach the top and the work
- * is still done once. Enough claims (5000) that on 16 threads too a
- * group numbered 15 makes one before the work runs out (with 625, the
- * fibers variant failed so in both of two runs on the H200 host). */
+ * is still done once. Enough claims (50000) that on 16 threads too a
+ * group numbered 15 starts before the work runs out: forks wait for a
+ * thread to start them, and on the H200 host's 16 cores a group passes
+ * hundreds of claims meanwhile (with 625 claims the fibers variant
+ * failed so in both of two runs; with 5000 the ucontext variant within
+ * ten and within fifteen repetitions, the highest to claim numbered 12). */
 TEST(claim_churn) {
   setenv("WEFT_RESIZE", "churn", 1);
   fixture f = setup();
   int stats[4];
-  run_claim(&f, 40000, 16, 8, stats);
+  run_claim(&f, 400000, 16, 8, stats);
   CHECK_EQ(stats[0], 16);
   CHECK_EQ(stats[1], 15);
   teardown(&f);
