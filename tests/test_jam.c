@@ -596,6 +596,88 @@ TEST(escape_loop_as_without) {
     CHECK(!memcmp(&jammed[i], &plain[i], sizeof *jammed));
 }
 
+/* Ids shifted and masked by powers of 2 (tiles, sub-groups): a shift is
+ * shared by the work-items of an aligned block, each work-item's low bits
+ * are its own (jam_blocks.c), so the tile's loop runs unmasked; rows and
+ * offsets that are not aligned go through the guard's one-at-a-time
+ * path. Bit for bit as without jamming, in 1D and 2D, with and without
+ * offsets. */
+static const char *blocks =
+    "__kernel void k(__global uint *out, uint p) {\n"
+    "  uint l = get_local_id(0), g = get_global_id(0);\n"
+    "  uint tile = l / 16u, lane = l % 16u, gt = g >> 3, gl = g & 7u;\n"
+    "  uint s = p;\n"
+    "  for (uint k = 0; k < tile; k++) s = s * 3u + k + gt;\n"
+    "  for (uint k = 0; k < get_sub_group_id(); k++) s ^= k << 3;\n"
+    "  s = lane == 15u ? s ^ 0x1000u : s;\n"
+    "  s += gl == 3u ? 7u : 0u;\n"
+    "  s += get_sub_group_local_id() * 5u + (l & ~15u);\n"
+    "  size_t row = get_global_id(1) - get_global_offset(1);\n"
+    "  out[row * get_global_size(0) + g - get_global_offset(0)] = s;\n"
+    "}\n";
+
+/* blocks over global[0] x global[1] items in groups of local (NULL: the
+ * runtime's), from offset, into out. */
+static void run_blocks(const char *options, const size_t global[2],
+                       const size_t local[2], const size_t offset[2],
+                       unsigned *out) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, blocks, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  size_t n = global[0] * global[1];
+  weft_buffer *b = support_buffer(ctx, n * sizeof *out, NULL);
+  unsigned v = 11;
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  CHECK_OK(weft_kernel_set_arg_value(k, 1, &v, sizeof v), k);
+  CHECK_OK(weft_kernel_launch(k, 2, offset, global, local), k);
+  CHECK_OK(weft_buffer_read(b, 0, n * sizeof *out, out), b);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(shifted_and_masked_ids_as_without) {
+  static const struct {
+    size_t global[2], local[2], offset[2];
+  } shapes[] = {
+      {{256, 2}, {64, 1}, {0, 0}},  {{256, 1}, {256, 1}, {0, 0}},
+      {{240, 1}, {40, 1}, {0, 0}},  {{96, 3}, {24, 1}, {0, 0}},
+      {{128, 1}, {64, 1}, {3, 0}},  {{120, 4}, {20, 2}, {0, 0}},
+      {{64, 4}, {32, 2}, {16, 1}},  {{200, 1}, {100, 1}, {8, 0}},
+  };
+  static unsigned jammed[1024], plain[1024];
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    const size_t *g = shapes[i].global;
+    CHECK(g[0] * g[1] <= 1024);
+    run_blocks(NULL, g, shapes[i].local, shapes[i].offset, jammed);
+    run_blocks("-cl-weft-no-jam", g, shapes[i].local, shapes[i].offset, plain);
+    for (size_t e = 0; e < g[0] * g[1]; e++)
+      if (jammed[e] != plain[e])
+        FAIL("shape %zu, item %zu: %u jammed, %u not", i, e, jammed[e],
+             plain[e]);
+  }
+}
+
+/* The tile's shift shared: the jammed function tests the first
+ * work-item's ids (its one-at-a-time path, "ids.one"), and its loops run
+ * unmasked (no mask of the work-items still in a loop: no `<8 x i1>` or
+ * `<16 x i1>` phi). */
+TEST(shifted_ids_shared_by_the_jam) {
+  CPU_ONLY("reads the CPU's dumped IR");
+  if (harness_check_mode()) SKIP("check mode checks each access: no jams");
+  char dir[] = "/tmp/weft-jam-XXXXXX";
+  support_dump_ir_begin(dir);
+  static const size_t global[2] = {256, 1}, local[2] = {64, 1}, none[2];
+  static unsigned out[256];
+  run_blocks(NULL, global, local, none, out);
+  CHECK(support_dumped_ir_lines(dir, 0, "ids.one") > 0);
+  CHECK_EQ(support_dumped_ir_lines(dir, 0, "phi <16 x i1>"), 0);
+  CHECK_EQ(support_dumped_ir_lines(dir, 0, "phi <8 x i1>"), 0);
+  support_dump_ir_end(dir);
+}
+
 /* Random kernels, each run jammed and with -cl-weft-no-jam: the same
  * words. Unsigned arithmetic (wrapping, so no undefined overflow the
  * optimizer could use differently), in a loop of a shared number of

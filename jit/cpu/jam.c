@@ -232,7 +232,9 @@ static void mark_varying(weft_jam *j, unsigned lx) {
     changed = 0;
     for (unsigned k = 0; k < j->count; k++) {
       LLVMValueRef v = j->olds[k];
-      if (j->varying[k] || !LLVMIsAInstruction(v)) continue;
+      if (j->varying[k] || !LLVMIsAInstruction(v) ||
+          weft__jam_blocks_shared(j, v))
+        continue;
       int differs = own_per_item(v);
       unsigned n = LLVMIsAPHINode(v) ? LLVMCountIncoming(v) : (unsigned)LLVMGetNumOperands(v);
       for (unsigned o = 0; o < n && !differs; o++) {
@@ -462,7 +464,9 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
        i = LLVMGetNextInstruction(i)) {
     if (is_debug_intrinsic(i)) continue;
     unsigned k = weft__jam_index(j, i);
-    if (weft__jam_sub_group_call(j, b, i) || weft__jam_id(j, b, i)) continue;
+    if (weft__jam_sub_group_call(j, b, i) || weft__jam_id(j, b, i) ||
+        weft__jam_block_mask(j, i))
+      continue;
     if (weft__jam_loops_is_exit(j, i)) {
       weft__jam_loops_exit(j, b, i);
       j->finished[k] = 1;
@@ -513,9 +517,26 @@ static int fits(const weft_jam_scope *scope, LLVMTargetDataRef layout,
 /* Whether the body (of state) can be jammed at all: j and scope hold the
  * analysis afterwards, which no width changes (freed by the caller,
  * whatever it says). */
+static unsigned widest(const weft_jam *j, unsigned vector_bits);
+
+/* The analysis proper (j indexed): the varying values, the masked loops,
+ * whether jammable; shifts of ids shared where shifts says so. */
+static int analyse_with(weft_jam *j, unsigned lx, int shifts) {
+  int found;
+  memset(j->varying, 0, j->count);
+  j->num_loops = 0;
+  j->diverging = NULL;
+  weft__jam_blocks_find(j, shifts);
+  mark_varying(j, lx);
+  /* (A loop that lanes leave at different turns holds no sub-group
+   * function: jam_loops.c refuses it.) */
+  while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, lx);
+  return found == 0 && jammable(j);
+}
+
 static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
                    int state, unsigned *lx) {
-  int compute, found;
+  int compute;
   j->scope = scope;
   j->body = body;
   j->context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
@@ -525,11 +546,19 @@ static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
       (!weft__jam_scope_loops(scope, &compute) && !j->sub_group_width) ||
       !index_all(j, weft__jam_scope_values(scope)))
     return 0;
-  mark_varying(j, *lx);
-  /* (A loop that lanes leave at different turns holds no sub-group
-   * function: jam_loops.c refuses it.) */
-  while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, *lx);
-  return found == 0 && jammable(j);
+  /* Shared shifts of ids cap the jam's width at their blocks
+   * (jam_blocks.c): taken where they make the body jammable, spare
+   * masked loops, or cost no width. */
+  unsigned shifts = weft__jam_blocks_find(j, 1);
+  unsigned cap = weft__jam_blocks_widest(j);
+  int ok = analyse_with(j, *lx, 0);
+  if (!shifts) return ok;
+  unsigned loops = j->num_loops, wide = ok ? widest(j, j->vector_bits) : 0;
+  if (ok && !loops && cap < wide) return ok;
+  if (analyse_with(j, *lx, 1) &&
+      (!ok || j->num_loops < loops || (j->num_loops == loops && cap >= wide)))
+    return 1;
+  return analyse_with(j, *lx, 0);
 }
 
 /* Lanes of arithmetic side by side. Where the loops only compute,
@@ -584,6 +613,14 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
   if (ok) {
     unsigned widths[WEFT_JAM_TIERS] = {
         widest(&j, vector_bits), sub_group_width ? sub_group_width : 8};
+    /* No wider than the blocks whose shifts it shares, and a power of 2
+     * (a call of 2^k starting on a multiple of it lies in one block:
+     * jam_blocks.c). */
+    unsigned most = weft__jam_blocks_widest(&j);
+    for (unsigned t = 0; most != UINT32_MAX && t < WEFT_JAM_TIERS; t++) {
+      while (widths[t] & (widths[t] - 1)) widths[t] &= widths[t] - 1;
+      if (widths[t] > most) widths[t] = most;
+    }
     for (unsigned t = 0; t < WEFT_JAM_TIERS; t++) {
       if (n && widths[t] >= tiers[n - 1].width) break;
       if (!fits(&scope, layout, widths[t])) continue; /* a narrower may */

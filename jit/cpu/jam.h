@@ -66,6 +66,16 @@ typedef struct weft_jam_loop {
 #define WEFT_JAM_MOST_LOOPS 8
 #define WEFT_JAM_MOST_STEPS 8
 
+/* jam_blocks.c: an int that steps with x shifted right by bits (shift)
+ * or masked with its low bits (the same for the work-items of an aligned
+ * block of 2^bits, or work-item k's k & (2^bits - 1)). */
+#define WEFT_JAM_MOST_BLOCKS 8
+typedef struct weft_jam_block {
+  LLVMValueRef inst;
+  unsigned bits;
+  int shift;
+} weft_jam_block;
+
 typedef struct weft_jam {
   const weft_jam_scope *scope;
   LLVMValueRef body, fn;
@@ -98,6 +108,9 @@ typedef struct weft_jam {
   LLVMValueRef steps[WEFT_JAM_MOST_STEPS];
   unsigned char step_signed[WEFT_JAM_MOST_STEPS];
   unsigned num_steps;
+  /* The shifts and masks of such ints, found by the analysis (jam_blocks.c). */
+  weft_jam_block blocks[WEFT_JAM_MOST_BLOCKS];
+  unsigned num_blocks;
 } weft_jam;
 
 /* The index of v, or j->count when v is none of the body's (a constant,
@@ -177,10 +190,27 @@ void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
  * the builder, x's and x's plus k, and notes the value: 1 (finished);
  * else 0, nothing made. */
 int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst);
-/* Once the jammed function is made: where weft__jam_id made clones, a
- * test first that runs the call's work-items one at a time through the
- * body where their ints would wrap. */
+/* Once the jammed function is made: where weft__jam_id made clones or
+ * the analysis found blocks (jam_blocks.c), a test first that runs the
+ * call's work-items one at a time through the body where their ints
+ * would wrap or a block's int is not aligned. */
 void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b);
+
+/* jam_blocks.c. Notes, before the varying values are marked, the masks
+ * by a power of 2 of an int that steps with x through truncations (of
+ * no more bits than the narrowest jam's work-items), and its shifts (of
+ * as many bits or more) where shifts says so: the shifts it found. */
+unsigned weft__jam_blocks_find(weft_jam *j, int shifts);
+/* Whether v is such a shift: shared by the work-items of a jam no wider
+ * than weft__jam_blocks_widest (UINT32_MAX when there is none). */
+int weft__jam_blocks_shared(const weft_jam *j, LLVMValueRef v);
+unsigned weft__jam_blocks_widest(const weft_jam *j);
+/* Where inst is such a mask, makes its clones the constants k's low bits
+ * (finished): 1; else 0. */
+int weft__jam_block_mask(weft_jam *j, LLVMValueRef inst);
+/* At the builder, whether the call's first work-item's ints are each a
+ * multiple of its block (NULL without blocks). */
+LLVMValueRef weft__jam_blocks_aligned(const weft_jam *j, LLVMBuilderRef b);
 
 /* jam_sub_groups.c. Whether inst folds or picks across a sub-group's
  * lanes (its value differs between sub-groups, and between lanes for a

@@ -113,7 +113,7 @@ static void one_at_a_time(const weft_jam *j, LLVMBuilderRef b,
 }
 
 void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
-  if (!j->num_steps) return;
+  if (!j->num_steps && !j->num_blocks) return;
   LLVMBasicBlockRef jammed = LLVMGetEntryBasicBlock(j->fn);
   LLVMBasicBlockRef test =
       LLVMInsertBasicBlockInContext(j->context, jammed, "ids");
@@ -125,7 +125,11 @@ void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
     next = LLVMGetNextInstruction(i);
     if (LLVMIsAAllocaInst(i)) weft__instruction_move(b, i);
   }
-  LLVMBuildCondBr(b, none_wraps(j, b), jammed, apart);
+  LLVMValueRef wraps = none_wraps(j, b), aligned = weft__jam_blocks_aligned(j, b);
+  LLVMValueRef go = !wraps ? aligned
+                    : !aligned ? wraps
+                               : LLVMBuildAnd(b, wraps, aligned, "");
+  LLVMBuildCondBr(b, go, jammed, apart);
   LLVMPositionBuilderAtEnd(b, apart);
   one_at_a_time(j, b, apart);
 }
