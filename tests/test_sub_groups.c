@@ -756,6 +756,50 @@ TEST(whole_sub_groups_jammed) {
   }
 }
 
+/* Ids shifted and masked by powers of 2 beside sub-group functions, in
+ * a jam of whole sub-groups (jam_blocks.c): where a global offset leaves
+ * a global id's blocks unaligned, the call runs the jam made without them
+ * (a sub-group's functions need all its lanes at once, not one work-item
+ * at a time); bit for bit as without jamming, at every offset. */
+static const char *blocks_source =
+    "__kernel void k(__global uint *out) {\n"
+    "  uint g = get_global_id(0);\n"
+    "  uint s = sub_group_reduce_add(g & 15u);\n"
+    "  uint t = sub_group_scan_inclusive_add(g >> 4);\n"
+    "  uint u = get_sub_group_local_id() == get_sub_group_size() - 1u;\n"
+    "  out[g - get_global_offset(0)] = s * 1000u + t + u * 3u +\n"
+    "      (g % 16u == 5u ? 7u : 0u) + get_sub_group_id() * 11u;\n"
+    "}\n";
+
+static void run_blocks(const char *options, size_t offset, unsigned *out) {
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, blocks_source, options);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "k", &k), p);
+  weft_buffer *b = support_buffer(ctx, 256 * sizeof *out, NULL);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, b), k);
+  size_t global = 256, local = 64;
+  CHECK_OK(weft_kernel_launch(k, 1, &offset, &global, &local), k);
+  CHECK_OK(weft_buffer_read(b, 0, 256 * sizeof *out, out), b);
+  weft_buffer_release(b);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  weft_context_release(ctx);
+}
+
+TEST(shifted_ids_in_whole_sub_groups_as_without) {
+  static const size_t offsets[] = {0, 3, 8, 16, 19, 64};
+  for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++) {
+    unsigned jammed[256], plain[256];
+    run_blocks("-cl-std=CL3.0", offsets[o], jammed);
+    run_blocks("-cl-std=CL3.0 -cl-weft-no-jam", offsets[o], plain);
+    for (size_t i = 0; i < 256; i++)
+      if (jammed[i] != plain[i])
+        FAIL("offset %zu, item %zu: %u jammed, %u not", offsets[o], i,
+             jammed[i], plain[i]);
+  }
+}
+
 /* Random kernels of sub-group functions (on uints: any order of a sum
  * gives the same bits), work-group barriers around __local exchanges,
  * loops that work-items leave at different turns and arithmetic, all at

@@ -589,6 +589,31 @@ static unsigned widest(const weft_jam *j, unsigned vector_bits) {
   return width - width % least; /* whole sub-groups */
 }
 
+/* A jam of whole sub-groups of body at width without shifts or masks of
+ * ids (jam_blocks.c), named name: where a jam with them finds its ints
+ * not aligned, it runs this instead (one work-item at a time through the
+ * body would run a sub-group's functions lane by lane). NULL when it
+ * cannot be made (the jam with them is not made either). */
+static LLVMValueRef plain_jam(LLVMValueRef body, unsigned vector_bits,
+                              int state, unsigned sub_group_width,
+                              unsigned width, const char *name, int unmask) {
+  weft_jam p = {.vector_bits = vector_bits,
+                .sub_group_width = sub_group_width,
+                .no_blocks = 1};
+  weft_jam_scope scope;
+  unsigned lx;
+  LLVMValueRef fn = NULL;
+  if (analyse(&p, &scope, body, state, &lx) && build_prepare(&p, width)) {
+    declare(&p, name);
+    build(&p, lx);
+    if (unmask) weft__jam_atomics_unmask(p.fn);
+    fn = p.fn;
+  }
+  jam_free(&p);
+  weft__jam_scope_free(&scope);
+  return fn;
+}
+
 unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
                          unsigned vector_bits, int state,
                          unsigned sub_group_width, const char *prefix,
@@ -625,9 +650,17 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
       if (n && widths[t] >= tiers[n - 1].width) break;
       if (!fits(&scope, layout, widths[t])) continue; /* a narrower may */
       if (!build_prepare(&j, widths[t])) break;
-      char name[strlen(prefix) + 32];
+      char name[strlen(prefix) + 40];
       snprintf(name, sizeof name, "%s.jam%d.%u%s", prefix, state, widths[t],
                sub_group_width ? ".lanes" : "");
+      j.fallback = NULL;
+      if (sub_group_width && j.num_blocks) {
+        char plain[sizeof name + 8];
+        snprintf(plain, sizeof plain, "%s.plain", name);
+        j.fallback = plain_jam(body, vector_bits, state, sub_group_width,
+                               widths[t], plain, tries != 0);
+        if (!j.fallback) break;
+      }
       declare(&j, name);
       build(&j, lx);
       if (tries) weft__jam_atomics_unmask(j.fn);

@@ -108,9 +108,14 @@ typedef struct weft_jam {
   LLVMValueRef steps[WEFT_JAM_MOST_STEPS];
   unsigned char step_signed[WEFT_JAM_MOST_STEPS];
   unsigned num_steps;
-  /* The shifts and masks of such ints, found by the analysis (jam_blocks.c). */
+  /* The shifts and masks of such ints, found by the analysis (jam_blocks.c),
+   * unless no_blocks; and a jam of whole sub-groups without them that
+   * runs the call where their ints are not aligned (NULL: the call's
+   * work-items one at a time through the body). */
   weft_jam_block blocks[WEFT_JAM_MOST_BLOCKS];
   unsigned num_blocks;
+  int no_blocks;
+  LLVMValueRef fallback;
 } weft_jam;
 
 /* The index of v, or j->count when v is none of the body's (a constant,

@@ -14,7 +14,10 @@
  * time, and its masked store becomes a store). The jammed function tests
  * the first work-item's ints at its start (jam_ids.c's guard) and runs
  * its work-items one at a time through the body where one is not such a
- * multiple (a global offset, a row of local x size 20).
+ * multiple (a global offset, a row of local x size 20); a jam of whole
+ * sub-groups runs the same jam made without shifts and masks instead
+ * (jam.c's plain_jam: the body would run a sub-group's functions lane by
+ * lane).
  *
  * The int may step through truncations (modular: work-item k's is the
  * first's plus k in any width), not through extensions (a value below
@@ -131,6 +134,7 @@ unsigned weft__jam_blocks_find(weft_jam *j, int shifts) {
   unsigned narrowest = j->sub_group_width ? j->sub_group_width : 8;
   unsigned found = 0;
   j->num_blocks = 0;
+  if (j->no_blocks) return 0;
   for (unsigned k = 0; k < j->count; k++) {
     LLVMValueRef v = j->olds[k];
     unsigned bits;

@@ -131,5 +131,15 @@ void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
                                : LLVMBuildAnd(b, wraps, aligned, "");
   LLVMBuildCondBr(b, go, jammed, apart);
   LLVMPositionBuilderAtEnd(b, apart);
-  one_at_a_time(j, b, apart);
+  if (!j->fallback) {
+    one_at_a_time(j, b, apart);
+    return;
+  }
+  /* Whole sub-groups: their functions need every lane at once. */
+  unsigned n = LLVMCountParams(j->fn);
+  LLVMValueRef args[n ? n : 1];
+  for (unsigned p = 0; p < n; p++) args[p] = LLVMGetParam(j->fn, p);
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(j->fallback), j->fallback, args, n,
+                 "");
+  LLVMBuildRetVoid(b);
 }
