@@ -477,7 +477,8 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
   }
 }
 
-static void build(weft_jam *j, unsigned lx) {
+/* 0 when the jam may not be used (weft__jam_ids_guard). */
+static int build(weft_jam *j, unsigned lx) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(j->context);
   for (unsigned p = 0; p < LLVMCountParams(j->body); p++)
     j->copies[(size_t)p * j->width] = LLVMGetParam(j->fn, p);
@@ -501,8 +502,9 @@ static void build(weft_jam *j, unsigned lx) {
   }
   remap(j, b);
   weft__jam_loops_finish(j, b);
-  weft__jam_ids_guard(j, b);
+  int guarded = weft__jam_ids_guard(j, b);
   LLVMDisposeBuilder(b);
+  return guarded;
 }
 
 /* Whether the jam of scope at width holds no more than the limits. */
@@ -589,25 +591,22 @@ static unsigned widest(const weft_jam *j, unsigned vector_bits) {
   return width - width % least; /* whole sub-groups */
 }
 
-/* A jam of whole sub-groups of body at width without shifts or masks of
- * ids (jam_blocks.c), named name: where a jam with them finds its ints
- * not aligned, it runs this instead (one work-item at a time through the
- * body would run a sub-group's functions lane by lane). NULL when it
- * cannot be made (the jam with them is not made either). */
-static LLVMValueRef plain_jam(LLVMValueRef body, unsigned vector_bits,
-                              int state, unsigned sub_group_width,
-                              unsigned width, const char *name, int unmask) {
-  weft_jam p = {.vector_bits = vector_bits,
-                .sub_group_width = sub_group_width,
-                .no_blocks = 1};
+LLVMValueRef weft__jam_plain(const weft_jam *j) {
+  weft_jam p = {.vector_bits = j->vector_bits,
+                .sub_group_width = j->sub_group_width,
+                .no_blocks = 1,
+                .no_steps = 1};
   weft_jam_scope scope;
   unsigned lx;
   LLVMValueRef fn = NULL;
-  if (analyse(&p, &scope, body, state, &lx) && build_prepare(&p, width)) {
+  char name[strlen(j->name) + 8];
+  snprintf(name, sizeof name, "%s.plain", j->name);
+  if (analyse(&p, &scope, j->body, j->state, &lx) &&
+      build_prepare(&p, j->width)) {
     declare(&p, name);
-    build(&p, lx);
-    if (unmask) weft__jam_atomics_unmask(p.fn);
-    fn = p.fn;
+    if (build(&p, lx)) fn = p.fn;
+    else LLVMDeleteFunction(p.fn);
+    if (fn && j->unmask) weft__jam_atomics_unmask(fn);
   }
   jam_free(&p);
   weft__jam_scope_free(&scope);
@@ -650,19 +649,18 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
       if (n && widths[t] >= tiers[n - 1].width) break;
       if (!fits(&scope, layout, widths[t])) continue; /* a narrower may */
       if (!build_prepare(&j, widths[t])) break;
-      char name[strlen(prefix) + 40];
+      char name[strlen(prefix) + 32];
       snprintf(name, sizeof name, "%s.jam%d.%u%s", prefix, state, widths[t],
                sub_group_width ? ".lanes" : "");
+      j.state = state;
+      j.unmask = tries != 0;
+      j.name = name;
       j.fallback = NULL;
-      if (sub_group_width && j.num_blocks) {
-        char plain[sizeof name + 8];
-        snprintf(plain, sizeof plain, "%s.plain", name);
-        j.fallback = plain_jam(body, vector_bits, state, sub_group_width,
-                               widths[t], plain, tries != 0);
-        if (!j.fallback) break;
-      }
       declare(&j, name);
-      build(&j, lx);
+      if (!build(&j, lx)) {
+        LLVMDeleteFunction(j.fn);
+        break;
+      }
       if (tries) weft__jam_atomics_unmask(j.fn);
       tiers[n++] = (weft_jammed){.fn = j.fn, .width = widths[t]};
       build_free(&j);

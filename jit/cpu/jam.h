@@ -109,12 +109,16 @@ typedef struct weft_jam {
   unsigned char step_signed[WEFT_JAM_MOST_STEPS];
   unsigned num_steps;
   /* The shifts and masks of such ints, found by the analysis (jam_blocks.c),
-   * unless no_blocks; and a jam of whole sub-groups without them that
-   * runs the call where their ints are not aligned (NULL: the call's
-   * work-items one at a time through the body). */
+   * unless no_blocks. */
   weft_jam_block blocks[WEFT_JAM_MOST_BLOCKS];
   unsigned num_blocks;
-  int no_blocks;
+  int no_blocks, no_steps; /* neither blocks nor steps (jam_ids.c) */
+  /* For a jam of whole sub-groups with either: the region state it runs,
+   * its name, whether its atomics are unmasked afterwards; the same jam
+   * without them (weft__jam_plain), which runs the call where its ints
+   * wrap or are not aligned. */
+  int state, unmask;
+  const char *name;
   LLVMValueRef fallback;
 } weft_jam;
 
@@ -190,6 +194,10 @@ int weft__jam_maskable_type(LLVMTypeRef t);
 void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
                            LLVMValueRef mask);
 
+/* jam.c. The jam j is of whole sub-groups, made without steps or
+ * blocks (named j's name with ".plain"); NULL when it cannot be made. */
+LLVMValueRef weft__jam_plain(const weft_jam *j);
+
 /* jam_ids.c. Where inst extends again the 32 bits of a value that steps
  * with x (weft__steps_with_x: an int's global id), makes its clones at
  * the builder, x's and x's plus k, and notes the value: 1 (finished);
@@ -198,8 +206,11 @@ int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst);
 /* Once the jammed function is made: where weft__jam_id made clones or
  * the analysis found blocks (jam_blocks.c), a test first that runs the
  * call's work-items one at a time through the body where their ints
- * would wrap or a block's int is not aligned. */
-void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b);
+ * would wrap or a block's int is not aligned (in a jam of whole
+ * sub-groups, whose functions need all their lanes at once, the jam made
+ * without either: weft__jam_plain). 0 when that one cannot be made (the
+ * jam may not be used). */
+int weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b);
 
 /* jam_blocks.c. Notes, before the varying values are marked, the masks
  * by a power of 2 of an int that steps with x through truncations (of

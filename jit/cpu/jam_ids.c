@@ -33,7 +33,8 @@ static LLVMValueRef extended_step(const weft_jam *j, LLVMValueRef inst) {
 
 int weft__jam_id(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
   unsigned k = weft__jam_index(j, inst);
-  if (!j->varying[k] || j->num_steps == WEFT_JAM_MOST_STEPS) return 0;
+  if (j->no_steps || !j->varying[k] || j->num_steps == WEFT_JAM_MOST_STEPS)
+    return 0;
   LLVMValueRef v = extended_step(j, inst);
   if (!v) return 0;
   int sign = LLVMGetInstructionOpcode(inst) == LLVMSExt;
@@ -112,8 +113,10 @@ static void one_at_a_time(const weft_jam *j, LLVMBuilderRef b,
   LLVMBuildRetVoid(b);
 }
 
-void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
-  if (!j->num_steps && !j->num_blocks) return;
+int weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
+  if (!j->num_steps && !j->num_blocks) return 1;
+  /* Whole sub-groups: their functions need every lane at once. */
+  if (j->sub_group_width && !(j->fallback = weft__jam_plain(j))) return 0;
   LLVMBasicBlockRef jammed = LLVMGetEntryBasicBlock(j->fn);
   LLVMBasicBlockRef test =
       LLVMInsertBasicBlockInContext(j->context, jammed, "ids");
@@ -133,13 +136,13 @@ void weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
   LLVMPositionBuilderAtEnd(b, apart);
   if (!j->fallback) {
     one_at_a_time(j, b, apart);
-    return;
+    return 1;
   }
-  /* Whole sub-groups: their functions need every lane at once. */
   unsigned n = LLVMCountParams(j->fn);
   LLVMValueRef args[n ? n : 1];
   for (unsigned p = 0; p < n; p++) args[p] = LLVMGetParam(j->fn, p);
   LLVMBuildCall2(b, LLVMGlobalGetValueType(j->fallback), j->fallback, args, n,
                  "");
   LLVMBuildRetVoid(b);
+  return 1;
 }
