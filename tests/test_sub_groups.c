@@ -767,7 +767,7 @@ static const char *blocks_source =
     "  uint s = sub_group_reduce_add(g & 15u);\n"
     "  uint t = sub_group_scan_inclusive_add(g >> 4);\n"
     "  uint u = get_sub_group_local_id() == get_sub_group_size() - 1u;\n"
-    "  out[g - get_global_offset(0)] = s * 1000u + t + u * 3u +\n"
+    "  out[g - (uint)get_global_offset(0)] = s * 1000u + t + u * 3u +\n"
     "      (g % 16u == 5u ? 7u : 0u) + get_sub_group_id() * 11u;\n"
     "}\n";
 
@@ -788,7 +788,8 @@ static void run_blocks(const char *options, size_t offset, unsigned *out) {
 }
 
 TEST(shifted_ids_in_whole_sub_groups_as_without) {
-  static const size_t offsets[] = {0, 3, 8, 16, 19, 64};
+  /* The last crosses 2^32: the uint ids wrap inside a launch. */
+  static const size_t offsets[] = {0, 3, 8, 16, 19, 64, (1ull << 32) - 40};
   for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++) {
     unsigned jammed[256], plain[256];
     run_blocks("-cl-std=CL3.0", offsets[o], jammed);
