@@ -516,9 +516,6 @@ static int fits(const weft_jam_scope *scope, LLVMTargetDataRef layout,
          bytes <= JAM_MOST_PRIVATE_BYTES / width;
 }
 
-/* Whether the body (of state) can be jammed at all: j and scope hold the
- * analysis afterwards, which no width changes (freed by the caller,
- * whatever it says). */
 static unsigned widest(const weft_jam *j, unsigned vector_bits);
 
 /* The analysis proper (j indexed): the varying values, the masked loops,
@@ -536,6 +533,9 @@ static int analyse_with(weft_jam *j, unsigned lx, int shifts) {
   return found == 0 && jammable(j);
 }
 
+/* Whether the body (of state) can be jammed at all: j and scope hold the
+ * analysis afterwards, which no width changes (freed by the caller,
+ * whatever it says). */
 static int analyse(weft_jam *j, weft_jam_scope *scope, LLVMValueRef body,
                    int state, unsigned *lx) {
   int compute;

@@ -16,7 +16,7 @@
  * its work-items one at a time through the body where one is not such a
  * multiple (a global offset, a row of local x size 20); a jam of whole
  * sub-groups runs the same jam made without shifts and masks instead
- * (jam.c's plain_jam: the body would run a sub-group's functions lane by
+ * (weft__jam_plain: the body would run a sub-group's functions lane by
  * lane).
  *
  * The int may step through truncations (modular: work-item k's is the
@@ -109,7 +109,12 @@ static int kind_of(LLVMValueRef body, LLVMValueRef inst, unsigned *bits) {
     return -1;
   LLVMValueRef t = LLVMGetOperand(inst, 0);
   unsigned long long v;
-  if (!constant_of(LLVMGetOperand(inst, 1), CHAIN_DEPTH, &v)) return -1;
+  if (!constant_of(LLVMGetOperand(inst, 1), CHAIN_DEPTH, &v)) {
+    /* An and's constant may come first (made of instructions, it is not
+     * put second). */
+    if (op != LLVMAnd || !constant_of(t, CHAIN_DEPTH, &v)) return -1;
+    t = LLVMGetOperand(inst, 1);
+  }
   unsigned width = LLVMGetIntTypeWidth(LLVMTypeOf(inst));
   unsigned long long all = width == 64 ? ~0ull : (1ull << width) - 1;
   int kind = op == LLVMLShr || op == LLVMUDiv, n;
