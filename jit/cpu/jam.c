@@ -591,6 +591,20 @@ static unsigned widest(const weft_jam *j, unsigned vector_bits) {
   return width - width % least; /* whole sub-groups */
 }
 
+/* The jammed function of j's analysis at its prepared width, named name
+ * (its atomics unmasked with unmask: weft__jam_atomics_unmask); NULL,
+ * nothing left, when it may not be used (build). */
+static LLVMValueRef make_jam(weft_jam *j, unsigned lx, const char *name,
+                             int unmask) {
+  declare(j, name);
+  if (!build(j, lx)) {
+    LLVMDeleteFunction(j->fn);
+    return NULL;
+  }
+  if (unmask) weft__jam_atomics_unmask(j->fn);
+  return j->fn;
+}
+
 LLVMValueRef weft__jam_plain(const weft_jam *j) {
   weft_jam p = {.vector_bits = j->vector_bits,
                 .sub_group_width = j->sub_group_width,
@@ -602,12 +616,8 @@ LLVMValueRef weft__jam_plain(const weft_jam *j) {
   char name[strlen(j->name) + 8];
   snprintf(name, sizeof name, "%s.plain", j->name);
   if (analyse(&p, &scope, j->body, j->state, &lx) &&
-      build_prepare(&p, j->width)) {
-    declare(&p, name);
-    if (build(&p, lx)) fn = p.fn;
-    else LLVMDeleteFunction(p.fn);
-    if (fn && j->unmask) weft__jam_atomics_unmask(fn);
-  }
+      build_prepare(&p, j->width))
+    fn = make_jam(&p, lx, name, j->unmask);
   jam_free(&p);
   weft__jam_scope_free(&scope);
   return fn;
@@ -635,6 +645,8 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
     weft__jam_scope_free(&scope);
   }
   if (ok) {
+    j.state = state; /* for weft__jam_plain */
+    j.unmask = tries != 0;
     unsigned widths[WEFT_JAM_TIERS] = {
         widest(&j, vector_bits), sub_group_width ? sub_group_width : 8};
     /* No wider than the blocks whose shifts it shares, and a power of 2
@@ -652,16 +664,9 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
       char name[strlen(prefix) + 32];
       snprintf(name, sizeof name, "%s.jam%d.%u%s", prefix, state, widths[t],
                sub_group_width ? ".lanes" : "");
-      j.state = state;
-      j.unmask = tries != 0;
       j.name = name;
       j.fallback = NULL;
-      declare(&j, name);
-      if (!build(&j, lx)) {
-        LLVMDeleteFunction(j.fn);
-        break;
-      }
-      if (tries) weft__jam_atomics_unmask(j.fn);
+      if (!make_jam(&j, lx, name, j.unmask)) break;
       tiers[n++] = (weft_jammed){.fn = j.fn, .width = widths[t]};
       build_free(&j);
     }

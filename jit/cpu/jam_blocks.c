@@ -27,43 +27,13 @@
 
 #include "jit/cpu/jam.h"
 
-/* At most this many instructions are followed to tell that an int steps
- * through truncations only. */
-#define CHAIN_DEPTH 16
+/* At most this many instructions are followed to tell that an int is
+ * made of constants only. */
+#define CONSTANT_DEPTH 16
 
-static int is_one(LLVMValueRef v) {
-  return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 1;
-}
-
-/* Whether v, which steps with x (weft__steps_with_x), does so without an
- * extension on the way from x. */
-static int through_truncs(LLVMValueRef body, LLVMValueRef v, unsigned depth) {
-  if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
-  if (!LLVMIsAInstruction(v) || !depth || !LLVMGetNumOperands(v)) return 0;
-  LLVMValueRef a = LLVMGetOperand(v, 0);
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMTrunc:
-  case LLVMSub:
-    return through_truncs(body, a, depth - 1);
-  case LLVMMul:
-    return through_truncs(body, is_one(a) ? LLVMGetOperand(v, 1) : a,
-                          depth - 1);
-  case LLVMAdd: {
-    LLVMValueRef b = LLVMGetOperand(v, 1);
-    return through_truncs(body, weft__steps_with_x(body, a, 1) ? a : b,
-                          depth - 1);
-  }
-  default:
-    return 0;
-  }
-}
-
-/* log2 of c when it is a power of 2 (below 64), else -1. */
+/* log2 of c when it is a power of 2, else -1. */
 static int log2_of(unsigned long long c) {
-  if (!c || (c & (c - 1))) return -1;
-  int n = 0;
-  while (c >>= 1) n++;
-  return n;
+  return c && !(c & (c - 1)) ? __builtin_ctzll(c) : -1;
 }
 
 /* The value of v, an int made of constants only (the sub-group width is
@@ -109,10 +79,10 @@ static int kind_of(LLVMValueRef body, LLVMValueRef inst, unsigned *bits) {
     return -1;
   LLVMValueRef t = LLVMGetOperand(inst, 0);
   unsigned long long v;
-  if (!constant_of(LLVMGetOperand(inst, 1), CHAIN_DEPTH, &v)) {
+  if (!constant_of(LLVMGetOperand(inst, 1), CONSTANT_DEPTH, &v)) {
     /* An and's constant may come first (made of instructions, it is not
      * put second). */
-    if (op != LLVMAnd || !constant_of(t, CHAIN_DEPTH, &v)) return -1;
+    if (op != LLVMAnd || !constant_of(t, CONSTANT_DEPTH, &v)) return -1;
     t = LLVMGetOperand(inst, 1);
   }
   unsigned width = LLVMGetIntTypeWidth(LLVMTypeOf(inst));
@@ -127,8 +97,8 @@ static int kind_of(LLVMValueRef body, LLVMValueRef inst, unsigned *bits) {
   } else if (op != LLVMAnd) {
     n = log2_of(v);
   }
-  if (n <= 0 || (unsigned)n >= width || !weft__steps_with_x(body, t, 1) ||
-      !through_truncs(body, t, CHAIN_DEPTH))
+  if (n <= 0 || (unsigned)n >= width ||
+      !weft__steps_with_x(body, t, WEFT_STEPS_TRUNCS))
     return -1;
   *bits = (unsigned)n;
   return kind;

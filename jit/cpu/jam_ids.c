@@ -10,7 +10,11 @@
  * work-item k's extension is x's plus k: the clones say so, and the
  * call tests it first (one compare an id), running its work-items one
  * at a time through the body where they would wrap (ids near 2^31 or
- * 2^32: launches of billions of work-items, or such offsets). */
+ * 2^32: launches of billions of work-items, or such offsets). The same
+ * test checks that the ids jam_blocks.c shifts and masks start a block;
+ * a jam of whole sub-groups runs, where either fails, the same jam made
+ * without both (weft__jam_plain), since its sub-groups' functions need
+ * all their lanes at once. */
 #include <limits.h>
 
 #include <llvm-c/DebugInfo.h>

@@ -115,11 +115,14 @@ int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
 
 /* Whether v is one more for each work-item further in x: the x local id,
  * plus or minus what x does not change (weft__remakeable without it),
- * times one; exactly so, without through_casts; with it, also through
- * extensions and truncations (an index that moves one element a
- * work-item, as long as it does not wrap). A global id is, and
- * `w * get_global_size(0) + get_global_id(0)`. */
-int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, int through_casts);
+ * times one; exactly so, with casts 0; with WEFT_STEPS_TRUNCS also
+ * through truncations (modular: work-item k's is still x's plus k in
+ * the narrower int); with WEFT_STEPS_CASTS through extensions too (an
+ * index that moves one element a work-item, as long as it does not
+ * wrap). A global id is, and `w * get_global_size(0) + get_global_id(0)`. */
+#define WEFT_STEPS_TRUNCS 1u
+#define WEFT_STEPS_CASTS 3u
+int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, unsigned casts);
 
 /* Extra parameter p (WEFT_BODY_*) of a body. */
 LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);

@@ -3,7 +3,7 @@
  * a barrier instead of saving it (regions.c), the aggregation makes a
  * counter's address again in the work-item that makes the group's atomic
  * (aggregate_address.c); and those that step with x, made of the x
- * local id and such values (stream_stores.c, wide_indices.c, jam_ids.c). */
+ * local id and such values (stream_stores.c, wide_indices.c, jam_ids.c, jam_blocks.c). */
 #include "jit/cpu/passes.h"
 
 int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
@@ -49,33 +49,34 @@ static int is_one(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 1;
 }
 
-static int steps(LLVMValueRef body, LLVMValueRef v, int through_casts,
+static int steps(LLVMValueRef body, LLVMValueRef v, unsigned casts,
                  unsigned depth) {
   if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
   if (!LLVMIsAInstruction(v) || depth == 0 || LLVMGetNumOperands(v) == 0)
     return 0;
   LLVMValueRef a = LLVMGetOperand(v, 0);
   switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMZExt: case LLVMSExt: case LLVMTrunc:
-    return through_casts && steps(body, a, through_casts, depth - 1);
+  case LLVMTrunc:
+    return (casts & WEFT_STEPS_TRUNCS) && steps(body, a, casts, depth - 1);
+  case LLVMZExt: case LLVMSExt:
+    return (casts & ~WEFT_STEPS_TRUNCS) && steps(body, a, casts, depth - 1);
   case LLVMMul: /* by one: Clang's unoptimized `1 * get_global_id(0)` */
     return (is_one(LLVMGetOperand(v, 1)) &&
-            steps(body, a, through_casts, depth - 1)) ||
-           (is_one(a) &&
-            steps(body, LLVMGetOperand(v, 1), through_casts, depth - 1));
+            steps(body, a, casts, depth - 1)) ||
+           (is_one(a) && steps(body, LLVMGetOperand(v, 1), casts, depth - 1));
   case LLVMSub:
-    return steps(body, a, through_casts, depth - 1) &&
+    return steps(body, a, casts, depth - 1) &&
            x_free(body, LLVMGetOperand(v, 1));
   case LLVMAdd: {
     LLVMValueRef b = LLVMGetOperand(v, 1);
-    return (steps(body, a, through_casts, depth - 1) && x_free(body, b)) ||
-           (steps(body, b, through_casts, depth - 1) && x_free(body, a));
+    return (steps(body, a, casts, depth - 1) && x_free(body, b)) ||
+           (steps(body, b, casts, depth - 1) && x_free(body, a));
   }
   default:
     return 0;
   }
 }
 
-int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, int through_casts) {
-  return steps(body, v, through_casts, STEP_DEPTH);
+int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, unsigned casts) {
+  return steps(body, v, casts, STEP_DEPTH);
 }

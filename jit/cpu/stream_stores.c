@@ -98,7 +98,7 @@ static int streams(LLVMValueRef body, const survey *s, LLVMValueRef store) {
     return 0;
   int k = param_of(body, p);
   return k >= 0 && !s->reads[k] && s->stores[k] == 1 &&
-         weft__steps_with_x(body, LLVMGetOperand(p, 1), 1);
+         weft__steps_with_x(body, LLVMGetOperand(p, 1), WEFT_STEPS_CASTS);
 }
 
 /* A copy of store at the builder, marked to be made non-temporal once
