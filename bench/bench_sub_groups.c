@@ -16,6 +16,10 @@
  *                    aggregated atomics"): a ballot, one atomic_add per
  *                    sub-group by its elected lane, a broadcast, each
  *                    lane's slot from the ballot's exclusive scan
+ *   compact_divergent the same as NVIDIA's blog writes it: inside the
+ *                    branch of the lanes that keep a value, the ballot
+ *                    of those lanes, the elected one's atomic_add, a
+ *                    non-uniform broadcast from the first of them
  *   reduce_tree      16M ints summed in groups of 256 through a __local
  *                    tree (a barrier per level)
  *   reduce_group     the same with work_group_reduce_add
@@ -71,6 +75,19 @@ static const char *source =
     "  base = sub_group_non_uniform_broadcast(base, sub_group_ballot_find_lsb(\n"
     "      sub_group_ballot(1)));\n"
     "  if (v > 0) out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+    "}\n"
+    "__kernel void compact_divergent(__global const int *in, __global int *out,\n"
+    "                                __global int *count) {\n"
+    "  int v = in[get_global_id(0)];\n"
+    "  if (v > 0) {\n"
+    "    uint4 keep = sub_group_ballot(1);\n"
+    "    int base = 0;\n"
+    "    if (sub_group_elect())\n"
+    "      base = atomic_add(count, (int)sub_group_ballot_bit_count(keep));\n"
+    "    base = sub_group_non_uniform_broadcast(base,\n"
+    "                                           sub_group_ballot_find_lsb(keep));\n"
+    "    out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+    "  }\n"
     "}\n"
     "__kernel void histogram16(__global const int *in, __global int *out,\n"
     "                          __global int *bins) {\n"
@@ -304,11 +321,12 @@ int main(int argc, char **argv) {
   static const variant compactions[] = {
       {"compact_atomic", PLAIN, "compact_atomic"},
       {"compact_atomic", DEFAULT, "compact_auto"},
-      {"compact_ballot", PLAIN, "compact_ballot"}};
+      {"compact_ballot", PLAIN, "compact_ballot"},
+      {"compact_divergent", PLAIN, "compact_divergent"}};
   static const variant histograms[] = {
       {"histogram16", PLAIN, "histogram16_atomic"},
       {"histogram16", DEFAULT, "histogram16_auto"}};
-  variant_rows(&b, compactions, 3, check_compaction, b.bcount);
+  variant_rows(&b, compactions, 4, check_compaction, b.bcount);
   variant_rows(&b, histograms, 2, check_histogram, b.bbins);
 
   size_t groups = b.n / GROUP;

@@ -30,8 +30,14 @@
 #define WEFT_LANES_logical_and WEFT_LANES_and
 #define WEFT_LANES_logical_or WEFT_LANES_or
 #define WEFT_LANES_logical_xor WEFT_LANES_xor
+/* The mark of a uniform function's fold (sub_group_reduce_add and the
+ * like), which every lane of the sub-group must come to: a jam takes
+ * the others in a branch that lanes take differently, the lanes that
+ * come folded (jam_predicate.c), and leaves these to the slots, which
+ * report a sub-group that parts ways there. */
+#define WEFT_LANES_ALL 64
 #define WEFT_LANES_WHAT(kind, op) ((kind) * 8 + (op))
-#define WEFT_LANES_KIND(what) ((what) / 8)
+#define WEFT_LANES_KIND(what) ((what) / 8 % 8)
 #define WEFT_LANES_OP(what) ((what) % 8)
 
 #endif /* WEFT_SUB_GROUP_LANES_H */

@@ -125,7 +125,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
  * reduction gives the same result on every run), for each. */
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
-    IF_LANES(LANES_FOLD(T, x, WEFT_LANES_REDUCE, op));                       \
+    IF_LANES(LANES_FOLD_ALL(T, x, WEFT_LANES_REDUCE, op));                       \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
@@ -145,8 +145,8 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
  * writes next. */
 #define SCAN(T, op)                                                          \
   static T WEFT_OVERLOAD scan_##op(T x, int inclusive) {                     \
-    IF_LANES(inclusive ? LANES_FOLD(T, x, WEFT_LANES_INCLUSIVE, op)          \
-                       : LANES_FOLD(T, x, WEFT_LANES_EXCLUSIVE, op));        \
+    IF_LANES(inclusive ? LANES_FOLD_ALL(T, x, WEFT_LANES_INCLUSIVE, op)      \
+                       : LANES_FOLD_ALL(T, x, WEFT_LANES_EXCLUSIVE, op));    \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
@@ -175,7 +175,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
 #define BROADCAST(T)                                                         \
   T __attribute__((overloadable, convergent))                                \
       sub_group_broadcast(T x, uint from) {                                  \
-    IF_LANES(LANES_PICK(T, x, from));                                        \
+    IF_LANES(LANES_PICK_ALL(T, x, from));                                        \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \

@@ -122,12 +122,18 @@ REDUX_DECLARE(xor)
 /* On the CPU, 1 in a jammed call that runs whole sub-groups side by side,
  * 0 elsewhere (the JIT says which: jit/cpu/jam_sub_groups.c), and there
  * the folds and picks across the sub-group's lanes: what
- * (sub_group_lanes.h) of the lanes' x, or the x of lane `from`. */
+ * (sub_group_lanes.h) of the lanes' x, or the x of lane `from`. A pick
+ * of a uniform function, which every lane must come to (a broadcast, a
+ * clustered reduction's lanes), is a pickall: the jam takes folds and
+ * picks where only some lanes come, and leaves pickalls and folds
+ * marked WEFT_LANES_ALL to the slots there. */
 int __weft_sub_group_lanes(void) __attribute__((const));
 #define LANES_PRIMITIVES(T, S)                                               \
   T __weft_sub_group_fold_##S(T x, uint what)                                \
       __attribute__((const, convergent));                                    \
   T __weft_sub_group_pick_##S(T x, uint from)                                \
+      __attribute__((const, convergent));                                    \
+  T __weft_sub_group_pickall_##S(T x, uint from)                             \
       __attribute__((const, convergent));
 LANES_PRIMITIVES(char, i8)
 LANES_PRIMITIVES(uchar, u8)
@@ -154,8 +160,17 @@ LANES_PRIMITIVES(double, f64)
 #define LANES_FOLD(T, x, kind, op)                                           \
   LANES_CAT(__weft_sub_group_fold_, LANES_SUFFIX_##T)(                       \
       x, WEFT_LANES_WHAT(kind, WEFT_LANES_##op))
+#define LANES_FOLD_ALL(T, x, kind, op)                                       \
+  LANES_CAT(__weft_sub_group_fold_, LANES_SUFFIX_##T)(                       \
+      x, WEFT_LANES_ALL | WEFT_LANES_WHAT(kind, WEFT_LANES_##op))
 #define LANES_PICK(T, x, from)                                               \
   LANES_CAT(__weft_sub_group_pick_, LANES_SUFFIX_##T)(x, from)
+#define LANES_PICK_ALL(T, x, from)                                           \
+  LANES_CAT(__weft_sub_group_pickall_, LANES_SUFFIX_##T)(x, from)
+/* The lanes that came, a bit each (all of them but in a branch that
+ * lanes take differently). */
+#define LANES_ACTIVE()                                                       \
+  LANES_FOLD(uint, 1u << get_sub_group_local_id(), WEFT_LANES_REDUCE, or)
 /* In such a jam every lane of the sub-group comes to every function. */
 #define IF_LANES(result)                                                     \
   if (__weft_sub_group_lanes()) return (result)

@@ -25,7 +25,7 @@ static inline uint below(uint mask, uint n) {
 /* ---------------------------------------------------------------- vote */
 
 int __attribute__((overloadable, convergent)) sub_group_elect(void) {
-  IF_LANES(get_sub_group_local_id() == 0);
+  IF_LANES(get_sub_group_local_id() == ctz(LANES_ACTIVE()));
   uint mask = __weft_sub_group_converge();
   return get_sub_group_local_id() == ctz(mask);
 }
@@ -47,7 +47,8 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
 #define ALL_EQUAL(T)                                                         \
   int __attribute__((overloadable, convergent))                              \
       sub_group_non_uniform_all_equal(T x) {                                 \
-    IF_LANES(LANES_FOLD(int, x == LANES_PICK(T, x, 0), WEFT_LANES_REDUCE, and)); \
+    IF_LANES(LANES_FOLD(int, x == LANES_PICK(T, x, ctz(LANES_ACTIVE())),    \
+                        WEFT_LANES_REDUCE, and));                            \
     uint mask = SHARE(T, x), base = sub_group_base();                        \
     int r = 1;                                                               \
     for (uint m = mask; m; m &= m - 1) r &= SLOT(T, base + ctz(m)) == x;     \
@@ -121,9 +122,9 @@ int __attribute__((overloadable, convergent)) sub_group_elect(void) {
     uint first = get_sub_group_local_id() & ~(clustersize - 1);              \
     /* Powers of two: a cluster no wider than the sub-group lies in it. */   \
     uint n = min(clustersize, __weft_sub_group_width());                     \
-    T r = LANES_PICK(T, x, first);                                           \
+    T r = LANES_PICK_ALL(T, x, first);                                       \
     for (uint i = 1; i < n; i++) {                                           \
-      T y = LANES_PICK(T, x, first + i); /* OP_ may name it twice */         \
+      T y = LANES_PICK_ALL(T, x, first + i); /* OP_ may name it twice */     \
       r = OP_##op(r, y);                                                     \
     }                                                                        \
     return r;                                                                \
@@ -208,7 +209,7 @@ static inline uint rotated(int delta) {
   return warp_idx(x, ctz(mask), mask)
 #else
 #define FIRST_LANE(T, x)                                                     \
-  IF_LANES(LANES_PICK(T, x, 0));                                             \
+  IF_LANES(LANES_PICK(T, x, ctz(LANES_ACTIVE())));                           \
   uint mask = SHARE(T, x);                                                   \
   T r = SLOT(T, sub_group_base() + ctz(mask));                               \
   DONE_READING();                                                            \

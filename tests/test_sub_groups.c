@@ -641,6 +641,42 @@ static const char *jammed_non_uniform_source =
     "          + sub_group_non_uniform_scan_inclusive_mul(x / 100.0f);\n"
     "}\n";
 
+/* The non-uniform functions in branches that lanes take differently: in
+ * a jam of whole sub-groups the branches become straight-line code
+ * (jam_predicate.c) and each function folds or picks the lanes that
+ * came (the slots: those that met), an if and its else, an elected
+ * lane's branch within one; a uniform function after they join. */
+static const char *jammed_divergent_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i];\n"
+    "  int v = (int)(x * 3.0f);\n"
+    "  __global float *o = out + 8 * i;\n"
+    "  if (v > 0) {\n"
+    "    o[0] = sub_group_non_uniform_reduce_add(x);\n"
+    "    o[1] = (float)sub_group_non_uniform_scan_exclusive_add(v);\n"
+    "    o[2] = sub_group_non_uniform_scan_inclusive_max(x);\n"
+    "    o[3] = (float)sub_group_ballot(v > 100).x;\n"
+    "    o[4] = sub_group_broadcast_first(x);\n"
+    "    int first = 0;\n"
+    "    if (sub_group_elect()) first = v;\n"
+    "    o[5] = (float)sub_group_non_uniform_broadcast(first,\n"
+    "        sub_group_ballot_find_lsb(sub_group_ballot(1)));\n"
+    "    o[6] = (float)(sub_group_non_uniform_all(v > 50)\n"
+    "                   + 2 * sub_group_non_uniform_any(v > 400)\n"
+    "                   + 4 * sub_group_non_uniform_all_equal(v / 1000));\n"
+    "  } else {\n"
+    "    o[0] = sub_group_non_uniform_reduce_min(x);\n"
+    "    o[1] = (float)sub_group_non_uniform_reduce_xor(v);\n"
+    "    o[2] = sub_group_non_uniform_scan_exclusive_mul(x / 64.0f);\n"
+    "    o[3] = (float)sub_group_elect();\n"
+    "    o[4] = sub_group_shuffle_xor(x, 0);\n"
+    "    o[5] = (float)sub_group_non_uniform_scan_inclusive_logical_or(v < -300);\n"
+    "    o[6] = sub_group_non_uniform_reduce_mul(x / 32.0f);\n"
+    "  }\n"
+    "  o[7] = sub_group_reduce_add(x);\n"
+    "}\n";
+
 /* Sub-group functions between work-group barriers: cut into regions, each
  * region that holds them runs whole sub-groups side by side where the
  * group's x size allows (workgroup.c's lanes regions), the others run as
@@ -746,6 +782,8 @@ TEST(whole_sub_groups_jammed) {
                                     shapes[s].global[0] % width() == 0;
     check_jammed(jammed_source, 2, "", shapes[s].global, shapes[s].local, whole);
     check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
+                 shapes[s].local, whole);
+    check_jammed(jammed_divergent_source, 8, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_regions_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());
@@ -898,95 +936,125 @@ static int compare_ints(const void *a, const void *b) {
 
 /* CUDA's "warp-aggregated atomics" as OpenCL writes them: a ballot, one
  * atomic_add per sub-group by its elected lane, the base broadcast, each
- * lane's slot from the ballot's scan. Whole sub-groups run side by side
- * on the CPU (the atomic in the elected branch goes to a private word
- * for the other lanes, then is branched around again: jam_predicate.c);
- * every positive lands once, each sub-group's lanes see one base, and
- * the atomic in a loop (counted three times a sub-group) adds up too. */
-TEST(elected_atomics_in_whole_sub_groups) {
-  setenv("WEFT_LOG", "launch", 1);
-  const char *source =
-      "__kernel void compact(__global const int *in, __global int *out,\n"
-      "                      __global int *count, __global int *bases) {\n"
-      "  size_t i = get_global_id(0);\n"
-      "  int v = in[i];\n"
-      "  uint4 keep = sub_group_ballot(v > 0);\n"
-      "  int base = 0;\n"
-      "  if (sub_group_elect())\n"
-      "    base = atomic_add(count, (int)sub_group_ballot_bit_count(keep));\n"
-      "  base = sub_group_broadcast(base, 0);\n"
-      "  if (v > 0) out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
-      "  bases[i] = base;\n"
-      "}\n"
-      "__kernel void looped(__global int *count) {\n"
-      "  for (int r = 0; r < (int)get_num_groups(0); r++)\n"
-      "    if (sub_group_elect()) atomic_inc(count);\n"
-      "}\n";
-  enum { N = 4096, LOCAL = 128 };
-  weft_context *ctx = support_context();
-  weft_program *p = support_build(ctx, source, "-cl-std=CL3.0");
-  int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
-  int *bases = malloc(N * sizeof *bases), positives = 0;
-  CHECK(in && out && bases);
-  for (int i = 0; i < N; i++) {
-    in[i] = (int)value_of((size_t)i);
-    positives += in[i] > 0;
-  }
+ * lane's slot from the ballot's scan; `compact` with the ballot of every
+ * lane, `compact_divergent` as the blog writes it, inside the branch of
+ * the lanes that keep an element (the non-uniform functions fold those
+ * lanes: jam_predicate.c). Whole sub-groups run side by side on the CPU
+ * (the atomic in the elected branch goes to a private word for the
+ * other lanes, then is branched around again); every positive lands
+ * once, each sub-group's lanes see one base, and the atomic in a loop
+ * (counted three times a sub-group) adds up too. */
+static const char *compact_source =
+    "__kernel void compact(__global const int *in, __global int *out,\n"
+    "                      __global int *count, __global int *bases) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int v = in[i];\n"
+    "  uint4 keep = sub_group_ballot(v > 0);\n"
+    "  int base = 0;\n"
+    "  if (sub_group_elect())\n"
+    "    base = atomic_add(count, (int)sub_group_ballot_bit_count(keep));\n"
+    "  base = sub_group_broadcast(base, 0);\n"
+    "  if (v > 0) out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+    "  bases[i] = base;\n"
+    "}\n"
+    "__kernel void compact_divergent(__global const int *in, __global int *out,\n"
+    "                                __global int *count, __global int *bases) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int v = in[i], base = 0;\n"
+    "  if (v > 0) {\n"
+    "    uint4 keep = sub_group_ballot(1);\n"
+    "    if (sub_group_elect())\n"
+    "      base = atomic_add(count, (int)sub_group_ballot_bit_count(keep));\n"
+    "    base = sub_group_non_uniform_broadcast(base,\n"
+    "                                           sub_group_ballot_find_lsb(keep));\n"
+    "    out[base + sub_group_ballot_exclusive_scan(keep)] = v;\n"
+    "  }\n"
+    "  bases[i] = sub_group_reduce_max(base);\n"
+    "}\n"
+    "__kernel void looped(__global int *count) {\n"
+    "  for (int r = 0; r < (int)get_num_groups(0); r++)\n"
+    "    if (sub_group_elect()) atomic_inc(count);\n"
+    "}\n";
+
+enum { COMPACT_N = 4096, COMPACT_LOCAL = 128 };
+
+/* Kernel name of compact_source over in (COMPACT_N values): the
+ * positives, each once, and one base for each sub-group's lanes. */
+static void check_compact(weft_context *ctx, weft_program *p, const char *name,
+                          const int *in) {
+  enum { N = COMPACT_N };
+  int *out = malloc(N * sizeof *out), *bases = malloc(N * sizeof *bases);
+  int *want = malloc(N * sizeof *want), kept = 0;
+  CHECK(out && bases && want);
+  for (int i = 0; i < N; i++)
+    if (in[i] > 0) want[kept++] = in[i];
   weft_buffer *bin = support_buffer(ctx, N * sizeof *in, in);
   weft_buffer *bout = support_buffer(ctx, N * sizeof *out, NULL);
-  weft_buffer *bcount = support_buffer(ctx, sizeof(int), NULL);
+  weft_buffer *bcount = support_ints(ctx, 1, 0);
   weft_buffer *bbases = support_buffer(ctx, N * sizeof *bases, NULL);
   weft_kernel *k;
-  CHECK_OK(weft_kernel_create(p, "compact", &k), p);
+  CHECK_OK(weft_kernel_create(p, name, &k), p);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bin), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 1, bout), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 2, bcount), k);
   CHECK_OK(weft_kernel_set_arg_buffer(k, 3, bbases), k);
-  size_t global = N, local = LOCAL;
+  size_t global = N, local = COMPACT_LOCAL;
   support_stderr_begin();
   int rc = weft_kernel_launch(k, 1, NULL, &global, &local);
   const char *log = support_stderr_end();
   CHECK_OK(rc, k);
-  if (!harness_on_gpu() && !harness_check_mode() && LOCAL % width() == 0)
+  if (!harness_on_gpu() && !harness_check_mode() && COMPACT_LOCAL % width() == 0)
     CHECK_STR_CONTAINS(log, "whole sub-groups of");
   int count;
   CHECK_OK(weft_buffer_read(bcount, 0, sizeof count, &count), bcount);
-  CHECK_EQ(count, positives);
+  CHECK_EQ(count, kept);
   CHECK_OK(weft_buffer_read(bout, 0, N * sizeof *out, out), bout);
   CHECK_OK(weft_buffer_read(bbases, 0, N * sizeof *bases, bases), bbases);
-  int *want = malloc(N * sizeof *want), kept = 0;
-  CHECK(want != NULL);
-  for (int i = 0; i < N; i++)
-    if (in[i] > 0) want[kept++] = in[i];
   qsort(want, (size_t)kept, sizeof *want, compare_ints);
   qsort(out, (size_t)count, sizeof *out, compare_ints);
   for (int i = 0; i < kept; i++)
-    if (out[i] != want[i]) FAIL("compacted value %d is %d, expected %d", i, out[i], want[i]);
+    if (out[i] != want[i])
+      FAIL("%s: compacted value %d is %d, expected %d", name, i, out[i], want[i]);
   for (int i = 0; i < N; i++)
     if (bases[i] != bases[i - i % (int)width()])
-      FAIL("work-item %d saw base %d, its sub-group's first %d", i, bases[i],
-           bases[i - i % (int)width()]);
-  weft_kernel_release(k);
-  /* The loop: groups x sub-groups x turns (the number of groups). */
-  int zero = 0;
-  CHECK_OK(weft_buffer_write(bcount, 0, sizeof zero, &zero), bcount);
-  CHECK_OK(weft_kernel_create(p, "looped", &k), p);
-  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bcount), k);
-  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
-  CHECK_OK(weft_buffer_read(bcount, 0, sizeof count, &count), bcount);
-  size_t groups = N / LOCAL;
-  CHECK_EQ((size_t)count, groups * (N / width()));
+      FAIL("%s: work-item %d saw base %d, its sub-group's first %d", name, i,
+           bases[i], bases[i - i % (int)width()]);
   weft_kernel_release(k);
   weft_buffer_release(bin);
   weft_buffer_release(bout);
   weft_buffer_release(bcount);
   weft_buffer_release(bbases);
-  weft_program_release(p);
-  weft_context_release(ctx);
-  free(in);
   free(out);
   free(bases);
   free(want);
+}
+
+TEST(elected_atomics_in_whole_sub_groups) {
+  setenv("WEFT_LOG", "launch", 1);
+  enum { N = COMPACT_N };
+  weft_context *ctx = support_context();
+  weft_program *p = support_build(ctx, compact_source, "-cl-std=CL3.0");
+  int *in = malloc(N * sizeof *in);
+  CHECK(in != NULL);
+  for (int i = 0; i < N; i++) in[i] = (int)value_of((size_t)i);
+  check_compact(ctx, p, "compact", in);
+  check_compact(ctx, p, "compact_divergent", in);
+  /* The loop: groups x sub-groups x turns (the number of groups). */
+  weft_buffer *bcount = support_ints(ctx, 1, 0);
+  weft_kernel *k;
+  CHECK_OK(weft_kernel_create(p, "looped", &k), p);
+  CHECK_OK(weft_kernel_set_arg_buffer(k, 0, bcount), k);
+  size_t global = N, local = COMPACT_LOCAL;
+  CHECK_OK(weft_kernel_launch(k, 1, NULL, &global, &local), k);
+  int count;
+  CHECK_OK(weft_buffer_read(bcount, 0, sizeof count, &count), bcount);
+  size_t groups = N / COMPACT_LOCAL;
+  CHECK_EQ((size_t)count, groups * (N / width()));
+  weft_kernel_release(k);
+  weft_buffer_release(bcount);
+  weft_program_release(p);
+  weft_context_release(ctx);
+  free(in);
 }
 
 /* A crash in whole sub-groups side by side names its work-item: the

@@ -255,18 +255,31 @@ static int make_lanes_jams(build *b) {
   if (!weft__sub_group_lanes_asked(b->s.module)) return 0;
   int rc = 0;
   if (jamming(b)) {
-    /* As make_jams does: `?:`, `&&` made selects where cheap. */
-    rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
-                          &b->s.error);
-    b->lanes_jams = calloc((size_t)b->s.num_kernels * (WEFT_JAM_TIERS + 1) + 1,
+    unsigned n = b->s.num_kernels;
+    b->lanes_jams = calloc((size_t)n * (WEFT_JAM_TIERS + 1) + 1,
                            sizeof *b->lanes_jams);
-    if (!rc && !b->lanes_jams) rc = WEFT_ENOMEM;
-    unsigned bits = rc ? 0 : weft__target_vector_bits(b->s.machine);
-    for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
-      weft_jammed *lanes = &b->lanes_jams[i * (WEFT_JAM_TIERS + 1)];
+    LLVMValueRef *copies = calloc(n + 1, sizeof *copies);
+    if (!b->lanes_jams || !copies) rc = WEFT_ENOMEM;
+    /* The jams run copies of the bodies whose sub-group functions take
+     * the lanes' way only: a branch that lanes take differently around
+     * non-uniform ones can then be made straight-line code
+     * (jam_predicate.c), which the slots' way could not be. */
+    for (unsigned i = 0; i < n && !rc; i++)
       if (weft__sub_group_lanes_used(b->bodies[i]) &&
-          !(b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE))
-        weft__jam_tiers(b->bodies[i], b->s.layout, bits, -1,
+          !(b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE)) {
+        copies[i] = weft__function_clone(b->bodies[i], "weft.lanes.body");
+        weft__sub_group_lanes_on_in(copies[i]);
+      }
+    /* As make_jams does: `?:`, `&&` made selects where cheap; and the
+     * copies' slots' ways dropped. */
+    if (!rc)
+      rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
+                            &b->s.error);
+    unsigned bits = rc ? 0 : weft__target_vector_bits(b->s.machine);
+    for (unsigned i = 0; i < n && !rc; i++) {
+      weft_jammed *lanes = &b->lanes_jams[i * (WEFT_JAM_TIERS + 1)];
+      if (copies[i])
+        weft__jam_tiers(copies[i], b->s.layout, bits, -1,
                         weft_cpu_sub_group_width(&b->s.kernels[i]),
                         b->entry_names[i], lanes);
       /* External until lanes_of: the always-inliner deletes internal
@@ -274,6 +287,9 @@ static int make_lanes_jams(build *b) {
       for (unsigned t = 0; t < WEFT_JAM_TIERS && lanes[t].fn; t++)
         LLVMSetLinkage(lanes[t].fn, LLVMExternalLinkage);
     }
+    for (unsigned i = 0; copies && i < n; i++)
+      if (copies[i]) LLVMDeleteFunction(copies[i]);
+    free(copies);
   }
   for (unsigned i = 0; i < b->s.num_kernels; i++)
     if (!keeps_lanes(b, i)) weft__sub_group_lanes_off_in(b->bodies[i]);

@@ -64,6 +64,15 @@
 /* Branches made straight-line code (jam_predicate.c) for one jam, at most. */
 #define JAM_MOST_PREDICATED 8
 
+/* One of the branches that refused j's body made straight-line code
+ * (jam_predicate.c), the last first: a branch within another's arm
+ * comes after it, and the arm is a run of blocks only once it is. */
+static int predicate_one(const weft_jam *j) {
+  for (unsigned k = j->num_diverging; k-- > 0;)
+    if (weft__jam_predicate(j->diverging[k])) return 1;
+  return 0;
+}
+
 static unsigned hash(LLVMValueRef v, unsigned capacity) {
   uintptr_t p = (uintptr_t)v;
   return (unsigned)((p >> 4) * 2654435761u) & (capacity - 1);
@@ -254,7 +263,8 @@ static int reached(const weft_jam *j, LLVMValueRef inst) {
 }
 
 /* Whether every branch is on a shared value and every instruction is
- * allowed (else the first branch that is not, in j->diverging). */
+ * allowed (else, where only branches on values that differ between
+ * work-items refuse it, those in j->diverging). */
 static int jammable(weft_jam *j) {
   /* Whole sub-groups without loops may hold atomic read-modify-writes
    * (a sub-group's elected lane counting for it, jam_predicate.c): with
@@ -266,7 +276,10 @@ static int jammable(weft_jam *j) {
     LLVMValueRef v = j->olds[k];
     if (!LLVMIsAInstruction(v) || !reached(j, v)) continue;
     int rmw = LLVMGetInstructionOpcode(v) == LLVMAtomicRMW;
-    if (!allowed(v) && !(rmw && rmw_ok)) return 0;
+    if (!allowed(v) && !(rmw && rmw_ok)) {
+      j->num_diverging = 0; /* predication would not help */
+      return 0;
+    }
     if (!LLVMIsATerminatorInst(v) || LLVMIsAReturnInst(v) ||
         LLVMIsAUnreachableInst(v))
       continue;
@@ -281,11 +294,15 @@ static int jammable(weft_jam *j) {
     }
     unsigned i = weft__jam_index(j, condition);
     if (i < j->count && j->varying[i] && !weft__jam_loops_is_exit(j, v)) {
-      j->diverging = LLVMIsABranchInst(v) ? v : NULL;
-      return 0;
+      if (!LLVMIsABranchInst(v)) {
+        j->num_diverging = 0;
+        return 0;
+      }
+      if (j->num_diverging < WEFT_JAM_MOST_DIVERGING)
+        j->diverging[j->num_diverging++] = v;
     }
   }
-  return 1;
+  return !j->num_diverging;
 }
 
 
@@ -524,7 +541,7 @@ static int analyse_with(weft_jam *j, unsigned lx, int shifts) {
   int found;
   memset(j->varying, 0, j->count);
   j->num_loops = 0;
-  j->diverging = NULL;
+  j->num_diverging = 0;
   weft__jam_blocks_find(j, shifts);
   mark_varying(j, lx);
   /* (A loop that lanes leave at different turns holds no sub-group
@@ -632,14 +649,15 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
   unsigned lx, n = 0;
   int ok;
   /* Whole sub-groups: a short branch that differs between work-items
-   * (one lane writing the sub-group's result) made straight-line code,
-   * and the body analysed again. */
+   * (one lane writing the sub-group's result; a filter's lanes that
+   * keep an element, counting themselves) made straight-line code, and
+   * the body analysed again. */
   unsigned tries = 0;
   for (;; tries++) {
     j = (weft_jam){.vector_bits = vector_bits, .sub_group_width = sub_group_width};
     ok = analyse(&j, &scope, body, state, &lx);
-    if (ok || !sub_group_width || !j.diverging ||
-        tries == JAM_MOST_PREDICATED || !weft__jam_predicate(j.diverging))
+    if (ok || !sub_group_width || tries == JAM_MOST_PREDICATED ||
+        !predicate_one(&j))
       break;
     jam_free(&j);
     weft__jam_scope_free(&scope);

@@ -70,6 +70,8 @@ typedef struct weft_jam_loop {
  * or masked with its low bits (the same for the work-items of an aligned
  * block of 2^bits, or work-item k's k & (2^bits - 1)). */
 #define WEFT_JAM_MOST_BLOCKS 8
+/* Branches that differ between work-items noted for predication. */
+#define WEFT_JAM_MOST_DIVERGING 8
 typedef struct weft_jam_block {
   LLVMValueRef inst;
   unsigned bits;
@@ -100,9 +102,10 @@ typedef struct weft_jam {
   LLVMValueRef **lanes;
   weft_jam_loop loops[WEFT_JAM_MOST_LOOPS];
   unsigned num_loops;
-  /* The branch that differs between work-items that refused the body
-   * (NULL: none, or not a branch). */
-  LLVMValueRef diverging;
+  /* The branches that differ between work-items that refused the body,
+   * the first WEFT_JAM_MOST_DIVERGING in the body's order. */
+  LLVMValueRef diverging[WEFT_JAM_MOST_DIVERGING];
+  unsigned num_diverging;
   /* The values whose ints' extensions this build made x's plus one a
    * work-item, and whether with sign (jam_ids.c). */
   LLVMValueRef steps[WEFT_JAM_MOST_STEPS];
@@ -178,7 +181,9 @@ void weft__jam_loops_finish(weft_jam *j, LLVMBuilderRef b);
 
 /* jam_predicate.c. Makes the conditional branch (that differs between
  * work-items) straight-line code where it skips or chooses between
- * single blocks that only compute, load and store: their accesses
+ * short runs of blocks that only compute, load and store (and in a body
+ * only a jam of whole sub-groups runs, call the sub-group functions
+ * that some lanes may come to: weft__jam_lanes_maskable): their accesses
  * masked, their values selected. 1 when it did (the body changed). */
 int weft__jam_predicate(LLVMValueRef branch);
 /* The atomics that predication sent to a private word where their mask
@@ -232,6 +237,15 @@ LLVMValueRef weft__jam_blocks_aligned(const weft_jam *j, LLVMBuilderRef b);
  * lanes (its value differs between sub-groups, and between lanes for a
  * scan). */
 int weft__jam_is_lanes_call(LLVMValueRef inst);
+/* Whether inst is a fold or a pick of a function that only some of the
+ * sub-group's lanes may come to (a non-uniform one: not
+ * sub_group_reduce_add and the like, which all must). */
+int weft__jam_lanes_maskable(LLVMValueRef inst);
+/* The maskable lanes call at the builder made one that only the lanes
+ * whose mask (an i1) is set come to (a fold may be replaced: the call
+ * is then deleted; a pick of a lane that did not come is undefined as
+ * it stands). */
+void weft__jam_lanes_mask(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef mask);
 /* In a jam of whole sub-groups, makes inst's clones at the builder when
  * it is __weft_sub_group_lanes() (1) or a fold or a pick across the
  * lanes; 0 (nothing made) otherwise. */

@@ -2,10 +2,14 @@
  * straight-line code, so that a jam of whole sub-groups can run it.
  *
  * Sub-group code ends, as a rule, with one lane writing the sub-group's
- * result: `if (get_sub_group_local_id() == 0) out[g] = sum;`. Work-items
- * take that branch differently, which a jam refuses (jam.c). Where the
- * branch skips (or chooses between) single blocks that only compute,
- * load and store, those blocks are predicated into the block before:
+ * result: `if (get_sub_group_local_id() == 0) out[g] = sum;`, and a
+ * filter's lanes that keep an element count themselves in a branch of
+ * their own: `if (keep) { m = sub_group_ballot(1); if
+ * (sub_group_elect()) ... }`. Work-items take such a branch differently,
+ * which a jam refuses (jam.c). Where the branch skips (or chooses
+ * between) short runs of blocks that only compute, load and store (a
+ * branch within, made so first), those blocks are predicated into the
+ * block before:
  * their loads and stores become masked ones (llvm.masked.load/store,
  * which touch memory only for a set mask: a work-item that does not
  * take the branch reads and writes nothing, as before), their atomic
@@ -14,14 +18,18 @@
  * runs for every work-item (it has no effects; divisions never trap,
  * jit/ir/div_guard.c), and the phis after them select on the condition.
  * The body then means what it meant, for every work-item, jammed or
- * not. */
+ * not. A sub-group function that only the lanes that come take part in
+ * (a non-uniform one: jam_sub_groups.c) is told the mask, in a body that
+ * only a jam of whole sub-groups runs (build.c: the slots' way is gone
+ * there); one that every lane must come to stays a branch, and the
+ * slots report lanes that part ways there. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "jit/cpu/jam.h"
 
 /* Instructions of a block at most, run by every work-item afterwards. */
-#define PREDICATE_MOST 128
+#define PREDICATE_MOST 512
 
 static LLVMBasicBlockRef only_successor(LLVMBasicBlockRef bb) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
@@ -55,6 +63,18 @@ int weft__jam_maskable_type(LLVMTypeRef t) {
   }
 }
 
+/* The operand of inst that is its mask when inst is a masked load or
+ * store (a branch within, predicated before), else -1. */
+static int mask_operand(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst)) return -1;
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  if (!LLVMIsAFunction(callee)) return -1;
+  const char *name = LLVMGetValueName(callee);
+  if (!strncmp(name, "llvm.masked.load.", 17)) return 2;
+  if (!strncmp(name, "llvm.masked.store.", 18)) return 3;
+  return -1;
+}
+
 /* Whether every instruction of bb (but its branch) may run for every
  * work-item once its loads and stores are masked. */
 static int predicable(LLVMBasicBlockRef bb) {
@@ -69,7 +89,9 @@ static int predicable(LLVMBasicBlockRef bb) {
        * pointers. The work-items that took the branch still do theirs
        * once each, the others only touch their own word. */
       break;
-    case LLVMPHI:
+    case LLVMPHI: /* one of a run's blocks after the first: its only edge */
+      if (LLVMCountIncoming(i) != 1) return 0;
+      break;
     case LLVMAlloca:
     case LLVMAtomicCmpXchg:
     case LLVMFence:
@@ -86,11 +108,17 @@ static int predicable(LLVMBasicBlockRef bb) {
         return 0;
       break;
     case LLVMCall:
-      /* A sub-group function folds every lane's value: not for lanes
-       * that do not come (and __weft_sub_group_lanes() stays a test). */
-      if (!weft__call_is_pure(i) || weft__jam_is_lanes_call(i) ||
-          weft__jam_is_lanes_query(i))
+      /* A sub-group function that all lanes must come to is left to the
+       * slots, which report lanes that part ways there; the others fold
+       * the lanes that come (jam_sub_groups.c). __weft_sub_group_lanes()
+       * is a test of its own (only a body that a jam of whole sub-groups
+       * runs alone has it made 1: build.c). */
+      if (weft__jam_is_lanes_query(i)) return 0;
+      if (weft__jam_is_lanes_call(i)) {
+        if (!weft__jam_lanes_maskable(i)) return 0;
+      } else if (mask_operand(i) < 0 && !weft__call_is_pure(i)) {
         return 0;
+      }
       break;
     default:
       break;
@@ -162,7 +190,15 @@ void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
  * unused (the phis after select on the condition). Atomics of different
  * work-items may go in any order, and a jam takes no body with an
  * atomic in a loop (jam.c), where one could wait for another. */
+static LLVMValueRef masked_choice(LLVMValueRef rmw);
+
 static void mask_atomic(LLVMBuilderRef b, LLVMValueRef rmw, LLVMValueRef mask) {
+  LLVMValueRef within = masked_choice(rmw);
+  if (within) { /* masked in a branch within: both masks */
+    LLVMPositionBuilderBefore(b, within);
+    LLVMSetOperand(within, 0, LLVMBuildAnd(b, mask, LLVMGetOperand(within, 0), ""));
+    return;
+  }
   LLVMValueRef ptr = LLVMGetOperand(rmw, 0);
   LLVMTypeRef t = LLVMTypeOf(rmw);
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(rmw));
@@ -245,13 +281,28 @@ void weft__jam_atomics_unmask(LLVMValueRef fn) {
   free(found);
 }
 
+/* The masked load or store inst (mask_operand o) masked by mask too. */
+static void mask_again(LLVMBuilderRef b, LLVMValueRef inst, int o,
+                       LLVMValueRef mask) {
+  LLVMValueRef old = LLVMGetOperand(inst, (unsigned)o);
+  LLVMValueRef lanes = mask_for(b, LLVMTypeOf(old), mask);
+  LLVMSetOperand(inst, (unsigned)o, LLVMBuildAnd(b, old, lanes, ""));
+}
+
 /* Moves bb's instructions (but its branch) before `before`, its loads
- * and stores masked by mask (its atomics: mask_atomic), and deletes bb. */
+ * and stores masked by mask (its atomics: mask_atomic; its sub-group
+ * functions: weft__jam_lanes_mask), a phi (of a run's later block) made
+ * its one value. bb is left empty but for its branch. */
 static void hoist(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMValueRef before,
                   LLVMValueRef mask) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i != term; i = next) {
     next = LLVMGetNextInstruction(i);
+    if (LLVMIsAPHINode(i)) {
+      LLVMReplaceAllUsesWith(i, LLVMGetIncomingValue(i, 0));
+      LLVMInstructionEraseFromParent(i);
+      continue;
+    }
     LLVMInstructionRemoveFromParent(i);
     LLVMPositionBuilderBefore(b, before);
     LLVMInsertIntoBuilder(b, i);
@@ -266,18 +317,25 @@ static void hoist(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMValueRef before,
     } else if (op == LLVMAtomicRMW) {
       LLVMPositionBuilderBefore(b, i);
       mask_atomic(b, i, mask);
+    } else if (weft__jam_is_lanes_call(i)) {
+      weft__jam_lanes_mask(b, i, mask);
+    } else if (mask_operand(i) >= 0) {
+      LLVMPositionBuilderBefore(b, i);
+      mask_again(b, i, mask_operand(i), mask);
     }
   }
 }
 
 /* In join, each phi's values from `yes` and `no` (blocks, or from for a
- * skipped block) become one, selected by condition, from `from`. */
+ * skipped arm) become one, selected by condition, from `from`; a phi
+ * left with that edge only becomes the select. */
 static void merge_phis(LLVMBuilderRef b, LLVMBasicBlockRef join,
                        LLVMBasicBlockRef yes, LLVMBasicBlockRef no,
                        LLVMBasicBlockRef from, LLVMValueRef condition,
                        LLVMValueRef before) {
-  for (LLVMValueRef phi = LLVMGetFirstInstruction(join); phi && LLVMIsAPHINode(phi);
-       phi = LLVMGetNextInstruction(phi)) {
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(join), next;
+       phi && LLVMIsAPHINode(phi); phi = next) {
+    next = LLVMGetNextInstruction(phi);
     LLVMValueRef a = NULL, c = NULL;
     unsigned n = LLVMCountIncoming(phi);
     LLVMValueRef values[n];
@@ -295,15 +353,41 @@ static void merge_phis(LLVMBuilderRef b, LLVMBasicBlockRef join,
     LLVMPositionBuilderBefore(b, before);
     values[kept] = LLVMBuildSelect(b, condition, a, c, "");
     blocks[kept++] = from;
-    /* A phi's incoming values cannot be removed through the C API: a
-     * new phi takes its place. */
-    LLVMPositionBuilderBefore(b, phi);
-    LLVMValueRef fresh = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
-    LLVMAddIncoming(fresh, values, blocks, kept);
+    LLVMValueRef fresh = values[0];
+    if (kept > 1) {
+      /* A phi's incoming values cannot be removed through the C API: a
+       * new phi takes its place. */
+      LLVMPositionBuilderBefore(b, phi);
+      fresh = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+      LLVMAddIncoming(fresh, values, blocks, kept);
+    }
     LLVMReplaceAllUsesWith(phi, fresh);
-    LLVMValueRef old = phi;
-    phi = fresh;
-    LLVMInstructionEraseFromParent(old);
+    LLVMInstructionEraseFromParent(phi);
+  }
+}
+
+/* Blocks in a run (an arm of a branch) at most. */
+#define RUN_MOST 8
+
+/* The run of blocks from first (entered from `from` only): each the only
+ * successor of the one before and that its only predecessor, each
+ * predicable, up to the first whose successor is entered otherwise too
+ * (*after). Into run[]; how many, 0 when the arm is not such a run. */
+static unsigned run_of(LLVMBasicBlockRef first, LLVMBasicBlockRef from,
+                       LLVMBasicBlockRef *run, LLVMBasicBlockRef *after) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef bb = first, pred = from;;) {
+    if (n == RUN_MOST || !only_predecessor_is(bb, pred) || !predicable(bb))
+      return 0;
+    run[n++] = bb;
+    LLVMBasicBlockRef next = only_successor(bb);
+    if (!next || next == first) return 0;
+    if (!only_predecessor_is(next, bb)) {
+      *after = next;
+      return n;
+    }
+    pred = bb;
+    bb = next;
   }
 }
 
@@ -311,32 +395,31 @@ int weft__jam_predicate(LLVMValueRef branch) {
   LLVMBasicBlockRef from = LLVMGetInstructionParent(branch);
   LLVMBasicBlockRef yes = LLVMGetSuccessor(branch, 0), no = LLVMGetSuccessor(branch, 1);
   LLVMValueRef c = LLVMGetCondition(branch);
-  int yes_block = only_predecessor_is(yes, from) && predicable(yes);
-  int no_block = only_predecessor_is(no, from) && predicable(no);
-  LLVMBasicBlockRef join;
-  if (yes_block && only_successor(yes) == no) join = no, no_block = 0;
-  else if (no_block && only_successor(no) == yes) join = yes, yes_block = 0;
-  else if (yes_block && no_block && only_successor(yes) &&
-           only_successor(yes) == only_successor(no))
-    join = only_successor(yes);
-  else
-    return 0;
-  if (join == from || yes == no) return 0;
+  LLVMBasicBlockRef yes_run[RUN_MOST], no_run[RUN_MOST], yes_after = NULL,
+                    no_after = NULL, join;
+  unsigned yes_n = yes == no ? 0 : run_of(yes, from, yes_run, &yes_after);
+  unsigned no_n = yes == no ? 0 : run_of(no, from, no_run, &no_after);
+  if (yes_n && yes_after == no) join = no, no_n = 0;
+  else if (no_n && no_after == yes) join = yes, yes_n = 0;
+  else if (yes_n && no_n && yes_after == no_after) join = yes_after;
+  else return 0;
+  if (join == from) return 0;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(
       LLVMGetModuleContext(LLVMGetGlobalParent(LLVMGetBasicBlockParent(from))));
   LLVMPositionBuilderBefore(b, branch);
   LLVMValueRef not_c = LLVMBuildNot(b, c, "");
-  if (yes_block) hoist(b, yes, branch, c);
-  if (no_block) hoist(b, no, branch, not_c);
-  /* The edges that reached join: from yes (or from itself, skipping) and
-   * from no (or from itself). */
-  merge_phis(b, join, yes_block ? yes : from, no_block ? no : from, from, c,
-             branch);
+  /* The edges that reached join: from the arm's last block (or from
+   * itself, skipping) of each. */
+  LLVMBasicBlockRef yes_last = yes_n ? yes_run[yes_n - 1] : from;
+  LLVMBasicBlockRef no_last = no_n ? no_run[no_n - 1] : from;
+  for (unsigned k = 0; k < yes_n; k++) hoist(b, yes_run[k], branch, c);
+  for (unsigned k = 0; k < no_n; k++) hoist(b, no_run[k], branch, not_c);
+  merge_phis(b, join, yes_last, no_last, from, c, branch);
   LLVMPositionBuilderBefore(b, branch);
   LLVMBuildBr(b, join);
   LLVMInstructionEraseFromParent(branch);
-  if (yes_block) LLVMDeleteBasicBlock(yes);
-  if (no_block) LLVMDeleteBasicBlock(no);
+  for (unsigned k = 0; k < yes_n; k++) LLVMDeleteBasicBlock(yes_run[k]);
+  for (unsigned k = 0; k < no_n; k++) LLVMDeleteBasicBlock(no_run[k]);
   LLVMDisposeBuilder(b);
   return 1;
 }

@@ -12,6 +12,8 @@
  * lanes' values here (in lane order, as the slots' fold does, so that a
  * float reduction gives the same bits either way); everywhere else the
  * JIT makes it 0 (weft__sub_group_lanes_off) and the slots serve. */
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,12 @@
 #define LANES "__weft_sub_group_lanes"
 #define FOLD "__weft_sub_group_fold_"
 #define PICK "__weft_sub_group_pick_"
+/* A fold that only the lanes whose mask is set come to (a branch that
+ * lanes take differently, made straight-line code: jam_predicate.c):
+ * (x, what, i1 mask). Made here, never by the builtins. */
+#define MASKED_FOLD "__weft_sub_group_mfold_"
+/* A pick of a uniform function (sub_groups.h). */
+#define PICK_ALL "__weft_sub_group_pickall_"
 
 /* The callee's name when inst calls a function directly, else "". */
 static const char *callee_name(LLVMValueRef inst) {
@@ -33,39 +41,113 @@ int weft__jam_is_lanes_query(LLVMValueRef inst) {
   return !strcmp(callee_name(inst), LANES);
 }
 
-/* Whether inst folds (1) or picks (2) as the builtins call them: a
- * scalar of the type its name says and, for a fold, a known constant
- * `what` (a kernel that names these itself gets no fold of its own). */
-static int lanes_call(LLVMValueRef inst) {
+/* The lanes calls, by the prefix of their names. */
+enum { NOT_LANES, FOLDS, PICKS };
+static const struct {
+  const char *prefix;
+  int call;          /* FOLDS or PICKS */
+  unsigned operands; /* 3 with a mask */
+  int all;           /* of a uniform function */
+} CALLS[] = {{FOLD, FOLDS, 2, 0},
+             {MASKED_FOLD, FOLDS, 3, 0},
+             {PICK, PICKS, 2, 0},
+             {PICK_ALL, PICKS, 2, 1}};
+enum { NUM_CALLS = sizeof CALLS / sizeof *CALLS };
+
+/* Which of CALLS inst's callee is named as (NUM_CALLS: none). */
+static unsigned call_kind(LLVMValueRef inst) {
   const char *name = callee_name(inst);
-  int fold = !strncmp(name, FOLD, strlen(FOLD));
-  if (!fold && strncmp(name, PICK, strlen(PICK))) return 0;
-  const char *suffix = name + strlen(fold ? FOLD : PICK);
-  LLVMTypeRef t = LLVMTypeOf(inst);
-  LLVMTypeKind k = LLVMGetTypeKind(t);
-  int typed = suffix[0] == 'f' ? k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind
-                               : (suffix[0] == 'i' || suffix[0] == 'u') &&
-                                     k == LLVMIntegerTypeKind;
-  if (!typed || LLVMGetNumArgOperands(inst) != 2 ||
-      LLVMTypeOf(LLVMGetOperand(inst, 0)) != t)
-    return 0;
-  if (!fold)
-    return LLVMTypeOf(LLVMGetOperand(inst, 1)) ==
-                   LLVMInt32TypeInContext(LLVMGetTypeContext(t))
-               ? 2
-               : 0;
-  LLVMValueRef what = LLVMGetOperand(inst, 1);
-  if (!LLVMIsAConstantInt(what)) return 0;
-  unsigned long long w = LLVMConstIntGetZExtValue(what);
-  unsigned op = WEFT_LANES_OP(w);
-  return WEFT_LANES_KIND(w) <= WEFT_LANES_EXCLUSIVE_FIRST &&
-                 op <= WEFT_LANES_xor &&
-                 (suffix[0] != 'f' || op <= WEFT_LANES_mul)
-             ? 1
-             : 0;
+  for (unsigned k = 0; k < NUM_CALLS; k++)
+    if (!strncmp(name, CALLS[k].prefix, strlen(CALLS[k].prefix))) return k;
+  return NUM_CALLS;
 }
 
-int weft__jam_is_lanes_call(LLVMValueRef inst) { return lanes_call(inst) != 0; }
+/* Whether inst folds (FOLDS) or picks (PICKS) as the builtins call them:
+ * a scalar of the type its name says and, for a fold, a known constant
+ * `what` (a kernel that names these itself gets no fold of its own). */
+static int lanes_call(LLVMValueRef inst) {
+  unsigned k = call_kind(inst);
+  if (k == NUM_CALLS) return NOT_LANES;
+  const char *suffix = callee_name(inst) + strlen(CALLS[k].prefix);
+  LLVMTypeRef t = LLVMTypeOf(inst);
+  LLVMTypeKind kind = LLVMGetTypeKind(t);
+  LLVMContextRef c = LLVMGetTypeContext(t);
+  int typed = suffix[0] == 'f' ? kind == LLVMFloatTypeKind || kind == LLVMDoubleTypeKind
+                               : (suffix[0] == 'i' || suffix[0] == 'u') &&
+                                     kind == LLVMIntegerTypeKind;
+  unsigned n = CALLS[k].operands;
+  if (!typed || LLVMGetNumArgOperands(inst) != n ||
+      LLVMTypeOf(LLVMGetOperand(inst, 0)) != t ||
+      (n == 3 && LLVMTypeOf(LLVMGetOperand(inst, 2)) != LLVMInt1TypeInContext(c)))
+    return NOT_LANES;
+  if (CALLS[k].call == PICKS)
+    return LLVMTypeOf(LLVMGetOperand(inst, 1)) == LLVMInt32TypeInContext(c)
+               ? PICKS
+               : NOT_LANES;
+  LLVMValueRef what = LLVMGetOperand(inst, 1);
+  if (!LLVMIsAConstantInt(what)) return NOT_LANES;
+  unsigned long long w = LLVMConstIntGetZExtValue(what);
+  unsigned op = WEFT_LANES_OP(w);
+  return w < 2 * WEFT_LANES_ALL &&
+                 WEFT_LANES_KIND(w) <= WEFT_LANES_EXCLUSIVE_FIRST &&
+                 op <= WEFT_LANES_xor &&
+                 (suffix[0] != 'f' || op <= WEFT_LANES_mul)
+             ? FOLDS
+             : NOT_LANES;
+}
+
+int weft__jam_is_lanes_call(LLVMValueRef inst) { return lanes_call(inst) != NOT_LANES; }
+
+int weft__jam_lanes_maskable(LLVMValueRef inst) {
+  if (!lanes_call(inst)) return 0;
+  unsigned k = call_kind(inst);
+  if (CALLS[k].all) return 0;
+  return CALLS[k].call == PICKS ||
+         !(LLVMConstIntGetZExtValue(LLVMGetOperand(inst, 1)) & WEFT_LANES_ALL);
+}
+
+/* The masked fold of call's type, declared as the builtins declare folds
+ * (no memory touched: jam_predicate.c's predicable takes it again). */
+static LLVMValueRef masked_fold(LLVMValueRef call) {
+  LLVMModuleRef m = LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+  const char *suffix =
+      LLVMGetValueName(LLVMGetCalledValue(call)) + strlen(FOLD);
+  char name[strlen(MASKED_FOLD) + strlen(suffix) + 1];
+  snprintf(name, sizeof name, "%s%s", MASKED_FOLD, suffix);
+  LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+  if (fn) return fn;
+  LLVMTypeRef t = LLVMTypeOf(call);
+  LLVMContextRef c = LLVMGetTypeContext(t);
+  LLVMTypeRef params[] = {t, LLVMInt32TypeInContext(c), LLVMInt1TypeInContext(c)};
+  fn = LLVMAddFunction(m, name, LLVMFunctionType(t, params, 3, 0));
+  const char *kinds[] = {"memory", "convergent", "nounwind", "willreturn"};
+  for (unsigned k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    LLVMAddAttributeAtIndex(
+        fn, LLVMAttributeFunctionIndex,
+        LLVMCreateEnumAttribute(
+            c, LLVMGetEnumAttributeKindForName(kinds[k], strlen(kinds[k])), 0));
+  return fn;
+}
+
+void weft__jam_lanes_mask(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef mask) {
+  assert(weft__jam_lanes_maskable(call));
+  unsigned k = call_kind(call);
+  if (CALLS[k].call == PICKS) return; /* a lane that did not come: undefined */
+  if (CALLS[k].operands == 3) {       /* masked in a branch within */
+    LLVMPositionBuilderBefore(b, call);
+    LLVMSetOperand(call, 2, LLVMBuildAnd(b, LLVMGetOperand(call, 2), mask, ""));
+    return;
+  }
+  LLVMValueRef fn = masked_fold(call);
+  LLVMValueRef args[] = {LLVMGetOperand(call, 0), LLVMGetOperand(call, 1), mask};
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef masked =
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
+  LLVMReplaceAllUsesWith(call, masked);
+  LLVMInstructionEraseFromParent(call);
+}
+
 
 int weft__sub_group_lanes_used(LLVMValueRef body) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
@@ -95,21 +177,21 @@ static int lanes_test(LLVMValueRef v, int *holds) {
   return p == LLVMIntNE || p == LLVMIntEQ;
 }
 
-/* A call of __weft_sub_group_lanes() made 0, and its tests made
- * constants, so that simplifycfg drops the branch. */
-static void lanes_call_off(LLVMValueRef call) {
-  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(call));
+/* A call of __weft_sub_group_lanes() made `on` (0 or 1), and its tests
+ * made constants, so that simplifycfg drops the branch. */
+static void lanes_call_set(LLVMValueRef call, int on) {
+  LLVMValueRef value = LLVMConstInt(LLVMTypeOf(call), (unsigned)on, 0);
   LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
   for (LLVMUseRef u; (u = LLVMGetFirstUse(call));) {
     LLVMValueRef user = LLVMGetUser(u);
     int holds;
-    if (lanes_test(user, &holds)) { /* where the query is 0: the opposite */
-      replace(user, LLVMConstInt(i1, !holds, 0));
+    if (lanes_test(user, &holds)) { /* holds where the query is 1 */
+      replace(user, LLVMConstInt(i1, on ? holds : !holds, 0));
       continue;
     }
     for (int o = 0; o < LLVMGetNumOperands(user); o++)
       if (LLVMGetOperand(user, (unsigned)o) == call)
-        LLVMSetOperand(user, (unsigned)o, zero);
+        LLVMSetOperand(user, (unsigned)o, value);
   }
   LLVMInstructionEraseFromParent(call);
 }
@@ -119,29 +201,35 @@ int weft__sub_group_lanes_asked(LLVMModuleRef module) {
   return query && LLVMGetFirstUse(query);
 }
 
-/* Every call of query in function only (NULL: anywhere) made 0. A call
- * made 0 takes only its own use of query with it (and its tests' uses of
- * the call), so the next use, read first, stays. */
-static void lanes_off(LLVMValueRef query, LLVMValueRef only) {
+/* Every call of query in function only (NULL: anywhere) made `on`. A
+ * call made so takes only its own use of query with it (and its tests'
+ * uses of the call), so the next use, read first, stays. */
+static void lanes_set(LLVMValueRef query, LLVMValueRef only, int on) {
   for (LLVMUseRef u = LLVMGetFirstUse(query), next; u; u = next) {
     next = LLVMGetNextUse(u);
     LLVMValueRef call = LLVMGetUser(u);
     if (!only || LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)) == only)
-      lanes_call_off(call);
+      lanes_call_set(call, on);
   }
 }
 
 int weft__sub_group_lanes_off(LLVMModuleRef module) {
   LLVMValueRef query = LLVMGetNamedFunction(module, LANES);
   if (!query) return 0;
-  lanes_off(query, NULL);
+  lanes_set(query, NULL, 0);
   return 1;
 }
 
 void weft__sub_group_lanes_off_in(LLVMValueRef body) {
   LLVMValueRef query =
       LLVMGetNamedFunction(LLVMGetGlobalParent(body), LANES);
-  if (query) lanes_off(query, body);
+  if (query) lanes_set(query, body, 0);
+}
+
+void weft__sub_group_lanes_on_in(LLVMValueRef body) {
+  LLVMValueRef query =
+      LLVMGetNamedFunction(LLVMGetGlobalParent(body), LANES);
+  if (query) lanes_set(query, body, 1);
 }
 
 int weft__jam_lanes_branch(LLVMValueRef term) {
@@ -161,8 +249,8 @@ typedef struct lanes_type {
   char kind; /* 'i', 'u' or 'f' */
 } lanes_type;
 
-static lanes_type type_of(LLVMValueRef call, const char *prefix) {
-  const char *suffix = callee_name(call) + strlen(prefix);
+static lanes_type type_of(LLVMValueRef call) {
+  const char *suffix = callee_name(call) + strlen(CALLS[call_kind(call)].prefix);
   return (lanes_type){LLVMTypeOf(call), suffix[0]};
 }
 
@@ -253,7 +341,8 @@ static LLVMValueRef swap_across(LLVMBuilderRef b, LLVMValueRef v,
  * sub_group_reduce_add, every lane storing it, 18-24 ms, and 3.1. */
 static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
                            unsigned kind, unsigned op, LLVMValueRef x,
-                           unsigned first, LLVMValueRef *results) {
+                           LLVMValueRef mask, unsigned first,
+                           LLVMValueRef *results) {
   unsigned width = j->sub_group_width;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(t.type));
   LLVMValueRef ident = identity(t, op), splat[width];
@@ -263,6 +352,15 @@ static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
   for (unsigned lane = 0; lane < width; lane++)
     v = LLVMBuildInsertElement(b, v, weft__jam_whole(j, b, x, first + lane),
                                LLVMConstInt(i32, lane, 0), "");
+  if (mask) { /* the lanes that did not come fold the identity */
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(t.type));
+    LLVMValueRef came = LLVMGetUndef(LLVMVectorType(i1, width));
+    for (unsigned lane = 0; lane < width; lane++)
+      came = LLVMBuildInsertElement(b, came,
+                                    weft__jam_whole(j, b, mask, first + lane),
+                                    LLVMConstInt(i32, lane, 0), "");
+    v = LLVMBuildSelect(b, came, v, idents, "");
+  }
   lanes_type vt = {LLVMTypeOf(v), t.kind};
   for (unsigned by = 1; by < width; by *= 2)
     v = apply(b, vt, op,
@@ -271,23 +369,31 @@ static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
               v);
   if (kind == WEFT_LANES_EXCLUSIVE || kind == WEFT_LANES_EXCLUSIVE_FIRST)
     v = shift_up(b, v, idents, width, 1);
+  /* A reduction leaves every lane the whole: one value for all, so that
+   * what each lane makes of it is made once (a ballot's bit count). */
   for (unsigned lane = 0; lane < width; lane++)
-    results[lane] = LLVMBuildExtractElement(b, v, LLVMConstInt(i32, lane, 0), "");
+    results[lane] = kind == WEFT_LANES_REDUCE && lane
+                        ? results[0]
+                        : LLVMBuildExtractElement(b, v, LLVMConstInt(i32, lane, 0), "");
 }
 
 /* Every lane's result of fold call `what` for the sub-group whose first
  * work-item of the call is first: into results[0 .. width), in lane
  * order as the slots' folds (sub_groups.cl, sub_groups_non_uniform.cl),
- * or for integers in any order (fold_as_vector). */
+ * or for integers in any order (fold_as_vector). A masked fold folds
+ * the lanes whose mask is set only, as the slots fold those that met;
+ * the others' results go unused. */
 static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                  unsigned first, LLVMValueRef *results) {
-  lanes_type t = type_of(call, FOLD);
+  lanes_type t = type_of(call);
   LLVMValueRef x = LLVMGetOperand(call, 0);
+  LLVMValueRef mask =
+      LLVMGetNumArgOperands(call) == 3 ? LLVMGetOperand(call, 2) : NULL;
   unsigned what = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1));
   unsigned kind = WEFT_LANES_KIND(what), op = WEFT_LANES_OP(what);
   unsigned width = j->sub_group_width;
   if (t.kind != 'f' && width >= 4 && !(width & (width - 1))) {
-    fold_as_vector(j, b, t, kind, op, x, first, results);
+    fold_as_vector(j, b, t, kind, op, x, mask, first, results);
     return;
   }
   int from_first = kind == WEFT_LANES_REDUCE ||
@@ -295,11 +401,21 @@ static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                    kind == WEFT_LANES_EXCLUSIVE_FIRST;
   int exclusive = kind == WEFT_LANES_EXCLUSIVE || kind == WEFT_LANES_EXCLUSIVE_FIRST;
   LLVMValueRef ident = identity(t, op), acc = NULL; /* nothing folded yet */
+  /* With a mask: whether a lane before has come (else acc is ident). */
+  LLVMValueRef some = NULL;
   for (unsigned lane = 0; lane < j->sub_group_width; lane++) {
     LLVMValueRef before = acc ? acc : ident;
     LLVMValueRef v = weft__jam_whole(j, b, x, first + lane);
-    acc = acc ? apply(b, t, op, acc, v)
-              : from_first ? v : apply(b, t, op, ident, v);
+    LLVMValueRef next = acc ? apply(b, t, op, acc, v)
+                            : from_first ? v : apply(b, t, op, ident, v);
+    if (mask) {
+      LLVMValueRef came = weft__jam_whole(j, b, mask, first + lane);
+      if (acc && from_first)
+        next = LLVMBuildSelect(b, some, next, v, "");
+      next = LLVMBuildSelect(b, came, next, before, "");
+      some = some ? LLVMBuildOr(b, some, came, "") : came;
+    }
+    acc = next;
     results[lane] = exclusive ? before : acc;
   }
   if (kind == WEFT_LANES_REDUCE)
@@ -341,7 +457,7 @@ int weft__jam_sub_group_call(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
     int call = lanes_call(inst);
     if (!call) return 0;
     for (unsigned first = 0; first < j->width; first += j->sub_group_width)
-      (call == 1 ? fold : pick)(j, b, inst, first, copies + first);
+      (call == FOLDS ? fold : pick)(j, b, inst, first, copies + first);
   }
   j->finished[k] = 1;
   return 1;
