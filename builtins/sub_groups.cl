@@ -42,6 +42,10 @@ uint WEFT_OVERLOAD get_sub_group_id(void) {
 
 uint WEFT_OVERLOAD get_sub_group_size(void) {
   uint w = __weft_sub_group_width();
+  /* A jam of whole sub-groups runs groups whose x size is a multiple of
+   * the width only: every sub-group there is whole (and `lane == size -
+   * 1` is a constant of each lane). */
+  IF_LANES(w);
   uint left = group_items() - sub_group_base();
   return left < w ? left : w;
 }
