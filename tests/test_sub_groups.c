@@ -715,6 +715,23 @@ static const char *jammed_loop_source =
     "  out[2 * i + 1] = sub_group_scan_inclusive_max(s);\n"
     "}\n";
 
+/* Non-uniform functions in a loop that lanes leave at different turns:
+ * each turn folds the lanes still in it (the loop masked), as the slots
+ * fold those that met there. */
+static const char *jammed_loop_non_uniform_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i], s = 0.0f;\n"
+    "  int n = (int)fabs(x) % 7, c = 0;\n"
+    "  for (int k = 0; k < n; k++) {\n"
+    "    s += sub_group_non_uniform_reduce_add(x * (float)k);\n"
+    "    c += sub_group_non_uniform_scan_inclusive_add(k + n)\n"
+    "         + (int)sub_group_ballot(k & 1).x + 3 * sub_group_elect();\n"
+    "  }\n"
+    "  out[2 * i] = s;\n"
+    "  out[2 * i + 1] = (float)c;\n"
+    "}\n";
+
 static const char *jammed_loop_regions_source =
     "REQD __kernel void k(__global const float *in, __global float *out) {\n"
     "  __local float t[1024];\n"
@@ -789,6 +806,8 @@ TEST(whole_sub_groups_jammed) {
                  shapes[s].local, whole && !harness_barriers_on_fibers());
     check_jammed(jammed_loop_source, 2, "", shapes[s].global, shapes[s].local,
                  whole);
+    check_jammed(jammed_loop_non_uniform_source, 2, "", shapes[s].global,
+                 shapes[s].local, whole);
     check_jammed(jammed_loop_regions_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());
   }

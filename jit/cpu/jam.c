@@ -545,7 +545,7 @@ static int analyse_with(weft_jam *j, unsigned lx, int shifts) {
   weft__jam_blocks_find(j, shifts);
   mark_varying(j, lx);
   /* (A loop that lanes leave at different turns holds no sub-group
-   * function: jam_loops.c refuses it.) */
+   * function that every lane must come to: jam_loops.c refuses it.) */
   while ((found = weft__jam_loops_find(j)) > 0) mark_varying(j, lx);
   return found == 0 && jammable(j);
 }

@@ -38,10 +38,15 @@
  * code after the test runs, some work-item is still in the loop and would
  * have read it.
  *
+ * A sub-group function there that only the lanes that come take part in
+ * (a non-uniform one, in a jam of whole sub-groups: jam_sub_groups.c)
+ * folds the lanes still in the loop where it is, as the slots fold the
+ * lanes that met there (weft__jam_loops_stay).
+ *
  * Taken: a loop whose ways out all lead to one block, from tests that
  * each dominate its one latch, with no loop inside it, no store, call
- * with effects or sub-group function (whose lanes would not all be
- * there) in it, at most WEFT_JAM_MOST_READS reads after its first
+ * with effects or sub-group function that every lane must come to
+ * (whose lanes would not all be there) in it, at most WEFT_JAM_MOST_READS reads after its first
  * test, each a plain load of a maskable type, at least one header phi,
  * and phis after it that take the same value from every way out. A loop
  * whose exit differs
@@ -183,9 +188,12 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
     int before_tests = dominates(g, in, e.header, first, b);
     for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
          i = LLVMGetNextInstruction(i)) {
-      /* A sub-group function in it would fold, or pick from, lanes that
-       * have left (in a jam of whole sub-groups: jam_sub_groups.c). */
-      if (weft__jam_is_lanes_call(i) || weft__jam_is_lanes_query(i)) return 0;
+      /* A sub-group function that every lane must come to cannot be
+       * in it; the others fold the lanes still in it (those whose
+       * stay flag is set where it is: weft__jam_loops_stay). */
+      if (weft__jam_is_lanes_query(i) ||
+          (weft__jam_is_lanes_call(i) && !weft__jam_lanes_maskable(i)))
+        return 0;
       unsigned memory = weft__jam_memory(i);
       if ((memory & ~WEFT_JAM_READS) ||
           ((memory & WEFT_JAM_READS) && !before_tests && !note_masked(l, i)))
@@ -350,6 +358,24 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
   /* A shared counter goes on while any work-item stays. */
   if (!l || from != l->latch || !is_varying(j, phi)) return next;
   return LLVMBuildSelect(b, l->stay[item], next, now, "");
+}
+
+LLVMValueRef weft__jam_loops_stay(const weft_jam *j, LLVMValueRef inst,
+                                  unsigned item) {
+  const weft_cfg *g = &j->scope->g;
+  unsigned b = weft__cfg_index(g, LLVMGetInstructionParent(inst));
+  unsigned char in[g->count ? g->count : 1];
+  unsigned work[g->count ? g->count : 1];
+  for (unsigned k = 0; k < j->num_loops && b < g->count; k++) {
+    const weft_jam_loop *l = &j->loops[k];
+    memset(in, 0, g->count);
+    weft__cfg_loop_blocks(g, weft__cfg_index(g, l->header),
+                          weft__cfg_index(g, l->latch), in, work);
+    /* The block's clone comes after those of the tests that dominate
+     * it (reverse post-order): stay[] is what they left. */
+    if (in[b]) return l->stay[item];
+  }
+  return NULL;
 }
 
 void weft__jam_loops_note_read(weft_jam *j, LLVMValueRef inst) {

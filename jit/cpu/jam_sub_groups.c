@@ -341,7 +341,7 @@ static LLVMValueRef swap_across(LLVMBuilderRef b, LLVMValueRef v,
  * sub_group_reduce_add, every lane storing it, 18-24 ms, and 3.1. */
 static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
                            unsigned kind, unsigned op, LLVMValueRef x,
-                           LLVMValueRef mask, unsigned first,
+                           LLVMValueRef *came, unsigned first,
                            LLVMValueRef *results) {
   unsigned width = j->sub_group_width;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(t.type));
@@ -352,14 +352,13 @@ static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
   for (unsigned lane = 0; lane < width; lane++)
     v = LLVMBuildInsertElement(b, v, weft__jam_whole(j, b, x, first + lane),
                                LLVMConstInt(i32, lane, 0), "");
-  if (mask) { /* the lanes that did not come fold the identity */
+  if (came) { /* the lanes that did not come fold the identity */
     LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(t.type));
-    LLVMValueRef came = LLVMGetUndef(LLVMVectorType(i1, width));
+    LLVMValueRef flags = LLVMGetUndef(LLVMVectorType(i1, width));
     for (unsigned lane = 0; lane < width; lane++)
-      came = LLVMBuildInsertElement(b, came,
-                                    weft__jam_whole(j, b, mask, first + lane),
-                                    LLVMConstInt(i32, lane, 0), "");
-    v = LLVMBuildSelect(b, came, v, idents, "");
+      flags = LLVMBuildInsertElement(b, flags, came[lane],
+                                     LLVMConstInt(i32, lane, 0), "");
+    v = LLVMBuildSelect(b, flags, v, idents, "");
   }
   lanes_type vt = {LLVMTypeOf(v), t.kind};
   for (unsigned by = 1; by < width; by *= 2)
@@ -377,23 +376,44 @@ static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
                         : LLVMBuildExtractElement(b, v, LLVMConstInt(i32, lane, 0), "");
 }
 
+/* Each lane's flag of having come to call (of the sub-group whose first
+ * work-item of the call is first), into came[]: the mask a branch made
+ * straight-line code gave the call, and where it is in a loop that
+ * lanes leave at different turns, its flag of being still in it. 0
+ * where every lane comes. */
+static int lanes_came(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
+                      unsigned first, LLVMValueRef *came) {
+  LLVMValueRef mask =
+      LLVMGetNumArgOperands(call) == 3 ? LLVMGetOperand(call, 2) : NULL;
+  int some = 0;
+  for (unsigned lane = 0; lane < j->sub_group_width; lane++) {
+    LLVMValueRef m = mask ? weft__jam_whole(j, b, mask, first + lane) : NULL;
+    LLVMValueRef stay = weft__jam_loops_stay(j, call, first + lane);
+    came[lane] = m && stay ? LLVMBuildAnd(b, m, stay, "") : m ? m : stay;
+    some |= came[lane] != NULL;
+  }
+  for (unsigned lane = 0; some && lane < j->sub_group_width; lane++)
+    if (!came[lane]) came[lane] = LLVMConstInt(LLVMInt1TypeInContext(j->context), 1, 0);
+  return some;
+}
+
 /* Every lane's result of fold call `what` for the sub-group whose first
  * work-item of the call is first: into results[0 .. width), in lane
  * order as the slots' folds (sub_groups.cl, sub_groups_non_uniform.cl),
- * or for integers in any order (fold_as_vector). A masked fold folds
- * the lanes whose mask is set only, as the slots fold those that met;
+ * or for integers in any order (fold_as_vector). Where only some lanes
+ * come (lanes_came), it folds those, as the slots fold those that met;
  * the others' results go unused. */
 static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                  unsigned first, LLVMValueRef *results) {
   lanes_type t = type_of(call);
   LLVMValueRef x = LLVMGetOperand(call, 0);
-  LLVMValueRef mask =
-      LLVMGetNumArgOperands(call) == 3 ? LLVMGetOperand(call, 2) : NULL;
   unsigned what = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1));
   unsigned kind = WEFT_LANES_KIND(what), op = WEFT_LANES_OP(what);
   unsigned width = j->sub_group_width;
+  LLVMValueRef flags[width];
+  LLVMValueRef *came = lanes_came(j, b, call, first, flags) ? flags : NULL;
   if (t.kind != 'f' && width >= 4 && !(width & (width - 1))) {
-    fold_as_vector(j, b, t, kind, op, x, mask, first, results);
+    fold_as_vector(j, b, t, kind, op, x, came, first, results);
     return;
   }
   int from_first = kind == WEFT_LANES_REDUCE ||
@@ -401,25 +421,25 @@ static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                    kind == WEFT_LANES_EXCLUSIVE_FIRST;
   int exclusive = kind == WEFT_LANES_EXCLUSIVE || kind == WEFT_LANES_EXCLUSIVE_FIRST;
   LLVMValueRef ident = identity(t, op), acc = NULL; /* nothing folded yet */
-  /* With a mask: whether a lane before has come (else acc is ident). */
+  /* Where only some come: whether a lane before has (else acc is ident). */
   LLVMValueRef some = NULL;
-  for (unsigned lane = 0; lane < j->sub_group_width; lane++) {
+  for (unsigned lane = 0; lane < width; lane++) {
     LLVMValueRef before = acc ? acc : ident;
     LLVMValueRef v = weft__jam_whole(j, b, x, first + lane);
     LLVMValueRef next = acc ? apply(b, t, op, acc, v)
                             : from_first ? v : apply(b, t, op, ident, v);
-    if (mask) {
-      LLVMValueRef came = weft__jam_whole(j, b, mask, first + lane);
+    if (came) {
+      LLVMValueRef c = came[lane];
       if (acc && from_first)
         next = LLVMBuildSelect(b, some, next, v, "");
-      next = LLVMBuildSelect(b, came, next, before, "");
-      some = some ? LLVMBuildOr(b, some, came, "") : came;
+      next = LLVMBuildSelect(b, c, next, before, "");
+      some = some ? LLVMBuildOr(b, some, c, "") : c;
     }
     acc = next;
     results[lane] = exclusive ? before : acc;
   }
   if (kind == WEFT_LANES_REDUCE)
-    for (unsigned lane = 0; lane < j->sub_group_width; lane++) results[lane] = acc;
+    for (unsigned lane = 0; lane < width; lane++) results[lane] = acc;
 }
 
 /* Every lane's x of the lane its `from` names (the low bits of from: a
