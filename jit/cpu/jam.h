@@ -200,7 +200,8 @@ void weft__jam_atomics_unmask(LLVMValueRef fn);
  * vectors of integers, floats and pointers). */
 int weft__jam_maskable_type(LLVMTypeRef t);
 /* The load or store inst, at the builder, made a masked one (mask an
- * i1): it touches memory only where mask is set. inst is deleted. */
+ * i1): it touches the program's memory only where mask is set (a
+ * scalar's goes to a private word elsewhere). inst is deleted. */
 void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
                            LLVMValueRef mask);
 
