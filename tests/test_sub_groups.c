@@ -381,7 +381,12 @@ TEST(sub_groups_progress_independently_random) {
  * a loop whose trip count differs by lane, those still in it at each turn;
  * after the loop all again. Ballots, shuffles, clustered reductions and
  * rotations over the whole sub-group. */
-static void check_non_uniform(void) {
+/* The non-uniform functions where lanes part ways, in a branch and in a
+ * loop they leave at different turns, against the host: as Weft builds
+ * it (on the CPU, in groups of 64, whole sub-groups side by side: the
+ * branch straight-line code, the loop masked) and with
+ * -cl-weft-no-jam (the slots, the sub-groups on fibers). */
+static void check_non_uniform_built(const char *options) {
   static const char *source =
       "__kernel void k(__global const int *in, __global int *out) {\n"
       "  size_t g = get_global_id(0);\n"
@@ -410,7 +415,7 @@ static void check_non_uniform(void) {
   size_t w = width(), local = 64, global = 128;
   int in[128], out[12 * 128];
   for (size_t i = 0; i < global; i++) in[i] = (int)value_of(i);
-  run(source, sizeof(int), 1, &global, &local, 12, in, out);
+  run_built(source, options, NULL, sizeof(int), 1, &global, &local, 12, in, out);
   for (size_t s = 0; s < global; s += w) {
     int sum = 0, first = -1;
     unsigned ballot = 0;
@@ -445,6 +450,11 @@ static void check_non_uniform(void) {
       CHECK_EQ(o[11], in[s]);
     }
   }
+}
+
+static void check_non_uniform(void) {
+  check_non_uniform_built("-cl-std=CL3.0");
+  check_non_uniform_built("-cl-std=CL3.0 -cl-weft-no-jam");
 }
 
 TEST(non_uniform_functions) { check_non_uniform(); }
