@@ -203,6 +203,32 @@ static const char *source =
     "__kernel void signal(__global atomic_int *flag) {\n"
     "  atomic_store(flag, 1);\n"
     "}\n"
+    "/* Items claimed a group's worth at a time, summed by sub-group\n"
+    " * functions: each sub-group's reduction added by its elected lane to\n"
+    " * totals[0], the odd values' non-uniform reduction (the lanes with\n"
+    " * one, in a branch) to totals[1], whichever groups are alive. */\n"
+    "__kernel void sub_group_sums(__global int *next, __global const int *in,\n"
+    "                             int n, __global int *totals) {\n"
+    "  __local int base;\n"
+    "  for (;;) {\n"
+    "    offer_kill();\n"
+    "    request_fork();\n"
+    "    if (get_local_id(0) == 0)\n"
+    "      base = atomic_add(next, (int)get_local_size(0));\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    int b = base;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (b >= n) break;\n"
+    "    int i = b + (int)get_local_id(0);\n"
+    "    int v = i < n ? in[i] : 0;\n"
+    "    int all = sub_group_reduce_add(v);\n"
+    "    if (sub_group_elect()) atomic_add(&totals[0], all);\n"
+    "    if (v & 1) {\n"
+    "      int odd = sub_group_non_uniform_reduce_add(v);\n"
+    "      if (sub_group_elect()) atomic_add(&totals[1], odd);\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
     "/* What query_kill says, and that every work-item may call it. */\n"
     "__kernel void query(__global int *out) {\n"
     "  request_fork();\n"
@@ -286,6 +312,53 @@ static void claim_small(fixture *f) {
 }
 
 TEST(claim_random) { sweep_seeds(12, claim_small); }
+
+/* sub_group_sums over n values in groups of local, at most max groups:
+ * the totals of all and of the odd ones. */
+static void run_sub_group_sums(fixture *f, int n, size_t max, size_t local) {
+  weft_kernel *k = kernel(f, "sub_group_sums");
+  int *values = malloc((size_t)n * sizeof *values), want[2] = {0, 0};
+  CHECK(values != NULL);
+  for (int i = 0; i < n; i++) {
+    values[i] = i * 37 % 101;
+    want[0] += values[i];
+    if (values[i] & 1) want[1] += values[i];
+  }
+  weft_buffer *next = ints(f, 1, NULL), *in = ints(f, (size_t)n, values),
+              *totals = ints(f, 2, NULL);
+  args(k, "BBIB", next, in, n, totals);
+  CHECK_OK(launch(k, max, local), k);
+  int got[2];
+  read_ints(totals, got, 2);
+  CHECK_EQ(got[0], want[0]);
+  CHECK_EQ(got[1], want[1]);
+  release_buffers(next, in, totals);
+  weft_kernel_release(k);
+  free(values);
+}
+
+/* Sub-group functions in a cooperative kernel whose groups are killed
+ * and forked (churn: at every offer and request), by default, and under
+ * random schedules: each value summed once. */
+TEST(sub_groups_in_cooperative_kernels) {
+  fixture f = setup();
+  run_sub_group_sums(&f, 3000, 8, 32);
+  run_sub_group_sums(&f, 1000, 5, 8);
+  teardown(&f);
+}
+
+TEST(sub_groups_in_cooperative_kernels_churn) {
+  setenv("WEFT_RESIZE", "churn", 1);
+  fixture f = setup();
+  run_sub_group_sums(&f, 3000, 8, 32);
+  teardown(&f);
+}
+
+static void sub_group_sums_small(fixture *f) { run_sub_group_sums(f, 300, 4, 8); }
+
+TEST(sub_groups_in_cooperative_kernels_random) {
+  sweep_seeds(8, sub_group_sums_small);
+}
 
 static void run_transmitted(fixture *f, size_t groups, size_t local,
                             int rounds, int *runs) {

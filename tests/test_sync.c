@@ -45,6 +45,27 @@ static const char *source =
     "    if (get_local_id(0) == 0 && slots[p] != groups) atomic_inc(bad);\n"
     "  }\n"
     "}\n"
+    "/* Sub-group functions between global barriers: in phase p each\n"
+    " * sub-group's reduction of its lanes' values, added by its elected\n"
+    " * lane to slot p, must make the phase's total past the barrier; there\n"
+    " * the lanes with an odd value (half of each sub-group: consecutive\n"
+    " * values, sub-groups of an even size) count themselves, a non-uniform\n"
+    " * function in a branch. bad: wrong totals, wrong counts. */\n"
+    "__kernel void sub_group_phases(__global int *slots, __global int *bad,\n"
+    "                               int phases) {\n"
+    "  int items = (int)get_global_size(0);\n"
+    "  for (int p = 0; p < phases; p++) {\n"
+    "    int v = (int)get_global_id(0) + p;\n"
+    "    int s = sub_group_reduce_add(v);\n"
+    "    if (sub_group_elect()) atomic_add(&slots[p], s);\n"
+    "    weft_global_barrier();\n"
+    "    if (slots[p] != items * (items - 1) / 2 + items * p) atomic_inc(&bad[0]);\n"
+    "    if (v & 1) {\n"
+    "      int odd = sub_group_non_uniform_reduce_add(1);\n"
+    "      if (odd != (int)get_sub_group_size() / 2) atomic_inc(&bad[1]);\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
     "__kernel void object_barrier(__global weft_barrier *b, __global int *slots,\n"
     "                             __global int *bad, int phases) {\n"
     "  /* The host set b for all groups. */\n"
@@ -164,6 +185,27 @@ TEST(global_barrier_phases) {
     CHECK_EQ(got[0], 0);
     read_ints(slots, got, 16);
     for (int p = 0; p < 16; p++) CHECK_EQ(got[p], (long long)groups[i]);
+    release_buffers(slots, bad);
+  }
+  weft_kernel_release(k);
+  teardown(&f);
+}
+
+/* Sub-group functions in groups that wait for each other at global
+ * barriers, more groups than threads: each phase's sums and counts. */
+TEST(sub_groups_between_global_barriers) {
+  fixture f = setup();
+  weft_kernel *k = kernel(&f, "sub_group_phases");
+  static const size_t shapes[][2] = {{1, 32}, {3, 4}, {64, 32}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    enum { PHASES = 6 };
+    weft_buffer *slots = ints(&f, PHASES, NULL), *bad = ints(&f, 2, NULL);
+    args(k, "BBI", slots, bad, PHASES);
+    CHECK_OK(launch(k, shapes[i][0], shapes[i][1]), k);
+    int got[2];
+    read_ints(bad, got, 2);
+    CHECK_EQ(got[0], 0);
+    CHECK_EQ(got[1], 0);
     release_buffers(slots, bad);
   }
   weft_kernel_release(k);
