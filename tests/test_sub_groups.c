@@ -725,6 +725,24 @@ static const char *jammed_loop_source =
     "  out[2 * i + 1] = sub_group_scan_inclusive_max(s);\n"
     "}\n";
 
+/* A vector stored in such a branch (a masked vector store), and within
+ * it, the elected lane's own store: both masks. */
+static const char *jammed_divergent_vector_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i];\n"
+    "  __global float4 *o = (__global float4 *)(out + 4 * i);\n"
+    "  *o = (float4)(-1.0f);\n"
+    "  if (x > 0.0f) {\n"
+    "    *o = (float4)(x, sub_group_non_uniform_reduce_max(x),\n"
+    "                  sub_group_non_uniform_scan_inclusive_add(x), 1.0f);\n"
+    "    if (sub_group_elect()) {\n"
+    "      out[4 * i + 3] = 2.0f;\n"
+    "      *o += (float4)(sub_group_non_uniform_reduce_min(x));\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
 /* Non-uniform functions in a loop that lanes leave at different turns:
  * each turn folds the lanes still in it (the loop masked), as the slots
  * fold those that met there. */
@@ -811,6 +829,8 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_non_uniform_source, 12, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_divergent_source, 8, "", shapes[s].global,
+                 shapes[s].local, whole);
+    check_jammed(jammed_divergent_vector_source, 4, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_regions_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());
