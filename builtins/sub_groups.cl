@@ -129,7 +129,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
  * reduction gives the same result on every run), for each. */
 #define REDUCE(T, op)                                                        \
   T __attribute__((overloadable, convergent)) sub_group_reduce_##op(T x) {  \
-    IF_LANES(LANES_FOLD_ALL(T, x, WEFT_LANES_REDUCE, op));                       \
+    IF_LANES(LANES_FOLD_ALL(T, x, WEFT_LANES_REDUCE, op));                   \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \
@@ -179,7 +179,7 @@ sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
 #define BROADCAST(T)                                                         \
   T __attribute__((overloadable, convergent))                                \
       sub_group_broadcast(T x, uint from) {                                  \
-    IF_LANES(LANES_PICK_ALL(T, x, from));                                        \
+    IF_LANES(LANES_PICK_ALL(T, x, from));                                    \
     uint id = (uint)get_local_linear_id(), base = sub_group_base();          \
     SLOT(T, id) = x;                                                         \
     __weft_sub_group_barrier(WEFT_FENCE);                                    \

@@ -268,7 +268,7 @@ static int make_lanes_jams(build *b) {
       if (weft__sub_group_lanes_used(b->bodies[i]) &&
           !(b->s.kernels[i].flags & WEFT_KERNEL_RESIZABLE)) {
         copies[i] = weft__function_clone(b->bodies[i], "weft.lanes.body");
-        weft__sub_group_lanes_on_in(copies[i]);
+        weft__sub_group_lanes_in(copies[i], 1);
       }
     /* As make_jams does: `?:`, `&&` made selects where cheap; and the
      * copies' slots' ways dropped. */
@@ -292,7 +292,7 @@ static int make_lanes_jams(build *b) {
     free(copies);
   }
   for (unsigned i = 0; i < b->s.num_kernels; i++)
-    if (!keeps_lanes(b, i)) weft__sub_group_lanes_off_in(b->bodies[i]);
+    if (!keeps_lanes(b, i)) weft__sub_group_lanes_in(b->bodies[i], 0);
   if (!rc)
     rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
                           &b->s.error);

@@ -332,14 +332,6 @@ static unsigned clones(const weft_jam *j, unsigned k) {
   return j->varying[k] && !LLVMIsATerminatorInst(j->olds[k]) ? j->width : 1;
 }
 
-static void copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index) {
-  unsigned n = LLVMGetAttributeCountAtIndex(from, index);
-  if (!n) return;
-  LLVMAttributeRef attributes[n];
-  LLVMGetAttributesAtIndex(from, index, attributes);
-  for (unsigned a = 0; a < n; a++) LLVMAddAttributeAtIndex(to, index, attributes[a]);
-}
-
 /* The jammed function: the body's parameters, no result. */
 static void declare(weft_jam *j, const char *name) {
   LLVMModuleRef module = LLVMGetGlobalParent(j->body);
@@ -350,8 +342,8 @@ static void declare(weft_jam *j, const char *name) {
       module, name,
       LLVMFunctionType(LLVMVoidTypeInContext(j->context), params, n, 0));
   LLVMSetLinkage(j->fn, LLVMInternalLinkage);
-  copy_attributes(j->body, j->fn, LLVMAttributeFunctionIndex);
-  for (unsigned p = 0; p < n; p++) copy_attributes(j->body, j->fn, p + 1);
+  weft__copy_attributes(j->body, j->fn, LLVMAttributeFunctionIndex);
+  for (unsigned p = 0; p < n; p++) weft__copy_attributes(j->body, j->fn, p + 1);
   /* No subprogram of its own: its lines are the body's, and it is
    * inlined where the body would be (debug_info.c). */
 }

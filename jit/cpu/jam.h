@@ -175,11 +175,11 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
 /* Where a block's clone makes inst's: notes, if it is a masked loop's
  * read after its first test, each work-item's stay flag there. */
 void weft__jam_loops_note_read(weft_jam *j, LLVMValueRef inst);
-/* Where a block's clone is being made: work-item item's flag of being
- * still in the masked loop inst is in (at inst, after the tests before
- * it this turn), or NULL where inst is in none. */
-LLVMValueRef weft__jam_loops_stay(const weft_jam *j, LLVMValueRef inst,
-                                  unsigned item);
+/* The masked loop inst is in, or NULL. Where a block's clone is being
+ * made, its stay[] are each work-item's flag of being still in the loop
+ * there (after the tests before it this turn). */
+const weft_jam_loop *weft__jam_loops_around(const weft_jam *j,
+                                            LLVMValueRef inst);
 /* Once every block is made: the active flags' incoming values, and the
  * noted reads masked. */
 void weft__jam_loops_finish(weft_jam *j, LLVMBuilderRef b);

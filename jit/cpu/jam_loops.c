@@ -41,7 +41,7 @@
  * A sub-group function there that only the lanes that come take part in
  * (a non-uniform one, in a jam of whole sub-groups: jam_sub_groups.c)
  * folds the lanes still in the loop where it is, as the slots fold the
- * lanes that met there (weft__jam_loops_stay).
+ * lanes that met there (weft__jam_loops_around).
  *
  * Taken: a loop whose ways out all lead to one block, from tests that
  * each dominate its one latch, with no loop inside it, no store, call
@@ -190,7 +190,7 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
          i = LLVMGetNextInstruction(i)) {
       /* A sub-group function that every lane must come to cannot be
        * in it; the others fold the lanes still in it (those whose
-       * stay flag is set where it is: weft__jam_loops_stay). */
+       * stay flag is set where it is: weft__jam_loops_around). */
       if (weft__jam_is_lanes_query(i) ||
           (weft__jam_is_lanes_call(i) && !weft__jam_lanes_maskable(i)))
         return 0;
@@ -360,8 +360,8 @@ LLVMValueRef weft__jam_loops_carry(weft_jam *j, LLVMBuilderRef b,
   return LLVMBuildSelect(b, l->stay[item], next, now, "");
 }
 
-LLVMValueRef weft__jam_loops_stay(const weft_jam *j, LLVMValueRef inst,
-                                  unsigned item) {
+const weft_jam_loop *weft__jam_loops_around(const weft_jam *j,
+                                            LLVMValueRef inst) {
   const weft_cfg *g = &j->scope->g;
   unsigned b = weft__cfg_index(g, LLVMGetInstructionParent(inst));
   unsigned char in[g->count ? g->count : 1];
@@ -371,9 +371,7 @@ LLVMValueRef weft__jam_loops_stay(const weft_jam *j, LLVMValueRef inst,
     memset(in, 0, g->count);
     weft__cfg_loop_blocks(g, weft__cfg_index(g, l->header),
                           weft__cfg_index(g, l->latch), in, work);
-    /* The block's clone comes after those of the tests that dominate
-     * it (reverse post-order): stay[] is what they left. */
-    if (in[b]) return l->stay[item];
+    if (in[b]) return l;
   }
   return NULL;
 }

@@ -30,7 +30,9 @@
 
 #include "jit/cpu/jam.h"
 
-/* Instructions of a block at most, run by every work-item afterwards. */
+/* Instructions of a block at most, run by every work-item afterwards
+ * (a branch's builtins, just inlined, compute the local id again for
+ * each call: the filter's branch held 170). */
 #define PREDICATE_MOST 512
 
 static LLVMBasicBlockRef only_successor(LLVMBasicBlockRef bb) {
@@ -129,15 +131,9 @@ static int predicable(LLVMBasicBlockRef bb) {
   return 1;
 }
 
-/* The vector type a masked access of t uses (t itself for a vector). */
-static LLVMTypeRef as_vector(LLVMTypeRef t) {
-  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? t : LLVMVectorType(t, 1);
-}
-
-/* mask, as many lanes as t's masked access has. */
+/* mask as a vector of as many lanes as vector type t's. */
 static LLVMValueRef mask_for(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef mask) {
-  LLVMTypeRef v = as_vector(t);
-  unsigned n = LLVMGetVectorSize(v);
+  unsigned n = LLVMGetVectorSize(t);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(t));
   LLVMValueRef m = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(mask), n));
   for (unsigned k = 0; k < n; k++)
@@ -151,98 +147,15 @@ static LLVMValueRef intrinsic(LLVMModuleRef m, const char *name,
   return LLVMGetIntrinsicDeclaration(m, id, types, n);
 }
 
-/* A private word of type t for the function inst is in (an alloca at
- * its start: each work-item's own where jammed), as a pointer of ptr's
- * type, at the builder. */
-static LLVMValueRef private_word(LLVMBuilderRef b, LLVMValueRef inst,
-                                 LLVMTypeRef t, LLVMValueRef ptr) {
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst));
-  LLVMBuilderRef at_start = LLVMCreateBuilderInContext(LLVMGetTypeContext(t));
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-  LLVMPositionBuilderBefore(at_start, LLVMGetFirstInstruction(entry));
-  LLVMValueRef own = LLVMBuildAlloca(at_start, t, "");
-  LLVMDisposeBuilder(at_start);
-  if (LLVMTypeOf(own) != LLVMTypeOf(ptr))
-    own = LLVMBuildAddrSpaceCast(b, own, LLVMTypeOf(ptr), "");
-  return own;
-}
+/* The mark of masked_address's choice, which the jam's clones keep:
+ * weft__jam_atomics_unmask finds an atomic's by it, and a branch around
+ * an access already masked adds its mask to it. */
+#define MASKED "weft.masked.address"
 
-void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
-                           LLVMValueRef mask) {
-  LLVMModuleRef m = LLVMGetGlobalParent(
-      LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)));
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
-  int is_load = LLVMGetInstructionOpcode(inst) == LLVMLoad;
-  unsigned p = is_load ? 0 : 1;
-  LLVMValueRef ptr = LLVMGetOperand(inst, p);
-  LLVMTypeRef t = is_load ? LLVMTypeOf(inst) : LLVMTypeOf(LLVMGetOperand(inst, 0));
-  LLVMTypeRef v = as_vector(t);
-  if (v != t) {
-    /* A scalar: the same access, of a private word where mask is off.
-     * A masked access of one lane is a branch around it, which lanes
-     * taking a branch at random mispredict half the time (NVIDIA's
-     * filter keeping the odd ones of 16M ints, whole sub-groups on one
-     * thread of the EPYC: 40 to 42 ms with such branches, 20.8 so). */
-    LLVMValueRef own = private_word(b, inst, t, ptr);
-    LLVMValueRef access = LLVMInstructionClone(inst);
-    LLVMSetOperand(access, p, LLVMBuildSelect(b, mask, ptr, own, ""));
-    LLVMInsertIntoBuilder(b, access);
-    LLVMReplaceAllUsesWith(inst, access);
-    LLVMInstructionEraseFromParent(inst);
-    return;
-  }
-  LLVMValueRef align = LLVMConstInt(i32, LLVMGetAlignment(inst), 0);
-  LLVMValueRef lanes = mask_for(b, t, mask);
-  if (is_load) {
-    LLVMTypeRef types[] = {v, LLVMTypeOf(ptr)};
-    LLVMValueRef fn = intrinsic(m, "llvm.masked.load", types, 2);
-    LLVMValueRef args[] = {ptr, align, lanes, LLVMGetPoison(v)};
-    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
-    LLVMReplaceAllUsesWith(inst, r);
-  } else {
-    LLVMValueRef value = LLVMGetOperand(inst, 0);
-    LLVMTypeRef types[] = {v, LLVMTypeOf(ptr)};
-    LLVMValueRef fn = intrinsic(m, "llvm.masked.store", types, 2);
-    LLVMValueRef args[] = {value, ptr, align, lanes};
-    LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
-  }
-  LLVMInstructionEraseFromParent(inst);
-}
-
-/* The mark of mask_atomic's choice of address, which the jam's clones
- * keep: weft__jam_atomics_unmask finds it by it. */
-#define MASKED "weft.masked.atomic"
-
-/* An atomic read-modify-write run for every work-item: where mask is
- * off, on a private word of the work-item's own (an alloca at the
- * function's start), which nothing else reads; its value there goes
- * unused (the phis after select on the condition). Atomics of different
- * work-items may go in any order, and a jam takes no body with an
- * atomic in a loop (jam.c), where one could wait for another. */
-static LLVMValueRef masked_choice(LLVMValueRef rmw);
-
-static void mask_atomic(LLVMBuilderRef b, LLVMValueRef rmw, LLVMValueRef mask) {
-  LLVMValueRef within = masked_choice(rmw);
-  if (within) { /* masked in a branch within: both masks */
-    LLVMPositionBuilderBefore(b, within);
-    LLVMSetOperand(within, 0, LLVMBuildAnd(b, mask, LLVMGetOperand(within, 0), ""));
-    return;
-  }
-  LLVMValueRef ptr = LLVMGetOperand(rmw, 0);
-  LLVMTypeRef t = LLVMTypeOf(rmw);
-  LLVMValueRef own = private_word(b, rmw, t, ptr);
-  LLVMValueRef choice = LLVMBuildSelect(b, mask, ptr, own, "");
-  LLVMContextRef c = LLVMGetTypeContext(t);
-  LLVMSetMetadata(choice, LLVMGetMDKindIDInContext(c, MASKED, strlen(MASKED)),
-                  LLVMMDNodeInContext(c, NULL, 0));
-  LLVMSetOperand(rmw, 0, choice);
-}
-
-/* mask_atomic's choice of address under rmw (through a cast of the
+/* masked_address's choice that address is (through a cast of the
  * address space the jam may have put between), or NULL. */
-static LLVMValueRef masked_choice(LLVMValueRef rmw) {
-  LLVMValueRef p = LLVMGetOperand(rmw, 0);
+static LLVMValueRef masked_choice(LLVMValueRef address) {
+  LLVMValueRef p = address;
   if (LLVMIsAAddrSpaceCastInst(p)) p = LLVMGetOperand(p, 0);
   if (!LLVMIsASelectInst(p)) return NULL;
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(p));
@@ -251,10 +164,89 @@ static LLVMValueRef masked_choice(LLVMValueRef rmw) {
              : NULL;
 }
 
+/* The address an access of a t at ptr (by inst) goes to under mask, at
+ * the builder: ptr where mask is set, else a private word of the
+ * work-item's own (an alloca at the function's start), which nothing
+ * else reads. An address so chosen already (a branch within, predicated
+ * first) takes both masks. */
+static LLVMValueRef masked_address(LLVMBuilderRef b, LLVMValueRef inst,
+                                   LLVMTypeRef t, LLVMValueRef ptr,
+                                   LLVMValueRef mask) {
+  LLVMValueRef within = masked_choice(ptr);
+  if (within) {
+    LLVMPositionBuilderBefore(b, within);
+    LLVMSetOperand(within, 0, LLVMBuildAnd(b, mask, LLVMGetOperand(within, 0), ""));
+    LLVMPositionBuilderBefore(b, inst);
+    return ptr;
+  }
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst));
+  LLVMBuilderRef at_start = LLVMCreateBuilderInContext(LLVMGetTypeContext(t));
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMPositionBuilderBefore(at_start, LLVMGetFirstInstruction(entry));
+  LLVMValueRef own = LLVMBuildAlloca(at_start, t, "");
+  LLVMDisposeBuilder(at_start);
+  if (LLVMTypeOf(own) != LLVMTypeOf(ptr))
+    own = LLVMBuildAddrSpaceCast(b, own, LLVMTypeOf(ptr), "");
+  LLVMValueRef choice = LLVMBuildSelect(b, mask, ptr, own, "");
+  LLVMContextRef c = LLVMGetTypeContext(t);
+  LLVMSetMetadata(choice, LLVMGetMDKindIDInContext(c, MASKED, strlen(MASKED)),
+                  LLVMMDNodeInContext(c, NULL, 0));
+  return choice;
+}
+
+void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
+                           LLVMValueRef mask) {
+  LLVMModuleRef m = LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)));
+  int is_load = LLVMGetInstructionOpcode(inst) == LLVMLoad;
+  unsigned p = is_load ? 0 : 1;
+  LLVMValueRef ptr = LLVMGetOperand(inst, p);
+  LLVMTypeRef t = is_load ? LLVMTypeOf(inst) : LLVMTypeOf(LLVMGetOperand(inst, 0));
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) {
+    /* A scalar: the same access, of a private word where mask is off.
+     * llvm.masked.load/store of one lane is a branch around it, which
+     * lanes taking a branch at random mispredict half the time (NVIDIA's
+     * filter keeping the odd ones of 16M ints, whole sub-groups on one
+     * thread of the EPYC: 40 to 42 ms with such branches, 20.8 so). */
+    LLVMValueRef access = LLVMInstructionClone(inst);
+    LLVMSetOperand(access, p, masked_address(b, inst, t, ptr, mask));
+    LLVMInsertIntoBuilder(b, access);
+    LLVMReplaceAllUsesWith(inst, access);
+    LLVMInstructionEraseFromParent(inst);
+    return;
+  }
+  LLVMValueRef align =
+      LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(m)),
+                   LLVMGetAlignment(inst), 0);
+  LLVMValueRef lanes = mask_for(b, t, mask);
+  LLVMTypeRef types[] = {t, LLVMTypeOf(ptr)};
+  if (is_load) {
+    LLVMValueRef fn = intrinsic(m, "llvm.masked.load", types, 2);
+    LLVMValueRef args[] = {ptr, align, lanes, LLVMGetPoison(t)};
+    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    LLVMReplaceAllUsesWith(inst, r);
+  } else {
+    LLVMValueRef fn = intrinsic(m, "llvm.masked.store", types, 2);
+    LLVMValueRef args[] = {LLVMGetOperand(inst, 0), ptr, align, lanes};
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+  }
+  LLVMInstructionEraseFromParent(inst);
+}
+
+/* An atomic read-modify-write run for every work-item, on its own
+ * private word where mask is off (masked_address); its value there goes
+ * unused (the phis after select on the condition). Atomics of different
+ * work-items may go in any order, and a jam takes no body with an
+ * atomic in a loop (jam.c), where one could wait for another. */
+static void mask_atomic(LLVMBuilderRef b, LLVMValueRef rmw, LLVMValueRef mask) {
+  LLVMValueRef ptr = LLVMGetOperand(rmw, 0);
+  LLVMSetOperand(rmw, 0, masked_address(b, rmw, LLVMTypeOf(rmw), ptr, mask));
+}
+
 /* rmw's block cut before it: a branch on its mask to a block of its own
  * that runs it on the real address, and a phi of its value after. */
 static void unmask(LLVMValueRef rmw) {
-  LLVMValueRef address = LLVMGetOperand(rmw, 0), choice = masked_choice(rmw);
+  LLVMValueRef address = LLVMGetOperand(rmw, 0), choice = masked_choice(address);
   LLVMValueRef mask = LLVMGetOperand(choice, 0), ptr = LLVMGetOperand(choice, 1);
   LLVMBasicBlockRef after = LLVMGetInstructionParent(rmw);
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(rmw));
@@ -293,7 +285,7 @@ static void unmask(LLVMValueRef rmw) {
 static int masked_atomic(LLVMValueRef inst, void *unused) {
   (void)unused;
   return LLVMGetInstructionOpcode(inst) == LLVMAtomicRMW &&
-         masked_choice(inst) != NULL;
+         masked_choice(LLVMGetOperand(inst, 0)) != NULL;
 }
 
 void weft__jam_atomics_unmask(LLVMValueRef fn) {

@@ -11,7 +11,16 @@
  * __weft_sub_group_lanes() first: such a jam takes it as 1 and folds its
  * lanes' values here (in lane order, as the slots' fold does, so that a
  * float reduction gives the same bits either way); everywhere else the
- * JIT makes it 0 (weft__sub_group_lanes_off) and the slots serve. */
+ * JIT makes it 0 (weft__sub_group_lanes_off) and the slots serve.
+ *
+ * Where only some lanes come (a branch that lanes take differently, made
+ * straight-line code in the copy of the body such jams are made from:
+ * jam_predicate.c, build.c; a loop they leave at different turns:
+ * jam_loops.c), a fold folds those that came, as the slots fold those
+ * that met; a pick of a lane that did not come is undefined, as in
+ * OpenCL. The functions every lane must come to (sub_group_reduce_add,
+ * sub_group_broadcast ...: the builtins mark them, WEFT_LANES_ALL and
+ * the pickall) are not taken there: the slots report such a sub-group. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,13 +115,14 @@ int weft__jam_lanes_maskable(LLVMValueRef inst) {
          !(LLVMConstIntGetZExtValue(LLVMGetOperand(inst, 1)) & WEFT_LANES_ALL);
 }
 
-/* The masked fold of call's type, declared as the builtins declare folds
- * (no memory touched: jam_predicate.c's predicable takes it again). */
+/* The masked fold of call's type, with the attributes the builtins
+ * give folds (no memory touched: jam_predicate.c's predicable takes it
+ * again, a branch around it). */
 static LLVMValueRef masked_fold(LLVMValueRef call) {
   LLVMModuleRef m = LLVMGetGlobalParent(
       LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
-  const char *suffix =
-      LLVMGetValueName(LLVMGetCalledValue(call)) + strlen(FOLD);
+  LLVMValueRef fold = LLVMGetCalledValue(call);
+  const char *suffix = LLVMGetValueName(fold) + strlen(FOLD);
   char name[strlen(MASKED_FOLD) + strlen(suffix) + 1];
   snprintf(name, sizeof name, "%s%s", MASKED_FOLD, suffix);
   LLVMValueRef fn = LLVMGetNamedFunction(m, name);
@@ -121,12 +131,7 @@ static LLVMValueRef masked_fold(LLVMValueRef call) {
   LLVMContextRef c = LLVMGetTypeContext(t);
   LLVMTypeRef params[] = {t, LLVMInt32TypeInContext(c), LLVMInt1TypeInContext(c)};
   fn = LLVMAddFunction(m, name, LLVMFunctionType(t, params, 3, 0));
-  const char *kinds[] = {"memory", "convergent", "nounwind", "willreturn"};
-  for (unsigned k = 0; k < sizeof kinds / sizeof *kinds; k++)
-    LLVMAddAttributeAtIndex(
-        fn, LLVMAttributeFunctionIndex,
-        LLVMCreateEnumAttribute(
-            c, LLVMGetEnumAttributeKindForName(kinds[k], strlen(kinds[k])), 0));
+  weft__copy_attributes(fold, fn, LLVMAttributeFunctionIndex);
   return fn;
 }
 
@@ -147,7 +152,6 @@ void weft__jam_lanes_mask(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef mask
   LLVMReplaceAllUsesWith(call, masked);
   LLVMInstructionEraseFromParent(call);
 }
-
 
 int weft__sub_group_lanes_used(LLVMValueRef body) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb;
@@ -220,16 +224,10 @@ int weft__sub_group_lanes_off(LLVMModuleRef module) {
   return 1;
 }
 
-void weft__sub_group_lanes_off_in(LLVMValueRef body) {
+void weft__sub_group_lanes_in(LLVMValueRef body, int on) {
   LLVMValueRef query =
       LLVMGetNamedFunction(LLVMGetGlobalParent(body), LANES);
-  if (query) lanes_set(query, body, 0);
-}
-
-void weft__sub_group_lanes_on_in(LLVMValueRef body) {
-  LLVMValueRef query =
-      LLVMGetNamedFunction(LLVMGetGlobalParent(body), LANES);
-  if (query) lanes_set(query, body, 1);
+  if (query) lanes_set(query, body, on);
 }
 
 int weft__jam_lanes_branch(LLVMValueRef term) {
@@ -328,6 +326,27 @@ static LLVMValueRef swap_across(LLVMBuilderRef b, LLVMValueRef v,
                                 LLVMConstVector(mask, width), "");
 }
 
+/* values[0 .. n) as one vector, at the builder. */
+static LLVMValueRef vector_of(LLVMBuilderRef b, const LLVMValueRef *values,
+                              unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(values[0]);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(t));
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(t, n));
+  for (unsigned k = 0; k < n; k++)
+    v = LLVMBuildInsertElement(b, v, values[k], LLVMConstInt(i32, k, 0), "");
+  return v;
+}
+
+/* The body's x of each lane of the sub-group from first, as one vector. */
+static LLVMValueRef lanes_vector(weft_jam *j, LLVMBuilderRef b, LLVMValueRef x,
+                                 unsigned first) {
+  unsigned n = j->sub_group_width;
+  LLVMValueRef values[n];
+  for (unsigned lane = 0; lane < n; lane++)
+    values[lane] = weft__jam_whole(j, b, x, first + lane);
+  return vector_of(b, values, n);
+}
+
 /* An integer fold of the sub-group as one vector: its lanes' values
  * gathered, a step per power of two below the width (a scan: each
  * lane's fold with the one that far below it; a reduction: with the one
@@ -348,18 +367,9 @@ static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
   LLVMValueRef ident = identity(t, op), splat[width];
   for (unsigned i = 0; i < width; i++) splat[i] = ident;
   LLVMValueRef idents = LLVMConstVector(splat, width);
-  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(t.type, width));
-  for (unsigned lane = 0; lane < width; lane++)
-    v = LLVMBuildInsertElement(b, v, weft__jam_whole(j, b, x, first + lane),
-                               LLVMConstInt(i32, lane, 0), "");
-  if (came) { /* the lanes that did not come fold the identity */
-    LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(t.type));
-    LLVMValueRef flags = LLVMGetUndef(LLVMVectorType(i1, width));
-    for (unsigned lane = 0; lane < width; lane++)
-      flags = LLVMBuildInsertElement(b, flags, came[lane],
-                                     LLVMConstInt(i32, lane, 0), "");
-    v = LLVMBuildSelect(b, flags, v, idents, "");
-  }
+  LLVMValueRef v = lanes_vector(j, b, x, first);
+  if (came) /* the lanes that did not come fold the identity */
+    v = LLVMBuildSelect(b, vector_of(b, came, width), v, idents, "");
   lanes_type vt = {LLVMTypeOf(v), t.kind};
   for (unsigned by = 1; by < width; by *= 2)
     v = apply(b, vt, op,
@@ -385,16 +395,14 @@ static int lanes_came(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                       unsigned first, LLVMValueRef *came) {
   LLVMValueRef mask =
       LLVMGetNumArgOperands(call) == 3 ? LLVMGetOperand(call, 2) : NULL;
-  int some = 0;
+  const weft_jam_loop *loop = weft__jam_loops_around(j, call);
+  if (!mask && !loop) return 0;
   for (unsigned lane = 0; lane < j->sub_group_width; lane++) {
     LLVMValueRef m = mask ? weft__jam_whole(j, b, mask, first + lane) : NULL;
-    LLVMValueRef stay = weft__jam_loops_stay(j, call, first + lane);
+    LLVMValueRef stay = loop ? loop->stay[first + lane] : NULL;
     came[lane] = m && stay ? LLVMBuildAnd(b, m, stay, "") : m ? m : stay;
-    some |= came[lane] != NULL;
   }
-  for (unsigned lane = 0; some && lane < j->sub_group_width; lane++)
-    if (!came[lane]) came[lane] = LLVMConstInt(LLVMInt1TypeInContext(j->context), 1, 0);
-  return some;
+  return 1;
 }
 
 /* Every lane's result of fold call `what` for the sub-group whose first
@@ -455,11 +463,8 @@ static void pick(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
     for (unsigned k = 0; k < n; k++) results[k] = v;
     return;
   }
-  LLVMValueRef lanes = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x), n));
+  LLVMValueRef lanes = lanes_vector(j, b, x, first);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
-  for (unsigned k = 0; k < n; k++)
-    lanes = LLVMBuildInsertElement(b, lanes, weft__jam_whole(j, b, x, first + k),
-                                   LLVMConstInt(i32, k, 0), "");
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef lane = LLVMBuildAnd(b, weft__jam_whole(j, b, from, first + k),
                                      LLVMConstInt(i32, n - 1, 0), "");

@@ -9,17 +9,6 @@
 #include "jit/cpu/passes.h"
 #include "weft/weft.h"
 
-static void copy_attributes(LLVMValueRef from, LLVMValueRef to,
-                            unsigned index) {
-  unsigned n = LLVMGetAttributeCountAtIndex(from, index);
-  if (!n) return;
-  LLVMAttributeRef *attrs = malloc(n * sizeof *attrs);
-  if (!attrs) return;
-  LLVMGetAttributesAtIndex(from, index, attrs);
-  for (unsigned i = 0; i < n; i++) LLVMAddAttributeAtIndex(to, index, attrs[i]);
-  free(attrs);
-}
-
 static LLVMValueRef declare_body(LLVMModuleRef module, LLVMValueRef kernel) {
   LLVMContextRef context = LLVMGetModuleContext(module);
   unsigned n = LLVMCountParams(kernel);
@@ -79,13 +68,13 @@ LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p) {
 /* Moves the kernel's code into body, which then stands in for it. */
 static void move_code(LLVMValueRef kernel, LLVMValueRef body) {
   unsigned n = LLVMCountParams(kernel);
-  copy_attributes(kernel, body, LLVMAttributeFunctionIndex);
+  weft__copy_attributes(kernel, body, LLVMAttributeFunctionIndex);
   LLVMContextRef context = LLVMGetModuleContext(LLVMGetGlobalParent(body));
   unsigned inline_kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
   LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex,
                           LLVMCreateEnumAttribute(context, inline_kind, 0));
   for (unsigned i = 0; i < n; i++) {
-    copy_attributes(kernel, body, i + 1);
+    weft__copy_attributes(kernel, body, i + 1);
     LLVMValueRef old = LLVMGetParam(kernel, i);
     size_t length;
     const char *name = LLVMGetValueName2(old, &length);

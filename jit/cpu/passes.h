@@ -289,12 +289,11 @@ int weft__sub_group_lanes_used(LLVMValueRef body);
 /* Whether any code of module asks it (one look, not a walk). */
 int weft__sub_group_lanes_asked(LLVMModuleRef module);
 int weft__sub_group_lanes_off(LLVMModuleRef module);
-/* The same for body's calls alone (a kernel whose regions run whole
- * sub-groups side by side keeps them until those jams are made). */
-void weft__sub_group_lanes_off_in(LLVMValueRef body);
-/* body's calls made 1: a copy of a body that only jams of whole
+/* The same for body's calls alone, made `on` (0 or 1): 0 where a kernel
+ * whose regions run whole sub-groups side by side kept them until those
+ * jams were made, 1 in a copy of a body that only jams of whole
  * sub-groups run (build.c), whose slots' way simplifycfg then drops. */
-void weft__sub_group_lanes_on_in(LLVMValueRef body);
+void weft__sub_group_lanes_in(LLVMValueRef body, int on);
 /* Whether inst asks __weft_sub_group_lanes(). */
 int weft__jam_is_lanes_query(LLVMValueRef inst);
 /* The successor that terminator term takes where

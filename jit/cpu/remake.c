@@ -3,7 +3,8 @@
  * a barrier instead of saving it (regions.c), the aggregation makes a
  * counter's address again in the work-item that makes the group's atomic
  * (aggregate_address.c); and those that step with x, made of the x
- * local id and such values (stream_stores.c, wide_indices.c, jam_ids.c, jam_blocks.c). */
+ * local id and such values (stream_stores.c, wide_indices.c, jam_ids.c,
+ * jam_blocks.c). */
 #include "jit/cpu/passes.h"
 
 int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,

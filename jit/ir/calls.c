@@ -89,6 +89,14 @@ LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
   return fn;
 }
 
+void weft__copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index) {
+  unsigned n = LLVMGetAttributeCountAtIndex(from, index);
+  if (!n) return;
+  LLVMAttributeRef attributes[n];
+  LLVMGetAttributesAtIndex(from, index, attributes);
+  for (unsigned a = 0; a < n; a++) LLVMAddAttributeAtIndex(to, index, attributes[a]);
+}
+
 void weft__set_invariant(LLVMValueRef load) {
   LLVMContextRef context = LLVMGetTypeContext(LLVMTypeOf(load));
   unsigned kind = LLVMGetMDKindIDInContext(context, "invariant.load", 14);

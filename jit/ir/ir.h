@@ -202,6 +202,10 @@ LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
                                     unsigned num_params,
                                     const char *attribute);
 
+/* Copies from's attributes at index (LLVMAttributeFunctionIndex, a
+ * parameter's 1 + its number) to to's (calls.c). */
+void weft__copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index);
+
 /* Marks a load as reading memory that does not change while the kernel runs,
  * so LLVM may hoist it out of the work-item loop. */
 void weft__set_invariant(LLVMValueRef load);
