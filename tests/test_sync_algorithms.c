@@ -738,7 +738,7 @@ TEST(defaults_saved_through_the_library) {
   fixture f = setup("-cl-std=CL3.0");
   check_impls(&f, WEFT_MUTEX_TICKET, WEFT_SEMAPHORE_SLEEPING,
               WEFT_BARRIER_TWO_STAGE, WEFT_BARRIER_NATIVE);
-  teardown(&f);
+  teardown(&f);  support_remove_tree(base); /* it was left in /tmp at every run */
 }
 
 /* ------------------------------------------------------------ host init */
