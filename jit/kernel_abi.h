@@ -172,6 +172,15 @@ typedef void (*weft_barrier_fn)(weft_wg_ctx *ctx, uint64_t lx, uint64_t ly,
 typedef uint32_t (*weft_converge_fn)(weft_wg_ctx *ctx, uint64_t lx,
                                      uint64_t ly, uint64_t lz, uint32_t site);
 
+/* Whole sub-groups side by side (jit/cpu/jam_sub_groups.c) found a
+ * sub-group only some of whose work-items came to a sub-group function
+ * that all of them must reach (sub_group_reduce_add in a branch that
+ * they take differently): the group runs again as it runs without them,
+ * where the slots find the work-items and report them
+ * (backend/cpu/sub_group.c). Does not return. */
+#define WEFT_LANES_PARTED_SYMBOL "weft__cpu_lanes_parted"
+typedef void (*weft_lanes_parted_fn)(weft_wg_ctx *ctx);
+
 /* Region scheduling. A kernel whose barriers the JIT could cut it at runs
  * as a sequence of regions, each a loop over the group's work-items: state
  * 0 starts the kernel, state s > 0 resumes after barrier s, and each

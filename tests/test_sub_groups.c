@@ -593,6 +593,27 @@ TEST(parted_sub_group_reported_random) {
                "random:11", "returned without reaching it");
 }
 
+/* Whole sub-groups side by side find a sub-group whose lanes part ways
+ * at a function they must all reach, in a branch or in a loop they leave
+ * at different turns, and the group runs again without them, where the
+ * slots name the work-items and the line. */
+TEST(parted_sub_group_found_side_by_side) {
+  CPU_ONLY("barrier divergence is not detected on the GPU");
+  if (harness_check_mode()) SKIP("check mode jams nothing");
+  setenv("WEFT_LOG", "launch", 1);
+  static const char *const bodies[] = {
+      "  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);",
+      "  for (uint k = 0; k < get_sub_group_local_id() % 3; k++)\n"
+      "    v += sub_group_broadcast(v, 0);",
+      "  if (get_sub_group_local_id() != 5) v = sub_group_scan_exclusive_min(v);"};
+  for (unsigned b = 0; b < 3; b++) {
+    support_stderr_begin();
+    check_parted(bodies[b], NULL, "returned without reaching it");
+    const char *log = support_stderr_end();
+    CHECK_STR_CONTAINS(log, "whole sub-groups of");
+  }
+}
+
 TEST(sub_group_barrier_against_group_barrier_reported) {
   CPU_ONLY("barrier divergence is not detected on the GPU");
   check_parted("  if (get_sub_group_local_id() == 1) barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -760,6 +781,25 @@ static const char *jammed_loop_non_uniform_source =
     "  out[2 * i + 1] = (float)c;\n"
     "}\n";
 
+/* Functions that every lane must come to, in branches and a loop that
+ * each sub-group takes as one (its id, its group's): the jam's checks
+ * find every lane or none of each sub-group there. */
+static const char *jammed_uniform_branches_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i], s = 0.0f;\n"
+    "  uint sg = get_sub_group_id();\n"
+    "  __global float *o = out + 4 * i;\n"
+    "  if (sg % 2 == 0) o[0] = sub_group_reduce_add(x);\n"
+    "  else o[0] = sub_group_scan_inclusive_max(x);\n"
+    "  o[1] = 0.0f;\n"
+    "  if (sg < 2) o[1] = sub_group_broadcast(x, 1) + (float)sub_group_any(x > 2.0f);\n"
+    "  for (uint k = 0; k < sg % 4 + (uint)get_group_id(0) % 3; k++)\n"
+    "    s += sub_group_reduce_max(x * (float)k);\n"
+    "  o[2] = s;\n"
+    "  o[3] = sg == 1 ? sub_group_scan_exclusive_add(x) : x;\n"
+    "}\n";
+
 static const char *jammed_loop_regions_source =
     "REQD __kernel void k(__global const float *in, __global float *out) {\n"
     "  __local float t[1024];\n"
@@ -837,6 +877,8 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_loop_source, 2, "", shapes[s].global, shapes[s].local,
                  whole);
     check_jammed(jammed_loop_non_uniform_source, 2, "", shapes[s].global,
+                 shapes[s].local, whole);
+    check_jammed(jammed_uniform_branches_source, 4, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_loop_regions_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());

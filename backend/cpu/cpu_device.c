@@ -411,6 +411,7 @@ static int create(const weft_config *config, weft_device_made *out,
   static const weft_jit_symbol symbols[] = {
       {WEFT_BARRIER_SYMBOL, (void *)weft__cpu_barrier},
       {WEFT_CONVERGE_SYMBOL, (void *)weft__cpu_sub_group_converge},
+      {WEFT_LANES_PARTED_SYMBOL, (void *)weft__cpu_lanes_parted},
       {WEFT_REGION_DIVERGED_SYMBOL, (void *)weft__cpu_region_diverged},
       {WEFT_PRINTF_SYMBOL, (void *)weft__cpu_printf},
       {WEFT_ADDRESS_SPACE_SYMBOL, (void *)weft__cpu_address_space},

@@ -268,6 +268,11 @@ int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
                         char *local_mem, char *private_mem,
                         weft_stacks *item_stacks);
 
+/* Runs group g as its kernel runs without whole sub-groups side by side
+ * (jit/cpu/jam_sub_groups.c), whose work-items can be told apart: its
+ * regions (the slots' way), or its work-items interleaved on fibers. */
+void weft__group_run_unjammed(cpu_group *g);
+
 /* Fiber mode for g from the start of its work-items: each item but 0 gets
  * a fiber (0 runs on the group's stack); aborts the group when no stack can
  * be had. */

@@ -293,6 +293,26 @@ static int ran_lanes(const cpu_group *g) {
          !g->launch->random && !weft__sub_group_interleaves(g->launch);
 }
 
+/* Whether group g runs as regions without whole sub-groups side by
+ * side: not where its sub-groups meet on fibers then (a region kernel
+ * whose work-group function runs the slots' way on fibers, jit/cpu/
+ * build.c's split_slots). */
+static int regions_unjammed(const cpu_group *g) {
+  unsigned flags = g->launch->desc->kernel->flags;
+  return (flags & WEFT_KERNEL_REGIONS) && !(flags & WEFT_KERNEL_SUB_GROUPS);
+}
+
+void weft__group_run_unjammed(cpu_group *g) {
+  const weft_launch_desc *const d = g->launch->desc;
+  if (regions_unjammed(g)) {
+    weft_wg_range range = {.no_lanes = 1};
+    for (int i = 0; i < 3; i++) range.hi[i] = g->ctx.local_size[i];
+    d->kernel->entry(d->args, &g->ctx, &range);
+  } else {
+    weft__interleave_run_group(g);
+  }
+}
+
 /* A group that faulted with whole sub-groups side by side runs again as
  * the kernel runs without them, whose work-items can be told apart: its
  * regions, after which replay() runs the faulting region's work-items
@@ -300,8 +320,7 @@ static int ran_lanes(const cpu_group *g) {
  * its work-item at once (>= 0). -1: the fault did not recur. */
 static long replay_unjammed(cpu_group *g) {
   cpu_worker *const w = g->worker;
-  const weft_launch_desc *const d = g->launch->desc;
-  int regions = (d->kernel->flags & WEFT_KERNEL_REGIONS) != 0;
+  int regions = regions_unjammed(g);
   int jump = sigsetjmp(w->fault.recover, 0);
   if (jump) {
     w->fault.armed = 0;
@@ -309,13 +328,7 @@ static long replay_unjammed(cpu_group *g) {
     return regions ? -2 : (long)g->cur;
   }
   w->fault.armed = 1;
-  if (regions) {
-    weft_wg_range range = {.no_lanes = 1};
-    for (int i = 0; i < 3; i++) range.hi[i] = g->ctx.local_size[i];
-    d->kernel->entry(d->args, &g->ctx, &range);
-  } else {
-    weft__interleave_run_group(g);
-  }
+  weft__group_run_unjammed(g);
   w->fault.armed = 0;
   return -1;
 }

@@ -89,4 +89,8 @@ uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
                                       uint64_t ly, uint64_t lz,
                                       uint32_t site);
 
+/* A sub-group whose lanes parted ways at a uniform sub-group function
+ * (kernel_abi.h: WEFT_LANES_PARTED_SYMBOL; sub_group.c). */
+_Noreturn void weft__cpu_lanes_parted(weft_wg_ctx *ctx);
+
 #endif /* WEFT_BACKEND_CPU_KERNEL_CALLS_H */

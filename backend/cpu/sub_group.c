@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <setjmp.h>
 
+#include "backend/common/report_text.h"
 #include "backend/cpu/executor_internal.h"
 #include "backend/cpu/kernel_calls.h"
 
@@ -122,9 +123,42 @@ uint32_t weft__cpu_sub_group_converge(weft_wg_ctx *ctx, uint64_t lx,
 }
 
 void weft__sub_group_stopped(cpu_group *g, unsigned k) {
-  /* Other kernels interleave under random schedules, without meetings. */
-  if (weft__sub_group_interleaves(g->launch) && g->num_items > 1)
+  /* Other kernels interleave under random schedules, without meetings;
+   * these do where their groups run interleaved, as a launch of groups
+   * that are not whole sub-groups runs them, and as one that is runs a
+   * group again to tell its work-items apart (a fault, lanes parted). */
+  if ((g->launch->desc->kernel->flags & WEFT_KERNEL_SUB_GROUPS) &&
+      g->num_items > 1)
     settle(g, k);
+}
+
+/* Whole sub-groups side by side found a sub-group that parted ways at a
+ * function all its work-items must reach (jit/cpu/jam_sub_groups.c
+ * checks, where a branch or a loop lets only some lanes come). They
+ * cannot tell which work-items: the group runs again without them, where
+ * the slots' barrier (on fibers) or the region's end (where its
+ * sub-group barriers are cut into work-group ones) reports the two
+ * work-items and the line, and aborts the group. What the group wrote
+ * before is written again: the launch fails either way. Should the
+ * parting not recur (the group read what it had itself changed), the
+ * group is reported without them. */
+_Noreturn void weft__cpu_lanes_parted(weft_wg_ctx *ctx) {
+  cpu_group *g = ctx->group;
+  g->ctx.region_state = 0;
+  g->cur = g->arrived = g->done = 0;
+  g->ctx.fiber_mode = 0;
+  g->interleaved = 0;
+  if (g->capacity >= g->num_items) weft__group_run_unjammed(g);
+  char group[64];
+  weft__format_ids(group, sizeof group, g->ctx.work_dim, g->ctx.group_id);
+  weft__launch_report(g->launch, WEFT_EBARRIER,
+                      "kernel '%s': barrier divergence in work-group %s: "
+                      "some work-items of a sub-group called a sub-group "
+                      "function that all of them must reach and others did "
+                      "not (found with whole sub-groups side by side; not "
+                      "again when the group ran without them)",
+                      g->launch->desc->kernel->name, group);
+  weft__group_abort(g);
 }
 
 /* -------------------------------------------------- forward progress */

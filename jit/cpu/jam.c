@@ -614,21 +614,54 @@ static LLVMValueRef make_jam(weft_jam *j, unsigned lx, const char *name,
   return j->fn;
 }
 
+/* Analyses body (of state) into j, which says how (its vector bits,
+ * sub-group width...): where j runs whole sub-groups, short branches
+ * that differ between its work-items made straight-line code first (a
+ * lane writing the sub-group's result; a filter's lanes that keep an
+ * element, counting themselves), one at a time, the body analysed again
+ * after each; *tries says how many. */
+static int analyse_predicated(weft_jam *j, weft_jam_scope *scope,
+                              LLVMValueRef body, int state, unsigned *lx,
+                              unsigned *tries) {
+  const weft_jam how = *j;
+  for (*tries = 0;; ++*tries) {
+    *j = how;
+    int ok = analyse(j, scope, body, state, lx);
+    if (ok || !how.sub_group_width || *tries == JAM_MOST_PREDICATED ||
+        !predicate_one(j))
+      return ok;
+    jam_free(j);
+    weft__jam_scope_free(scope);
+  }
+}
+
 LLVMValueRef weft__jam_plain(const weft_jam *j) {
-  weft_jam p = {.vector_bits = j->vector_bits,
-                .sub_group_width = j->sub_group_width,
-                .no_blocks = 1,
-                .no_steps = 1};
+  const weft_jam how = {.vector_bits = j->vector_bits,
+                        .sub_group_width = j->sub_group_width,
+                        .no_blocks = 1,
+                        .no_steps = 1};
+  weft_jam p = how;
   weft_jam_scope scope;
-  unsigned lx;
-  LLVMValueRef fn = NULL;
+  unsigned lx, tries = 0;
+  LLVMValueRef fn = NULL, copy = NULL;
   char name[strlen(j->name) + 8];
   snprintf(name, sizeof name, "%s.plain", j->name);
-  if (analyse(&p, &scope, j->body, j->state, &lx) &&
-      build_prepare(&p, j->width))
-    fn = make_jam(&p, lx, name, j->unmask);
+  int ok = analyse(&p, &scope, j->body, j->state, &lx);
+  /* Without the blocks, a branch on what they share (a sub-group's id)
+   * differs between work-items: made straight-line code in a copy of
+   * the body, whose jam is being made from it. */
+  if (!ok && how.sub_group_width && p.num_diverging) {
+    jam_free(&p);
+    weft__jam_scope_free(&scope);
+    copy = weft__function_clone(j->body, "weft.jam.plain.body");
+    p = how;
+    ok = analyse_predicated(&p, &scope, copy, j->state, &lx, &tries);
+  }
+  if (ok && build_prepare(&p, j->width))
+    fn = make_jam(&p, lx, name, j->unmask || tries);
   jam_free(&p);
   weft__jam_scope_free(&scope);
+  if (copy) LLVMDeleteFunction(copy);
   return fn;
 }
 
@@ -636,24 +669,10 @@ unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
                          unsigned vector_bits, int state,
                          unsigned sub_group_width, const char *prefix,
                          weft_jammed *tiers) {
-  weft_jam j;
+  weft_jam j = {.vector_bits = vector_bits, .sub_group_width = sub_group_width};
   weft_jam_scope scope;
-  unsigned lx, n = 0;
-  int ok;
-  /* Whole sub-groups: a short branch that differs between work-items
-   * (one lane writing the sub-group's result; a filter's lanes that
-   * keep an element, counting themselves) made straight-line code, and
-   * the body analysed again. */
-  unsigned tries = 0;
-  for (;; tries++) {
-    j = (weft_jam){.vector_bits = vector_bits, .sub_group_width = sub_group_width};
-    ok = analyse(&j, &scope, body, state, &lx);
-    if (ok || !sub_group_width || tries == JAM_MOST_PREDICATED ||
-        !predicate_one(&j))
-      break;
-    jam_free(&j);
-    weft__jam_scope_free(&scope);
-  }
+  unsigned lx, n = 0, tries;
+  int ok = analyse_predicated(&j, &scope, body, state, &lx, &tries);
   if (ok) {
     j.state = state; /* for weft__jam_plain */
     j.unmask = tries != 0;

@@ -41,12 +41,13 @@
  * A sub-group function there that only the lanes that come take part in
  * (a non-uniform one, in a jam of whole sub-groups: jam_sub_groups.c)
  * folds the lanes still in the loop where it is, as the slots fold the
- * lanes that met there (weft__jam_loops_around).
+ * lanes that met there (weft__jam_loops_around); one that every lane
+ * must come to checks that a sub-group's lanes are all still in it or
+ * all gone (a loop whose turns the sub-group shares).
  *
  * Taken: a loop whose ways out all lead to one block, from tests that
- * each dominate its one latch, with no loop inside it, no store, call
- * with effects or sub-group function that every lane must come to
- * (whose lanes would not all be there) in it, at most WEFT_JAM_MOST_READS reads after its first
+ * each dominate its one latch, with no loop inside it, no store or call
+ * with effects in it, at most WEFT_JAM_MOST_READS reads after its first
  * test, each a plain load of a maskable type, at least one header phi,
  * and phis after it that take the same value from every way out. A loop
  * whose exit differs
@@ -188,8 +189,7 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
     int before_tests = dominates(g, in, e.header, first, b);
     for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[b]); i;
          i = LLVMGetNextInstruction(i)) {
-      /* A sub-group function that every lane must come to cannot be
-       * in it; the others fold the lanes still in it (those whose
+      /* A sub-group function takes the lanes still in it (those whose
        * stay flag is set where it is: weft__jam_loops_around). */
       if (weft__jam_is_lanes_query(i) ||
           (weft__jam_is_lanes_call(i) && !weft__jam_lanes_maskable(i)))

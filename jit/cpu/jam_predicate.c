@@ -23,8 +23,9 @@
  * not. A sub-group function that only the lanes that come take part in
  * (a non-uniform one: jam_sub_groups.c) is told the mask, in a body that
  * only a jam of whole sub-groups runs (build.c: the slots' way is gone
- * there); one that every lane must come to stays a branch, and the
- * slots report lanes that part ways there. */
+ * there); so is one that every lane must come to, which checks that
+ * each sub-group's lanes all came or none did (`if (get_sub_group_id()
+ * == 0) s = sub_group_reduce_add(s);`). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,9 +113,8 @@ static int predicable(LLVMBasicBlockRef bb) {
         return 0;
       break;
     case LLVMCall:
-      /* A sub-group function that all lanes must come to is left to the
-       * slots, which report lanes that part ways there; the others fold
-       * the lanes that come (jam_sub_groups.c). __weft_sub_group_lanes()
+      /* A sub-group function folds the lanes that come, or, where all
+       * must, checks that they did (jam_sub_groups.c). __weft_sub_group_lanes()
        * is a test of its own (only a body that a jam of whole sub-groups
        * runs alone has it made 1: build.c). */
       if (weft__jam_is_lanes_query(i)) return 0;

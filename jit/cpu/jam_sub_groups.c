@@ -20,7 +20,11 @@
  * that met; a pick of a lane that did not come is undefined, as in
  * OpenCL. The functions every lane must come to (sub_group_reduce_add,
  * sub_group_broadcast ...: the builtins mark them, WEFT_LANES_ALL and
- * the pickall) are not taken there: the slots report such a sub-group. */
+ * the pickall) are taken there too, with a check that every lane of
+ * each sub-group came or none did (a branch on the sub-group's id, a
+ * loop whose turns its lanes share: check_whole); where not, the
+ * runtime runs the group again on the slots, which report the
+ * work-items that parted ways. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,12 @@
 #define MASKED_FOLD "__weft_sub_group_mfold_"
 /* A pick of a uniform function (sub_groups.h). */
 #define PICK_ALL "__weft_sub_group_pickall_"
+/* Such a pick that only the lanes whose mask is set come to: (x, from,
+ * i1 mask). Made here. */
+#define MASKED_PICK_ALL "__weft_sub_group_mpickall_"
+/* Made here: (ctx, i1 parted) calls the runtime where parted holds
+ * (kernel_abi.h: WEFT_LANES_PARTED_SYMBOL). */
+#define CHECK_WHOLE "weft.sub_group.whole"
 
 /* The callee's name when inst calls a function directly, else "". */
 static const char *callee_name(LLVMValueRef inst) {
@@ -60,7 +70,8 @@ static const struct {
 } CALLS[] = {{FOLD, FOLDS, 2, 0},
              {MASKED_FOLD, FOLDS, 3, 0},
              {PICK, PICKS, 2, 0},
-             {PICK_ALL, PICKS, 2, 1}};
+             {PICK_ALL, PICKS, 2, 1},
+             {MASKED_PICK_ALL, PICKS, 3, 1}};
 enum { NUM_CALLS = sizeof CALLS / sizeof *CALLS };
 
 /* Which of CALLS inst's callee is named as (NUM_CALLS: none). */
@@ -108,43 +119,54 @@ static int lanes_call(LLVMValueRef inst) {
 int weft__jam_is_lanes_call(LLVMValueRef inst) { return lanes_call(inst) != NOT_LANES; }
 
 int weft__jam_lanes_maskable(LLVMValueRef inst) {
-  if (!lanes_call(inst)) return 0;
-  unsigned k = call_kind(inst);
-  if (CALLS[k].all) return 0;
-  return CALLS[k].call == PICKS ||
-         !(LLVMConstIntGetZExtValue(LLVMGetOperand(inst, 1)) & WEFT_LANES_ALL);
+  return lanes_call(inst) != NOT_LANES;
 }
 
-/* The masked fold of call's type, with the attributes the builtins
- * give folds (no memory touched: jam_predicate.c's predicable takes it
- * again, a branch around it). */
-static LLVMValueRef masked_fold(LLVMValueRef call) {
+/* Whether call is of a function that all lanes must come to: a fold
+ * the builtins mark WEFT_LANES_ALL, or a pickall. */
+static int of_all(LLVMValueRef call) {
+  unsigned k = call_kind(call);
+  return CALLS[k].all ||
+         (CALLS[k].call == FOLDS &&
+          (LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1)) & WEFT_LANES_ALL));
+}
+
+/* The masked form (named `masked` and the suffix of call's callee after
+ * its `plain` prefix) of call's fold or pick, with the attributes the
+ * builtins give them (no memory touched: jam_predicate.c's predicable
+ * takes it again, a branch around it). */
+static LLVMValueRef masked_form(LLVMValueRef call, const char *plain,
+                                const char *masked) {
   LLVMModuleRef m = LLVMGetGlobalParent(
       LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
-  LLVMValueRef fold = LLVMGetCalledValue(call);
-  const char *suffix = LLVMGetValueName(fold) + strlen(FOLD);
-  char name[strlen(MASKED_FOLD) + strlen(suffix) + 1];
-  snprintf(name, sizeof name, "%s%s", MASKED_FOLD, suffix);
+  LLVMValueRef unmasked = LLVMGetCalledValue(call);
+  const char *suffix = LLVMGetValueName(unmasked) + strlen(plain);
+  char name[strlen(masked) + strlen(suffix) + 1];
+  snprintf(name, sizeof name, "%s%s", masked, suffix);
   LLVMValueRef fn = LLVMGetNamedFunction(m, name);
   if (fn) return fn;
   LLVMTypeRef t = LLVMTypeOf(call);
   LLVMContextRef c = LLVMGetTypeContext(t);
-  LLVMTypeRef params[] = {t, LLVMInt32TypeInContext(c), LLVMInt1TypeInContext(c)};
+  LLVMTypeRef params[] = {t, LLVMTypeOf(LLVMGetOperand(call, 1)),
+                          LLVMInt1TypeInContext(c)};
   fn = LLVMAddFunction(m, name, LLVMFunctionType(t, params, 3, 0));
-  weft__copy_attributes(fold, fn, LLVMAttributeFunctionIndex);
+  weft__copy_attributes(unmasked, fn, LLVMAttributeFunctionIndex);
   return fn;
 }
 
 void weft__jam_lanes_mask(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef mask) {
   assert(weft__jam_lanes_maskable(call));
   unsigned k = call_kind(call);
-  if (CALLS[k].call == PICKS) return; /* a lane that did not come: undefined */
-  if (CALLS[k].operands == 3) {       /* masked in a branch within */
+  /* A non-uniform pick of a lane that did not come: undefined. */
+  if (CALLS[k].call == PICKS && !CALLS[k].all) return;
+  if (CALLS[k].operands == 3) { /* masked in a branch within */
     LLVMPositionBuilderBefore(b, call);
     LLVMSetOperand(call, 2, LLVMBuildAnd(b, LLVMGetOperand(call, 2), mask, ""));
     return;
   }
-  LLVMValueRef fn = masked_fold(call);
+  LLVMValueRef fn = CALLS[k].call == PICKS
+                        ? masked_form(call, PICK_ALL, MASKED_PICK_ALL)
+                        : masked_form(call, FOLD, MASKED_FOLD);
   LLVMValueRef args[] = {LLVMGetOperand(call, 0), LLVMGetOperand(call, 1), mask};
   LLVMPositionBuilderBefore(b, call);
   LLVMValueRef masked =
@@ -405,6 +427,59 @@ static int lanes_came(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
   return 1;
 }
 
+/* The function that calls the runtime where parted holds (else
+ * nothing): inlined (always-inline), a branch to a cold call. */
+static LLVMValueRef whole_check(LLVMModuleRef m) {
+  LLVMValueRef fn = LLVMGetNamedFunction(m, CHECK_WHOLE);
+  if (fn) return fn;
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef params[] = {ptr, LLVMInt1TypeInContext(c)};
+  fn = LLVMAddFunction(m, CHECK_WHOLE,
+                       LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(
+                              c, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
+  LLVMValueRef report = weft__runtime_function(m, WEFT_LANES_PARTED_SYMBOL, NULL,
+                                               &ptr, 1, "noreturn");
+  LLVMAddAttributeAtIndex(report, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(
+                              c, LLVMGetEnumAttributeKindForName("cold", 4), 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry"),
+                    parted = LLVMAppendBasicBlockInContext(c, fn, "parted"),
+                    whole = LLVMAppendBasicBlockInContext(c, fn, "whole");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMBuildCondBr(b, LLVMGetParam(fn, 1), parted, whole);
+  LLVMPositionBuilderAtEnd(b, parted);
+  LLVMValueRef ctx = LLVMGetParam(fn, 0);
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(report), report, &ctx, 1, "");
+  LLVMBuildUnreachable(b);
+  LLVMPositionBuilderAtEnd(b, whole);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* A function all lanes must come to, where only some may (came[]: a
+ * branch, a loop): unless every lane of the sub-group came or none did,
+ * the runtime runs the group again without whole sub-groups, where the
+ * slots name the work-items that parted ways, and reports them. The
+ * function then folds or picks the whole sub-group (the results of one
+ * that did not come go unused). */
+static void check_whole(weft_jam *j, LLVMBuilderRef b, LLVMValueRef *came) {
+  unsigned n = j->sub_group_width;
+  LLVMTypeRef bits = LLVMIntTypeInContext(j->context, n);
+  LLVMValueRef v = LLVMBuildBitCast(b, vector_of(b, came, n), bits, "");
+  LLVMValueRef parted = LLVMBuildAnd(
+      b, LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstNull(bits), ""),
+      LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstAllOnes(bits), ""), "parted");
+  LLVMValueRef fn = whole_check(LLVMGetGlobalParent(j->fn));
+  LLVMValueRef args[] = {weft__body_param(j->fn, WEFT_BODY_CTX), parted};
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
 /* Every lane's result of fold call `what` for the sub-group whose first
  * work-item of the call is first: into results[0 .. width), in lane
  * order as the slots' folds (sub_groups.cl, sub_groups_non_uniform.cl),
@@ -420,6 +495,10 @@ static void fold(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
   unsigned width = j->sub_group_width;
   LLVMValueRef flags[width];
   LLVMValueRef *came = lanes_came(j, b, call, first, flags) ? flags : NULL;
+  if (came && of_all(call)) {
+    check_whole(j, b, came);
+    came = NULL;
+  }
   if (t.kind != 'f' && width >= 4 && !(width & (width - 1))) {
     fold_as_vector(j, b, t, kind, op, x, came, first, results);
     return;
@@ -457,6 +536,8 @@ static void pick(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
                  unsigned first, LLVMValueRef *results) {
   unsigned n = j->sub_group_width;
   LLVMValueRef x = LLVMGetOperand(call, 0), from = LLVMGetOperand(call, 1);
+  LLVMValueRef came[n];
+  if (of_all(call) && lanes_came(j, b, call, first, came)) check_whole(j, b, came);
   if (LLVMIsAConstantInt(from)) {
     unsigned lane = (unsigned)LLVMConstIntGetZExtValue(from) % n;
     LLVMValueRef v = weft__jam_whole(j, b, x, first + lane);
