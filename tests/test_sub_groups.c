@@ -605,10 +605,17 @@ TEST(parted_sub_group_found_side_by_side) {
       "  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);",
       "  for (uint k = 0; k < get_sub_group_local_id() % 3; k++)\n"
       "    v += sub_group_broadcast(v, 0);",
-      "  if (get_sub_group_local_id() != 5) v = sub_group_scan_exclusive_min(v);"};
-  for (unsigned b = 0; b < 3; b++) {
+      "  if (get_sub_group_local_id() != 1) v = sub_group_scan_exclusive_min(v);",
+      /* between work-group barriers: a split kernel (build.c) */
+      "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);\n"
+      "  barrier(CLK_GLOBAL_MEM_FENCE);"};
+  for (unsigned b = 0; b < 4; b++) {
+    if (b == 3 && harness_barriers_on_fibers()) break;
     support_stderr_begin();
-    check_parted(bodies[b], NULL, "returned without reaching it");
+    /* (Past the sub-group function, the others wait at the barrier.) */
+    check_parted(bodies[b], NULL, b == 3 ? "barrier divergence in work-group"
+                                         : "returned without reaching it");
     const char *log = support_stderr_end();
     CHECK_STR_CONTAINS(log, "whole sub-groups of");
   }
@@ -800,6 +807,34 @@ static const char *jammed_uniform_branches_source =
     "  o[3] = sg == 1 ? sub_group_scan_exclusive_add(x) : x;\n"
     "}\n";
 
+/* The two-level reduction, its second level in the first sub-group
+ * alone (a loop over the partial sums there), between work-group
+ * barriers, and a non-uniform function in a branch after them: the
+ * sub-groups meet where not every work-item passes, which cuts cannot
+ * make work-group barriers; the kernel's regions run by whole
+ * sub-groups, the slots' way on fibers where the groups are not whole
+ * (build.c's split_slots). */
+static const char *jammed_split_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  __local float part[1024], total;\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  float x = in[i];\n"
+    "  float s = sub_group_reduce_add(x);\n"
+    "  if (get_sub_group_local_id() == 0) part[get_sub_group_id()] = s;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (get_sub_group_id() == 0) {\n"
+    "    float v = 0.0f;\n"
+    "    for (uint k = get_sub_group_local_id(); k < get_num_sub_groups();\n"
+    "         k += get_sub_group_size())\n"
+    "      v += part[k];\n"
+    "    v = sub_group_reduce_add(v);\n"
+    "    if (get_sub_group_local_id() == 0) total = v;\n"
+    "  }\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[2 * i] = total;\n"
+    "  out[2 * i + 1] = x > 1.0f ? sub_group_non_uniform_reduce_max(x) : -1.0f;\n"
+    "}\n";
+
 static const char *jammed_loop_regions_source =
     "REQD __kernel void k(__global const float *in, __global float *out) {\n"
     "  __local float t[1024];\n"
@@ -881,6 +916,8 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_uniform_branches_source, 4, "", shapes[s].global,
                  shapes[s].local, whole);
     check_jammed(jammed_loop_regions_source, 2, "", shapes[s].global,
+                 shapes[s].local, whole && !harness_barriers_on_fibers());
+    check_jammed(jammed_split_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());
   }
 }
@@ -1192,6 +1229,20 @@ TEST(fault_in_whole_sub_groups_names_work_item) {
       "}\n",
       32, whole,
       "work-item (37) [local (5) in work-group (1)] at program.cl:7:");
+  /* A split kernel (build.c): its slots' way, on fibers, names it. */
+  support_check_fault(
+      "__kernel void k(__global int *a) {\n"
+      "  __local int t[32];\n"
+      "  t[get_local_id(0)] = (int)get_global_id(0);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int s = t[31 - get_local_id(0)];\n"
+      "  if (get_sub_group_id() == 1) s = sub_group_scan_inclusive_add(s);\n"
+      "  __global int *p = (__global int *)((size_t)a * (get_global_id(0) != 37));\n"
+      "  p[get_global_id(0)] = s;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "}\n",
+      32, whole,
+      "work-item (37) [local (5) in work-group (1)] at program.cl:8:");
 }
 
 TEST_MAIN()

@@ -88,6 +88,9 @@ typedef struct build {
   /* A region kernel's jams of whole sub-groups, by region state (or
    * NULL): make_lanes_regions. */
   weft_jammed **lanes_regions;
+  /* A kernel's copy of its body that keeps the slots' way (or NULL,
+   * or none at all): split_slots. */
+  LLVMValueRef *slots;
   char **entry_names;
   char prefix[48];            /* of the symbol names (cache.h) */
   char *stamps;               /* the files the front end read */
@@ -246,6 +249,11 @@ static int keeps_lanes(const build *b, unsigned i) {
          !weft__calls_sync(b->bodies[i]);
 }
 
+/* Whether split_slots split kernel i's body from its slots' way. */
+static int is_split(const build *b, unsigned i) {
+  return b->slots && b->slots[i];
+}
+
 /* Jams of whole sub-groups (jam_sub_groups.c), made while the sub-group
  * functions still ask __weft_sub_group_lanes(); then it is 0 in every
  * body but those that keep it for their regions (keeps_lanes), and what
@@ -297,6 +305,31 @@ static int make_lanes_jams(build *b) {
     rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
                           &b->s.error);
   return rc;
+}
+
+/* Kernel i keeps asking __weft_sub_group_lanes() for its regions, but
+ * its sub-groups meet where not every work-item passes (cuts could not
+ * make them work-group barriers: `if (get_sub_group_id() == 0) s =
+ * sub_group_reduce_add(s);` after a barrier), so it would run on fibers
+ * throughout (the canonical two-level sub-group reduction of 16M ints
+ * in groups of 256 took 1.3 s on the EPYC, 70 times the tree's). Split
+ * it: the body keeps the lanes' way only, for regions that jams of
+ * whole sub-groups run, where a branch around a sub-group function can
+ * be made straight-line code (jam_predicate.c); a copy keeps the
+ * slots' way, which runs (on fibers) the groups that are not whole
+ * sub-groups (make_entries). Not where a meeting is on the lanes' way
+ * too (a sub_group_barrier()). */
+static int split_slots(build *b, unsigned i) {
+  LLVMValueRef body = b->bodies[i];
+  if (!keeps_lanes(b, i) || !weft__has_sub_groups(body) ||
+      !weft__sub_group_meetings_lanes_free(body))
+    return 0;
+  if (!b->slots && !(b->slots = calloc(b->s.num_kernels + 1, sizeof *b->slots)))
+    return WEFT_ENOMEM;
+  b->slots[i] = weft__function_clone(body, "weft.slots.body");
+  weft__sub_group_lanes_in(b->slots[i], 0);
+  weft__sub_group_lanes_in(body, 1);
+  return 0;
 }
 
 /* Kernel i's jams of whole sub-groups, but where its groups wait, are
@@ -427,13 +460,17 @@ static int make_region_jams(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     const weft_kernel_desc *k = &b->s.kernels[i];
     if ((k->flags & WEFT_KERNEL_REGIONS) && !(k->flags & NEVER_JAMMED) &&
-        weft__sub_group_lanes_used(b->bodies[i]))
+        (weft__sub_group_lanes_used(b->bodies[i]) || is_split(b, i)))
       make_lanes_regions(b, i, bits);
   }
   weft__sub_group_lanes_off(b->s.module);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     const weft_kernel_desc *k = &b->s.kernels[i];
-    if (!(k->flags & WEFT_KERNEL_REGIONS) || (k->flags & NEVER_JAMMED))
+    const weft_jammed *lanes = b->lanes_regions[i];
+    /* A split kernel runs as regions only with jams of whole sub-groups
+     * (make_entries), which serve every call of the regions they jam. */
+    if (!(k->flags & WEFT_KERNEL_REGIONS) || (k->flags & NEVER_JAMMED) ||
+        (is_split(b, i) && !lanes))
       continue;
     weft_jammed *jams = calloc((size_t)k->num_states * (WEFT_JAM_TIERS + 1) + 1,
                                sizeof *jams);
@@ -441,6 +478,7 @@ static int make_region_jams(build *b) {
     b->region_jams[i] = jams;
     for (unsigned s = 0; s < k->num_states; s++) {
       int32_t only;
+      if (is_split(b, i) && lanes[s * (WEFT_JAM_TIERS + 1)].fn) continue;
       if (weft__regions_next_state(b->bodies[i], s, 0, &only))
         make_tiers(b, i, (int)s, bits, &jams[s * (WEFT_JAM_TIERS + 1)]);
     }
@@ -448,16 +486,56 @@ static int make_region_jams(build *b) {
   return rc;
 }
 
-/* Step 4: the work-group functions. */
-static void make_entries(build *b, LLVMValueRef *entries) {
+/* Split kernel i's work-group function (split_slots): its regions, run
+ * by whole sub-groups, where its calls are for them; else, into *apart,
+ * that of its slots' way, on fibers (always inlined into the first).
+ * Where its regions are not all jammed, or it has none (too much private
+ * memory), fibers throughout, as before the split. */
+static LLVMValueRef split_entry(build *b, unsigned i, LLVMValueRef *apart) {
+  weft_kernel_desc *k = &b->s.kernels[i];
+  LLVMValueRef slots = b->slots[i];
+  /* Its sub-groups meet on fibers in groups that are not whole. */
+  k->flags |= WEFT_KERNEL_SUB_GROUPS;
+  LLVMSetLinkage(slots, LLVMInternalLinkage);
+  if (!(k->flags & WEFT_KERNEL_REGIONS) || !b->lanes_regions ||
+      !b->lanes_regions[i]) {
+    k->flags &= ~WEFT_KERNEL_REGIONS;
+    LLVMDeleteFunction(b->bodies[i]);
+    b->bodies[i] = slots;
+    b->slots[i] = NULL;
+    return weft__workgroup_make(b->s.module, slots, NULL, NULL, k,
+                                b->entry_names[i], b->s.options.optimize);
+  }
+  char name[strlen(b->entry_names[i]) + 8];
+  snprintf(name, sizeof name, "%s.apart", b->entry_names[i]);
+  *apart = weft__workgroup_make(b->s.module, slots, NULL, NULL, k, name,
+                                b->s.options.optimize);
+  LLVMSetLinkage(*apart, LLVMInternalLinkage);
+  LLVMAddAttributeAtIndex(
+      *apart, LLVMAttributeFunctionIndex,
+      LLVMCreateEnumAttribute(LLVMGetModuleContext(b->s.module),
+                              LLVMGetEnumAttributeKindForName("alwaysinline", 12),
+                              0));
+  return weft__workgroup_make_regions(b->s.module, b->bodies[i],
+                                      b->region_jams[i], NULL,
+                                      b->lanes_regions[i], *apart, k,
+                                      b->entry_names[i]);
+}
+
+/* Step 4: the work-group functions; the work-group functions of split
+ * kernels' slots' ways into aparts (NULL for the others). */
+static void make_entries(build *b, LLVMValueRef *entries, LLVMValueRef *aparts) {
   for (unsigned i = 0; i < b->s.num_kernels; i++) {
     weft_kernel_desc *k = &b->s.kernels[i];
     const weft_jammed *lanes = lanes_of(b, i);
-    if (k->flags & WEFT_KERNEL_REGIONS)
+    aparts[i] = NULL;
+    if (is_split(b, i))
+      entries[i] = split_entry(b, i, &aparts[i]);
+    else if (k->flags & WEFT_KERNEL_REGIONS)
       entries[i] = weft__workgroup_make_regions(
           b->s.module, b->bodies[i],
           b->region_jams ? b->region_jams[i] : NULL, lanes,
-          b->lanes_regions ? b->lanes_regions[i] : NULL, k,
+          b->lanes_regions ? b->lanes_regions[i] : NULL, NULL, k,
           b->entry_names[i]);
     else
       entries[i] = weft__workgroup_make(
@@ -493,12 +571,21 @@ static int lower_kernels(build *b) {
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
     unsigned width = weft_cpu_sub_group_width(&b->s.kernels[i]);
     rc = weft__sub_group_cuts(b->bodies[i], width);
+    if (!rc) rc = split_slots(b, i);
+  }
+  /* Split bodies' slots' ways (and their copies' lanes' ways) gone. */
+  if (!rc && b->slots)
+    rc = weft__run_passes(b->s.module, b->s.machine, "function(simplifycfg)",
+                          &b->s.error);
+  for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
+    assert(!is_split(b, i) || !weft__has_sub_groups(b->bodies[i]));
     unsigned words = 0;
     /* Not where whole sub-groups run side by side: they keep their own
      * atomics (a sub-group's elected lane counting for it, jam_predicate.c),
      * and an aggregated kernel runs none (compact_ballot of
      * bench_sub_groups: 175 ms aggregated, 32.5 jammed). */
-    if (!rc && aggregating(b) && !has_lanes_jam(b, i) && !keeps_lanes(b, i))
+    if (!rc && aggregating(b) && !has_lanes_jam(b, i) && !keeps_lanes(b, i) &&
+        !is_split(b, i))
       rc = weft__aggregate_atomics(b->bodies[i], &b->sites, &words);
     if (words) b->s.kernels[i].flags |= WEFT_KERNEL_AGGREGATES;
     b->s.kernels[i].aggregate_words = words;
@@ -522,14 +609,16 @@ static int lower_kernels(build *b) {
   if (!rc) rc = schedule_regions(b);
   if (!rc) rc = make_region_jams(b);
   if (rc) return rc;
-  LLVMValueRef entries[b->s.num_kernels + 1];
-  make_entries(b, entries);
+  LLVMValueRef entries[b->s.num_kernels + 1], aparts[b->s.num_kernels + 1];
+  make_entries(b, entries, aparts);
   /* The line tables stay (with -g, all of Clang's debug information): a
    * fault's report names its line, and gdb and perf see lines. */
   /* The ids' variables only where the work-items' loop stays a loop:
    * vectorized, its stores would give another work-item's ids. */
-  weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels,
-                         b->s.options.debug && !b->s.options.optimize);
+  int ids = b->s.options.debug && !b->s.options.optimize;
+  weft__debug_info_adopt(b->s.module, entries, b->bodies, b->s.num_kernels, ids);
+  for (unsigned i = 0; i < b->s.num_kernels; i++)
+    if (aparts[i]) weft__debug_info_adopt(b->s.module, &aparts[i], &b->slots[i], 1, ids);
   rc = weft__run_passes(b->s.module, b->s.machine, "always-inline,globaldce",
                         &b->s.error);
   for (unsigned i = 0; i < b->s.num_kernels && !rc; i++) {
@@ -644,6 +733,7 @@ static int end(build *b, int rc, char **log) {
   for (unsigned i = 0; b->lanes_regions && i < b->s.num_kernels; i++)
     free(b->lanes_regions[i]);
   free(b->lanes_regions);
+  free(b->slots);
   free(b->sites.locs);
   weft__check_sites_free(b->checks.sites, b->checks.count);
   free(b->stamps);

@@ -187,8 +187,8 @@ void weft__jam_loops_finish(weft_jam *j, LLVMBuilderRef b);
 /* jam_predicate.c. Makes the conditional branch (that differs between
  * work-items) straight-line code where it skips or chooses between
  * short runs of blocks that only compute, load and store (and in a body
- * only a jam of whole sub-groups runs, call the sub-group functions
- * that some lanes may come to: weft__jam_lanes_maskable): their accesses
+ * only a jam of whole sub-groups runs, call sub-group functions:
+ * weft__jam_lanes_mask): their accesses
  * masked, their values selected. 1 when it did (the body changed). */
 int weft__jam_predicate(LLVMValueRef branch);
 /* The atomics that predication sent to a private word where their mask
@@ -232,6 +232,12 @@ unsigned weft__jam_blocks_find(weft_jam *j, int shifts);
  * than weft__jam_blocks_widest (UINT32_MAX when there is none). */
 int weft__jam_blocks_shared(const weft_jam *j, LLVMValueRef v);
 unsigned weft__jam_blocks_widest(const weft_jam *j);
+/* Whether every block of j holds every call by itself: a jam of one
+ * whole sub-group, whose call starts on a multiple of the width in a row
+ * whose x size is one (build.c: such jams run only there), and blocks of
+ * the local x id (or linear id) no narrower than the call (shifts) nor
+ * wider (masks). */
+int weft__jam_blocks_local(const weft_jam *j);
 /* Where inst is such a mask, makes its clones the constants k's low bits
  * (finished): 1; else 0. */
 int weft__jam_block_mask(weft_jam *j, LLVMValueRef inst);
@@ -239,18 +245,10 @@ int weft__jam_block_mask(weft_jam *j, LLVMValueRef inst);
  * multiple of its block (NULL without blocks). */
 LLVMValueRef weft__jam_blocks_aligned(const weft_jam *j, LLVMBuilderRef b);
 
-/* jam_sub_groups.c. Whether inst folds or picks across a sub-group's
- * lanes (its value differs between sub-groups, and between lanes for a
- * scan). */
-int weft__jam_is_lanes_call(LLVMValueRef inst);
-/* Whether inst is a fold or a pick of a function that only some of the
- * sub-group's lanes may come to (a non-uniform one: not
- * sub_group_reduce_add and the like, which all must). */
-int weft__jam_lanes_maskable(LLVMValueRef inst);
-/* The maskable lanes call at the builder made one that only the lanes
- * whose mask (an i1) is set come to (a fold may be replaced: the call
- * is then deleted; a pick of a lane that did not come is undefined as
- * it stands). */
+/* jam_sub_groups.c. The lanes call (weft__jam_is_lanes_call) at the
+ * builder made one that only the lanes whose mask (an i1) is set come
+ * to (it may be replaced: the call is then deleted; a non-uniform pick
+ * of a lane that did not come is undefined as it stands). */
 void weft__jam_lanes_mask(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef mask);
 /* In a jam of whole sub-groups, makes inst's clones at the builder when
  * it is __weft_sub_group_lanes() (1) or a fold or a pick across the

@@ -23,6 +23,7 @@
  * first's plus k in any width), not through extensions (a value below
  * them might wrap where the int does not). */
 #include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jit/cpu/jam.h"
@@ -190,4 +191,58 @@ LLVMValueRef weft__jam_blocks_aligned(const weft_jam *j, LLVMBuilderRef b) {
     all = all ? LLVMBuildAnd(b, all, ok, "") : ok;
   }
   return all;
+}
+
+/* v through truncations and zero extensions. */
+static LLVMValueRef unwidened(LLVMValueRef v) {
+  while (LLVMIsAInstruction(v) && (LLVMGetInstructionOpcode(v) == LLVMTrunc ||
+                                   LLVMGetInstructionOpcode(v) == LLVMZExt))
+    v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+/* Whether v is a load of the group's x size (or its enqueued one). */
+static int is_size_x(LLVMValueRef body, LLVMValueRef v) {
+  v = unwidened(v);
+  if (!LLVMIsALoadInst(v)) return 0;
+  LLVMValueRef at = LLVMGetOperand(v, 0);
+  if (!LLVMIsAGetElementPtrInst(at) || LLVMGetNumOperands(at) != 2 ||
+      LLVMGetOperand(at, 0) != weft__body_param(body, WEFT_BODY_CTX) ||
+      !LLVMIsAConstantInt(LLVMGetOperand(at, 1)))
+    return 0;
+  unsigned long long offset = LLVMConstIntGetZExtValue(LLVMGetOperand(at, 1));
+  return offset == offsetof(weft_wg_ctx, local_size) ||
+         offset == offsetof(weft_wg_ctx, enqueued_local_size);
+}
+
+/* Whether int t is the local x id, or it plus a multiple of the x size
+ * (the local linear id: (z * size_y + y) * size_x + x). */
+static int local_x_aligned(LLVMValueRef body, LLVMValueRef t) {
+  LLVMValueRef x = weft__body_param(body, WEFT_BODY_LX);
+  t = unwidened(t);
+  if (t == x) return 1;
+  if (!LLVMIsAInstruction(t) || LLVMGetInstructionOpcode(t) != LLVMAdd) return 0;
+  for (unsigned o = 0; o < 2; o++) {
+    LLVMValueRef m = unwidened(LLVMGetOperand(t, 1 - o));
+    if (unwidened(LLVMGetOperand(t, o)) == x && LLVMIsAInstruction(m) &&
+        LLVMGetInstructionOpcode(m) == LLVMMul &&
+        (is_size_x(body, LLVMGetOperand(m, 0)) ||
+         is_size_x(body, LLVMGetOperand(m, 1))))
+      return 1;
+  }
+  return 0;
+}
+
+int weft__jam_blocks_local(const weft_jam *j) {
+  if (!j->sub_group_width) return 0;
+  for (unsigned n = 0; n < j->num_blocks; n++) {
+    const weft_jam_block *m = &j->blocks[n];
+    /* A shift's block holds the call where the call is one sub-group; a
+     * mask's low bits start at 0 where its block is no wider. */
+    if (m->shift ? j->width != j->sub_group_width
+                 : (1ull << m->bits) > j->sub_group_width)
+      return 0;
+    if (!local_x_aligned(j->body, LLVMGetOperand(m->inst, 0))) return 0;
+  }
+  return 1;
 }

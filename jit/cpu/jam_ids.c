@@ -119,6 +119,10 @@ static void one_at_a_time(const weft_jam *j, LLVMBuilderRef b,
 
 int weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
   if (!j->num_steps && !j->num_blocks) return 1;
+  /* One whole sub-group a call, by local ids: nothing to test (and a
+   * jam without the blocks, where a branch around a loop on a
+   * sub-group's id differs, may not be made). */
+  if (!j->num_steps && weft__jam_blocks_local(j)) return 1;
   /* Whole sub-groups: their functions need every lane at once. */
   if (j->sub_group_width && !(j->fallback = weft__jam_plain(j))) return 0;
   LLVMBasicBlockRef jammed = LLVMGetEntryBasicBlock(j->fn);

@@ -191,9 +191,7 @@ static int maskable(const weft_jam *j, const back_edges *all, back_edge e,
          i = LLVMGetNextInstruction(i)) {
       /* A sub-group function takes the lanes still in it (those whose
        * stay flag is set where it is: weft__jam_loops_around). */
-      if (weft__jam_is_lanes_query(i) ||
-          (weft__jam_is_lanes_call(i) && !weft__jam_lanes_maskable(i)))
-        return 0;
+      if (weft__jam_is_lanes_query(i)) return 0;
       unsigned memory = weft__jam_memory(i);
       if ((memory & ~WEFT_JAM_READS) ||
           ((memory & WEFT_JAM_READS) && !before_tests && !note_masked(l, i)))

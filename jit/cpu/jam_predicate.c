@@ -118,11 +118,9 @@ static int predicable(LLVMBasicBlockRef bb) {
        * is a test of its own (only a body that a jam of whole sub-groups
        * runs alone has it made 1: build.c). */
       if (weft__jam_is_lanes_query(i)) return 0;
-      if (weft__jam_is_lanes_call(i)) {
-        if (!weft__jam_lanes_maskable(i)) return 0;
-      } else if (mask_operand(i) < 0 && !weft__call_is_pure(i)) {
+      if (!weft__jam_is_lanes_call(i) && mask_operand(i) < 0 &&
+          !weft__call_is_pure(i))
         return 0;
-      }
       break;
     default:
       break;

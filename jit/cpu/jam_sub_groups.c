@@ -118,10 +118,6 @@ static int lanes_call(LLVMValueRef inst) {
 
 int weft__jam_is_lanes_call(LLVMValueRef inst) { return lanes_call(inst) != NOT_LANES; }
 
-int weft__jam_lanes_maskable(LLVMValueRef inst) {
-  return lanes_call(inst) != NOT_LANES;
-}
-
 /* Whether call is of a function that all lanes must come to: a fold
  * the builtins mark WEFT_LANES_ALL, or a pickall. */
 static int of_all(LLVMValueRef call) {
@@ -155,7 +151,7 @@ static LLVMValueRef masked_form(LLVMValueRef call, const char *plain,
 }
 
 void weft__jam_lanes_mask(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef mask) {
-  assert(weft__jam_lanes_maskable(call));
+  assert(weft__jam_is_lanes_call(call));
   unsigned k = call_kind(call);
   /* A non-uniform pick of a lane that did not come: undefined. */
   if (CALLS[k].call == PICKS && !CALLS[k].all) return;

@@ -171,6 +171,10 @@ int weft__site_add(weft_sites *sites, LLVMValueRef call, unsigned *index);
  * of a body's sub-group meetings once and nothing polls, they become
  * work-group barriers (the others make the kernel WEFT_KERNEL_SUB_GROUPS). */
 int weft__sub_group_cuts(LLVMValueRef body, unsigned width);
+/* Whether none of body's sub-group meetings is on the lanes' way (taken
+ * where __weft_sub_group_lanes() is tested: jam_sub_groups.c), as where
+ * only the sub-group functions' slots meet (not a sub_group_barrier()). */
+int weft__sub_group_meetings_lanes_free(LLVMValueRef body);
 /* aggregate_atomics.c, after the sub-group cuts, in optimized builds
  * without checks or schedule exploration: an atomic add or subtract that
  * every work-item may pass once, on one of a few counters the group
@@ -296,6 +300,9 @@ int weft__sub_group_lanes_off(LLVMModuleRef module);
 void weft__sub_group_lanes_in(LLVMValueRef body, int on);
 /* Whether inst asks __weft_sub_group_lanes(). */
 int weft__jam_is_lanes_query(LLVMValueRef inst);
+/* Whether inst folds or picks across a sub-group's lanes (its value
+ * differs between sub-groups, and between lanes for a scan). */
+int weft__jam_is_lanes_call(LLVMValueRef inst);
 /* The successor that terminator term takes where
  * __weft_sub_group_lanes() is 1 (a branch on it), or -1. */
 int weft__jam_lanes_branch(LLVMValueRef term);
@@ -317,12 +324,16 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
  * whole sub-groups a state, for the regions that hold sub-group
  * functions (the others have none): a call for whole sub-groups runs
  * those regions by them, through the lanes' way of the body (no slots:
- * the sub-group barriers' states are never reached). */
+ * the sub-group barriers' states are never reached). With apart (NULL:
+ * none; then lanes_regions too), a body without the slots' way
+ * (build.c's split_slots): the other calls run apart, a work-group
+ * function of the slots' way. */
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
                                           const weft_jammed *region_jams,
                                           const weft_jammed *lanes,
                                           const weft_jammed *lanes_regions,
+                                          LLVMValueRef apart,
                                           const weft_kernel_desc *desc,
                                           const char *name);
 /* Both: with lanes (NULL or an empty list: none), jams of whole
@@ -351,8 +362,9 @@ void weft__regions_scope_objects(LLVMValueRef body);
  * by side; 0: the slots). */
 int weft__regions_next_state(LLVMValueRef body, unsigned state, int lanes,
                              int32_t *only);
-/* Whether a run of body from state reaches __weft_sub_group_lanes()
- * before its next barrier (the region holds a sub-group function). */
+/* Whether a run of body from state reaches __weft_sub_group_lanes() (or
+ * a lanes fold or pick, in a body without slots) before its next
+ * barrier (the region holds a sub-group function). */
 int weft__regions_ask_lanes(LLVMValueRef body, unsigned state);
 /* Marks in reached (count states) those a run from the start reaches
  * the lanes' way (the sub-group barriers' are not among them); 0 when a

@@ -753,12 +753,14 @@ int weft__regions_lanes_states(LLVMValueRef body, unsigned count,
   return 1;
 }
 
-/* Stops the walk at a call of __weft_sub_group_lanes(). */
+/* Stops the walk at a call of __weft_sub_group_lanes(), or of a fold or
+ * pick of the lanes (a body whose slots' way is gone: build.c's
+ * split_slots). */
 static int visit_no_lanes_block(LLVMBasicBlockRef bb, void *data) {
   (void)data;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
        i = LLVMGetNextInstruction(i))
-    if (weft__jam_is_lanes_query(i)) return 0;
+    if (weft__jam_is_lanes_query(i) || weft__jam_is_lanes_call(i)) return 0;
   return 1;
 }
 

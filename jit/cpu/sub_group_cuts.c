@@ -66,6 +66,38 @@ static int avoidable(const weft_cfg *g, unsigned avoid, unsigned char *seen,
   return 0;
 }
 
+int weft__sub_group_meetings_lanes_free(LLVMValueRef body) {
+  weft_cfg g;
+  if (weft__cfg_make(body, &g)) return 0;
+  unsigned char *seen = calloc(g.count + 1, 1);
+  unsigned *work = calloc(g.count + 1, sizeof *work), top = 0;
+  int free_of = seen && work;
+  if (free_of && g.count) {
+    seen[0] = 1;
+    work[top++] = 0;
+  }
+  while (free_of && top) {
+    LLVMBasicBlockRef bb = g.blocks[work[--top]];
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && free_of;
+         i = LLVMGetNextInstruction(i))
+      free_of = !LLVMIsACallInst(i) || !is_meeting(i, NULL);
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    int lanes = t ? weft__jam_lanes_branch(t) : -1;
+    for (unsigned k = 0, n = t ? LLVMGetNumSuccessors(t) : 0; k < n; k++) {
+      if (lanes >= 0 && k != (unsigned)lanes) continue; /* the slots' way */
+      unsigned s = weft__cfg_index(&g, LLVMGetSuccessor(t, k));
+      if (s < g.count && !seen[s]) {
+        seen[s] = 1;
+        work[top++] = s;
+      }
+    }
+  }
+  free(seen);
+  free(work);
+  weft__cfg_free(&g);
+  return free_of;
+}
+
 /* Whether every meeting is in a block every work-item passes once. */
 static int all_pass_once(LLVMValueRef body, LLVMValueRef *meetings,
                          unsigned n, int *rc) {

@@ -621,19 +621,39 @@ static void lanes_region(wg_builder *w, const weft_jammed *tiers, unsigned k,
   emit_loops(w, jammed_items, &run, 1, done, exit);
 }
 
+/* A call not for whole sub-groups (a group's x size not a multiple of
+ * the width, a work-item on its fiber, a fault's replay) runs apart,
+ * the work-group function of the slots' way, and returns; the builder
+ * goes on for the others. */
+static void apart_first(wg_builder *w, LLVMValueRef apart,
+                        const weft_kernel_desc *desc) {
+  LLVMValueRef whole = whole_sub_groups(w, desc, 0);
+  LLVMBasicBlockRef slots = block(w, "apart"), rest = block(w, "whole");
+  LLVMBuildCondBr(w->b, whole, rest, slots);
+  LLVMPositionBuilderAtEnd(w->b, slots);
+  LLVMValueRef args[3];
+  for (unsigned i = 0; i < 3; i++) args[i] = LLVMGetParam(w->fn, i);
+  LLVMBuildCall2(w->b, LLVMGlobalGetValueType(apart), apart, args, 3, "");
+  LLVMBuildRetVoid(w->b);
+  LLVMPositionBuilderAtEnd(w->b, rest);
+}
+
 LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
                                           LLVMValueRef body,
                                           const weft_jammed *region_jams,
                                           const weft_jammed *lanes,
                                           const weft_jammed *lanes_regions,
+                                          LLVMValueRef apart,
                                           const weft_kernel_desc *desc,
                                           const char *name) {
   wg_builder w = {0};
   LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
   begin(&w, module, body, desc, name, call_args);
   lanes_first(&w, lanes, desc);
+  assert(!apart || lanes_regions);
+  if (apart) apart_first(&w, apart, desc);
   LLVMValueRef whole =
-      lanes_regions ? whole_sub_groups(&w, desc, 0) : NULL;
+      lanes_regions && !apart ? whole_sub_groups(&w, desc, 0) : NULL;
   LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
   for (int d = 0; d < 3; d++)
     w.size[d] = load_size(&w, ctx,
@@ -661,6 +681,12 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
     LLVMPositionBuilderAtEnd(w.b, region);
     const weft_jammed *lanes_tiers =
         lanes_regions ? &lanes_regions[k * (WEFT_JAM_TIERS + 1)] : NULL;
+    if (lanes_tiers && lanes_tiers[0].fn && apart) {
+      /* Every call here runs whole sub-groups (apart_first). */
+      lanes_region(&w, lanes_tiers, k, done, exit);
+      end_region(&w, dispatch, exit, single, desc->uniform_bytes);
+      continue;
+    }
     if (lanes_tiers && lanes_tiers[0].fn) {
       LLVMBasicBlockRef side = block(&w, "lanes"), slots = block(&w, "slots");
       LLVMBuildCondBr(w.b, whole, side, slots);
