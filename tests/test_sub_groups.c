@@ -609,12 +609,16 @@ TEST(parted_sub_group_found_side_by_side) {
       /* between work-group barriers: a split kernel (build.c) */
       "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
       "  if (get_sub_group_local_id() < 3) v = sub_group_reduce_add(v);\n"
-      "  barrier(CLK_GLOBAL_MEM_FENCE);"};
-  for (unsigned b = 0; b < 4; b++) {
-    if (b == 3 && harness_barriers_on_fibers()) break;
+      "  barrier(CLK_GLOBAL_MEM_FENCE);",
+      /* sub-groups that stop at different barriers (jam.c's stating) */
+      "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  v = sub_group_reduce_add(v);\n"
+      "  if (get_sub_group_id() == 1) barrier(CLK_GLOBAL_MEM_FENCE);"};
+  for (unsigned b = 0; b < 5; b++) {
+    if (b >= 3 && harness_barriers_on_fibers()) break;
     support_stderr_begin();
     /* (Past the sub-group function, the others wait at the barrier.) */
-    check_parted(bodies[b], NULL, b == 3 ? "barrier divergence in work-group"
+    check_parted(bodies[b], NULL, b >= 3 ? "barrier divergence in work-group"
                                          : "returned without reaching it");
     const char *log = support_stderr_end();
     CHECK_STR_CONTAINS(log, "whole sub-groups of");
@@ -835,6 +839,27 @@ static const char *jammed_split_source =
     "  out[2 * i + 1] = x > 1.0f ? sub_group_non_uniform_reduce_max(x) : -1.0f;\n"
     "}\n";
 
+/* A tree in __local memory down to 32 sums, a barrier in its loop, then
+ * a reduction of those by the sub-groups that hold them: the region
+ * after the loop's barrier may stop there again or after the reduction
+ * (its jams say which: jam.c's stating). */
+static const char *jammed_tail_source =
+    "REQD __kernel void k(__global const float *in, __global float *out) {\n"
+    "  __local float t[1024];\n"
+    "  size_t i = get_global_linear_id(), l = get_local_linear_id();\n"
+    "  size_t n = get_local_size(0) * get_local_size(1);\n"
+    "  t[l] = in[i];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t d = n / 2; d >= 32; d /= 2) {\n"
+    "    if (l < d) t[l] += t[l + d];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  float v = 0.0f;\n"
+    "  if (l < 32) v = sub_group_reduce_add(t[l]);\n"
+    "  out[2 * i] = v;\n"
+    "  out[2 * i + 1] = sub_group_scan_inclusive_max(t[l]);\n"
+    "}\n";
+
 static const char *jammed_loop_regions_source =
     "REQD __kernel void k(__global const float *in, __global float *out) {\n"
     "  __local float t[1024];\n"
@@ -918,6 +943,8 @@ TEST(whole_sub_groups_jammed) {
     check_jammed(jammed_loop_regions_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());
     check_jammed(jammed_split_source, 2, "", shapes[s].global,
+                 shapes[s].local, whole && !harness_barriers_on_fibers());
+    check_jammed(jammed_tail_source, 2, "", shapes[s].global,
                  shapes[s].local, whole && !harness_barriers_on_fibers());
   }
 }

@@ -218,7 +218,7 @@ static void note_tiers(weft_kernel_desc *k, const weft_jammed *tiers) {
  * for registers of bits (jam.c), noted in its description. */
 static void make_tiers(build *b, unsigned i, int state, unsigned bits,
                        weft_jammed *tiers) {
-  if (weft__jam_tiers(b->bodies[i], b->s.layout, bits, state, 0,
+  if (weft__jam_tiers(b->bodies[i], b->s.layout, bits, state, 0, 0,
                       b->entry_names[i], tiers))
     note_tiers(&b->s.kernels[i], tiers);
 }
@@ -288,7 +288,7 @@ static int make_lanes_jams(build *b) {
       weft_jammed *lanes = &b->lanes_jams[i * (WEFT_JAM_TIERS + 1)];
       if (copies[i])
         weft__jam_tiers(copies[i], b->s.layout, bits, -1,
-                        weft_cpu_sub_group_width(&b->s.kernels[i]),
+                        weft_cpu_sub_group_width(&b->s.kernels[i]), 0,
                         b->entry_names[i], lanes);
       /* External until lanes_of: the always-inliner deletes internal
        * always-inline functions that have no callers yet. */
@@ -411,13 +411,16 @@ static void make_lanes_regions(build *b, unsigned i, unsigned bits) {
     if (!reached[s] || !weft__regions_ask_lanes(b->bodies[i], s)) continue;
     weft_jammed *tiers = &jams[s * (WEFT_JAM_TIERS + 1)];
     int32_t only;
-    unsigned count =
-        weft__regions_next_state(b->bodies[i], s, 1, &only)
-            ? weft__jam_tiers(b->bodies[i], b->s.layout, bits, (int)s, width,
-                              b->entry_names[i], tiers)
-            : 0;
+    /* A region with more than one way out (a barrier in a loop, the
+     * tree before a sub-group's reduction) says where its calls stop. */
+    int stating = !weft__regions_next_state(b->bodies[i], s, 1, &only);
+    unsigned count = weft__jam_tiers(b->bodies[i], b->s.layout, bits, (int)s,
+                                     width, stating, b->entry_names[i], tiers);
     ok = count && tiers[count - 1].width == width;
-    for (unsigned t = 0; t < count; t++) tiers[t].next = only;
+    for (unsigned t = 0; t < count; t++) {
+      tiers[t].next = stating ? 0 : only;
+      tiers[t].stating = stating;
+    }
     made += ok;
   }
   free(reached);

@@ -276,7 +276,9 @@ static int jammable(weft_jam *j) {
     LLVMValueRef v = j->olds[k];
     if (!LLVMIsAInstruction(v) || !reached(j, v)) continue;
     int rmw = LLVMGetInstructionOpcode(v) == LLVMAtomicRMW;
-    if (!allowed(v) && !(rmw && rmw_ok)) {
+    if ((!allowed(v) && !(rmw && rmw_ok)) ||
+        (j->stating && LLVMIsAReturnInst(v) &&
+         !LLVMIsAConstantInt(LLVMGetOperand(v, 0)))) {
       j->num_diverging = 0; /* predication would not help */
       return 0;
     }
@@ -338,9 +340,9 @@ static void declare(weft_jam *j, const char *name) {
   unsigned n = LLVMCountParams(j->body);
   LLVMTypeRef params[n ? n : 1];
   for (unsigned p = 0; p < n; p++) params[p] = LLVMTypeOf(LLVMGetParam(j->body, p));
-  j->fn = LLVMAddFunction(
-      module, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(j->context), params, n, 0));
+  LLVMTypeRef result = j->stating ? LLVMInt32TypeInContext(j->context)
+                                  : LLVMVoidTypeInContext(j->context);
+  j->fn = LLVMAddFunction(module, name, LLVMFunctionType(result, params, n, 0));
   LLVMSetLinkage(j->fn, LLVMInternalLinkage);
   weft__copy_attributes(j->body, j->fn, LLVMAttributeFunctionIndex);
   for (unsigned p = 0; p < n; p++) weft__copy_attributes(j->body, j->fn, p + 1);
@@ -357,7 +359,7 @@ static void clone_instruction(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) 
     if (LLVMIsAPHINode(inst)) {
       c = LLVMBuildPhi(b, LLVMTypeOf(inst), "");
     } else if (LLVMIsAReturnInst(inst)) {
-      c = LLVMBuildRetVoid(b);
+      c = j->stating ? LLVMBuildRet(b, LLVMGetOperand(inst, 0)) : LLVMBuildRetVoid(b);
     } else {
       c = LLVMInstructionClone(inst);
       LLVMInsertIntoBuilder(b, c);
@@ -667,9 +669,11 @@ LLVMValueRef weft__jam_plain(const weft_jam *j) {
 
 unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
                          unsigned vector_bits, int state,
-                         unsigned sub_group_width, const char *prefix,
-                         weft_jammed *tiers) {
-  weft_jam j = {.vector_bits = vector_bits, .sub_group_width = sub_group_width};
+                         unsigned sub_group_width, int stating,
+                         const char *prefix, weft_jammed *tiers) {
+  weft_jam j = {.vector_bits = vector_bits,
+                .sub_group_width = sub_group_width,
+                .stating = stating};
   weft_jam_scope scope;
   unsigned lx, n = 0, tries;
   int ok = analyse_predicated(&j, &scope, body, state, &lx, &tries);

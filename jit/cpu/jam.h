@@ -123,6 +123,10 @@ typedef struct weft_jam {
   int state, unmask;
   const char *name;
   LLVMValueRef fallback;
+  /* The jammed function returns the region state its way out gives (a
+   * region with more than one: each a constant, which its work-items,
+   * sharing their branches, share). */
+  int stating;
 } weft_jam;
 
 /* The index of v, or j->count when v is none of the body's (a constant,

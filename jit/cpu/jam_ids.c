@@ -123,6 +123,8 @@ int weft__jam_ids_guard(weft_jam *j, LLVMBuilderRef b) {
    * jam without the blocks, where a branch around a loop on a
    * sub-group's id differs, may not be made). */
   if (!j->num_steps && weft__jam_blocks_local(j)) return 1;
+  /* (Neither the fallback nor one at a time says where the calls stop.) */
+  if (j->stating) return 0;
   /* Whole sub-groups: their functions need every lane at once. */
   if (j->sub_group_width && !(j->fallback = weft__jam_plain(j))) return 0;
   LLVMBasicBlockRef jammed = LLVMGetEntryBasicBlock(j->fn);

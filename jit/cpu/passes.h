@@ -259,8 +259,10 @@ typedef struct weft_jammed {
   unsigned width;
   /* A region's jam of whole sub-groups: the state its work-items stop
    * in, the lanes' way (weft__regions_next_state with lanes 1, asked
-   * while the body still asks for them). */
+   * while the body still asks for them); or, stating, it returns it
+   * (weft__jam_tiers' stating: the region has more than one). */
   int32_t next;
+  int stating;
 } weft_jammed;
 
 /* Step 4 (jam.c): functions with body's parameters that each run width
@@ -276,13 +278,17 @@ typedef struct weft_jammed {
  * registers (SROA). */
 unsigned weft__jam_tiers(LLVMValueRef body, LLVMTargetDataRef layout,
                          unsigned vector_bits, int state,
-                         unsigned sub_group_width, const char *prefix,
-                         weft_jammed *tiers);
+                         unsigned sub_group_width, int stating,
+                         const char *prefix, weft_jammed *tiers);
 /* With sub_group_width (else 0), the jams run whole sub-groups of that
  * many work-items (widths its multiples, the narrowest one sub-group),
  * with or without loops, and its sub-group functions fold their lanes'
  * values (jam_sub_groups.c); they are for groups whose x size is a
- * multiple of it, and calls whose first x is one. */
+ * multiple of it, and calls whose first x is one. With stating, for a
+ * region whose work-items may stop in more than one state, each returns
+ * the state its work-items stop in (an i32: the region's ways out each
+ * give a constant; none where the call would need a test of its ids
+ * first). */
 
 /* jam_sub_groups.c: whether body asks __weft_sub_group_lanes() (its
  * sub-group functions can run jammed); and, once such jams are made,

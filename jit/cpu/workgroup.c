@@ -263,7 +263,11 @@ typedef struct jammed_run {
   const weft_jammed *tiers;
   LLVMValueRef state, private_mem;
   int whole; /* the range is whole multiples of the last tier's width */
+  int stating; /* each call returns where it stops: kept in low, high */
 } jammed_run;
+
+static void update(wg_builder *w, LLVMValueRef slot, LLVMValueRef value,
+                   LLVMIntPredicate keep_old_if);
 
 /* One jammed loop of the x loop at y and z, from start on: width
  * work-items a call while that many are left. Returns where it stopped;
@@ -285,7 +289,11 @@ static LLVMValueRef jammed_loop(wg_builder *w, LLVMValueRef iv[3],
   LLVMPositionBuilderAtEnd(w->b, wide);
   LLVMValueRef x = LLVMBuildPhi(w->b, w->i64, "");
   LLVMValueRef at[3] = {x, iv[1], iv[2]};
-  call_function(w, jam->fn, at, run->state, run->private_mem);
+  LLVMValueRef stop = call_function(w, jam->fn, at, run->state, run->private_mem);
+  if (run->stating) {
+    update(w, w->low, stop, LLVMIntSLE);
+    update(w, w->high, stop, LLVMIntSGE);
+  }
   LLVMValueRef next = LLVMBuildNUWAdd(w->b, x, width, "");
   LLVMValueRef again = LLVMBuildICmp(
       w->b, LLVMIntULE, LLVMBuildNUWAdd(w->b, next, width, ""), w->hi[0], "");
@@ -374,7 +382,7 @@ static void lanes_first(wg_builder *w, const weft_jammed *lanes,
   assert(lanes[last].width == width);
   (void)last;
   jammed_run run = {lanes, LLVMConstInt(w->i32, 0, 0),
-                    LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)), 1};
+                    LLVMConstNull(LLVMPointerTypeInContext(w->context, 0)), 1, 0};
   emit_loops(w, jammed_items, &run, 1, done, done);
   LLVMBuildRetVoid(w->b);
   LLVMPositionBuilderAtEnd(w->b, rest);
@@ -479,7 +487,7 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
   if (jammed && jammed[0].fn) {
     assert(!has_barrier && jammed[0].width >= 2);
     jammed_run run = {jammed, LLVMConstInt(w.i32, 0, 0),
-                      LLVMConstNull(LLVMPointerTypeInContext(w.context, 0)), 0};
+                      LLVMConstNull(LLVMPointerTypeInContext(w.context, 0)), 0, 0};
     emit_loops(&w, jammed_items, &run, 1, exit, exit);
   } else {
     plain_items(&w, desc, has_barrier, optimize, exit);
@@ -613,12 +621,38 @@ static void end_region(wg_builder *w, LLVMBasicBlockRef dispatch,
 /* Region k run by its jams of whole sub-groups (lanes_regions), which
  * take the sub-group functions' lanes from each other: no slot, no
  * sub-group barrier, so the next state is the next work-group barrier's
- * (or the end). The range is whole sub-groups: nothing is left over. */
+ * (or the end), or, where there are several, what each call returns.
+ * Calls that stop in different states (a barrier that some sub-groups
+ * take and others not) leave the group to be run again without them,
+ * whose work-items can be named (weft__cpu_lanes_parted). The range is
+ * whole sub-groups: nothing is left over. */
 static void lanes_region(wg_builder *w, const weft_jammed *tiers, unsigned k,
                          LLVMBasicBlockRef done, LLVMBasicBlockRef exit) {
-  note_only_state(w, tiers[0].next);
-  jammed_run run = {tiers, LLVMConstInt(w->i32, k, 0), w->private_mem, 1};
-  emit_loops(w, jammed_items, &run, 1, done, exit);
+  int stating = tiers[0].stating;
+  jammed_run run = {tiers, LLVMConstInt(w->i32, k, 0), w->private_mem, 1,
+                    stating};
+  if (!stating) {
+    note_only_state(w, tiers[0].next);
+    emit_loops(w, jammed_items, &run, 1, done, exit);
+    return;
+  }
+  LLVMBuildStore(w->b, LLVMConstInt(w->i32, INT32_MAX, 0), w->low);
+  LLVMBuildStore(w->b, LLVMConstInt(w->i32, (unsigned)INT32_MIN, 1), w->high);
+  LLVMBasicBlockRef ran = block(w, "lanes.ran"), parted = block(w, "lanes.parted");
+  emit_loops(w, jammed_items, &run, 1, ran, exit);
+  LLVMValueRef low = LLVMBuildLoad2(w->b, w->i32, w->low, "");
+  LLVMValueRef high = LLVMBuildLoad2(w->b, w->i32, w->high, "");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntSLT, low, high, ""), parted,
+                  done);
+  LLVMPositionBuilderAtEnd(w->b, parted);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(w->context, 0);
+  LLVMValueRef fn = weft__runtime_function(LLVMGetGlobalParent(w->fn),
+                                           WEFT_LANES_PARTED_SYMBOL, NULL, &ptr,
+                                           1, "noreturn");
+  LLVMValueRef ctx = LLVMGetParam(w->fn, 1);
+  LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, &ctx, 1, "");
+  LLVMBuildUnreachable(w->b);
+  LLVMPositionBuilderAtEnd(w->b, done);
 }
 
 /* A call not for whole sub-groups (a group's x size not a multiple of
@@ -703,7 +737,7 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
       assert(agreed);
       (void)agreed;
       note_only_state(&w, only);
-      jammed_run run = {tiers, LLVMConstInt(w.i32, k, 0), w.private_mem, 0};
+      jammed_run run = {tiers, LLVMConstInt(w.i32, k, 0), w.private_mem, 0, 0};
       emit_loops(&w, jammed_items, &run, 1, done, exit);
     } else if (weft__regions_next_state(body, k, 0, &only)) {
       note_only_state(&w, only);
