@@ -25,6 +25,11 @@
  *   reduce_group     the same with work_group_reduce_add
  *   reduce_sub_group the same with sub_group_reduce_add, one partial sum
  *                    per sub-group
+ *   reduce_two_level the sum of each group from sub-groups: their sums
+ *                    in __local memory, a barrier, the first sub-group
+ *                    adding them up (a loop) and reducing those
+ *   reduce_tree_tail the tree down to 32 sums, then sub_group_reduce_add
+ *                    of those in the work-items that hold them
  *   scan_tree        16M ints scanned (inclusive sums) in groups of 256
  *                    through a __local tree (Hillis and Steele, a
  *                    barrier a step)
@@ -112,6 +117,36 @@ static const char *source =
     "  int s = sub_group_reduce_add(in[get_global_id(0)]);\n"
     "  if (get_sub_group_local_id() == 0)\n"
     "    out[get_group_id(0) * get_num_sub_groups() + get_sub_group_id()] = s;\n"
+    "}\n"
+    "__kernel void reduce_two_level(__global const int *in, __global int *out) {\n"
+    "  __local int part[256];\n"
+    "  int s = sub_group_reduce_add(in[get_global_id(0)]);\n"
+    "  if (get_sub_group_local_id() == 0) part[get_sub_group_id()] = s;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (get_sub_group_id() == 0) {\n"
+    "    int v = 0;\n"
+    "    for (uint k = get_sub_group_local_id(); k < get_num_sub_groups();\n"
+    "         k += get_sub_group_size())\n"
+    "      v += part[k];\n"
+    "    v = sub_group_reduce_add(v);\n"
+    "    if (get_local_id(0) == 0) out[get_group_id(0)] = v;\n"
+    "  }\n"
+    "}\n"
+    "__kernel void reduce_tree_tail(__global const int *in, __global int *out) {\n"
+    "  __local int t[256];\n"
+    "  size_t l = get_local_id(0);\n"
+    "  t[l] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t s = 128; s >= 32; s >>= 1) {\n"
+    "    if (l < s) t[l] += t[l + s];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (l < 32) {\n"
+    "    int v = sub_group_reduce_add(t[l]);\n"
+    "    if (get_sub_group_local_id() == 0)\n"
+    "      out[get_group_id(0) * (32 / get_max_sub_group_size()) +\n"
+    "          get_sub_group_id()] = v;\n"
+    "  }\n"
     "}\n"
     "__kernel void scan_tree(__global const int *in, __global int *out) {\n"
     "  __local int t[2][256];\n"
@@ -283,14 +318,15 @@ static void variant_rows(bench *b, const variant *v, int n,
 /* Three kernels that do one thing (the first the baseline), each checked
  * by check with its count of outputs, then their rows. */
 typedef void (*checker)(bench *b, const char *name, size_t outputs);
-static void three_rows(bench *b, const char *const names[3], checker check,
-                       const size_t outputs[3]) {
-  double ms[3];
-  for (int k = 0; k < 3; k++) {
+/* count kernels, each checked, over the first. */
+static void compared_rows(bench *b, const char *const *names, int count,
+                          checker check, const size_t *outputs) {
+  double ms[count];
+  for (int k = 0; k < count; k++) {
     ms[k] = time_kernel(b, names[k], DEFAULT, NULL);
     check(b, names[k], outputs[k]);
   }
-  for (int k = 0; k < 3; k++) row(b, names[k], ms[k], ms[0]);
+  for (int k = 0; k < count; k++) row(b, names[k], ms[k], ms[0]);
 }
 
 int main(int argc, char **argv) {
@@ -331,13 +367,17 @@ int main(int argc, char **argv) {
 
   size_t groups = b.n / GROUP;
   size_t per_group = (GROUP + info.sub_group_size - 1) / info.sub_group_size;
-  static const char *const reduce[3] = {"reduce_tree", "reduce_group",
-                                        "reduce_sub_group"};
+  static const char *const reduce[5] = {"reduce_tree", "reduce_group",
+                                        "reduce_sub_group", "reduce_two_level",
+                                        "reduce_tree_tail"};
   static const char *const scan[3] = {"scan_tree", "scan_group",
                                       "scan_sub_group"};
-  three_rows(&b, reduce, check_sums,
-             (const size_t[3]){groups, groups, groups * per_group});
-  three_rows(&b, scan, check_scan, (const size_t[3]){0, 0, 0});
+  /* (Sub-groups of at most 32: the tail's 32 sums are whole ones.) */
+  size_t tails = groups * (32 / info.sub_group_size);
+  compared_rows(&b, reduce, 5, check_sums,
+                (const size_t[5]){groups, groups, groups * per_group, groups,
+                                  tails});
+  compared_rows(&b, scan, 3, check_scan, (const size_t[3]){0, 0, 0});
 
   /* A sixty-fourth: the slots' fibers take seconds over all 16M. */
   static const variant loops[] = {

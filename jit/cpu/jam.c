@@ -476,7 +476,7 @@ static void clone_block(weft_jam *j, LLVMBuilderRef b, LLVMBasicBlockRef bb,
     if (is_debug_intrinsic(i)) continue;
     unsigned k = weft__jam_index(j, i);
     if (weft__jam_sub_group_call(j, b, i) || weft__jam_id(j, b, i) ||
-        weft__jam_block_mask(j, i))
+        weft__jam_block_mask(j, i) || weft__jam_masked_vector(j, b, i))
       continue;
     if (weft__jam_loops_is_exit(j, i)) {
       weft__jam_loops_exit(j, b, i);

@@ -200,6 +200,15 @@ int weft__jam_predicate(LLVMValueRef branch);
  * branched around again: each runs where its mask is set and nowhere
  * else (a locked operation a lane costs about as much as the rest). */
 void weft__jam_atomics_unmask(LLVMValueRef fn);
+/* masked_address's choice that address is (a select of the element
+ * where the mask is set, a private word elsewhere, marked so, through a
+ * cast of the address space the jam may have put between), or NULL. */
+LLVMValueRef weft__jam_masked_choice(LLVMValueRef address);
+/* jam_masked.c. Where inst is such an access of an element whose index
+ * steps with x, one a lane, makes its clones at the builder one masked
+ * vector access of the lanes' elements: 1 (finished); else 0, nothing
+ * made. */
+int weft__jam_masked_vector(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst);
 /* Whether values of type t can be loaded and stored masked (scalars and
  * vectors of integers, floats and pointers). */
 int weft__jam_maskable_type(LLVMTypeRef t);

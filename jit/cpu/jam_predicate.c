@@ -150,9 +150,7 @@ static LLVMValueRef intrinsic(LLVMModuleRef m, const char *name,
  * an access already masked adds its mask to it. */
 #define MASKED "weft.masked.address"
 
-/* masked_address's choice that address is (through a cast of the
- * address space the jam may have put between), or NULL. */
-static LLVMValueRef masked_choice(LLVMValueRef address) {
+LLVMValueRef weft__jam_masked_choice(LLVMValueRef address) {
   LLVMValueRef p = address;
   if (LLVMIsAAddrSpaceCastInst(p)) p = LLVMGetOperand(p, 0);
   if (!LLVMIsASelectInst(p)) return NULL;
@@ -170,7 +168,7 @@ static LLVMValueRef masked_choice(LLVMValueRef address) {
 static LLVMValueRef masked_address(LLVMBuilderRef b, LLVMValueRef inst,
                                    LLVMTypeRef t, LLVMValueRef ptr,
                                    LLVMValueRef mask) {
-  LLVMValueRef within = masked_choice(ptr);
+  LLVMValueRef within = weft__jam_masked_choice(ptr);
   if (within) {
     LLVMPositionBuilderBefore(b, within);
     LLVMSetOperand(within, 0, LLVMBuildAnd(b, mask, LLVMGetOperand(within, 0), ""));
@@ -244,7 +242,7 @@ static void mask_atomic(LLVMBuilderRef b, LLVMValueRef rmw, LLVMValueRef mask) {
 /* rmw's block cut before it: a branch on its mask to a block of its own
  * that runs it on the real address, and a phi of its value after. */
 static void unmask(LLVMValueRef rmw) {
-  LLVMValueRef address = LLVMGetOperand(rmw, 0), choice = masked_choice(address);
+  LLVMValueRef address = LLVMGetOperand(rmw, 0), choice = weft__jam_masked_choice(address);
   LLVMValueRef mask = LLVMGetOperand(choice, 0), ptr = LLVMGetOperand(choice, 1);
   LLVMBasicBlockRef after = LLVMGetInstructionParent(rmw);
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(rmw));
@@ -283,7 +281,7 @@ static void unmask(LLVMValueRef rmw) {
 static int masked_atomic(LLVMValueRef inst, void *unused) {
   (void)unused;
   return LLVMGetInstructionOpcode(inst) == LLVMAtomicRMW &&
-         masked_choice(LLVMGetOperand(inst, 0)) != NULL;
+         weft__jam_masked_choice(LLVMGetOperand(inst, 0)) != NULL;
 }
 
 void weft__jam_atomics_unmask(LLVMValueRef fn) {
