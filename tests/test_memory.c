@@ -43,7 +43,10 @@ TEST(no_stacks_without_barrier) {
 
 /* Region scheduling (the default) keeps only what crosses a barrier per
  * work-item: 4096-item groups with barriers cost far less than 4096
- * stacks, which would touch at least 16 MiB. */
+ * stacks, which would touch at least 16 MiB for each group running (one
+ * a thread). Each thread keeps its group's work-item records (a fiber's
+ * context each, should the group need them): 8.2 MiB more at 16 threads
+ * (an H200 host's Xeon), 1.1 at 2. */
 TEST(barrier_groups_without_stacks) {
   CPU_ONLY("stackless barrier regions are the CPU's");
   static const char *source =
@@ -73,7 +76,8 @@ TEST(barrier_groups_without_stacks) {
     CHECK_EQ(host[i], i / local * local + (i % local + 1) % local);
   printf("peak RSS +%ld KiB for 64 groups of 4096 work-items with barriers\n",
          after - before);
-  CHECK(after - before < 8 * 1024);
+  unsigned threads = support_device_info().compute_units;
+  CHECK(after - before < 4 * 1024 * (long)(threads > 2 ? threads : 2));
   free(host);
   weft_buffer_release(out);
   weft_kernel_release(empty);
