@@ -949,6 +949,41 @@ TEST(whole_sub_groups_jammed) {
   }
 }
 
+/* A kernel whose sub-groups meet where not every work-item passes,
+ * called by another kernel of its program: the caller takes in its body
+ * whole (build.c splits no body another kernel calls; it did, and the
+ * build failed for want of the lanes' folds). */
+TEST(kernel_calling_a_split_kernel) {
+  static const char *source =
+      "__kernel void inner(__global const int *in, __global int *out) {\n"
+      "  __local int part[256];\n"
+      "  int s = sub_group_reduce_add(in[get_global_id(0)]);\n"
+      "  if (get_sub_group_local_id() == 0) part[get_sub_group_id()] = s;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  if (get_sub_group_id() == 0) {\n"
+      "    int v = 0;\n"
+      "    for (uint k = get_sub_group_local_id(); k < get_num_sub_groups();\n"
+      "         k += get_sub_group_size())\n"
+      "      v += part[k];\n"
+      "    v = sub_group_reduce_add(v);\n"
+      "    if (get_sub_group_local_id() == 0) out[get_group_id(0)] = v;\n"
+      "  }\n"
+      "}\n"
+      "__kernel void k(__global const int *in, __global int *out) {\n"
+      "  inner(in, out);\n"
+      "}\n";
+  enum { N = 256, GROUP = 64 };
+  int in[N], out[N];
+  for (int i = 0; i < N; i++) in[i] = (int)value_of((size_t)i);
+  size_t global = N, local = GROUP;
+  run(source, sizeof(int), 1, &global, &local, 1, in, out);
+  for (int g = 0; g < N / GROUP; g++) {
+    int want = 0;
+    for (int i = 0; i < GROUP; i++) want += in[g * GROUP + i];
+    CHECK_EQ(out[g], want);
+  }
+}
+
 /* Ids shifted and masked by powers of 2 beside sub-group functions, in
  * a jam of whole sub-groups (jam_blocks.c): where a global offset leaves
  * a global id's blocks unaligned, the call runs the jam made without them

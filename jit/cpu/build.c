@@ -318,10 +318,11 @@ static int make_lanes_jams(build *b) {
  * be made straight-line code (jam_predicate.c); a copy keeps the
  * slots' way, which runs (on fibers) the groups that are not whole
  * sub-groups (make_entries). Not where a meeting is on the lanes' way
- * too (a sub_group_barrier()). */
+ * too (a sub_group_barrier()), nor in a kernel that another calls. */
 static int split_slots(build *b, unsigned i) {
   LLVMValueRef body = b->bodies[i];
-  if (!keeps_lanes(b, i) || !weft__has_sub_groups(body) ||
+  /* (Another kernel that calls it takes in the body as it is.) */
+  if (LLVMGetFirstUse(body) || !keeps_lanes(b, i) || !weft__has_sub_groups(body) ||
       !weft__sub_group_meetings_lanes_free(body))
     return 0;
   if (!b->slots && !(b->slots = calloc(b->s.num_kernels + 1, sizeof *b->slots)))
