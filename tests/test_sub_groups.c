@@ -1031,16 +1031,28 @@ TEST(shifted_ids_in_whole_sub_groups_as_without) {
 
 /* Random kernels of sub-group functions (on uints: any order of a sum
  * gives the same bits), work-group barriers around __local exchanges,
- * loops that work-items leave at different turns and arithmetic, all at
- * the kernel's top level: cut into regions, the regions with sub-group
- * functions run by whole sub-groups where the shape allows. Each gives
- * the bits it gives with -cl-weft-no-jam (the slots), in groups of 64
- * (whole sub-groups at every width) and of 40 (a smaller last one at
- * 16 and 32). */
+ * loops that work-items leave at different turns and arithmetic, at the
+ * kernel's top level or in a branch that sub-groups take as one
+ * (uniform functions) or that their lanes take differently (non-uniform
+ * ones): cut into regions, or split (build.c), the regions with
+ * sub-group functions run by whole sub-groups where the shape allows.
+ * Each gives the bits it gives with -cl-weft-no-jam (the slots), in
+ * groups of 64 (whole sub-groups at every width; two seeds in three)
+ * and of 40 (a smaller last one at 16 and 32). */
 static void random_segment(char *out, size_t size, unsigned *seed) {
   unsigned x = support_random_next(seed) % 4, y = support_random_next(seed) % 4,
            z = support_random_next(seed) % 4, c = support_random_next(seed) % 89 + 1;
-  switch (support_random_next(seed) % 7) {
+  switch (support_random_next(seed) % 9) {
+  case 7:
+    snprintf(out, size,
+             "if (get_sub_group_id() %% 2u == %uu) v%u = sub_group_reduce_max(v%u) + v%u;\n",
+             c % 2, x, y, z);
+    break;
+  case 8:
+    snprintf(out, size,
+             "if (v%u & %uu) v%u += sub_group_non_uniform_scan_inclusive_add(v%u);\n",
+             y, c, x, z);
+    break;
   case 0:
     snprintf(out, size, "v%u = sub_group_reduce_add(v%u) ^ v%u;\n", x, y, z);
     break;
@@ -1088,7 +1100,7 @@ TEST(random_sub_group_kernels_as_with_slots) {
   for (unsigned i = 0; i < 128; i++) in[i] = (unsigned)value_of(i) * 2654435761u;
   for (unsigned seed = 1; seed <= 12; seed++) {
     char *source = random_sub_group_kernel(seed);
-    size_t local = seed % 2 ? 64 : 40, shaped = local == 40 ? 120 : global;
+    size_t local = seed % 3 ? 64 : 40, shaped = local == 40 ? 120 : global;
     run_built(source, "-cl-std=CL3.0", NULL, sizeof *in, 1, &shaped, &local,
               1, in, jammed);
     run_built(source, "-cl-std=CL3.0 -cl-weft-no-jam", NULL, sizeof *in, 1,
