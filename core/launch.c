@@ -84,11 +84,15 @@ static const size_t *asked_local(const weft_kernel *k, const size_t *local) {
  * else Weft's suggestion. */
 static void local_size_of(weft_kernel *k, unsigned dims, const size_t *global,
                           const size_t *asked, size_t used[3]) {
+  /* Whole sub-groups side by side want x sizes of their multiples. */
+  size_t multiple = k->desc->flags & WEFT_KERNEL_SUB_GROUPS_JAMMED
+                        ? weft_cpu_sub_group_width(k->desc)
+                        : 1;
   if (asked)
     for (unsigned i = 0; i < 3; i++) used[i] = i < dims ? asked[i] : 1;
   else
     weft__local_size_suggest(weft__device_info(k->program->context->device),
-                             dims, global, used);
+                             dims, global, multiple, used);
 }
 
 int weft_kernel_suggest_local_size(weft_kernel *k, unsigned dims,

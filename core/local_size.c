@@ -17,12 +17,26 @@ static size_t largest_divisor(size_t n, size_t limit) {
   return 1;
 }
 
+/* The largest divisor of n that is a multiple of multiple and at most
+ * limit (or multiple itself, where limit is less), where n is such a
+ * multiple; else largest_divisor's. */
+static size_t largest_divisor_by(size_t n, size_t limit, size_t multiple) {
+  if (multiple <= 1 || n % multiple) return largest_divisor(n, limit);
+  if (limit > n) limit = n;
+  for (size_t d = (limit > multiple ? limit : multiple) / multiple * multiple;
+       d > multiple; d -= multiple)
+    if (n % d == 0) return d;
+  return multiple;
+}
+
 /* Fills local[0..3) from dimension 0 up, each the largest divisor of its
  * global size within want's remaining items and the device's limit (1
- * past dims); gives the items left unplaced. */
+ * past dims; dimension 0 a multiple of multiple where it can be); gives
+ * the items left unplaced. */
 static size_t fill_from_dimension_0(const weft_device_info *info,
                                     unsigned dims, const size_t *global,
-                                    size_t want, size_t *local) {
+                                    size_t want, size_t multiple,
+                                    size_t *local) {
   for (unsigned d = 0; d < 3; d++) {
     if (d >= dims) {
       local[d] = 1;
@@ -31,7 +45,9 @@ static size_t fill_from_dimension_0(const weft_device_info *info,
     size_t limit = want < info->max_work_item_sizes[d]
                        ? want
                        : info->max_work_item_sizes[d];
-    local[d] = largest_divisor(global[d], limit);
+    local[d] = d == 0 && multiple <= info->max_work_item_sizes[0]
+                   ? largest_divisor_by(global[d], limit, multiple)
+                   : largest_divisor(global[d], limit);
     want /= local[d];
     if (want < 1) want = 1;
   }
@@ -39,13 +55,16 @@ static size_t fill_from_dimension_0(const weft_device_info *info,
 }
 
 /* CPU: divide the work by the threads, aiming at GROUPS_PER_THREAD
- * groups per thread, dimension 0 first (the one LLVM vectorizes). */
+ * groups per thread, dimension 0 first (the one LLVM vectorizes), whole
+ * sub-groups where the kernel runs them side by side (multiple: else
+ * its groups of 50 ran on fibers). */
 static void suggest_cpu(const weft_device_info *info, unsigned dims,
-                        size_t total, const size_t *global, size_t *local) {
+                        size_t total, const size_t *global, size_t multiple,
+                        size_t *local) {
   size_t want = total / ((size_t)info->compute_units * GROUPS_PER_THREAD);
   if (want < 1) want = 1;
   if (want > info->max_work_group_size) want = info->max_work_group_size;
-  fill_from_dimension_0(info, dims, global, want, local);
+  fill_from_dimension_0(info, dims, global, want, multiple, local);
 }
 
 /* GPU: blocks of GPU_GROUP_ITEMS threads (8 warps: enough to hide
@@ -68,14 +87,14 @@ static void suggest_gpu(const weft_device_info *info, unsigned dims,
   if (want > info->max_work_group_size) want = info->max_work_group_size;
   while (want > GPU_WARP && total / want < info->compute_units) want /= 2;
   if (dims == 1) {
-    fill_from_dimension_0(info, dims, global, want, local);
+    fill_from_dimension_0(info, dims, global, want, 1, local);
     return;
   }
   size_t row = want < GPU_ROW ? want : GPU_ROW;
   size_t rest_global[3] = {1, global[1], dims > 2 ? global[2] : 1};
   size_t rest[3];
   size_t unplaced = fill_from_dimension_0(info, dims, rest_global,
-                                          want / row, rest);
+                                          want / row, 1, rest);
   /* The row: GPU_ROW, and whatever dimensions 1 and 2 could not hold. */
   size_t limit = row * unplaced;
   if (limit > info->max_work_item_sizes[0]) limit = info->max_work_item_sizes[0];
@@ -85,11 +104,12 @@ static void suggest_gpu(const weft_device_info *info, unsigned dims,
 }
 
 void weft__local_size_suggest(const weft_device_info *info, unsigned dims,
-                              const size_t *global, size_t *local) {
+                              const size_t *global, size_t multiple,
+                              size_t *local) {
   size_t total = 1;
   for (unsigned d = 0; d < dims; d++) total *= global[d];
   if (info->kind == WEFT_DEVICE_GPU)
     suggest_gpu(info, dims, total, global, local);
   else
-    suggest_cpu(info, dims, total, global, local);
+    suggest_cpu(info, dims, total, global, multiple, local);
 }

@@ -40,7 +40,7 @@ static void check_valid(const weft_device_info *info, unsigned dims,
 static void suggest(const weft_device_info *info, unsigned dims, size_t x,
                     size_t y, size_t z, size_t local[3]) {
   size_t global[3] = {x, y, z};
-  weft__local_size_suggest(info, dims, global, local);
+  weft__local_size_suggest(info, dims, global, 1, local);
   check_valid(info, dims, global, local);
 }
 
@@ -110,6 +110,26 @@ TEST(cpu_divides_the_work_by_the_threads) {
   suggest(&two, 2, 1024, 1024, 1, local);
   CHECK_EQ(local[0], 1024);
   CHECK_EQ(local[1], 4);
+}
+
+/* A kernel whose whole sub-groups run side by side asks for x sizes of
+ * their multiples (16 here): 4800 items on 2 threads would be groups of
+ * 300, and are 240; where the global size is no multiple, as before;
+ * where the threads want fewer items a group, one sub-group. */
+TEST(cpu_prefers_whole_sub_groups) {
+  weft_device_info two = cpu(2);
+  size_t local[3], global[3];
+  static const struct {
+    size_t global, multiple, want;
+  } cases[] = {{4800, 1, 300}, {4800, 16, 240}, {1000, 16, 50},
+               {64, 16, 16}, {1 << 20, 16, 4096}, {48, 16, 16}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    global[0] = cases[c].global;
+    global[1] = global[2] = 1;
+    weft__local_size_suggest(&two, 1, global, cases[c].multiple, local);
+    check_valid(&two, 1, global, local);
+    CHECK_EQ(local[0], cases[c].want);
+  }
 }
 
 TEST_MAIN()
