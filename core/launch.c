@@ -240,6 +240,10 @@ static void log_launch(const weft_kernel *k, const weft_launch_desc *d,
     snprintf(how, sizeof how, "whole sub-groups of %u side by side, up to "
              "%u a call (jammed)", weft_cpu_sub_group_width(k->desc),
              k->desc->jam_width);
+  else if (weft_cpu_sub_groups_rows(k->desc, d->local))
+    snprintf(how, sizeof how, "whole sub-groups of %u side by side, up to "
+             "%u a call (jammed), a group's last, partial one on fibers",
+             weft_cpu_sub_group_width(k->desc), k->desc->jam_width);
   else if (k->desc->flags & WEFT_KERNEL_JAMMED && at < (int)sizeof how)
     snprintf(how + at, sizeof how - (size_t)at, ", %u side by side (jammed)",
              k->desc->jam_width);

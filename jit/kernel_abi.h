@@ -515,6 +515,17 @@ static inline int weft_cpu_sub_groups_jammed(const weft_kernel_desc *k,
          size_x % w == 0;
 }
 
+/* Whether k's groups of this enqueued local size, whose x size is not a
+ * multiple of the sub-group width, run their whole sub-groups side by
+ * side all the same, and the last, partial one apart (on fibers): a
+ * kernel with such jams and no work-group barrier (not regions), groups
+ * of one row (y and z sizes 1: a sub-group is x ids of the row). */
+static inline int weft_cpu_sub_groups_rows(const weft_kernel_desc *k,
+                                           const size_t local[3]) {
+  return (k->flags & WEFT_KERNEL_SUB_GROUPS_JAMMED) &&
+         !(k->flags & WEFT_KERNEL_REGIONS) && local[1] == 1 && local[2] == 1;
+}
+
 /* Local memory is handed out in blocks this aligned (the widest vector). */
 #define WEFT_LOCAL_ALIGN 128
 

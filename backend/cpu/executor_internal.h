@@ -110,6 +110,10 @@ struct cpu_group {
   const weft_stacks *own_stack;
   uint64_t index;           /* linear group index */
   unsigned num_items;
+  /* The work-item that runs on the group's own stack (main) in fiber
+   * mode: 0, or the first of the items an interleaved run runs alone
+   * (weft__interleave_run_from). */
+  unsigned first;
   unsigned cur;             /* the work-item running (fiber mode) */
   unsigned arrived;         /* work-items at the current barrier */
   unsigned done;            /* work-items that have returned */
@@ -316,6 +320,10 @@ _Noreturn void weft__group_diverged(cpu_group *g, unsigned a,
  * returns, or reaches barrier site; and a schedule point, where another
  * work-item may run. */
 void weft__interleave_run_group(cpu_group *g);
+/* The same for work-items from on alone, those before it done already
+ * (the last sub-group of a row whose whole ones ran side by side:
+ * sub_group.c's weft__sub_group_rows_tail). */
+void weft__interleave_run_from(cpu_group *g, unsigned from);
 void weft__interleave_returned(cpu_group *g, unsigned k);
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site);
 /* A runnable work-item of an interleaved group other than except
@@ -331,6 +339,12 @@ unsigned weft__interleave_next(const cpu_group *g, unsigned except);
  * work-item to run after, UINT_MAX: this one). */
 int weft__sub_group_interleaves(const launch_state *l);
 int weft__sub_group_yield(cpu_group *g, unsigned *then);
+/* Whether group g runs its whole sub-groups side by side though its
+ * launch's x sizes are not all multiples of the width
+ * (weft_cpu_sub_groups_rows): then *tail is the first work-item of its
+ * last, partial sub-group, which runs apart on fibers (the number of
+ * its work-items where it has none). */
+int weft__sub_group_rows(const cpu_group *g, unsigned *tail);
 
 /* Sub-groups (sub_group.c), in interleaved groups: work-item k at a
  * sub-group barrier at site; k stopped at a work-group barrier or

@@ -101,7 +101,7 @@ uint32_t weft__cpu_address_space(weft_wg_ctx *ctx, const void *p) {
 /* ------------------------------------------------------------- fibers */
 
 weft_fiber *weft__group_fiber_of(cpu_group *g, unsigned k) {
-  return k ? &g->items[k].fiber : &g->main;
+  return k != g->first ? &g->items[k].fiber : &g->main;
 }
 
 void weft__group_switch_item(cpu_group *g, unsigned from, unsigned to) {
@@ -129,7 +129,7 @@ static void fiber_main(void *arg) {
 void weft__group_enter_fibers(cpu_group *g) {
   cpu_worker *w = g->worker;
   const weft_fiber_ops *fibers = w->executor->fibers;
-  for (unsigned k = 1; k < g->num_items; k++) {
+  for (unsigned k = g->first + 1; k < g->num_items; k++) {
     void *stack = weft__stacks_get(g->item_stacks, k - 1);
     if (!stack) {
       weft__launch_report(g->launch, WEFT_ESYS,
@@ -264,9 +264,19 @@ void weft__group_run(cpu_group *g, uint64_t index) {
     zero_aggregate_words(g, d->kernel->aggregate_words);
   g->ctx.region_state = 0;
   weft__weak_reset(g);
-  g->cur = g->arrived = g->done = 0;
+  g->first = g->cur = g->arrived = g->done = 0;
   g->ctx.fiber_mode = 0;
   g->interleaved = 0;
+  unsigned tail;
+  if (n > 1 && weft__sub_group_rows(g, &tail)) {
+    /* Its whole sub-groups side by side, then a last, partial one on
+     * fibers. */
+    range.hi[0] = tail;
+    if (tail) d->kernel->entry(d->args, &g->ctx, &range);
+    if (tail < n) weft__interleave_run_from(g, tail);
+    weft__weak_drain_group(g);
+    return;
+  }
   if ((l->random || weft__sub_group_interleaves(l)) && n > 1) {
     weft__interleave_run_group(g);
     weft__weak_drain_group(g);
@@ -287,10 +297,11 @@ void weft__group_run(cpu_group *g, uint64_t index) {
  * workgroup.c's lanes_first, one call for the whole group from its start,
  * or its lanes regions; its x size a multiple of the width). */
 static int ran_lanes(const cpu_group *g) {
-  return weft_cpu_sub_groups_jammed(g->launch->desc->kernel,
-                                    g->ctx.enqueued_local_size[0],
-                                    g->ctx.local_size[0]) &&
-         !g->launch->random && !weft__sub_group_interleaves(g->launch);
+  return (weft_cpu_sub_groups_jammed(g->launch->desc->kernel,
+                                     g->ctx.enqueued_local_size[0],
+                                     g->ctx.local_size[0]) &&
+          !g->launch->random && !weft__sub_group_interleaves(g->launch)) ||
+         weft__sub_group_rows(g, &(unsigned){0});
 }
 
 /* Whether group g runs as regions without whole sub-groups side by

@@ -70,19 +70,27 @@ unsigned weft__interleave_pick(cpu_group *g, unsigned except) {
       return k;
 }
 
-void weft__interleave_run_group(cpu_group *g) {
+void weft__interleave_run_from(cpu_group *g, unsigned from) {
   const weft_launch_desc *d = g->launch->desc;
+  assert(from < g->num_items);
+  g->first = g->cur = from;
+  g->done = from;
   weft__group_enter_fibers(g);
   for (unsigned k = 0; k < g->num_items; k++)
-    g->items[k].state = ITEM_RUNNABLE;
-  cpu_item *first = &g->items[0];
-  first->range = (weft_wg_range){.lo = {0, 0, 0}, .hi = {1, 1, 1}};
+    g->items[k].state = k < from ? ITEM_DONE : ITEM_RUNNABLE;
+  cpu_item *first = &g->items[from];
+  weft__group_local_id(g, from, first->range.lo);
+  for (int i = 0; i < 3; i++) first->range.hi[i] = first->range.lo[i] + 1;
+  first->range.state = first->range.single_region = first->range.no_lanes = 0;
   g->interleaved = 1;
   d->kernel->entry(d->args, &g->ctx, &first->range);
-  weft__interleave_returned(g, 0);
+  weft__interleave_returned(g, from);
   g->interleaved = 0;
   g->ctx.fiber_mode = 0;
+  g->first = 0;
 }
+
+void weft__interleave_run_group(cpu_group *g) { weft__interleave_run_from(g, 0); }
 
 void weft__interleave_returned(cpu_group *g, unsigned k) {
   if (g->arrived)
@@ -93,11 +101,11 @@ void weft__interleave_returned(cpu_group *g, unsigned k) {
   g->done++;
   weft__sub_group_stopped(g, k);
   if (g->done == g->num_items) {
-    /* Work-item 0 runs on the group's own stack: it returns last. */
-    if (k) weft__group_switch_item(g, k, 0);
+    /* The first runs on the group's own stack: it returns last. */
+    if (k != g->first) weft__group_switch_item(g, k, g->first);
     return;
   }
-  /* Work-item 0 waits here until the last of the others comes back. */
+  /* The first waits here until the last of the others comes back. */
   weft__group_switch_item(g, k, weft__interleave_pick(g, k));
 }
 

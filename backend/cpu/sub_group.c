@@ -175,6 +175,18 @@ int weft__sub_group_interleaves(const launch_state *l) {
          !weft_cpu_sub_groups_jammed(d->kernel, d->local[0], d->global[0]);
 }
 
+int weft__sub_group_rows(const cpu_group *g, unsigned *tail) {
+  const launch_state *l = g->launch;
+  const weft_kernel_desc *k = l->desc->kernel;
+  if (l->random || !(k->flags & WEFT_KERNEL_SUB_GROUPS) ||
+      !weft_cpu_sub_groups_rows(k, l->desc->local) ||
+      weft_cpu_sub_groups_jammed(k, l->desc->local[0], l->desc->global[0]))
+    return 0;
+  uint64_t x = g->ctx.local_size[0], w = weft_cpu_sub_group_width(k);
+  *tail = x % w ? (unsigned)(x - x % w) : g->num_items;
+  return 1;
+}
+
 int weft__sub_group_yield(cpu_group *g, unsigned *then) {
   unsigned next = weft__interleave_next(g, g->cur);
   *then = UINT_MAX;

@@ -337,20 +337,32 @@ static void jammed_items(wg_builder *w, LLVMValueRef iv[3],
 }
 
 /* Whether the call runs whole sub-groups side by side: the group's x
- * size and the range's x bounds multiples of the sub-group width, not a
- * single region (a fault's replay), not no_lanes, and, from_start, from
- * the kernel's start (state 0). */
+ * size and the range's x bounds multiples of the sub-group width (with
+ * rows, the group's x size need not be where its y and z sizes are 1: a
+ * sub-group is then x ids of its one row, and the back end calls it for
+ * the whole ones, weft_cpu_sub_groups_rows), not a single region (a
+ * fault's replay), not no_lanes, and, from_start, from the kernel's start
+ * (state 0). */
 static LLVMValueRef whole_sub_groups(wg_builder *w, const weft_kernel_desc *desc,
-                                     int from_start) {
+                                     int from_start, int rows) {
   unsigned width = weft_cpu_sub_group_width(desc);
   LLVMValueRef ctx = LLVMGetParam(w->fn, 1), range = LLVMGetParam(w->fn, 2);
-  LLVMValueRef bits = LLVMBuildOr(w->b, w->lo[0], w->hi[0], "");
-  bits = LLVMBuildOr(w->b, bits,
-                     load_size(w, ctx, offsetof(weft_wg_ctx, local_size), 1), "");
-  bits = LLVMBuildOr(
-      w->b, bits,
+  LLVMValueRef mask = LLVMConstInt(w->i64, width - 1, 0);
+  LLVMValueRef sizes = LLVMBuildOr(
+      w->b, load_size(w, ctx, offsetof(weft_wg_ctx, local_size), 1),
       load_size(w, ctx, offsetof(weft_wg_ctx, enqueued_local_size), 1), "");
-  bits = LLVMBuildAnd(w->b, bits, LLVMConstInt(w->i64, width - 1, 0), "");
+  sizes = LLVMBuildAnd(w->b, sizes, mask, "");
+  if (rows) {
+    LLVMValueRef one_row = LLVMBuildICmp(
+        w->b, LLVMIntEQ,
+        LLVMBuildMul(
+            w->b, load_size(w, ctx, offsetof(weft_wg_ctx, local_size) + 8, 1),
+            load_size(w, ctx, offsetof(weft_wg_ctx, local_size) + 16, 1), ""),
+        LLVMConstInt(w->i64, 1, 0), "");
+    sizes = LLVMBuildSelect(w->b, one_row, LLVMConstInt(w->i64, 0, 0), sizes, "");
+  }
+  LLVMValueRef bits = LLVMBuildOr(w->b, w->lo[0], w->hi[0], "");
+  bits = LLVMBuildOr(w->b, LLVMBuildAnd(w->b, bits, mask, ""), sizes, "");
   LLVMValueRef not_whole = LLVMBuildOr(
       w->b, load_invariant(w, w->i32, range, offsetof(weft_wg_range, no_lanes)),
       load_invariant(w, w->i32, range, offsetof(weft_wg_range, single_region)),
@@ -370,10 +382,10 @@ static LLVMValueRef whole_sub_groups(wg_builder *w, const weft_kernel_desc *desc
  * width, state 0, not a single region, not no_lanes) runs the jams of
  * whole sub-groups alone and returns; others go on at the builder. */
 static void lanes_first(wg_builder *w, const weft_jammed *lanes,
-                        const weft_kernel_desc *desc) {
+                        const weft_kernel_desc *desc, int rows) {
   if (!lanes || !lanes[0].fn) return;
   unsigned width = weft_cpu_sub_group_width(desc);
-  LLVMValueRef whole = whole_sub_groups(w, desc, 1);
+  LLVMValueRef whole = whole_sub_groups(w, desc, 1, rows);
   LLVMBasicBlockRef jammed = block(w, "lanes"), done = block(w, "lanes.done"),
                     rest = block(w, "lanes.not");
   LLVMBuildCondBr(w->b, whole, jammed, rest);
@@ -483,7 +495,8 @@ LLVMValueRef weft__workgroup_make(LLVMModuleRef module, LLVMValueRef body,
   begin(&w, module, body, desc, name, call_args);
   LLVMBasicBlockRef exit = block(&w, "exit");
   int has_barrier = weft__calls_barrier(body);
-  lanes_first(&w, lanes, desc);
+  /* (A body with jams of whole sub-groups has no work-group barrier.) */
+  lanes_first(&w, lanes, desc, 1);
   if (jammed && jammed[0].fn) {
     assert(!has_barrier && jammed[0].width >= 2);
     jammed_run run = {jammed, LLVMConstInt(w.i32, 0, 0),
@@ -661,7 +674,7 @@ static void lanes_region(wg_builder *w, const weft_jammed *tiers, unsigned k,
  * goes on for the others. */
 static void apart_first(wg_builder *w, LLVMValueRef apart,
                         const weft_kernel_desc *desc) {
-  LLVMValueRef whole = whole_sub_groups(w, desc, 0);
+  LLVMValueRef whole = whole_sub_groups(w, desc, 0, 0);
   LLVMBasicBlockRef slots = block(w, "apart"), rest = block(w, "whole");
   LLVMBuildCondBr(w->b, whole, rest, slots);
   LLVMPositionBuilderAtEnd(w->b, slots);
@@ -683,11 +696,11 @@ LLVMValueRef weft__workgroup_make_regions(LLVMModuleRef module,
   wg_builder w = {0};
   LLVMValueRef call_args[desc->num_args + WEFT_BODY_EXTRA_PARAMS];
   begin(&w, module, body, desc, name, call_args);
-  lanes_first(&w, lanes, desc);
+  lanes_first(&w, lanes, desc, 0);
   assert(!apart || lanes_regions);
   if (apart) apart_first(&w, apart, desc);
   LLVMValueRef whole =
-      lanes_regions && !apart ? whole_sub_groups(&w, desc, 0) : NULL;
+      lanes_regions && !apart ? whole_sub_groups(&w, desc, 0, 0) : NULL;
   LLVMValueRef ctx = LLVMGetParam(w.fn, 1), range = LLVMGetParam(w.fn, 2);
   for (int d = 0; d < 3; d++)
     w.size[d] = load_size(&w, ctx,
