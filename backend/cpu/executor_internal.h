@@ -277,9 +277,10 @@ int weft__group_prepare(cpu_group *g, cpu_worker *w, launch_state *l,
  * regions (the slots' way), or its work-items interleaved on fibers. */
 void weft__group_run_unjammed(cpu_group *g);
 
-/* Fiber mode for g from the start of its work-items: each item but 0 gets
- * a fiber (0 runs on the group's stack); aborts the group when no stack can
- * be had. */
+/* Fiber mode for g from the start of its work-items: each item after
+ * g->first gets a fiber (the first, 0 but where an interleaved run runs
+ * a group's last items alone, runs on the group's stack); aborts the
+ * group when no stack can be had. */
 void weft__group_enter_fibers(cpu_group *g);
 
 /* "work-item (67) [local (3) in work-group (1)]": the work-item of local
@@ -322,7 +323,7 @@ _Noreturn void weft__group_diverged(cpu_group *g, unsigned a,
 void weft__interleave_run_group(cpu_group *g);
 /* The same for work-items from on alone, those before it done already
  * (the last sub-group of a row whose whole ones ran side by side:
- * sub_group.c's weft__sub_group_rows_tail). */
+ * sub_group.c's weft__sub_group_rows). */
 void weft__interleave_run_from(cpu_group *g, unsigned from);
 void weft__interleave_returned(cpu_group *g, unsigned k);
 void weft__interleave_barrier(cpu_group *g, unsigned k, unsigned site);
