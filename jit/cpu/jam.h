@@ -153,6 +153,11 @@ int weft__jam_is_split(const weft_jam *j, LLVMValueRef v, unsigned item);
 /* Work-item item's v, made whole at the builder where it is in lanes. */
 LLVMValueRef weft__jam_whole(weft_jam *j, LLVMBuilderRef b, LLVMValueRef v,
                              unsigned item);
+/* Work-items first to first + n - 1's v (scalars), whole, as one vector
+ * at the builder: a sub-group's lanes, a jam's work-items. */
+LLVMValueRef weft__jam_items_vector(weft_jam *j, LLVMBuilderRef b,
+                                   LLVMValueRef v, unsigned first,
+                                   unsigned n);
 
 /* jam_loops.c. Finds the loops of j's scope whose one way out is a test
  * that differs between work-items and that can run masked, and marks

@@ -89,6 +89,17 @@ LLVMValueRef weft__jam_whole(weft_jam *j, LLVMBuilderRef b, LLVMValueRef v,
   return whole;
 }
 
+LLVMValueRef weft__jam_items_vector(weft_jam *j, LLVMBuilderRef b,
+                                   LLVMValueRef v, unsigned first,
+                                   unsigned n) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
+  LLVMValueRef all = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(v), n));
+  for (unsigned k = 0; k < n; k++)
+    all = LLVMBuildInsertElement(b, all, weft__jam_whole(j, b, v, first + k),
+                                 LLVMConstInt(i32, k, 0), "");
+  return all;
+}
+
 /* ------------------------------------------------------------ which */
 
 static int is_cast_keeping_lanes(LLVMOpcode op) {

@@ -13,8 +13,6 @@
  * stores a lane). Only where the machine has masked vector moves (AVX
  * and wider: of 32- and 64-bit elements); a masked-off lane touches no
  * memory either way. */
-#include <string.h>
-
 #include "jit/cpu/jam.h"
 
 /* Whether masked vector moves of t's elements are instructions here. */
@@ -31,35 +29,18 @@ static int vector_moves(const weft_jam *j, LLVMTypeRef t) {
   }
 }
 
-/* Whether v is the same for the jam's work-items. */
-static int shared(const weft_jam *j, LLVMValueRef v) {
+/* Whether v is the same for the jam's work-items (a tree's d, kept in
+ * memory between regions, is: they read one place). */
+static int shared(LLVMValueRef v, void *jam) {
+  const weft_jam *j = jam;
   unsigned k = weft__jam_index(j, v);
   return k == j->count ? LLVMIsAConstant(v) != NULL : !j->varying[k];
 }
 
-/* Whether v is one more for each of the jam's work-items: x plus or
- * minus what they share (a tree's `l + d`, d kept in memory between
- * regions), with no cast in between (no wrap). */
-static int steps(const weft_jam *j, LLVMValueRef v, unsigned depth) {
-  if (v == weft__body_param(j->body, WEFT_BODY_LX)) return 1;
-  if (!LLVMIsAInstruction(v) || !depth) return 0;
-  LLVMValueRef a = LLVMGetOperand(v, 0);
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAdd: {
-    LLVMValueRef b = LLVMGetOperand(v, 1);
-    return (steps(j, a, depth - 1) && shared(j, b)) ||
-           (steps(j, b, depth - 1) && shared(j, a));
-  }
-  case LLVMSub:
-    return steps(j, a, depth - 1) && shared(j, LLVMGetOperand(v, 1));
-  default:
-    return 0;
-  }
-}
-
 /* Whether address p of a t is element i of an array whose element
  * index steps with x: `gep t, base, i` or `gep [n x t], base, 0, i`, i
- * one more a work-item further in x, base the same for them all. */
+ * one more a work-item further in x, with no cast (no wrap), base the
+ * same for them all. */
 static int consecutive(const weft_jam *j, LLVMValueRef p, LLVMTypeRef t) {
   if (!LLVMIsAGetElementPtrInst(p)) return 0;
   unsigned n = (unsigned)LLVMGetNumOperands(p);
@@ -70,24 +51,10 @@ static int consecutive(const weft_jam *j, LLVMValueRef p, LLVMTypeRef t) {
                              LLVMIsAConstantInt(LLVMGetOperand(p, 1)) &&
                              LLVMConstIntGetZExtValue(LLVMGetOperand(p, 1)) == 0
                        : 0;
-  return shape && steps(j, LLVMGetOperand(p, n - 1), 8) &&
-         shared(j, LLVMGetOperand(p, 0));
-}
-
-static LLVMValueRef intrinsic(LLVMModuleRef m, const char *name,
-                              LLVMTypeRef *types, unsigned n) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  return LLVMGetIntrinsicDeclaration(m, id, types, n);
-}
-
-/* The lanes' values of v as one vector, at the builder. */
-static LLVMValueRef lanes_of(weft_jam *j, LLVMBuilderRef b, LLVMValueRef v) {
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
-  LLVMValueRef all = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(v), j->width));
-  for (unsigned k = 0; k < j->width; k++)
-    all = LLVMBuildInsertElement(b, all, weft__jam_whole(j, b, v, k),
-                                 LLVMConstInt(i32, k, 0), "");
-  return all;
+  return shape &&
+         weft__steps_with_x_where(j->body, LLVMGetOperand(p, n - 1), 0, shared,
+                                  (void *)j) &&
+         shared(LLVMGetOperand(p, 0), (void *)j);
 }
 
 int weft__jam_masked_vector(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
@@ -103,23 +70,24 @@ int weft__jam_masked_vector(weft_jam *j, LLVMBuilderRef b, LLVMValueRef inst) {
     return 0;
   LLVMModuleRef m = LLVMGetGlobalParent(j->fn);
   LLVMValueRef at = weft__jam_whole(j, b, LLVMGetOperand(choice, 1), 0);
-  LLVMValueRef mask = lanes_of(j, b, LLVMGetOperand(choice, 0));
+  LLVMValueRef mask = weft__jam_items_vector(j, b, LLVMGetOperand(choice, 0), 0, j->width);
   LLVMValueRef align = LLVMConstInt(LLVMInt32TypeInContext(j->context),
                                     LLVMGetAlignment(inst), 0);
   LLVMTypeRef vt = LLVMVectorType(t, j->width);
   LLVMTypeRef types[] = {vt, LLVMTypeOf(at)};
   LLVMValueRef *copies = &j->copies[(size_t)k * j->width];
   if (is_load) {
-    LLVMValueRef fn = intrinsic(m, "llvm.masked.load", types, 2);
     LLVMValueRef args[] = {at, align, mask, LLVMConstNull(vt)};
-    LLVMValueRef v = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    LLVMValueRef v = weft__intrinsic_call(b, m, "llvm.masked.load", types, 2, args, 4);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
     for (unsigned lane = 0; lane < j->width; lane++)
       copies[lane] = LLVMBuildExtractElement(b, v, LLVMConstInt(i32, lane, 0), "");
   } else {
-    LLVMValueRef fn = intrinsic(m, "llvm.masked.store", types, 2);
-    LLVMValueRef args[] = {lanes_of(j, b, LLVMGetOperand(inst, 0)), at, align, mask};
-    LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    LLVMValueRef args[] = {
+        weft__jam_items_vector(j, b, LLVMGetOperand(inst, 0), 0, j->width), at,
+        align, mask};
+    LLVMValueRef call =
+        weft__intrinsic_call(b, m, "llvm.masked.store", types, 2, args, 4);
     for (unsigned lane = 0; lane < j->width; lane++) copies[lane] = call;
   }
   j->finished[k] = 1;

@@ -139,12 +139,6 @@ static LLVMValueRef mask_for(LLVMBuilderRef b, LLVMTypeRef t, LLVMValueRef mask)
   return m;
 }
 
-static LLVMValueRef intrinsic(LLVMModuleRef m, const char *name,
-                              LLVMTypeRef *types, unsigned n) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  return LLVMGetIntrinsicDeclaration(m, id, types, n);
-}
-
 /* The mark of masked_address's choice, which the jam's clones keep:
  * weft__jam_atomics_unmask finds an atomic's by it, and a branch around
  * an access already masked adds its mask to it. */
@@ -217,14 +211,12 @@ void weft__jam_mask_access(LLVMBuilderRef b, LLVMValueRef inst,
   LLVMValueRef lanes = mask_for(b, t, mask);
   LLVMTypeRef types[] = {t, LLVMTypeOf(ptr)};
   if (is_load) {
-    LLVMValueRef fn = intrinsic(m, "llvm.masked.load", types, 2);
     LLVMValueRef args[] = {ptr, align, lanes, LLVMGetPoison(t)};
-    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
-    LLVMReplaceAllUsesWith(inst, r);
+    LLVMReplaceAllUsesWith(inst, weft__intrinsic_call(b, m, "llvm.masked.load",
+                                                      types, 2, args, 4));
   } else {
-    LLVMValueRef fn = intrinsic(m, "llvm.masked.store", types, 2);
     LLVMValueRef args[] = {LLVMGetOperand(inst, 0), ptr, align, lanes};
-    LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    weft__intrinsic_call(b, m, "llvm.masked.store", types, 2, args, 4);
   }
   LLVMInstructionEraseFromParent(inst);
 }

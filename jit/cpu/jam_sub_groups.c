@@ -355,16 +355,6 @@ static LLVMValueRef vector_of(LLVMBuilderRef b, const LLVMValueRef *values,
   return v;
 }
 
-/* The body's x of each lane of the sub-group from first, as one vector. */
-static LLVMValueRef lanes_vector(weft_jam *j, LLVMBuilderRef b, LLVMValueRef x,
-                                 unsigned first) {
-  unsigned n = j->sub_group_width;
-  LLVMValueRef values[n];
-  for (unsigned lane = 0; lane < n; lane++)
-    values[lane] = weft__jam_whole(j, b, x, first + lane);
-  return vector_of(b, values, n);
-}
-
 /* An integer fold of the sub-group as one vector: its lanes' values
  * gathered, a step per power of two below the width (a scan: each
  * lane's fold with the one that far below it; a reduction: with the one
@@ -385,7 +375,7 @@ static void fold_as_vector(weft_jam *j, LLVMBuilderRef b, lanes_type t,
   LLVMValueRef ident = identity(t, op), splat[width];
   for (unsigned i = 0; i < width; i++) splat[i] = ident;
   LLVMValueRef idents = LLVMConstVector(splat, width);
-  LLVMValueRef v = lanes_vector(j, b, x, first);
+  LLVMValueRef v = weft__jam_items_vector(j, b, x, first, j->sub_group_width);
   if (came) /* the lanes that did not come fold the identity */
     v = LLVMBuildSelect(b, vector_of(b, came, width), v, idents, "");
   lanes_type vt = {LLVMTypeOf(v), t.kind};
@@ -540,7 +530,7 @@ static void pick(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
     for (unsigned k = 0; k < n; k++) results[k] = v;
     return;
   }
-  LLVMValueRef lanes = lanes_vector(j, b, x, first);
+  LLVMValueRef lanes = weft__jam_items_vector(j, b, x, first, j->sub_group_width);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(j->context);
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef lane = LLVMBuildAnd(b, weft__jam_whole(j, b, from, first + k),

@@ -123,6 +123,11 @@ int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
 #define WEFT_STEPS_TRUNCS 1u
 #define WEFT_STEPS_CASTS 3u
 int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, unsigned casts);
+/* The same with same(v, data) saying what x does not change (a jam's
+ * shared values, jam_masked.c). */
+int weft__steps_with_x_where(LLVMValueRef body, LLVMValueRef v, unsigned casts,
+                             int (*same)(LLVMValueRef v, void *data),
+                             void *data);
 
 /* Extra parameter p (WEFT_BODY_*) of a body. */
 LLVMValueRef weft__body_param(LLVMValueRef body, unsigned p);

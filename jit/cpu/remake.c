@@ -41,43 +41,54 @@ int weft__remakeable(LLVMValueRef body, LLVMValueRef v, unsigned excluded,
 
 /* Whether v is the same for work-items that differ only in x and can be
  * made again from the body's parameters. */
-static int x_free(LLVMValueRef body, LLVMValueRef v) {
+static int x_free(LLVMValueRef v, void *body) {
   unsigned budget = STEP_DEPTH;
   return weft__remakeable(body, v, 1u << WEFT_BODY_LX, &budget);
 }
+
+typedef struct stepping {
+  LLVMValueRef body;
+  unsigned casts;
+  int (*same)(LLVMValueRef v, void *data); /* what x does not change */
+  void *data;
+} stepping;
 
 static int is_one(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 1;
 }
 
-static int steps(LLVMValueRef body, LLVMValueRef v, unsigned casts,
-                 unsigned depth) {
-  if (v == weft__body_param(body, WEFT_BODY_LX)) return 1;
+static int steps(const stepping *s, LLVMValueRef v, unsigned depth) {
+  if (v == weft__body_param(s->body, WEFT_BODY_LX)) return 1;
   if (!LLVMIsAInstruction(v) || depth == 0 || LLVMGetNumOperands(v) == 0)
     return 0;
   LLVMValueRef a = LLVMGetOperand(v, 0);
   switch (LLVMGetInstructionOpcode(v)) {
   case LLVMTrunc:
-    return (casts & WEFT_STEPS_TRUNCS) && steps(body, a, casts, depth - 1);
+    return (s->casts & WEFT_STEPS_TRUNCS) && steps(s, a, depth - 1);
   case LLVMZExt: case LLVMSExt:
-    return (casts & ~WEFT_STEPS_TRUNCS) && steps(body, a, casts, depth - 1);
+    return (s->casts & ~WEFT_STEPS_TRUNCS) && steps(s, a, depth - 1);
   case LLVMMul: /* by one: Clang's unoptimized `1 * get_global_id(0)` */
-    return (is_one(LLVMGetOperand(v, 1)) &&
-            steps(body, a, casts, depth - 1)) ||
-           (is_one(a) && steps(body, LLVMGetOperand(v, 1), casts, depth - 1));
+    return (is_one(LLVMGetOperand(v, 1)) && steps(s, a, depth - 1)) ||
+           (is_one(a) && steps(s, LLVMGetOperand(v, 1), depth - 1));
   case LLVMSub:
-    return steps(body, a, casts, depth - 1) &&
-           x_free(body, LLVMGetOperand(v, 1));
+    return steps(s, a, depth - 1) && s->same(LLVMGetOperand(v, 1), s->data);
   case LLVMAdd: {
     LLVMValueRef b = LLVMGetOperand(v, 1);
-    return (steps(body, a, casts, depth - 1) && x_free(body, b)) ||
-           (steps(body, b, casts, depth - 1) && x_free(body, a));
+    return (steps(s, a, depth - 1) && s->same(b, s->data)) ||
+           (steps(s, b, depth - 1) && s->same(a, s->data));
   }
   default:
     return 0;
   }
 }
 
+int weft__steps_with_x_where(LLVMValueRef body, LLVMValueRef v, unsigned casts,
+                             int (*same)(LLVMValueRef v, void *data),
+                             void *data) {
+  stepping s = {body, casts, same, data};
+  return steps(&s, v, STEP_DEPTH);
+}
+
 int weft__steps_with_x(LLVMValueRef body, LLVMValueRef v, unsigned casts) {
-  return steps(body, v, casts, STEP_DEPTH);
+  return weft__steps_with_x_where(body, v, casts, x_free, body);
 }

@@ -89,6 +89,15 @@ LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
   return fn;
 }
 
+LLVMValueRef weft__intrinsic_call(LLVMBuilderRef b, LLVMModuleRef module,
+                                  const char *name, LLVMTypeRef *types,
+                                  unsigned num_types, LLVMValueRef *args,
+                                  unsigned num_args) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(module, id, types, num_types);
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, num_args, "");
+}
+
 void weft__copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index) {
   unsigned n = LLVMGetAttributeCountAtIndex(from, index);
   if (!n) return;

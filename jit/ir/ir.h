@@ -202,6 +202,13 @@ LLVMValueRef weft__runtime_function(LLVMModuleRef module, const char *name,
                                     unsigned num_params,
                                     const char *attribute);
 
+/* A call at the builder of LLVM's intrinsic name, overloaded on types
+ * (num_types of them; none: 0), declared in module (calls.c). */
+LLVMValueRef weft__intrinsic_call(LLVMBuilderRef b, LLVMModuleRef module,
+                                  const char *name, LLVMTypeRef *types,
+                                  unsigned num_types, LLVMValueRef *args,
+                                  unsigned num_args);
+
 /* Copies from's attributes at index (LLVMAttributeFunctionIndex, a
  * parameter's 1 + its number) to to's (calls.c). */
 void weft__copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned index);

@@ -75,16 +75,6 @@ static int is_candidate(LLVMValueRef i, void *data) {
          LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && few_addresses(ptr);
 }
 
-/* A call of the intrinsic name (overloaded on types, or not). */
-static LLVMValueRef intrinsic(LLVMBuilderRef b, LLVMModuleRef m,
-                              const char *name, LLVMTypeRef *types,
-                              unsigned num_types, LLVMValueRef *args,
-                              unsigned num_args) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, types, num_types);
-  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, num_args, "");
-}
-
 /* The leader's value, for every peer: shfl.sync by 32-bit halves. */
 static LLVMValueRef from_leader(LLVMBuilderRef b, LLVMModuleRef m,
                                 LLVMValueRef v, LLVMValueRef peers,
@@ -97,7 +87,7 @@ static LLVMValueRef from_leader(LLVMBuilderRef b, LLVMModuleRef m,
     LLVMValueRef part = LLVMBuildTrunc(
         b, at ? LLVMBuildLShr(b, v, LLVMConstInt(type, at, 0), "") : v, i32, "");
     LLVMValueRef args[] = {peers, part, leader, LLVMConstInt(i32, 31, 0)};
-    part = intrinsic(b, m, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4);
+    part = weft__intrinsic_call(b, m, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4);
     part = LLVMBuildZExt(b, part, type, "");
     if (at) part = LLVMBuildShl(b, part, LLVMConstInt(type, at, 0), "");
     result = LLVMBuildOr(b, result, part, "");
@@ -118,20 +108,20 @@ static void aggregate(LLVMBuilderRef b, LLVMValueRef rmw) {
   /* Before it: the peers, ranks and leaders, and the first warp barrier. */
   LLVMBasicBlockRef head = weft__block_split_before(rmw, "aggregate.match");
   LLVMPositionBuilderAtEnd(b, head);
-  LLVMValueRef active = intrinsic(b, m, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+  LLVMValueRef active = weft__intrinsic_call(b, m, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
   LLVMValueRef match_args[] = {active, LLVMBuildPtrToInt(b, ptr, i64, "")};
   LLVMValueRef peers =
-      intrinsic(b, m, "llvm.nvvm.match.any.sync.i64", NULL, 0, match_args, 2);
+      weft__intrinsic_call(b, m, "llvm.nvvm.match.any.sync.i64", NULL, 0, match_args, 2);
   LLVMValueRef lane =
-      intrinsic(b, m, "llvm.nvvm.read.ptx.sreg.laneid", NULL, 0, NULL, 0);
+      weft__intrinsic_call(b, m, "llvm.nvvm.read.ptx.sreg.laneid", NULL, 0, NULL, 0);
   LLVMValueRef below =
-      intrinsic(b, m, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, 0, NULL, 0);
+      weft__intrinsic_call(b, m, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, 0, NULL, 0);
   LLVMValueRef rank_args[] = {LLVMBuildAnd(b, peers, below, "")};
-  LLVMValueRef rank = intrinsic(b, m, "llvm.ctpop", &i32, 1, rank_args, 1);
-  LLVMValueRef count = intrinsic(b, m, "llvm.ctpop", &i32, 1, &peers, 1);
+  LLVMValueRef rank = weft__intrinsic_call(b, m, "llvm.ctpop", &i32, 1, rank_args, 1);
+  LLVMValueRef count = weft__intrinsic_call(b, m, "llvm.ctpop", &i32, 1, &peers, 1);
   LLVMValueRef tz_args[] = {peers, LLVMConstInt(LLVMInt1TypeInContext(c), 1, 0)};
-  LLVMValueRef leader = intrinsic(b, m, "llvm.cttz", &i32, 1, tz_args, 2);
-  intrinsic(b, m, "llvm.nvvm.bar.warp.sync", NULL, 0, &peers, 1);
+  LLVMValueRef leader = weft__intrinsic_call(b, m, "llvm.cttz", &i32, 1, tz_args, 2);
+  weft__intrinsic_call(b, m, "llvm.nvvm.bar.warp.sync", NULL, 0, &peers, 1);
   LLVMBasicBlockRef lead =
       LLVMInsertBasicBlockInContext(c, rest, "aggregate.lead");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lane, leader, ""), lead, rest);
@@ -152,7 +142,7 @@ static void aggregate(LLVMBuilderRef b, LLVMValueRef rmw) {
   LLVMAddIncoming(got, &one, &lead, 1);
   LLVMAddIncoming(got, &none, &head, 1);
   LLVMValueRef base = from_leader(b, m, got, peers, leader);
-  intrinsic(b, m, "llvm.nvvm.bar.warp.sync", NULL, 0, &peers, 1);
+  weft__intrinsic_call(b, m, "llvm.nvvm.bar.warp.sync", NULL, 0, &peers, 1);
   LLVMValueRef mine =
       LLVMBuildMul(b, amount, LLVMBuildZExt(b, rank, type, ""), "");
   LLVMValueRef old = LLVMGetAtomicRMWBinOp(rmw) == LLVMAtomicRMWBinOpAdd
