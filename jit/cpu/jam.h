@@ -1,7 +1,11 @@
 /* jam.h: what the files of jamming share (jam.c, the jammed bodies;
  * jam_scope.c, the blocks one runs; jam_lanes.c, vectors taken apart into
- * lanes; jam_loops.c, loops left at different turns): the state of one
- * jamming. Internal to them; passes.h has the entry points. */
+ * lanes; jam_loops.c, loops left at different turns; jam_ids.c and
+ * jam_blocks.c, ids that step with x or are shared in blocks;
+ * jam_predicate.c, branches made straight-line code, and jam_masked.c,
+ * their accesses of consecutive elements as vectors; jam_sub_groups.c,
+ * sub-group functions across lanes): the state of one jamming. Internal
+ * to them; passes.h has the entry points. */
 #ifndef WEFT_JIT_CPU_JAM_H
 #define WEFT_JIT_CPU_JAM_H
 
