@@ -413,6 +413,17 @@ static int lanes_came(weft_jam *j, LLVMBuilderRef b, LLVMValueRef call,
   return 1;
 }
 
+LLVMValueRef weft__sub_group_parted_function(LLVMModuleRef m) {
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef fn = weft__runtime_function(m, WEFT_LANES_PARTED_SYMBOL, NULL,
+                                           &ptr, 1, "noreturn");
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(
+                              c, LLVMGetEnumAttributeKindForName("cold", 4), 0));
+  return fn;
+}
+
 /* The function that calls the runtime where parted holds (else
  * nothing): inlined (always-inline), a branch to a cold call. */
 static LLVMValueRef whole_check(LLVMModuleRef m) {
@@ -427,11 +438,7 @@ static LLVMValueRef whole_check(LLVMModuleRef m) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateEnumAttribute(
                               c, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
-  LLVMValueRef report = weft__runtime_function(m, WEFT_LANES_PARTED_SYMBOL, NULL,
-                                               &ptr, 1, "noreturn");
-  LLVMAddAttributeAtIndex(report, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(
-                              c, LLVMGetEnumAttributeKindForName("cold", 4), 0));
+  LLVMValueRef report = weft__sub_group_parted_function(m);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry"),
                     parted = LLVMAppendBasicBlockInContext(c, fn, "parted"),

@@ -309,6 +309,10 @@ int weft__sub_group_lanes_off(LLVMModuleRef module);
  * jams were made, 1 in a copy of a body that only jams of whole
  * sub-groups run (build.c), whose slots' way simplifycfg then drops. */
 void weft__sub_group_lanes_in(LLVMValueRef body, int on);
+/* The runtime's report of a sub-group whose lanes parted ways at a
+ * function all must reach (kernel_abi.h: WEFT_LANES_PARTED_SYMBOL),
+ * declared in m: noreturn, cold. */
+LLVMValueRef weft__sub_group_parted_function(LLVMModuleRef m);
 /* Whether inst asks __weft_sub_group_lanes(). */
 int weft__jam_is_lanes_query(LLVMValueRef inst);
 /* Whether inst folds or picks across a sub-group's lanes (its value

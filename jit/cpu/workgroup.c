@@ -658,10 +658,7 @@ static void lanes_region(wg_builder *w, const weft_jammed *tiers, unsigned k,
   LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntSLT, low, high, ""), parted,
                   done);
   LLVMPositionBuilderAtEnd(w->b, parted);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(w->context, 0);
-  LLVMValueRef fn = weft__runtime_function(LLVMGetGlobalParent(w->fn),
-                                           WEFT_LANES_PARTED_SYMBOL, NULL, &ptr,
-                                           1, "noreturn");
+  LLVMValueRef fn = weft__sub_group_parted_function(LLVMGetGlobalParent(w->fn));
   LLVMValueRef ctx = LLVMGetParam(w->fn, 1);
   LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, &ctx, 1, "");
   LLVMBuildUnreachable(w->b);
